@@ -9,7 +9,9 @@
  * Everything here is data in the library's own terms (Dates, Buffers, API JSON from lib/x509/types);
  * no SQL, no Express, no ASN.1.
  */
-import type { CertificateJson, Extension, Fingerprints } from './x509/types';
+import type { CertificateJson, Extension, Fingerprints, KeySpec } from './x509/types';
+
+export type { KeySpec };
 import type { Signer } from './x509/signer';
 
 // ---------------------------------------------------------------------------------------------------
@@ -55,13 +57,6 @@ export interface PermissionChecker {
 
 // ---------------------------------------------------------------------------------------------------
 // Key storage
-
-export type KeySpec =
-  | { keyType: 'RSA'; keySize: number }
-  | { keyType: 'DSA'; keySize: number }
-  | { keyType: 'EC'; curve: 'secp256r1' | 'secp384r1' | 'secp521r1' }
-  | { keyType: 'Ed25519' }
-  | { keyType: 'Ed448' };
 
 /** What a backend returns for a key it now holds: the public key and how to find the key again. */
 export interface StoredKey {

@@ -107,3 +107,11 @@ export interface CertificateJson {
 
 export type KeyType = 'RSA' | 'DSA' | 'EC' | 'Ed25519' | 'Ed448';
 export type EllipticCurveName = 'secp256r1' | 'secp384r1' | 'secp521r1';
+
+/** What key to generate. */
+export type KeySpec =
+  | { keyType: 'RSA'; keySize: number }
+  | { keyType: 'DSA'; keySize: number }
+  | { keyType: 'EC'; curve: EllipticCurveName }
+  | { keyType: 'Ed25519' }
+  | { keyType: 'Ed448' };
