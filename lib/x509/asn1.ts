@@ -103,6 +103,8 @@ export function bitString(bytes: Uint8Array, unusedBits = 0): Node {
 
 /** Universal string types we can write, by tag number. */
 export function string(tag: number, value: string): Node {
+  // forge writes a BMPString's value itself (one 16-bit unit per JS char), so it takes the JS string.
+  if (tag === Type.BMPSTRING) return universal(tag, false, value);
   return universal(tag, false, toBinary(encodeString(tag, value)));
 }
 
@@ -286,6 +288,8 @@ export function isStringNode(node: Node): boolean {
 /** Decode any of the universal character string types to a JS string. */
 export function readString(node: Node | undefined, what = 'string'): string {
   if (!node || !isStringNode(node)) throw parseError(`${what}: expected a character string`);
+  // forge has already decoded a BMPString into a JS string (UTF-16 code units); its bytes are gone.
+  if (node.type === Type.BMPSTRING && typeof node.value === 'string') return node.value;
   const bytes = contentBytes(node, what);
   switch (node.type as number) {
     case Type.UTF8:
@@ -340,4 +344,59 @@ export function readTime(node: Node | undefined, what = 'time'): Date {
 /** Context-specific tag number of a node, or -1 when it is not context-specific. */
 export function contextTag(node: Node): number {
   return node.tagClass === Class.CONTEXT_SPECIFIC ? node.type : -1;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Byte positions. forge nodes do not remember where they came from, but signatures cover exact bytes
+// (TBSCertificate, CertificationRequestInfo) and the API wants exact slices (issuer, SPKI). These
+// helpers walk strict DER (definite, minimal lengths; low tag numbers) over a Buffer without copying.
+
+/** One DER TLV inside a buffer: `buf.subarray(start, end)` is the whole value, `contentStart..end` its content. */
+export interface Tlv {
+  /** The identifier octet (class | constructed | tag number). */
+  tag: number;
+  start: number;
+  contentStart: number;
+  end: number;
+}
+
+/** Read the TLV at `offset`, which must end at or before `limit`. */
+export function readTlv(buf: Uint8Array, offset: number, limit: number, what = 'DER value'): Tlv {
+  if (offset + 2 > limit) throw parseError(`${what}: truncated`);
+  const tag = buf[offset];
+  if ((tag & 0x1f) === 0x1f) throw parseError(`${what}: high tag numbers are not supported`);
+  let length = buf[offset + 1];
+  let contentStart = offset + 2;
+  if (length & 0x80) {
+    const n = length & 0x7f;
+    if (n === 0) throw parseError(`${what}: indefinite length (BER) is not DER`);
+    if (n > 4) throw parseError(`${what}: length too large`);
+    if (contentStart + n > limit) throw parseError(`${what}: truncated`);
+    length = 0;
+    for (let i = 0; i < n; i++) length = length * 256 + buf[contentStart + i];
+    contentStart += n;
+    if (buf[offset + 2] === 0 || length < 0x80) throw parseError(`${what}: non-minimal length encoding`);
+  }
+  const end = contentStart + length;
+  if (end > limit) throw parseError(`${what}: truncated`);
+  return { tag, start: offset, contentStart, end };
+}
+
+/** The TLVs inside a constructed TLV's content. */
+export function readTlvChildren(buf: Uint8Array, parent: Tlv, what = 'DER value'): Tlv[] {
+  if (!(parent.tag & 0x20)) throw parseError(`${what}: expected a constructed value`);
+  const out: Tlv[] = [];
+  let pos = parent.contentStart;
+  while (pos < parent.end) {
+    const child = readTlv(buf, pos, parent.end, what);
+    out.push(child);
+    pos = child.end;
+  }
+  return out;
+}
+
+/** Dotted form of an OBJECT IDENTIFIER's content bytes (for callers working on `Tlv`s). */
+export function oidFromContent(bytes: Uint8Array, what = 'OBJECT IDENTIFIER'): string {
+  if (bytes.length === 0 || (bytes[bytes.length - 1] & 0x80) !== 0) throw parseError(`${what}: malformed OID`);
+  return forge.asn1.derToOid(forge.util.createBuffer(toBinary(bytes)));
 }

@@ -1,0 +1,97 @@
+/**
+ * Authority/Subject Information Access (RFC 5280 §4.2.2.1, §4.2.2.2), models.md §6.3:
+ *
+ *   SEQUENCE SIZE (1..MAX) OF AccessDescription
+ *   AccessDescription ::= SEQUENCE { accessMethod OBJECT IDENTIFIER, accessLocation GeneralName }
+ *
+ * The two extensions differ only in which access methods they accept on input.
+ */
+import { parseDer, readOid, readSequence, seq, oid as oidNode, toDer } from '../asn1';
+import { invalid, parseError } from '../errors';
+import { decodeGeneralName, encodeGeneralName, parseGeneralName } from '../general-name';
+import { ACCESS_METHOD_ALIASES } from '../oids';
+import type { GeneralName } from '../types';
+import type { ExtensionCodec } from './codec';
+import {
+  canonicalKey,
+  checkNonEmptyUnique,
+  expectList,
+  expectModel,
+  parseEach,
+  parseModel,
+  parseOid,
+  pyGeneralName,
+  pyStr,
+} from './model-input';
+
+export interface AccessDescription {
+  access_method: string;
+  access_location: GeneralName;
+}
+
+export function decodeAccessDescriptions(der: Buffer, what: string): AccessDescription[] {
+  return readSequence(parseDer(der, what), what).map((node) => {
+    const parts = readSequence(node, `${what} AccessDescription`);
+    if (parts.length !== 2) throw parseError(`${what}: AccessDescription must have two elements`);
+    return {
+      access_method: readOid(parts[0], `${what} accessMethod`),
+      access_location: decodeGeneralName(parts[1]),
+    };
+  });
+}
+
+export function encodeAccessDescriptions(value: AccessDescription[]): Buffer {
+  return toDer(seq(value.map((d) => seq([oidNode(d.access_method), encodeGeneralName(d.access_location)]))));
+}
+
+function parseAccessMethod(raw: unknown): string {
+  // Aliases are resolved before the OID check, as the reference's BeforeValidator does.
+  const alias = typeof raw === 'string' ? ACCESS_METHOD_ALIASES[raw] : undefined;
+  return parseOid(alias ?? raw);
+}
+
+function parseAccessDescription(input: unknown): AccessDescription {
+  return parseModel<AccessDescription>(
+    expectModel(input, 'AccessDescriptionModel'),
+    { access_method: parseAccessMethod, access_location: parseGeneralName },
+    ['access_method', 'access_location'],
+  );
+}
+
+function pyAccessDescription(d: AccessDescription): string {
+  return `access_method=${pyStr(d.access_method)} access_location=${pyGeneralName(d.access_location)}`;
+}
+
+/**
+ * Validate a list of access descriptions. `acceptable` are the dotted access methods the extension
+ * allows; the reference checks them on the extension model after the list itself is valid, so that
+ * issue has the extension's loc (here: the value's, `[]`).
+ */
+export function parseAccessDescriptions(input: unknown, acceptable: readonly string[]): AccessDescription[] {
+  const list = parseEach(expectList(input), parseAccessDescription);
+  checkNonEmptyUnique(list, canonicalKey, pyAccessDescription);
+  for (const d of list) {
+    if (!acceptable.includes(d.access_method)) {
+      throw invalid(`${d.access_method}: access_method not acceptable for this extension.`);
+    }
+  }
+  return list;
+}
+
+export function accessDescriptionsCodec(
+  type: 'authority_information_access' | 'subject_information_access',
+  oid: string,
+  acceptable: readonly string[],
+  configurable: boolean,
+): ExtensionCodec<AccessDescription[]> {
+  return {
+    type,
+    oid,
+    defaultCritical: false,
+    requiredCritical: false,
+    configurable,
+    decode: (der) => decodeAccessDescriptions(der, type),
+    encode: encodeAccessDescriptions,
+    parse: (input) => parseAccessDescriptions(input, acceptable),
+  };
+}

@@ -1,0 +1,8 @@
+/** subjectAltName (RFC 5280 §4.2.1.6): a list of GeneralName (models.md §6.8). */
+import { EXTENSION_OIDS } from '../oids';
+import { generalNameListCodec } from './general-name-list';
+
+export const subjectAlternativeNameCodec = generalNameListCodec(
+  'subject_alternative_name',
+  EXTENSION_OIDS.subject_alternative_name,
+);
