@@ -271,3 +271,34 @@ export interface OrderRunner {
   /** Hint that a new order exists (a worker may also poll). */
   notify(): void;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Store errors: typed so that callers map them to 400/404 without knowing the database.
+
+export type StoreEntity = 'ca' | 'certificate' | 'order' | 'user';
+
+/** A unique constraint refused a write (duplicate CA name or serial, certificate serial, username). */
+export class StoreConflictError extends Error {
+  readonly code = 'conflict' as const;
+  constructor(
+    message: string,
+    readonly entity: StoreEntity,
+    /** The column (or columns, comma-separated) that must be unique, e.g. `serial`, `name`. */
+    readonly field: string,
+  ) {
+    super(message);
+    this.name = 'StoreConflictError';
+  }
+}
+
+/** A row addressed by id does not exist (update/revoke/mark of a vanished row). */
+export class StoreNotFoundError extends Error {
+  readonly code = 'not-found' as const;
+  constructor(
+    readonly entity: StoreEntity,
+    readonly id: number,
+  ) {
+    super(`${entity} ${id} does not exist`);
+    this.name = 'StoreNotFoundError';
+  }
+}

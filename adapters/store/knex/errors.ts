@@ -1,0 +1,64 @@
+/**
+ * Database errors → the store's typed errors. Both `pg` and PGlite report PostgreSQL's SQLSTATE in
+ * `code` and the violated constraint's name in `constraint`.
+ */
+import { StoreConflictError, type StoreEntity } from '../../../lib/ports';
+
+const UNIQUE_VIOLATION = '23505';
+
+/** Constraint name (as knex names them: table_columns_unique) → what it means to a caller. */
+const UNIQUE_CONSTRAINTS: Record<string, { entity: StoreEntity; field: string; message: string }> = {
+  certificate_authorities_serial_unique: {
+    entity: 'ca',
+    field: 'serial',
+    message: 'A certificate authority with this serial already exists.',
+  },
+  certificate_authorities_name_unique: {
+    entity: 'ca',
+    field: 'name',
+    message: 'Certificate Authority with this Name already exists.',
+  },
+  certificates_ca_id_serial_unique: {
+    entity: 'certificate',
+    field: 'serial',
+    message: 'A certificate with this serial already exists for this certificate authority.',
+  },
+  orders_slug_unique: { entity: 'order', field: 'slug', message: 'An order with this slug already exists.' },
+  api_users_username_unique: { entity: 'user', field: 'username', message: 'A user with that username already exists.' },
+};
+
+const TABLE_ENTITIES: Record<string, StoreEntity> = {
+  certificate_authorities: 'ca',
+  certificates: 'certificate',
+  orders: 'order',
+  api_users: 'user',
+  api_user_permissions: 'user',
+};
+
+interface DatabaseErrorLike {
+  code?: unknown;
+  constraint?: unknown;
+  table?: unknown;
+}
+
+/** Rethrow a database error as a StoreConflictError when it is a known unique violation. */
+export function mapDatabaseError(error: unknown): unknown {
+  const e = error as DatabaseErrorLike | null;
+  if (!e || typeof e !== 'object' || e.code !== UNIQUE_VIOLATION) return error;
+  const known = typeof e.constraint === 'string' ? UNIQUE_CONSTRAINTS[e.constraint] : undefined;
+  if (known) return new StoreConflictError(known.message, known.entity, known.field);
+  const entity = (typeof e.table === 'string' && TABLE_ENTITIES[e.table]) || 'user';
+  return new StoreConflictError(
+    `Duplicate value violates unique constraint ${String(e.constraint ?? 'unknown')}`,
+    entity,
+    String(e.constraint ?? ''),
+  );
+}
+
+export async function mappingErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    throw mapDatabaseError(e);
+  }
+}

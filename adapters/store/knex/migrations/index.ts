@@ -1,0 +1,25 @@
+/**
+ * The store's migrations as a knex `MigrationSource`.
+ *
+ * Migrations are imported modules, not files found by globbing a directory: the same list then runs
+ * from compiled JavaScript (dist/), from ts-jest and from ts-node, without caring whether the files on
+ * disk end in .ts or .js.
+ */
+import type { Knex } from 'knex';
+import * as m0001 from './0001_initial';
+
+/** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
+const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [['0001_initial', m0001]];
+
+/** Table in which knex records applied migrations; prefixed so it cannot clash with a host's own. */
+export const MIGRATIONS_TABLE = 'ca_api_knex_migrations';
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => MIGRATIONS.map(([name]) => name),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => {
+    const found = MIGRATIONS.find(([n]) => n === name);
+    if (!found) throw new Error(`Unknown migration: ${name}`);
+    return found[1];
+  },
+};

@@ -1,0 +1,112 @@
+/** Queries on `orders`. */
+import type { Knex } from 'knex';
+import { StoreNotFoundError, type OrderRecord, type SignRequest } from '../../../lib/ports';
+import { mappingErrors } from './errors';
+import { orderFromRow, type Row } from './rows';
+import { randomSlug } from './slug';
+import { toJson } from './values';
+
+const TABLE = 'orders';
+
+/** 62^12 slugs make a collision vanishingly rare; a few retries make it impossible in practice. */
+const SLUG_ATTEMPTS = 5;
+
+/** django-ca's error_code for "Could not sign certificate." */
+const SIGNING_FAILED = 1;
+
+export function createOrder(
+  db: Knex,
+  order: { caId: number; userId: number; request: SignRequest },
+): Promise<OrderRecord> {
+  return mappingErrors(async () => {
+    for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
+      const now = new Date();
+      // ON CONFLICT DO NOTHING rather than catching the violation: inside a transaction an error
+      // would abort the whole transaction on PostgreSQL, a skipped insert does not.
+      const [row] = await db(TABLE)
+        .insert({
+          created: now,
+          updated: now,
+          slug: randomSlug(),
+          ca_id: order.caId,
+          user_id: order.userId,
+          status: 'pending',
+          request: toJson(order.request),
+        })
+        .onConflict('slug')
+        .ignore()
+        .returning('*');
+      if (row) return orderFromRow({ ...(row as Row), certificate_serial: null });
+    }
+    throw new Error(`Could not find a free order slug in ${SLUG_ATTEMPTS} attempts`);
+  });
+}
+
+/** Orders joined with the issued certificate's serial. */
+function withSerial(db: Knex): Knex.QueryBuilder {
+  return db(`${TABLE} as o`)
+    .leftJoin('certificates as c', 'c.id', 'o.certificate_id')
+    .select('o.*', 'c.serial as certificate_serial');
+}
+
+export async function getOrder(db: Knex, slug: string): Promise<OrderRecord | null> {
+  const row = (await withSerial(db).where('o.slug', slug).first()) as Row | undefined;
+  return row ? orderFromRow(row) : null;
+}
+
+async function getOrderById(db: Knex, id: number): Promise<OrderRecord> {
+  const row = (await withSerial(db).where('o.id', id).first()) as Row | undefined;
+  if (!row) throw new StoreNotFoundError('order', id);
+  return orderFromRow(row);
+}
+
+/**
+ * Lock up to `limit` pending orders, oldest first. SKIP LOCKED lets several workers (processes or
+ * instances on one PostgreSQL) claim disjoint sets; the locks last until the caller's transaction
+ * ends. Orders whose lease has not yet expired belong to another instance and are left alone.
+ */
+export async function claimPendingOrders(db: Knex, limit: number): Promise<OrderRecord[]> {
+  const now = new Date();
+  const rows = (await db(TABLE)
+    .select('*')
+    .where('status', 'pending')
+    .andWhere((w) => w.whereNull('lease_expires').orWhere('lease_expires', '<', now))
+    .orderBy('id', 'asc')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()) as Row[];
+  // Pending orders have no certificate yet (and FOR UPDATE cannot lock the nullable side of a join).
+  return rows.map((row) => orderFromRow({ ...row, certificate_serial: null }));
+}
+
+export async function markOrderIssued(db: Knex, orderId: number, certificateId: number): Promise<OrderRecord> {
+  const updated = await db(TABLE)
+    .where({ id: orderId })
+    .update({
+      status: 'issued',
+      certificate_id: certificateId,
+      error: null,
+      error_code: null,
+      lease_owner: null,
+      lease_expires: null,
+      updated: new Date(),
+    });
+  if (!updated) throw new StoreNotFoundError('order', orderId);
+  return getOrderById(db, orderId);
+}
+
+export async function markOrderFailed(db: Knex, orderId: number, error: string): Promise<OrderRecord> {
+  const updated = await db(TABLE)
+    .where({ id: orderId })
+    .update({
+      status: 'failed',
+      // The column holds 256 characters, like the original; a longer reason is cut, not refused.
+      error: error.slice(0, 256),
+      error_code: SIGNING_FAILED,
+      lease_owner: null,
+      lease_expires: null,
+      updated: new Date(),
+    });
+  if (!updated) throw new StoreNotFoundError('order', orderId);
+  return getOrderById(db, orderId);
+}

@@ -1,0 +1,89 @@
+/**
+ * Databases for tests: always an in-memory PGlite, plus the PostgreSQL server named by
+ * TEST_DATABASE_URL when it is set (CI sets it). Store tests run against every target.
+ *
+ * PGlite takes seconds and hundreds of MB to start: open one per test file (beforeAll) and
+ * `truncate()` between tests. On PostgreSQL each opened database gets its own schema, so that jest
+ * workers running files in parallel never see each other's rows; `close()` drops it.
+ */
+import { randomBytes } from 'crypto';
+import knex, { type Knex } from 'knex';
+import { openDatabase } from '../../adapters/store/database';
+import { knexStore } from '../../adapters/store/knex';
+import type { Store } from '../../lib/ports';
+
+export interface DatabaseTarget {
+  name: string;
+  url: string;
+}
+
+export function testDatabaseTargets(): DatabaseTarget[] {
+  const targets: DatabaseTarget[] = [{ name: 'pglite', url: 'memory://' }];
+  if (process.env.TEST_DATABASE_URL) targets.push({ name: 'postgresql', url: process.env.TEST_DATABASE_URL });
+  return targets;
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+export interface TestDatabase {
+  knex: Knex;
+  /** A migrated store on `knex`. */
+  store: Store;
+  /** Empty every table of the store (ids restart at 1). */
+  truncate(): Promise<void>;
+  /** Close the connection and, on PostgreSQL, drop the schema. */
+  close(): Promise<void>;
+}
+
+/** Tables in an order that TRUNCATE ... CASCADE accepts in one statement. */
+const TABLES = [
+  'certificate_watchers',
+  'watchers',
+  'orders',
+  'api_user_permissions',
+  'api_users',
+  'certificates',
+  'certificate_authorities',
+];
+
+export async function openTestDatabase(target: DatabaseTarget): Promise<TestDatabase> {
+  let schema: string | null = null;
+  let db: Knex;
+  if (isPostgresUrl(target.url)) {
+    schema = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
+    await withAdmin(target.url, (admin) => admin.raw(`CREATE SCHEMA "${schema}"`));
+    db = await openDatabase(target.url, { searchPath: schema });
+  } else {
+    db = await openDatabase(target.url);
+  }
+  const store = knexStore(db);
+  await store.migrate();
+  return {
+    knex: db,
+    store,
+    truncate: async () => {
+      await db.raw(`TRUNCATE ${TABLES.join(', ')} RESTART IDENTITY CASCADE`);
+    },
+    close: async () => {
+      await db.destroy();
+      if (schema) await withAdmin(target.url, (admin) => admin.raw(`DROP SCHEMA "${schema}" CASCADE`));
+    },
+  };
+}
+
+/** A second knex on the same PostgreSQL schema (concurrency tests). */
+export function openSecondPool(url: string, db: Knex): Knex {
+  const searchPath = db.client.config.searchPath as string[] | undefined;
+  return knex({ client: 'pg', connection: url, searchPath, pool: { min: 0, max: 4 } });
+}
+
+async function withAdmin<T>(url: string, fn: (admin: Knex) => Promise<T>): Promise<T> {
+  const admin = knex({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
+  try {
+    return await fn(admin);
+  } finally {
+    await admin.destroy();
+  }
+}
