@@ -11,6 +11,7 @@ import knex, { type Knex } from 'knex';
 import { openDatabase } from '../../adapters/store/database';
 import { knexStore } from '../../adapters/store/knex';
 import type { Store } from '../../lib/ports';
+import { TABLES } from '../../adapters/store/knex/tables';
 
 export interface DatabaseTarget {
   name: string;
@@ -38,14 +39,14 @@ export interface TestDatabase {
 }
 
 /** Tables in an order that TRUNCATE ... CASCADE accepts in one statement. */
-const TABLES = [
-  'certificate_watchers',
-  'watchers',
-  'orders',
-  'api_user_permissions',
-  'api_users',
-  'certificates',
-  'certificate_authorities',
+const TABLES_IN_TRUNCATE_ORDER = [
+  TABLES.certificateWatchers,
+  TABLES.watchers,
+  TABLES.orders,
+  TABLES.permissions,
+  TABLES.users,
+  TABLES.certificates,
+  TABLES.cas,
 ];
 
 export async function openTestDatabase(target: DatabaseTarget): Promise<TestDatabase> {
@@ -64,7 +65,7 @@ export async function openTestDatabase(target: DatabaseTarget): Promise<TestData
     knex: db,
     store,
     truncate: async () => {
-      await db.raw(`TRUNCATE ${TABLES.join(', ')} RESTART IDENTITY CASCADE`);
+      await db.raw(`TRUNCATE ${TABLES_IN_TRUNCATE_ORDER.join(', ')} RESTART IDENTITY CASCADE`);
     },
     close: async () => {
       await db.destroy();

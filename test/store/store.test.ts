@@ -291,9 +291,9 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
       const ca = await store.insertCa(newCa());
       const cert = await store.insertCertificate(newCertificate(ca.id));
       const plain = await store.insertCertificate(newCertificate(ca.id));
-      const [w1] = await db.knex('watchers').insert({ name: 'Ops', mail: 'ops@example.com' }).returning('id');
-      const [w2] = await db.knex('watchers').insert({ name: '', mail: 'dev@example.com' }).returning('id');
-      await db.knex('certificate_watchers').insert([
+      const [w1] = await db.knex('ca_api_watchers').insert({ name: 'Ops', mail: 'ops@example.com' }).returning('id');
+      const [w2] = await db.knex('ca_api_watchers').insert({ name: '', mail: 'dev@example.com' }).returning('id');
+      await db.knex('ca_api_certificate_watchers').insert([
         { certificate_id: cert.id, watcher_id: w2.id },
         { certificate_id: cert.id, watcher_id: w1.id },
       ]);
@@ -362,8 +362,8 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
       const alice = await user();
       const held = await store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest() });
       const lapsed = await store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest() });
-      await db.knex('orders').where({ id: held.id }).update({ lease_owner: 'other', lease_expires: new Date(Date.now() + DAY) });
-      await db.knex('orders').where({ id: lapsed.id }).update({ lease_owner: 'gone', lease_expires: new Date(Date.now() - DAY) });
+      await db.knex('ca_api_orders').where({ id: held.id }).update({ lease_owner: 'other', lease_expires: new Date(Date.now() + DAY) });
+      await db.knex('ca_api_orders').where({ id: lapsed.id }).update({ lease_owner: 'gone', lease_expires: new Date(Date.now() - DAY) });
       const claimed = await store.transaction((tx) => tx.claimPendingOrders(10));
       expect(claimed.map((o) => o.id)).toEqual([lapsed.id]);
       expect((await store.getOrder(held.slug))?.leaseOwner).toBe('other');
@@ -389,7 +389,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         entity: 'user',
         field: 'username',
       });
-      const [{ n }] = await db.knex('api_user_permissions').count('* as n');
+      const [{ n }] = await db.knex('ca_api_user_permissions').count('* as n');
       expect(Number(n)).toBe(1);
     });
 
@@ -428,7 +428,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
       ).rejects.toThrow('boom');
       expect(await store.listCas()).toEqual([]);
       expect(await store.findUser('ghost')).toBeNull();
-      const [{ n }] = await db.knex('certificates').count('* as n');
+      const [{ n }] = await db.knex('ca_api_certificates').count('* as n');
       expect(Number(n)).toBe(0);
     });
 

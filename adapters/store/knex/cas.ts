@@ -1,10 +1,11 @@
-/** Queries on `certificate_authorities`. */
+/** Queries on `ca_api_certificate_authorities`. */
 import type { Knex } from 'knex';
 import { StoreNotFoundError, type CaFilter, type CaPatch, type CaRecord, type NewCa } from '../../../lib/ports';
 import { mappingErrors } from './errors';
 import { caFromRow, caPatchToRow, newCaToRow, type Row } from './rows';
+import { TABLES } from './tables';
 
-const TABLE = 'certificate_authorities';
+const TABLE = TABLES.cas;
 
 export function insertCa(db: Knex, ca: NewCa): Promise<CaRecord> {
   return mappingErrors(async () => {

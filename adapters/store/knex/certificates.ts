@@ -1,4 +1,4 @@
-/** Queries on `certificates` (and the watchers attached to them). */
+/** Queries on `ca_api_certificates` (and the watchers attached to them). */
 import type { Knex } from 'knex';
 import {
   StoreNotFoundError,
@@ -9,8 +9,9 @@ import {
 import { mappingErrors } from './errors';
 import { certificateFromRow, newCertificateToRow, watcherFromRow, type Row, type Watcher } from './rows';
 import { toNumber } from './values';
+import { TABLES } from './tables';
 
-const TABLE = 'certificates';
+const TABLE = TABLES.certificates;
 
 /** Bind-parameter lists stay well below PostgreSQL's 65535 limit. */
 const WATCHER_CHUNK = 1000;
@@ -74,8 +75,8 @@ async function withWatchers(db: Knex, rows: Row[]): Promise<CertificateRecord[]>
   const byCertificate = new Map<number, Watcher[]>();
   const ids = rows.map((r) => toNumber(r.id));
   for (let i = 0; i < ids.length; i += WATCHER_CHUNK) {
-    const links = (await db('certificate_watchers as cw')
-      .join('watchers as w', 'w.id', 'cw.watcher_id')
+    const links = (await db(`${TABLES.certificateWatchers} as cw`)
+      .join(`${TABLES.watchers} as w`, 'w.id', 'cw.watcher_id')
       .whereIn('cw.certificate_id', ids.slice(i, i + WATCHER_CHUNK))
       .orderBy('w.id', 'asc')
       .select('cw.certificate_id', 'w.id', 'w.name', 'w.mail')) as Row[];

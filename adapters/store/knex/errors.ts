@@ -8,31 +8,31 @@ const UNIQUE_VIOLATION = '23505';
 
 /** Constraint name (as knex names them: table_columns_unique) → what it means to a caller. */
 const UNIQUE_CONSTRAINTS: Record<string, { entity: StoreEntity; field: string; message: string }> = {
-  certificate_authorities_serial_unique: {
+  ca_api_certificate_authorities_serial_unique: {
     entity: 'ca',
     field: 'serial',
     message: 'A certificate authority with this serial already exists.',
   },
-  certificate_authorities_name_unique: {
+  ca_api_certificate_authorities_name_unique: {
     entity: 'ca',
     field: 'name',
     message: 'Certificate Authority with this Name already exists.',
   },
-  certificates_ca_id_serial_unique: {
+  ca_api_certificates_ca_id_serial_unique: {
     entity: 'certificate',
     field: 'serial',
     message: 'A certificate with this serial already exists for this certificate authority.',
   },
-  orders_slug_unique: { entity: 'order', field: 'slug', message: 'An order with this slug already exists.' },
-  api_users_username_unique: { entity: 'user', field: 'username', message: 'A user with that username already exists.' },
+  ca_api_orders_slug_unique: { entity: 'order', field: 'slug', message: 'An order with this slug already exists.' },
+  ca_api_users_username_unique: { entity: 'user', field: 'username', message: 'A user with that username already exists.' },
 };
 
 const TABLE_ENTITIES: Record<string, StoreEntity> = {
-  certificate_authorities: 'ca',
-  certificates: 'certificate',
-  orders: 'order',
-  api_users: 'user',
-  api_user_permissions: 'user',
+  ca_api_certificate_authorities: 'ca',
+  ca_api_certificates: 'certificate',
+  ca_api_orders: 'order',
+  ca_api_users: 'user',
+  ca_api_user_permissions: 'user',
 };
 
 interface DatabaseErrorLike {

@@ -1,12 +1,13 @@
-/** Queries on `orders`. */
+/** Queries on `ca_api_orders`. */
 import type { Knex } from 'knex';
 import { StoreNotFoundError, type OrderRecord, type SignRequest } from '../../../lib/ports';
 import { mappingErrors } from './errors';
 import { orderFromRow, type Row } from './rows';
 import { randomSlug } from './slug';
 import { toJson } from './values';
+import { TABLES } from './tables';
 
-const TABLE = 'orders';
+const TABLE = TABLES.orders;
 
 /** 62^12 slugs make a collision vanishingly rare; a few retries make it impossible in practice. */
 const SLUG_ATTEMPTS = 5;
@@ -45,7 +46,7 @@ export function createOrder(
 /** Orders joined with the issued certificate's serial. */
 function withSerial(db: Knex): Knex.QueryBuilder {
   return db(`${TABLE} as o`)
-    .leftJoin('certificates as c', 'c.id', 'o.certificate_id')
+    .leftJoin(`${TABLES.certificates} as c`, 'c.id', 'o.certificate_id')
     .select('o.*', 'c.serial as certificate_serial');
 }
 

@@ -1,12 +1,13 @@
-/** Queries on `api_users` and their global permissions in `api_user_permissions`. */
+/** Queries on `ca_api_users` and their global permissions in `ca_api_user_permissions`. */
 import type { Knex } from 'knex';
 import { ALL_PERMISSIONS, StoreNotFoundError, type Permission, type UserRecord } from '../../../lib/ports';
 import { mappingErrors } from './errors';
 import { userFromRow, type Row } from './rows';
 import { toNumber } from './values';
+import { TABLES } from './tables';
 
-const USERS = 'api_users';
-const PERMISSIONS = 'api_user_permissions';
+const USERS = TABLES.users;
+const PERMISSIONS = TABLES.permissions;
 
 export function createUser(
   db: Knex,

@@ -11,14 +11,14 @@
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.createTable('certificate_authorities', (t) => {
+  await knex.schema.createTable('ca_api_certificate_authorities', (t) => {
     t.increments('id').primary();
     x509Columns(t);
     t.string('serial', 64).notNullable().unique();
     t.string('name', 255).notNullable().unique();
     t.boolean('enabled').notNullable().defaultTo(true);
     t.boolean('api_enabled').notNullable().defaultTo(false);
-    t.integer('parent_id').nullable().references('id').inTable('certificate_authorities').onDelete('SET NULL');
+    t.integer('parent_id').nullable().references('id').inTable('ca_api_certificate_authorities').onDelete('SET NULL');
     t.string('key_backend_alias', 256).notNullable().defaultTo('default');
     // Null: a CA imported without its private key.
     t.jsonb('key_backend_options').nullable();
@@ -41,10 +41,10 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['parent_id']);
   });
 
-  await knex.schema.createTable('certificates', (t) => {
+  await knex.schema.createTable('ca_api_certificates', (t) => {
     t.increments('id').primary();
     x509Columns(t);
-    t.integer('ca_id').notNullable().references('id').inTable('certificate_authorities').onDelete('CASCADE');
+    t.integer('ca_id').notNullable().references('id').inTable('ca_api_certificate_authorities').onDelete('CASCADE');
     t.string('serial', 64).notNullable();
     t.text('csr').nullable();
     t.string('profile', 64).notNullable().defaultTo('');
@@ -58,7 +58,7 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['ca_id', 'profile']);
   });
 
-  await knex.schema.createTable('api_users', (t) => {
+  await knex.schema.createTable('ca_api_users', (t) => {
     t.increments('id').primary();
     t.string('username', 150).notNullable().unique();
     t.text('password_hash').notNullable();
@@ -66,31 +66,31 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('updated', { useTz: true }).notNullable();
   });
 
-  await knex.schema.createTable('api_user_permissions', (t) => {
+  await knex.schema.createTable('ca_api_user_permissions', (t) => {
     t.increments('id').primary();
-    t.integer('user_id').notNullable().references('id').inTable('api_users').onDelete('CASCADE');
+    t.integer('user_id').notNullable().references('id').inTable('ca_api_users').onDelete('CASCADE');
     t.string('permission', 64).notNullable();
     // Room for per-CA grants: null = the permission holds for every CA (the only kind used today).
-    t.integer('ca_id').nullable().references('id').inTable('certificate_authorities').onDelete('CASCADE');
+    t.integer('ca_id').nullable().references('id').inTable('ca_api_certificate_authorities').onDelete('CASCADE');
     t.index(['user_id']);
   });
   // A UNIQUE over a nullable column lets duplicates of the null case through; two partial indexes do not.
   await knex.raw(
-    'CREATE UNIQUE INDEX api_user_permissions_global_unique ON api_user_permissions (user_id, permission) WHERE ca_id IS NULL',
+    'CREATE UNIQUE INDEX ca_api_user_permissions_global_unique ON ca_api_user_permissions (user_id, permission) WHERE ca_id IS NULL',
   );
   await knex.raw(
-    'CREATE UNIQUE INDEX api_user_permissions_scoped_unique ON api_user_permissions (user_id, permission, ca_id) WHERE ca_id IS NOT NULL',
+    'CREATE UNIQUE INDEX ca_api_user_permissions_scoped_unique ON ca_api_user_permissions (user_id, permission, ca_id) WHERE ca_id IS NOT NULL',
   );
 
-  await knex.schema.createTable('orders', (t) => {
+  await knex.schema.createTable('ca_api_orders', (t) => {
     t.increments('id').primary();
     t.timestamp('created', { useTz: true }).notNullable();
     t.timestamp('updated', { useTz: true }).notNullable();
     t.string('slug', 12).notNullable().unique();
-    t.integer('ca_id').notNullable().references('id').inTable('certificate_authorities').onDelete('CASCADE');
-    t.integer('user_id').notNullable().references('id').inTable('api_users').onDelete('CASCADE');
+    t.integer('ca_id').notNullable().references('id').inTable('ca_api_certificate_authorities').onDelete('CASCADE');
+    t.integer('user_id').notNullable().references('id').inTable('ca_api_users').onDelete('CASCADE');
     t.string('status', 8).notNullable().defaultTo('pending');
-    t.integer('certificate_id').nullable().references('id').inTable('certificates').onDelete('SET NULL');
+    t.integer('certificate_id').nullable().references('id').inTable('ca_api_certificates').onDelete('SET NULL');
     t.smallint('error_code').nullable();
     t.string('error', 256).nullable();
     t.jsonb('request').notNullable();
@@ -99,29 +99,29 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('lease_expires', { useTz: true }).nullable();
   });
   // Workers scan for pending orders; a partial index keeps that cheap however many orders are done.
-  await knex.raw('CREATE INDEX orders_pending_idx ON orders (id) WHERE status = \'pending\'');
+  await knex.raw('CREATE INDEX ca_api_orders_pending_idx ON ca_api_orders (id) WHERE status = \'pending\'');
 
-  await knex.schema.createTable('watchers', (t) => {
+  await knex.schema.createTable('ca_api_watchers', (t) => {
     t.increments('id').primary();
     t.string('name', 255).notNullable().defaultTo('');
     t.string('mail', 254).notNullable().unique();
   });
-  await knex.schema.createTable('certificate_watchers', (t) => {
-    t.integer('certificate_id').notNullable().references('id').inTable('certificates').onDelete('CASCADE');
-    t.integer('watcher_id').notNullable().references('id').inTable('watchers').onDelete('CASCADE');
+  await knex.schema.createTable('ca_api_certificate_watchers', (t) => {
+    t.integer('certificate_id').notNullable().references('id').inTable('ca_api_certificates').onDelete('CASCADE');
+    t.integer('watcher_id').notNullable().references('id').inTable('ca_api_watchers').onDelete('CASCADE');
     t.primary(['certificate_id', 'watcher_id']);
   });
 }
 
 export async function down(knex: Knex): Promise<void> {
   for (const table of [
-    'certificate_watchers',
-    'watchers',
-    'orders',
-    'api_user_permissions',
-    'api_users',
-    'certificates',
-    'certificate_authorities',
+    'ca_api_certificate_watchers',
+    'ca_api_watchers',
+    'ca_api_orders',
+    'ca_api_user_permissions',
+    'ca_api_users',
+    'ca_api_certificates',
+    'ca_api_certificate_authorities',
   ]) {
     await knex.schema.dropTableIfExists(table);
   }

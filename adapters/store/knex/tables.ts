@@ -1,0 +1,13 @@
+/**
+ * Table names. Every table carries the `ca_api_` prefix so that the library can share a host
+ * application's database (and schema) without clashing with the host's own `orders` or `users`.
+ */
+export const TABLES = {
+  cas: 'ca_api_certificate_authorities',
+  certificates: 'ca_api_certificates',
+  orders: 'ca_api_orders',
+  users: 'ca_api_users',
+  permissions: 'ca_api_user_permissions',
+  watchers: 'ca_api_watchers',
+  certificateWatchers: 'ca_api_certificate_watchers',
+} as const;
