@@ -1,0 +1,2 @@
+#!/usr/bin/env node
+require('../dist/lib/cli/main.js');

@@ -1,0 +1,282 @@
+/**
+ * CA lifecycle: create (init_ca), import (import_ca), edit (edit_ca), list (list_cas).
+ * Reference: cli.md, signing.md §4.
+ */
+import type { CaPatch, CaRecord, CaSignExtensions, Store } from '../ports';
+import { buildCertificate } from '../x509/builder';
+import { parseCertificate } from '../x509/certificate';
+import { formatUtc } from '../x509/datetime';
+import { subjectKeyIdentifier } from '../x509/key-identifier';
+import { parseName } from '../x509/name';
+import { randomSerial } from '../x509/serial';
+import { serialToHex } from '../x509/serial-format';
+import type { EllipticCurveName, Extension, HashAlgorithmName, KeySpec, KeyType, Name } from '../x509/types';
+import { caFacts, isEdwards } from './ca-facts';
+import { CaError } from './errors';
+import { floorToMinute } from './issuance';
+import { caSigner, keyBackendFor, type KeyBackends } from './key-backends';
+import { isUsable } from './lookup';
+import { newCaRecord } from './records';
+import { intermediateCaUrls, signUrlsFor } from './sign-urls';
+
+const DAY_MS = 86_400_000;
+
+/** Defaults of the original's settings (signing.md §10). */
+export const CA_DEFAULTS = {
+  keyType: 'RSA' as KeyType,
+  keySize: 4096,
+  minKeySize: 2048,
+  curve: 'secp256r1' as EllipticCurveName,
+  expiresDays: 3650,
+  pathLength: 0 as number | null,
+  keyBackendAlias: 'default',
+};
+
+export interface InitCaOptions {
+  store: Store;
+  keyBackends: KeyBackends;
+  name: string;
+  subject: Name;
+  keyType?: KeyType;
+  keySize?: number;
+  curve?: EllipticCurveName;
+  /** Hash of the CA certificate's signature; default SHA-512 (SHA-256 if the signing key is DSA, none for EdDSA). */
+  algorithm?: HashAlgorithmName | null;
+  expiresDays?: number;
+  /** Basic Constraints path length; null = unlimited. Default 0 (as upstream). */
+  pathLength?: number | null;
+  /** Create an intermediate signed by this CA. */
+  parent?: CaRecord | null;
+  /** Per-use options for the parent's key backend (e.g. a password). */
+  parentKeyOptions?: Record<string, unknown>;
+  keyBackendAlias?: string;
+  /** `host[:port]` for the automatic sign_* URLs (signing.md §4); null/absent = none. */
+  defaultHostname?: string | null;
+  urlPath?: string;
+  /** Explicit sign_* values; they win over the URLs derived from the hostname. */
+  sign?: Partial<CaSignExtensions>;
+  apiEnabled?: boolean;
+  caaIdentity?: string;
+  website?: string;
+  termsOfService?: string;
+  now?: Date;
+}
+
+function keySpec(o: InitCaOptions): KeySpec {
+  const keyType = o.keyType ?? CA_DEFAULTS.keyType;
+  switch (keyType) {
+    case 'RSA':
+    case 'DSA': {
+      const keySize = o.keySize ?? CA_DEFAULTS.keySize;
+      if (!Number.isInteger(keySize) || keySize < CA_DEFAULTS.minKeySize) {
+        throw new CaError('invalid', `${keySize}: Key size must be at least ${CA_DEFAULTS.minKeySize} bits.`);
+      }
+      if ((keySize & (keySize - 1)) !== 0) throw new CaError('invalid', `${keySize}: Key size must be a power of two.`);
+      return { keyType, keySize };
+    }
+    case 'EC':
+      return { keyType, curve: o.curve ?? CA_DEFAULTS.curve };
+    case 'Ed25519':
+    case 'Ed448':
+      return { keyType };
+    default:
+      throw new CaError('invalid', `${String(keyType)}: Unknown key type.`);
+  }
+}
+
+/** How many more CA levels `ca` may have below it (null = unlimited), looking up the whole chain. */
+async function remainingPathLength(store: Store, ca: CaRecord): Promise<number | null> {
+  let allowed: number | null = null;
+  let depth = 0;
+  for (let cur: CaRecord | null = ca; cur; cur = cur.parentId === null ? null : await store.getCa(cur.parentId)) {
+    const own = caFacts(cur).pathLength;
+    if (own !== null) allowed = allowed === null ? own - depth : Math.min(allowed, own - depth);
+    depth++;
+    if (depth > 32) break; // a loop in parent links would be a store bug; do not spin
+  }
+  return allowed;
+}
+
+function signingHash(signerKeyType: KeyType, algorithm: HashAlgorithmName | null | undefined): HashAlgorithmName | null {
+  if (isEdwards(signerKeyType)) {
+    if (algorithm) throw new CaError('invalid', `${signerKeyType} keys do not allow an algorithm for signing.`);
+    return null;
+  }
+  return algorithm ?? (signerKeyType === 'DSA' ? 'SHA-256' : 'SHA-512');
+}
+
+async function assertNameFree(store: Store, name: string): Promise<void> {
+  if (!name) throw new CaError('invalid', 'The name of a certificate authority must not be empty.');
+  if (await store.findCaByName(name)) {
+    throw new CaError('conflict', `${name}: A certificate authority with this name already exists.`);
+  }
+}
+
+/** init_ca: a new root or intermediate CA with a fresh key. */
+export async function initCa(o: InitCaOptions): Promise<CaRecord> {
+  const { store } = o;
+  const now = o.now ?? new Date();
+  const subject = parseName(o.subject);
+  await assertNameFree(store, o.name);
+  const spec = keySpec(o);
+  const expiresDays = o.expiresDays ?? CA_DEFAULTS.expiresDays;
+  if (!(expiresDays > 0)) throw new CaError('invalid', `${expiresDays}: Expires must be a positive number of days.`);
+  const pathLength = o.pathLength === undefined ? CA_DEFAULTS.pathLength : o.pathLength;
+  if (pathLength !== null && !(Number.isInteger(pathLength) && pathLength >= 0)) {
+    throw new CaError('invalid', `${pathLength}: Path length must be a non-negative integer.`);
+  }
+  const notBefore = floorToMinute(now);
+  const notAfter = floorToMinute(new Date(now.getTime() + expiresDays * DAY_MS));
+
+  const parent = o.parent ?? null;
+  if (parent) {
+    if (!isUsable(parent, now)) throw new CaError('conflict', `${parent.name}: Parent CA is not usable (disabled, revoked or expired).`);
+    const remaining = await remainingPathLength(store, parent);
+    if (remaining !== null && remaining <= 0) {
+      throw new CaError('conflict', 'Parent CA cannot create intermediate CA due to path length restrictions.');
+    }
+    if (notAfter > parent.notAfter) {
+      throw new CaError('invalid', `Certificate would outlive the parent CA, which expires ${formatUtc(parent.notAfter)}.`);
+    }
+  }
+
+  const alias = o.keyBackendAlias ?? CA_DEFAULTS.keyBackendAlias;
+  const backend = keyBackendFor(o.keyBackends, alias);
+  // Resolve the parent's signer before creating a key, so a locked parent key fails early.
+  const parentSigner = parent ? await caSigner(o.keyBackends, parent, o.parentKeyOptions) : null;
+  const stored = await backend.createKey(spec);
+  const signer = parentSigner ?? (await backend.getSigner(stored.options));
+  const hash = signingHash(signer.keyType, o.algorithm);
+
+  const serialNumber = randomSerial();
+  const serial = serialToHex(serialNumber);
+  const ownKeyId = subjectKeyIdentifier(stored.publicKeyDer).toString('base64');
+  const issuerKeyId = parent ? caFacts(parent).keyIdentifier : ownKeyId;
+  const urls = o.defaultHostname ? { hostname: o.defaultHostname, urlPath: o.urlPath } : null;
+
+  const extensions: Extension[] = [
+    { type: 'key_usage', critical: true, value: ['crl_sign', 'key_cert_sign'] },
+    ...(parent && urls ? intermediateCaUrls(urls, parent.serial) : []),
+    { type: 'basic_constraints', critical: true, value: { ca: true, path_length: pathLength } },
+    { type: 'subject_key_identifier', critical: false, value: ownKeyId },
+    {
+      type: 'authority_key_identifier',
+      critical: false,
+      value: { key_identifier: issuerKeyId, authority_cert_issuer: null, authority_cert_serial_number: null },
+    },
+  ];
+  const der = await buildCertificate(
+    {
+      issuer: parent ? caFacts(parent).subjectDer : subject,
+      subject,
+      serialNumber,
+      notBefore,
+      notAfter,
+      publicKeyDer: stored.publicKeyDer,
+      extensions,
+      signature: { hash },
+    },
+    signer,
+  );
+  const parsed = parseCertificate(der);
+  const sign = { ...(urls ? signUrlsFor(urls, serial, parent ? parent.serial : null) : {}), ...(o.sign ?? {}) };
+  return store.insertCa(
+    newCaRecord(parsed, {
+      name: o.name,
+      parentId: parent ? parent.id : null,
+      keyBackendAlias: alias,
+      keyBackendOptions: stored.options,
+      sign,
+      apiEnabled: o.apiEnabled,
+      caaIdentity: o.caaIdentity,
+      website: o.website,
+      termsOfService: o.termsOfService,
+    }),
+  );
+}
+
+export interface ImportCaOptions {
+  store: Store;
+  keyBackends: KeyBackends;
+  name: string;
+  /** The CA certificate, PEM or DER. */
+  certificate: string | Buffer;
+  /** The private key (PEM or DER, optionally encrypted); null = import without a key (cannot sign). */
+  key: string | Buffer | null;
+  keyPassword?: string;
+  parent?: CaRecord | null;
+  keyBackendAlias?: string;
+  sign?: Partial<CaSignExtensions>;
+  apiEnabled?: boolean;
+  caaIdentity?: string;
+  website?: string;
+  termsOfService?: string;
+}
+
+/** import_ca: an existing CA certificate (and normally its key). No automatic sign_* URLs. */
+export async function importCa(o: ImportCaOptions): Promise<CaRecord> {
+  const { store } = o;
+  await assertNameFree(store, o.name);
+  const parsed = parseCertificate(o.certificate);
+  if (await store.findCaBySerial(parsed.serial)) {
+    throw new CaError('conflict', `${parsed.serial}: A certificate authority with this serial already exists.`);
+  }
+  const alias = o.keyBackendAlias ?? CA_DEFAULTS.keyBackendAlias;
+  let keyOptions: Record<string, unknown> | null = null;
+  if (o.key !== null) {
+    const stored = await keyBackendFor(o.keyBackends, alias).importKey(o.key, o.keyPassword);
+    if (!stored.publicKeyDer.equals(parsed.publicKey.der)) {
+      throw new CaError('key', 'The private key does not match the certificate.');
+    }
+    keyOptions = stored.options;
+  }
+  return store.insertCa(
+    newCaRecord(parsed, {
+      name: o.name,
+      parentId: o.parent ? o.parent.id : null,
+      keyBackendAlias: alias,
+      keyBackendOptions: keyOptions,
+      sign: o.sign,
+      apiEnabled: o.apiEnabled,
+      caaIdentity: o.caaIdentity,
+      website: o.website,
+      termsOfService: o.termsOfService,
+    }),
+  );
+}
+
+/** edit_ca: only the given fields change. */
+export async function editCa(store: Store, ca: CaRecord, patch: CaPatch): Promise<CaRecord> {
+  if (patch.name !== undefined && patch.name !== ca.name) await assertNameFree(store, patch.name);
+  if (patch.ocspResponderKeyValidity !== undefined && !(Number.isInteger(patch.ocspResponderKeyValidity) && patch.ocspResponderKeyValidity >= 1)) {
+    throw new CaError('invalid', `${patch.ocspResponderKeyValidity}: OCSP responder key validity must be at least one day.`);
+  }
+  if (patch.ocspResponseValidity !== undefined && !(Number.isInteger(patch.ocspResponseValidity) && patch.ocspResponseValidity >= 600)) {
+    throw new CaError('invalid', `${patch.ocspResponseValidity}: OCSP response validity must be at least 600 seconds.`);
+  }
+  return Object.keys(patch).length ? store.updateCa(ca.id, patch) : ca;
+}
+
+/** list_cas order: all CAs (enabled or not), by expiry, then name. */
+export async function listCas(store: Store): Promise<CaRecord[]> {
+  const all = await store.listCas();
+  return all.sort((a, b) => a.notAfter.getTime() - b.notAfter.getTime() || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+export interface CaTreeNode {
+  ca: CaRecord;
+  children: CaTreeNode[];
+}
+
+/** Roots (and CAs whose parent is gone) with their children, each level in list_cas order. */
+export async function caTree(store: Store): Promise<CaTreeNode[]> {
+  const all = await listCas(store);
+  const nodes = new Map(all.map((ca) => [ca.id, { ca, children: [] as CaTreeNode[] }]));
+  const roots: CaTreeNode[] = [];
+  for (const ca of all) {
+    const node = nodes.get(ca.id)!;
+    const parent = ca.parentId !== null && ca.parentId !== ca.id ? nodes.get(ca.parentId) : undefined;
+    (parent ? parent.children : roots).push(node);
+  }
+  return roots;
+}

@@ -1,0 +1,43 @@
+/**
+ * Key backends by alias, and the signer of a CA.
+ *
+ * A host may hand its backends over as a list, a map or a plain object; the rules only ever need
+ * "the backend called X", so they accept all three.
+ */
+import type { CaRecord, KeyBackend } from '../ports';
+import type { Signer } from '../x509/signer';
+import { CaError } from './errors';
+
+export type KeyBackends =
+  | readonly KeyBackend[]
+  | ReadonlyMap<string, KeyBackend>
+  | Readonly<Record<string, KeyBackend>>;
+
+export function keyBackendFor(backends: KeyBackends, alias: string): KeyBackend {
+  let found: KeyBackend | undefined;
+  if (Array.isArray(backends)) found = (backends as readonly KeyBackend[]).find((b) => b.alias === alias);
+  else if (backends instanceof Map) found = backends.get(alias);
+  else if (Object.prototype.hasOwnProperty.call(backends, alias)) {
+    found = (backends as Readonly<Record<string, KeyBackend>>)[alias];
+  }
+  if (!found) throw new CaError('key', `${alias}: Key backend is not configured.`);
+  return found;
+}
+
+/**
+ * The signer for a CA's private key. A CA imported without its key (`import_ca --no-key`) has no
+ * `keyBackendOptions` and cannot sign; say so instead of failing somewhere inside a backend.
+ */
+export async function caSigner(
+  backends: KeyBackends,
+  ca: Pick<CaRecord, 'name' | 'keyBackendAlias' | 'keyBackendOptions'>,
+  useOptions?: Record<string, unknown>,
+): Promise<Signer> {
+  if (ca.keyBackendOptions === null) {
+    throw new CaError(
+      'key',
+      `${ca.name}: The private key of this certificate authority is not available (it was imported without its key), so it cannot sign.`,
+    );
+  }
+  return keyBackendFor(backends, ca.keyBackendAlias).getSigner(ca.keyBackendOptions, useOptions);
+}

@@ -1,0 +1,254 @@
+/** init_ca, import_ca, edit_ca, list_cas, view_ca (reference/cli.md). */
+import { Command, Option } from 'commander';
+import { caTree, editCa, importCa, initCa, listCas, type CaTreeNode } from '../../ca/authorities';
+import { CaError } from '../../ca/errors';
+import { findCa } from '../../ca/lookup';
+import { HASH_ALGORITHMS } from '../../ca/profiles';
+import type { CaPatch, CaRecord } from '../../ports';
+import { parseRfc4514 } from '../../x509/rfc4514';
+import { serialToColons } from '../../x509/serial-format';
+import type { EllipticCurveName, HashAlgorithmName, KeyType } from '../../x509/types';
+import type { CommandContext } from '../context';
+import { signFlagOptions, signPatch, type SignFlags } from '../extension-options';
+import { readInput } from '../files';
+import { outputOptions, show, type OutputOptions } from '../output';
+import { intOption, type Action } from './shared';
+
+function addOptions(cmd: Command, options: Option[]): Command {
+  for (const o of options) cmd.addOption(o);
+  return cmd;
+}
+
+function apiFlag(o: { apiEnable?: boolean; apiDisable?: boolean }): boolean | undefined {
+  if (o.apiEnable && o.apiDisable) throw new CaError('invalid', '--api-enable and --api-disable are mutually exclusive.');
+  return o.apiEnable ? true : o.apiDisable ? false : undefined;
+}
+
+interface InitCaFlags extends SignFlags, OutputOptions {
+  keyType: KeyType;
+  keySize?: string;
+  ellipticCurve?: EllipticCurveName;
+  algorithm?: HashAlgorithmName;
+  expires: string;
+  pathLength?: string | false;
+  parent?: string;
+  keyBackend: string;
+  defaultHostname?: string | false;
+  caa?: string;
+  website?: string;
+  tos?: string;
+  apiEnable?: boolean;
+  apiDisable?: boolean;
+}
+
+export function registerCaCommands(program: Command, run: Action): void {
+  addOptions(
+    program
+      .command('init_ca')
+      .description('Create a new certificate authority (root, or intermediate with --parent).')
+      .argument('<name>', 'name of the CA')
+      .argument('<subject>', 'subject as RFC 4514 string, e.g. "C=AT,O=Example,CN=ca.example.com"')
+      .addOption(new Option('--key-type <type>', 'key type').choices(['RSA', 'DSA', 'EC', 'Ed25519', 'Ed448']).default('RSA'))
+      .option('--key-size <bits>', 'key size for RSA/DSA keys (default 4096, min 2048)')
+      .addOption(new Option('--elliptic-curve <curve>', 'curve for EC keys').choices(['secp256r1', 'secp384r1', 'secp521r1']))
+      .addOption(new Option('--algorithm <hash>', 'hash algorithm of the signature').choices([...HASH_ALGORITHMS]))
+      .option('--expires <days>', 'validity in days', '3650')
+      .option('--path-length <n>', 'path length of the Basic Constraints (default 0)')
+      .option('--no-path-length', 'no path length restriction')
+      .option('--parent <serial>', 'sign the new CA with this CA (intermediate)')
+      .option('--key-backend <alias>', 'key backend to store the key in', 'default')
+      .option('--default-hostname <host>', 'host[:port] for the URLs of signed certificates (CA_DEFAULT_HOSTNAME)')
+      .option('--no-default-hostname', 'do not add URLs based on a hostname')
+      .option('--caa <identity>', 'CAA identity')
+      .option('--website <url>', 'website of the CA')
+      .option('--tos <url>', 'terms of service of the CA')
+      .option('--api-enable', 'enable the REST API for this CA')
+      .option('--api-disable', 'disable the REST API for this CA (default)'),
+    [...signFlagOptions(), ...outputOptions('serial')],
+  ).action(
+    run(async (ctx: CommandContext, name: string, subjectText: string, o: InitCaFlags) => {
+      const store = await ctx.store();
+      const parent = o.parent ? await findCa(store, o.parent) : null;
+      const hostname = o.defaultHostname === false ? null : (o.defaultHostname ?? ctx.settings.defaultHostname);
+      const ca = await initCa({
+        store,
+        keyBackends: ctx.keyBackends(),
+        name,
+        subject: parseRfc4514(subjectText),
+        keyType: o.keyType,
+        keySize: o.keySize === undefined ? undefined : intOption(o.keySize, '--key-size'),
+        curve: o.ellipticCurve,
+        algorithm: o.algorithm,
+        expiresDays: intOption(o.expires, '--expires'),
+        pathLength: o.pathLength === false ? null : o.pathLength === undefined ? undefined : intOption(o.pathLength, '--path-length'),
+        parent,
+        keyBackendAlias: o.keyBackend,
+        defaultHostname: hostname,
+        urlPath: ctx.settings.urlPath,
+        sign: signPatch(o),
+        apiEnabled: apiFlag(o),
+        caaIdentity: o.caa,
+        website: o.website,
+        termsOfService: o.tos,
+      });
+      await show({ store, write: (d) => ctx.write(d) }, ca, 'ca', o);
+    }),
+  );
+
+  addOptions(
+    program
+      .command('import_ca')
+      .description('Import an existing CA: import_ca NAME KEY PEM (or import_ca --no-key NAME PEM).')
+      .argument('<name>', 'name of the CA')
+      .argument('<files...>', 'private key file and certificate file (PEM or DER); only the certificate with --no-key')
+      .option('--no-key', 'import the certificate only; the CA cannot sign')
+      .option('--import-password <password>', 'password of the private key file')
+      .option('--parent <serial>', 'the CA that issued this one')
+      .option('--key-backend <alias>', 'key backend to store the key in', 'default')
+      .option('--caa <identity>', 'CAA identity')
+      .option('--website <url>', 'website of the CA')
+      .option('--tos <url>', 'terms of service of the CA')
+      .option('--api-enable', 'enable the REST API for this CA')
+      .option('--api-disable', 'disable the REST API for this CA (default)'),
+    signFlagOptions(),
+  ).action(
+    run(
+      async (
+        ctx: CommandContext,
+        name: string,
+        files: string[],
+        o: SignFlags & { key: boolean; importPassword?: string; parent?: string; keyBackend: string; caa?: string; website?: string; tos?: string; apiEnable?: boolean; apiDisable?: boolean },
+      ) => {
+        const expected = o.key ? 2 : 1;
+        if (files.length !== expected) {
+          throw new CaError('invalid', o.key ? 'Expected two files: KEY PEM.' : 'Expected one file with --no-key: PEM.');
+        }
+        const key = o.key ? await readInput(ctx.io, files[0], 'private key') : null;
+        const pem = await readInput(ctx.io, files[files.length - 1], 'certificate');
+        const store = await ctx.store();
+        const parent = o.parent ? await findCa(store, o.parent, { allowDisabled: true }) : null;
+        await importCa({
+          store,
+          keyBackends: ctx.keyBackends(),
+          name,
+          certificate: pem,
+          key,
+          keyPassword: o.importPassword,
+          parent,
+          keyBackendAlias: o.keyBackend,
+          sign: signPatch(o),
+          apiEnabled: apiFlag(o),
+          caaIdentity: o.caa,
+          website: o.website,
+          termsOfService: o.tos,
+        });
+      },
+    ),
+  );
+
+  addOptions(
+    program
+      .command('edit_ca')
+      .description('Edit a certificate authority (only the options given change).')
+      .argument('<serial>', 'serial or name of the CA')
+      .option('--api-enable', 'enable the REST API for this CA')
+      .option('--api-disable', 'disable the REST API for this CA')
+      .option('--enable', 'enable the CA')
+      .option('--disable', 'disable the CA')
+      .option('--caa <identity>', 'CAA identity')
+      .option('--website <url>', 'website of the CA')
+      .option('--tos <url>', 'terms of service of the CA')
+      .option('--acme-enable', 'enable ACME')
+      .option('--acme-disable', 'disable ACME')
+      .option('--acme-enable-account-registration', 'allow ACME account registration')
+      .option('--acme-disable-account-registration', 'forbid ACME account registration')
+      .option('--acme-profile <profile>', 'profile for ACME certificates')
+      .option('--acme-contact-optional', 'ACME accounts need no contact')
+      .option('--acme-contact-required', 'ACME accounts need a contact')
+      .option('--ocsp-responder-key-validity <days>', 'validity of OCSP responder keys in days')
+      .option('--ocsp-response-validity <seconds>', 'validity of OCSP responses in seconds'),
+    signFlagOptions(),
+  ).action(
+    run(async (ctx: CommandContext, serial: string, o: Record<string, string | boolean | string[] | undefined>) => {
+      const store = await ctx.store();
+      const ca = await findCa(store, serial, { allowDisabled: true });
+      const patch: CaPatch = { ...signPatch(o as SignFlags) };
+      const pair = (yes: string, no: string): boolean | undefined => {
+        if (o[yes] && o[no]) throw new CaError('invalid', `Options for ${yes} and ${no} are mutually exclusive.`);
+        return o[yes] ? true : o[no] ? false : undefined;
+      };
+      const set = <K extends keyof CaPatch>(key: K, value: CaPatch[K] | undefined) => {
+        if (value !== undefined) patch[key] = value;
+      };
+      set('apiEnabled', pair('apiEnable', 'apiDisable'));
+      set('enabled', pair('enable', 'disable'));
+      set('acmeEnabled', pair('acmeEnable', 'acmeDisable'));
+      set('acmeRegistration', pair('acmeEnableAccountRegistration', 'acmeDisableAccountRegistration'));
+      const contactOptional = pair('acmeContactOptional', 'acmeContactRequired');
+      set('acmeRequiresContact', contactOptional === undefined ? undefined : !contactOptional);
+      set('caaIdentity', o.caa as string | undefined);
+      set('website', o.website as string | undefined);
+      set('termsOfService', o.tos as string | undefined);
+      if (o.acmeProfile !== undefined) {
+        const profile = o.acmeProfile as string;
+        if (!ctx.profiles().has(profile)) throw new CaError('invalid', `${profile}: Profile is not defined.`);
+        patch.acmeProfile = profile;
+      }
+      if (o.ocspResponderKeyValidity !== undefined) {
+        patch.ocspResponderKeyValidity = intOption(o.ocspResponderKeyValidity as string, '--ocsp-responder-key-validity');
+      }
+      if (o.ocspResponseValidity !== undefined) {
+        patch.ocspResponseValidity = intOption(o.ocspResponseValidity as string, '--ocsp-response-validity');
+      }
+      await editCa(store, ca, patch);
+    }),
+  );
+
+  program
+    .command('list_cas')
+    .description('List all certificate authorities.')
+    .option('-t, --tree', 'show the hierarchy')
+    .action(
+      run(async (ctx: CommandContext, o: { tree?: boolean }) => {
+        const store = await ctx.store();
+        if (o.tree) ctx.write(formatTree(await caTree(store)));
+        else ctx.write((await listCas(store)).map((ca) => caLine(ca) + '\n').join(''));
+      }),
+    );
+
+  addOptions(
+    program
+      .command('view_ca')
+      .description('Show a certificate authority.')
+      .argument('<serial>', 'serial or name of the CA'),
+    outputOptions('text'),
+  ).action(
+    run(async (ctx: CommandContext, serial: string, o: OutputOptions) => {
+      const store = await ctx.store();
+      const ca = await findCa(store, serial, { allowDisabled: true });
+      await show({ store, write: (d) => ctx.write(d) }, ca, 'ca', o);
+    }),
+  );
+}
+
+/** `<SERIAL:WITH:COLONS> - <name>`, ` (disabled)` appended for disabled CAs (cli.md). */
+export function caLine(ca: CaRecord): string {
+  return `${serialToColons(ca.serial)} - ${ca.name}${ca.enabled ? '' : ' (disabled)'}`;
+}
+
+/** Tree mode of list_cas: `│───` for non-last children, `└───` for the last, `│   `/`    ` deeper. */
+export function formatTree(roots: CaTreeNode[]): string {
+  const lines: string[] = [];
+  const walk = (nodes: CaTreeNode[], prefix: string) => {
+    nodes.forEach((node, i) => {
+      const last = i === nodes.length - 1;
+      lines.push(`${prefix}${last ? '└───' : '│───'}${caLine(node.ca)}`);
+      walk(node.children, prefix + (last ? '    ' : '│   '));
+    });
+  };
+  for (const root of roots) {
+    lines.push(caLine(root.ca));
+    walk(root.children, '');
+  }
+  return lines.map((l) => l + '\n').join('');
+}

@@ -1,0 +1,97 @@
+/**
+ * Everything a command needs, built once per invocation from the environment (the original's
+ * settings of the same names) and closed afterwards.
+ */
+import { defaultKeyBackend } from '../../adapters/keys/default-backend';
+import type { Store } from '../ports';
+import type { KeyBackends } from '../ca/key-backends';
+import { CaError } from '../ca/errors';
+import { DEFAULT_PROFILE_NAME, resolveProfiles, type Profiles, type ProfilesConfig } from '../ca/profiles';
+import type { CliIo } from './io';
+
+export interface Settings {
+  defaultHostname: string | null;
+  urlPath: string;
+  defaultProfile: string;
+  defaultCa: string | null;
+  defaultExpiresMs: number | undefined;
+}
+
+export class CommandContext {
+  private storePromise: Promise<Store> | null = null;
+  private ownsStore = false;
+  readonly settings: Settings;
+  private profileCache: Profiles | null = null;
+  private backendCache: KeyBackends | null = null;
+
+  constructor(readonly io: CliIo) {
+    const env = io.env;
+    const expiresDays = env.CA_DEFAULT_EXPIRES ? Number(env.CA_DEFAULT_EXPIRES) : undefined;
+    if (expiresDays !== undefined && !(expiresDays >= 1)) {
+      throw new CaError('invalid', `CA_DEFAULT_EXPIRES=${env.CA_DEFAULT_EXPIRES}: must be a number of days >= 1.`);
+    }
+    this.settings = {
+      defaultHostname: env.CA_DEFAULT_HOSTNAME || null,
+      urlPath: env.CA_URL_PATH ?? 'django_ca/',
+      defaultProfile: env.CA_DEFAULT_PROFILE || DEFAULT_PROFILE_NAME,
+      defaultCa: env.CA_DEFAULT_CA || null,
+      defaultExpiresMs: expiresDays === undefined ? undefined : expiresDays * 86_400_000,
+    };
+  }
+
+  /** The store; opened (and migrated) on first use so that `--help` needs no database. */
+  store(): Promise<Store> {
+    if (!this.storePromise) {
+      if (this.io.store) this.storePromise = Promise.resolve(this.io.store);
+      else {
+        this.ownsStore = true;
+        this.storePromise = (async () => {
+          // Loaded on demand: `--help` and usage errors should not pay for the database drivers.
+          // (require, not import(): with module node16 a dynamic import() stays an ES import.)
+          const { openDatabase } = require('../../adapters/store/database') as typeof import('../../adapters/store/database');
+          const { knexStore } = require('../../adapters/store/knex') as typeof import('../../adapters/store/knex');
+          const db = await openDatabase(this.io.env.DATABASE_URL);
+          const store = knexStore(db);
+          await store.migrate();
+          return store;
+        })();
+      }
+    }
+    return this.storePromise;
+  }
+
+  keyBackends(): KeyBackends {
+    this.backendCache ??=
+      this.io.keyBackends ?? [defaultKeyBackend({ keyEncryptionKey: this.io.env.CA_KEY_ENCRYPTION_KEY })];
+    return this.backendCache;
+  }
+
+  profiles(): Profiles {
+    if (!this.profileCache) {
+      let config: ProfilesConfig | undefined;
+      if (this.io.env.CA_PROFILES) {
+        try {
+          config = JSON.parse(this.io.env.CA_PROFILES) as ProfilesConfig;
+        } catch {
+          throw new CaError('invalid', 'CA_PROFILES is not valid JSON.');
+        }
+      }
+      this.profileCache = resolveProfiles(config, { defaultExpiresMs: this.settings.defaultExpiresMs });
+      if (!this.profileCache.has(this.settings.defaultProfile)) {
+        throw new CaError('invalid', `${this.settings.defaultProfile}: CA_DEFAULT_PROFILE is not a defined profile.`);
+      }
+    }
+    return this.profileCache;
+  }
+
+  write(text: string | Buffer): void {
+    this.io.stdout.write(text);
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsStore && this.storePromise) {
+      const store = await this.storePromise.catch(() => null);
+      await store?.close();
+    }
+  }
+}

@@ -1,0 +1,2 @@
+export { runCli, errorLine } from './run';
+export type { CliIo, CliStream, CliInput } from './io';
