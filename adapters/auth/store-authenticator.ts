@@ -1,0 +1,71 @@
+/**
+ * The default `Authenticator`: users and bcrypt hashes from the store.
+ *
+ * - bcrypt runs in a worker pool (bcrypt-pool.ts), never on the event loop.
+ * - An unknown username costs the same as a wrong password: a compare against a dummy hash of the
+ *   same cost (D6), so response times do not tell which usernames exist.
+ * - Verified credentials are cached briefly (credential-cache.ts) and trusted only while the user row
+ *   is unchanged.
+ */
+import type { ApiUser, Authenticator, Store } from '../../lib/ports';
+import { BcryptPool, type BcryptPoolOptions } from './bcrypt-pool';
+import { CredentialCache, type CredentialCacheOptions } from './credential-cache';
+
+/**
+ * A bcrypt hash (cost 10) of 24 random bytes nobody kept. Compared against when the user does not
+ * exist; cost 10 matches the hashes `create_api_user` writes.
+ */
+export const DUMMY_BCRYPT_HASH = '$2b$10$E1yJy18FJXzPULCw82w1deTL77fReu7kJo4U0mmc182p0aWzr6mIW';
+
+export interface StoreAuthenticatorOptions {
+  /** Share a pool between authenticators; by default each creates (and closes) its own. */
+  pool?: BcryptPool;
+  poolOptions?: BcryptPoolOptions;
+  cache?: CredentialCacheOptions;
+}
+
+export interface StoreAuthenticator extends Authenticator {
+  readonly pool: BcryptPool;
+  readonly cache: CredentialCache;
+  /** Forget cached credentials of a user (for hosts that change users without bumping `updated`). */
+  invalidate(username: string): void;
+  /** Stop the pool threads (if this authenticator created the pool). */
+  close(): Promise<void>;
+}
+
+export function storeAuthenticator(
+  store: Pick<Store, 'findUser'>,
+  options: StoreAuthenticatorOptions = {},
+): StoreAuthenticator {
+  const ownsPool = options.pool === undefined;
+  const pool = options.pool ?? new BcryptPool(options.poolOptions);
+  const cache = new CredentialCache(options.cache);
+
+  return {
+    pool,
+    cache,
+    invalidate: (username) => cache.invalidateUser(username),
+    close: async () => {
+      cache.clear();
+      if (ownsPool) await pool.close();
+    },
+    async authenticate(username: string, password: string): Promise<ApiUser | null> {
+      const user = await store.findUser(username);
+      if (user) {
+        const cached = cache.get(username, password);
+        if (cached && cached.userId === user.id && cached.userUpdated === user.updated.getTime()) {
+          return { id: user.id, username: user.username };
+        }
+      }
+      let match: boolean;
+      try {
+        match = await pool.compare(password, user ? user.passwordHash : DUMMY_BCRYPT_HASH);
+      } catch {
+        match = false; // an unreadable stored hash is a failed login, not a server error
+      }
+      if (!user || !match) return null;
+      cache.set(username, password, { userId: user.id, userUpdated: user.updated.getTime() });
+      return { id: user.id, username: user.username };
+    },
+  };
+}

@@ -1,0 +1,349 @@
+/**
+ * Request validation against schemas/*.json (JSON Schema 2020-12), with errors in django-ninja's 422
+ * shape: `{type, loc, msg[, ctx]}`, `loc` starting with the source (`body` + parameter name, or
+ * `query`), messages worded like pydantic's so that clients of the original see familiar text.
+ *
+ * The same schema files feed the OpenAPI document (lib/openapi/document.ts): one source of truth.
+ * Schemas are compiled once per process.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { Loc, ValidationItem } from './http-errors';
+import { findLoneSurrogates, NO_BODY, type ParsedBody } from './json-body';
+
+export const SCHEMA_BASE = 'https://express-ca-api.dev/schemas/';
+
+export type JsonSchema = Record<string, unknown>;
+
+/** `schemas/` of the package, both from source (lib/api) and from the build (dist/lib/api). */
+export function schemaDir(): string {
+  for (const candidate of ['../../schemas', '../../../schemas']) {
+    const dir = path.resolve(__dirname, candidate);
+    if (fs.existsSync(path.join(dir, 'SignCertificate.json'))) return dir;
+  }
+  throw new Error(`express-ca-api: cannot find the schemas/ directory near ${__dirname}`);
+}
+
+let loaded: Map<string, JsonSchema> | null = null;
+
+/** Every schema file by name (`SignCertificate`), parsed. Read once. */
+export function loadSchemas(): Map<string, JsonSchema> {
+  if (loaded) return loaded;
+  const dir = schemaDir();
+  const map = new Map<string, JsonSchema>();
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    map.set(file.slice(0, -5), JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as JsonSchema);
+  }
+  loaded = map;
+  return map;
+}
+
+let ajvInstance: Ajv2020 | null = null;
+
+function ajv(): Ajv2020 {
+  if (ajvInstance) return ajvInstance;
+  const instance = new Ajv2020({ allErrors: true, discriminator: true, verbose: true, strict: true, allowUnionTypes: true });
+  addFormats(instance);
+  // Annotations of ours: the message of a `const` rule, and the model name for "not an object".
+  instance.addKeyword({ keyword: 'x-error', schemaType: 'string' });
+  instance.addKeyword({ keyword: 'x-class-name', schemaType: 'string' });
+  for (const schema of loadSchemas().values()) instance.addSchema(schema);
+  ajvInstance = instance;
+  return instance;
+}
+
+const compiled = new Map<string, ValidateFunction>();
+
+export function validatorFor(name: string): ValidateFunction {
+  let fn = compiled.get(name);
+  if (!fn) {
+    fn = ajv().getSchema(`${SCHEMA_BASE}${name}.json`);
+    if (!fn) throw new Error(`express-ca-api: no schema named ${name}`);
+    compiled.set(name, fn);
+  }
+  return fn;
+}
+
+/** Compile every schema now, so that a broken schema fails at startup and not in a request. */
+export function compileAll(): void {
+  for (const name of loadSchemas().keys()) validatorFor(name);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// ajv errors → 422 items
+
+const quote = (v: unknown): string => `'${String(v)}'`;
+
+/** pydantic's list rendering: `'a', 'b' or 'c'`. */
+function orList(values: unknown[]): string {
+  const q = values.map(quote);
+  return q.length <= 1 ? q.join('') : `${q.slice(0, -1).join(', ')} or ${q[q.length - 1]}`;
+}
+
+function typeItem(expected: string, value: unknown): Pick<ValidationItem, 'type' | 'msg'> {
+  switch (expected) {
+    case 'string':
+      return { type: 'string_type', msg: 'Input should be a valid string' };
+    case 'integer':
+      return typeof value === 'number'
+        ? { type: 'int_from_float', msg: 'Input should be a valid integer, got a number with a fractional part' }
+        : { type: 'int_type', msg: 'Input should be a valid integer' };
+    case 'number':
+      return { type: 'float_type', msg: 'Input should be a valid number' };
+    case 'boolean':
+      return { type: 'bool_type', msg: 'Input should be a valid boolean' };
+    case 'array':
+      return { type: 'list_type', msg: 'Input should be a valid list' };
+    case 'object':
+      return { type: 'dict_type', msg: 'Input should be a valid dictionary' };
+    case 'null':
+      return { type: 'none_required', msg: 'Input should be None' };
+    default:
+      return { type: 'value_error', msg: `Input should be of type ${expected}` };
+  }
+}
+
+function valueError(message: string): Pick<ValidationItem, 'type' | 'msg' | 'ctx'> {
+  return { type: 'value_error', msg: `Value error, ${message}`, ctx: { error: message } };
+}
+
+/** One ajv error → the type/msg/ctx part of a 422 item (loc is computed separately). */
+function describe(e: ErrorObject): Pick<ValidationItem, 'type' | 'msg' | 'ctx'> | null {
+  const p = e.params as Record<string, unknown>;
+  const parent = (e.parentSchema ?? {}) as JsonSchema;
+  switch (e.keyword) {
+    case 'required':
+      return { type: 'missing', msg: 'Field required' };
+    case 'type': {
+      const expected = String(p.type).split(',').find((t) => t !== 'null') ?? String(p.type);
+      return typeItem(expected, e.data);
+    }
+    case 'enum': {
+      const values = (p.allowedValues as unknown[]).filter((v) => v !== null);
+      return { type: 'literal_error', msg: `Input should be ${orList(values)}`, ctx: { expected: orList(values) } };
+    }
+    case 'const':
+      if (typeof parent['x-error'] === 'string') return valueError(parent['x-error']);
+      return { type: 'literal_error', msg: `Input should be ${quote(p.allowedValue)}`, ctx: { expected: quote(p.allowedValue) } };
+    case 'maxLength':
+      return { type: 'string_too_long', msg: `String should have at most ${String(p.limit)} characters`, ctx: { max_length: p.limit } };
+    case 'minLength':
+      return { type: 'string_too_short', msg: `String should have at least ${String(p.limit)} characters`, ctx: { min_length: p.limit } };
+    case 'minItems':
+      if (p.limit === 1) return valueError('value must not be empty');
+      return { type: 'too_short', msg: `List should have at least ${String(p.limit)} items`, ctx: { min_length: p.limit } };
+    case 'maxItems':
+      return { type: 'too_long', msg: `List should have at most ${String(p.limit)} items`, ctx: { max_length: p.limit } };
+    case 'minimum':
+      return { type: 'greater_than_equal', msg: `Input should be greater than or equal to ${String(p.limit)}`, ctx: { ge: p.limit } };
+    case 'maximum':
+      return { type: 'less_than_equal', msg: `Input should be less than or equal to ${String(p.limit)}`, ctx: { le: p.limit } };
+    case 'pattern':
+      return { type: 'string_pattern_mismatch', msg: `String should match pattern '${String(p.pattern)}'`, ctx: { pattern: p.pattern } };
+    case 'format':
+      if (p.format === 'date-time') {
+        return { type: 'datetime_parsing', msg: 'Input should be a valid datetime in RFC 3339 format, with a timezone' };
+      }
+      return valueError(`value is not a valid ${String(p.format)}`);
+    case 'discriminator': {
+      const tag = String(p.tag);
+      if (p.error === 'tag') {
+        return { type: 'union_tag_not_found', msg: `Unable to extract tag using discriminator '${tag}'`, ctx: { discriminator: `'${tag}'` } };
+      }
+      const expected = discriminatorTags(parent);
+      return {
+        type: 'union_tag_invalid',
+        msg: `Input tag '${String(p.tagValue)}' found using '${tag}' does not match any of the expected tags: ${expected.map(quote).join(', ')}`,
+        ctx: { discriminator: `'${tag}'`, tag: String(p.tagValue), expected_tags: expected.map(quote).join(', ') },
+      };
+    }
+    case 'if':
+      return null; // the failing `then` branch reports the real problem
+    default:
+      return valueError(e.message ?? 'invalid value');
+  }
+}
+
+/** The `type` constants of a discriminated `oneOf` (for the "expected tags" message). */
+function discriminatorTags(schema: JsonSchema): string[] {
+  const tags: string[] = [];
+  for (const branch of (schema.oneOf as JsonSchema[] | undefined) ?? []) {
+    const ref = branch.$ref as string | undefined;
+    const target = ref ? loadSchemas().get(ref.replace(/\.json$/, '')) : branch;
+    const props = (target?.properties ?? {}) as Record<string, JsonSchema>;
+    if (props.type && 'const' in props.type) tags.push(String(props.type.const));
+  }
+  return tags;
+}
+
+/**
+ * ajv's JSON pointer → a ninja `loc` path. Array indexes become numbers; inside an `extensions` list
+ * the extension's `type` is inserted after the index, as pydantic does for discriminated unions
+ * (`['extensions', 0, 'key_usage', 'value', 0]`).
+ */
+function pointerToLoc(pointer: string, data: unknown): Loc {
+  const loc: Loc = [];
+  let node: unknown = data;
+  let parentKey: string | number | null = null;
+  const segments = pointer.split('/').slice(1);
+  segments.forEach((raw, position) => {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) {
+      const index = Number(key);
+      loc.push(index);
+      node = node[index];
+      // Only for problems *inside* the extension: a bad tag itself is reported at the index.
+      const inside = position < segments.length - 1;
+      if (inside && parentKey === 'extensions' && isObject(node) && typeof node.type === 'string') loc.push(node.type);
+      parentKey = index;
+    } else {
+      loc.push(key);
+      node = isObject(node) ? node[key] : undefined;
+      parentKey = key;
+    }
+  });
+  return loc;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const isPrefix = (a: string, b: string): boolean => b === a || b.startsWith(`${a}/`);
+
+/**
+ * Drop errors that only echo a more precise one: "must match a schema in anyOf" / "must be null"
+ * of a nullable field whose non-null branch failed in detail.
+ */
+function prune(errors: ErrorObject[]): ErrorObject[] {
+  const isSummary = (e: ErrorObject): boolean =>
+    e.keyword === 'anyOf' ||
+    e.keyword === 'oneOf' ||
+    e.keyword === 'if' ||
+    (e.keyword === 'type' && (e.params as { type?: string }).type === 'null');
+  // A missing discriminator is reported once, as union_tag_not_found, not also as a missing field.
+  const tagErrors = errors.filter((e) => e.keyword === 'discriminator');
+  const isMissingTag = (e: ErrorObject): boolean =>
+    e.keyword === 'required' &&
+    tagErrors.some(
+      (t) => t.instancePath === e.instancePath && (t.params as { tag?: string }).tag === (e.params as { missingProperty?: string }).missingProperty,
+    );
+  return errors.filter((e) => {
+    if (isMissingTag(e)) return false;
+    if (!isSummary(e)) return true;
+    const others = errors.filter((o) => o !== e && !isSummary(o) && isPrefix(e.instancePath, o.instancePath));
+    return others.length === 0;
+  });
+}
+
+/** Convert ajv's errors for `data` into 422 items, loc prefixed with `prefix`, in field order. */
+export function toValidationItems(errors: ErrorObject[], data: unknown, prefix: Loc, fieldOrder: string[] = []): ValidationItem[] {
+  const items: ValidationItem[] = [];
+  const seen = new Set<string>();
+  for (const e of prune(errors)) {
+    const d = describe(e);
+    if (!d) continue;
+    const loc = [...prefix, ...pointerToLoc(e.instancePath, data)];
+    if (e.keyword === 'required') loc.push(String((e.params as { missingProperty: string }).missingProperty));
+    const key = JSON.stringify([loc, d.type]);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    items.push({ type: d.type, loc, msg: d.msg, ...(d.ctx ? { ctx: d.ctx } : {}) });
+  }
+  const rank = (item: ValidationItem): number => {
+    const i = fieldOrder.indexOf(String(item.loc[prefix.length]));
+    return i === -1 ? fieldOrder.length : i;
+  };
+  return items.map((item, i) => ({ item, i })).sort((a, b) => rank(a.item) - rank(b.item) || a.i - b.i).map((x) => x.item);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Bodies and query strings
+
+function propertyNames(schemaName: string): string[] {
+  const props = loadSchemas().get(schemaName)?.properties;
+  return isObject(props) ? Object.keys(props) : [];
+}
+
+function unicodeItems(value: unknown, prefix: Loc): ValidationItem[] {
+  return findLoneSurrogates(value).map((loc) => ({
+    type: 'string_unicode',
+    loc: [...prefix, ...loc],
+    msg: 'Input should be a valid string, unable to parse raw data as a unicode string',
+  }));
+}
+
+/**
+ * Validate a parsed JSON body against `schemaName`. Returns the body or the 422 items.
+ * `param` is the handler's parameter name that ninja puts in `loc[1]` (`data`, `revocation`).
+ */
+export function validateBody(
+  schemaName: string,
+  param: string,
+  body: ParsedBody,
+): { ok: true; value: Record<string, unknown> } | { ok: false; items: ValidationItem[] } {
+  const prefix: Loc = ['body', param];
+  if (body === NO_BODY) return { ok: false, items: [{ type: 'missing', loc: prefix, msg: 'Field required' }] };
+  if (!isObject(body)) {
+    const className = String(loadSchemas().get(schemaName)?.['x-class-name'] ?? schemaName);
+    return {
+      ok: false,
+      items: [{ type: 'model_type', loc: prefix, msg: `Input should be a valid dictionary or instance of ${className}`, ctx: { class_name: className } }],
+    };
+  }
+  const surrogates = unicodeItems(body, prefix);
+  if (surrogates.length) return { ok: false, items: surrogates };
+  const validate = validatorFor(schemaName);
+  if (validate(body)) return { ok: true, value: body };
+  return { ok: false, items: toValidationItems(validate.errors ?? [], body, prefix, propertyNames(schemaName)) };
+}
+
+const TRUE = new Set(['1', 'true', 't', 'yes', 'y', 'on']);
+const FALSE = new Set(['0', 'false', 'f', 'no', 'n', 'off']);
+
+/**
+ * Coerce and validate query parameters declared by `schemaName`; unknown parameters are ignored and a
+ * repeated parameter takes its last value (as upstream). Booleans accept pydantic's lax spellings.
+ */
+export function validateQuery(
+  schemaName: string,
+  query: Record<string, unknown>,
+): { ok: true; value: Record<string, unknown> } | { ok: false; items: ValidationItem[] } {
+  const schema = loadSchemas().get(schemaName);
+  const props = (isObject(schema?.properties) ? schema.properties : {}) as Record<string, JsonSchema>;
+  const value: Record<string, unknown> = {};
+  const items: ValidationItem[] = [];
+  for (const [name, prop] of Object.entries(props)) {
+    let raw = query[name];
+    if (raw === undefined) {
+      if ('default' in prop) value[name] = prop.default;
+      continue;
+    }
+    if (Array.isArray(raw)) raw = raw[raw.length - 1];
+    if (typeof raw !== 'string') raw = String(raw);
+    const text = raw as string;
+    if (!isWellFormedText(text)) {
+      items.push(...unicodeItems(text, ['query', name]));
+      continue;
+    }
+    if (prop.type === 'boolean') {
+      const lower = text.toLowerCase();
+      if (TRUE.has(lower)) value[name] = true;
+      else if (FALSE.has(lower)) value[name] = false;
+      else items.push({ type: 'bool_parsing', loc: ['query', name], msg: 'Input should be a valid boolean, unable to interpret input' });
+    } else if (prop.type === 'integer') {
+      if (/^[+-]?\d+$/.test(text.trim())) value[name] = Number(text.trim());
+      else items.push({ type: 'int_parsing', loc: ['query', name], msg: 'Input should be a valid integer, unable to parse string as an integer' });
+    } else value[name] = text;
+  }
+  if (items.length) return { ok: false, items };
+  const validate = validatorFor(schemaName);
+  if (validate(value)) return { ok: true, value };
+  return { ok: false, items: toValidationItems(validate.errors ?? [], value, ['query'], Object.keys(props)) };
+}
+
+function isWellFormedText(s: string): boolean {
+  return findLoneSurrogates(s).length === 0;
+}

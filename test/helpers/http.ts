@@ -1,0 +1,110 @@
+/**
+ * Shared helpers for HTTP-level tests: an Express app around `createCaApiRouter`, Basic
+ * Authorization headers, and a tiny in-memory user store for tests whose subject is not the store.
+ */
+import express, { type Express } from 'express';
+import * as bcrypt from 'bcryptjs';
+import { createCaApiRouter, type CaApiRouter, type CaApiRouterOptions, type CreateCaApiRouterInternals } from '../../lib/router';
+import type { OrderRunner, Permission, Store, UserRecord } from '../../lib/ports';
+
+/** `Basic base64(user:password)` */
+export function basicAuth(username: string, password: string): string {
+  return `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
+}
+
+/** Headers object with a Basic Authorization header. */
+export function authHeader(username: string, password: string): { Authorization: string } {
+  return { Authorization: basicAuth(username, password) };
+}
+
+export interface TestApp {
+  app: Express;
+  router: CaApiRouter;
+  close(): Promise<void>;
+}
+
+/**
+ * An order runner that does nothing: infrastructure tests have no orders, and the default in-process
+ * runner would poll a store that (for `memoryUserStore`) has no order tables.
+ */
+export function idleOrderRunner(): OrderRunner {
+  return { start: async () => {}, stop: async () => {}, notify: () => {} };
+}
+
+/**
+ * An app with the router mounted (at `mountPath` if given) and a host route behind it that answers
+ * `{"host": true}` for anything the router passes on.
+ */
+export function buildApp(
+  options: CaApiRouterOptions,
+  internals: CreateCaApiRouterInternals = {},
+  mountPath?: string,
+): TestApp {
+  const app = express();
+  const router = createCaApiRouter({ env: {}, orderRunner: idleOrderRunner(), ...options }, internals);
+  if (mountPath) app.use(mountPath, router);
+  else app.use(router);
+  app.use((req, res) => {
+    res.status(299).json({ host: true, path: req.originalUrl });
+  });
+  return { app, router, close: () => router.close() };
+}
+
+/** bcrypt hash for test users; cost 4 keeps tests fast where the cost is not the subject. */
+export function hashPassword(password: string, cost = 4): string {
+  return bcrypt.hashSync(password, cost);
+}
+
+export interface MemoryUserStore extends Store {
+  readonly users: UserRecord[];
+  /** How often each method was called (to show what a request did, e.g. no store access). */
+  readonly calls: Record<string, number>;
+}
+
+/**
+ * A Store holding only users (the part auth needs). Any other method throws, so a test notices
+ * immediately when a request reaches further than it should.
+ */
+export function memoryUserStore(): MemoryUserStore {
+  const users: UserRecord[] = [];
+  const calls: Record<string, number> = {};
+  let clock = Date.now();
+  const tick = (): Date => new Date(++clock); // strictly increasing `updated` stamps
+  const copy = (u: UserRecord | undefined): UserRecord | null => (u ? { ...u, permissions: [...u.permissions] } : null);
+  const impl: Partial<Store> = {
+    async createUser(username: string, passwordHash: string, permissions: Permission[]) {
+      const user: UserRecord = { id: users.length + 1, username, passwordHash, permissions: [...permissions], updated: tick() };
+      users.push(user);
+      return copy(user) as UserRecord;
+    },
+    async findUser(username: string) {
+      return copy(users.find((u) => u.username === username));
+    },
+    async getUserById(id: number) {
+      return copy(users.find((u) => u.id === id));
+    },
+    async updateUser(id: number, patch: { passwordHash?: string; permissions?: Permission[] }) {
+      const user = users.find((u) => u.id === id);
+      if (!user) throw new Error(`no user ${id}`);
+      if (patch.passwordHash !== undefined) user.passwordHash = patch.passwordHash;
+      if (patch.permissions !== undefined) user.permissions = [...patch.permissions];
+      user.updated = tick();
+      return copy(user) as UserRecord;
+    },
+    async close() {},
+  };
+  return new Proxy(impl, {
+    get(target, prop) {
+      if (prop === 'users') return users;
+      if (prop === 'calls') return calls;
+      if (prop === 'then') return undefined; // not a thenable
+      const name = String(prop);
+      const fn = (target as Record<string, unknown>)[name];
+      return async (...args: unknown[]) => {
+        calls[name] = (calls[name] ?? 0) + 1;
+        if (typeof fn !== 'function') throw new Error(`memoryUserStore: ${name} is not implemented`);
+        return (fn as (...a: unknown[]) => Promise<unknown>)(...args);
+      };
+    },
+  }) as MemoryUserStore;
+}
