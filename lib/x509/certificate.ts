@@ -50,7 +50,12 @@ export interface ParsedCertificate {
   extensions: Extension[];
   /** The `certificate` field of models.md §7. */
   json: CertificateJson;
-  fingerprints: Fingerprints;
+  /**
+   * Digests of the DER in the eight algorithms of models.md §2.2. Computed on first access: they
+   * cost as much as the rest of the parse together (four of them are SHA-3), and many readers of a
+   * certificate (the builder, chain checks) never look at them.
+   */
+  readonly fingerprints: Fingerprints;
 }
 
 const TAG_SEQUENCE = 0x30;
@@ -152,6 +157,7 @@ export function parseCertificate(input: string | Buffer): ParsedCertificate {
     pem,
   };
 
+  let fingerprints: Fingerprints | undefined;
   return {
     der,
     tbsDer: slice(der, tbsTlv),
@@ -169,7 +175,9 @@ export function parseCertificate(input: string | Buffer): ParsedCertificate {
     signature: sigBits.bytes,
     extensions,
     json,
-    fingerprints: computeFingerprints(der),
+    get fingerprints() {
+      return (fingerprints ??= computeFingerprints(der));
+    },
   };
 }
 
