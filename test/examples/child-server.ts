@@ -1,0 +1,65 @@
+/**
+ * The example host server as a child process (node -r ts-node/register/transpile-only), for tests
+ * that need a real process: walk the printed flow, kill it mid-order, restart it on the same data.
+ */
+import { spawn, type ChildProcess } from 'child_process';
+import * as path from 'path';
+
+export const SERVER = path.resolve(__dirname, '../../examples/host-server/server.ts');
+const ROOT = path.resolve(__dirname, '../..');
+
+export interface ChildServer {
+  child: ChildProcess;
+  /** Everything printed so far. */
+  output(): string;
+  apiRoot: string;
+  username: string;
+  password: string;
+  caSerial: string;
+}
+
+/** Start the example server; resolves once it printed its walk-through. */
+export function startChildServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ChildServer> {
+  const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), SERVER], {
+    cwd: env.CA_DATA_DIR ?? ROOT,
+    env: { ...process.env, PORT: '0', TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${out}`));
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${out}`));
+    });
+    const check = () => {
+      if (!out.includes('--- end ---')) return;
+      clearTimeout(timer);
+      child.stdout?.off('data', check);
+      const api = /^API='([^']+)'$/m.exec(out);
+      const user = /username: (\S+)/.exec(out);
+      const pass = /password: (\S+)/.exec(out);
+      const ca = /^CA='([0-9A-F]+)'$/m.exec(out);
+      if (!api || !user || !pass || !ca) {
+        reject(new Error(`unexpected output:\n${out}`));
+        return;
+      }
+      child.removeAllListeners('exit');
+      resolve({ child, output: () => out, apiRoot: api[1], username: user[1], password: pass[1], caSerial: ca[1] });
+    };
+    child.stdout?.on('data', check);
+  });
+}
+
+export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}

@@ -1,0 +1,57 @@
+/**
+ * The example host server, started as its own process on a random port with a fresh data directory:
+ * the printed walk-through (curl + openssl + node) runs as printed and ends with `openssl verify`
+ * saying OK; a restart keeps the CAs and the credentials.
+ */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { startChildServer, stopChild, type ChildServer } from './child-server';
+
+let dir: string;
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'host-server-'));
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function walkThrough(server: ChildServer): string {
+  const out = server.output();
+  return out.slice(out.indexOf('--- walk-through ---') + '--- walk-through ---'.length, out.indexOf('--- end ---'));
+}
+
+test('first start prints a working walk-through; a restart keeps the data', async () => {
+  const env = { CA_DATA_DIR: path.join(dir, 'data') };
+  fs.mkdirSync(env.CA_DATA_DIR);
+  const first = await startChildServer(env);
+  try {
+    expect(first.output()).toContain('generated a development key-encryption key');
+    expect(first.output()).toMatch(/API docs: http:\/\/localhost:\d+\/django_ca\/api\/docs\//);
+    const work = fs.mkdtempSync(path.join(dir, 'walk-'));
+    fs.writeFileSync(path.join(work, 'walk.sh'), walkThrough(first));
+    const result = execFileSync('bash', ['-e', 'walk.sh'], { cwd: work, encoding: 'utf8', timeout: 60_000 });
+    expect(result).toMatch(/order [A-Za-z0-9]+: issued/);
+    expect(result).toContain('demo.pem: OK');
+    // The leaf is an end-entity certificate for the requested name (openssl as the oracle).
+    const text = execFileSync('openssl', ['x509', '-in', path.join(work, 'demo.pem'), '-noout', '-text'], { encoding: 'utf8' });
+    expect(text).toContain('DNS:demo.example.com');
+    expect(text).toContain('CA:FALSE');
+  } finally {
+    await stopChild(first.child);
+  }
+
+  const second = await startChildServer(env);
+  try {
+    expect(second.output()).not.toContain('Created a root CA');
+    expect(second.output()).toContain('using the development key-encryption key');
+    expect([second.username, second.password, second.caSerial]).toEqual([first.username, first.password, first.caSerial]);
+    const res = await fetch(`${second.apiRoot}/ca/`, {
+      headers: { Authorization: `Basic ${Buffer.from(`${second.username}:${second.password}`).toString('base64')}` },
+    });
+    expect(res.status).toBe(200);
+    const cas = (await res.json()) as { certificate: { serial: string } }[];
+    expect(cas.map((c) => c.certificate.serial)).toEqual([first.caSerial]);
+  } finally {
+    await stopChild(second.child);
+  }
+});
