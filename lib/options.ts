@@ -6,6 +6,7 @@
  * Environment variables with the names of the original settings (`CA_ENABLE_REST_API`,
  * `CA_URL_PATH`) are read only when the option itself is absent.
  */
+import { defaultKeyBackend } from '../adapters/keys';
 import type {
   Authenticator,
   KeyBackend,
@@ -43,7 +44,7 @@ export interface CaApiRouterOptions {
   urlPath?: string;
   /** Persistence; required when the API is enabled. */
   store?: Store;
-  /** Key backends by alias (the CA row's `key_backend_alias`). */
+  /** Key backends by alias (the CA row's `key_backend_alias`). Default `{ default: defaultKeyBackend() }`. */
   keyBackends?: Record<string, KeyBackend>;
   /** Default: `storeAuthenticator(store)` (bcrypt hashes of the store's users). */
   authenticator?: Authenticator;
@@ -231,7 +232,9 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
     throw new OptionsError('option `store` is required when the REST API is enabled, e.g. createCaApiRouter({ enableRestApi: true, store: knexStore(db) })');
   }
 
-  const keyBackends = options.keyBackends ?? {};
+  // Without an explicit choice, CA keys live in the store encrypted under CA_KEY_ENCRYPTION_KEY, as the
+  // admin functions and `ca-admin` put them there.
+  const keyBackends = options.keyBackends ?? (enableRestApi ? { default: defaultKeyBackend() } : {});
   if (!isPlainObject(keyBackends)) {
     throw new OptionsError(`option \`keyBackends\` must be an object mapping aliases to key backends (got ${show(keyBackends)})`);
   }

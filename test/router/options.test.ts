@@ -33,6 +33,13 @@ describe('createCaApiRouter options', () => {
     expect(explicit.urlPath).toBe('x/');
   });
 
+  test('an enabled API without keyBackends uses the default key backend (keys in the store)', () => {
+    const enabled = resolveOptions({ store, enableRestApi: true, env: {} });
+    expect(Object.keys(enabled.keyBackends)).toEqual(['default']);
+    expect(enabled.keyBackends.default.alias).toBe('default');
+    expect(resolveOptions({ env: {} }).keyBackends).toEqual({});
+  });
+
   test('defaultExpires in days or ms', () => {
     expect(resolveOptions({ env: {}, defaultExpires: 2 }).defaultExpiresMs).toBe(2 * 86_400_000);
     expect(resolveOptions({ env: {}, defaultExpires: { days: 1 } }).defaultExpiresMs).toBe(86_400_000);
