@@ -13,7 +13,7 @@ import { formatDuration } from '../x509/datetime';
 import { CONFIGURABLE_EXTENSION_TYPES, parseExtension } from '../x509/extensions';
 import { parseName } from '../x509/name';
 import { parseRfc4514 } from '../x509/rfc4514';
-import type { Extension, ExtensionType, HashAlgorithmName, Name } from '../x509/types';
+import { HASH_ALGORITHMS, type Extension, type ExtensionType, type HashAlgorithmName, type Name } from '../x509/types';
 
 const DAY_MS = 86_400_000;
 
@@ -22,16 +22,7 @@ export const DEFAULT_EXPIRES_MS = 100 * DAY_MS;
 /** CA_DEFAULT_PROFILE. */
 export const DEFAULT_PROFILE_NAME = 'webserver';
 
-export const HASH_ALGORITHMS: readonly HashAlgorithmName[] = [
-  'SHA-224',
-  'SHA-256',
-  'SHA-384',
-  'SHA-512',
-  'SHA3/224',
-  'SHA3/256',
-  'SHA3/384',
-  'SHA3/512',
-];
+export { HASH_ALGORITHMS };
 
 export function isHashAlgorithm(value: unknown): value is HashAlgorithmName {
   return typeof value === 'string' && (HASH_ALGORITHMS as readonly string[]).includes(value);

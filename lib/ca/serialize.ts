@@ -5,19 +5,10 @@
  */
 import type { CaRecord, CertificateRecord, OrderRecord } from '../ports';
 import { formatUtc } from '../x509/datetime';
-import type { CertificateJson, Extension, Fingerprints, HashAlgorithmName } from '../x509/types';
+import { HASH_ALGORITHMS, type CertificateJson, type Extension, type Fingerprints, type HashAlgorithmName } from '../x509/types';
 
-/** models.md §2.2: the fixed order of fingerprint keys. */
-export const FINGERPRINT_ORDER: readonly HashAlgorithmName[] = [
-  'SHA-224',
-  'SHA-256',
-  'SHA-384',
-  'SHA-512',
-  'SHA3/224',
-  'SHA3/256',
-  'SHA3/384',
-  'SHA3/512',
-];
+/** models.md §2.2: the fixed order of fingerprint keys (the order of the hash algorithm names). */
+export const FINGERPRINT_ORDER: readonly HashAlgorithmName[] = HASH_ALGORITHMS;
 
 export interface CaJson {
   id: number;

@@ -3,25 +3,13 @@
  * bytes joined by ':'.
  */
 import * as crypto from 'crypto';
-import type { Fingerprints, HashAlgorithmName } from './types';
+import { nodeHashName } from './algorithms';
+import { HASH_ALGORITHMS, type Fingerprints, type HashAlgorithmName } from './types';
 
-/** The API's fingerprint keys, in emission order, with their node:crypto digest names. */
-const FINGERPRINT_ALGORITHMS: readonly (readonly [HashAlgorithmName, string])[] = [
-  ['SHA-224', 'sha224'],
-  ['SHA-256', 'sha256'],
-  ['SHA-384', 'sha384'],
-  ['SHA-512', 'sha512'],
-  ['SHA3/224', 'sha3-224'],
-  ['SHA3/256', 'sha3-256'],
-  ['SHA3/384', 'sha3-384'],
-  ['SHA3/512', 'sha3-512'],
-];
-
-const NODE_NAMES: Readonly<Record<string, string>> = {
-  MD5: 'md5',
-  SHA1: 'sha1',
-  ...Object.fromEntries(FINGERPRINT_ALGORITHMS),
-};
+/** The API's fingerprint keys, in emission order (models.md §2.2), with their digest names. */
+const FINGERPRINT_ALGORITHMS: readonly (readonly [HashAlgorithmName, string])[] = HASH_ALGORITHMS.map(
+  (name) => [name, nodeHashName(name)] as const,
+);
 
 const BYTE_HEX: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).toUpperCase().padStart(2, '0'));
 
@@ -52,7 +40,5 @@ export function fingerprints(der: Buffer): Fingerprints {
 
 /** One fingerprint; MD5 and SHA1 are available for display and comparison only. */
 export function fingerprint(der: Buffer, algorithm: 'MD5' | 'SHA1' | HashAlgorithmName): string {
-  const nodeName = NODE_NAMES[algorithm];
-  if (!nodeName) throw new TypeError(`unknown fingerprint algorithm ${algorithm}`);
-  return colonHex(digest(nodeName, der));
+  return colonHex(digest(nodeHashName(algorithm), der));
 }

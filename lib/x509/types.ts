@@ -68,15 +68,22 @@ export interface Extension<V = unknown> {
   value: V;
 }
 
-export type HashAlgorithmName =
-  | 'SHA-224'
-  | 'SHA-256'
-  | 'SHA-384'
-  | 'SHA-512'
-  | 'SHA3/224'
-  | 'SHA3/256'
-  | 'SHA3/384'
-  | 'SHA3/512';
+/**
+ * The hash algorithms of models.md §2.1 that signing accepts, in the order the API lists them (also
+ * the order of the fingerprint keys, §2.2).
+ */
+export const HASH_ALGORITHMS = [
+  'SHA-224',
+  'SHA-256',
+  'SHA-384',
+  'SHA-512',
+  'SHA3/224',
+  'SHA3/256',
+  'SHA3/384',
+  'SHA3/512',
+] as const;
+
+export type HashAlgorithmName = (typeof HASH_ALGORITHMS)[number];
 
 /** Display-only names a certificate's signature may report. */
 export type SignatureHashName = HashAlgorithmName | 'MD5' | 'SHA1';
