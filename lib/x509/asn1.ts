@@ -400,3 +400,17 @@ export function oidFromContent(bytes: Uint8Array, what = 'OBJECT IDENTIFIER'): s
   if (bytes.length === 0 || (bytes[bytes.length - 1] & 0x80) !== 0) throw parseError(`${what}: malformed OID`);
   return forge.asn1.derToOid(forge.util.createBuffer(toBinary(bytes)));
 }
+
+/**
+ * The envelope shared by every signed structure (Certificate, CertificationRequest, CRL):
+ * `SEQUENCE { toBeSigned SEQUENCE, signatureAlgorithm, signature }` filling the whole buffer.
+ * Returns the three parts' positions; `what` names the structure in errors.
+ */
+export function readSignedEnvelope(der: Buffer, what: string): [Tlv, Tlv, Tlv] {
+  const top = readTlv(der, 0, der.length, what);
+  if (top.tag !== 0x30) throw parseError(`${what}: not a SEQUENCE`);
+  if (top.end !== der.length) throw parseError(`${what}: trailing bytes after the ${what}`);
+  const parts = readTlvChildren(der, top, what);
+  if (parts.length !== 3 || parts[0].tag !== 0x30) throw parseError(`${what}: malformed signed structure`);
+  return parts as [Tlv, Tlv, Tlv];
+}

@@ -15,7 +15,7 @@ import {
   readInteger,
   readSequence,
   readTime,
-  readTlv,
+  readSignedEnvelope,
   readTlvChildren,
 } from './asn1';
 import { SignatureAlgorithm, decodeSignatureAlgorithm, signatureParametersJson, verifySignature } from './algorithms';
@@ -58,7 +58,6 @@ export interface ParsedCertificate {
   readonly fingerprints: Fingerprints;
 }
 
-const TAG_SEQUENCE = 0x30;
 const TAG_VERSION = 0xa0; // [0] EXPLICIT
 const TAG_ISSUER_UID = 0x81; // [1] IMPLICIT BIT STRING
 const TAG_SUBJECT_UID = 0x82; // [2] IMPLICIT BIT STRING
@@ -74,11 +73,7 @@ export function parseCertificate(input: string | Buffer): ParsedCertificate {
   const what = 'certificate';
 
   // 1. Byte positions of the envelope.
-  const top = readTlv(der, 0, der.length, what);
-  if (top.tag !== TAG_SEQUENCE) throw parseError(`${what}: not a SEQUENCE`);
-  if (top.end !== der.length) throw parseError(`${what}: trailing bytes after the certificate`);
-  const outer = readTlvChildren(der, top, what);
-  if (outer.length !== 3 || outer[0].tag !== TAG_SEQUENCE) throw parseError(`${what}: malformed Certificate`);
+  const outer = readSignedEnvelope(der, what);
   const tbsTlv = outer[0];
   const fields = readTlvChildren(der, tbsTlv, 'TBSCertificate');
 

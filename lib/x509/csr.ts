@@ -16,7 +16,7 @@ import {
   readOid,
   readSequence,
   readSet,
-  readTlv,
+  readSignedEnvelope,
   readTlvChildren,
   readBoolean,
 } from './asn1';
@@ -41,7 +41,6 @@ export interface ParsedCsr {
 
 export const OID_EXTENSION_REQUEST = '1.2.840.113549.1.9.14';
 
-const TAG_SEQUENCE = 0x30;
 const LABEL = 'CERTIFICATE REQUEST';
 /** Label written by old Netscape/Microsoft tools; OpenSSL and cryptography read it too. */
 const LEGACY_LABEL = 'NEW CERTIFICATE REQUEST';
@@ -66,11 +65,7 @@ export function parseCsr(input: string | Buffer, options: { verify?: boolean } =
   const der = csrDer(input);
   const what = 'certificate signing request';
 
-  const top = readTlv(der, 0, der.length, what);
-  if (top.tag !== TAG_SEQUENCE) throw parseError(`${what}: not a SEQUENCE`);
-  if (top.end !== der.length) throw parseError(`${what}: trailing bytes after the request`);
-  const outer = readTlvChildren(der, top, what);
-  if (outer.length !== 3 || outer[0].tag !== TAG_SEQUENCE) throw parseError(`${what}: malformed CertificationRequest`);
+  const outer = readSignedEnvelope(der, what);
   const infoFields = readTlvChildren(der, outer[0], 'CertificationRequestInfo');
   if (infoFields.length < 3 || infoFields.length > 4) throw parseError('CertificationRequestInfo: malformed');
 
