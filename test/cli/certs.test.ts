@@ -3,224 +3,226 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as bcrypt from 'bcryptjs';
 import { Readable } from 'stream';
-import { openTestDatabase, type TestDatabase } from '../helpers/database';
+import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { cliRunner } from './helpers';
 import { openssl, opensslCsr, opensslVerify, tmpDir } from './openssl';
 import type { CertificateRecord } from '../../lib/ports';
 
-let db: TestDatabase;
-let cli: ReturnType<typeof cliRunner>;
-let dir: string;
-let csr: string;
-let rootPem: string;
-beforeAll(async () => {
-  db = await openTestDatabase({ name: 'pglite', url: 'memory://' });
-  cli = cliRunner(db.store);
-  dir = tmpDir();
-  csr = opensslCsr(dir, 'leaf', '/CN=ignored.example.com');
-  const r = await cli(['init_ca', '--key-type', 'EC', '--expires', '365', '--default-hostname', 'ca.example.com', 'Root', 'C=AT,O=Example,CN=root.example.com']);
-  expect(r.stderr).toBe('');
-  rootPem = (await cli(['view_ca', 'Root', '--output-format', 'pem'])).stdout;
-});
-afterAll(async () => {
-  await db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-const text = (pem: string) => openssl(['x509', '-noout', '-text'], pem);
-async function record(pem: string): Promise<CertificateRecord> {
-  const serial = openssl(['x509', '-noout', '-serial'], pem).trim().split('=')[1].replace(/^0+/, '');
-  const [cert] = await db.store.findCertificateBySerial(serial);
-  return cert;
-}
-
-describe('sign_cert', () => {
-  it('applies the default profile (webserver): KU, EKU, CA URLs, 100 days, minute boundaries', async () => {
-    const r = await cli(['sign_cert', '--csr', csr, '--subject', 'CN=web.example.com']);
+describe.each(testDatabaseTargets())('certificate commands on $name', (target) => {
+  let db: TestDatabase;
+  let cli: ReturnType<typeof cliRunner>;
+  let dir: string;
+  let csr: string;
+  let rootPem: string;
+  beforeAll(async () => {
+    db = await openTestDatabase(target);
+    cli = cliRunner(db.store);
+    dir = tmpDir();
+    csr = opensslCsr(dir, 'leaf', '/CN=ignored.example.com');
+    const r = await cli(['init_ca', '--key-type', 'EC', '--expires', '365', '--default-hostname', 'ca.example.com', 'Root', 'C=AT,O=Example,CN=root.example.com']);
     expect(r.stderr).toBe('');
-    expect(opensslVerify(dir, rootPem, r.stdout)).toContain(': OK');
-    const t = text(r.stdout);
-    expect(t).toMatch(/X509v3 Key Usage: critical\s+Digital Signature, Key Encipherment, Key Agreement/);
-    expect(t).toMatch(/X509v3 Extended Key Usage:\s+TLS Web Server Authentication\n/);
-    expect(t).toContain('OCSP - URI:http://ca.example.com/django_ca/ocsp/');
-    expect(t).toContain('Subject: CN = web.example.com');
-    const cert = await record(r.stdout);
-    expect(cert.profile).toBe('webserver');
-    expect(cert.csr).toMatch(/^-----BEGIN CERTIFICATE REQUEST-----\n/);
-    expect((cert.notAfter.getTime() - cert.notBefore.getTime()) / 86_400_000).toBe(100);
-    expect(cert.notBefore.getUTCSeconds()).toBe(0);
-    expect(cert.certificate.extensions.slice(0, 3).map((e) => e.type)).toEqual([
-      'authority_key_identifier',
-      'basic_constraints',
-      'subject_key_identifier',
-    ]);
+    rootPem = (await cli(['view_ca', 'Root', '--output-format', 'pem'])).stdout;
+  });
+  afterAll(async () => {
+    await db?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('takes a profile flag, options override the profile, CN comes from the first SAN', async () => {
-    const r = await cli([
-      'sign_cert', '--client', '--csr', csr, '--subject-alternative-name', 'DNS:san.example.com', 'IP:192.0.2.1',
-      '--extended-key-usage', 'codeSigning', '--expires', '10', '--algorithm', 'SHA-256',
-    ]);
-    expect(r.stderr).toBe('');
-    const t = text(r.stdout);
-    expect(t).toContain('Subject: CN = san.example.com');
-    expect(t).toMatch(/X509v3 Extended Key Usage:\s+Code Signing\n/);
-    expect(t).toMatch(/X509v3 Key Usage: critical\s+Digital Signature\n/);
-    expect(t).toContain('DNS:san.example.com, IP Address:192.0.2.1');
-    expect(t).toContain('ecdsa-with-SHA256');
-    const cert = await record(r.stdout);
-    expect(cert.profile).toBe('client');
-    expect((cert.notAfter.getTime() - cert.notBefore.getTime()) / 86_400_000).toBe(10);
-  });
+  const text = (pem: string) => openssl(['x509', '-noout', '-text'], pem);
+  async function record(pem: string): Promise<CertificateRecord> {
+    const serial = openssl(['x509', '-noout', '-serial'], pem).trim().split('=')[1].replace(/^0+/, '');
+    const [cert] = await db.store.findCertificateBySerial(serial);
+    return cert;
+  }
 
-  it('the ocsp profile adds OCSP no-check and leaves out the OCSP URL; reads the CSR from stdin', async () => {
-    const r = await cli(['sign_cert', '--ocsp', '--csr', '-', '--subject', 'CN=ocsp.example.com'], {
-      stdin: Readable.from([fs.readFileSync(csr)]),
+  describe('sign_cert', () => {
+    it('applies the default profile (webserver): KU, EKU, CA URLs, 100 days, minute boundaries', async () => {
+      const r = await cli(['sign_cert', '--csr', csr, '--subject', 'CN=web.example.com']);
+      expect(r.stderr).toBe('');
+      expect(opensslVerify(dir, rootPem, r.stdout)).toContain(': OK');
+      const t = text(r.stdout);
+      expect(t).toMatch(/X509v3 Key Usage: critical\s+Digital Signature, Key Encipherment, Key Agreement/);
+      expect(t).toMatch(/X509v3 Extended Key Usage:\s+TLS Web Server Authentication\n/);
+      expect(t).toContain('OCSP - URI:http://ca.example.com/django_ca/ocsp/');
+      expect(t).toContain('Subject: CN = web.example.com');
+      const cert = await record(r.stdout);
+      expect(cert.profile).toBe('webserver');
+      expect(cert.csr).toMatch(/^-----BEGIN CERTIFICATE REQUEST-----\n/);
+      expect((cert.notAfter.getTime() - cert.notBefore.getTime()) / 86_400_000).toBe(100);
+      expect(cert.notBefore.getUTCSeconds()).toBe(0);
+      expect(cert.certificate.extensions.slice(0, 3).map((e) => e.type)).toEqual([
+        'authority_key_identifier',
+        'basic_constraints',
+        'subject_key_identifier',
+      ]);
     });
-    expect(r.stderr).toBe('');
-    const t = text(r.stdout);
-    expect(t).toContain('OCSP No Check');
-    expect(t).not.toContain('OCSP - URI');
-    expect(t).toContain('CA Issuers - URI:');
-    expect((await record(r.stdout)).autogenerated).toBe(true);
-  });
 
-  it('refuses to outlive the CA with the reference message, and needs a CN or SAN', async () => {
-    const ca = (await db.store.findCaByName('Root'))!;
-    const max = Math.floor((ca.notAfter.getTime() - Date.now()) / 86_400_000);
-    const r = await cli(['sign_cert', '--csr', csr, '--subject', 'CN=long.example.com', '--expires', '400']);
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toBe(`Error: Certificate would outlive CA, maximum expiry for this CA is ${max} days.\n`);
-    const none = await cli(['sign_cert', '--csr', csr, '--subject', 'O=Example']);
-    expect(none.stderr).toBe('Error: Must name at least a CN or a subjectAlternativeName.\n');
-    const two = await cli(['sign_cert', '--csr', csr, '--subject', 'CN=x.example.com', '--client', '--server']);
-    expect(two.code).not.toBe(0);
-  });
-
-  it('refuses disabled CAs and writes --out files', async () => {
-    await cli(['init_ca', '--key-type', 'Ed25519', 'Off', 'CN=off.example.com']);
-    await cli(['edit_ca', 'Off', '--disable']);
-    const r = await cli(['sign_cert', '--ca', 'Off', '--csr', csr, '--subject', 'CN=x.example.com']);
-    expect(r.stderr).toBe('Error: Off: Certificate authority not found.\n');
-    const out = path.join(dir, 'out.pem');
-    const w = await cli(['sign_cert', '--ca', 'Root', '--csr', csr, '--subject', 'CN=file.example.com', '--out', out]);
-    expect(w.stdout).toBe('');
-    expect(text(fs.readFileSync(out, 'utf8'))).toContain('CN = file.example.com');
-  });
-});
-
-describe('resign_cert, revoke_cert, list_certs, view_cert', () => {
-  it('resign keeps subject, profile and extensions, with a fresh serial', async () => {
-    const first = await cli(['sign_cert', '--server', '--csr', csr, '--subject', 'CN=resign.example.com', '--tls-feature', 'OCSPMustStaple']);
-    const original = await record(first.stdout);
-    const r = await cli(['resign_cert', original.serial, '--expires', '20']);
-    expect(r.stderr).toBe('');
-    const renewed = await record(r.stdout);
-    expect(renewed.serial).not.toBe(original.serial);
-    expect(renewed.certificate.subject).toEqual(original.certificate.subject);
-    expect(renewed.profile).toBe('server');
-    const types = (c: CertificateRecord) => c.certificate.extensions.map((e) => e.type).sort();
-    expect(types(renewed)).toEqual(types(original));
-    expect(text(r.stdout)).toContain('TLS Feature');
-    expect(opensslVerify(dir, rootPem, r.stdout)).toContain(': OK');
-  });
-
-  it('imported certificates cannot be resigned', async () => {
-    const key = path.join(dir, 'imp.key');
-    const pem = path.join(dir, 'imp.pem');
-    openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', pem, '-days', '5', '-subj', '/CN=imported.example.com']);
-    await cli(['import_cert', '--ca', 'Root', pem]);
-    const r = await cli(['resign_cert', 'imported.example.com']);
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/no CSR/);
-  });
-
-  it('revoke_cert validates reason and compromised, stores snake_case, refuses twice', async () => {
-    const r = await cli(['sign_cert', '--csr', csr, '--subject', 'CN=revoke.example.com']);
-    const cert = await record(r.stdout);
-    const future = await cli(['revoke_cert', cert.serial, '--compromised', '2999-01-01T00:00:00Z']);
-    expect(future.stderr).toBe('Error: compromised: 2999-01-01T00:00:00Z: Timestamp must be in the past.\n');
-    const naive = await cli(['revoke_cert', cert.serial, '--compromised', '2020-01-01T00:00:00']);
-    expect(naive.stderr).toBe('Error: compromised: 2020-01-01T00:00:00: Timestamp requires a timezone.\n');
-    const bad = await cli(['revoke_cert', cert.serial, '--reason', 'bored']);
-    expect(bad.code).not.toBe(0);
-    expect((await record(r.stdout)).revoked).toBe(false);
-    const ok = await cli(['revoke_cert', 'revoke.example.com', '--reason', 'keyCompromise', '--compromised', '2020-01-01T00:00:00+02:00']);
-    expect(ok.stderr).toBe('');
-    const revoked = await record(r.stdout);
-    expect(revoked).toMatchObject({ revoked: true, revokedReason: 'key_compromise' });
-    expect(revoked.compromised!.toISOString()).toBe('2019-12-31T22:00:00.000Z');
-    const again = await cli(['revoke_cert', cert.serial]);
-    expect(again.stderr).toBe(`Error: ${cert.serial}: Certificate is already revoked.\n`);
-  });
-
-  it('list_certs prints the reference line format, filters and ordering', async () => {
-    const list = await cli(['list_certs']);
-    const all = await cli(['list_certs', '--revoked', '--autogenerated', '--expired']);
-    const lines = list.stdout.trimEnd().split('\n');
-    for (const line of lines) expect(line).toMatch(/^[0-9A-F]{2}(:[0-9A-F]{2})* - \S* \(expires: \d{4}-\d{2}-\d{2}\)$/);
-    expect(list.stdout).not.toContain('revoke.example.com');
-    expect(list.stdout).not.toContain('ocsp.example.com'); // autogenerated
-    expect(all.stdout).toMatch(/ - revoke\.example\.com \(revoked\)\n/);
-    expect(all.stdout).toContain('ocsp.example.com');
-    const dates = lines.map((l) => l.slice(-11, -1));
-    expect(dates).toEqual([...dates].sort());
-    const cert = await record((await cli(['sign_cert', '--csr', csr, '--subject', 'CN=onlyone.example.com', '--ca', 'Root'])).stdout);
-    const colons = (cert.serial.length % 2 ? '0' + cert.serial : cert.serial).match(/../g)!.join(':');
-    expect((await cli(['list_certs'])).stdout).toContain(`${colons} - onlyone.example.com (expires: ${cert.notAfter.toISOString().slice(0, 10)})\n`);
-  });
-
-  it('view_cert shows text, json and pem by serial or CN', async () => {
-    const t = await cli(['view_cert', 'onlyone.example.com']);
-    expect(t.stdout).toContain('commonName (CN): onlyone.example.com');
-    expect(t.stdout).toContain('Profile: webserver');
-    const j = JSON.parse((await cli(['view_cert', 'onlyone.example.com', '--output-format', 'json'])).stdout);
-    expect(j.profile).toBe('webserver');
-    const p = await cli(['view_cert', 'onlyone.example.com', '--output-format', 'pem', '--bundle']);
-    expect(p.stdout.match(/BEGIN CERTIFICATE/g)).toHaveLength(2);
-    const missing = await cli(['view_cert', 'nothing.example.com']);
-    expect(missing.stderr).toBe('Error: nothing.example.com: Certificate not found.\n');
-  });
-});
-
-describe('create_api_user', () => {
-  it('creates a user with all permissions and a bcrypt hash', async () => {
-    const r = await cli(['create_api_user', 'alice', '--password', 's3cret']);
-    expect(r.stderr).toBe('');
-    const user = (await db.store.findUser('alice'))!;
-    expect(await bcrypt.compare('s3cret', user.passwordHash)).toBe(true);
-    expect(await bcrypt.compare('wrong', user.passwordHash)).toBe(false);
-    expect([...user.permissions].sort()).toEqual(
-      ['change_certificateauthority', 'revoke_certificate', 'sign_certificate', 'view_certificate', 'view_certificateauthority'],
-    );
-  });
-
-  it('withholds permissions and reads the password from piped stdin', async () => {
-    const r = await cli(['create_api_user', 'bob', '--no-revoke-certificate', '--no-change-certificateauthority'], {
-      stdin: Readable.from(['pipe-pass\n']),
+    it('takes a profile flag, options override the profile, CN comes from the first SAN', async () => {
+      const r = await cli([
+        'sign_cert', '--client', '--csr', csr, '--subject-alternative-name', 'DNS:san.example.com', 'IP:192.0.2.1',
+        '--extended-key-usage', 'codeSigning', '--expires', '10', '--algorithm', 'SHA-256',
+      ]);
+      expect(r.stderr).toBe('');
+      const t = text(r.stdout);
+      expect(t).toContain('Subject: CN = san.example.com');
+      expect(t).toMatch(/X509v3 Extended Key Usage:\s+Code Signing\n/);
+      expect(t).toMatch(/X509v3 Key Usage: critical\s+Digital Signature\n/);
+      expect(t).toContain('DNS:san.example.com, IP Address:192.0.2.1');
+      expect(t).toContain('ecdsa-with-SHA256');
+      const cert = await record(r.stdout);
+      expect(cert.profile).toBe('client');
+      expect((cert.notAfter.getTime() - cert.notBefore.getTime()) / 86_400_000).toBe(10);
     });
-    expect(r.stderr).toBe('');
-    const user = (await db.store.findUser('bob'))!;
-    expect(await bcrypt.compare('pipe-pass', user.passwordHash)).toBe(true);
-    expect([...user.permissions].sort()).toEqual(['sign_certificate', 'view_certificate', 'view_certificateauthority']);
-    const dup = await cli(['create_api_user', 'bob', '--password', 'x']);
-    expect(dup.stderr).toBe('Error: bob: User already exists.\n');
-    const none = await cli(['create_api_user', 'carol'], { stdin: Readable.from([]) });
-    expect(none.code).not.toBe(0);
-    expect(await db.store.findUser('carol')).toBeNull();
-  });
-});
 
-describe('usage errors', () => {
-  it('unknown commands and missing arguments exit non-zero with a message', async () => {
-    const r = await cli(['frobnicate']);
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain('unknown command');
-    const m = await cli(['revoke_cert']);
-    expect(m.code).not.toBe(0);
-    expect(m.stderr).toContain('missing required argument');
-    const h = await cli(['--help']);
-    expect(h.code).toBe(0);
-    expect(h.stdout).toContain('init_ca');
+    it('the ocsp profile adds OCSP no-check and leaves out the OCSP URL; reads the CSR from stdin', async () => {
+      const r = await cli(['sign_cert', '--ocsp', '--csr', '-', '--subject', 'CN=ocsp.example.com'], {
+        stdin: Readable.from([fs.readFileSync(csr)]),
+      });
+      expect(r.stderr).toBe('');
+      const t = text(r.stdout);
+      expect(t).toContain('OCSP No Check');
+      expect(t).not.toContain('OCSP - URI');
+      expect(t).toContain('CA Issuers - URI:');
+      expect((await record(r.stdout)).autogenerated).toBe(true);
+    });
+
+    it('refuses to outlive the CA with the reference message, and needs a CN or SAN', async () => {
+      const ca = (await db.store.findCaByName('Root'))!;
+      const max = Math.floor((ca.notAfter.getTime() - Date.now()) / 86_400_000);
+      const r = await cli(['sign_cert', '--csr', csr, '--subject', 'CN=long.example.com', '--expires', '400']);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toBe(`Error: Certificate would outlive CA, maximum expiry for this CA is ${max} days.\n`);
+      const none = await cli(['sign_cert', '--csr', csr, '--subject', 'O=Example']);
+      expect(none.stderr).toBe('Error: Must name at least a CN or a subjectAlternativeName.\n');
+      const two = await cli(['sign_cert', '--csr', csr, '--subject', 'CN=x.example.com', '--client', '--server']);
+      expect(two.code).not.toBe(0);
+    });
+
+    it('refuses disabled CAs and writes --out files', async () => {
+      await cli(['init_ca', '--key-type', 'Ed25519', 'Off', 'CN=off.example.com']);
+      await cli(['edit_ca', 'Off', '--disable']);
+      const r = await cli(['sign_cert', '--ca', 'Off', '--csr', csr, '--subject', 'CN=x.example.com']);
+      expect(r.stderr).toBe('Error: Off: Certificate authority not found.\n');
+      const out = path.join(dir, 'out.pem');
+      const w = await cli(['sign_cert', '--ca', 'Root', '--csr', csr, '--subject', 'CN=file.example.com', '--out', out]);
+      expect(w.stdout).toBe('');
+      expect(text(fs.readFileSync(out, 'utf8'))).toContain('CN = file.example.com');
+    });
+  });
+
+  describe('resign_cert, revoke_cert, list_certs, view_cert', () => {
+    it('resign keeps subject, profile and extensions, with a fresh serial', async () => {
+      const first = await cli(['sign_cert', '--server', '--csr', csr, '--subject', 'CN=resign.example.com', '--tls-feature', 'OCSPMustStaple']);
+      const original = await record(first.stdout);
+      const r = await cli(['resign_cert', original.serial, '--expires', '20']);
+      expect(r.stderr).toBe('');
+      const renewed = await record(r.stdout);
+      expect(renewed.serial).not.toBe(original.serial);
+      expect(renewed.certificate.subject).toEqual(original.certificate.subject);
+      expect(renewed.profile).toBe('server');
+      const types = (c: CertificateRecord) => c.certificate.extensions.map((e) => e.type).sort();
+      expect(types(renewed)).toEqual(types(original));
+      expect(text(r.stdout)).toContain('TLS Feature');
+      expect(opensslVerify(dir, rootPem, r.stdout)).toContain(': OK');
+    });
+
+    it('imported certificates cannot be resigned', async () => {
+      const key = path.join(dir, 'imp.key');
+      const pem = path.join(dir, 'imp.pem');
+      openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', pem, '-days', '5', '-subj', '/CN=imported.example.com']);
+      await cli(['import_cert', '--ca', 'Root', pem]);
+      const r = await cli(['resign_cert', 'imported.example.com']);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/no CSR/);
+    });
+
+    it('revoke_cert validates reason and compromised, stores snake_case, refuses twice', async () => {
+      const r = await cli(['sign_cert', '--csr', csr, '--subject', 'CN=revoke.example.com']);
+      const cert = await record(r.stdout);
+      const future = await cli(['revoke_cert', cert.serial, '--compromised', '2999-01-01T00:00:00Z']);
+      expect(future.stderr).toBe('Error: compromised: 2999-01-01T00:00:00Z: Timestamp must be in the past.\n');
+      const naive = await cli(['revoke_cert', cert.serial, '--compromised', '2020-01-01T00:00:00']);
+      expect(naive.stderr).toBe('Error: compromised: 2020-01-01T00:00:00: Timestamp requires a timezone.\n');
+      const bad = await cli(['revoke_cert', cert.serial, '--reason', 'bored']);
+      expect(bad.code).not.toBe(0);
+      expect((await record(r.stdout)).revoked).toBe(false);
+      const ok = await cli(['revoke_cert', 'revoke.example.com', '--reason', 'keyCompromise', '--compromised', '2020-01-01T00:00:00+02:00']);
+      expect(ok.stderr).toBe('');
+      const revoked = await record(r.stdout);
+      expect(revoked).toMatchObject({ revoked: true, revokedReason: 'key_compromise' });
+      expect(revoked.compromised!.toISOString()).toBe('2019-12-31T22:00:00.000Z');
+      const again = await cli(['revoke_cert', cert.serial]);
+      expect(again.stderr).toBe(`Error: ${cert.serial}: Certificate is already revoked.\n`);
+    });
+
+    it('list_certs prints the reference line format, filters and ordering', async () => {
+      const list = await cli(['list_certs']);
+      const all = await cli(['list_certs', '--revoked', '--autogenerated', '--expired']);
+      const lines = list.stdout.trimEnd().split('\n');
+      for (const line of lines) expect(line).toMatch(/^[0-9A-F]{2}(:[0-9A-F]{2})* - \S* \(expires: \d{4}-\d{2}-\d{2}\)$/);
+      expect(list.stdout).not.toContain('revoke.example.com');
+      expect(list.stdout).not.toContain('ocsp.example.com'); // autogenerated
+      expect(all.stdout).toMatch(/ - revoke\.example\.com \(revoked\)\n/);
+      expect(all.stdout).toContain('ocsp.example.com');
+      const dates = lines.map((l) => l.slice(-11, -1));
+      expect(dates).toEqual([...dates].sort());
+      const cert = await record((await cli(['sign_cert', '--csr', csr, '--subject', 'CN=onlyone.example.com', '--ca', 'Root'])).stdout);
+      const colons = (cert.serial.length % 2 ? '0' + cert.serial : cert.serial).match(/../g)!.join(':');
+      expect((await cli(['list_certs'])).stdout).toContain(`${colons} - onlyone.example.com (expires: ${cert.notAfter.toISOString().slice(0, 10)})\n`);
+    });
+
+    it('view_cert shows text, json and pem by serial or CN', async () => {
+      const t = await cli(['view_cert', 'onlyone.example.com']);
+      expect(t.stdout).toContain('commonName (CN): onlyone.example.com');
+      expect(t.stdout).toContain('Profile: webserver');
+      const j = JSON.parse((await cli(['view_cert', 'onlyone.example.com', '--output-format', 'json'])).stdout);
+      expect(j.profile).toBe('webserver');
+      const p = await cli(['view_cert', 'onlyone.example.com', '--output-format', 'pem', '--bundle']);
+      expect(p.stdout.match(/BEGIN CERTIFICATE/g)).toHaveLength(2);
+      const missing = await cli(['view_cert', 'nothing.example.com']);
+      expect(missing.stderr).toBe('Error: nothing.example.com: Certificate not found.\n');
+    });
+  });
+
+  describe('create_api_user', () => {
+    it('creates a user with all permissions and a bcrypt hash', async () => {
+      const r = await cli(['create_api_user', 'alice', '--password', 's3cret']);
+      expect(r.stderr).toBe('');
+      const user = (await db.store.findUser('alice'))!;
+      expect(await bcrypt.compare('s3cret', user.passwordHash)).toBe(true);
+      expect(await bcrypt.compare('wrong', user.passwordHash)).toBe(false);
+      expect([...user.permissions].sort()).toEqual(
+        ['change_certificateauthority', 'revoke_certificate', 'sign_certificate', 'view_certificate', 'view_certificateauthority'],
+      );
+    });
+
+    it('withholds permissions and reads the password from piped stdin', async () => {
+      const r = await cli(['create_api_user', 'bob', '--no-revoke-certificate', '--no-change-certificateauthority'], {
+        stdin: Readable.from(['pipe-pass\n']),
+      });
+      expect(r.stderr).toBe('');
+      const user = (await db.store.findUser('bob'))!;
+      expect(await bcrypt.compare('pipe-pass', user.passwordHash)).toBe(true);
+      expect([...user.permissions].sort()).toEqual(['sign_certificate', 'view_certificate', 'view_certificateauthority']);
+      const dup = await cli(['create_api_user', 'bob', '--password', 'x']);
+      expect(dup.stderr).toBe('Error: bob: User already exists.\n');
+      const none = await cli(['create_api_user', 'carol'], { stdin: Readable.from([]) });
+      expect(none.code).not.toBe(0);
+      expect(await db.store.findUser('carol')).toBeNull();
+    });
+  });
+
+  describe('usage errors', () => {
+    it('unknown commands and missing arguments exit non-zero with a message', async () => {
+      const r = await cli(['frobnicate']);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain('unknown command');
+      const m = await cli(['revoke_cert']);
+      expect(m.code).not.toBe(0);
+      expect(m.stderr).toContain('missing required argument');
+      const h = await cli(['--help']);
+      expect(h.code).toBe(0);
+      expect(h.stdout).toContain('init_ca');
+    });
   });
 });
