@@ -6,11 +6,14 @@
  *   (`file://` prefix optional). Default: `DATABASE_URL`, else `./.ca-data`.
  *
  * PGlite is PostgreSQL compiled to WebAssembly: same SQL, same migrations, but one connection in one
- * process (see docs on sharing the embedded database).
+ * process; a directory is locked while open, so a second process gets a clear DatabaseInUseError.
  */
 import * as path from 'path';
 import knex, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
+import { acquireDirectoryLock } from './directory-lock';
+
+export { DatabaseInUseError } from './directory-lock';
 
 export const DEFAULT_DATA_DIRECTORY = './.ca-data';
 
@@ -47,7 +50,21 @@ export function knexConfig(target: DatabaseTarget, options: { searchPath?: strin
  */
 export async function openDatabase(url?: string, options: { searchPath?: string } = {}): Promise<Knex> {
   const target = parseDatabaseUrl(url);
+  // An embedded data directory is held for as long as the connection is open (see directory-lock.ts).
+  const lock = target.kind === 'pglite-directory' ? acquireDirectoryLock(target.directory) : null;
   const db = knex(knexConfig(target, options));
+  if (lock) {
+    // knex.destroy() ends in client.destroy(); the instance's own `destroy` is read-only.
+    const client = db.client as { destroy: (callback?: unknown) => Promise<void> };
+    const destroy = client.destroy.bind(client);
+    client.destroy = async (callback?: unknown) => {
+      try {
+        await destroy(callback);
+      } finally {
+        lock.release();
+      }
+    };
+  }
   try {
     await db.raw('select 1');
   } catch (e) {
