@@ -84,8 +84,13 @@ function parameters(route: RouteDefinition, schemas: Map<string, JsonSchema>): J
 
 function operation(route: RouteDefinition, schemas: Map<string, JsonSchema>): JsonSchema {
   const success = route.response.list ? { type: 'array', items: ref(route.response.schema) } : ref(route.response.schema);
-  const responses: Record<string, unknown> = { '200': { description: 'OK', content: jsonContent(success) } };
-  const statuses = new Set([...route.errors, 401, 403, ...(route.body || route.query ? [422] : []), ...(route.body ? [400, 413] : [])]);
+  const ok: Record<string, unknown> = { description: 'OK', content: jsonContent(success) };
+  // Paged lists (a `limit` query parameter, lib/api/pagination.ts) announce the next page only here.
+  const paged = route.query !== undefined && 'limit' in ((schemas.get(route.query)?.properties ?? {}) as object);
+  if (route.response.list && paged) ok.headers = { Link: { description: '`<url>; rel="next"` when more items follow', schema: { type: 'string' } } };
+  const responses: Record<string, unknown> = { '200': ok };
+  // 500: any operation can fail unexpectedly, and the router answers that in JSON too (contract D11).
+  const statuses = new Set([...route.errors, 401, 403, 500, ...(route.body || route.query ? [422] : []), ...(route.body ? [400, 413] : [])]);
   for (const status of [...statuses].sort()) {
     const response: Record<string, unknown> = {
       description: ERROR_DESCRIPTIONS[status] ?? 'Error',

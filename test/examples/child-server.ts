@@ -7,6 +7,26 @@ import * as path from 'path';
 
 export const SERVER = path.resolve(__dirname, '../../examples/host-server/server.ts');
 const ROOT = path.resolve(__dirname, '../..');
+/** Checks the child's API responses against the OpenAPI document (see the preload's comment). */
+const RESPONSE_CHECK = path.resolve(__dirname, '../helpers/response-validator-preload.ts');
+const VERDICT = /^\[response-validator\] (validated|skipped|violation) (.*)$/gm;
+
+/** Children started by the running test, whose response verdicts its afterEach reads. */
+const started: { output(): string }[] = [];
+afterEach(() => {
+  const violations: string[] = [];
+  let validated = 0;
+  for (const child of started.splice(0)) {
+    for (const m of child.output().matchAll(VERDICT)) {
+      if (m[1] === 'validated') validated++;
+      if (m[1] === 'violation') violations.push(JSON.parse(m[2]) as string);
+    }
+  }
+  const stats = process.env.RESPONSE_VALIDATOR_STATS;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  if (stats) require('fs').appendFileSync(stats, `${JSON.stringify({ file: expect.getState().testPath, child: true, validated, violations: violations.length })}\n`);
+  if (violations.length) throw new Error(`${violations.length} response(s) of the child server do not match the OpenAPI document:\n  ${violations.join('\n  ')}`);
+});
 
 export interface ChildServer {
   child: ChildProcess;
@@ -20,12 +40,13 @@ export interface ChildServer {
 
 /** Start the example server; resolves once it printed its walk-through. */
 export function startChildServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), SERVER], {
+  const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), '-r', RESPONSE_CHECK, SERVER], {
     cwd: env.CA_DATA_DIR ?? ROOT,
-    env: { ...process.env, PORT: '0', TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'), ...env },
+    env: { ...process.env, PORT: '0', TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'), RESPONSE_VALIDATOR_API_ROOT: '/django_ca/api/', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  started.push({ output: () => out });
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   return new Promise((resolve, reject) => {

@@ -6,6 +6,8 @@ import express, { type Express } from 'express';
 import * as bcrypt from 'bcryptjs';
 import { createCaApiRouter, type CaApiRouter, type CaApiRouterOptions, type CreateCaApiRouterInternals } from '../../lib/router';
 import type { OrderRunner, Permission, Store, UserRecord } from '../../lib/ports';
+import type { RouteDefinition } from '../../lib/api/route-table';
+import { observeResponse, pathUnderRoot, recordResponse } from './response-validator';
 
 /** `Basic base64(user:password)` */
 export function basicAuth(username: string, password: string): string {
@@ -31,9 +33,51 @@ export function idleOrderRunner(): OrderRunner {
   return { start: async () => {}, stop: async () => {}, notify: () => {} };
 }
 
+/** Requests answered by a stand-in handler (tests of the infrastructure), see `responseValidation`. */
+const STAND_IN = Symbol('stand-in handler ran');
+
+/**
+ * Test-only middleware in front of the router: every response under the API root is captured (its
+ * `res.end` wrapped) and checked against the OpenAPI document by test/helpers/response-validator.ts;
+ * a violation fails the running test (that module's `afterEach`). Being part of `buildApp` (which the
+ * API fixture uses too), it covers every HTTP test without touching any test.
+ *
+ * Output of stand-in handlers that a test puts into the route table (`internals.routes`, e.g. an echo
+ * handler) is not the API's and is not checked; the router's own answers around them (401, 403,
+ * 404, 413, 422, ...) are.
+ */
+function responseValidation(
+  router: CaApiRouter,
+  routes: readonly RouteDefinition[] | undefined,
+): (req: express.Request, res: express.Response, next: express.NextFunction) => void {
+  return (req, res, next) => {
+    const path = router.options.enableRestApi ? pathUnderRoot(req.path, router.options.apiRoot) : null;
+    if (path !== null) {
+      const method = req.method;
+      observeResponse(res, (status, contentType, body, headers) => {
+        if ((req as unknown as Record<symbol, boolean>)[STAND_IN]) return;
+        recordResponse({ method, path, status, contentType, body, headers }, routes);
+      });
+    }
+    next();
+  };
+}
+
+/** The same routes, with handlers that mark the request as answered by a stand-in. */
+function markStandIns(routes: readonly RouteDefinition[]): RouteDefinition[] {
+  return routes.map((r) => ({
+    ...r,
+    handler: (ctx, req) => {
+      (req as unknown as Record<symbol, boolean>)[STAND_IN] = true;
+      return r.handler(ctx, req);
+    },
+  }));
+}
+
 /**
  * An app with the router mounted (at `mountPath` if given) and a host route behind it that answers
- * `{"host": true}` for anything the router passes on.
+ * `{"host": true}` for anything the router passes on. Responses are checked against the OpenAPI
+ * document (see `responseValidation`).
  */
 export function buildApp(
   options: CaApiRouterOptions,
@@ -41,9 +85,11 @@ export function buildApp(
   mountPath?: string,
 ): TestApp {
   const app = express();
-  const router = createCaApiRouter({ env: {}, orderRunner: idleOrderRunner(), ...options }, internals);
-  if (mountPath) app.use(mountPath, router);
-  else app.use(router);
+  const routes = internals.routes ? markStandIns(internals.routes) : undefined;
+  const router = createCaApiRouter({ env: {}, orderRunner: idleOrderRunner(), ...options }, { ...internals, ...(routes ? { routes } : {}) });
+  const validation = responseValidation(router, internals.routes);
+  if (mountPath) app.use(mountPath, validation, router);
+  else app.use(validation, router);
   app.use((req, res) => {
     res.status(299).json({ host: true, path: req.originalUrl });
   });
