@@ -260,6 +260,51 @@ export interface Store {
   updateUser(id: number, patch: { passwordHash?: string; permissions?: Permission[] }): Promise<UserRecord>;
 }
 
+/**
+ * Optional store capability: tell in-process caches at once when a user row changed (password,
+ * permissions, creation). Listeners run after the change is committed, so a cache that re-reads on
+ * the notification sees the new row. Changes made by other processes are not reported: caches bound
+ * that staleness with a TTL instead.
+ */
+export interface UserChangeEvents {
+  /** Subscribe; returns the function that unsubscribes. */
+  onUserChanged(listener: (userId: number) => void): () => void;
+}
+
+export function hasUserChangeEvents<S extends object>(store: S): store is S & UserChangeEvents {
+  return typeof (store as Partial<UserChangeEvents>).onUserChanged === 'function';
+}
+
+/**
+ * Optional store capability: tell in-process caches when a CA row changed (inserted, updated,
+ * revoked), after the commit — like `UserChangeEvents`.
+ */
+export interface CaChangeEvents {
+  /** Subscribe; returns the function that unsubscribes. */
+  onCaChanged(listener: (caId: number) => void): () => void;
+}
+
+export function hasCaChangeEvents<S extends object>(store: S): store is S & CaChangeEvents {
+  return typeof (store as Partial<CaChangeEvents>).onCaChanged === 'function';
+}
+
+/**
+ * Optional store capability for the order worker: finish a batch of orders with a few statements
+ * instead of several per order. Call inside `transaction`; a worker falls back to the per-order
+ * methods when a store lacks it.
+ */
+export interface BatchOrderStore {
+  /** Insert certificates in one statement; returns their ids in input order. */
+  insertCertificateIds(certs: NewCertificate[]): Promise<number[]>;
+  /** Mark orders issued (order id → certificate id) in one statement. */
+  markOrdersIssued(issued: { orderId: number; certificateId: number }[]): Promise<void>;
+}
+
+export function hasBatchOrders<S extends object>(store: S): store is S & BatchOrderStore {
+  const s = store as Partial<BatchOrderStore>;
+  return typeof s.insertCertificateIds === 'function' && typeof s.markOrdersIssued === 'function';
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Order processing
 

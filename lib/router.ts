@@ -14,6 +14,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { basicAuthenticator, type RequestAuthenticator } from '../adapters/auth/basic';
 import { storeAuthenticator, type StoreAuthenticator } from '../adapters/auth/store-authenticator';
 import { storePermissionChecker } from '../adapters/auth/store-permissions';
+import { UserCache } from '../adapters/auth/user-cache';
 import {
   BASIC_REALM,
   forbidden,
@@ -35,6 +36,7 @@ import {
   type CompiledRoute,
   type RouteDefinition,
 } from './api/route-table';
+import { CaCache } from './api/ca-cache';
 import { compileAll, validateBody, validateQuery } from './api/validation';
 import { docsAsset, docsHtml, DOCS_ASSET_DIR, DOCS_CSP } from './openapi/docs';
 import { buildOpenApiDocument } from './openapi/document';
@@ -87,12 +89,18 @@ export function createCaApiRouter(
   let authenticate: RequestAuthenticator | null = null;
   let permissions: PermissionChecker | null = null;
   let store: Store | null = null;
+  // User rows shared by the default authenticator and permission checker (see user-cache.ts for how
+  // fresh they are kept); absent when the host brings both.
+  let users: UserCache | null = null;
+  let cas: CaCache | null = null;
   if (resolved.enableRestApi) {
     store = resolved.store as Store; // resolveOptions guarantees a store when enabled
+    cas = new CaCache(store);
     compileAll(); // a broken schema fails here, not in a request
-    if (!resolved.authenticator) ownAuthenticator = storeAuthenticator(store);
+    if (!resolved.authenticator || !resolved.permissions) users = new UserCache(store);
+    if (!resolved.authenticator) ownAuthenticator = storeAuthenticator(store, { users: users as UserCache });
     authenticate = basicAuthenticator(resolved.authenticator ?? (ownAuthenticator as StoreAuthenticator), BASIC_REALM);
-    permissions = resolved.permissions ?? storePermissionChecker(store);
+    permissions = resolved.permissions ?? storePermissionChecker(store, { users: users as UserCache });
   }
 
   // Orders are processed in this process unless the host brings its own runner (or a worker elsewhere).
@@ -200,6 +208,7 @@ export function createCaApiRouter(
       query,
       body,
       store: store as Store,
+      cas: cas as CaCache,
       keyBackends: resolved.keyBackends,
       permissions: permissions as PermissionChecker,
       orderRunner,
@@ -248,6 +257,8 @@ export function createCaApiRouter(
         await orderRunner.stop();
       }
       if (ownAuthenticator) await ownAuthenticator.close();
+      users?.close();
+      cas?.close();
     })();
     return closing;
   };

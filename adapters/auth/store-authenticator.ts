@@ -5,11 +5,14 @@
  * - An unknown username costs the same as a wrong password: a compare against a dummy hash of the
  *   same cost (D6), so response times do not tell which usernames exist.
  * - Verified credentials are cached briefly (credential-cache.ts) and trusted only while the user row
- *   is unchanged.
+ *   is unchanged. The row itself comes from a `UserCache` (user-cache.ts): no database round trip
+ *   while it is fresh; dropped at once when this process changes the user through the store, re-read
+ *   after at most its TTL (2 s) otherwise.
  */
 import type { ApiUser, Authenticator, Store } from '../../lib/ports';
 import { BcryptPool, type BcryptPoolOptions } from './bcrypt-pool';
 import { CredentialCache, type CredentialCacheOptions } from './credential-cache';
+import { UserCache, type UserCacheOptions } from './user-cache';
 
 /**
  * A bcrypt hash (cost 10) of 24 random bytes nobody kept. Compared against when the user does not
@@ -22,11 +25,15 @@ export interface StoreAuthenticatorOptions {
   pool?: BcryptPool;
   poolOptions?: BcryptPoolOptions;
   cache?: CredentialCacheOptions;
+  /** Share the user rows with a permission checker; by default each creates (and closes) its own. */
+  users?: UserCache;
+  userCacheOptions?: UserCacheOptions;
 }
 
 export interface StoreAuthenticator extends Authenticator {
   readonly pool: BcryptPool;
   readonly cache: CredentialCache;
+  readonly users: UserCache;
   /** Forget cached credentials of a user (for hosts that change users without bumping `updated`). */
   invalidate(username: string): void;
   /** Stop the pool threads (if this authenticator created the pool). */
@@ -34,23 +41,30 @@ export interface StoreAuthenticator extends Authenticator {
 }
 
 export function storeAuthenticator(
-  store: Pick<Store, 'findUser'>,
+  store: Pick<Store, 'findUser' | 'getUserById'>,
   options: StoreAuthenticatorOptions = {},
 ): StoreAuthenticator {
   const ownsPool = options.pool === undefined;
   const pool = options.pool ?? new BcryptPool(options.poolOptions);
   const cache = new CredentialCache(options.cache);
+  const ownsUsers = options.users === undefined;
+  const users = options.users ?? new UserCache(store, options.userCacheOptions);
 
   return {
     pool,
     cache,
-    invalidate: (username) => cache.invalidateUser(username),
+    users,
+    invalidate: (username) => {
+      cache.invalidateUser(username);
+      users.invalidateUsername(username);
+    },
     close: async () => {
       cache.clear();
+      if (ownsUsers) users.close();
       if (ownsPool) await pool.close();
     },
     async authenticate(username: string, password: string): Promise<ApiUser | null> {
-      const user = await store.findUser(username);
+      const user = await users.findUser(username);
       if (user) {
         const cached = cache.get(username, password);
         if (cached && cached.userId === user.id && cached.userUpdated === user.updated.getTime()) {

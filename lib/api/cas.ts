@@ -29,7 +29,7 @@ export const listCertificateAuthorities: ApiHandler = async (ctx, req) => {
 };
 
 export const viewCertificateAuthority: ApiHandler = async (ctx) => {
-  const ca = await visibleCa(ctx.store, ctx.params.serial, ctx.now, { allowExpired: true });
+  const ca = await visibleCa(ctx.cas ?? ctx.store, ctx.params.serial, ctx.now, { allowExpired: true });
   return ok(caToJson(ca));
 };
 

@@ -29,6 +29,11 @@ export interface ApiContext {
   /** The validated JSON body (routes with a body schema), else null. */
   body: Record<string, unknown> | null;
   store: Store;
+  /**
+   * CA lookups for read paths: the router's short-lived CA cache (lib/api/ca-cache.ts), or the store
+   * itself. Paths that change something read the CA from `store`.
+   */
+  cas?: Pick<Store, 'findCaBySerial' | 'getCa'>;
   keyBackends: Record<string, KeyBackend>;
   permissions: PermissionChecker;
   orderRunner: OrderRunner | null;

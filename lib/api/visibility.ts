@@ -20,7 +20,7 @@ export interface LookupRules {
 }
 
 /** The CA named by a sanitised path serial, or a JSON 404. */
-export async function visibleCa(store: Store, serial: string, now: Date, rules: LookupRules): Promise<CaRecord> {
+export async function visibleCa(store: Pick<Store, 'findCaBySerial'>, serial: string, now: Date, rules: LookupRules): Promise<CaRecord> {
   const ca = await store.findCaBySerial(serial);
   if (!ca || !ca.enabled || !ca.apiEnabled) throw notFound();
   if (!rules.allowExpired && !isWithinValidity(ca, now)) throw notFound();

@@ -8,7 +8,7 @@ import {
 } from '../../../lib/ports';
 import { mappingErrors } from './errors';
 import { certificateFromRow, newCertificateToRow, watcherFromRow, type Row, type Watcher } from './rows';
-import { toNumber } from './values';
+import { fromJson, toNumber } from './values';
 import { TABLES } from './tables';
 
 const TABLE = TABLES.certificates;
@@ -26,9 +26,48 @@ export function insertCertificate(db: Knex, cert: NewCertificate): Promise<Certi
   });
 }
 
+/**
+ * One round trip: the watchers come along as a JSON array from a correlated subquery. (On PGlite
+ * every statement costs about a millisecond whatever it does, and this is on the GET path.)
+ */
 export async function findCertificate(db: Knex, caId: number, serial: string): Promise<CertificateRecord | null> {
-  const row = (await db(TABLE).where({ ca_id: caId, serial }).first()) as Row | undefined;
-  return row ? (await withWatchers(db, [row]))[0] : null;
+  const row = (await db(`${TABLE} as c`)
+    .select('c.*', watchersJson(db))
+    .where({ 'c.ca_id': caId, 'c.serial': serial })
+    .first()) as Row | undefined;
+  if (!row) return null;
+  const watchers = fromJson<Row[]>(row.watchers_json).map(watcherFromRow);
+  const { watchers_json: _omit, ...columns } = row;
+  return certificateFromRow(columns, watchers);
+}
+
+/** `watchers_json`: the certificate's watchers (by ascending id) as a JSON array, `[]` when none. */
+function watchersJson(db: Knex): Knex.Raw {
+  return db.raw(
+    `(select coalesce(json_agg(json_build_object('id', w.id, 'name', w.name, 'mail', w.mail) order by w.id), '[]'::json)
+      from ?? as cw join ?? as w on w.id = cw.watcher_id where cw.certificate_id = c.id) as watchers_json`,
+    [TABLES.certificateWatchers, TABLES.watchers],
+  );
+}
+
+/**
+ * Several certificates in one INSERT (the order worker's batches); ids in input order.
+ */
+export function insertCertificateIds(db: Knex, certs: NewCertificate[]): Promise<number[]> {
+  return mappingErrors(async () => {
+    if (certs.length === 0) return [];
+    const now = new Date();
+    const rows = (await db(TABLE)
+      .insert(certs.map((cert) => ({ ...newCertificateToRow(cert), created: now, updated: now })))
+      .returning(['id', 'ca_id', 'serial'])) as Row[];
+    // Matched by (ca_id, serial), which is unique, rather than trusted by position.
+    const ids = new Map(rows.map((r) => [`${toNumber(r.ca_id)}:${String(r.serial)}`, toNumber(r.id)]));
+    return certs.map((cert) => {
+      const id = ids.get(`${cert.caId}:${cert.serial}`);
+      if (id === undefined) throw new Error(`insertCertificateIds: no id returned for serial ${cert.serial}`);
+      return id;
+    });
+  });
 }
 
 export async function findCertificateBySerial(db: Knex, serial: string): Promise<CertificateRecord[]> {

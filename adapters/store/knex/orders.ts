@@ -111,3 +111,20 @@ export async function markOrderFailed(db: Knex, orderId: number, error: string):
   if (!updated) throw new StoreNotFoundError('order', orderId);
   return getOrderById(db, orderId);
 }
+
+/** Several orders issued at once: one UPDATE ... FROM (VALUES ...) for the whole batch. */
+export async function markOrdersIssued(db: Knex, issued: { orderId: number; certificateId: number }[]): Promise<void> {
+  if (issued.length === 0) return;
+  const values = issued.map(() => '(?::integer, ?::integer)').join(', ');
+  const bindings = issued.flatMap((i) => [i.orderId, i.certificateId]);
+  const result = (await db.raw(
+    `update ?? as o set status = 'issued', certificate_id = v.certificate_id, error = null, error_code = null,
+       lease_owner = null, lease_expires = null, updated = ?
+     from (values ${values}) as v(order_id, certificate_id) where o.id = v.order_id`,
+    [TABLE, new Date(), ...bindings],
+  )) as { rowCount?: number; affectedRows?: number };
+  const count = result.rowCount ?? result.affectedRows;
+  if (count !== undefined && count !== issued.length) {
+    throw new StoreNotFoundError('order', issued[0].orderId);
+  }
+}

@@ -8,6 +8,9 @@
  *
  * PGlite serves a single connection: code inside `fn` must use the `tx` store it is given; calling
  * the outer store from inside would wait for the connection the transaction holds.
+ *
+ * User and CA changes are announced (`onUserChanged`, `onCaChanged`: for the in-process caches) once
+ * committed: a store bound by `transaction` collects them and the root announces them after the commit.
  */
 import type { Knex } from 'knex';
 import type {
@@ -22,7 +25,10 @@ import type {
   Permission,
   SignRequest,
   Store,
+  CaChangeEvents,
+  UserChangeEvents,
   UserRecord,
+  BatchOrderStore,
 } from '../../../lib/ports';
 import * as cas from './cas';
 import * as certificates from './certificates';
@@ -30,12 +36,70 @@ import { MIGRATIONS_TABLE, migrationSource } from './migrations';
 import * as orders from './orders';
 import * as users from './users';
 
-export class KnexStore implements Store {
-  /** `db` is the root knex instance, or the transaction this store is bound to. */
+/** Listeners of row changes, shared by a root store and the stores bound to its transactions. */
+class ChangeHub {
+  private readonly listeners = new Set<(userId: number) => void>();
+
+  subscribe(listener: (userId: number) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(userIds: readonly number[]): void {
+    for (const id of new Set(userIds)) {
+      for (const listener of this.listeners) {
+        try {
+          listener(id);
+        } catch {
+          // A listener's failure must not turn a committed change into an error for the caller.
+        }
+      }
+    }
+  }
+}
+
+interface ChangeHubs {
+  users: ChangeHub;
+  cas: ChangeHub;
+}
+
+/** Ids changed inside a transaction, announced once it has committed. */
+interface PendingChanges {
+  users: number[];
+  cas: number[];
+}
+
+export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, BatchOrderStore {
+  /**
+   * `db` is the root knex instance, or the transaction this store is bound to. `pending` is where a
+   * bound store collects changed ids until its transaction commits.
+   */
   constructor(
     private readonly db: Knex,
     private readonly bound: boolean,
+    private readonly hubs: ChangeHubs = { users: new ChangeHub(), cas: new ChangeHub() },
+    private readonly pending: PendingChanges | null = null,
   ) {}
+
+  onUserChanged(listener: (userId: number) => void): () => void {
+    return this.hubs.users.subscribe(listener);
+  }
+
+  onCaChanged(listener: (caId: number) => void): () => void {
+    return this.hubs.cas.subscribe(listener);
+  }
+
+  /** Announce now, or (inside `transaction`) once the transaction has committed. */
+  private changed(kind: keyof PendingChanges, id: number): void {
+    if (this.pending) this.pending[kind].push(id);
+    else this.hubs[kind].emit([id]);
+  }
+
+  private async changing<T extends { id: number }>(kind: keyof PendingChanges, work: Promise<T>): Promise<T> {
+    const record = await work;
+    this.changed(kind, record.id);
+    return record;
+  }
 
   async migrate(): Promise<void> {
     if (this.bound) throw new Error('migrate() cannot run inside a store transaction');
@@ -47,13 +111,17 @@ export class KnexStore implements Store {
     await this.db.destroy();
   }
 
-  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (this.bound) return fn(this);
-    return this.db.transaction((trx) => fn(new KnexStore(trx, true)));
+    const pending: PendingChanges = { users: [], cas: [] };
+    const result = await this.db.transaction((trx) => fn(new KnexStore(trx, true, this.hubs, pending)));
+    if (pending.users.length) this.hubs.users.emit(pending.users);
+    if (pending.cas.length) this.hubs.cas.emit(pending.cas);
+    return result;
   }
 
   insertCa(ca: NewCa): Promise<CaRecord> {
-    return cas.insertCa(this.db, ca);
+    return this.changing('cas', cas.insertCa(this.db, ca));
   }
   getCa(id: number): Promise<CaRecord | null> {
     return cas.getCa(this.db, id);
@@ -68,10 +136,10 @@ export class KnexStore implements Store {
     return cas.listCas(this.db, filter);
   }
   updateCa(id: number, patch: CaPatch): Promise<CaRecord> {
-    return cas.updateCa(this.db, id, patch);
+    return this.changing('cas', cas.updateCa(this.db, id, patch));
   }
   revokeCa(id: number, reason: string, compromised: Date | null, when: Date): Promise<CaRecord> {
-    return cas.revokeCa(this.db, id, reason, compromised, when);
+    return this.changing('cas', cas.revokeCa(this.db, id, reason, compromised, when));
   }
 
   insertCertificate(cert: NewCertificate): Promise<CertificateRecord> {
@@ -96,6 +164,12 @@ export class KnexStore implements Store {
   getOrder(slug: string): Promise<OrderRecord | null> {
     return orders.getOrder(this.db, slug);
   }
+  insertCertificateIds(certs: NewCertificate[]): Promise<number[]> {
+    return certificates.insertCertificateIds(this.db, certs);
+  }
+  markOrdersIssued(issued: { orderId: number; certificateId: number }[]): Promise<void> {
+    return this.inTransaction((db) => orders.markOrdersIssued(db, issued));
+  }
   claimPendingOrders(limit: number): Promise<OrderRecord[]> {
     return orders.claimPendingOrders(this.db, limit);
   }
@@ -106,8 +180,10 @@ export class KnexStore implements Store {
     return this.inTransaction((db) => orders.markOrderFailed(db, orderId, error));
   }
 
-  createUser(username: string, passwordHash: string, permissions: Permission[]): Promise<UserRecord> {
-    return this.inTransaction((db) => users.createUser(db, username, passwordHash, permissions));
+  async createUser(username: string, passwordHash: string, permissions: Permission[]): Promise<UserRecord> {
+    const user = await this.inTransaction((db) => users.createUser(db, username, passwordHash, permissions));
+    this.changed('users', user.id);
+    return user;
   }
   findUser(username: string): Promise<UserRecord | null> {
     return users.findUser(this.db, username);
@@ -115,8 +191,10 @@ export class KnexStore implements Store {
   getUserById(id: number): Promise<UserRecord | null> {
     return users.getUserById(this.db, id);
   }
-  updateUser(id: number, patch: { passwordHash?: string; permissions?: Permission[] }): Promise<UserRecord> {
-    return this.inTransaction((db) => users.updateUser(db, id, patch));
+  async updateUser(id: number, patch: { passwordHash?: string; permissions?: Permission[] }): Promise<UserRecord> {
+    const user = await this.inTransaction((db) => users.updateUser(db, id, patch));
+    this.changed('users', user.id);
+    return user;
   }
 
   /** Run several statements atomically: in the bound transaction, or in a new one. */

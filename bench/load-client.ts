@@ -1,0 +1,95 @@
+/**
+ * The load generator of bench/api.ts, run as a child process (`fork`) so that the client's own CPU
+ * (HTTP parsing, JSON) does not share the server's event loop. The parent sends one job at a time
+ * over IPC and gets `{ ok: true, perSecond }` or `{ ok: false, error }` back.
+ *
+ * Jobs: `get` (GET `url`, expect 200), `issue` (POST sign then poll the order until issued), `wrong`
+ * (GET `url` with wrong credentials, expect 401). Loops are bounded by `total`.
+ */
+import * as http from 'http';
+
+export type LoadJob =
+  | { kind: 'get'; url: string; auth?: string; total: number; clients: number }
+  | { kind: 'wrong'; url: string; auth: string; total: number; clients: number }
+  | { kind: 'issue'; apiRoot: string; caSerial: string; auth: string; csr: string; total: number; clients: number; pollMs: number };
+
+export type LoadReply = { ok: true; perSecond: number } | { ok: false; error: string };
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+
+function call(url: string, options: { method?: string; auth?: string; body?: string } = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = {};
+    if (options.auth) headers.Authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`;
+    if (options.body) headers['Content-Type'] = 'application/json';
+    const req = http.request(url, { method: options.method ?? 'GET', agent, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+async function load(total: number, clients: number, one: () => Promise<void>): Promise<number> {
+  let left = total;
+  const start = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (left-- > 0) await one();
+    }),
+  );
+  return total / (Number(process.hrtime.bigint() - start) / 1e9);
+}
+
+async function issueOne(job: Extract<LoadJob, { kind: 'issue' }>): Promise<void> {
+  const signed = await call(`${job.apiRoot}/ca/${job.caSerial}/sign/`, {
+    method: 'POST',
+    auth: job.auth,
+    body: JSON.stringify({ csr: job.csr, subject: [{ oid: 'CN', value: 'bench.example.com' }] }),
+  });
+  if (signed.status !== 200) throw new Error(`sign: ${signed.status} ${signed.body}`);
+  const slug = (JSON.parse(signed.body) as { slug: string }).slug;
+  // Poll like a client would: at once, then every `pollMs` (bounded to about 20 s).
+  const polls = Math.ceil(20_000 / Math.max(1, job.pollMs));
+  for (let i = 0; i < polls; i++) {
+    const reply = await call(`${job.apiRoot}/ca/${job.caSerial}/orders/${slug}/`, { auth: job.auth });
+    const order = JSON.parse(reply.body) as { status: string; error: string };
+    if (order.status === 'issued') return;
+    if (order.status === 'failed') throw new Error(`order failed: ${order.error}`);
+    await new Promise((r) => setTimeout(r, job.pollMs));
+  }
+  throw new Error('order not issued');
+}
+
+async function run(job: LoadJob): Promise<number> {
+  switch (job.kind) {
+    case 'get':
+      return load(job.total, job.clients, async () => {
+        const r = await call(job.url, { auth: job.auth });
+        if (r.status !== 200) throw new Error(`GET ${job.url}: ${r.status}`);
+      });
+    case 'wrong':
+      return load(job.total, job.clients, async () => {
+        const r = await call(job.url, { auth: job.auth });
+        if (r.status !== 401) throw new Error(`expected 401, got ${r.status}`);
+      });
+    case 'issue':
+      return load(job.total, job.clients, () => issueOne(job));
+  }
+}
+
+if (require.main === module) {
+  process.on('message', (job: LoadJob | 'exit') => {
+    if (job === 'exit') {
+      agent.destroy();
+      process.disconnect?.();
+      return;
+    }
+    run(job).then(
+      (perSecond) => process.send?.({ ok: true, perSecond } satisfies LoadReply),
+      (e: unknown) => process.send?.({ ok: false, error: String((e as Error)?.message ?? e) } satisfies LoadReply),
+    );
+  });
+}

@@ -1,0 +1,94 @@
+/**
+ * The order runner's batches (adapters/worker/in-process.ts): several orders are finished in one
+ * transaction, and when the database refuses one order of a batch the others are still issued while
+ * that one ends `failed` (the batch is redone one order per transaction). Real store (PGlite), a
+ * PostgreSQL trigger plays the database refusing one certificate.
+ */
+import request from 'supertest';
+import { TABLES } from '../../adapters/store/knex/tables';
+import { inProcessOrderRunner } from '../../adapters/worker/in-process';
+import type { OrderRunner, Store } from '../../lib/ports';
+import { API, opensslCsr, setupApi, type ApiFixture } from './fixture';
+
+const holding: OrderRunner = { start: async () => undefined, stop: async () => undefined, notify: () => undefined };
+
+let f: ApiFixture;
+let csr: string;
+beforeAll(async () => {
+  f = await setupApi(undefined, { orderRunner: holding });
+  csr = opensslCsr('EC').csr;
+});
+afterAll(() => f.close());
+
+async function placeOrders(cns: string[]): Promise<string[]> {
+  const slugs: string[] = [];
+  for (const cn of cns) {
+    const res = await request(f.app)
+      .post(`${API}/ca/${f.ca.serial}/sign/`)
+      .set(f.auth('alice'))
+      .send({ csr, subject: [{ oid: 'CN', value: cn }] });
+    expect(res.status).toBe(200);
+    slugs.push(res.body.slug);
+  }
+  return slugs;
+}
+
+/** The store, counting the transactions opened on it. */
+function countingTransactions(store: Store): { store: Store; count: () => number } {
+  let count = 0;
+  const wrapped = Object.create(store) as Store;
+  wrapped.transaction = (fn) => {
+    count++;
+    return store.transaction(fn);
+  };
+  return { store: wrapped, count: () => count };
+}
+
+test('a batch of orders is finished in one transaction, each with its own certificate', async () => {
+  const slugs = await placeOrders(['b1.example.com', 'b2.example.com', 'b3.example.com', 'b4.example.com', 'b5.example.com']);
+  const { store, count } = countingTransactions(f.store);
+  const drained = await inProcessOrderRunner({ store, keyBackends: { default: f.keyBackend }, logError: () => undefined }).drain();
+  expect(drained).toBe(5);
+  // One transaction for the batch, one that finds nothing left.
+  expect(count()).toBe(2);
+  for (const [i, slug] of slugs.entries()) {
+    const order = await f.store.getOrder(slug);
+    expect(order?.status).toBe('issued');
+    const cert = await f.store.findCertificate(f.ca.id, order!.certificateSerial!);
+    expect(cert?.cn).toBe(`b${i + 1}.example.com`);
+    expect(cert?.id).toBe(order?.certificateId);
+  }
+});
+
+test('batchSize 1 takes one order per transaction', async () => {
+  await placeOrders(['s1.example.com', 's2.example.com']);
+  const { store, count } = countingTransactions(f.store);
+  const drained = await inProcessOrderRunner({ store, keyBackends: { default: f.keyBackend }, batchSize: 1 }).drain();
+  expect(drained).toBe(2);
+  expect(count()).toBe(3);
+});
+
+test('an order the database refuses fails alone; the rest of its batch is issued', async () => {
+  // The database refuses certificates for one name: the batch insert fails as a whole.
+  await f.db.knex.raw(`
+    create or replace function ca_api_test_refuse() returns trigger language plpgsql as $$
+    begin
+      if new.cn = 'refused.example.com' then raise exception 'refused by the test trigger'; end if;
+      return new;
+    end $$`);
+  await f.db.knex.raw(`create trigger ca_api_test_refuse before insert on ${TABLES.certificates} for each row execute function ca_api_test_refuse()`);
+  try {
+    const slugs = await placeOrders(['ok1.example.com', 'refused.example.com', 'ok2.example.com', 'ok3.example.com']);
+    const errors: unknown[] = [];
+    await inProcessOrderRunner({ store: f.store, keyBackends: { default: f.keyBackend }, logError: (_m, e) => errors.push(e) }).drain();
+    const statuses = await Promise.all(slugs.map(async (slug) => (await f.store.getOrder(slug))?.status));
+    expect(statuses).toEqual(['issued', 'failed', 'issued', 'issued']);
+    const failed = await f.store.getOrder(slugs[1]);
+    expect(failed?.error).toMatch(/database/);
+    expect(errors.length).toBeGreaterThan(0);
+    const issued = await f.db.knex(TABLES.certificates).where({ cn: 'refused.example.com' });
+    expect(issued).toHaveLength(0);
+  } finally {
+    await f.db.knex.raw(`drop trigger ca_api_test_refuse on ${TABLES.certificates}`);
+  }
+});
