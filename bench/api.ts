@@ -31,7 +31,7 @@ import { serializeJson } from '../lib/api/json';
 import { initCa } from '../lib/ca/authorities';
 import { certificateToJson } from '../lib/ca/serialize';
 import type { CaRecord } from '../lib/ports';
-import type { LoadJob, LoadReply } from './load-client';
+import { call as httpCall, type LoadJob, type LoadReply } from './load-client';
 
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 /** How often an issuing client polls its order (each poll is a request, and a query). */
@@ -51,24 +51,8 @@ function remoteLoad(job: LoadJob): Promise<number> {
 // The parent only makes a few set-up calls: no keep-alive, so no race with the server closing an idle socket.
 const agent = new http.Agent({ keepAlive: false });
 
-interface Reply {
-  status: number;
-  body: string;
-}
-
-function call(url: string, options: { method?: string; auth?: string; body?: string } = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = {};
-    if (options.auth) headers.Authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`;
-    if (options.body) headers['Content-Type'] = 'application/json';
-    const req = http.request(url, { method: options.method ?? 'GET', agent, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    req.end(options.body);
-  });
+function call(url: string, options: { method?: string; auth?: string; body?: string } = {}): ReturnType<typeof httpCall> {
+  return httpCall(url, options, agent); // no keep-alive for the set-up calls
 }
 
 const fmt = (n: number) => n.toFixed(n >= 100 ? 0 : 1);

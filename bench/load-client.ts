@@ -17,12 +17,17 @@ export type LoadReply = { ok: true; perSecond: number } | { ok: false; error: st
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
-function call(url: string, options: { method?: string; auth?: string; body?: string } = {}): Promise<{ status: number; body: string }> {
+/** One HTTP request; the body is read whole. `via` picks the connection pool (keep-alive here). */
+export function call(
+  url: string,
+  options: { method?: string; auth?: string; body?: string } = {},
+  via: http.Agent = agent,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
     if (options.auth) headers.Authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`;
     if (options.body) headers['Content-Type'] = 'application/json';
-    const req = http.request(url, { method: options.method ?? 'GET', agent, headers }, (res) => {
+    const req = http.request(url, { method: options.method ?? 'GET', agent: via, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));

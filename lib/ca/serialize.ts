@@ -10,7 +10,8 @@ import { HASH_ALGORITHMS, type CertificateJson, type Extension, type Fingerprint
 /** models.md §2.2: the fixed order of fingerprint keys (the order of the hash algorithm names). */
 export const FINGERPRINT_ORDER: readonly HashAlgorithmName[] = HASH_ALGORITHMS;
 
-export interface CaJson {
+/** Fields every record of a certificate (CA or end entity) starts with, in this order. */
+export interface X509RecordJson {
   id: number;
   created: string;
   updated: string;
@@ -20,6 +21,9 @@ export interface CaJson {
   compromised: string | null;
   certificate: CertificateJson;
   fingerprints: Fingerprints;
+}
+
+export interface CaJson extends X509RecordJson {
   name: string;
   enabled: boolean;
   parent: number | null;
@@ -41,16 +45,7 @@ export interface CaJson {
   api_enabled: boolean;
 }
 
-export interface CertificateRecordJson {
-  id: number;
-  created: string;
-  updated: string;
-  revoked: boolean;
-  revoked_date: string | null;
-  revoked_reason: string;
-  compromised: string | null;
-  certificate: CertificateJson;
-  fingerprints: Fingerprints;
+export interface CertificateRecordJson extends X509RecordJson {
   watchers: { id: number; name: string; mail: string }[];
   ca: number;
   csr: string | null;
