@@ -8,25 +8,15 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { ParsedCertificate, parseCertificate, verifyCertificateSignature } from '../../lib/x509/certificate';
-import { X509Error } from '../../lib/x509/errors';
 import { fingerprint, fingerprints } from '../../lib/x509/fingerprints';
 import { normaliseSerial, serialToColons, serialToHex } from '../../lib/x509/serial-format';
 import { CORPUS_DIR, corpusNames, loadCorpusEntry, pemToDer } from '../helpers/corpus';
+import { expectX509Error } from '../helpers/x509-error';
 
 function openssl(args: string[], input?: Buffer | string): string {
   return execFileSync('openssl', args, { input, stdio: ['pipe', 'pipe', 'pipe'] }).toString();
 }
 
-function expectX509Error(fn: () => unknown, code: string): void {
-  let thrown: unknown;
-  try {
-    fn();
-  } catch (e) {
-    thrown = e;
-  }
-  expect(thrown).toBeInstanceOf(X509Error);
-  expect((thrown as X509Error).code).toBe(code);
-}
 
 const names = corpusNames();
 const parsed = new Map<string, ParsedCertificate>(names.map((n) => [n, parseCertificate(loadCorpusEntry(n).pem)]));

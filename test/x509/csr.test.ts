@@ -7,9 +7,9 @@ import * as os from 'os';
 import * as path from 'path';
 import { readTlv, readTlvChildren } from '../../lib/x509/asn1';
 import { parseCsr } from '../../lib/x509/csr';
-import { X509Error } from '../../lib/x509/errors';
 import { pemEncode } from '../../lib/x509/pem';
 import { CORPUS_DIR, pemToDer } from '../helpers/corpus';
+import { expectX509Error } from '../helpers/x509-error';
 
 let dir: string;
 
@@ -63,17 +63,6 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-function expectX509Error(fn: () => unknown, code: string): X509Error {
-  let thrown: unknown;
-  try {
-    fn();
-  } catch (e) {
-    thrown = e;
-  }
-  expect(thrown).toBeInstanceOf(X509Error);
-  expect((thrown as X509Error).code).toBe(code);
-  return thrown as X509Error;
-}
 
 /** Flip one bit in the last byte of the CSR's signature BIT STRING. */
 function flipSignatureByte(der: Buffer): Buffer {

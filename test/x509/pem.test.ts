@@ -1,19 +1,8 @@
 import { execFileSync } from 'child_process';
-import { X509Error } from '../../lib/x509/errors';
 import { DEFAULT_MAX_INPUT_BYTES, derFromInput, pemDecode, pemEncode } from '../../lib/x509/pem';
 import { corpusNames, loadCorpusEntry, pemToDer } from '../helpers/corpus';
+import { expectX509Error } from '../helpers/x509-error';
 
-function expectX509Error(fn: () => unknown, code: string, message?: RegExp): void {
-  let thrown: unknown;
-  try {
-    fn();
-  } catch (e) {
-    thrown = e;
-  }
-  expect(thrown).toBeInstanceOf(X509Error);
-  expect((thrown as X509Error).code).toBe(code);
-  if (message) expect((thrown as X509Error).message).toMatch(message);
-}
 
 const root = loadCorpusEntry('root');
 const rootDer = pemToDer(root.pem);
