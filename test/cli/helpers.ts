@@ -1,6 +1,9 @@
 /** Running `ca-admin` in-process against a shared test store. */
+import * as fs from 'fs';
 import { runCli, type CliIo } from '../../lib/cli';
 import type { Store } from '../../lib/ports';
+import { openTestDatabase, type DatabaseTarget, type TestDatabase } from '../helpers/database';
+import { tmpDir } from './openssl';
 
 /** A fixed test key-encryption key (32 bytes, base64). Never use outside tests. */
 export const TEST_KEK = Buffer.alloc(32, 7).toString('base64');
@@ -27,4 +30,29 @@ export function cliRunner(store: Store, env: Record<string, string> = {}) {
     const stdoutBytes = Buffer.concat(out);
     return { code, stdout: stdoutBytes.toString('utf8'), stdoutBytes, stderr: Buffer.concat(err).toString('utf8') };
   };
+}
+
+export interface CliFixture {
+  db: TestDatabase;
+  cli: ReturnType<typeof cliRunner>;
+  /** A scratch directory for key, certificate and CSR files. */
+  dir: string;
+}
+
+/**
+ * Registers beforeAll/afterAll in the calling describe block: one database on `target` for the
+ * block, a `ca-admin` runner on its store, and a scratch directory. Read the fields inside tests.
+ */
+export function cliFixture(target: DatabaseTarget, dirPrefix?: string): CliFixture {
+  const f = {} as CliFixture;
+  beforeAll(async () => {
+    f.db = await openTestDatabase(target);
+    f.cli = cliRunner(f.db.store);
+    f.dir = tmpDir(dirPrefix);
+  });
+  afterAll(async () => {
+    await f.db?.close();
+    if (f.dir) fs.rmSync(f.dir, { recursive: true, force: true });
+  });
+  return f;
 }

@@ -3,23 +3,12 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { caToJson, certificateToJson } from '../../lib/ca/serialize';
 import { CORPUS_DIR, loadCorpus, type CorpusEntry } from '../helpers/corpus';
-import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
-import { cliRunner } from './helpers';
-import { openssl, opensslCsr, opensslVerify, tmpDir } from './openssl';
+import { testDatabaseTargets } from '../helpers/database';
+import { cliFixture } from './helpers';
+import { openssl, opensslCsr, opensslVerify } from './openssl';
 
 describe.each(testDatabaseTargets())('import_ca and import_cert on $name', (target) => {
-  let db: TestDatabase;
-  let cli: ReturnType<typeof cliRunner>;
-  let dir: string;
-  beforeAll(async () => {
-    db = await openTestDatabase(target);
-    cli = cliRunner(db.store);
-    dir = tmpDir();
-  });
-  afterAll(async () => {
-    await db?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const f = cliFixture(target);
 
   const corpus = loadCorpus();
   const cas = corpus.filter((e) => e.facts.type === 'ca');
@@ -59,12 +48,12 @@ describe.each(testDatabaseTargets())('import_ca and import_cert on $name', (targ
       if (entry.facts.password) args.push('--import-password', entry.facts.password);
       if (entry.keyDer) args.push(name, file(entry, '.key.der'), file(entry, '.pem'));
       else args.push('--no-key', name, file(entry, '.pem'));
-      const r = await cli(args);
+      const r = await f.cli(args);
       expect(r.stderr).toBe('');
       expect(r.stdout).toBe(''); // import_ca prints nothing on success
       expect(r.code).toBe(0);
 
-      const ca = (await db.store.findCaByName(name))!;
+      const ca = (await f.db.store.findCaByName(name))!;
       const json = caToJson(ca);
       expect(json.certificate.serial).toBe(entry.facts.serial);
       expect(json.certificate.subject).toEqual(entry.facts.subject);
@@ -76,84 +65,84 @@ describe.each(testDatabaseTargets())('import_ca and import_cert on $name', (targ
       expect(json.sign_authority_information_access).toBeNull();
       expect(json.sign_crl_distribution_points).toBeNull();
       expect(ca.keyBackendOptions === null).toBe(!entry.keyDer);
-      if (entry.facts.parent) expect(json.parent).toBe((await db.store.findCaByName(entry.facts.parent))!.id);
+      if (entry.facts.parent) expect(json.parent).toBe((await f.db.store.findCaByName(entry.facts.parent))!.id);
     });
 
     it('refuses an encrypted key without its password, a wrong password and a key of another CA', async () => {
       const pwd = cas.find((e) => e.name === 'pwd')!;
       const root = cas.find((e) => e.name === 'root')!;
-      await db.truncate();
-      const noPassword = await cli(['import_ca', 'pwd2', file(pwd, '.key.der'), file(pwd, '.pem')]);
+      await f.db.truncate();
+      const noPassword = await f.cli(['import_ca', 'pwd2', file(pwd, '.key.der'), file(pwd, '.pem')]);
       expect(noPassword.code).not.toBe(0);
       expect(noPassword.stderr).toMatch(/^Error: .*password.*\n$/);
-      const wrong = await cli(['import_ca', '--import-password', 'nope', 'pwd2', file(pwd, '.key.der'), file(pwd, '.pem')]);
+      const wrong = await f.cli(['import_ca', '--import-password', 'nope', 'pwd2', file(pwd, '.key.der'), file(pwd, '.pem')]);
       expect(wrong.stderr).toMatch(/^Error: .*wrong password.*\n$/);
-      const mismatch = await cli(['import_ca', 'mismatch', file(root, '.key.der'), file(pwd, '.pem')]);
+      const mismatch = await f.cli(['import_ca', 'mismatch', file(root, '.key.der'), file(pwd, '.pem')]);
       expect(mismatch.stderr).toBe('Error: The private key does not match the certificate.\n');
-      expect(await db.store.listCas()).toEqual([]);
+      expect(await f.db.store.listCas()).toEqual([]);
     });
 
     it('a CA imported with --no-key cannot sign; the same CA with its key can', async () => {
-      const key = path.join(dir, 'fresh.key');
-      const pem = path.join(dir, 'fresh.pem');
+      const key = path.join(f.dir, 'fresh.key');
+      const pem = path.join(f.dir, 'fresh.pem');
       openssl([
         'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', pem,
         '-days', '30', '-subj', '/CN=fresh.example.com', '-addext', 'basicConstraints=critical,CA:TRUE',
         '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
       ]);
-      expect((await cli(['import_ca', '--no-key', 'Keyless', pem])).code).toBe(0);
-      const csr = opensslCsr(dir, 'keyless-leaf');
-      const denied = await cli(['sign_cert', '--ca', 'Keyless', '--expires', '10', '--csr', csr, '--subject', 'CN=leaf.example.com']);
+      expect((await f.cli(['import_ca', '--no-key', 'Keyless', pem])).code).toBe(0);
+      const csr = opensslCsr(f.dir, 'keyless-leaf');
+      const denied = await f.cli(['sign_cert', '--ca', 'Keyless', '--expires', '10', '--csr', csr, '--subject', 'CN=leaf.example.com']);
       expect(denied.code).not.toBe(0);
       expect(denied.stderr).toBe(
         'Error: Keyless: The private key of this certificate authority is not available (it was imported without its key), so it cannot sign.\n',
       );
-      await db.truncate();
-      expect((await cli(['import_ca', 'Keyed', key, pem])).stderr).toBe('');
-      const signed = await cli(['sign_cert', '--ca', 'Keyed', '--expires', '10', '--csr', csr, '--subject', 'CN=leaf.example.com']);
+      await f.db.truncate();
+      expect((await f.cli(['import_ca', 'Keyed', key, pem])).stderr).toBe('');
+      const signed = await f.cli(['sign_cert', '--ca', 'Keyed', '--expires', '10', '--csr', csr, '--subject', 'CN=leaf.example.com']);
       expect(signed.stderr).toBe('');
-      expect(opensslVerify(dir, fs.readFileSync(pem, 'utf8'), signed.stdout)).toContain(': OK');
+      expect(opensslVerify(f.dir, fs.readFileSync(pem, 'utf8'), signed.stdout)).toContain(': OK');
     });
   });
 
   describe('import_cert', () => {
     beforeAll(async () => {
-      await db.truncate();
+      await f.db.truncate();
       for (const e of orderedCas) {
         const args = ['import_ca', ...(e.facts.parent ? ['--parent', e.facts.parent] : []), '--no-key', e.name, file(e, '.pem')];
-        expect((await cli(args)).stderr).toBe('');
+        expect((await f.cli(args)).stderr).toBe('');
       }
     });
 
     it.each(certs.map((e) => [e.name, e] as const))('%s', async (name, entry) => {
       const issuer = cas.some((c) => c.name === entry.facts.ca) ? entry.facts.ca! : 'root';
-      const r = await cli(['import_cert', '--ca', issuer, file(entry, '.pem')]);
+      const r = await f.cli(['import_cert', '--ca', issuer, file(entry, '.pem')]);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      const [cert] = await db.store.findCertificateBySerial(entry.facts.serial);
+      const [cert] = await f.db.store.findCertificateBySerial(entry.facts.serial);
       const json = certificateToJson(cert);
       expect(json.certificate.subject).toEqual(entry.facts.subject);
       expect(multiset(json.certificate.extensions)).toEqual(multiset(asApiEmits(entry.facts.extensions)));
       if (entry.facts.sha256) expect(json.fingerprints['SHA-256']).toBe(entry.facts.sha256);
       expect(json).toMatchObject({ csr: null, profile: '', autogenerated: false, revoked: false, revoked_reason: '', watchers: [] });
-      expect(json.ca).toBe((await db.store.findCaByName(issuer))!.id);
+      expect(json.ca).toBe((await f.db.store.findCaByName(issuer))!.id);
       const cn = entry.facts.subject.find((a) => a.oid === '2.5.4.3');
       expect(cert.cn).toBe(cn ? cn.value : '');
     });
 
     it('takes DER too, rejects duplicates and garbage', async () => {
-      await db.truncate();
+      await f.db.truncate();
       const root = cas.find((e) => e.name === 'root')!;
       const leaf = certs.find((e) => e.name === 'root-cert')!;
-      await cli(['import_ca', '--no-key', 'root', file(root, '.pem')]);
-      const der = path.join(dir, 'root-cert.der');
+      await f.cli(['import_ca', '--no-key', 'root', file(root, '.pem')]);
+      const der = path.join(f.dir, 'root-cert.der');
       openssl(['x509', '-in', file(leaf, '.pem'), '-outform', 'DER', '-out', der]);
-      expect((await cli(['import_cert', '--ca', 'root', der])).stderr).toBe('');
-      const again = await cli(['import_cert', '--ca', 'root', file(leaf, '.pem')]);
+      expect((await f.cli(['import_cert', '--ca', 'root', der])).stderr).toBe('');
+      const again = await f.cli(['import_cert', '--ca', 'root', file(leaf, '.pem')]);
       expect(again.stderr).toBe(`Error: ${leaf.facts.serial}: Certificate already exists.\n`);
-      const junk = path.join(dir, 'junk.pem');
+      const junk = path.join(f.dir, 'junk.pem');
       fs.writeFileSync(junk, 'not a certificate');
-      const bad = await cli(['import_cert', '--ca', 'root', junk]);
+      const bad = await f.cli(['import_cert', '--ca', 'root', junk]);
       expect(bad.code).not.toBe(0);
       expect(bad.stderr).toMatch(/^Error: Unable to load public key\./);
     });

@@ -1,29 +1,17 @@
 /** init_ca end to end: every key type as root and intermediate, checked by `openssl verify`. */
-import * as fs from 'fs';
 import { caToJson } from '../../lib/ca/serialize';
 import { parseCertificate } from '../../lib/x509/certificate';
-import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
-import { cliRunner } from './helpers';
-import { openssl, opensslCsr, opensslVerify, tmpDir } from './openssl';
+import { testDatabaseTargets } from '../helpers/database';
+import { cliFixture, cliRunner } from './helpers';
+import { openssl, opensslCsr, opensslVerify } from './openssl';
 
 describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
-  let db: TestDatabase;
-  let cli: ReturnType<typeof cliRunner>;
-  let dir: string;
-  beforeAll(async () => {
-    db = await openTestDatabase(target);
-    cli = cliRunner(db.store);
-    dir = tmpDir();
-  });
-  afterAll(async () => {
-    await db?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const f = cliFixture(target);
 
   const colons = (hex: string) => (hex.length % 2 ? '0' + hex : hex).match(/../g)!.join(':');
 
   async function pemOf(name: string): Promise<string> {
-    const r = await cli(['view_ca', name, '--output-format', 'pem']);
+    const r = await f.cli(['view_ca', name, '--output-format', 'pem']);
     expect(r.stderr).toBe('');
     return r.stdout;
   }
@@ -44,13 +32,13 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
     it('creates a root that openssl accepts as a self-signed CA', async () => {
       // One day beyond the default: the intermediate (default expiry) may be made in a later minute and
       // must not outlive its root (cli.md) however slowly the machine runs.
-      const r = await cli(['init_ca', '--key-type', keyType, ...extra, '--path-length', '1', '--expires', '3651', root, `C=AT,O=Example,CN=${root}.example.com`]);
+      const r = await f.cli(['init_ca', '--key-type', keyType, ...extra, '--path-length', '1', '--expires', '3651', root, `C=AT,O=Example,CN=${root}.example.com`]);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      const ca = (await db.store.findCaByName(root))!;
+      const ca = (await f.db.store.findCaByName(root))!;
       expect(r.stdout).toBe(colons(ca.serial) + '\n');
       const pem = await pemOf(root);
-      expect(opensslVerify(dir, pem, pem)).toContain(': OK');
+      expect(opensslVerify(f.dir, pem, pem)).toContain(': OK');
       const text = openssl(['x509', '-noout', '-text'], pem);
       expect(text).toContain(opensslKeyName);
       expect(text).toMatch(/CA:TRUE, pathlen:1/);
@@ -70,19 +58,19 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
     });
 
     it('creates an intermediate and signs a leaf; openssl verifies the chain', async () => {
-      const r = await cli(['init_ca', '--key-type', keyType, ...extra, '--parent', root, '--default-hostname', 'ca.example.com', child, `CN=${child}.example.com`]);
+      const r = await f.cli(['init_ca', '--key-type', keyType, ...extra, '--parent', root, '--default-hostname', 'ca.example.com', child, `CN=${child}.example.com`]);
       expect(r.stderr).toBe('');
-      const parent = (await db.store.findCaByName(root))!;
-      const ca = (await db.store.findCaByName(child))!;
+      const parent = (await f.db.store.findCaByName(root))!;
+      const ca = (await f.db.store.findCaByName(child))!;
       expect(ca.parentId).toBe(parent.id);
       const rootPem = await pemOf(root);
       const childPem = await pemOf(child);
-      expect(opensslVerify(dir, rootPem, childPem)).toContain(': OK');
+      expect(opensslVerify(f.dir, rootPem, childPem)).toContain(': OK');
 
-      const csr = opensslCsr(dir, `${keyType}-leaf`);
-      const signed = await cli(['sign_cert', '--ca', child, '--csr', csr, '--subject', `CN=leaf.${keyType}.example.com`]);
+      const csr = opensslCsr(f.dir, `${keyType}-leaf`);
+      const signed = await f.cli(['sign_cert', '--ca', child, '--csr', csr, '--subject', `CN=leaf.${keyType}.example.com`]);
       expect(signed.stderr).toBe('');
-      expect(opensslVerify(dir, rootPem, signed.stdout, [childPem])).toContain(': OK');
+      expect(opensslVerify(f.dir, rootPem, signed.stdout, [childPem])).toContain(': OK');
       // The leaf's CA-Issuers URL points at the parent (signing.md §4 quirk), OCSP/CRL at the intermediate.
       const leafText = openssl(['x509', '-noout', '-text'], signed.stdout);
       expect(leafText).toContain(`http://ca.example.com/django_ca/issuer/${parent.serial}.der`);
@@ -93,8 +81,8 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
 
   describe('init_ca details', () => {
     it('builds the sign_* URLs of signing.md §4 and the intermediate AIA/CRL DP', async () => {
-      await cli(['init_ca', '--key-type', 'EC', '--path-length', '2', '--expires', '3651', '--default-hostname', 'localhost:8000', 'Urls', 'CN=urls.example.com']);
-      const root = (await db.store.findCaByName('Urls'))!;
+      await f.cli(['init_ca', '--key-type', 'EC', '--path-length', '2', '--expires', '3651', '--default-hostname', 'localhost:8000', 'Urls', 'CN=urls.example.com']);
+      const root = (await f.db.store.findCaByName('Urls'))!;
       const S = root.serial;
       expect(root.signAuthorityInformationAccess).toEqual({
         type: 'authority_information_access',
@@ -114,8 +102,8 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
         ['authority_key_identifier', 'basic_constraints', 'key_usage', 'subject_key_identifier'],
       );
 
-      await cli(['init_ca', '--key-type', 'EC', '--parent', 'Urls', '--default-hostname', 'localhost:8000', 'UrlsChild', 'CN=urlschild.example.com']);
-      const child = (await db.store.findCaByName('UrlsChild'))!;
+      await f.cli(['init_ca', '--key-type', 'EC', '--parent', 'Urls', '--default-hostname', 'localhost:8000', 'UrlsChild', 'CN=urlschild.example.com']);
+      const child = (await f.db.store.findCaByName('UrlsChild'))!;
       const own = parseCertificate(child.der).extensions;
       expect(own.find((e) => e.type === 'authority_information_access')!.value).toEqual([
         { access_method: '1.3.6.1.5.5.7.48.1', access_location: { type: 'URI', value: `http://localhost:8000/django_ca/ocsp/${S}/ca/` } },
@@ -130,60 +118,60 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
     });
 
     it('uses CA_DEFAULT_HOSTNAME and CA_URL_PATH; --no-default-hostname disables them', async () => {
-      const withEnv = cliRunner(db.store, { CA_DEFAULT_HOSTNAME: 'env.example.com', CA_URL_PATH: 'pki/' });
+      const withEnv = cliRunner(f.db.store, { CA_DEFAULT_HOSTNAME: 'env.example.com', CA_URL_PATH: 'pki/' });
       await withEnv(['init_ca', '--key-type', 'Ed25519', 'EnvHost', 'CN=envhost.example.com']);
-      const ca = (await db.store.findCaByName('EnvHost'))!;
+      const ca = (await f.db.store.findCaByName('EnvHost'))!;
       expect(JSON.stringify(ca.signCrlDistributionPoints)).toContain(`http://env.example.com/pki/crl/${ca.serial}/`);
       await withEnv(['init_ca', '--key-type', 'Ed25519', '--no-default-hostname', 'NoHost', 'CN=nohost.example.com']);
-      const none = (await db.store.findCaByName('NoHost'))!;
+      const none = (await f.db.store.findCaByName('NoHost'))!;
       expect(none.signAuthorityInformationAccess).toBeNull();
       expect(none.signCrlDistributionPoints).toBeNull();
     });
 
     it('refuses intermediates below a path length 0 CA (the default)', async () => {
-      expect((await cli(['init_ca', '--key-type', 'Ed25519', 'Leafy', 'CN=leafy.example.com'])).code).toBe(0);
-      const r = await cli(['init_ca', '--key-type', 'Ed25519', '--parent', 'Leafy', 'Nope', 'CN=nope.example.com']);
+      expect((await f.cli(['init_ca', '--key-type', 'Ed25519', 'Leafy', 'CN=leafy.example.com'])).code).toBe(0);
+      const r = await f.cli(['init_ca', '--key-type', 'Ed25519', '--parent', 'Leafy', 'Nope', 'CN=nope.example.com']);
       expect(r.code).not.toBe(0);
       expect(r.stderr).toBe('Error: Parent CA cannot create intermediate CA due to path length restrictions.\n');
-      expect(await db.store.findCaByName('Nope')).toBeNull();
+      expect(await f.db.store.findCaByName('Nope')).toBeNull();
     });
 
     it('refuses an intermediate that would outlive its parent, and names taken twice', async () => {
-      await cli(['init_ca', '--key-type', 'Ed25519', '--no-path-length', '--expires', '10', 'Short', 'CN=short.example.com']);
-      const r = await cli(['init_ca', '--key-type', 'Ed25519', '--parent', 'Short', '--expires', '11', 'Longer', 'CN=longer.example.com']);
+      await f.cli(['init_ca', '--key-type', 'Ed25519', '--no-path-length', '--expires', '10', 'Short', 'CN=short.example.com']);
+      const r = await f.cli(['init_ca', '--key-type', 'Ed25519', '--parent', 'Short', '--expires', '11', 'Longer', 'CN=longer.example.com']);
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(/^Error: .*outlive.*\n$/);
-      const dup = await cli(['init_ca', '--key-type', 'Ed25519', 'Short', 'CN=short2.example.com']);
+      const dup = await f.cli(['init_ca', '--key-type', 'Ed25519', 'Short', 'CN=short2.example.com']);
       expect(dup.code).not.toBe(0);
       expect(dup.stderr).toBe('Error: Short: A certificate authority with this name already exists.\n');
     });
 
     it('rejects an algorithm for EdDSA keys, small RSA keys and the slash subject form', async () => {
-      const ed = await cli(['init_ca', '--key-type', 'Ed448', '--algorithm', 'SHA-256', 'EdAlg', 'CN=edalg.example.com']);
+      const ed = await f.cli(['init_ca', '--key-type', 'Ed448', '--algorithm', 'SHA-256', 'EdAlg', 'CN=edalg.example.com']);
       expect(ed.stderr).toBe('Error: Ed448 keys do not allow an algorithm for signing.\n');
-      const small = await cli(['init_ca', '--key-size', '1024', 'Small', 'CN=small.example.com']);
+      const small = await f.cli(['init_ca', '--key-size', '1024', 'Small', 'CN=small.example.com']);
       expect(small.code).not.toBe(0);
       expect(small.stderr).toContain('2048');
-      const slash = await cli(['init_ca', '--key-type', 'Ed25519', 'Slash', '/C=AT/CN=slash.example.com']);
+      const slash = await f.cli(['init_ca', '--key-type', 'Ed25519', 'Slash', '/C=AT/CN=slash.example.com']);
       expect(slash.code).not.toBe(0);
       expect(slash.stderr).toMatch(/^Error: .+\n$/);
-      for (const n of ['EdAlg', 'Small', 'Slash']) expect(await db.store.findCaByName(n)).toBeNull();
+      for (const n of ['EdAlg', 'Small', 'Slash']) expect(await f.db.store.findCaByName(n)).toBeNull();
     });
 
     it('--api-enable, --no-path-length, --expires and the output formats', async () => {
-      const r = await cli(['init_ca', '--key-type', 'EC', '--api-enable', '--no-path-length', '--expires', '30', '--output-format', 'json', 'Api', 'CN=api.example.com']);
+      const r = await f.cli(['init_ca', '--key-type', 'EC', '--api-enable', '--no-path-length', '--expires', '30', '--output-format', 'json', 'Api', 'CN=api.example.com']);
       expect(r.stderr).toBe('');
       const json = JSON.parse(r.stdout);
       expect(json.api_enabled).toBe(true);
       expect(Object.keys(json)).toEqual([...Object.keys(json)].sort()); // the CLI's JSON has sorted keys
-      const ca = (await db.store.findCaByName('Api'))!;
+      const ca = (await f.db.store.findCaByName('Api'))!;
       expect(ca.certificate.extensions.find((e) => e.type === 'basic_constraints')!.value).toEqual({ ca: true, path_length: null });
       const days = (ca.notAfter.getTime() - ca.notBefore.getTime()) / 86_400_000;
       expect(days).toBe(30);
       expect(ca.notBefore.getUTCSeconds()).toBe(0);
-      const der = await cli(['view_ca', 'Api', '--output-format', 'der']);
+      const der = await f.cli(['view_ca', 'Api', '--output-format', 'der']);
       expect(der.stdoutBytes.equals(ca.der)).toBe(true);
-      const text = await cli(['view_ca', 'Api']);
+      const text = await f.cli(['view_ca', 'Api']);
       expect(text.stdout).toContain('Name: Api');
       expect(text.stdout).toContain('commonName (CN): api.example.com');
       expect(text.stdout).toContain('-----BEGIN CERTIFICATE-----');
@@ -192,8 +180,8 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
 
   describe('list_cas and edit_ca', () => {
     it('prints every CA in the reference format, disabled ones marked, tree with box drawing', async () => {
-      await db.truncate(); // list_cas shows everything: start from an empty store
-      const local = cli;
+      await f.db.truncate(); // list_cas shows everything: start from an empty store
+      const local = f.cli;
       await local(['init_ca', '--key-type', 'Ed25519', '--path-length', '2', '--expires', '100', 'Root', 'CN=root.example.com']);
       await local(['init_ca', '--key-type', 'Ed25519', '--path-length', '1', '--expires', '90', '--parent', 'Root', 'A', 'CN=a.example.com']);
       await local(['init_ca', '--key-type', 'Ed25519', '--expires', '80', '--parent', 'A', 'A1', 'CN=a1.example.com']);
@@ -201,7 +189,7 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
       await local(['init_ca', '--key-type', 'Ed25519', '--expires', '50', 'Ec', 'CN=ec.example.com']);
       expect((await local(['edit_ca', 'B', '--disable'])).code).toBe(0);
       const s = async (name: string) => {
-        const r = await db.store.findCaByName(name);
+        const r = await f.db.store.findCaByName(name);
         return colons(r!.serial);
       };
       const plain = await local(['list_cas']);
@@ -229,15 +217,15 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
     });
 
     it('edit_ca changes only what is given and works on disabled CAs', async () => {
-      await cli(['init_ca', '--key-type', 'Ed25519', 'Editable', 'CN=editable.example.com']);
-      const before = (await db.store.findCaByName('Editable'))!;
-      const r = await cli([
+      await f.cli(['init_ca', '--key-type', 'Ed25519', 'Editable', 'CN=editable.example.com']);
+      const before = (await f.db.store.findCaByName('Editable'))!;
+      const r = await f.cli([
         'edit_ca', before.serial, '--api-enable', '--disable', '--caa', 'example.com', '--website', 'https://example.com/',
         '--sign-ocsp-responder', 'http://ocsp.example.com/', '--sign-crl-full-name', 'http://crl.example.com/',
         '--ocsp-response-validity', '3600',
       ]);
       expect(r.stderr).toBe('');
-      const after = (await db.store.findCaByName('Editable'))!;
+      const after = (await f.db.store.findCaByName('Editable'))!;
       expect(after).toMatchObject({ apiEnabled: true, enabled: false, caaIdentity: 'example.com', website: 'https://example.com/', termsOfService: '', ocspResponseValidity: 3600 });
       expect(after.signAuthorityInformationAccess).toEqual({
         type: 'authority_information_access',
@@ -248,13 +236,13 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
         { full_name: [{ type: 'URI', value: 'http://crl.example.com/' }], relative_name: null, crl_issuer: null, reasons: null },
       ]);
       // Disabled CAs are still editable, by name too.
-      expect((await cli(['edit_ca', 'Editable', '--enable', '--api-disable'])).code).toBe(0);
-      expect(await db.store.findCaByName('Editable')).toMatchObject({ enabled: true, apiEnabled: false, caaIdentity: 'example.com' });
-      const bad = await cli(['edit_ca', 'Editable', '--acme-profile', 'nope']);
+      expect((await f.cli(['edit_ca', 'Editable', '--enable', '--api-disable'])).code).toBe(0);
+      expect(await f.db.store.findCaByName('Editable')).toMatchObject({ enabled: true, apiEnabled: false, caaIdentity: 'example.com' });
+      const bad = await f.cli(['edit_ca', 'Editable', '--acme-profile', 'nope']);
       expect(bad.stderr).toBe('Error: nope: Profile is not defined.\n');
-      const missing = await cli(['edit_ca', 'AB:CD:EF', '--enable']);
+      const missing = await f.cli(['edit_ca', 'AB:CD:EF', '--enable']);
       expect(missing.stderr).toBe('Error: AB:CD:EF: Certificate authority not found.\n');
-      const both = await cli(['edit_ca', 'Editable', '--enable', '--disable']);
+      const both = await f.cli(['edit_ca', 'Editable', '--enable', '--disable']);
       expect(both.code).not.toBe(0);
     });
   });

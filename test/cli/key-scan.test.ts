@@ -14,9 +14,9 @@ import * as path from 'path';
 import { decryptKey, loadKek, parseEnvelope } from '../../adapters/keys/kek';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { CORPUS_DIR, loadCorpus, pemToDer } from '../helpers/corpus';
-import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
-import { cliRunner, TEST_KEK } from './helpers';
-import { openssl, tmpDir } from './openssl';
+import { testDatabaseTargets, type TestDatabase } from '../helpers/database';
+import { cliFixture, TEST_KEK } from './helpers';
+import { openssl } from './openssl';
 
 const INIT_CA: [string, string[]][] = [
   ['RSA', ['--key-size', '2048']],
@@ -122,18 +122,7 @@ function expectAbsent(dump: Dump, needles: Needles): void {
 }
 
 describe.each(testDatabaseTargets())('CA private keys written by the commands on $name', (target) => {
-  let db: TestDatabase;
-  let cli: ReturnType<typeof cliRunner>;
-  let dir: string;
-  beforeAll(async () => {
-    db = await openTestDatabase(target);
-    cli = cliRunner(db.store);
-    dir = tmpDir('ca-admin-keyscan-');
-  });
-  afterAll(async () => {
-    await db?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const f = cliFixture(target, 'ca-admin-keyscan-');
 
   it('appear nowhere in clear after init_ca (each key type) and import_ca (each corpus key)', async () => {
     const kek = loadKek(TEST_KEK)!;
@@ -142,16 +131,16 @@ describe.each(testDatabaseTargets())('CA private keys written by the commands on
 
     for (const [keyType, extra] of INIT_CA) {
       const name = `init-${keyType}`;
-      const r = await cli(['init_ca', '--key-type', keyType, ...extra, name, `CN=${name}.example.com`]);
+      const r = await f.cli(['init_ca', '--key-type', keyType, ...extra, name, `CN=${name}.example.com`]);
       expect(r.stderr).toBe('');
-      const ca = (await db.store.findCaByName(name))!;
+      const ca = (await f.db.store.findCaByName(name))!;
       const envelope = parseEnvelope(ca.keyBackendOptions!.privateKey);
       ciphertexts.push(envelope.ciphertext);
-      const keyFile = path.join(dir, `${name}.key.der`);
+      const keyFile = path.join(f.dir, `${name}.key.der`);
       fs.writeFileSync(keyFile, decryptKey(kek, envelope));
       // The decrypted key is the CA's: openssl derives the certificate's public key from it.
-      const certFile = path.join(dir, `${name}.pem`);
-      fs.writeFileSync(certFile, (await cli(['view_ca', name, '--output-format', 'pem'])).stdout);
+      const certFile = path.join(f.dir, `${name}.pem`);
+      fs.writeFileSync(certFile, (await f.cli(['view_ca', name, '--output-format', 'pem'])).stdout);
       expect(openssl(['pkey', '-in', keyFile, '-pubout'])).toBe(openssl(['x509', '-in', certFile, '-noout', '-pubkey']));
       needles.push(needlesFor(name, keyFile));
     }
@@ -162,16 +151,16 @@ describe.each(testDatabaseTargets())('CA private keys written by the commands on
       if (entry.facts.parent) args.push('--parent', entry.facts.parent);
       if (entry.facts.password) args.push('--import-password', entry.facts.password);
       args.push(entry.name, keyFile, path.join(CORPUS_DIR, `${entry.name}.pem`));
-      const r = await cli(args);
+      const r = await f.cli(args);
       expect(r.stderr).toBe('');
-      const ca = (await db.store.findCaByName(entry.name))!;
+      const ca = (await f.db.store.findCaByName(entry.name))!;
       ciphertexts.push(parseEnvelope(ca.keyBackendOptions!.privateKey).ciphertext);
       needles.push(needlesFor(entry.name, keyFile, entry.facts.password));
     }
     expect(needles).toHaveLength(INIT_CA.length + IMPORTED.length);
     expect(IMPORTED.map((e) => e.name)).toEqual(expect.arrayContaining(['pwd', 'root', 'child', 'dsa', 'ec', 'ed25519', 'ed448']));
 
-    const dump = await dumpAllTables(db);
+    const dump = await dumpAllTables(f.db);
     // The scan sees what is stored: the encrypted keys in the text form, certificates in bytea.
     for (const c of ciphertexts) expect(dump.text).toContain(c);
     const rootDer = pemToDer(fs.readFileSync(path.join(CORPUS_DIR, 'root.pem'), 'utf8'));
