@@ -17,7 +17,7 @@
  *   npm run bench:api
  */
 import { randomBytes } from 'crypto';
-import { execFileSync, fork, type ChildProcess } from 'child_process';
+import { execFileSync, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
@@ -31,16 +31,18 @@ import { serializeJson } from '../lib/api/json';
 import { initCa } from '../lib/ca/authorities';
 import { certificateToJson } from '../lib/ca/serialize';
 import type { CaRecord } from '../lib/ports';
-import { call as httpCall, type LoadJob, type LoadReply } from './load-client';
+import { call as httpCall, forkLoadClient, type LoadJob, type LoadReply } from './load-client';
 
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 /** How often an issuing client polls its order (each poll is a request, and a query). */
 const POLL_MS = Number(process.env.POLL_MS ?? 20);
+/** Which measurements to run (comma-separated): get, issue, wrong. Default all. */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'get,issue,wrong').split(','));
 
 /** The load-generating child process, started once. */
 let loader: ChildProcess | null = null;
 function remoteLoad(job: LoadJob): Promise<number> {
-  loader ??= fork(path.join(__dirname, 'load-client.ts'), [], { execArgv: ['-r', 'ts-node/register/transpile-only'] });
+  loader ??= forkLoadClient();
   const child = loader;
   return new Promise((resolve, reject) => {
     child.once('message', (reply: LoadReply) => (reply.ok ? resolve(reply.perSecond) : reject(new Error(reply.error))));
@@ -108,65 +110,75 @@ async function run(label: string, databaseUrl: string | undefined): Promise<void
     const csr = csrPem();
     console.log(`\n== ${label}`);
 
-    // 1. GET a certificate vs a bare route with the same JSON
-    const certSerial = await issueOne(server, auth, server.intermediate.serial, csr);
-    const certUrl = `${server.apiRoot}/ca/${server.intermediate.serial}/certs/${certSerial}/`;
-    const record = (await server.store.findCertificate(server.intermediate.id, certSerial))!;
-    const bare = express();
-    bare.get('/cert', (_req, res) => {
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.end(serializeJson(certificateToJson(record)));
-    });
-    const bareServer = bare.listen(0, '127.0.0.1');
-    await new Promise((r) => bareServer.once('listening', r));
-    const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/cert`;
-    const job = (url: string, a: string | undefined, total: number): LoadJob => ({ kind: 'get', url, ...(a ? { auth: a } : {}), total, clients: CLIENTS });
-    await remoteLoad(job(certUrl, auth, 300)); // warm up (credential cache, JIT)
-    await remoteLoad(job(bareUrl, undefined, 300));
-    // Interleaved, twice each, best of two: a neighbour's burst on a shared machine hits both alike.
-    let apiRps = 0;
-    let bareRps = 0;
-    for (let round = 0; round < 2; round++) {
-      apiRps = Math.max(apiRps, await remoteLoad(job(certUrl, auth, 3000)));
-      bareRps = Math.max(bareRps, await remoteLoad(job(bareUrl, undefined, 3000)));
-    }
-    bareServer.close();
-    console.log(`GET certificate: ${fmt(apiRps)} req/s; bare Express route: ${fmt(bareRps)} req/s; ratio ${(apiRps / bareRps).toFixed(2)} (target >= 0.6; ${CLIENTS} clients in a separate process)`);
-
-    // 2. issuance end to end vs raw signatures, EC P-256 and RSA-2048 intermediates
-    const rsa = await initCa({
-      store: server.store,
-      keyBackends: server.keyBackends,
-      name: 'Bench RSA Intermediate',
-      subject: [{ oid: 'CN', value: 'Bench RSA Intermediate' }],
-      keyType: 'RSA',
-      keySize: 2048,
-      algorithm: 'SHA-256',
-      parent: server.root,
-      apiEnabled: true,
-      expiresDays: 365,
-    });
-    for (const [name, ca, hash] of [
-      ['EC P-256', server.intermediate, 'SHA-512'],
-      ['RSA-2048', rsa, 'SHA-256'],
-    ] as const) {
-      await issueOne(server, auth, ca.serial, csr); // warm up
-      const perSecond = await remoteLoad({ kind: 'issue', apiRoot: server.apiRoot, caSerial: ca.serial, auth, csr, total: 1000, clients: CLIENTS, pollMs: POLL_MS });
-      const raw = await rawSignsPerSecond(server, ca, hash);
-      console.log(`issue (${name}): ${fmt(perSecond)} certificates/s end to end (${CLIENTS} clients: POST sign, poll the order every ${POLL_MS} ms); raw crypto.sign: ${fmt(raw)}/s; ratio ${(perSecond / raw).toFixed(3)}`);
-    }
-
-    // 3. event-loop delay while 20 clients send wrong passwords
-    const histogram = monitorEventLoopDelay({ resolution: 10 });
-    histogram.enable();
-    const wrong = `${server.credentials.username}:wrong-password`;
-    const rps = await remoteLoad({ kind: 'wrong', url: `${server.apiRoot}/ca/`, auth: wrong, total: 400, clients: 20 });
-    histogram.disable();
-    console.log(`wrong passwords (20 clients): ${fmt(rps)} req/s; event-loop delay p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms, max ${(histogram.max / 1e6).toFixed(1)} ms`);
+    if (PARTS.has('get')) await measureGet(server, auth, csr);
+    if (PARTS.has('issue')) await measureIssue(server, auth, csr);
+    if (PARTS.has('wrong')) await measureWrongPasswords(server);
   } finally {
     await server.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** GET a certificate vs a bare route answering the same JSON. */
+async function measureGet(server: HostServer, auth: string, csr: string): Promise<void> {
+  const certSerial = await issueOne(server, auth, server.intermediate.serial, csr);
+  const certUrl = `${server.apiRoot}/ca/${server.intermediate.serial}/certs/${certSerial}/`;
+  const record = (await server.store.findCertificate(server.intermediate.id, certSerial))!;
+  const bare = express();
+  bare.get('/cert', (_req, res) => {
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.end(serializeJson(certificateToJson(record)));
+  });
+  const bareServer = bare.listen(0, '127.0.0.1');
+  await new Promise((r) => bareServer.once('listening', r));
+  const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/cert`;
+  const job = (url: string, a: string | undefined, total: number): LoadJob => ({ kind: 'get', url, ...(a ? { auth: a } : {}), total, clients: CLIENTS });
+  await remoteLoad(job(certUrl, auth, 300)); // warm up (credential cache, JIT)
+  await remoteLoad(job(bareUrl, undefined, 300));
+  // Interleaved, twice each, best of two: a neighbour's burst on a shared machine hits both alike.
+  let apiRps = 0;
+  let bareRps = 0;
+  for (let round = 0; round < 2; round++) {
+    apiRps = Math.max(apiRps, await remoteLoad(job(certUrl, auth, 3000)));
+    bareRps = Math.max(bareRps, await remoteLoad(job(bareUrl, undefined, 3000)));
+  }
+  bareServer.close();
+  console.log(`GET certificate: ${fmt(apiRps)} req/s; bare Express route: ${fmt(bareRps)} req/s; ratio ${(apiRps / bareRps).toFixed(2)} (target >= 0.6; ${CLIENTS} clients in a separate process)`);
+}
+
+/** Issuance end to end vs raw signatures, EC P-256 and RSA-2048 intermediates. */
+async function measureIssue(server: HostServer, auth: string, csr: string): Promise<void> {
+  const rsa = await initCa({
+    store: server.store,
+    keyBackends: server.keyBackends,
+    name: 'Bench RSA Intermediate',
+    subject: [{ oid: 'CN', value: 'Bench RSA Intermediate' }],
+    keyType: 'RSA',
+    keySize: 2048,
+    algorithm: 'SHA-256',
+    parent: server.root,
+    apiEnabled: true,
+    expiresDays: 365,
+  });
+  for (const [name, ca, hash] of [
+    ['EC P-256', server.intermediate, 'SHA-512'],
+    ['RSA-2048', rsa, 'SHA-256'],
+  ] as const) {
+    await issueOne(server, auth, ca.serial, csr); // warm up
+    const perSecond = await remoteLoad({ kind: 'issue', apiRoot: server.apiRoot, caSerial: ca.serial, auth, csr, total: 1000, clients: CLIENTS, pollMs: POLL_MS });
+    const raw = await rawSignsPerSecond(server, ca, hash);
+    console.log(`issue (${name}): ${fmt(perSecond)} certificates/s end to end (${CLIENTS} clients: POST sign, poll the order every ${POLL_MS} ms); raw crypto.sign: ${fmt(raw)}/s; ratio ${(perSecond / raw).toFixed(3)}`);
+  }
+}
+
+/** Event-loop delay while 20 clients send wrong passwords. */
+async function measureWrongPasswords(server: HostServer): Promise<void> {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  const wrong = `${server.credentials.username}:wrong-password`;
+  const rps = await remoteLoad({ kind: 'wrong', url: `${server.apiRoot}/ca/`, auth: wrong, total: 400, clients: 20 });
+  histogram.disable();
+  console.log(`wrong passwords (20 clients): ${fmt(rps)} req/s; event-loop delay p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms, max ${(histogram.max / 1e6).toFixed(1)} ms`);
 }
 
 /**

@@ -6,7 +6,9 @@
  * Jobs: `get` (GET `url`, expect 200), `issue` (POST sign then poll the order until issued), `wrong`
  * (GET `url` with wrong credentials, expect 401). Loops are bounded by `total`.
  */
+import { fork, type ChildProcess } from 'child_process';
 import * as http from 'http';
+import * as path from 'path';
 
 export type LoadJob =
   | { kind: 'get'; url: string; auth?: string; total: number; clients: number }
@@ -16,6 +18,14 @@ export type LoadJob =
 export type LoadReply = { ok: true; perSecond: number } | { ok: false; error: string };
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+
+/** Start this file as a child process: compiled (`npm run bench:api`) or through ts-node. */
+export function forkLoadClient(): ChildProcess {
+  const compiled = __filename.endsWith('.js');
+  return fork(path.join(__dirname, compiled ? 'load-client.js' : 'load-client.ts'), [], {
+    execArgv: compiled ? [] : ['-r', 'ts-node/register/transpile-only'],
+  });
+}
 
 /** One HTTP request; the body is read whole. `via` picks the connection pool (keep-alive here). */
 export function call(

@@ -289,6 +289,15 @@ export function hasCaChangeEvents<S extends object>(store: S): store is S & CaCh
 }
 
 /**
+ * Optional store capability: tell in-process caches when a certificate row changed (revoked), after
+ * the commit — like `UserChangeEvents`. New certificates need no event: caches never keep misses.
+ */
+export interface CertificateChangeEvents {
+  /** Subscribe; returns the function that unsubscribes. */
+  onCertificateChanged(listener: (certificateId: number) => void): () => void;
+}
+
+/**
  * Optional store capability for the order worker: finish a batch of orders with a few statements
  * instead of several per order. Call inside `transaction`; a worker falls back to the per-order
  * methods when a store lacks it.

@@ -37,6 +37,7 @@ import {
   type RouteDefinition,
 } from './api/route-table';
 import { CaCache } from './api/ca-cache';
+import { CertificateCache } from './api/certificate-cache';
 import { compileAll, validateBody, validateQuery } from './api/validation';
 import { docsAsset, docsHtml, DOCS_ASSET_DIR, DOCS_CSP } from './openapi/docs';
 import { buildOpenApiDocument } from './openapi/document';
@@ -58,12 +59,13 @@ export interface CreateCaApiRouterInternals {
   routes?: readonly RouteDefinition[];
 }
 
-function sendJson(res: Response, status: number, body: unknown, headers: Record<string, string> = {}): void {
+/** A JSON response; `json` is the body's text when it is already serialised. */
+function sendJson(res: Response, status: number, body: unknown, headers: Record<string, string> = {}, json?: string): void {
   res.status(status);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.end(serializeJson(body));
+  res.end(json ?? serializeJson(body));
 }
 
 function sendError(res: Response, error: HttpError): void {
@@ -93,9 +95,11 @@ export function createCaApiRouter(
   // fresh they are kept); absent when the host brings both.
   let users: UserCache | null = null;
   let cas: CaCache | null = null;
+  let certificates: CertificateCache | null = null;
   if (resolved.enableRestApi) {
     store = resolved.store as Store; // resolveOptions guarantees a store when enabled
     cas = new CaCache(store);
+    certificates = new CertificateCache(store);
     compileAll(); // a broken schema fails here, not in a request
     if (!resolved.authenticator || !resolved.permissions) users = new UserCache(store);
     if (!resolved.authenticator) ownAuthenticator = storeAuthenticator(store, { users: users as UserCache });
@@ -209,6 +213,7 @@ export function createCaApiRouter(
       body,
       store: store as Store,
       cas: cas as CaCache,
+      certificates: certificates as CertificateCache,
       keyBackends: resolved.keyBackends,
       permissions: permissions as PermissionChecker,
       orderRunner,
@@ -227,7 +232,7 @@ export function createCaApiRouter(
       if (mapped) throw mapped;
       throw e;
     }
-    sendJson(res, result.status, result.body, result.headers);
+    sendJson(res, result.status, result.body, result.headers, result.json);
   }
 
   const caApiRouter = function caApiRouter(req: Request, res: Response, next: NextFunction): void {
@@ -259,6 +264,7 @@ export function createCaApiRouter(
       if (ownAuthenticator) await ownAuthenticator.close();
       users?.close();
       cas?.close();
+      certificates?.close();
     })();
     return closing;
   };

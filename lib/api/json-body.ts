@@ -101,6 +101,13 @@ export function findLoneSurrogates(value: unknown, loc: Loc = []): Loc[] {
 
 /** JSON text of a response body; bigints become exact integers. */
 export function serializeJson(value: unknown): string {
+  // Bigints are rare (huge serial-number INTEGERs in a few extensions): try the plain, fast
+  // JSON.stringify first; it throws a TypeError only when it meets one.
+  try {
+    return JSON.stringify(value);
+  } catch (e) {
+    if (!(e instanceof TypeError)) throw e;
+  }
   const marks: string[] = [];
   // A random tag per call, so that no string in the data can pose as a placeholder.
   const tag = randomBytes(9).toString('base64url');
@@ -109,6 +116,5 @@ export function serializeJson(value: unknown): string {
     marks.push(v.toString());
     return `${tag}:${marks.length - 1}`;
   });
-  if (marks.length === 0) return text;
   return text.replace(new RegExp(`"${tag}:(\\d+)"`, 'g'), (_m, i: string) => marks[Number(i)]);
 }

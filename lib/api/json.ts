@@ -17,6 +17,23 @@ export function ok(body: unknown, headers?: Record<string, string>): ApiResult {
   return headers && Object.keys(headers).length ? { status: 200, body, headers } : { status: 200, body };
 }
 
+/**
+ * A 200 with the JSON view of a record, serialised once per record object. The caches of the read
+ * paths hand out the same record object until it changes (a change means a new object), so a view
+ * requested again costs no JSON building; the memo holds the record weakly, so it goes with it.
+ */
+export function memoisedView<R extends object>(toJson: (record: R) => unknown): (record: R) => ApiResult {
+  const texts = new WeakMap<R, string>();
+  return (record) => {
+    let json = texts.get(record);
+    if (json === undefined) {
+      json = serializeJson(toJson(record));
+      texts.set(record, json);
+    }
+    return { status: 200, body: undefined, json };
+  };
+}
+
 /** Parse JSON text keeping integers beyond 2^53 exact (bigint), for tests and clients of ours. */
 export function parseJsonExact(text: string): unknown {
   // Mark unsafe integers (outside strings) before JSON.parse can round them; a random tag per call,

@@ -34,6 +34,8 @@ export interface ApiContext {
    * itself. Paths that change something read the CA from `store`.
    */
   cas?: Pick<Store, 'findCaBySerial' | 'getCa'>;
+  /** Certificate views: the router's certificate cache (lib/api/certificate-cache.ts), or the store. */
+  certificates?: Pick<Store, 'findCertificate'>;
   keyBackends: Record<string, KeyBackend>;
   permissions: PermissionChecker;
   orderRunner: OrderRunner | null;
@@ -51,6 +53,8 @@ export interface ApiResult {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** `body` as JSON text, when the handler already has it (see `okView` in json.ts). */
+  json?: string;
 }
 
 export type ApiHandler = (ctx: ApiContext, req: Request) => Promise<ApiResult>;

@@ -9,8 +9,8 @@
  * PGlite serves a single connection: code inside `fn` must use the `tx` store it is given; calling
  * the outer store from inside would wait for the connection the transaction holds.
  *
- * User and CA changes are announced (`onUserChanged`, `onCaChanged`: for the in-process caches) once
- * committed: a store bound by `transaction` collects them and the root announces them after the commit.
+ * User, CA and certificate changes are announced (`onUserChanged`, `onCaChanged`,
+ * `onCertificateChanged`: for the in-process caches) once committed: a store bound by `transaction` collects them and the root announces them after the commit.
  */
 import type { Knex } from 'knex';
 import type {
@@ -26,6 +26,7 @@ import type {
   SignRequest,
   Store,
   CaChangeEvents,
+  CertificateChangeEvents,
   UserChangeEvents,
   UserRecord,
   BatchOrderStore,
@@ -38,15 +39,15 @@ import * as users from './users';
 
 /** Listeners of row changes, shared by a root store and the stores bound to its transactions. */
 class ChangeHub {
-  private readonly listeners = new Set<(userId: number) => void>();
+  private readonly listeners = new Set<(id: number) => void>();
 
-  subscribe(listener: (userId: number) => void): () => void {
+  subscribe(listener: (id: number) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  emit(userIds: readonly number[]): void {
-    for (const id of new Set(userIds)) {
+  emit(ids: readonly number[]): void {
+    for (const id of new Set(ids)) {
       for (const listener of this.listeners) {
         try {
           listener(id);
@@ -61,15 +62,17 @@ class ChangeHub {
 interface ChangeHubs {
   users: ChangeHub;
   cas: ChangeHub;
+  certificates: ChangeHub;
 }
 
 /** Ids changed inside a transaction, announced once it has committed. */
 interface PendingChanges {
   users: number[];
   cas: number[];
+  certificates: number[];
 }
 
-export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, BatchOrderStore {
+export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, CertificateChangeEvents, BatchOrderStore {
   /**
    * `db` is the root knex instance, or the transaction this store is bound to. `pending` is where a
    * bound store collects changed ids until its transaction commits.
@@ -77,7 +80,7 @@ export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, Batch
   constructor(
     private readonly db: Knex,
     private readonly bound: boolean,
-    private readonly hubs: ChangeHubs = { users: new ChangeHub(), cas: new ChangeHub() },
+    private readonly hubs: ChangeHubs = { users: new ChangeHub(), cas: new ChangeHub(), certificates: new ChangeHub() },
     private readonly pending: PendingChanges | null = null,
   ) {}
 
@@ -87,6 +90,10 @@ export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, Batch
 
   onCaChanged(listener: (caId: number) => void): () => void {
     return this.hubs.cas.subscribe(listener);
+  }
+
+  onCertificateChanged(listener: (certificateId: number) => void): () => void {
+    return this.hubs.certificates.subscribe(listener);
   }
 
   /** Announce now, or (inside `transaction`) once the transaction has committed. */
@@ -113,10 +120,11 @@ export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, Batch
 
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (this.bound) return fn(this);
-    const pending: PendingChanges = { users: [], cas: [] };
+    const pending: PendingChanges = { users: [], cas: [], certificates: [] };
     const result = await this.db.transaction((trx) => fn(new KnexStore(trx, true, this.hubs, pending)));
-    if (pending.users.length) this.hubs.users.emit(pending.users);
-    if (pending.cas.length) this.hubs.cas.emit(pending.cas);
+    for (const kind of ['users', 'cas', 'certificates'] as const) {
+      if (pending[kind].length) this.hubs[kind].emit(pending[kind]);
+    }
     return result;
   }
 
@@ -155,7 +163,7 @@ export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, Batch
     return certificates.listCertificates(this.db, filter);
   }
   revokeCertificate(id: number, reason: string, compromised: Date | null, when: Date): Promise<CertificateRecord> {
-    return certificates.revokeCertificate(this.db, id, reason, compromised, when);
+    return this.changing('certificates', certificates.revokeCertificate(this.db, id, reason, compromised, when));
   }
 
   createOrder(order: { caId: number; userId: number; request: SignRequest }): Promise<OrderRecord> {
