@@ -61,6 +61,14 @@ export interface CaApiRouterOptions {
   defaultExpires?: DefaultExpires;
   /** Processes sign orders; the router starts it and stops it in `close()`. */
   orderRunner?: OrderRunner;
+  /**
+   * How long `POST .../sign/` and `.../resign/` wait for the order runner to finish their order before
+   * answering, in ms. Default 2000; 0 answers at once. The answer is the order as created (`pending`,
+   * as upstream) either way; waiting means that the client's first poll usually finds the certificate,
+   * as with upstream's synchronous mode. Only runners that announce finished orders
+   * (`onOrderSettled`, as the default runner does) can be waited for.
+   */
+  orderWaitMs?: number;
   /** Largest accepted request body in bytes. Default 2.5 MiB (Django's DATA_UPLOAD_MAX_MEMORY_SIZE). */
   bodyLimit?: number;
   /** Where unexpected errors are reported (never with credentials). Default `console.error`. */
@@ -83,12 +91,14 @@ export interface ResolvedOptions {
   defaultProfile: string;
   defaultExpiresMs: number;
   orderRunner: OrderRunner | null;
+  orderWaitMs: number;
   bodyLimit: number;
   logError: (message: string, error: unknown) => void;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_BODY_LIMIT = 2.5 * 1024 * 1024;
+export const DEFAULT_ORDER_WAIT_MS = 2000;
 export const DEFAULT_URL_PATH = 'django_ca/';
 
 export class OptionsError extends Error {
@@ -189,7 +199,7 @@ export function effectiveProfileNames(profiles: Record<string, ProfileConfig | n
 
 const KNOWN_OPTIONS = new Set([
   'enableRestApi', 'urlPath', 'store', 'keyBackends', 'authenticator', 'permissions', 'profiles',
-  'defaultProfile', 'defaultExpires', 'orderRunner', 'bodyLimit', 'logError', 'env',
+  'defaultProfile', 'defaultExpires', 'orderRunner', 'orderWaitMs', 'bodyLimit', 'logError', 'env',
 ]);
 
 const STORE_METHODS = ['findCaBySerial', 'listCas', 'findUser', 'getUserById', 'createOrder', 'getOrder'];
@@ -269,6 +279,11 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
 
   const defaultExpiresMs = options.defaultExpires === undefined ? 100 * DAY_MS : resolveExpires(options.defaultExpires);
 
+  const orderWaitMs = options.orderWaitMs ?? DEFAULT_ORDER_WAIT_MS;
+  if (typeof orderWaitMs !== 'number' || !Number.isFinite(orderWaitMs) || orderWaitMs < 0) {
+    throw new OptionsError(`option \`orderWaitMs\` must be a number of milliseconds, 0 or more, such as 2000 (got ${show(orderWaitMs)})`);
+  }
+
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   if (typeof bodyLimit !== 'number' || !Number.isInteger(bodyLimit) || bodyLimit <= 0) {
     throw new OptionsError(`option \`bodyLimit\` must be a positive whole number of bytes such as 2621440 (got ${show(bodyLimit)})`);
@@ -289,6 +304,7 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
     defaultProfile,
     defaultExpiresMs,
     orderRunner: options.orderRunner ?? null,
+    orderWaitMs,
     bodyLimit,
     logError: options.logError ?? ((message, error) => console.error(message, error)),
   };

@@ -305,8 +305,8 @@ export interface CertificateChangeEvents {
 export interface BatchOrderStore {
   /** Insert certificates in one statement; returns their ids in input order. */
   insertCertificateIds(certs: NewCertificate[]): Promise<number[]>;
-  /** Mark orders issued (order id → certificate id) in one statement. */
-  markOrdersIssued(issued: { orderId: number; certificateId: number }[]): Promise<void>;
+  /** Mark orders issued (order id → certificate id) in one statement; `when` becomes their `updated`. */
+  markOrdersIssued(issued: { orderId: number; certificateId: number }[], when?: Date): Promise<void>;
 }
 
 export function hasBatchOrders<S extends object>(store: S): store is S & BatchOrderStore {
@@ -324,6 +324,20 @@ export interface OrderRunner {
   stop(): Promise<void>;
   /** Hint that a new order exists (a worker may also poll). */
   notify(): void;
+}
+
+/**
+ * Optional runner capability: tell listeners in this process when an order is finished (`issued` or
+ * `failed`), after the commit, with the order as stored. The API keeps finished orders in memory from
+ * these (a finished order never changes) and lets a sign request wait for its order.
+ */
+export interface OrderSettledEvents {
+  /** Subscribe; returns the function that unsubscribes. */
+  onOrderSettled(listener: (order: OrderRecord) => void): () => void;
+}
+
+export function hasOrderSettledEvents<R extends object>(runner: R): runner is R & OrderSettledEvents {
+  return typeof (runner as Partial<OrderSettledEvents>).onOrderSettled === 'function';
 }
 
 // ---------------------------------------------------------------------------------------------------

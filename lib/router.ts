@@ -38,6 +38,7 @@ import {
 } from './api/route-table';
 import { CaCache } from './api/ca-cache';
 import { CertificateCache } from './api/certificate-cache';
+import { OrderCache } from './api/order-cache';
 import { compileAll, validateBody, validateQuery } from './api/validation';
 import { docsAsset, docsHtml, DOCS_ASSET_DIR, DOCS_CSP } from './openapi/docs';
 import { buildOpenApiDocument } from './openapi/document';
@@ -118,6 +119,8 @@ export function createCaApiRouter(
       logError: resolved.logError,
     });
   }
+  // Finished orders from memory for polling clients; fed by the runner when it announces them.
+  const orders = resolved.enableRestApi ? new OrderCache(store as Store, orderRunner) : null;
   let runnerStarted: Promise<void> | null = null;
   if (resolved.enableRestApi && orderRunner) {
     runnerStarted = orderRunner.start().catch((e: unknown) => resolved.logError('express-ca-api: order runner failed to start', e));
@@ -217,6 +220,8 @@ export function createCaApiRouter(
       keyBackends: resolved.keyBackends,
       permissions: permissions as PermissionChecker,
       orderRunner,
+      orders: orders as OrderCache,
+      orderWaitMs: resolved.orderWaitMs,
       profiles: resolved.profiles,
       defaultProfile: resolved.defaultProfile,
       defaultExpiresMs: resolved.defaultExpiresMs,
@@ -265,6 +270,7 @@ export function createCaApiRouter(
       users?.close();
       cas?.close();
       certificates?.close();
+      orders?.close();
     })();
     return closing;
   };

@@ -9,7 +9,7 @@
 import * as crypto from 'crypto';
 import type { KeyBackend, KeySpec, StoredKey } from '../../lib/ports';
 import { exportPrivateKey, generatePrivateKey, importPrivateKey, publicKeyDer } from '../../lib/x509/keys';
-import { keyObjectSigner } from '../../lib/x509/key-signer';
+import { keyObjectSigner, type KeyObjectSignerOptions } from '../../lib/x509/key-signer';
 import type { Signer } from '../../lib/x509/signer';
 import { KeyBackendError } from './errors';
 import { decryptKey, encryptKey, loadKek, missingKekError, parseEnvelope, type Kek } from './kek';
@@ -22,12 +22,19 @@ const SIGNER_CACHE_SIZE = 256;
 export interface DefaultKeyBackendOptions {
   /** 32 bytes, base64 (or a raw Buffer). Default: the CA_KEY_ENCRYPTION_KEY environment variable. */
   keyEncryptionKey?: string | Buffer;
+  /**
+   * Where signatures are computed (lib/x509/key-signer.ts). Default `'auto'`: RSA and DSA signatures
+   * (a millisecond and more) on libuv's thread pool, so that the server keeps answering requests and
+   * a batch of orders is signed on every core; EC and EdDSA signatures inline (cheaper than the hop).
+   */
+  signingThreads?: KeyObjectSignerOptions['threads'];
 }
 
 export function defaultKeyBackend(options: DefaultKeyBackendOptions = {}): KeyBackend {
   // Read once: a malformed KEK fails here, at start-up, rather than at the first signature.
   const kek = loadKek(options.keyEncryptionKey);
   const signers = new Map<string, Signer>();
+  const threads = options.signingThreads ?? 'auto';
 
   function requireKek(): Kek {
     if (!kek) throw missingKekError();
@@ -79,7 +86,7 @@ export function defaultKeyBackend(options: DefaultKeyBackendOptions = {}): KeyBa
       const der = decryptKey(requireKek(), envelope);
       let signer: Signer;
       try {
-        signer = keyObjectSigner(crypto.createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }));
+        signer = keyObjectSigner(crypto.createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }), { threads });
       } catch {
         throw new KeyBackendError('corrupt', 'The decrypted CA private key could not be loaded.');
       } finally {

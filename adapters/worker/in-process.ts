@@ -16,7 +16,15 @@
 import { certificateFromRequest, issueFromRequest } from '../../lib/ca/issuance';
 import type { KeyBackends } from '../../lib/ca/key-backends';
 import { resolveProfiles, type Profiles, type ProfilesConfig } from '../../lib/ca/profiles';
-import { hasBatchOrders, type CaRecord, type NewCertificate, type OrderRecord, type OrderRunner, type Store } from '../../lib/ports';
+import {
+  hasBatchOrders,
+  type CaRecord,
+  type NewCertificate,
+  type OrderRecord,
+  type OrderRunner,
+  type OrderSettledEvents,
+  type Store,
+} from '../../lib/ports';
 
 export interface InProcessOrderRunnerOptions {
   store: Store;
@@ -35,7 +43,7 @@ export interface InProcessOrderRunnerOptions {
   logError?: (message: string, error: unknown) => void;
 }
 
-export interface InProcessOrderRunner extends OrderRunner {
+export interface InProcessOrderRunner extends OrderRunner, OrderSettledEvents {
   /** Process every order that is pending now; resolves when none is left. For tests and tools. */
   drain(): Promise<number>;
 }
@@ -61,6 +69,20 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
   const batching = batchSize > 1 && hasBatchOrders(store);
   const logError = options.logError ?? ((message: string, error: unknown) => console.error(message, error));
 
+  const settledListeners = new Set<(order: OrderRecord) => void>();
+  /** Tell the listeners about orders whose transaction has committed. */
+  function announce(orders: readonly OrderRecord[]): void {
+    for (const order of orders) {
+      for (const listener of settledListeners) {
+        try {
+          listener(order);
+        } catch (e) {
+          logError('express-ca-api: an order-settled listener failed', e);
+        }
+      }
+    }
+  }
+
   /** Failed transactions per order id (a database error aborts the transaction that would record it). */
   const attempts = new Map<number, number>();
   let running = false;
@@ -71,13 +93,14 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
   /** Claim and finish one order, alone in its transaction. False when there was none. */
   async function processOne(): Promise<boolean> {
     let claimed: OrderRecord | null = null;
+    let settled: OrderRecord | null = null;
     try {
-      return await store.transaction(async (tx) => {
+      const found = await store.transaction(async (tx) => {
         const [order] = await tx.claimPendingOrders(1);
         if (!order) return false;
         claimed = order;
         if ((attempts.get(order.id) ?? 0) >= maxAttempts) {
-          await tx.markOrderFailed(order.id, 'Could not sign certificate: the database refused to store it.');
+          settled = await tx.markOrderFailed(order.id, 'Could not sign certificate: the database refused to store it.');
           attempts.delete(order.id);
           return true;
         }
@@ -94,7 +117,7 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
               profiles,
               defaultExpiresMs: options.defaultExpiresMs,
             });
-            await tx.markOrderIssued(order.id, cert.id);
+            settled = await tx.markOrderIssued(order.id, cert.id);
             attempts.delete(order.id);
             return true;
           } catch (e) {
@@ -102,10 +125,12 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
             reason = reasonOf(e);
           }
         }
-        await tx.markOrderFailed(order.id, reason);
+        settled = await tx.markOrderFailed(order.id, reason);
         attempts.delete(order.id);
         return true;
       });
+      if (settled) announce([settled]);
+      return found;
     } catch (e) {
       const order = claimed as OrderRecord | null;
       if (order) attempts.set(order.id, (attempts.get(order.id) ?? 0) + 1);
@@ -123,38 +148,48 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
    */
   async function processBatch(): Promise<{ ok: boolean; claimed: number }> {
     let claimed = 0;
+    let settled: OrderRecord[] = [];
     try {
       const done = await store.transaction(async (tx) => {
         if (!hasBatchOrders(tx)) throw new Error('the store bound to the transaction cannot finish batches');
         const orders = await tx.claimPendingOrders(batchSize);
         claimed = orders.length;
         const cas = new Map<number, CaRecord | null>();
+        for (const order of orders) if (!cas.has(order.caId)) cas.set(order.caId, await tx.getCa(order.caId));
+        // All orders at once: signatures that run on the thread pool (RSA, see the key backend) then
+        // use every core while this thread builds the next certificate.
+        const outcomes = await Promise.all(
+          orders.map(async (order): Promise<Outcome> => {
+            const ca = cas.get(order.caId) ?? null;
+            if (!ca) return { order, reason: 'The certificate authority no longer exists.', error: null };
+            try {
+              const request = order.request;
+              return { order, certificate: await certificateFromRequest({ keyBackends, ca, request, profiles, defaultExpiresMs: options.defaultExpiresMs }) };
+            } catch (e) {
+              return { order, error: e, reason: reasonOf(e) };
+            }
+          }),
+        );
         const certificates: NewCertificate[] = [];
         const issued: OrderRecord[] = [];
         const failed: { order: OrderRecord; reason: string }[] = [];
-        for (const order of orders) {
-          if (!cas.has(order.caId)) cas.set(order.caId, await tx.getCa(order.caId));
-          const ca = cas.get(order.caId) ?? null;
-          if (!ca) {
-            failed.push({ order, reason: 'The certificate authority no longer exists.' });
-            continue;
-          }
-          try {
-            const request = order.request;
-            certificates.push(
-              await certificateFromRequest({ keyBackends, ca, request, profiles, defaultExpiresMs: options.defaultExpiresMs }),
-            );
-            issued.push(order);
-          } catch (e) {
-            if (isDatabaseError(e)) throw e;
-            failed.push({ order, reason: reasonOf(e) });
+        for (const outcome of outcomes) {
+          if ('certificate' in outcome) {
+            certificates.push(outcome.certificate);
+            issued.push(outcome.order);
+          } else {
+            if (isDatabaseError(outcome.error)) throw outcome.error;
+            failed.push(outcome);
           }
         }
         const ids = await tx.insertCertificateIds(certificates);
-        await tx.markOrdersIssued(issued.map((order, i) => ({ orderId: order.id, certificateId: ids[i] })));
-        for (const { order, reason } of failed) await tx.markOrderFailed(order.id, reason);
+        const when = new Date();
+        await tx.markOrdersIssued(issued.map((order, i) => ({ orderId: order.id, certificateId: ids[i] })), when);
+        settled = issued.map((order, i) => issuedOrder(order, ids[i], certificates[i].serial, when));
+        for (const { order, reason } of failed) settled.push(await tx.markOrderFailed(order.id, reason));
         return orders.length;
       });
+      announce(settled);
       return { ok: true, claimed: done };
     } catch (e) {
       logError('express-ca-api: a batch of orders failed; retrying them one per transaction', e);
@@ -240,7 +275,19 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
       if (w) setImmediate(w);
     },
     drain,
+    onOrderSettled(listener) {
+      settledListeners.add(listener);
+      return () => settledListeners.delete(listener);
+    },
   };
+}
+
+/** What signing one order of a batch came to. */
+type Outcome = { order: OrderRecord; certificate: NewCertificate } | { order: OrderRecord; reason: string; error: unknown };
+
+/** The order as `markOrdersIssued` left it in the database. */
+function issuedOrder(order: OrderRecord, certificateId: number, certificateSerial: string, when: Date): OrderRecord {
+  return { ...order, status: 'issued', certificateId, certificateSerial, error: null, leaseOwner: null, leaseExpires: null, updated: when };
 }
 
 /**

@@ -39,6 +39,13 @@ export interface ApiContext {
   keyBackends: Record<string, KeyBackend>;
   permissions: PermissionChecker;
   orderRunner: OrderRunner | null;
+  /**
+   * Order reads for polling: the router's cache of finished orders (lib/api/order-cache.ts), which can
+   * also wait for an order to finish; absent → `store.getOrder`, no waiting.
+   */
+  orders?: Pick<Store, 'getOrder'> & { waitUntilFinished(orderId: number, timeoutMs: number): Promise<void> };
+  /** How long sign/resign wait for their order (the `orderWaitMs` option). */
+  orderWaitMs?: number;
   /** The host's `profiles` option (merge it into the defaults with lib/ca's profile code). */
   profiles: Record<string, ProfileConfig | null>;
   defaultProfile: string;

@@ -10,7 +10,7 @@
 import type { CaRecord, CertificateRecord, NewCertificate, SignRequest, Store } from '../ports';
 import { buildCertificate } from '../x509/builder';
 import { parseCertificate } from '../x509/certificate';
-import { parseCsr } from '../x509/csr';
+import { csrPublicKeyDer, parseCsr, type ParsedCsr } from '../x509/csr';
 import { formatUtc, parseDateTime } from '../x509/datetime';
 import { X509Error, atLoc, collectIssues, invalid } from '../x509/errors';
 import { parseExtension } from '../x509/extensions';
@@ -52,6 +52,8 @@ export interface PrepareOptions {
   now?: Date;
   /** Verify the CSR's self-signature (contract D4). Default true. */
   verifyCsr?: boolean;
+  /** The CSR already parsed (and verified) by the caller from this very `input.csr`: not parsed again. */
+  parsedCsr?: ParsedCsr;
   /** Resign: the original's profile string may name a profile that is no longer configured. */
   allowUnknownProfile?: boolean;
 }
@@ -165,9 +167,11 @@ export function prepareSignRequest(input: SignRequestInput, options: PrepareOpti
   if (ca.revoked) throw new CaError('conflict', `${ca.name}: The certificate authority is revoked.`);
   if (ca.notAfter <= now) throw new CaError('conflict', `${ca.name}: The certificate authority has expired.`);
 
-  const csr = parseCsr(typeof input.csr === 'string' ? input.csr : input.csr.toString('latin1'), {
-    verify: options.verifyCsr ?? true,
-  });
+  const csr =
+    options.parsedCsr ??
+    parseCsr(typeof input.csr === 'string' ? input.csr : input.csr.toString('latin1'), {
+      verify: options.verifyCsr ?? true,
+    });
 
   // Defaults are fixed now so that the order does not change meaning while it waits.
   const expiresMs = profile?.expiresMs ?? options.defaultExpiresMs ?? DEFAULT_EXPIRES_MS;
@@ -247,9 +251,10 @@ export async function signRequest(options: Omit<IssueOptions, 'store'>): Promise
   }
   const hash = (request.algorithm as HashAlgorithmName | null) ?? defaultHashFor(facts.keyType, facts.signatureHash);
 
-  const csr = parseCsr(request.csr, { verify: false });
+  // The CSR was parsed and verified when the order was accepted: only its key is needed now.
+  const publicKeyDer = csrPublicKeyDer(request.csr);
   const extensions = [
-    ...mandatoryExtensions(facts.keyIdentifier, csr.publicKey.der),
+    ...mandatoryExtensions(facts.keyIdentifier, publicKeyDer),
     ...composeExtensions(request.extensions, profile, ca),
   ];
 
@@ -264,7 +269,7 @@ export async function signRequest(options: Omit<IssueOptions, 'store'>): Promise
         subject: request.subject,
         notBefore,
         notAfter,
-        publicKeyDer: csr.publicKey.der,
+        publicKeyDer,
         extensions,
         signature: { hash },
       },

@@ -122,13 +122,13 @@ export class RecordCache<V extends { id: number }> {
 }
 
 /**
- * Subscribe to an optional store capability (`onUserChanged`, `onCaChanged`, ...) if the store has
- * it. Returns the unsubscribe function, or null when the store cannot tell (then the TTL is the only
+ * Subscribe to an optional capability (a store's `onUserChanged`, `onCaChanged`, ..., a runner's
+ * `onOrderSettled`) if the object has it. Returns the unsubscribe function, or null when the store cannot tell (then the TTL is the only
  * bound on staleness). A store that answers every name (a proxy) is ignored quietly.
  */
-export function subscribeIfSupported(
-  subscribe: ((listener: (id: number) => void) => unknown) | undefined,
-  listener: (id: number) => void,
+export function subscribeIfSupported<T>(
+  subscribe: ((listener: (value: T) => void) => unknown) | undefined,
+  listener: (value: T) => void,
 ): (() => void) | null {
   if (typeof subscribe !== 'function') return null;
   try {

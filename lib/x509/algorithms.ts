@@ -24,6 +24,7 @@ import {
   seq,
 } from './asn1';
 import { X509Error, parseError } from './errors';
+import { publicKeyObject } from './public-key-object';
 import type { SignatureOptions } from './signer';
 import type { HashAlgorithmName, KeyType, SignatureAlgorithmParameters, SignatureHashName } from './types';
 
@@ -296,7 +297,7 @@ export function signatureParametersJson(alg: SignatureAlgorithm): SignatureAlgor
 export function verifySignature(alg: SignatureAlgorithm, spkiDer: Buffer, data: Buffer, signature: Buffer): boolean {
   let key: crypto.KeyObject;
   try {
-    key = crypto.createPublicKey({ key: spkiDer, format: 'der', type: 'spki' });
+    key = publicKeyObject(spkiDer);
   } catch (e) {
     throw new X509Error('key', `cannot load public key: ${(e as Error).message}`);
   }

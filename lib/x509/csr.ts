@@ -103,6 +103,18 @@ export function parseCsr(input: string | Buffer, options: { verify?: boolean } =
   };
 }
 
+/**
+ * Only the SubjectPublicKeyInfo (DER) of a CSR, read with the TLV walker and nothing else: for a CSR
+ * that `parseCsr` has already accepted (the order worker signs requests checked when they arrived).
+ */
+export function csrPublicKeyDer(input: string | Buffer): Buffer {
+  const der = csrDer(input);
+  const outer = readSignedEnvelope(der, 'certificate signing request');
+  const info = readTlvChildren(der, outer[0], 'CertificationRequestInfo');
+  if (info.length < 3 || info[2].tag !== 0x30) throw parseError('CertificationRequestInfo: malformed');
+  return slice(der, info[2]);
+}
+
 /** `[0] IMPLICIT SET OF Attribute`; only extensionRequest is interpreted. */
 function readAttributes(node: Node): Extension[] {
   if (contextTag(node) !== 0 || !node.constructed || !Array.isArray(node.value)) {

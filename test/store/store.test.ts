@@ -357,6 +357,45 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
       await expect(store.markOrderFailed(9999, 'x')).rejects.toBeInstanceOf(StoreNotFoundError);
     });
 
+    it('writes orders of concurrent callers with one INSERT, each caller getting its own order as stored', async () => {
+      const ca = await store.insertCa(newCa());
+      const alice = await user();
+      const bob = await user('bob');
+      const inserts: string[] = [];
+      const onQuery = (q: { sql: string }) => {
+        if (/^insert into "ca_api_orders"/i.test(q.sql)) inserts.push(q.sql);
+      };
+      db.knex.on('query', onQuery);
+      try {
+        const requests = Array.from({ length: 20 }, (_, i) => ({ ...signRequest(), profile: `p${i}` }));
+        const orders = await Promise.all(
+          requests.map((request, i) => store.createOrder({ caId: ca.id, userId: i % 2 ? bob.id : alice.id, request })),
+        );
+        expect(inserts).toHaveLength(1);
+        expect(new Set(orders.map((o) => o.slug)).size).toBe(20);
+        for (const [i, order] of orders.entries()) {
+          expect(order.request.profile).toBe(`p${i}`);
+          expect(order.userId).toBe(i % 2 ? bob.id : alice.id);
+          expect(await store.getOrder(order.slug)).toEqual(order); // what the caller got is what is stored
+        }
+      } finally {
+        db.knex.off('query', onQuery);
+      }
+    });
+
+    it('a bad order in a group fails only its own caller', async () => {
+      const ca = await store.insertCa(newCa());
+      const alice = await user();
+      const results = await Promise.allSettled([
+        store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest() }),
+        store.createOrder({ caId: ca.id + 999, userId: alice.id, request: signRequest() }), // no such CA
+        store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest() }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      const stored = await db.knex('ca_api_orders').count<{ count: string | number }[]>('* as count');
+      expect(Number(stored[0].count)).toBe(2);
+    });
+
     it('leaves orders leased to another instance alone until the lease expires', async () => {
       const ca = await store.insertCa(newCa());
       const alice = await user();

@@ -43,6 +43,39 @@ export function createOrder(
   });
 }
 
+/**
+ * Several new orders in one INSERT (the store's group commit); records in input order. A slug that
+ * collided (vanishingly rare) is retried through `createOrder`.
+ */
+export function createOrders(db: Knex, orders: { caId: number; userId: number; request: SignRequest }[]): Promise<OrderRecord[]> {
+  return mappingErrors(async () => {
+    const now = new Date();
+    const slugs = new Set<string>();
+    while (slugs.size < orders.length) slugs.add(randomSlug()); // distinct within the statement
+    const fresh = [...slugs];
+    const rows = orders.map((order, i) => ({
+      created: now,
+      updated: now,
+      slug: fresh[i],
+      ca_id: order.caId,
+      user_id: order.userId,
+      status: 'pending',
+      request: toJson(order.request),
+    }));
+    // Only the generated columns come back: the request, the largest column, is known already.
+    const inserted = (await db(TABLE).insert(rows).onConflict('slug').ignore().returning(['id', 'slug', 'created', 'updated'])) as Row[];
+    const bySlug = new Map(inserted.map((row) => [String(row.slug), row]));
+    return Promise.all(
+      rows.map(async (row, i) => {
+        const stored = bySlug.get(row.slug);
+        if (!stored) return createOrder(db, orders[i]);
+        const { request: _json, ...columns } = row;
+        return orderFromRow({ ...columns, ...stored, request: orders[i].request, certificate_id: null, certificate_serial: null, error: null });
+      }),
+    );
+  });
+}
+
 /** Orders joined with the issued certificate's serial. */
 function withSerial(db: Knex): Knex.QueryBuilder {
   return db(`${TABLE} as o`)
@@ -113,7 +146,11 @@ export async function markOrderFailed(db: Knex, orderId: number, error: string):
 }
 
 /** Several orders issued at once: one UPDATE ... FROM (VALUES ...) for the whole batch. */
-export async function markOrdersIssued(db: Knex, issued: { orderId: number; certificateId: number }[]): Promise<void> {
+export async function markOrdersIssued(
+  db: Knex,
+  issued: { orderId: number; certificateId: number }[],
+  when: Date = new Date(),
+): Promise<void> {
   if (issued.length === 0) return;
   const values = issued.map(() => '(?::integer, ?::integer)').join(', ');
   const bindings = issued.flatMap((i) => [i.orderId, i.certificateId]);
@@ -121,7 +158,7 @@ export async function markOrdersIssued(db: Knex, issued: { orderId: number; cert
     `update ?? as o set status = 'issued', certificate_id = v.certificate_id, error = null, error_code = null,
        lease_owner = null, lease_expires = null, updated = ?
      from (values ${values}) as v(order_id, certificate_id) where o.id = v.order_id`,
-    [TABLE, new Date(), ...bindings],
+    [TABLE, when, ...bindings],
   )) as { rowCount?: number; affectedRows?: number };
   const count = result.rowCount ?? result.affectedRows;
   if (count !== undefined && count !== issued.length) {
