@@ -298,11 +298,19 @@ export interface CertificateChangeEvents {
 }
 
 /**
- * Optional store capability for the order worker: finish a batch of orders with a few statements
- * instead of several per order. Call inside `transaction`; a worker falls back to the per-order
- * methods when a store lacks it.
+ * Optional store capability for the order worker: sign a batch of orders outside any transaction,
+ * then store it with a few statements in one short transaction, instead of several per order while
+ * holding locks. A worker falls back to the per-order methods when a store lacks it.
  */
 export interface BatchOrderStore {
+  /** Pending orders nobody holds a lease on, oldest first, without locking anything. */
+  listPendingOrders(limit: number): Promise<OrderRecord[]>;
+  /**
+   * Inside `transaction`: lock those of these orders that are still pending and not locked or leased
+   * by another worker (`FOR UPDATE SKIP LOCKED`); returns their ids. The locks last until the
+   * transaction ends.
+   */
+  claimOrdersById(ids: number[]): Promise<number[]>;
   /** Insert certificates in one statement; returns their ids in input order. */
   insertCertificateIds(certs: NewCertificate[]): Promise<number[]>;
   /** Mark orders issued (order id → certificate id) in one statement; `when` becomes their `updated`. */
@@ -311,7 +319,12 @@ export interface BatchOrderStore {
 
 export function hasBatchOrders<S extends object>(store: S): store is S & BatchOrderStore {
   const s = store as Partial<BatchOrderStore>;
-  return typeof s.insertCertificateIds === 'function' && typeof s.markOrdersIssued === 'function';
+  return (
+    typeof s.listPendingOrders === 'function' &&
+    typeof s.claimOrdersById === 'function' &&
+    typeof s.insertCertificateIds === 'function' &&
+    typeof s.markOrdersIssued === 'function'
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------

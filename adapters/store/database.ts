@@ -12,6 +12,7 @@ import * as path from 'path';
 import knex, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import { acquireDirectoryLock } from './directory-lock';
+import { PgliteThread } from './pglite-thread';
 
 export { DatabaseInUseError } from './directory-lock';
 
@@ -31,15 +32,31 @@ export function parseDatabaseUrl(url?: string): DatabaseTarget {
   return { kind: 'pglite-directory', directory: path.resolve(directory) };
 }
 
-export function knexConfig(target: DatabaseTarget, options: { searchPath?: string } = {}): Knex.Config {
+export interface DatabaseOptions {
+  /** PostgreSQL schema to work in (`search_path`). */
+  searchPath?: string;
+  /**
+   * Embedded PGlite only: run the database on its own thread (pglite-thread.ts) so that its work does
+   * not occupy the event loop. Default true; false runs PGlite on the calling thread.
+   */
+  pgliteThread?: boolean;
+}
+
+/**
+ * The knex configuration for a target. For PGlite, `pglite` is the instance to use (e.g. a
+ * `PgliteThread`); without it knex-pglite opens PGlite on the calling thread.
+ */
+export function knexConfig(target: DatabaseTarget, options: { searchPath?: string; pglite?: unknown } = {}): Knex.Config {
   const searchPath = options.searchPath ? { searchPath: [options.searchPath] } : {};
+  // knex's types do not know knex-pglite's `pglite` connection field.
+  const instance = (options.pglite ? { pglite: options.pglite } : {}) as Knex.StaticConnectionConfig;
   switch (target.kind) {
     case 'postgres':
       return { client: 'pg', connection: target.url, ...searchPath };
     case 'pglite-memory':
-      return { client: ClientPgLite, dialect: 'postgres', connection: {}, ...searchPath };
+      return { client: ClientPgLite, dialect: 'postgres', connection: { ...instance }, ...searchPath };
     case 'pglite-directory':
-      return { client: ClientPgLite, dialect: 'postgres', connection: { filename: target.directory }, ...searchPath };
+      return { client: ClientPgLite, dialect: 'postgres', connection: { filename: target.directory, ...instance }, ...searchPath };
   }
 }
 
@@ -48,11 +65,15 @@ export function knexConfig(target: DatabaseTarget, options: { searchPath?: strin
  * credentials or an unusable data directory fail now, with the location in the message (never the
  * password of a URL).
  */
-export async function openDatabase(url?: string, options: { searchPath?: string } = {}): Promise<Knex> {
+export async function openDatabase(url?: string, options: DatabaseOptions = {}): Promise<Knex> {
   const target = parseDatabaseUrl(url);
   // An embedded data directory is held for as long as the connection is open (see directory-lock.ts).
   const lock = target.kind === 'pglite-directory' ? acquireDirectoryLock(target.directory) : null;
-  const db = knex(knexConfig(target, options));
+  const thread =
+    target.kind !== 'postgres' && (options.pgliteThread ?? true)
+      ? new PgliteThread(target.kind === 'pglite-directory' ? target.directory : undefined)
+      : null;
+  const db = knex(knexConfig(target, { searchPath: options.searchPath, ...(thread ? { pglite: thread } : {}) }));
   if (lock) {
     // knex.destroy() ends in client.destroy(); the instance's own `destroy` is read-only.
     const client = db.client as { destroy: (callback?: unknown) => Promise<void> };

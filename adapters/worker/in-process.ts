@@ -1,14 +1,15 @@
 /**
  * The default `OrderRunner`: turns pending orders into certificates inside the application process.
  *
- * Durable by construction: an order is a row, written `pending` by the sign endpoint. The runner
- * claims a batch of rows (up to `batchSize`) with `claimPendingOrders` (SELECT ... FOR UPDATE SKIP
- * LOCKED) inside a store transaction, signs each, inserts the certificates and marks the orders
- * `issued` — or `failed` with a readable reason — in that same transaction (a few statements per
- * batch, not per order: on PGlite every statement costs about a millisecond). A database failure of
- * the batch sends its orders through the one-order-per-transaction path, so one bad order cannot
- * take the others down with it. A crash before the commit leaves the order `pending`, and
- * the next start picks it up again; several processes sharing one PostgreSQL claim disjoint orders.
+ * Durable by construction: an order is a row, written `pending` by the sign endpoint. The runner reads
+ * a batch of pending rows (up to `batchSize`), signs them all without holding a transaction, then in
+ * one short transaction locks those still pending (SELECT ... FOR UPDATE SKIP LOCKED), inserts the
+ * certificates and marks the orders `issued` — or `failed` with a readable reason (a few statements
+ * per batch, not per order). A database failure of the batch sends its orders through the
+ * one-order-per-transaction path (`claimPendingOrders`, signing inside the transaction), so one bad
+ * order cannot take the others down with it. A crash before the commit leaves the order `pending`,
+ * and the next start picks it up again; several processes sharing one PostgreSQL store disjoint
+ * orders. Finished orders are announced after the commit (`onOrderSettled`).
  *
  * It wakes on `notify()` (the sign endpoint calls it) and also polls, so orders written by another
  * process (or left by a crash) are found without a notification.
@@ -37,6 +38,7 @@ export interface InProcessOrderRunnerOptions {
   pollIntervalMs?: number;
   /** Orders claimed and finished per transaction (stores with `BatchOrderStore`). Default 50. */
   batchSize?: number;
+
   /** A transaction that fails this often for one order (database trouble) marks it failed. Default 3. */
   maxAttempts?: number;
   /** Where unexpected errors go (never with key material). Default `console.error`. */
@@ -67,6 +69,7 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
   const maxAttempts = options.maxAttempts ?? 3;
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 50));
   const batching = batchSize > 1 && hasBatchOrders(store);
+
   const logError = options.logError ?? ((message: string, error: unknown) => console.error(message, error));
 
   const settledListeners = new Set<(order: OrderRecord) => void>();
@@ -140,40 +143,49 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
   }
 
   /**
-   * Claim up to `batchSize` orders and finish them in one transaction with a few statements: every
-   * order is signed (a signing failure marks that order failed), then all certificates are inserted
-   * at once and all orders marked at once. If the database refuses anything, the transaction rolls
-   * back as a whole and the caller redoes those orders one per transaction — the order at fault is
-   * then isolated (and failed by the attempt counter) while the others are issued.
+   * Up to `batchSize` orders in three steps, so that no lock is held and the database is free while
+   * certificates are signed:
+   *  1. read the pending orders and their CAs (no transaction, no lock);
+   *  2. sign them all at once (a signing failure is that order's `failed` reason);
+   *  3. in one short transaction, lock those still pending (another instance may have taken some:
+   *     their certificates are dropped unstored, as if that transaction had rolled back), insert all
+   *     certificates with one statement and mark all orders with one more.
+   * If the database refuses anything in step 3, the transaction rolls back as a whole and the caller
+   * redoes those orders one per transaction — the order at fault is then isolated (and failed by the
+   * attempt counter) while the others are issued.
    */
   async function processBatch(): Promise<{ ok: boolean; claimed: number }> {
     let claimed = 0;
     let settled: OrderRecord[] = [];
     try {
-      const done = await store.transaction(async (tx) => {
+      if (!hasBatchOrders(store)) throw new Error('the store cannot finish batches');
+      const candidates = await store.listPendingOrders(batchSize);
+      if (candidates.length === 0) return { ok: true, claimed: 0 };
+      const cas = new Map<number, CaRecord | null>();
+      for (const order of candidates) if (!cas.has(order.caId)) cas.set(order.caId, await store.getCa(order.caId));
+      // All orders at once: signatures that run on the thread pool (RSA, see the key backend) then
+      // use every core while this thread builds the next certificate.
+      const outcomes = await Promise.all(
+        candidates.map(async (order): Promise<Outcome> => {
+          const ca = cas.get(order.caId) ?? null;
+          if (!ca) return { order, reason: 'The certificate authority no longer exists.', error: null };
+          try {
+            const request = order.request;
+            return { order, certificate: await certificateFromRequest({ keyBackends, ca, request, profiles, defaultExpiresMs: options.defaultExpiresMs }) };
+          } catch (e) {
+            return { order, error: e, reason: reasonOf(e) };
+          }
+        }),
+      );
+      await store.transaction(async (tx) => {
         if (!hasBatchOrders(tx)) throw new Error('the store bound to the transaction cannot finish batches');
-        const orders = await tx.claimPendingOrders(batchSize);
-        claimed = orders.length;
-        const cas = new Map<number, CaRecord | null>();
-        for (const order of orders) if (!cas.has(order.caId)) cas.set(order.caId, await tx.getCa(order.caId));
-        // All orders at once: signatures that run on the thread pool (RSA, see the key backend) then
-        // use every core while this thread builds the next certificate.
-        const outcomes = await Promise.all(
-          orders.map(async (order): Promise<Outcome> => {
-            const ca = cas.get(order.caId) ?? null;
-            if (!ca) return { order, reason: 'The certificate authority no longer exists.', error: null };
-            try {
-              const request = order.request;
-              return { order, certificate: await certificateFromRequest({ keyBackends, ca, request, profiles, defaultExpiresMs: options.defaultExpiresMs }) };
-            } catch (e) {
-              return { order, error: e, reason: reasonOf(e) };
-            }
-          }),
-        );
+        const mine = new Set(await tx.claimOrdersById(candidates.map((o) => o.id)));
+        claimed = mine.size;
         const certificates: NewCertificate[] = [];
         const issued: OrderRecord[] = [];
         const failed: { order: OrderRecord; reason: string }[] = [];
         for (const outcome of outcomes) {
+          if (!mine.has(outcome.order.id)) continue;
           if ('certificate' in outcome) {
             certificates.push(outcome.certificate);
             issued.push(outcome.order);
@@ -187,13 +199,12 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
         await tx.markOrdersIssued(issued.map((order, i) => ({ orderId: order.id, certificateId: ids[i] })), when);
         settled = issued.map((order, i) => issuedOrder(order, ids[i], certificates[i].serial, when));
         for (const { order, reason } of failed) settled.push(await tx.markOrderFailed(order.id, reason));
-        return orders.length;
       });
       announce(settled);
-      return { ok: true, claimed: done };
+      return { ok: true, claimed };
     } catch (e) {
       logError('express-ca-api: a batch of orders failed; retrying them one per transaction', e);
-      return { ok: false, claimed };
+      return { ok: false, claimed: Math.max(claimed, 1) };
     }
   }
 

@@ -4,7 +4,7 @@ import { StoreNotFoundError, type OrderRecord, type SignRequest } from '../../..
 import { mappingErrors } from './errors';
 import { orderFromRow, type Row } from './rows';
 import { randomSlug } from './slug';
-import { toJson } from './values';
+import { toJson, toNumber } from './values';
 import { TABLES } from './tables';
 
 const TABLE = TABLES.orders;
@@ -100,17 +100,30 @@ async function getOrderById(db: Knex, id: number): Promise<OrderRecord> {
  * ends. Orders whose lease has not yet expired belong to another instance and are left alone.
  */
 export async function claimPendingOrders(db: Knex, limit: number): Promise<OrderRecord[]> {
-  const now = new Date();
-  const rows = (await db(TABLE)
-    .select('*')
-    .where('status', 'pending')
-    .andWhere((w) => w.whereNull('lease_expires').orWhere('lease_expires', '<', now))
-    .orderBy('id', 'asc')
-    .limit(limit)
-    .forUpdate()
-    .skipLocked()) as Row[];
+  const rows = (await claimable(db).select('*').orderBy('id', 'asc').limit(limit).forUpdate().skipLocked()) as Row[];
   // Pending orders have no certificate yet (and FOR UPDATE cannot lock the nullable side of a join).
   return rows.map((row) => orderFromRow({ ...row, certificate_serial: null }));
+}
+
+/** Pending orders that no live lease holds, oldest first, without locking (the batch worker's read). */
+export async function listPendingOrders(db: Knex, limit: number): Promise<OrderRecord[]> {
+  const rows = (await claimable(db).select('*').orderBy('id', 'asc').limit(limit)) as Row[];
+  return rows.map((row) => orderFromRow({ ...row, certificate_serial: null }));
+}
+
+/** Lock those of `ids` that are still claimable; the others are being (or have been) finished elsewhere. */
+export async function claimOrdersById(db: Knex, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = (await claimable(db).select('id').whereIn('id', ids).orderBy('id', 'asc').forUpdate().skipLocked()) as Row[];
+  return rows.map((row) => toNumber(row.id));
+}
+
+/** Orders a worker may take: pending, and not leased to another instance (or the lease has lapsed). */
+function claimable(db: Knex): Knex.QueryBuilder {
+  const now = new Date();
+  return db(TABLE)
+    .where('status', 'pending')
+    .andWhere((w) => w.whereNull('lease_expires').orWhere('lease_expires', '<', now));
 }
 
 export async function markOrderIssued(db: Knex, orderId: number, certificateId: number): Promise<OrderRecord> {

@@ -200,6 +200,12 @@ export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, Certi
   claimPendingOrders(limit: number): Promise<OrderRecord[]> {
     return orders.claimPendingOrders(this.db, limit);
   }
+  listPendingOrders(limit: number): Promise<OrderRecord[]> {
+    return orders.listPendingOrders(this.db, limit);
+  }
+  claimOrdersById(ids: number[]): Promise<number[]> {
+    return orders.claimOrdersById(this.db, ids);
+  }
   markOrderIssued(orderId: number, certificateId: number): Promise<OrderRecord> {
     return this.inTransaction((db) => orders.markOrderIssued(db, orderId, certificateId));
   }

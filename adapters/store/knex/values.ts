@@ -2,7 +2,12 @@
  * Normalising what the two drivers return. `pg` and PGlite agree on most types but not all:
  * bigint/count columns come back as strings from `pg` and as numbers from PGlite, bytea as `Buffer`
  * from `pg` and as a plain `Uint8Array` from PGlite. Everything the store hands out goes through here.
+ *
+ * Values may also come from another JavaScript realm (rows copied from the PGlite thread are built by
+ * the host realm, which is not the realm of code under a test runner's sandbox): they are recognised
+ * with `util.types`, not `instanceof`, and rebuilt in this realm.
  */
+import { types } from 'util';
 
 export function toNumber(value: unknown): number {
   if (typeof value === 'number') return value;
@@ -16,12 +21,13 @@ export function toNullableNumber(value: unknown): number | null {
 
 export function toBuffer(value: unknown): Buffer {
   if (Buffer.isBuffer(value)) return value;
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  if (types.isUint8Array(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   throw new TypeError(`Expected bytes from the database, got ${typeof value}`);
 }
 
 export function toDate(value: unknown): Date {
   if (value instanceof Date) return value;
+  if (types.isDate(value)) return new Date(value.getTime());
   if (typeof value === 'string' || typeof value === 'number') return new Date(value);
   throw new TypeError(`Expected a timestamp from the database, got ${typeof value}`);
 }

@@ -1,0 +1,134 @@
+/**
+ * Embedded PGlite on its own thread.
+ *
+ * PGlite is PostgreSQL compiled to WebAssembly, and it executes every statement synchronously on the
+ * thread that owns it. On the main thread that is the event loop: measured under bench/api, the
+ * database took about 40 % of the server's only thread while it issued certificates, and every
+ * request waited behind it. Here a `worker_threads` thread owns the PGlite instance and the main
+ * thread sends it statements; the main thread pays only for copying parameters and rows, and the
+ * database work runs on another core.
+ *
+ * `PgliteThread` offers the part of PGlite's API that knex-pglite uses (`waitReady`, `query`,
+ * `close`), so knex is handed it as its PGlite instance (`connection.pglite`). Statements run one at
+ * a time in the order they were sent, as on the single PGlite connection. Database errors come back
+ * with their fields (`code`, `constraint`, `detail`, ...) so that callers map them as before.
+ *
+ * The worker's code is JavaScript evaluated from a string (like the bcrypt pool's), so it runs the
+ * same from TypeScript sources and from the compiled package; PGlite is loaded from the path the main
+ * thread resolved.
+ */
+import { Worker } from 'worker_threads';
+
+interface QueryResult {
+  rows: Record<string, unknown>[];
+  fields: { name: string; dataTypeID: number }[];
+  affectedRows?: number;
+}
+
+type Reply =
+  | { id: number; ok: true; result?: QueryResult }
+  | { id: number; ok: false; error: Record<string, unknown> & { message: string; name?: string } };
+
+const WORKER_SOURCE = `
+'use strict';
+const { parentPort, workerData } = require('worker_threads');
+const { PGlite } = require(workerData.pglitePath);
+const db = new PGlite(workerData.dataDir || undefined);
+function describe(e) {
+  const out = { message: String((e && e.message) || e), name: e && e.name };
+  if (e && typeof e === 'object') for (const k of Object.keys(e)) if (typeof e[k] !== 'function') out[k] = e[k];
+  return out;
+}
+const ready = db.waitReady;
+ready.then(
+  () => parentPort.postMessage({ id: 0, ok: true }),
+  (e) => parentPort.postMessage({ id: 0, ok: false, error: describe(e) }),
+);
+parentPort.on('message', async (msg) => {
+  try {
+    await ready;
+    if (msg.op === 'close') {
+      await db.close();
+      parentPort.postMessage({ id: msg.id, ok: true });
+      return;
+    }
+    const r = await db.query(msg.sql, msg.params, msg.options);
+    parentPort.postMessage({ id: msg.id, ok: true, result: { rows: r.rows, fields: r.fields, affectedRows: r.affectedRows } });
+  } catch (e) {
+    parentPort.postMessage({ id: msg.id, ok: false, error: describe(e) });
+  }
+});
+`;
+
+/** An Error carrying the database's fields, as PGlite's own DatabaseError does. */
+function rebuildError(error: Record<string, unknown> & { message: string; name?: string }): Error {
+  const e = new Error(error.message) as Error & Record<string, unknown>;
+  for (const [key, value] of Object.entries(error)) if (key !== 'message' && key !== 'stack') e[key] = value;
+  if (typeof error.name === 'string') e.name = error.name;
+  return e;
+}
+
+export class PgliteThread {
+  /** Resolves once the database is open (rejects when it cannot be). */
+  readonly waitReady: Promise<void>;
+  private readonly worker: Worker;
+  private readonly calls = new Map<number, { resolve: (r: QueryResult | undefined) => void; reject: (e: Error) => void }>();
+  private nextId = 1;
+  private exited: Error | null = null;
+
+  /** `dataDir`: a directory holding the database, or undefined for an in-memory one. */
+  constructor(dataDir: string | undefined) {
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { pglitePath: require.resolve('@electric-sql/pglite'), dataDir: dataDir ?? null },
+    });
+    this.worker.unref(); // like an in-thread PGlite, an idle database does not keep the process alive
+    this.waitReady = new Promise<void>((resolve, reject) => {
+      this.calls.set(0, { resolve: () => resolve(), reject });
+    });
+    this.waitReady.catch(() => undefined); // reported to whoever awaits it
+    this.worker.on('message', (reply: Reply) => this.settle(reply));
+    this.worker.on('error', (e) => this.failAll(e));
+    this.worker.on('exit', (code) => this.failAll(new Error(`the PGlite thread exited (code ${code})`)));
+  }
+
+  query(sql: string, params?: unknown[], options?: Record<string, unknown>): Promise<QueryResult> {
+    // Only data crosses to the thread (knex passes no parsers or serializers).
+    const plainOptions = options && Object.values(options).every((v) => typeof v !== 'function') ? options : undefined;
+    return this.call({ op: 'query', sql, params: params ?? [], options: plainOptions }) as Promise<QueryResult>;
+  }
+
+  async close(): Promise<void> {
+    if (this.exited) return;
+    try {
+      await this.call({ op: 'close' });
+    } finally {
+      await this.worker.terminate();
+    }
+  }
+
+  private call(message: Record<string, unknown>): Promise<QueryResult | undefined> {
+    if (this.exited) return Promise.reject(this.exited);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.calls.set(id, { resolve, reject });
+      this.worker.ref(); // work in flight keeps the process alive until it is answered
+      this.worker.postMessage({ id, ...message });
+    });
+  }
+
+  private settle(reply: Reply): void {
+    const call = this.calls.get(reply.id);
+    if (!call) return;
+    this.calls.delete(reply.id);
+    if (reply.ok) call.resolve(reply.result);
+    else call.reject(rebuildError(reply.error));
+    if (this.calls.size === 0) this.worker.unref();
+  }
+
+  private failAll(error: Error): void {
+    this.exited ??= error;
+    for (const call of this.calls.values()) call.reject(error);
+    this.calls.clear();
+  }
+}
