@@ -14,7 +14,7 @@ export * from './ports';
 
 // Default adapters
 export { knexStore } from '../adapters/store/knex';
-export { openDatabase, parseDatabaseUrl, DEFAULT_DATA_DIRECTORY } from '../adapters/store/database';
+export { openDatabase, parseDatabaseUrl, DEFAULT_DATA_DIRECTORY, type DatabaseOptions } from '../adapters/store/database';
 export { defaultKeyBackend, DEFAULT_KEY_BACKEND_ALIAS, KeyBackendError, type DefaultKeyBackendOptions } from '../adapters/keys';
 export { storeAuthenticator, type StoreAuthenticator, type StoreAuthenticatorOptions } from '../adapters/auth/store-authenticator';
 export { storePermissionChecker } from '../adapters/auth/store-permissions';

@@ -9,7 +9,7 @@ export { parseCsr, type ParsedCsr } from './csr';
 export { buildCertificate, buildTbsCertificate, type CertificateTemplate } from './builder';
 export { generatePrivateKey, importPrivateKey, exportPrivateKey, publicKeyDer, keyTypeOf, type ExportOptions } from './keys';
 export type { Signer, SignatureOptions } from './signer';
-export { keyObjectSigner } from './key-signer';
+export { keyObjectSigner, type KeyObjectSignerOptions } from './key-signer';
 export { parseName, parseNameAttribute, parseNameOid, encodeName, decodeName, firstCommonName, nameOidLongName } from './name';
 export { parseGeneralName, parseGeneralNames } from './general-name';
 export {
