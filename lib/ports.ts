@@ -313,6 +313,12 @@ export interface BatchOrderStore {
   claimOrdersById(ids: number[]): Promise<number[]>;
   /** Insert certificates in one statement; returns their ids in input order. */
   insertCertificateIds(certs: NewCertificate[]): Promise<number[]>;
+  /**
+   * Optional fast path, atomic on its own (no `transaction` needed): for the orders still claimable,
+   * store their certificates and mark them issued (`updated` = `when`). Returns the orders stored,
+   * with their certificate ids; the others were taken by another worker and stay as it left them.
+   */
+  issueOrders?(issued: { orderId: number; certificate: NewCertificate }[], when: Date): Promise<{ orderId: number; certificateId: number }[]>;
   /** Mark orders issued (order id → certificate id) in one statement; `when` becomes their `updated`. */
   markOrdersIssued(issued: { orderId: number; certificateId: number }[], when?: Date): Promise<void>;
 }

@@ -147,9 +147,10 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
    * certificates are signed:
    *  1. read the pending orders and their CAs (no transaction, no lock);
    *  2. sign them all at once (a signing failure is that order's `failed` reason);
-   *  3. in one short transaction, lock those still pending (another instance may have taken some:
-   *     their certificates are dropped unstored, as if that transaction had rolled back), insert all
-   *     certificates with one statement and mark all orders with one more.
+   *  3. lock those still pending (another instance may have taken some: their certificates are
+   *     dropped unstored, as if a transaction had rolled back), insert the certificates and mark the
+   *     orders — with one statement when every order was signed (`issueOrders`), else in one short
+   *     transaction that also records the failures.
    * If the database refuses anything in step 3, the transaction rolls back as a whole and the caller
    * redoes those orders one per transaction — the order at fault is then isolated (and failed by the
    * attempt counter) while the others are issued.
@@ -177,29 +178,42 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
           }
         }),
       );
-      await store.transaction(async (tx) => {
-        if (!hasBatchOrders(tx)) throw new Error('the store bound to the transaction cannot finish batches');
-        const mine = new Set(await tx.claimOrdersById(candidates.map((o) => o.id)));
-        claimed = mine.size;
-        const certificates: NewCertificate[] = [];
-        const issued: OrderRecord[] = [];
-        const failed: { order: OrderRecord; reason: string }[] = [];
-        for (const outcome of outcomes) {
-          if (!mine.has(outcome.order.id)) continue;
-          if ('certificate' in outcome) {
-            certificates.push(outcome.certificate);
-            issued.push(outcome.order);
-          } else {
-            if (isDatabaseError(outcome.error)) throw outcome.error;
-            failed.push(outcome);
-          }
-        }
-        const ids = await tx.insertCertificateIds(certificates);
+      const signed = outcomes.filter((o): o is Extract<Outcome, { certificate: NewCertificate }> => 'certificate' in o);
+      if (signed.length === outcomes.length && store.issueOrders) {
+        // Every order signed: one statement stores them all (no transaction round trips).
         const when = new Date();
-        await tx.markOrdersIssued(issued.map((order, i) => ({ orderId: order.id, certificateId: ids[i] })), when);
-        settled = issued.map((order, i) => issuedOrder(order, ids[i], certificates[i].serial, when));
-        for (const { order, reason } of failed) settled.push(await tx.markOrderFailed(order.id, reason));
-      });
+        const stored = await store.issueOrders(signed.map((o) => ({ orderId: o.order.id, certificate: o.certificate })), when);
+        const byOrder = new Map(signed.map((o) => [o.order.id, o]));
+        claimed = stored.length;
+        settled = stored.map(({ orderId, certificateId }) => {
+          const { order, certificate } = byOrder.get(orderId) as (typeof signed)[number];
+          return issuedOrder(order, certificateId, certificate.serial, when);
+        });
+      } else {
+        await store.transaction(async (tx) => {
+          if (!hasBatchOrders(tx)) throw new Error('the store bound to the transaction cannot finish batches');
+          const mine = new Set(await tx.claimOrdersById(candidates.map((o) => o.id)));
+          claimed = mine.size;
+          const certificates: NewCertificate[] = [];
+          const issued: OrderRecord[] = [];
+          const failed: { order: OrderRecord; reason: string }[] = [];
+          for (const outcome of outcomes) {
+            if (!mine.has(outcome.order.id)) continue;
+            if ('certificate' in outcome) {
+              certificates.push(outcome.certificate);
+              issued.push(outcome.order);
+            } else {
+              if (isDatabaseError(outcome.error)) throw outcome.error;
+              failed.push(outcome);
+            }
+          }
+          const ids = await tx.insertCertificateIds(certificates);
+          const when = new Date();
+          await tx.markOrdersIssued(issued.map((order, i) => ({ orderId: order.id, certificateId: ids[i] })), when);
+          settled = issued.map((order, i) => issuedOrder(order, ids[i], certificates[i].serial, when));
+          for (const { order, reason } of failed) settled.push(await tx.markOrderFailed(order.id, reason));
+        });
+      }
       announce(settled);
       return { ok: true, claimed };
     } catch (e) {

@@ -36,6 +36,8 @@ import * as certificates from './certificates';
 import { MIGRATIONS_TABLE, migrationSource } from './migrations';
 import { GroupCommit } from './group-commit';
 import * as orders from './orders';
+import { mappingErrors } from './errors';
+import { newCertificateToRow } from './rows';
 import * as users from './users';
 
 /** Listeners of row changes, shared by a root store and the stores bound to its transactions. */
@@ -205,6 +207,18 @@ export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, Certi
   }
   claimOrdersById(ids: number[]): Promise<number[]> {
     return orders.claimOrdersById(this.db, ids);
+  }
+  issueOrders(
+    issued: { orderId: number; certificate: NewCertificate }[],
+    when: Date,
+  ): Promise<{ orderId: number; certificateId: number }[]> {
+    return mappingErrors(() =>
+      orders.issueOrders(
+        this.db,
+        issued.map(({ orderId, certificate }) => ({ orderId, certificate: newCertificateToRow(certificate) })),
+        when,
+      ),
+    );
   }
   markOrderIssued(orderId: number, certificateId: number): Promise<OrderRecord> {
     return this.inTransaction((db) => orders.markOrderIssued(db, orderId, certificateId));
