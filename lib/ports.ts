@@ -341,8 +341,11 @@ export interface OrderRunner {
   start(): Promise<void>;
   /** Stop taking new orders; resolves when in-flight orders are finished. */
   stop(): Promise<void>;
-  /** Hint that a new order exists (a worker may also poll). */
-  notify(): void;
+  /**
+   * Hint that a new order exists (a worker may also poll). The sign endpoint passes the order it has
+   * just written, so that a runner in this process need not read it back.
+   */
+  notify(order?: OrderRecord): void;
 }
 
 /**

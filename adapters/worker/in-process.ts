@@ -11,14 +11,16 @@
  * and the next start picks it up again; several processes sharing one PostgreSQL store disjoint
  * orders. Finished orders are announced after the commit (`onOrderSettled`).
  *
- * It wakes on `notify()` (the sign endpoint calls it) and also polls, so orders written by another
- * process (or left by a crash) are found without a notification.
+ * It wakes on `notify(order)` (the sign endpoint calls it and hands over the order it wrote, which
+ * saves reading it back) and also polls, so orders written by another process (or left by a crash)
+ * are found without a notification.
  */
 import { certificateFromRequest, issueFromRequest } from '../../lib/ca/issuance';
 import type { KeyBackends } from '../../lib/ca/key-backends';
 import { resolveProfiles, type Profiles, type ProfilesConfig } from '../../lib/ca/profiles';
 import {
   hasBatchOrders,
+  type BatchOrderStore,
   type CaRecord,
   type NewCertificate,
   type OrderRecord,
@@ -38,6 +40,11 @@ export interface InProcessOrderRunnerOptions {
   pollIntervalMs?: number;
   /** Orders claimed and finished per transaction (stores with `BatchOrderStore`). Default 50. */
   batchSize?: number;
+  /**
+   * Batches under way at once (stores with `BatchOrderStore`). Default 2: while one batch is being
+   * stored, the next one is read and signed, so neither the CPU nor the database waits for the other.
+   */
+  concurrency?: number;
 
   /** A transaction that fails this often for one order (database trouble) marks it failed. Default 3. */
   maxAttempts?: number;
@@ -69,8 +76,41 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
   const maxAttempts = options.maxAttempts ?? 3;
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 50));
   const batching = batchSize > 1 && hasBatchOrders(store);
+  const concurrency = batching ? Math.max(1, Math.floor(options.concurrency ?? 2)) : 1;
+  /** Orders some batch of this runner is working on: another batch must not take them too. */
+  const inFlight = new Set<number>();
+  /** Resolved (and replaced) whenever a batch ends: a batch that found nothing to take waits for it. */
+  let batchEnded = signal();
 
   const logError = options.logError ?? ((message: string, error: unknown) => console.error(message, error));
+
+  /**
+   * Orders this process has just written (`notify(order)`), taken without reading them back. The
+   * database is still read at least every `pollIntervalMs` (and whenever nothing was handed over),
+   * so orders written elsewhere or left by a crash are not starved by a steady local stream.
+   */
+  const handed = new Map<number, OrderRecord>();
+  let lastListed = 0;
+
+  async function nextCandidates(source: BatchOrderStore): Promise<OrderRecord[]> {
+    const now = Date.now();
+    let listed: OrderRecord[] = [];
+    if (handed.size === 0 || now - lastListed >= pollIntervalMs) {
+      lastListed = now;
+      listed = await source.listPendingOrders(batchSize + inFlight.size);
+    }
+    const batch = new Map<number, OrderRecord>();
+    for (const order of listed) if (!inFlight.has(order.id) && batch.size < batchSize) batch.set(order.id, order);
+    for (const [id, order] of handed) {
+      if (batch.size >= batchSize) break;
+      if (!inFlight.has(id)) batch.set(id, order);
+    }
+    for (const id of batch.keys()) {
+      handed.delete(id);
+      inFlight.add(id);
+    }
+    return [...batch.values()].sort((a, b) => a.id - b.id);
+  }
 
   const settledListeners = new Set<(order: OrderRecord) => void>();
   /** Tell the listeners about orders whose transaction has committed. */
@@ -158,9 +198,11 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
   async function processBatch(): Promise<{ ok: boolean; claimed: number }> {
     let claimed = 0;
     let settled: OrderRecord[] = [];
+    let taken: OrderRecord[] = [];
     try {
       if (!hasBatchOrders(store)) throw new Error('the store cannot finish batches');
-      const candidates = await store.listPendingOrders(batchSize);
+      const candidates = await nextCandidates(store);
+      taken = candidates;
       if (candidates.length === 0) return { ok: true, claimed: 0 };
       const cas = new Map<number, CaRecord | null>();
       for (const order of candidates) if (!cas.has(order.caId)) cas.set(order.caId, await store.getCa(order.caId));
@@ -219,10 +261,23 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
     } catch (e) {
       logError('express-ca-api: a batch of orders failed; retrying them one per transaction', e);
       return { ok: false, claimed: Math.max(claimed, 1) };
+    } finally {
+      for (const order of taken) inFlight.delete(order.id);
+      if (taken.length) {
+        const ended = batchEnded;
+        batchEnded = signal();
+        ended.resolve();
+      }
     }
   }
 
+  /** `concurrency` lanes, each taking batches until nothing is left that another lane does not hold. */
   async function drainOnce(): Promise<number> {
+    const counts = await Promise.all(Array.from({ length: concurrency }, drainLane));
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
+  async function drainLane(): Promise<number> {
     let n = 0;
     let singles = 0; // orders to take one per transaction (after a failed batch) before batching again
     for (;;) {
@@ -238,7 +293,11 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
         singles = Math.max(1, batch.claimed);
         continue;
       }
-      if (batch.claimed === 0) return n;
+      if (batch.claimed === 0) {
+        if (inFlight.size === 0) return n;
+        await batchEnded.promise; // another lane holds what is pending: look again when it is done
+        continue;
+      }
       n += batch.claimed;
     }
   }
@@ -291,8 +350,11 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
       await loop;
       loop = null;
       await chain;
+      handed.clear(); // still pending in the database: the next start finds them there
     },
-    notify() {
+    notify(order?: OrderRecord) {
+      // Only complete pending records: anything else is read from the database as usual.
+      if (order && order.status === 'pending' && order.request && running) handed.set(order.id, order);
       notified = true;
       // Not at once: the request that notified has a response to send first, and other orders may
       // arrive meanwhile to join the same batch.
@@ -305,6 +367,12 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
       return () => settledListeners.delete(listener);
     },
   };
+}
+
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
 }
 
 /** What signing one order of a batch came to. */

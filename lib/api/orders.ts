@@ -57,7 +57,7 @@ function keyBackendOptions(body: Record<string, unknown>): Record<string, unknow
  */
 async function createOrder(ctx: ApiContext, caId: number, request: SignRequest) {
   const order = await ctx.store.createOrder({ caId, userId: ctx.user.id, request });
-  ctx.orderRunner?.notify();
+  ctx.orderRunner?.notify(order);
   await ctx.orders?.waitUntilFinished(order.id, ctx.orderWaitMs ?? 0);
   return ok(orderToJson(order));
 }

@@ -33,6 +33,8 @@ export class RecordCache<V extends { id: number }> {
   private readonly maxEntries: number;
   private readonly now: () => number;
   private generation = 0;
+  /** Reads under way by key: concurrent misses of one key share one read (no stampede at expiry). */
+  private readonly loading = new Map<string, Promise<V | null>>();
 
   constructor(
     /** The lookup key of a record (e.g. its serial). */
@@ -63,12 +65,28 @@ export class RecordCache<V extends { id: number }> {
     return null;
   }
 
-  /** The entry under `key`, else what `load` reads (kept unless invalidated meanwhile). */
-  async read(key: string, load: () => Promise<V | null>): Promise<V | null> {
+  /**
+   * The entry under `key`, else what `load` reads (kept unless invalidated meanwhile). Callers that
+   * miss the same key while a read is under way share that read.
+   */
+  read(key: string, load: () => Promise<V | null>): Promise<V | null> {
     const hit = this.get(key);
-    if (hit) return hit;
+    if (hit) return Promise.resolve(hit);
+    const under = this.loading.get(key);
+    if (under) return under;
     const generation = this.generation;
-    return this.remember(generation, await load());
+    const reading = load().then(
+      (value) => {
+        this.loading.delete(key);
+        return this.remember(generation, value);
+      },
+      (error: unknown) => {
+        this.loading.delete(key);
+        throw error;
+      },
+    );
+    this.loading.set(key, reading);
+    return reading;
   }
 
   /** The entry with `id`, else what `load` reads (kept unless invalidated meanwhile). */

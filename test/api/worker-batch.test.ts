@@ -7,7 +7,7 @@
 import request from 'supertest';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { inProcessOrderRunner } from '../../adapters/worker/in-process';
-import type { OrderRunner, Store } from '../../lib/ports';
+import type { KeyBackend, OrderRunner, Store } from '../../lib/ports';
 import { API, opensslCsr, setupApi, type ApiFixture } from './fixture';
 
 const holding: OrderRunner = { start: async () => undefined, stop: async () => undefined, notify: () => undefined };
@@ -52,7 +52,7 @@ test('a batch of orders is finished with three statements, each order with its o
   f.db.knex.on('query', onQuery);
   let drained: number;
   try {
-    drained = await inProcessOrderRunner({ store, keyBackends: { default: f.keyBackend }, logError: () => undefined }).drain();
+    drained = await inProcessOrderRunner({ store, keyBackends: { default: f.keyBackend }, concurrency: 1, logError: () => undefined }).drain();
   } finally {
     f.db.knex.off('query', onQuery);
   }
@@ -124,4 +124,27 @@ test('orders another worker finishes while a batch is being signed are left as t
   // Its certificate was signed but never stored, and nobody was told it is finished by this runner.
   expect(await f.db.knex(TABLES.certificates).where({ cn: 'theirs.example.com' })).toHaveLength(0);
   expect(settled.sort()).toEqual([slugs[0], slugs[2]].sort());
+});
+
+test('batches under way at once never take the same order twice', async () => {
+  const names = Array.from({ length: 12 }, (_, i) => `lane${i}.example.com`);
+  const slugs = await placeOrders(names);
+  const errors: unknown[] = [];
+  let signatures = 0;
+  const counting: KeyBackend = {
+    ...f.keyBackend,
+    async getSigner(options) {
+      const signer = await f.keyBackend.getSigner(options);
+      return { ...signer, sign: (data, o) => (signatures++, signer.sign(data, o)) };
+    },
+  };
+  const runner = inProcessOrderRunner({ store: f.store, keyBackends: { default: counting }, batchSize: 3, concurrency: 3, logError: (_m, e) => errors.push(e) });
+  expect(await runner.drain()).toBe(12);
+  expect(errors).toEqual([]);
+  expect(signatures).toBe(12); // no order was signed by two batches
+  const orders = await Promise.all(slugs.map((slug) => f.store.getOrder(slug)));
+  expect(orders.every((o) => o?.status === 'issued')).toBe(true);
+  expect(new Set(orders.map((o) => o?.certificateId)).size).toBe(12);
+  const stored = await f.db.knex(TABLES.certificates).whereIn('cn', names);
+  expect(stored).toHaveLength(12); // nothing signed twice made it into the store
 });

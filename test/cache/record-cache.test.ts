@@ -106,3 +106,19 @@ test('subscribeIfSupported: a real subscription, a missing one, and a proxy that
     throw new Error('no');
   }, () => undefined)).toBeNull();
 });
+
+test('concurrent misses of one key share one read; a failed read is not shared afterwards', async () => {
+  const t = setup();
+  let release: (r: Rec) => void = () => undefined;
+  let loads = 0;
+  const slow = () => {
+    loads++;
+    return new Promise<Rec>((resolve) => (release = resolve));
+  };
+  const all = Promise.all(Array.from({ length: 10 }, () => t.cache.read('a', slow)));
+  release({ id: 1, name: 'a', v: 1 });
+  expect((await all).every((r) => r?.v === 1)).toBe(true);
+  expect(loads).toBe(1);
+  await expect(t.cache.read('b', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+  expect((await t.cache.read('b', t.load({ id: 2, name: 'b', v: 2 })))?.v).toBe(2);
+});
