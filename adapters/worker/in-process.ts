@@ -18,9 +18,9 @@
 import { certificateFromRequest, issueFromRequest } from '../../lib/ca/issuance';
 import type { KeyBackends } from '../../lib/ca/key-backends';
 import { resolveProfiles, type Profiles, type ProfilesConfig } from '../../lib/ca/profiles';
+import { OrderIntake } from './order-intake';
 import {
   hasBatchOrders,
-  type BatchOrderStore,
   type CaRecord,
   type NewCertificate,
   type OrderRecord,
@@ -77,40 +77,9 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 50));
   const batching = batchSize > 1 && hasBatchOrders(store);
   const concurrency = batching ? Math.max(1, Math.floor(options.concurrency ?? 2)) : 1;
-  /** Orders some batch of this runner is working on: another batch must not take them too. */
-  const inFlight = new Set<number>();
-  /** Resolved (and replaced) whenever a batch ends: a batch that found nothing to take waits for it. */
-  let batchEnded = signal();
+  const intake = new OrderIntake(batchSize, pollIntervalMs);
 
   const logError = options.logError ?? ((message: string, error: unknown) => console.error(message, error));
-
-  /**
-   * Orders this process has just written (`notify(order)`), taken without reading them back. The
-   * database is still read at least every `pollIntervalMs` (and whenever nothing was handed over),
-   * so orders written elsewhere or left by a crash are not starved by a steady local stream.
-   */
-  const handed = new Map<number, OrderRecord>();
-  let lastListed = 0;
-
-  async function nextCandidates(source: BatchOrderStore): Promise<OrderRecord[]> {
-    const now = Date.now();
-    let listed: OrderRecord[] = [];
-    if (handed.size === 0 || now - lastListed >= pollIntervalMs) {
-      lastListed = now;
-      listed = await source.listPendingOrders(batchSize + inFlight.size);
-    }
-    const batch = new Map<number, OrderRecord>();
-    for (const order of listed) if (!inFlight.has(order.id) && batch.size < batchSize) batch.set(order.id, order);
-    for (const [id, order] of handed) {
-      if (batch.size >= batchSize) break;
-      if (!inFlight.has(id)) batch.set(id, order);
-    }
-    for (const id of batch.keys()) {
-      handed.delete(id);
-      inFlight.add(id);
-    }
-    return [...batch.values()].sort((a, b) => a.id - b.id);
-  }
 
   const settledListeners = new Set<(order: OrderRecord) => void>();
   /** Tell the listeners about orders whose transaction has committed. */
@@ -201,7 +170,7 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
     let taken: OrderRecord[] = [];
     try {
       if (!hasBatchOrders(store)) throw new Error('the store cannot finish batches');
-      const candidates = await nextCandidates(store);
+      const candidates = await intake.take(store);
       taken = candidates;
       if (candidates.length === 0) return { ok: true, claimed: 0 };
       const cas = new Map<number, CaRecord | null>();
@@ -262,12 +231,7 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
       logError('express-ca-api: a batch of orders failed; retrying them one per transaction', e);
       return { ok: false, claimed: Math.max(claimed, 1) };
     } finally {
-      for (const order of taken) inFlight.delete(order.id);
-      if (taken.length) {
-        const ended = batchEnded;
-        batchEnded = signal();
-        ended.resolve();
-      }
+      intake.release(taken);
     }
   }
 
@@ -294,8 +258,8 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
         continue;
       }
       if (batch.claimed === 0) {
-        if (inFlight.size === 0) return n;
-        await batchEnded.promise; // another lane holds what is pending: look again when it is done
+        if (!intake.busy) return n;
+        await intake.released(); // another lane holds what is pending: look again when it is done
         continue;
       }
       n += batch.claimed;
@@ -350,11 +314,11 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
       await loop;
       loop = null;
       await chain;
-      handed.clear(); // still pending in the database: the next start finds them there
+      intake.clear();
     },
     notify(order?: OrderRecord) {
       // Only complete pending records: anything else is read from the database as usual.
-      if (order && order.status === 'pending' && order.request && running) handed.set(order.id, order);
+      if (order && order.status === 'pending' && order.request && running) intake.hand(order);
       notified = true;
       // Not at once: the request that notified has a response to send first, and other orders may
       // arrive meanwhile to join the same batch.
@@ -367,12 +331,6 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
       return () => settledListeners.delete(listener);
     },
   };
-}
-
-function signal(): { promise: Promise<void>; resolve: () => void } {
-  let resolve: () => void = () => undefined;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
 }
 
 /** What signing one order of a batch came to. */

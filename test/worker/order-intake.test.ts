@@ -1,0 +1,75 @@
+/**
+ * OrderIntake (adapters/worker/order-intake.ts): handed-over orders are taken without a database
+ * read, the database is still listed when nothing was handed over and at least once per interval,
+ * and an order one batch holds is never given to another until it is released.
+ */
+import { OrderIntake } from '../../adapters/worker/order-intake';
+import type { BatchOrderStore, OrderRecord } from '../../lib/ports';
+
+function order(id: number): OrderRecord {
+  const now = new Date();
+  return {
+    id, created: now, updated: now, slug: `s${id}`, caId: 1, userId: 1, status: 'pending', certificateSerial: null,
+    certificateId: null, error: null, request: {} as OrderRecord['request'], leaseOwner: null, leaseExpires: null,
+  };
+}
+
+/** A store whose pending list the test sets, counting list calls. */
+function source(pending: OrderRecord[]) {
+  let lists = 0;
+  const store = {
+    listPendingOrders: async (limit: number) => {
+      lists++;
+      return pending.slice(0, limit);
+    },
+  } as unknown as BatchOrderStore;
+  return { store, lists: () => lists };
+}
+
+test('handed-over orders are taken without listing; nothing handed over means a list', async () => {
+  const intake = new OrderIntake(10, 60_000);
+  const src = source([order(1), order(2)]);
+  expect((await intake.take(src.store)).map((o) => o.id)).toEqual([1, 2]); // first take lists
+  expect(src.lists()).toBe(1);
+  intake.hand(order(7));
+  intake.hand(order(5));
+  expect((await intake.take(src.store)).map((o) => o.id)).toEqual([5, 7]); // oldest first, no list
+  expect(src.lists()).toBe(1);
+});
+
+test('the database is listed at least once per interval even under a steady local stream', async () => {
+  const intake = new OrderIntake(10, 0); // every take is "late"
+  const src = source([order(3)]);
+  intake.hand(order(9));
+  expect((await intake.take(src.store)).map((o) => o.id)).toEqual([3, 9]);
+  expect(src.lists()).toBe(1);
+});
+
+test('held orders go to no other batch until released, and release wakes a waiting batch', async () => {
+  const intake = new OrderIntake(2, 60_000);
+  const src = source([order(1), order(2), order(3)]);
+  const first = await intake.take(src.store);
+  expect(first.map((o) => o.id)).toEqual([1, 2]);
+  expect(intake.busy).toBe(true);
+  const second = await intake.take(src.store);
+  expect(second.map((o) => o.id)).toEqual([3]);
+  expect(await intake.take(src.store)).toEqual([]); // everything pending is held
+  let woken = false;
+  const waiting = intake.released().then(() => (woken = true));
+  await Promise.resolve();
+  expect(woken).toBe(false);
+  intake.release(first);
+  await waiting;
+  expect(woken).toBe(true);
+  intake.release(second);
+  expect(intake.busy).toBe(false);
+  expect((await intake.take(src.store)).map((o) => o.id)).toEqual([1, 2]); // still pending: taken again
+});
+
+test('batch size bounds what one take returns', async () => {
+  const intake = new OrderIntake(3, 60_000);
+  for (let i = 1; i <= 5; i++) intake.hand(order(i));
+  const src = source([]);
+  expect((await intake.take(src.store)).length).toBe(3);
+  expect((await intake.take(src.store)).length).toBe(2);
+});
