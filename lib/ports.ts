@@ -197,6 +197,9 @@ export interface OrderRecord {
   leaseExpires: Date | null;
 }
 
+/** What a new order is made of; the store adds the slug, the status and the timestamps. */
+export type NewOrder = Pick<OrderRecord, 'caId' | 'userId' | 'request'>;
+
 export interface UserRecord extends ApiUser {
   passwordHash: string;
   permissions: Permission[];
@@ -244,7 +247,7 @@ export interface Store {
   listCertificates(filter: CertificateFilter): Promise<CertificateRecord[]>;
   revokeCertificate(id: number, reason: string, compromised: Date | null, when: Date): Promise<CertificateRecord>;
 
-  createOrder(order: { caId: number; userId: number; request: SignRequest }): Promise<OrderRecord>;
+  createOrder(order: NewOrder): Promise<OrderRecord>;
   getOrder(slug: string): Promise<OrderRecord | null>;
   /**
    * Claim up to `limit` pending orders for processing (`FOR UPDATE SKIP LOCKED`); call inside

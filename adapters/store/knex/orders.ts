@@ -1,8 +1,8 @@
 /** Queries on `ca_api_orders`. */
 import type { Knex } from 'knex';
-import { StoreNotFoundError, type OrderRecord, type SignRequest } from '../../../lib/ports';
+import { StoreNotFoundError, type NewCertificate, type NewOrder, type OrderRecord } from '../../../lib/ports';
 import { mappingErrors } from './errors';
-import { orderFromRow, type Row } from './rows';
+import { newCertificateToRow, orderFromRow, type Row } from './rows';
 import { randomSlug } from './slug';
 import { toJson, toNumber } from './values';
 import { TABLES } from './tables';
@@ -15,25 +15,18 @@ const SLUG_ATTEMPTS = 5;
 /** django-ca's error_code for "Could not sign certificate." */
 const SIGNING_FAILED = 1;
 
-export function createOrder(
-  db: Knex,
-  order: { caId: number; userId: number; request: SignRequest },
-): Promise<OrderRecord> {
+/** The row of a new, pending order. */
+function newOrderRow(order: NewOrder, slug: string, now: Date): Row {
+  return { created: now, updated: now, slug, ca_id: order.caId, user_id: order.userId, status: 'pending', request: toJson(order.request) };
+}
+
+export function createOrder(db: Knex, order: NewOrder): Promise<OrderRecord> {
   return mappingErrors(async () => {
     for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
-      const now = new Date();
       // ON CONFLICT DO NOTHING rather than catching the violation: inside a transaction an error
       // would abort the whole transaction on PostgreSQL, a skipped insert does not.
       const [row] = await db(TABLE)
-        .insert({
-          created: now,
-          updated: now,
-          slug: randomSlug(),
-          ca_id: order.caId,
-          user_id: order.userId,
-          status: 'pending',
-          request: toJson(order.request),
-        })
+        .insert(newOrderRow(order, randomSlug(), new Date()))
         .onConflict('slug')
         .ignore()
         .returning('*');
@@ -47,27 +40,19 @@ export function createOrder(
  * Several new orders in one INSERT (the store's group commit); records in input order. A slug that
  * collided (vanishingly rare) is retried through `createOrder`.
  */
-export function createOrders(db: Knex, orders: { caId: number; userId: number; request: SignRequest }[]): Promise<OrderRecord[]> {
+export function createOrders(db: Knex, orders: NewOrder[]): Promise<OrderRecord[]> {
   return mappingErrors(async () => {
     const now = new Date();
     const slugs = new Set<string>();
     while (slugs.size < orders.length) slugs.add(randomSlug()); // distinct within the statement
     const fresh = [...slugs];
-    const rows = orders.map((order, i) => ({
-      created: now,
-      updated: now,
-      slug: fresh[i],
-      ca_id: order.caId,
-      user_id: order.userId,
-      status: 'pending',
-      request: toJson(order.request),
-    }));
+    const rows = orders.map((order, i) => newOrderRow(order, fresh[i], now));
     // Only the generated columns come back: the request, the largest column, is known already.
     const inserted = (await db(TABLE).insert(rows).onConflict('slug').ignore().returning(['id', 'slug', 'created', 'updated'])) as Row[];
     const bySlug = new Map(inserted.map((row) => [String(row.slug), row]));
     return Promise.all(
       rows.map(async (row, i) => {
-        const stored = bySlug.get(row.slug);
+        const stored = bySlug.get(String(row.slug));
         if (!stored) return createOrder(db, orders[i]);
         const { request: _json, ...columns } = row;
         return orderFromRow({ ...columns, ...stored, request: orders[i].request, certificate_id: null, certificate_serial: null, error: null });
@@ -205,37 +190,41 @@ const NEW_CERTIFICATE_COLUMNS: readonly [string, string][] = [
  * its certificate is not stored. Data-modifying CTEs: every part sees one snapshot and commits or
  * fails together.
  */
-export async function issueOrders(
+export function issueOrders(
   db: Knex,
-  items: { orderId: number; certificate: Row }[],
+  items: { orderId: number; certificate: NewCertificate }[],
   when: Date,
 ): Promise<{ orderId: number; certificateId: number }[]> {
-  if (items.length === 0) return [];
-  const columns = NEW_CERTIFICATE_COLUMNS.map(([c]) => c);
-  const rowSql = `(?::integer, ${NEW_CERTIFICATE_COLUMNS.map(([, type]) => `?::${type}`).join(', ')})`;
-  const bindings: Knex.RawBinding[] = [];
-  for (const { orderId, certificate } of items) bindings.push(orderId, ...columns.map((c) => (certificate[c] ?? null) as Knex.RawBinding));
-  const list = columns.map((c) => `"${c}"`).join(', ');
-  const result = (await db.raw(
-    `with claimed as (
-       select id from ?? where id in (${items.map(() => '?').join(', ')}) and status = 'pending'
-         and (lease_expires is null or lease_expires < ?) for update skip locked
-     ),
-     incoming (order_id, ${list}) as (values ${items.map(() => rowSql).join(', ')}),
-     inserted as (
-       insert into ?? (${list}, created, updated)
-       select ${columns.map((c) => `i."${c}"`).join(', ')}, ?, ? from incoming i join claimed on claimed.id = i.order_id
-       returning id, ca_id, serial
-     ),
-     marked as (
-       update ?? as o set status = 'issued', certificate_id = ins.id, error = null, error_code = null,
-         lease_owner = null, lease_expires = null, updated = ?
-       from incoming i join inserted ins on ins.ca_id = i.ca_id and ins.serial = i.serial
-       where o.id = i.order_id
-       returning o.id as order_id, ins.id as certificate_id
-     )
-     select order_id, certificate_id from marked`,
-    [TABLE, ...items.map((i) => i.orderId), when, ...bindings, TABLES.certificates, when, when, TABLE, when],
-  )) as { rows: Row[] };
-  return result.rows.map((r) => ({ orderId: toNumber(r.order_id), certificateId: toNumber(r.certificate_id) }));
+  return mappingErrors(async () => {
+    if (items.length === 0) return [];
+    const columns = NEW_CERTIFICATE_COLUMNS.map(([c]) => c);
+    const rowSql = `(?::integer, ${NEW_CERTIFICATE_COLUMNS.map(([, type]) => `?::${type}`).join(', ')})`;
+    const bindings: Knex.RawBinding[] = [];
+    for (const { orderId, certificate } of items) {
+      const row = newCertificateToRow(certificate);
+      bindings.push(orderId, ...columns.map((c) => (row[c] ?? null) as Knex.RawBinding));
+    }
+    const list = columns.map((c) => `"${c}"`).join(', ');
+    // The same rule as `claimOrdersById`, embedded as the first CTE.
+    const claimed = claimable(db).select('id').whereIn('id', items.map((i) => i.orderId)).forUpdate().skipLocked();
+    const result = (await db.raw(
+      `with claimed as ?,
+       incoming (order_id, ${list}) as (values ${items.map(() => rowSql).join(', ')}),
+       inserted as (
+         insert into ?? (${list}, created, updated)
+         select ${columns.map((c) => `i."${c}"`).join(', ')}, ?, ? from incoming i join claimed on claimed.id = i.order_id
+         returning id, ca_id, serial
+       ),
+       marked as (
+         update ?? as o set status = 'issued', certificate_id = ins.id, error = null, error_code = null,
+           lease_owner = null, lease_expires = null, updated = ?
+         from incoming i join inserted ins on ins.ca_id = i.ca_id and ins.serial = i.serial
+         where o.id = i.order_id
+         returning o.id as order_id, ins.id as certificate_id
+       )
+       select order_id, certificate_id from marked`,
+      [claimed, ...bindings, TABLES.certificates, when, when, TABLE, when],
+    )) as { rows: Row[] };
+    return result.rows.map((r) => ({ orderId: toNumber(r.order_id), certificateId: toNumber(r.certificate_id) }));
+  });
 }

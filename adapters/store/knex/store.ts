@@ -10,7 +10,8 @@
  * the outer store from inside would wait for the connection the transaction holds.
  *
  * User, CA and certificate changes are announced (`onUserChanged`, `onCaChanged`,
- * `onCertificateChanged`: for the in-process caches) once committed: a store bound by `transaction` collects them and the root announces them after the commit.
+ * `onCertificateChanged`: for the in-process caches) once committed: a store bound by `transaction`
+ * collects them and the root announces them after the commit.
  */
 import type { Knex } from 'knex';
 import type {
@@ -21,9 +22,9 @@ import type {
   CertificateRecord,
   NewCa,
   NewCertificate,
+  NewOrder,
   OrderRecord,
   Permission,
-  SignRequest,
   Store,
   CaChangeEvents,
   CertificateChangeEvents,
@@ -36,8 +37,6 @@ import * as certificates from './certificates';
 import { MIGRATIONS_TABLE, migrationSource } from './migrations';
 import { GroupCommit } from './group-commit';
 import * as orders from './orders';
-import { mappingErrors } from './errors';
-import { newCertificateToRow } from './rows';
 import * as users from './users';
 
 /** Listeners of row changes, shared by a root store and the stores bound to its transactions. */
@@ -70,8 +69,6 @@ interface ChangeHubs {
   /** Group commit of `createOrder` (root store only). */
   newOrders: GroupCommit<NewOrder, OrderRecord>;
 }
-
-type NewOrder = { caId: number; userId: number; request: SignRequest };
 
 /** Ids changed inside a transaction, announced once it has committed. */
 interface PendingChanges {
@@ -186,7 +183,7 @@ export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, Certi
     return this.changing('certificates', certificates.revokeCertificate(this.db, id, reason, compromised, when));
   }
 
-  createOrder(order: { caId: number; userId: number; request: SignRequest }): Promise<OrderRecord> {
+  createOrder(order: NewOrder): Promise<OrderRecord> {
     // Outside a transaction, orders of concurrent requests share one INSERT (group-commit.ts).
     return this.bound ? orders.createOrder(this.db, order) : this.hubs.newOrders.write(order);
   }
@@ -212,13 +209,7 @@ export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, Certi
     issued: { orderId: number; certificate: NewCertificate }[],
     when: Date,
   ): Promise<{ orderId: number; certificateId: number }[]> {
-    return mappingErrors(() =>
-      orders.issueOrders(
-        this.db,
-        issued.map(({ orderId, certificate }) => ({ orderId, certificate: newCertificateToRow(certificate) })),
-        when,
-      ),
-    );
+    return orders.issueOrders(this.db, issued, when);
   }
   markOrderIssued(orderId: number, certificateId: number): Promise<OrderRecord> {
     return this.inTransaction((db) => orders.markOrderIssued(db, orderId, certificateId));
