@@ -361,10 +361,6 @@ export interface OrderSettledEvents {
   onOrderSettled(listener: (order: OrderRecord) => void): () => void;
 }
 
-export function hasOrderSettledEvents<R extends object>(runner: R): runner is R & OrderSettledEvents {
-  return typeof (runner as Partial<OrderSettledEvents>).onOrderSettled === 'function';
-}
-
 // ---------------------------------------------------------------------------------------------------
 // Store errors: typed so that callers map them to 400/404 without knowing the database.
 

@@ -57,6 +57,14 @@ function csrDer(input: string | Buffer): Buffer {
   return derFromInput(input, LABEL);
 }
 
+/** The outer envelope and the CertificationRequestInfo fields of a CSR, read with the TLV walker. */
+function readCsrInfo(der: Buffer): { outer: [Tlv, Tlv, Tlv]; infoFields: Tlv[] } {
+  const outer = readSignedEnvelope(der, 'certificate signing request');
+  const infoFields = readTlvChildren(der, outer[0], 'CertificationRequestInfo');
+  if (infoFields.length < 3 || infoFields.length > 4) throw parseError('CertificationRequestInfo: malformed');
+  return { outer, infoFields };
+}
+
 /**
  * Parse a CSR given as PEM text or DER bytes. With `verify` (the default) the self-signature must
  * verify, else X509Error('signature').
@@ -65,9 +73,7 @@ export function parseCsr(input: string | Buffer, options: { verify?: boolean } =
   const der = csrDer(input);
   const what = 'certificate signing request';
 
-  const outer = readSignedEnvelope(der, what);
-  const infoFields = readTlvChildren(der, outer[0], 'CertificationRequestInfo');
-  if (infoFields.length < 3 || infoFields.length > 4) throw parseError('CertificationRequestInfo: malformed');
+  const { outer, infoFields } = readCsrInfo(der);
 
   const root = parseDer(der, what);
   const [infoNode, sigAlgNode, sigValueNode] = readSequence(root, what);
@@ -109,10 +115,9 @@ export function parseCsr(input: string | Buffer, options: { verify?: boolean } =
  */
 export function csrPublicKeyDer(input: string | Buffer): Buffer {
   const der = csrDer(input);
-  const outer = readSignedEnvelope(der, 'certificate signing request');
-  const info = readTlvChildren(der, outer[0], 'CertificationRequestInfo');
-  if (info.length < 3 || info[2].tag !== 0x30) throw parseError('CertificationRequestInfo: malformed');
-  return slice(der, info[2]);
+  const { infoFields } = readCsrInfo(der);
+  if (infoFields[2].tag !== 0x30) throw parseError('CertificationRequestInfo: malformed');
+  return slice(der, infoFields[2]);
 }
 
 /** `[0] IMPLICIT SET OF Attribute`; only extensionRequest is interpreted. */
