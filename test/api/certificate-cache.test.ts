@@ -8,7 +8,7 @@ import request from 'supertest';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { CertificateCache } from '../../lib/api/certificate-cache';
 import type { CertificateRecord, Store } from '../../lib/ports';
-import { API, opensslCsr, setupApi, waitForOrder, type ApiFixture } from './fixture';
+import { API, issueThroughApi, opensslCsr, setupApi, type ApiFixture } from './fixture';
 
 let f: ApiFixture;
 let csr: string;
@@ -20,13 +20,8 @@ beforeAll(async () => {
 afterAll(() => f.close());
 
 async function issue(): Promise<CertificateRecord> {
-  const res = await request(f.app)
-    .post(`${API}/ca/${f.ca.serial}/sign/`)
-    .set(f.auth('alice'))
-    .send({ csr, subject: [{ oid: 'CN', value: 'cached.example.com' }] });
-  expect(res.status).toBe(200);
-  const done = await waitForOrder(f.app, f.ca.serial, res.body.slug, f.auth('alice'));
-  return (await f.store.findCertificate(f.ca.id, done.serial as string)) as CertificateRecord;
+  const serial = await issueThroughApi(f, csr, { subject: [{ oid: 'CN', value: 'cached.example.com' }] });
+  return (await f.store.findCertificate(f.ca.id, serial)) as CertificateRecord;
 }
 
 function counting(store: Store): { store: Store; reads: () => number } {

@@ -5,7 +5,7 @@
  */
 import request from 'supertest';
 import { TABLES } from '../../adapters/store/knex/tables';
-import { API, opensslCsr, setupApi, waitForOrder, type ApiFixture } from './fixture';
+import { API, issueThroughApi, opensslCsr, setupApi, type ApiFixture } from './fixture';
 
 let f: ApiFixture;
 let csr: string;
@@ -24,16 +24,7 @@ const revoke = (serial: string, body: unknown, caSerial = f.ca.serial) =>
     .set('Content-Type', 'application/json')
     .send(JSON.stringify(body));
 
-async function issue(body: Record<string, unknown> = {}): Promise<string> {
-  const res = await request(f.app)
-    .post(`${API}/ca/${f.ca.serial}/sign/`)
-    .set(f.auth('alice'))
-    .send({ csr, subject: [{ oid: 'CN', value: 'cert.example.com' }], ...body });
-  expect(res.status).toBe(200);
-  const done = await waitForOrder(f.app, f.ca.serial, res.body.slug, f.auth('alice'));
-  expect(done.status).toBe('issued');
-  return done.serial as string;
-}
+const issue = (body: Record<string, unknown> = {}) => issueThroughApi(f, csr, body);
 
 async function expire(serial: string): Promise<void> {
   await f.db.knex(TABLES.certificates).where({ serial }).update({ not_after: new Date(Date.now() - 86_400_000) });

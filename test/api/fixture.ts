@@ -130,3 +130,15 @@ export async function waitForOrder(
   }
   throw new Error(`order ${slug} still pending`);
 }
+
+/** Sign `csr` on the fixture's CA as alice, wait for the order, expect it issued; the new serial. */
+export async function issueThroughApi(f: ApiFixture, csr: string, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await request(f.app)
+    .post(`${API}/ca/${f.ca.serial}/sign/`)
+    .set(f.auth('alice'))
+    .send({ csr, subject: [{ oid: 'CN', value: 'cert.example.com' }], ...body });
+  expect(res.status).toBe(200);
+  const done = await waitForOrder(f.app, f.ca.serial, res.body.slug, f.auth('alice'));
+  expect(done.status).toBe('issued');
+  return done.serial as string;
+}
