@@ -43,7 +43,11 @@ export class CredentialCache {
     this.now = options.now ?? Date.now;
   }
 
-  private key(username: string, password: string): string {
+  /**
+   * The entry key of these credentials: an HMAC under the per-process secret, so it can also name a
+   * verification in flight without keeping the password.
+   */
+  key(username: string, password: string): string {
     return createHmac('sha256', this.secret).update(username).update('\0').update(password).digest('base64');
   }
 

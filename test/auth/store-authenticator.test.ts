@@ -65,6 +65,30 @@ describe('storeAuthenticator', () => {
     expect(compares()).toBe(before + 1);
   });
 
+  test('concurrent requests with the same credentials share one compare (no stampede on a cold cache)', async () => {
+    auth.invalidate('alice');
+    const before = compares();
+    const results = await Promise.all(Array.from({ length: 16 }, () => auth.authenticate('alice', 'alice-pw')));
+    expect(results).toEqual(Array.from({ length: 16 }, () => ({ id: alice.id, username: 'alice' })));
+    expect(compares()).toBe(before + 1);
+  });
+
+  test('only identical credentials share: another password, another user, and a later retry each compare', async () => {
+    auth.invalidate('alice');
+    const before = compares();
+    const [right, wrong, nobody1, nobody2] = await Promise.all([
+      auth.authenticate('alice', 'alice-pw'),
+      auth.authenticate('alice', 'not-it'),
+      auth.authenticate('nobody', 'alice-pw'),
+      auth.authenticate('nobody', 'alice-pw'),
+    ]);
+    expect(right).toEqual({ id: alice.id, username: 'alice' });
+    expect([wrong, nobody1, nobody2]).toEqual([null, null, null]);
+    expect(compares()).toBe(before + 3); // alice right, alice wrong, nobody (shared by the two)
+    await expect(auth.authenticate('alice', 'not-it')).resolves.toBeNull(); // a failure is not kept
+    expect(compares()).toBe(before + 4);
+  });
+
   test('entries expire after the TTL', async () => {
     await auth.authenticate('alice', 'alice-pw');
     const before = compares();
