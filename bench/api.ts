@@ -5,7 +5,10 @@
  *  1. requests/s of GET /ca/{serial}/certs/{serial}/ (Basic auth, credential cache warm) next to a
  *     bare Express route answering the same JSON — the ratio is the API's overhead (target ≥ 0.6);
  *  2. issued certificates/s end to end (POST sign → order issued) for an EC P-256 and an RSA-2048
- *     intermediate, next to raw signatures/s with the same key — the ratio is the cost around signing;
+ *     intermediate, next to raw signatures/s with the same key — the ratio is the cost around signing —
+ *     and next to the no-database floor (bench/floor.ts: the same client against a bare route that
+ *     only verifies the CSR and signs in memory), with the CPU milliseconds the server and the load
+ *     client spent per certificate: on a small machine these say where the ceiling is;
  *  3. event-loop delay p99 while 20 clients with wrong passwords hammer the server (bcrypt must not
  *     run on the event loop).
  *
@@ -31,6 +34,7 @@ import { serializeJson } from '../lib/api/json';
 import { initCa } from '../lib/ca/authorities';
 import { certificateToJson } from '../lib/ca/serialize';
 import type { CaRecord } from '../lib/ports';
+import { cpuMs, startFloorServer } from './floor';
 import { call as httpCall, forkLoadClient, type LoadJob, type LoadReply } from './load-client';
 
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
@@ -164,10 +168,29 @@ async function measureIssue(server: HostServer, auth: string, csr: string): Prom
     ['EC P-256', server.intermediate, 'SHA-512'],
     ['RSA-2048', rsa, 'SHA-256'],
   ] as const) {
-    await issueOne(server, auth, ca.serial, csr); // warm up
-    const perSecond = await remoteLoad({ kind: 'issue', apiRoot: server.apiRoot, caSerial: ca.serial, auth, csr, total: 1000, clients: CLIENTS, pollMs: POLL_MS });
+    const total = 1000;
+    const job = (apiRoot: string): LoadJob => ({ kind: 'issue', apiRoot, caSerial: ca.serial, auth, csr, total, clients: CLIENTS, pollMs: POLL_MS });
+    // Warm up with the same client and concurrency (JIT of both processes, caches, the key's signer).
+    await remoteLoad({ ...job(server.apiRoot), total: 200 });
+    const before = cpuMs(loader?.pid);
+    const perSecond = await remoteLoad(job(server.apiRoot));
+    const after = cpuMs(loader?.pid);
     const raw = await rawSignsPerSecond(server, ca, hash);
+    const floor = await startFloorServer(ca, server.keyBackends);
+    let floorPerSecond: number;
+    let floorCpu: { server: number; client: number };
+    try {
+      await remoteLoad({ ...job(floor.apiRoot), total: 200 }); // warm up
+      const floorBefore = cpuMs(loader?.pid);
+      floorPerSecond = await remoteLoad(job(floor.apiRoot));
+      floorCpu = cpuMs(loader?.pid);
+      floorCpu = { server: floorCpu.server - floorBefore.server, client: floorCpu.client - floorBefore.client };
+    } finally {
+      await floor.close();
+    }
+    const perCert = (ms: number) => (ms / total).toFixed(2);
     console.log(`issue (${name}): ${fmt(perSecond)} certificates/s end to end (${CLIENTS} clients: POST sign, poll the order every ${POLL_MS} ms); raw crypto.sign: ${fmt(raw)}/s; ratio ${(perSecond / raw).toFixed(3)}`);
+    console.log(`  CPU per certificate: server ${perCert(after.server - before.server)} ms, load client ${perCert(after.client - before.client)} ms (${os.cpus().length} CPUs); no-database floor (HTTP + CSR check + signing in memory, one event loop): ${fmt(floorPerSecond)}/s (server ${perCert(floorCpu.server)} ms, client ${perCert(floorCpu.client)} ms per certificate), ratio ${(perSecond / floorPerSecond).toFixed(2)}`);
   }
 }
 

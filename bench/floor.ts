@@ -1,0 +1,66 @@
+/**
+ * The ceiling that issuance cannot pass on this machine, measured with the same load client: a bare
+ * Express app whose sign route parses the JSON body, verifies the CSR's self-signature, builds and
+ * signs the certificate in memory and answers; its order route answers `issued` from a Map. No
+ * authentication, no validation, no database, no order runner — so everything between this figure
+ * and the end-to-end one is what authentication, validation and durable orders cost.
+ */
+import { randomBytes } from 'crypto';
+import * as fs from 'fs';
+import type { Server } from 'http';
+import type { AddressInfo } from 'net';
+import express from 'express';
+import { certificateFromRequest, prepareSignRequest } from '../lib/ca/issuance';
+import type { KeyBackends } from '../lib/ca/key-backends';
+import { resolveProfiles } from '../lib/ca/profiles';
+import type { CaRecord } from '../lib/ports';
+import { parseCsr } from '../lib/x509/csr';
+
+export interface FloorServer {
+  /** Stands in for `{api_root}`: the load client's `issue` job runs against it unchanged. */
+  apiRoot: string;
+  close(): Promise<void>;
+}
+
+export async function startFloorServer(ca: CaRecord, keyBackends: KeyBackends): Promise<FloorServer> {
+  const profiles = resolveProfiles({});
+  const issued = new Map<string, string>();
+  const app = express();
+  app.use(express.json());
+  app.post('/ca/:serial/sign/', async (req, res) => {
+    const body = req.body as { csr: string; subject: unknown };
+    const parsedCsr = parseCsr(body.csr, { verify: true });
+    const request = prepareSignRequest({ csr: body.csr, subject: body.subject }, { ca, profiles, parsedCsr });
+    const certificate = await certificateFromRequest({ keyBackends, ca, request, profiles });
+    const slug = randomBytes(6).toString('hex');
+    issued.set(slug, certificate.serial);
+    const now = new Date().toISOString();
+    res.json({ serial: null, created: now, updated: now, slug, status: 'pending' });
+  });
+  app.get('/ca/:serial/orders/:slug/', (req, res) => {
+    const now = new Date().toISOString();
+    res.json({ serial: issued.get(req.params.slug) ?? null, created: now, updated: now, slug: req.params.slug, status: 'issued' });
+  });
+  const server: Server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    apiRoot: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** CPU time (user + system, ms) this process and the process `pid` have used so far (Linux). */
+export function cpuMs(pid: number | undefined): { server: number; client: number } {
+  const usage = process.cpuUsage();
+  let client = 0;
+  if (pid !== undefined) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      client = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks (USER_HZ = 100)
+    } catch {
+      client = Number.NaN; // not Linux: the client's share is not reported
+    }
+  }
+  return { server: (usage.user + usage.system) / 1000, client };
+}
