@@ -29,12 +29,12 @@ import * as path from 'path';
 import { monitorEventLoopDelay } from 'perf_hooks';
 import express from 'express';
 import { startHostServer, type HostServer } from '../examples/host-server/server';
-import { openDatabase } from '../adapters/store/database';
 import { serializeJson } from '../lib/api/json';
 import { initCa } from '../lib/ca/authorities';
 import { certificateToJson } from '../lib/ca/serialize';
 import type { CaRecord } from '../lib/ports';
 import { cpuMs, startFloorServer } from './floor';
+import { withScratchSchema } from './scratch-schema';
 import { call as httpCall, forkLoadClient, type LoadJob, type LoadReply } from './load-client';
 
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
@@ -202,24 +202,6 @@ async function measureWrongPasswords(server: HostServer): Promise<void> {
   const rps = await remoteLoad({ kind: 'wrong', url: `${server.apiRoot}/ca/`, auth: wrong, total: 400, clients: 20 });
   histogram.disable();
   console.log(`wrong passwords (20 clients): ${fmt(rps)} req/s; event-loop delay p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms, max ${(histogram.max / 1e6).toFixed(1)} ms`);
-}
-
-/**
- * A fresh schema for one run on a shared PostgreSQL database (the demo data of an earlier run would
- * otherwise be in the way), dropped afterwards. The URL handed on sets its search_path.
- */
-async function withScratchSchema(url: string, body: (url: string) => Promise<void>): Promise<void> {
-  const schema = `bench_api_${randomBytes(6).toString('hex')}`;
-  const admin = await openDatabase(url);
-  await admin.raw('create schema ??', [schema]);
-  try {
-    const scoped = new URL(url);
-    scoped.searchParams.set('options', `-c search_path=${schema}`);
-    await body(scoped.toString());
-  } finally {
-    await admin.raw('drop schema ?? cascade', [schema]);
-    await admin.destroy();
-  }
 }
 
 async function main(): Promise<void> {
