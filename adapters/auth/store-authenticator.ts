@@ -64,9 +64,8 @@ export function storeAuthenticator(
         (match) => match,
         () => false, // an unreadable stored hash is a failed login, not a server error
       );
-      const settled = pending.finally(() => inFlight.delete(key));
-      settled.catch(() => undefined);
       inFlight.set(key, pending);
+      void pending.finally(() => inFlight.delete(key)); // `pending` never rejects
     }
     return pending;
   }
