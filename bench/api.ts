@@ -20,7 +20,7 @@
  *   npm run bench:api
  */
 import { randomBytes } from 'crypto';
-import { execFileSync, type ChildProcess } from 'child_process';
+import type { ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
@@ -33,8 +33,10 @@ import { serializeJson } from '../lib/api/json';
 import { initCa } from '../lib/ca/authorities';
 import { certificateToJson } from '../lib/ca/serialize';
 import type { CaRecord } from '../lib/ports';
-import { cpuMs, startFloorServer } from './floor';
-import { withScratchSchema } from './scratch-schema';
+import { withCpu } from './cpu';
+import { benchCsrPem } from './csr';
+import { startFloorServer } from './floor';
+import { benchPostgresUrl, withScratchSchema } from './scratch-schema';
 import { call as httpCall, forkLoadClient, type LoadJob, type LoadReply } from './load-client';
 
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
@@ -62,14 +64,6 @@ function call(url: string, options: { method?: string; auth?: string; body?: str
 }
 
 const fmt = (n: number) => n.toFixed(n >= 100 ? 0 : 1);
-
-function csrPem(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-csr-'));
-  execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(dir, 'k'), '-out', path.join(dir, 'r'), '-subj', '/CN=bench.example.com'], { stdio: 'pipe' });
-  const pem = fs.readFileSync(path.join(dir, 'r'), 'utf8');
-  fs.rmSync(dir, { recursive: true, force: true });
-  return pem;
-}
 
 async function issueOne(server: HostServer, auth: string, caSerial: string, csr: string): Promise<string> {
   const signed = await call(`${server.apiRoot}/ca/${caSerial}/sign/`, {
@@ -111,7 +105,7 @@ async function run(label: string, databaseUrl: string | undefined): Promise<void
   });
   try {
     const auth = `${server.credentials.username}:${server.credentials.password}`;
-    const csr = csrPem();
+    const csr = benchCsrPem();
     console.log(`\n== ${label}`);
 
     if (PARTS.has('get')) await measureGet(server, auth, csr);
@@ -172,25 +166,20 @@ async function measureIssue(server: HostServer, auth: string, csr: string): Prom
     const job = (apiRoot: string): LoadJob => ({ kind: 'issue', apiRoot, caSerial: ca.serial, auth, csr, total, clients: CLIENTS, pollMs: POLL_MS });
     // Warm up with the same client and concurrency (JIT of both processes, caches, the key's signer).
     await remoteLoad({ ...job(server.apiRoot), total: 200 });
-    const before = cpuMs(loader?.pid);
-    const perSecond = await remoteLoad(job(server.apiRoot));
-    const after = cpuMs(loader?.pid);
+    const { value: perSecond, cpu } = await withCpu(loader?.pid, () => remoteLoad(job(server.apiRoot)));
     const raw = await rawSignsPerSecond(server, ca, hash);
     const floor = await startFloorServer(ca, server.keyBackends);
-    let floorPerSecond: number;
-    let floorCpu: { server: number; client: number };
+    let floorRun: Awaited<ReturnType<typeof withCpu<number>>>;
     try {
       await remoteLoad({ ...job(floor.apiRoot), total: 200 }); // warm up
-      const floorBefore = cpuMs(loader?.pid);
-      floorPerSecond = await remoteLoad(job(floor.apiRoot));
-      floorCpu = cpuMs(loader?.pid);
-      floorCpu = { server: floorCpu.server - floorBefore.server, client: floorCpu.client - floorBefore.client };
+      floorRun = await withCpu(loader?.pid, () => remoteLoad(job(floor.apiRoot)));
     } finally {
       await floor.close();
     }
+    const { value: floorPerSecond, cpu: floorCpu } = floorRun;
     const perCert = (ms: number) => (ms / total).toFixed(2);
     console.log(`issue (${name}): ${fmt(perSecond)} certificates/s end to end (${CLIENTS} clients: POST sign, poll the order every ${POLL_MS} ms); raw crypto.sign: ${fmt(raw)}/s; ratio ${(perSecond / raw).toFixed(3)}`);
-    console.log(`  CPU per certificate: server ${perCert(after.server - before.server)} ms, load client ${perCert(after.client - before.client)} ms (${os.cpus().length} CPUs); no-database floor (HTTP + CSR check + signing in memory, one event loop): ${fmt(floorPerSecond)}/s (server ${perCert(floorCpu.server)} ms, client ${perCert(floorCpu.client)} ms per certificate), ratio ${(perSecond / floorPerSecond).toFixed(2)}`);
+    console.log(`  CPU per certificate: server ${perCert(cpu.server)} ms, load client ${perCert(cpu.client)} ms (${os.cpus().length} CPUs); no-database floor (HTTP + CSR check + signing in memory, one event loop): ${fmt(floorPerSecond)}/s (server ${perCert(floorCpu.server)} ms, client ${perCert(floorCpu.client)} ms per certificate), ratio ${(perSecond / floorPerSecond).toFixed(2)}`);
   }
 }
 
@@ -207,7 +196,7 @@ async function measureWrongPasswords(server: HostServer): Promise<void> {
 async function main(): Promise<void> {
   console.log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'})`);
   await run('PGlite (embedded)', undefined);
-  const pg = [process.env.DATABASE_URL, process.env.TEST_DATABASE_URL].find((u) => u && /^postgres(ql)?:\/\//i.test(u));
+  const pg = benchPostgresUrl();
   if (pg) await withScratchSchema(pg, (url) => run('PostgreSQL', url));
   else console.log('\n(PostgreSQL skipped: set DATABASE_URL or TEST_DATABASE_URL to a postgres:// URL)');
   agent.destroy();

@@ -1,12 +1,10 @@
 /**
- * The ceiling that issuance cannot pass on this machine, measured with the same load client: a bare
- * Express app whose sign route parses the JSON body, verifies the CSR's self-signature, builds and
+ * A ceiling for issuance on one event loop, measured with the same load client: a bare Express app whose sign route parses the JSON body, verifies the CSR's self-signature, builds and
  * signs the certificate in memory and answers; its order route answers `issued` from a Map. No
  * authentication, no validation, no database, no order runner — so everything between this figure
  * and the end-to-end one is what authentication, validation and durable orders cost.
  */
 import { randomBytes } from 'crypto';
-import * as fs from 'fs';
 import type { Server } from 'http';
 import type { AddressInfo } from 'net';
 import express from 'express';
@@ -47,20 +45,4 @@ export async function startFloorServer(ca: CaRecord, keyBackends: KeyBackends): 
     apiRoot: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-/** CPU time (user + system, ms) this process and the process `pid` have used so far (Linux). */
-export function cpuMs(pid: number | undefined): { server: number; client: number } {
-  const usage = process.cpuUsage();
-  let client = 0;
-  if (pid !== undefined) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      client = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks (USER_HZ = 100)
-    } catch {
-      client = Number.NaN; // not Linux: the client's share is not reported
-    }
-  }
-  return { server: (usage.user + usage.system) / 1000, client };
 }

@@ -1,4 +1,4 @@
-/** Bench runs on a shared PostgreSQL database leave nothing behind. */
+/** PostgreSQL for bench runs: which server, and a scratch schema so that runs leave nothing behind. */
 import { randomBytes } from 'crypto';
 import { openDatabase } from '../adapters/store/database';
 
@@ -18,4 +18,9 @@ export async function withScratchSchema(url: string, body: (url: string) => Prom
     await admin.raw('drop schema ?? cascade', [schema]);
     await admin.destroy();
   }
+}
+
+/** The postgres:// URL of DATABASE_URL or TEST_DATABASE_URL, if either is one. */
+export function benchPostgresUrl(): string | undefined {
+  return [process.env.DATABASE_URL, process.env.TEST_DATABASE_URL].find((u): u is string => !!u && /^postgres(ql)?:\/\//i.test(u));
 }

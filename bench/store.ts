@@ -11,7 +11,6 @@
  *
  *   npm run bench:store
  */
-import { execFileSync } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -23,18 +22,11 @@ import { initCa } from '../lib/ca/authorities';
 import { certificateFromRequest, prepareSignRequest } from '../lib/ca/issuance';
 import { defaultKeyBackend } from '../adapters/keys';
 import { resolveProfiles } from '../lib/ca/profiles';
-import { withScratchSchema } from './scratch-schema';
+import { benchCsrPem } from './csr';
+import { benchPostgresUrl, withScratchSchema } from './scratch-schema';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 30);
 const WARM_UP = 5;
-
-function csrPem(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-store-'));
-  execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(dir, 'k'), '-out', path.join(dir, 'r'), '-subj', '/CN=bench.example.com'], { stdio: 'pipe' });
-  const pem = fs.readFileSync(path.join(dir, 'r'), 'utf8');
-  fs.rmSync(dir, { recursive: true, force: true });
-  return pem;
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
@@ -49,7 +41,7 @@ async function measure(label: string, url: string): Promise<void> {
     const ca = await initCa({ store, keyBackends, name: `Bench ${randomBytes(4).toString('hex')}`, subject: [{ oid: 'CN', value: 'Bench store CA' }], keyType: 'EC', curve: 'secp256r1', apiEnabled: true, expiresDays: 365 });
     const user = await store.createUser(`bench-${randomBytes(4).toString('hex')}`, 'x', []);
     const profiles = resolveProfiles({});
-    const csr = csrPem();
+    const csr = benchCsrPem();
     for (const batch of [10, 30]) {
       const insert: number[] = [];
       const issue: number[] = [];
@@ -84,7 +76,7 @@ async function main(): Promise<void> {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  const pg = [process.env.DATABASE_URL, process.env.TEST_DATABASE_URL].find((u) => u && /^postgres(ql)?:\/\//i.test(u));
+  const pg = benchPostgresUrl();
   if (pg) await withScratchSchema(pg, (url) => measure('PostgreSQL', url));
   else console.log('(PostgreSQL skipped: set DATABASE_URL or TEST_DATABASE_URL to a postgres:// URL)');
 }
