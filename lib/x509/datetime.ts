@@ -5,6 +5,9 @@
  * "naive" values (SCT timestamps, PrivateKeyUsagePeriod) are UTC without a suffix.
  */
 
+/** One day in milliseconds (durations of profiles, CA lifetimes and `defaultExpires` are counted in days). */
+export const DAY_MS = 86_400_000;
+
 function isoBase(d: Date): string {
   const iso = d.toISOString(); // 2026-11-22T11:51:55.283Z — always ms precision, UTC
   const [base, frac] = iso.slice(0, -1).split('.');
@@ -25,8 +28,8 @@ export function formatNaive(d: Date): string {
 export function formatDuration(ms: number): string {
   const sign = ms < 0 ? '-' : '';
   let rest = Math.abs(ms);
-  const days = Math.floor(rest / 86_400_000);
-  rest -= days * 86_400_000;
+  const days = Math.floor(rest / DAY_MS);
+  rest -= days * DAY_MS;
   const hours = Math.floor(rest / 3_600_000);
   rest -= hours * 3_600_000;
   const minutes = Math.floor(rest / 60_000);
