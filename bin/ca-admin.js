@@ -1,2 +1,2 @@
 #!/usr/bin/env node
-require('../dist/lib/cli/main.js');
+require('../dist/lib/cli/main.js').main();

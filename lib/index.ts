@@ -4,11 +4,23 @@
  *
  *   const store = knexStore(await openDatabase(process.env.DATABASE_URL));
  *   await store.migrate();
- *   app.use(createCaApiRouter({ enableRestApi: true, store, keyBackends: { default: defaultKeyBackend() } }));
+ *   app.use(createCaApiRouter({ enableRestApi: true, store }));
  *
- * The certificate engine has its own entry point, `express-ca-api/x509`.
+ * This file is the package's composition root: the one place (with the CLI's entry,
+ * lib/cli/main.ts) where the library core (which depends only on the ports of lib/ports.ts) meets
+ * the default adapters of adapters/. The certificate engine has its own entry point,
+ * `express-ca-api/x509`.
  */
-export { createCaApiRouter, type CaApiRouter } from './router';
+import { buildCaApiRouter, type ApiPorts, type CaApiRouter, type Closable, type CreateCaApiRouterInternals } from './router';
+import { resolveOptions, type CaApiRouterOptions, type ResolvedOptions } from './options';
+import type { Authenticator, Store } from './ports';
+import { defaultKeyBackend } from '../adapters/keys';
+import { storeAuthenticator } from '../adapters/auth/store-authenticator';
+import { storePermissionChecker } from '../adapters/auth/store-permissions';
+import { UserCache } from '../adapters/auth/user-cache';
+import { inProcessOrderRunner } from '../adapters/worker/in-process';
+
+export { type CaApiRouter, type CreateCaApiRouterInternals } from './router';
 export { resolveOptions, OptionsError, DEFAULT_PROFILE_NAMES, type CaApiRouterOptions, type ProfileConfig, type ResolvedOptions, type DefaultExpires } from './options';
 export * from './ports';
 
@@ -22,8 +34,10 @@ export { inProcessOrderRunner, type InProcessOrderRunner, type InProcessOrderRun
 
 // Administration (the functions behind `ca-admin`)
 export { createApiUser, type ApiUserPermissions, type CreateApiUserOptions } from './ca/users';
-export { initCa, importCa, editCa, listCas, type InitCaOptions, type ImportCaOptions } from './ca/authorities';
-export { importCert, signCert, resignCert, revokeCert, type SignCertOptions, type ResignCertOptions } from './ca/certificates';
+export { initCa, importCa, listCas, type InitCaOptions, type ImportCaOptions } from './ca/authorities';
+export { editCa } from './ca/ca-update';
+export { importCert, signCert, resignCert, type SignCertOptions, type ResignCertOptions } from './ca/certificates';
+export { revokeCert } from './ca/revocation';
 export { CaError, type CaErrorCode } from './ca/errors';
 export {
   resolveProfiles,
@@ -36,3 +50,45 @@ export {
   type ProfilesConfig,
 } from './ca/profiles';
 export { caToJson, certificateToJson, orderToJson } from './ca/serialize';
+
+/**
+ * The ports the host did not bring, filled with the default adapters: keys in the store encrypted
+ * under `CA_KEY_ENCRYPTION_KEY`, Basic auth against the store's users (one user cache shared by the
+ * authenticator and the permission checker), and the in-process order runner.
+ */
+function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRouterOptions): ApiPorts {
+  const owned: Closable[] = [];
+  let users: UserCache | null = null;
+  const sharedUsers = (): UserCache => (users ??= new UserCache(store));
+
+  const keyBackends = given.keyBackends === undefined ? { default: defaultKeyBackend() } : resolved.keyBackends;
+  let authenticator: Authenticator | null = resolved.authenticator;
+  if (!authenticator) {
+    const own = storeAuthenticator(store, { users: sharedUsers() });
+    owned.push(own);
+    authenticator = own;
+  }
+  const permissions = resolved.permissions ?? storePermissionChecker(store, { users: sharedUsers() });
+  if (users) owned.push(users);
+  const orderRunner =
+    resolved.orderRunner ??
+    inProcessOrderRunner({
+      store,
+      keyBackends,
+      profiles: resolved.effectiveProfiles,
+      defaultExpiresMs: resolved.defaultExpiresMs,
+      logError: resolved.logError,
+    });
+  return { store, keyBackends, authenticator, permissions, orderRunner, owned };
+}
+
+/**
+ * The Express middleware that serves the API under `/{urlPath}api/`. Options are validated once, here,
+ * and every mistake is an `OptionsError` that says what to change (README "Options").
+ */
+export function createCaApiRouter(options: CaApiRouterOptions = {}, internals: CreateCaApiRouterInternals = {}): CaApiRouter {
+  const resolved = resolveOptions(options);
+  if (!resolved.enableRestApi || !resolved.store) return buildCaApiRouter(resolved, null, internals);
+  const ports = defaultPorts(resolved, resolved.store, options);
+  return buildCaApiRouter({ ...resolved, keyBackends: { ...ports.keyBackends } }, ports, internals);
+}

@@ -391,3 +391,6 @@ export class StoreNotFoundError extends Error {
     this.name = 'StoreNotFoundError';
   }
 }
+
+// Revocation serving (CRLs, OCSP): an optional store capability, in its own file.
+export * from './ports-revocation';

@@ -11,10 +11,9 @@
  * logged without request details that could hold credentials).
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { basicAuthenticator, type RequestAuthenticator } from '../adapters/auth/basic';
-import { storeAuthenticator, type StoreAuthenticator } from '../adapters/auth/store-authenticator';
-import { storePermissionChecker } from '../adapters/auth/store-permissions';
-import { UserCache } from '../adapters/auth/user-cache';
+import { basicAuthenticator } from './api/basic-auth';
+import { CaCache } from './api/ca-cache';
+import { CertificateCache } from './api/certificate-cache';
 import {
   BASIC_REALM,
   forbidden,
@@ -28,23 +27,19 @@ import {
   type ValidationItem,
 } from './api/http-errors';
 import { NO_BODY, readJsonBody, serializeJson } from './api/json-body';
-import {
-  compileRoute,
-  matchRoute,
-  ROUTES,
-  type ApiContext,
-  type CompiledRoute,
-  type RouteDefinition,
-} from './api/route-table';
-import { CaCache } from './api/ca-cache';
-import { CertificateCache } from './api/certificate-cache';
 import { OrderCache } from './api/order-cache';
+import { compileRoute, matchingRoutes } from './api/path-matcher';
+import type { ApiContext, ApiServices, RouteDefinition } from './api/route-types';
+import { ROUTES } from './api/routes';
 import { compileAll, validateBody, validateQuery } from './api/validation';
 import { docsAsset, docsHtml, DOCS_ASSET_DIR, DOCS_CSP } from './openapi/docs';
 import { buildOpenApiDocument } from './openapi/document';
-import { resolveOptions, type CaApiRouterOptions, type ResolvedOptions } from './options';
-import type { OrderRunner, PermissionChecker, Store } from './ports';
-import { inProcessOrderRunner } from '../adapters/worker/in-process';
+import type { ResolvedOptions } from './options';
+import { subscribeIfSupported } from './cache/record-cache';
+import { hasRevocationStore, type Authenticator, type CaChangeEvents, type CertificateChangeEvents, type KeyBackend, type OrderRunner, type PermissionChecker, type Store } from './ports';
+import { CrlPublisher } from './ca/crls';
+import { OcspResponder } from './ca/ocsp';
+import { serveRevocationEndpoint, type RevocationEndpoints } from './public/revocation-endpoints';
 
 export type { CaApiRouterOptions } from './options';
 
@@ -55,9 +50,30 @@ export interface CaApiRouter extends RequestHandler {
   readonly options: ResolvedOptions;
 }
 
+/** @internal For tests of the infrastructure. */
 export interface CreateCaApiRouterInternals {
   /** Replace the route table (tests of the infrastructure; the other endpoints keep their handlers). */
   routes?: readonly RouteDefinition[];
+}
+
+/** Something the router owns and closes in `close()`, after the order runner has stopped. */
+export interface Closable {
+  close(): Promise<void> | void;
+}
+
+/**
+ * Every port the API needs, chosen by the composition root (the package entry, lib/index.ts, fills
+ * in the default adapters for what the host did not bring).
+ */
+export interface ApiPorts {
+  store: Store;
+  keyBackends: Readonly<Record<string, KeyBackend>>;
+  authenticator: Authenticator;
+  permissions: PermissionChecker;
+  /** Started with the router and stopped by `close()`; null = orders are processed elsewhere. */
+  orderRunner: OrderRunner | null;
+  /** Closed by `close()` after the runner (the defaults' bcrypt threads and user cache). */
+  owned: readonly Closable[];
 }
 
 /** A JSON response; `json` is the body's text when it is already serialised. */
@@ -81,51 +97,15 @@ function sendAsset(res: Response, type: string, body: Buffer | string, extra: Re
   res.end(body);
 }
 
-export function createCaApiRouter(
-  options: CaApiRouterOptions = {},
-  internals: CreateCaApiRouterInternals = {},
-): CaApiRouter {
-  const resolved = resolveOptions(options);
+/**
+ * The router over validated options and chosen ports (`ports` is null when the API is disabled).
+ * Hosts call `createCaApiRouter` (the package entry), which validates the options and wires the
+ * default adapters; this function imports no adapter.
+ */
+export function buildCaApiRouter(resolved: ResolvedOptions, ports: ApiPorts | null, internals: CreateCaApiRouterInternals = {}): CaApiRouter {
   const routes = (internals.routes ?? ROUTES).map(compileRoute);
-
-  let ownAuthenticator: StoreAuthenticator | null = null;
-  let authenticate: RequestAuthenticator | null = null;
-  let permissions: PermissionChecker | null = null;
-  let store: Store | null = null;
-  // User rows shared by the default authenticator and permission checker (see user-cache.ts for how
-  // fresh they are kept); absent when the host brings both.
-  let users: UserCache | null = null;
-  let cas: CaCache | null = null;
-  let certificates: CertificateCache | null = null;
-  if (resolved.enableRestApi) {
-    store = resolved.store as Store; // resolveOptions guarantees a store when enabled
-    cas = new CaCache(store);
-    certificates = new CertificateCache(store);
-    compileAll(); // a broken schema fails here, not in a request
-    if (!resolved.authenticator || !resolved.permissions) users = new UserCache(store);
-    if (!resolved.authenticator) ownAuthenticator = storeAuthenticator(store, { users: users as UserCache });
-    authenticate = basicAuthenticator(resolved.authenticator ?? (ownAuthenticator as StoreAuthenticator), BASIC_REALM);
-    permissions = resolved.permissions ?? storePermissionChecker(store, { users: users as UserCache });
-  }
-
-  // Orders are processed in this process unless the host brings its own runner (or a worker elsewhere).
-  let orderRunner: OrderRunner | null = resolved.orderRunner;
-  if (resolved.enableRestApi && !orderRunner) {
-    orderRunner = inProcessOrderRunner({
-      store: store as Store,
-      keyBackends: resolved.keyBackends,
-      profiles: resolved.profiles,
-      defaultExpiresMs: resolved.defaultExpiresMs,
-      logError: resolved.logError,
-    });
-  }
-  // Finished orders from memory for polling clients; fed by the runner when it announces them.
-  const orders = resolved.enableRestApi ? new OrderCache(store as Store, orderRunner) : null;
-  let runnerStarted: Promise<void> | null = null;
-  if (resolved.enableRestApi && orderRunner) {
-    runnerStarted = orderRunner.start().catch((e: unknown) => resolved.logError('express-ca-api: order runner failed to start', e));
-  }
-
+  if (ports) compileAll(); // a broken schema fails here, not in a request
+  const api = ports ? startApi(resolved, ports) : null;
   const documents = new Map<string, string>();
   const openApiJson = (apiBase: string): string => {
     let doc = documents.get(apiBase);
@@ -134,16 +114,6 @@ export function createCaApiRouter(
       documents.set(apiBase, doc);
     }
     return doc;
-  };
-
-  /** Routes whose path matches, with their parameters. */
-  const matching = (path: string): { compiled: CompiledRoute; params: Record<string, string> }[] => {
-    const found: { compiled: CompiledRoute; params: Record<string, string> }[] = [];
-    for (const compiled of routes) {
-      const params = matchRoute(compiled, path);
-      if (params) found.push({ compiled, params });
-    }
-    return found;
   };
 
   /** Docs, assets and the OpenAPI document: no authentication, as upstream. True when handled. */
@@ -162,14 +132,14 @@ export function createCaApiRouter(
     return true;
   };
 
-  async function handleApi(req: Request, res: Response, rest: string, apiBase: string): Promise<void> {
+  async function handleApi(api: RunningApi, req: Request, res: Response, rest: string, apiBase: string): Promise<void> {
     if (servePublic(req, res, rest, apiBase)) return;
 
     // 1. routing
     const path = `/${rest}`;
-    const candidates = matching(path);
+    const candidates = matchingRoutes(routes, path);
     if (candidates.length === 0) {
-      if (!path.endsWith('/') && matching(`${path}/`).length > 0) {
+      if (!path.endsWith('/') && matchingRoutes(routes, `${path}/`).length > 0) {
         // Upstream redirects (APPEND_SLASH). 308 for methods with a body, so that it is not lost.
         const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
         const status = req.method === 'GET' ? 301 : 308;
@@ -184,10 +154,10 @@ export function createCaApiRouter(
     const route = chosen.compiled.route;
 
     // 3. authentication, then permission
-    const user = await (authenticate as RequestAuthenticator)(req, res);
+    const user = await api.authenticate(req, res);
     if (!user) throw unauthorized();
     const scope = chosen.params.serial ? { caSerial: chosen.params.serial } : undefined;
-    if (!(await (permissions as PermissionChecker).hasPermission(user, route.permission, scope))) throw forbidden();
+    if (!(await api.permissions.hasPermission(user, route.permission, scope))) throw forbidden();
 
     // 4. parameters: body parse errors (400/413) first, then every validation problem at once (422)
     const items: ValidationItem[] = [];
@@ -209,25 +179,7 @@ export function createCaApiRouter(
     if (items.length) throw unprocessable(items);
 
     // 5. the handler
-    const ctx: ApiContext = {
-      user,
-      params: chosen.params,
-      query,
-      body,
-      store: store as Store,
-      cas: cas as CaCache,
-      certificates: certificates as CertificateCache,
-      keyBackends: resolved.keyBackends,
-      permissions: permissions as PermissionChecker,
-      orderRunner,
-      orders: orders as OrderCache,
-      orderWaitMs: resolved.orderWaitMs,
-      profiles: resolved.profiles,
-      defaultProfile: resolved.defaultProfile,
-      defaultExpiresMs: resolved.defaultExpiresMs,
-      apiBase,
-      now: new Date(),
-    };
+    const ctx: ApiContext = { user, params: chosen.params, query, body, now: new Date(), apiBase, services: api.services };
     let result;
     try {
       result = await route.handler(ctx, req);
@@ -241,12 +193,32 @@ export function createCaApiRouter(
   }
 
   const caApiRouter = function caApiRouter(req: Request, res: Response, next: NextFunction): void {
-    if (!resolved.enableRestApi) return next();
+    if (!api) return next();
     const path = req.path;
+    if (path === resolved.apiRoot.slice(0, -1)) {
+      // `{api_root}` without its slash: redirect like every other route (APPEND_SLASH), not the host's 404.
+      const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+      sendJson(res, req.method === 'GET' ? 301 : 308, { detail: 'Moved Permanently' }, { Location: `${req.baseUrl}${resolved.apiRoot}${query}` });
+      return;
+    }
+    const prefix = `/${resolved.urlPath}`;
+    if (api.revocation && path.startsWith(prefix) && !path.startsWith(resolved.apiRoot)) {
+      serveRevocationEndpoint(api.revocation, req, res, path.slice(prefix.length), sendError).then(
+        (served) => {
+          if (!served) next();
+        },
+        (error: unknown) => {
+          resolved.logError(`express-ca-api: ${req.method} ${path} failed`, error);
+          if (res.headersSent) res.destroy();
+          else sendError(res, internalError());
+        },
+      );
+      return;
+    }
     if (!path.startsWith(resolved.apiRoot)) return next();
     const rest = path.slice(resolved.apiRoot.length);
     const apiBase = `${req.baseUrl}${resolved.apiRoot}`;
-    handleApi(req, res, rest, apiBase).catch((error: unknown) => {
+    handleApi(api, req, res, rest, apiBase).catch((error: unknown) => {
       let http = toHttpError(error, ['body']);
       if (!http) {
         // Only the error itself: never the request, whose headers may carry credentials.
@@ -261,18 +233,72 @@ export function createCaApiRouter(
   let closing: Promise<void> | null = null;
   Object.defineProperty(caApiRouter, 'options', { value: resolved, enumerable: true });
   caApiRouter.close = () => {
-    closing ??= (async () => {
+    closing ??= api ? api.close() : Promise.resolve();
+    return closing;
+  };
+  return caApiRouter;
+}
+
+interface RunningApi {
+  services: ApiServices;
+  /** The public CRL/OCSP/issuer endpoints; null when not served (option, or a store without the capability). */
+  revocation: RevocationEndpoints | null;
+  authenticate: ReturnType<typeof basicAuthenticator>;
+  permissions: PermissionChecker;
+  close(): Promise<void>;
+}
+
+/** The API's per-router state: caches in front of the store, the runner started, and how to close it all. */
+function startApi(resolved: ResolvedOptions, ports: ApiPorts): RunningApi {
+  const { store, orderRunner } = ports;
+  const cas = new CaCache(store);
+  const certificates = new CertificateCache(store);
+  // Finished orders from memory for polling clients; fed by the runner when it announces them.
+  const orders = new OrderCache(store, orderRunner);
+  const runnerStarted = orderRunner
+    ? orderRunner.start().catch((e: unknown) => resolved.logError('express-ca-api: order runner failed to start', e))
+    : null;
+  const services: ApiServices = {
+    store,
+    cas,
+    certificates,
+    orders,
+    orderRunner,
+    keyBackends: ports.keyBackends,
+    profiles: resolved.effectiveProfiles,
+    defaultProfile: resolved.defaultProfile,
+    defaultExpiresMs: resolved.defaultExpiresMs,
+    orderWaitMs: resolved.orderWaitMs,
+  };
+  let revocation: RevocationEndpoints | null = null;
+  const unsubscribe: (() => void)[] = [];
+  if (resolved.serveRevocation && hasRevocationStore(store)) {
+    const crls = new CrlPublisher(store, ports.keyBackends);
+    const ocsp = new OcspResponder(store, ports.keyBackends, resolved.effectiveProfiles, { signWith: resolved.ocspSigning, logError: resolved.logError });
+    revocation = { cas, crls, ocsp };
+    // A revocation through this process: CRLs re-check the store's revocation version at once.
+    const seen = () => crls.revocationSeen();
+    const events = store as Partial<CertificateChangeEvents & CaChangeEvents>;
+    for (const subscribe of [events.onCertificateChanged, events.onCaChanged]) {
+      const stop = subscribeIfSupported(subscribe?.bind(store), seen);
+      if (stop) unsubscribe.push(stop);
+    }
+  }
+  return {
+    services,
+    revocation,
+    authenticate: basicAuthenticator(ports.authenticator, BASIC_REALM),
+    permissions: ports.permissions,
+    async close(): Promise<void> {
       if (runnerStarted && orderRunner) {
         await runnerStarted;
         await orderRunner.stop();
       }
-      if (ownAuthenticator) await ownAuthenticator.close();
-      users?.close();
-      cas?.close();
-      certificates?.close();
-      orders?.close();
-    })();
-    return closing;
+      for (const stop of unsubscribe) stop();
+      for (const resource of ports.owned) await resource.close();
+      cas.close();
+      certificates.close();
+      orders.close();
+    },
   };
-  return caApiRouter;
 }

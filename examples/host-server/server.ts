@@ -160,7 +160,7 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
   log(created ? 'Created a root CA, an API-enabled intermediate CA and an API user:' : 'API user:');
   log(`  username: ${credentials.username}`);
   log(`  password: ${credentials.password}`);
-  log(walkThrough(apiRoot, credentials, intermediate.serial, path.join(dataDir, 'root.pem')));
+  log(walkThrough(apiRoot, credentials, intermediate.serial, path.join(dataDir, 'root.pem'), root.serial));
 
   return {
     url,
@@ -182,7 +182,7 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
 const JSON_FIELD = (expr: string) => `node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8"))${expr}'`;
 
 /** Copy-paste shell commands (bash) for the whole flow, with this server's values filled in. */
-export function walkThrough(apiRoot: string, c: DemoCredentials, caSerial: string, rootPem: string): string {
+export function walkThrough(apiRoot: string, c: DemoCredentials, caSerial: string, rootPem: string, rootSerial: string): string {
   const auth = `-u '${c.username}:${c.password}'`;
   return [
     '',
@@ -204,6 +204,19 @@ export function walkThrough(apiRoot: string, c: DemoCredentials, caSerial: strin
     '# 5. fetch the certificate and check it with openssl',
     `curl -s ${auth} "$API/ca/$CA/certs/$SERIAL/" | ${JSON_FIELD('.certificate.pem')} > demo.pem`,
     `openssl verify -CAfile '${rootPem}' -untrusted intermediate.pem demo.pem`,
+    '# 6. as a relying party: the intermediate from the CA-Issuers URL in the certificate, OCSP, CRL',
+    `curl -s "$(openssl x509 -in demo.pem -noout -ext authorityInfoAccess | sed -n 's/.*CA Issuers - URI://p')" | openssl x509 -inform DER -out issuer.pem`,
+    `openssl verify -CAfile '${rootPem}' -untrusted issuer.pem demo.pem`,
+    `cat '${rootPem}' issuer.pem > chain.pem`,
+    'openssl ocsp -issuer issuer.pem -cert demo.pem -url "$(openssl x509 -in demo.pem -noout -ocsp_uri)" -CAfile chain.pem',
+    '# 7. revoke it: OCSP and the CRL say so at once',
+    `curl -s ${auth} -H 'Content-Type: application/json' -d '{"reason": "key_compromise"}' "$API/ca/$CA/certs/$SERIAL/revoke/" > /dev/null`,
+    'openssl ocsp -issuer issuer.pem -cert demo.pem -url "$(openssl x509 -in demo.pem -noout -ocsp_uri)" -CAfile chain.pem',
+    `curl -s "$(openssl x509 -in demo.pem -noout -ext crlDistributionPoints | sed -n 's/.*URI://p')" | openssl crl -inform DER -out demo-crl.pem`,
+    `curl -s "\${API%/api}/crl/ca/${rootSerial}/?encoding=PEM" > root-crl.pem`,
+    'openssl crl -in demo-crl.pem -noout -text | grep -A4 -E "Serial Number: 0?$SERIAL"',
+    `cat demo-crl.pem root-crl.pem > crls.pem`,
+    `openssl verify -crl_check_all -CAfile '${rootPem}' -untrusted issuer.pem -CRLfile crls.pem demo.pem 2>&1 || true`,
     '--- end ---',
   ].join('\n');
 }

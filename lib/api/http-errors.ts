@@ -6,6 +6,7 @@
  * 413/500 and a list of `{type, loc, msg}` items for 422.
  */
 import { StoreNotFoundError } from '../ports';
+import { CaError } from '../ca/errors';
 import { X509Error, type ValidationIssue } from '../x509/errors';
 
 export type Loc = (string | number)[];
@@ -44,12 +45,12 @@ export const unauthorized = (): HttpError =>
 export const forbidden = (): HttpError => new HttpError(403, 'Forbidden');
 export const notFound = (): HttpError => new HttpError(404, 'Not Found');
 export const badRequest = (message: string): HttpError => new HttpError(400, message);
-export const cannotParseBody = (): HttpError => new HttpError(400, 'Cannot parse request body');
+/** The original's detail, with what it expected: clients match on the prefix, people need the rest. */
+export const cannotParseBody = (): HttpError => new HttpError(400, 'Cannot parse request body: expected a JSON document.');
 export const payloadTooLarge = (limit: number): HttpError =>
   new HttpError(413, `Request body is larger than ${limit} bytes`);
 export const methodNotAllowed = (allowed: string[]): HttpError =>
   new HttpError(405, 'Method Not Allowed', { Allow: allowed.join(', ') });
-export const notImplemented = (): HttpError => new HttpError(501, 'Not implemented');
 export const internalError = (): HttpError => new HttpError(500, 'Internal Server Error');
 
 export function unprocessable(items: ValidationItem[]): HttpError {
@@ -78,6 +79,9 @@ export function fromValidationIssues(prefix: Loc, issues: ValidationIssue[]): Ht
 export function toHttpError(error: unknown, prefix: Loc = ['body']): HttpError | null {
   if (error instanceof HttpError) return error;
   if (error instanceof StoreNotFoundError) return notFound(); // the row vanished under the request
+  // The rules layer says what went wrong independently of HTTP: a missing (or invisible) object is a
+  // 404 that tells nothing more; everything else it refuses is a 400 in the API's wording.
+  if (error instanceof CaError) return error.code === 'not-found' ? notFound() : badRequest(error.apiDetail ?? error.message);
   if (error instanceof X509Error) {
     if (error.code === 'validation') return fromValidationIssues(prefix, error.issues);
     if (error.code === 'too-large') return new HttpError(413, error.message);

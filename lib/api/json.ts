@@ -6,7 +6,7 @@
  * instead of failing (`JSON.stringify` throws on bigints) or rounding through `number`. Handlers build
  * their results with `ok(...)` so that the status, the body and any extra headers travel together.
  */
-import type { ApiResult } from './route-table';
+import type { ApiResult } from './route-types';
 import { randomBytes } from 'crypto';
 import { serializeJson } from './json-body';
 

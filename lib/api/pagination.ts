@@ -33,6 +33,14 @@ export function pageRequest(query: Record<string, unknown>): PageRequest {
   return page;
 }
 
+/** The store query of a page: one row more than `limit`, to know whether a next page exists. */
+export function pageQuery(page: PageRequest): { afterId?: number; limit?: number } {
+  return {
+    ...(page.afterId !== undefined ? { afterId: page.afterId } : {}),
+    ...(page.limit !== undefined ? { limit: page.limit + 1 } : {}),
+  };
+}
+
 /**
  * Cut `rows` (fetched with one row more than `limit`, to know whether a next page exists) to the page
  * and compute the `Link` header for the next one.

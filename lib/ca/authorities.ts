@@ -1,11 +1,11 @@
 /**
- * CA lifecycle: create (init_ca), import (import_ca), edit (edit_ca), list (list_cas).
+ * CA lifecycle: create (init_ca), import (import_ca), list (list_cas); editing is in ca-update.ts.
  * Reference: cli.md, signing.md §4.
  */
-import type { CaPatch, CaRecord, CaSignExtensions, Store } from '../ports';
+import type { CaRecord, CaSignExtensions, Store } from '../ports';
 import { buildCertificate } from '../x509/builder';
 import { parseCertificate } from '../x509/certificate';
-import { formatUtc } from '../x509/datetime';
+import { DAY_MS, formatUtc } from '../x509/datetime';
 import { subjectKeyIdentifier } from '../x509/key-identifier';
 import { parseName } from '../x509/name';
 import { randomSerial } from '../x509/serial';
@@ -18,8 +18,6 @@ import { caSigner, keyBackendFor, type KeyBackends } from './key-backends';
 import { isUsable } from './lookup';
 import { newCaRecord } from './records';
 import { intermediateCaUrls, signUrlsFor } from './sign-urls';
-
-const DAY_MS = 86_400_000;
 
 /** Defaults of the original's settings (signing.md §10). */
 export const CA_DEFAULTS = {
@@ -179,7 +177,7 @@ export async function initCa(o: InitCaOptions): Promise<CaRecord> {
     signer,
   );
   const parsed = parseCertificate(der);
-  const sign = { ...(urls ? signUrlsFor(urls, serial, parent ? parent.serial : null) : {}), ...(o.sign ?? {}) };
+  const sign = { ...(urls ? signUrlsFor(urls, serial) : {}), ...(o.sign ?? {}) };
   return store.insertCa(
     newCaRecord(parsed, {
       name: o.name,
@@ -243,18 +241,6 @@ export async function importCa(o: ImportCaOptions): Promise<CaRecord> {
       termsOfService: o.termsOfService,
     }),
   );
-}
-
-/** edit_ca: only the given fields change. */
-export async function editCa(store: Store, ca: CaRecord, patch: CaPatch): Promise<CaRecord> {
-  if (patch.name !== undefined && patch.name !== ca.name) await assertNameFree(store, patch.name);
-  if (patch.ocspResponderKeyValidity !== undefined && !(Number.isInteger(patch.ocspResponderKeyValidity) && patch.ocspResponderKeyValidity >= 1)) {
-    throw new CaError('invalid', `${patch.ocspResponderKeyValidity}: OCSP responder key validity must be at least one day.`);
-  }
-  if (patch.ocspResponseValidity !== undefined && !(Number.isInteger(patch.ocspResponseValidity) && patch.ocspResponseValidity >= 600)) {
-    throw new CaError('invalid', `${patch.ocspResponseValidity}: OCSP response validity must be at least 600 seconds.`);
-  }
-  return Object.keys(patch).length ? store.updateCa(ca.id, patch) : ca;
 }
 
 /** list_cas order: all CAs (enabled or not), by expiry, then name. */

@@ -16,10 +16,21 @@ export type CaErrorCode =
 
 export class CaError extends Error {
   readonly code: CaErrorCode;
+  /**
+   * The API's wording of the same refusal where it differs from the operator's (the API keeps the
+   * original's messages, e.g. `The certificate is already revoked.`); absent → `message`.
+   */
+  readonly apiDetail?: string;
 
-  constructor(code: CaErrorCode, message: string) {
+  constructor(code: CaErrorCode, message: string, options: { apiDetail?: string } = {}) {
     super(message);
     this.name = 'CaError';
     this.code = code;
+    if (options.apiDetail !== undefined) this.apiDetail = options.apiDetail;
   }
+}
+
+/** A CA or certificate that the caller may not see is reported exactly like one that does not exist. */
+export function notFoundError(what = 'Not found.'): CaError {
+  return new CaError('not-found', what);
 }

@@ -44,6 +44,18 @@ function filteredAia(aia: Extension, profile: Profile | undefined): Extension | 
 }
 
 /**
+ * Where a CA's revocation and issuer URLs enter a new certificate: the CA's `sign_authority_
+ * information_access` (OCSP responder and CA-Issuers URLs, each kept only if the profile's
+ * `add_ocsp_url` / `add_issuer_url` says so) and `sign_crl_distribution_points` (if `add_crl_url`).
+ * Values a request or profile gives for these types win over them (see `composeExtensions`).
+ */
+export function caUrlExtensions(ca: CaSignExtensions, profile: Profile | undefined): Extension[] {
+  const aia = ca.signAuthorityInformationAccess && filteredAia(ca.signAuthorityInformationAccess, profile);
+  const crl = (profile?.addCrlUrl ?? true) ? ca.signCrlDistributionPoints : null;
+  return [aia, crl].filter((e): e is Extension => e !== null);
+}
+
+/**
  * The configurable extensions of a new certificate, in order: request (request order), profile
  * (profile order, types the request did not give), CA sign_* (AIA, CP, CRL DP, IAN).
  */
@@ -57,19 +69,16 @@ export function composeExtensions(
   for (const [type, ext] of Object.entries(profile?.extensions ?? {})) {
     if (ext && !chosen.has(type as ExtensionType)) chosen.set(type as ExtensionType, ext);
   }
-  const fromCa: [ExtensionType, Extension | null, boolean][] = [
-    [
-      'authority_information_access',
-      ca.signAuthorityInformationAccess && filteredAia(ca.signAuthorityInformationAccess, profile),
-      true,
-    ],
+  const [urls, policies, issuerName] = [
+    caUrlExtensions(ca, profile),
     // The original's API path adds the CA's policies; profiles have no flag for them.
-    ['certificate_policies', ca.signCertificatePolicies, true],
-    ['crl_distribution_points', ca.signCrlDistributionPoints, profile?.addCrlUrl ?? true],
-    ['issuer_alternative_name', ca.signIssuerAlternativeName, profile?.addIssuerAlternativeName ?? true],
+    ca.signCertificatePolicies,
+    (profile?.addIssuerAlternativeName ?? true) ? ca.signIssuerAlternativeName : null,
   ];
-  for (const [type, ext, wanted] of fromCa) {
-    if (ext && wanted && !chosen.has(type)) chosen.set(type, ext);
+  const aia = urls.find((e) => e.type === 'authority_information_access');
+  const crl = urls.find((e) => e.type === 'crl_distribution_points');
+  for (const ext of [aia, policies, crl, issuerName]) {
+    if (ext && !chosen.has(ext.type)) chosen.set(ext.type, ext);
   }
   for (const [type, ext] of Object.entries(profile?.extensions ?? {})) {
     if (ext === null) chosen.delete(type as ExtensionType);

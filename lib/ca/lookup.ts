@@ -5,6 +5,7 @@
 import type { CaRecord, CertificateRecord, Store } from '../ports';
 import { normaliseSerial } from '../x509/serial-format';
 import { CaError } from './errors';
+import { isWithinValidity } from './validity';
 
 export interface FindCaOptions {
   /** Disabled CAs are only accepted where a command says so (edit_ca, view_ca, ...). */
@@ -26,9 +27,9 @@ export async function findCa(store: Store, value: string, options: FindCaOptions
   return matches[0];
 }
 
-/** Enabled, not revoked, valid at `now`. */
+/** Enabled, not revoked, inside its validity window at `now` (validity.ts). */
 export function isUsable(ca: CaRecord, now: Date): boolean {
-  return ca.enabled && !ca.revoked && ca.notBefore <= now && now < ca.notAfter;
+  return ca.enabled && !ca.revoked && isWithinValidity(ca, now);
 }
 
 /**

@@ -9,13 +9,11 @@
  * normalised values a sign request would.
  */
 import { collectIssues, atLoc, invalid } from '../x509/errors';
-import { formatDuration } from '../x509/datetime';
+import { DAY_MS, formatDuration } from '../x509/datetime';
 import { CONFIGURABLE_EXTENSION_TYPES, parseExtension } from '../x509/extensions';
 import { parseName } from '../x509/name';
 import { parseRfc4514 } from '../x509/rfc4514';
 import { HASH_ALGORITHMS, type Extension, type ExtensionType, type HashAlgorithmName, type Name } from '../x509/types';
-
-const DAY_MS = 86_400_000;
 
 /** CA_DEFAULT_EXPIRES: 100 days. */
 export const DEFAULT_EXPIRES_MS = 100 * DAY_MS;

@@ -1,9 +1,11 @@
 /**
- * The URLs `init_ca` derives from a default hostname (reference/signing.md §4).
+ * The URLs `init_ca` derives from a default hostname: where the certificates a CA issues send relying
+ * parties for its OCSP responder, its certificate (CA Issuers) and its CRL (RFC 5280 §4.2.2.1,
+ * §4.2.1.13). The public endpoints of the router serve exactly these paths.
  *
- * Quirk kept on purpose: the CA-Issuers URL handed to end-entity certificates of an intermediate CA
- * points at the *parent's* certificate (P = parent serial), as upstream does — clients and existing
- * deployments depend on those exact URLs.
+ * Unlike the original (README differences), the CA-Issuers URL in certificates issued by an
+ * intermediate CA points at that intermediate's own certificate, which is what AIA chasing needs to
+ * build the chain; the original pointed at the parent's.
  */
 import type { Extension } from '../x509/types';
 
@@ -44,17 +46,11 @@ function crlDp(url: string): Extension {
   };
 }
 
-/**
- * sign_* values for a CA with serial `serial` (hex, no colons); `parentSerial` for intermediates.
- */
-export function signUrlsFor(
-  at: UrlBase,
-  serial: string,
-  parentSerial: string | null,
-): { signAuthorityInformationAccess: Extension; signCrlDistributionPoints: Extension } {
+/** sign_* values for a CA with serial `serial` (hex, no colons). */
+export function signUrlsFor(at: UrlBase, serial: string): { signAuthorityInformationAccess: Extension; signCrlDistributionPoints: Extension } {
   const b = base(at);
   return {
-    signAuthorityInformationAccess: aia(`${b}ocsp/${serial}/cert/`, `${b}issuer/${parentSerial ?? serial}.der`),
+    signAuthorityInformationAccess: aia(`${b}ocsp/${serial}/cert/`, `${b}issuer/${serial}.der`),
     signCrlDistributionPoints: crlDp(`${b}crl/${serial}/`),
   };
 }

@@ -47,8 +47,3 @@ export async function createApiUser(
   const hash = await bcrypt.hash(password, options.bcryptCost ?? DEFAULT_BCRYPT_COST);
   return store.createUser(username, hash, granted);
 }
-
-/** True when `password` is the user's password (constant-time compare inside bcrypt). */
-export function checkPassword(user: UserRecord, password: string): Promise<boolean> {
-  return bcrypt.compare(password, user.passwordHash);
-}

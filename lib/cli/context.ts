@@ -2,11 +2,11 @@
  * Everything a command needs, built once per invocation from the environment (the original's
  * settings of the same names) and closed afterwards.
  */
-import { defaultKeyBackend } from '../../adapters/keys/default-backend';
 import type { Store } from '../ports';
 import type { KeyBackends } from '../ca/key-backends';
 import { CaError } from '../ca/errors';
 import { DEFAULT_PROFILE_NAME, resolveProfiles, type Profiles, type ProfilesConfig } from '../ca/profiles';
+import { DAY_MS } from '../x509/datetime';
 import type { CliIo } from './io';
 
 export interface Settings {
@@ -35,34 +35,28 @@ export class CommandContext {
       urlPath: env.CA_URL_PATH ?? 'django_ca/',
       defaultProfile: env.CA_DEFAULT_PROFILE || DEFAULT_PROFILE_NAME,
       defaultCa: env.CA_DEFAULT_CA || null,
-      defaultExpiresMs: expiresDays === undefined ? undefined : expiresDays * 86_400_000,
+      defaultExpiresMs: expiresDays === undefined ? undefined : expiresDays * DAY_MS,
     };
   }
 
   /** The store; opened (and migrated) on first use so that `--help` needs no database. */
   store(): Promise<Store> {
     if (!this.storePromise) {
-      if (this.io.store) this.storePromise = Promise.resolve(this.io.store);
-      else {
+      const { store, openStore } = this.io;
+      if (store) this.storePromise = Promise.resolve(store);
+      else if (openStore) {
         this.ownsStore = true;
-        this.storePromise = (async () => {
-          // Loaded on demand: `--help` and usage errors should not pay for the database drivers.
-          // (require, not import(): with module node16 a dynamic import() stays an ES import.)
-          const { openDatabase } = require('../../adapters/store/database') as typeof import('../../adapters/store/database');
-          const { knexStore } = require('../../adapters/store/knex') as typeof import('../../adapters/store/knex');
-          const db = await openDatabase(this.io.env.DATABASE_URL);
-          const store = knexStore(db);
-          await store.migrate();
-          return store;
-        })();
+        this.storePromise = openStore(this.io.env.DATABASE_URL);
+      } else {
+        this.storePromise = Promise.reject(new CaError('invalid', 'No database: the command was given neither a store nor a way to open one.'));
       }
     }
     return this.storePromise;
   }
 
   keyBackends(): KeyBackends {
-    this.backendCache ??=
-      this.io.keyBackends ?? [defaultKeyBackend({ keyEncryptionKey: this.io.env.CA_KEY_ENCRYPTION_KEY })];
+    const given = this.io.keyBackends;
+    this.backendCache ??= typeof given === 'function' ? given(this.io.env) : (given ?? []);
     return this.backendCache;
   }
 

@@ -17,8 +17,13 @@ export interface CliIo {
   stdin?: CliInput;
   /** Use this store instead of opening DATABASE_URL (it is then neither migrated nor closed). */
   store?: Store;
-  /** Key backends by alias; default: the built-in backend as `default`. */
-  keyBackends?: KeyBackends;
+  /**
+   * Open (and migrate) the store named by `DATABASE_URL` when no `store` is given; it is closed when
+   * the command ends. The CLI's entry (main.ts) passes the knex store.
+   */
+  openStore?: (databaseUrl: string | undefined) => Promise<Store>;
+  /** Key backends by alias, or how to make them from the environment (main.ts: the built-in backend). */
+  keyBackends?: KeyBackends | ((env: Record<string, string | undefined>) => KeyBackends);
   /** bcrypt cost for create_api_user (tests lower it). */
   bcryptCost?: number;
 }

@@ -8,6 +8,7 @@ import type { CliIo } from './io';
 import { registerAdminCommands } from './commands/admin';
 import { registerCaCommands } from './commands/cas';
 import { registerCertCommands } from './commands/certs';
+import { registerRevocationCommands } from './commands/revocation';
 import type { Action } from './commands/shared';
 import { X509Error } from '../x509/errors';
 
@@ -50,6 +51,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     registerAdminCommands(program, run);
     registerCaCommands(program, run);
     registerCertCommands(program, run, ctx.profiles());
+    registerRevocationCommands(program, run);
     for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {

@@ -7,12 +7,9 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import {
-  operationId,
-  PATH_PARAM_KINDS,
-  ROUTES,
-  type RouteDefinition,
-} from '../api/route-table';
+import { PATH_PARAM_KINDS } from '../api/path-matcher';
+import { ROUTES } from '../api/routes';
+import { operationId, type RouteDefinition } from '../api/route-types';
 import { loadSchemas, type JsonSchema } from '../api/validation';
 
 /** The version of the API description we implement (contract: `info.version`). */

@@ -24,6 +24,7 @@ import {
   seq,
 } from './asn1';
 import { X509Error, parseError } from './errors';
+import { OID_ED25519, OID_ED448, OID_RSASSA_PSS } from './key-algorithm-oids';
 import { publicKeyObject } from './public-key-object';
 import type { SignatureOptions } from './signer';
 import type { HashAlgorithmName, KeyType, SignatureAlgorithmParameters, SignatureHashName } from './types';
@@ -38,10 +39,7 @@ export interface SignatureAlgorithm {
   pss?: { saltLength: number; mgfHash: SignatureHashName };
 }
 
-export const OID_RSASSA_PSS = '1.2.840.113549.1.1.10';
 const OID_MGF1 = '1.2.840.113549.1.1.8';
-export const OID_ED25519 = '1.3.101.112';
-export const OID_ED448 = '1.3.101.113';
 
 interface TableRow {
   oid: string;

@@ -9,8 +9,7 @@
  */
 import * as crypto from 'crypto';
 import { readTlv, readTlvChildren, oidFromContent, type Tlv } from './asn1';
-import { OID_ED25519, OID_ED448 } from './algorithms';
-import { OID_EC_PUBLIC_KEY, OID_RSA_ENCRYPTION } from './public-key';
+import { OID_EC_PUBLIC_KEY, OID_ED25519, OID_ED448, OID_RSA_ENCRYPTION } from './key-algorithm-oids';
 
 /** Named curves with a JWK name: OID → [JWK crv, bytes per coordinate]. */
 const JWK_CURVES: Readonly<Record<string, [string, number]>> = {
@@ -62,7 +61,7 @@ function jwkOf(spki: Buffer): crypto.JsonWebKey | null {
 
 /** The public key of `spkiDer` as a KeyObject; throws (like `createPublicKey`) when it is not one. */
 export function publicKeyObject(spkiDer: Buffer): crypto.KeyObject {
-  let jwk: crypto.JsonWebKey | null = null;
+  let jwk: crypto.JsonWebKey | null;
   try {
     jwk = jwkOf(spkiDer);
   } catch {

@@ -7,7 +7,7 @@
 import { Tlv, oidFromContent, readTlv, readTlvChildren } from './asn1';
 import { X509Error, parseError } from './errors';
 import type { EllipticCurveName, KeyType } from './types';
-import { OID_ED25519, OID_ED448, OID_RSASSA_PSS } from './algorithms';
+import { OID_DSA, OID_EC_PUBLIC_KEY, OID_ED25519, OID_ED448, OID_RSA_ENCRYPTION, OID_RSASSA_PSS } from './key-algorithm-oids';
 
 export interface PublicKeyInfo {
   keyType: KeyType;
@@ -21,9 +21,7 @@ export interface PublicKeyInfo {
   der: Buffer;
 }
 
-export const OID_RSA_ENCRYPTION = '1.2.840.113549.1.1.1';
-export const OID_EC_PUBLIC_KEY = '1.2.840.10045.2.1';
-export const OID_DSA = '1.2.840.10040.4.1';
+export { OID_DSA, OID_EC_PUBLIC_KEY, OID_RSA_ENCRYPTION };
 
 const CURVES: Readonly<Record<string, { name?: EllipticCurveName; bits: number }>> = {
   '1.2.840.10045.3.1.7': { name: 'secp256r1', bits: 256 },

@@ -285,7 +285,7 @@ describe('PUT /ca/{serial}/', () => {
   test('400 for a body that is not JSON', async () => {
     const res = await request(f.app).put(`${API}/ca/${target.serial}/`).set(f.auth('alice')).set('Content-Type', 'application/json').send('{nope');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: 'Cannot parse request body' });
+    expect(res.body).toEqual({ detail: 'Cannot parse request body: expected a JSON document.' });
   });
 
   test('an expired CA is updatable; disabled and not API-enabled CAs are 404 and unchanged', async () => {

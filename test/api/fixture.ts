@@ -14,7 +14,7 @@ import { inProcessOrderRunner, type InProcessOrderRunner } from '../../adapters/
 import { initCa, type InitCaOptions } from '../../lib/ca/authorities';
 import type { CaRecord, KeyBackend, Permission, Store } from '../../lib/ports';
 import { ALL_PERMISSIONS } from '../../lib/ports';
-import type { CaApiRouterOptions } from '../../lib/router';
+import type { CaApiRouterOptions } from '../../lib';
 import { openTestDatabase, type DatabaseTarget, type TestDatabase } from '../helpers/database';
 import { authHeader, buildApp, hashPassword, type TestApp } from '../helpers/http';
 

@@ -3,9 +3,9 @@
  * same 401 with a `WWW-Authenticate` challenge (D5).
  */
 import request from 'supertest';
-import { parseBasicAuthorization } from '../../adapters/auth/basic';
-import { notImplementedHandler, ROUTES } from '../../lib/api/route-table';
-import { authHeader, buildApp, hashPassword, memoryUserStore, type TestApp } from '../helpers/http';
+import { parseBasicAuthorization } from '../../lib/api/basic-auth';
+import { ROUTES } from '../../lib/api/routes';
+import { authHeader, buildApp, hashPassword, memoryUserStore, notImplementedHandler, type TestApp } from '../helpers/http';
 
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 

@@ -8,10 +8,10 @@ import request from 'supertest';
 import { threadId } from 'worker_threads';
 import { DUMMY_BCRYPT_HASH, storeAuthenticator, type StoreAuthenticator } from '../../adapters/auth/store-authenticator';
 import { storePermissionChecker } from '../../adapters/auth/store-permissions';
-import { notImplementedHandler, ROUTES } from '../../lib/api/route-table';
+import { ROUTES } from '../../lib/api/routes';
 import type { UserRecord } from '../../lib/ports';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
-import { authHeader, buildApp } from '../helpers/http';
+import { authHeader, buildApp, notImplementedHandler } from '../helpers/http';
 
 let db: TestDatabase;
 let auth: StoreAuthenticator;

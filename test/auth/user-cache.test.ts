@@ -9,10 +9,10 @@ import * as bcrypt from 'bcryptjs';
 import request from 'supertest';
 import { UserCache } from '../../adapters/auth/user-cache';
 import { TABLES } from '../../adapters/store/knex/tables';
-import { notImplementedHandler, ROUTES } from '../../lib/api/route-table';
+import { ROUTES } from '../../lib/api/routes';
 import { hasUserChangeEvents, type Store } from '../../lib/ports';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
-import { authHeader, buildApp } from '../helpers/http';
+import { authHeader, buildApp, notImplementedHandler } from '../helpers/http';
 
 let db: TestDatabase;
 beforeAll(async () => {

@@ -1,6 +1,7 @@
 /** Running `ca-admin` in-process against a shared test store. */
 import * as fs from 'fs';
-import { runCli, type CliIo } from '../../lib/cli';
+import type { CliIo } from '../../lib/cli';
+import { runCaAdmin as runCli } from '../../lib/cli/main';
 import type { Store } from '../../lib/ports';
 import { openTestDatabase, type DatabaseTarget, type TestDatabase } from '../helpers/database';
 import { tmpDir } from './openssl';

@@ -71,9 +71,10 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
       const signed = await f.cli(['sign_cert', '--ca', child, '--csr', csr, '--subject', `CN=leaf.${keyType}.example.com`]);
       expect(signed.stderr).toBe('');
       expect(opensslVerify(f.dir, rootPem, signed.stdout, [childPem])).toContain(': OK');
-      // The leaf's CA-Issuers URL points at the parent (signing.md §4 quirk), OCSP/CRL at the intermediate.
+      // CA-Issuers, OCSP and CRL all point at the intermediate (README differences: the original
+      // pointed CA-Issuers at the parent).
       const leafText = openssl(['x509', '-noout', '-text'], signed.stdout);
-      expect(leafText).toContain(`http://ca.example.com/django_ca/issuer/${parent.serial}.der`);
+      expect(leafText).toContain(`http://ca.example.com/django_ca/issuer/${ca.serial}.der`);
       expect(leafText).toContain(`http://ca.example.com/django_ca/ocsp/${ca.serial}/cert/`);
       expect(leafText).toContain(`http://ca.example.com/django_ca/crl/${ca.serial}/`);
     });

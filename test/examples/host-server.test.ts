@@ -32,6 +32,10 @@ test('first start prints a working walk-through; a restart keeps the data', asyn
     const result = execFileSync('bash', ['-e', 'walk.sh'], { cwd: work, encoding: 'utf8', timeout: 60_000 });
     expect(result).toMatch(/order [A-Za-z0-9]+: issued/);
     expect(result).toContain('demo.pem: OK');
+    // The relying-party half: AIA chasing, OCSP good → revoked at once, the CRL lists it, verify rejects.
+    expect(result).toMatch(/demo\.pem: good[\s\S]*demo\.pem: revoked[\s\S]*Reason: keyCompromise/);
+    expect(result).toContain('Key Compromise');
+    expect(result).toMatch(/error 23 at 0 depth lookup: certificate revoked/);
     // The leaf is an end-entity certificate for the requested name (openssl as the oracle).
     const text = execFileSync('openssl', ['x509', '-in', path.join(work, 'demo.pem'), '-noout', '-text'], { encoding: 'utf8' });
     expect(text).toContain('DNS:demo.example.com');

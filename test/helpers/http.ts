@@ -4,10 +4,19 @@
  */
 import express, { type Express } from 'express';
 import * as bcrypt from 'bcryptjs';
-import { createCaApiRouter, type CaApiRouter, type CaApiRouterOptions, type CreateCaApiRouterInternals } from '../../lib/router';
+import { createCaApiRouter, type CaApiRouter, type CaApiRouterOptions, type CreateCaApiRouterInternals } from '../../lib';
+import { HttpError } from '../../lib/api/http-errors';
 import type { OrderRunner, Permission, Store, UserRecord } from '../../lib/ports';
-import type { RouteDefinition } from '../../lib/api/route-table';
+import type { ApiHandler, RouteDefinition } from '../../lib/api/route-types';
 import { observeResponse, pathUnderRoot, recordResponse } from './response-validator';
+
+/**
+ * A stand-in handler for tests of what happens before a handler (routing, authentication,
+ * permissions): reaching it answers 501 `{"detail": "Not implemented"}`.
+ */
+export const notImplementedHandler: ApiHandler = async () => {
+  throw new HttpError(501, 'Not implemented');
+};
 
 /** `Basic base64(user:password)` */
 export function basicAuth(username: string, password: string): string {

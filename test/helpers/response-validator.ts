@@ -19,7 +19,8 @@
 import type { IncomingMessage, ServerResponse } from 'http';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { ROUTES, type RouteDefinition } from '../../lib/api/route-table';
+import { ROUTES } from '../../lib/api/routes';
+import type { RouteDefinition } from '../../lib/api/route-types';
 import { buildOpenApiDocument } from '../../lib/openapi/document';
 
 export interface ResponseSample {

@@ -19,14 +19,13 @@ import type { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { promisify } from 'util';
-import { ROUTES } from '../../lib/api/route-table';
-import { createCaApiRouter, type CaApiRouter } from '../../lib/router';
+import { ROUTES } from '../../lib/api/routes';
+import { createCaApiRouter, type CaApiRouter } from '../../lib';
 import { idleOrderRunner, memoryUserStore } from '../helpers/http';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) {
-  // eslint-disable-next-line no-console
   console.warn(`docs-browser.test.ts skipped: ${CHROMIUM} not found (apt-get install -y chromium)`);
 }
 const maybe = hasChromium ? describe : describe.skip;

@@ -10,7 +10,7 @@ import * as os from 'os';
 import * as path from 'path';
 import request from 'supertest';
 import { promisify } from 'util';
-import { ROUTES } from '../../lib/api/route-table';
+import { ROUTES } from '../../lib/api/routes';
 import { validatorFor } from '../../lib/api/validation';
 import { corpusNames, loadCorpusEntry } from '../helpers/corpus';
 import { buildApp, memoryUserStore, type TestApp } from '../helpers/http';

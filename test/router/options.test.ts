@@ -1,6 +1,6 @@
-import { createCaApiRouter } from '../../lib/router';
+import { createCaApiRouter } from '../../lib';
 import { resolveOptions, type CaApiRouterOptions } from '../../lib/options';
-import { memoryUserStore } from '../helpers/http';
+import { idleOrderRunner, memoryUserStore } from '../helpers/http';
 
 const store = memoryUserStore();
 
@@ -33,11 +33,25 @@ describe('createCaApiRouter options', () => {
     expect(explicit.urlPath).toBe('x/');
   });
 
-  test('an enabled API without keyBackends uses the default key backend (keys in the store)', () => {
-    const enabled = resolveOptions({ store, enableRestApi: true, env: {} });
-    expect(Object.keys(enabled.keyBackends)).toEqual(['default']);
-    expect(enabled.keyBackends.default.alias).toBe('default');
+  test('an enabled API without keyBackends gets the default key backend from the package entry (keys in the store)', async () => {
+    const router = createCaApiRouter({ store, enableRestApi: true, env: {}, orderRunner: idleOrderRunner() });
+    try {
+      expect(Object.keys(router.options.keyBackends)).toEqual(['default']);
+      expect(router.options.keyBackends.default.alias).toBe('default');
+    } finally {
+      await router.close();
+    }
+    // resolveOptions only validates: the defaults are the composition root's business (lib/index.ts).
+    expect(resolveOptions({ store, enableRestApi: true, env: {} }).keyBackends).toEqual({});
     expect(resolveOptions({ env: {} }).keyBackends).toEqual({});
+  });
+
+  test('profiles are resolved once, at construction: a bad profile is an OptionsError naming it', () => {
+    expect(errorOf({ profiles: { mine: { extensions: { key_usage: { value: ['noSuchUsage'] } } } } })).toMatch(
+      /^createCaApiRouter: option `profiles`: mine\.extensions\.key_usage/,
+    );
+    const o = resolveOptions({ env: {}, profiles: { client: null, mine: { description: 'x' } } });
+    expect([...o.effectiveProfiles.keys()]).toEqual(['server', 'webserver', 'enduser', 'ocsp', 'mine']);
   });
 
   test('defaultExpires in days or ms', () => {

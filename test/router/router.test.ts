@@ -5,12 +5,13 @@
  */
 import request from 'supertest';
 import express from 'express';
-import { createCaApiRouter } from '../../lib/router';
+import { createCaApiRouter } from '../../lib';
 import { X509Error } from '../../lib/x509/errors';
 import { HttpError } from '../../lib/api/http-errors';
-import { notImplementedHandler, ROUTES, type ApiHandler, type RouteDefinition } from '../../lib/api/route-table';
+import { ROUTES } from '../../lib/api/routes';
+import type { ApiHandler, RouteDefinition } from '../../lib/api/route-types';
 import { ALL_PERMISSIONS } from '../../lib/ports';
-import { authHeader, buildApp, hashPassword, idleOrderRunner, memoryUserStore, type MemoryUserStore, type TestApp } from '../helpers/http';
+import { authHeader, buildApp, hashPassword, idleOrderRunner, memoryUserStore, notImplementedHandler, type MemoryUserStore, type TestApp } from '../helpers/http';
 
 const echo: ApiHandler = async (ctx) => ({
   status: 200,
@@ -63,10 +64,20 @@ describe('mounting and the enable switch', () => {
 
   test('paths outside the API root fall through to the host app', async () => {
     const a = app();
-    for (const path of ['/', '/django_ca/', '/django_ca/api', '/django_ca/admin/', '/api/ca/']) {
+    for (const path of ['/', '/django_ca/', '/django_ca/apis', '/django_ca/admin/', '/api/ca/']) {
       const res = await request(a).get(path);
       expect({ path, status: res.status }).toEqual({ path, status: 299 });
     }
+  });
+
+  test('the API root without its slash redirects to it (JSON, query kept), like every other route', async () => {
+    const a = app({ enableRestApi: true });
+    const res = await request(a).get('/django_ca/api?x=1');
+    expect(res.status).toBe(301);
+    expect(res.headers.location).toBe('/django_ca/api/?x=1');
+    expect(res.body).toEqual({ detail: 'Moved Permanently' });
+    const post = await request(a).post('/django_ca/api');
+    expect(post.status).toBe(308);
   });
 
   test("urlPath '' mounts the API at /api/", async () => {
@@ -208,14 +219,14 @@ describe('request bodies', () => {
   test('malformed JSON → 400 JSON', async () => {
     const res = await request(app()).post(sign).set(ADMIN).set('Content-Type', 'application/json').send('{"csr": ');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: 'Cannot parse request body' });
+    expect(res.body).toEqual({ detail: 'Cannot parse request body: expected a JSON document.' });
     expectJson(res);
   });
 
   test('bytes that are not UTF-8 → 400', async () => {
     const res = await request(app()).post(revoke).set(ADMIN).set('Content-Type', 'application/octet-stream').send(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: 'Cannot parse request body' });
+    expect(res.body).toEqual({ detail: 'Cannot parse request body: expected a JSON document.' });
   });
 
   test('Content-Type is ignored: JSON sent as text/plain is parsed', async () => {

@@ -36,7 +36,7 @@ function outcome(fn: () => unknown, input: Buffer | string, what: string): Outco
   } catch (e) {
     if (e instanceof X509Error) return 'x509';
     const shown = typeof input === 'string' ? JSON.stringify(input.slice(0, 200)) : input.toString('hex').slice(0, 400);
-    throw new Error(`${what}: ${(e as Error)?.constructor?.name}: ${(e as Error)?.message}\ninput: ${shown}`);
+    throw new Error(`${what}: ${(e as Error)?.constructor?.name}: ${(e as Error)?.message}\ninput: ${shown}`, { cause: e });
   }
 }
 

@@ -31,12 +31,17 @@ import type {
   UserChangeEvents,
   UserRecord,
   BatchOrderStore,
+  CrlScope,
+  OcspResponderRecord,
+  RevocationStore,
+  RevokedCertificate,
 } from '../../../lib/ports';
 import * as cas from './cas';
 import * as certificates from './certificates';
 import { MIGRATIONS_TABLE, migrationSource } from './migrations';
 import { GroupCommit } from './group-commit';
 import * as orders from './orders';
+import * as revocation from './revocation';
 import * as users from './users';
 
 /** Listeners of row changes, shared by a root store and the stores bound to its transactions. */
@@ -77,7 +82,7 @@ interface PendingChanges {
   certificates: number[];
 }
 
-export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, CertificateChangeEvents, BatchOrderStore {
+export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, CertificateChangeEvents, BatchOrderStore, RevocationStore {
   /**
    * `db` is the root knex instance, or the transaction this store is bound to. `pending` is where a
    * bound store collects changed ids until its transaction commits.
@@ -216,6 +221,26 @@ export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, Certi
   }
   markOrderFailed(orderId: number, error: string): Promise<OrderRecord> {
     return this.inTransaction((db) => orders.markOrderFailed(db, orderId, error));
+  }
+
+  listRevoked(caId: number, scope: CrlScope, window: { from: Date; to: Date }): Promise<RevokedCertificate[]> {
+    return revocation.listRevoked(this.db, caId, scope, window);
+  }
+
+  nextCrlNumber(caId: number, scope: CrlScope | 'all'): Promise<bigint> {
+    return revocation.nextCrlNumber(this.db, caId, scope);
+  }
+
+  revocationVersion(caId: number): Promise<number> {
+    return revocation.revocationVersion(this.db, caId);
+  }
+
+  getOcspResponder(caId: number): Promise<OcspResponderRecord | null> {
+    return revocation.getOcspResponder(this.db, caId);
+  }
+
+  setOcspResponder(caId: number, responder: OcspResponderRecord): Promise<void> {
+    return revocation.setOcspResponder(this.db, caId, responder);
   }
 
   async createUser(username: string, passwordHash: string, permissions: Permission[]): Promise<UserRecord> {

@@ -1,6 +1,7 @@
 /** init_ca, import_ca, edit_ca, list_cas, view_ca (reference/cli.md). */
 import { Command, Option } from 'commander';
-import { caTree, editCa, importCa, initCa, listCas, type CaTreeNode } from '../../ca/authorities';
+import { caTree, importCa, initCa, listCas, type CaTreeNode } from '../../ca/authorities';
+import { editCa } from '../../ca/ca-update';
 import { CaError } from '../../ca/errors';
 import { findCa } from '../../ca/lookup';
 import { HASH_ALGORITHMS } from '../../ca/profiles';

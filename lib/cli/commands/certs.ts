@@ -1,6 +1,7 @@
 /** import_cert, list_certs, view_cert, sign_cert, resign_cert, revoke_cert (reference/cli.md). */
 import { Command, Option } from 'commander';
-import { importCert, resignCert, revokeCert, signCert } from '../../ca/certificates';
+import { importCert, resignCert, signCert } from '../../ca/certificates';
+import { revokeCert } from '../../ca/revocation';
 import { CaError } from '../../ca/errors';
 import { allCertificates, defaultCa, findCa, findCertificate } from '../../ca/lookup';
 import { HASH_ALGORITHMS, type Profiles } from '../../ca/profiles';

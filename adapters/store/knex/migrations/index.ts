@@ -7,9 +7,13 @@
  */
 import type { Knex } from 'knex';
 import * as m0001 from './0001_initial';
+import * as m0002 from './0002_revocation';
 
 /** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
-const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [['0001_initial', m0001]];
+const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
+  ['0001_initial', m0001],
+  ['0002_revocation', m0002],
+];
 
 /** Table in which knex records applied migrations; prefixed so it cannot clash with a host's own. */
 export const MIGRATIONS_TABLE = 'ca_api_knex_migrations';

@@ -15,7 +15,7 @@ import { isUtf8 } from 'buffer';
 import type { Request, Response } from 'express';
 import { Passport } from 'passport';
 import { BasicStrategy } from 'passport-http';
-import type { ApiUser, Authenticator } from '../../lib/ports';
+import type { ApiUser, Authenticator } from '../ports';
 
 export interface BasicCredentials {
   username: string;

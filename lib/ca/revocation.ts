@@ -1,0 +1,90 @@
+/**
+ * Revocation rules, one home for the API (`POST …/revoke/`), `ca-admin revoke_cert` and code.
+ *
+ * Reasons in camelCase or snake_case (README D13), stored snake_case; `compromised` must carry a
+ * timezone and not lie in the future (D13); a certificate is revoked once (RFC 5280 §5.3.1 reason
+ * codes are kept by name); `revoked_date` is the time of the request.
+ */
+import type { CertificateRecord, Store } from '../ports';
+import { parseDateTime } from '../x509/datetime';
+import { collectIssues, invalid } from '../x509/errors';
+import { CaError, notFoundError } from './errors';
+import { normaliseRevocationReason } from './reasons';
+import { isWithinValidity } from './validity';
+import { visibleCa } from './visibility';
+
+export interface RevokeInput {
+  /** camelCase or snake_case (contract D13); default `unspecified`. */
+  reason?: unknown;
+  /** ISO 8601 with timezone or a Date; must not be in the future. */
+  compromised?: unknown;
+  now?: Date;
+}
+
+/**
+ * Validate revocation input: X509Error('validation') with loc `['reason']` / `['compromised']`.
+ * Messages are the CLI's (cli.md).
+ */
+export function parseRevocation(input: RevokeInput): { reason: string; compromised: Date | null } {
+  const now = input.now ?? new Date();
+  let reason = 'unspecified';
+  let compromised: Date | null = null;
+  collectIssues([
+    () => {
+      if (input.reason === undefined || input.reason === null) return;
+      const r = typeof input.reason === 'string' ? normaliseRevocationReason(input.reason) : null;
+      if (!r) throw invalid(`${String(input.reason)}: Unknown revocation reason.`, ['reason'], 'enum');
+      reason = r;
+    },
+    () => {
+      const c = input.compromised;
+      if (c === undefined || c === null) return;
+      let date: Date;
+      if (c instanceof Date) date = c;
+      else {
+        const parsed = typeof c === 'string' ? parseDateTime(c) : null;
+        if (!parsed) throw invalid(`${String(c)}: Not a valid ISO 8601 timestamp.`, ['compromised'], 'datetime_parsing');
+        if (!parsed.aware) throw invalid(`${c}: Timestamp requires a timezone.`, ['compromised'], 'timezone_aware');
+        date = parsed.date;
+      }
+      if (date > now) throw invalid(`${typeof c === 'string' ? c : date.toISOString()}: Timestamp must be in the past.`, ['compromised']);
+      compromised = date;
+    },
+  ]);
+  return { reason, compromised };
+}
+
+function assertNotRevoked(cert: CertificateRecord): void {
+  if (cert.revoked) {
+    throw new CaError('conflict', `${cert.serial}: Certificate is already revoked.`, { apiDetail: 'The certificate is already revoked.' });
+  }
+}
+
+/** revoke_cert: snake_case reason stored, revoked_date = now. */
+export async function revokeCert(store: Store, cert: CertificateRecord, input: RevokeInput = {}): Promise<CertificateRecord> {
+  const now = input.now ?? new Date();
+  const { reason, compromised } = parseRevocation({ ...input, now });
+  assertNotRevoked(cert);
+  return store.revokeCertificate(cert.id, reason, compromised, now);
+}
+
+/**
+ * API revoke: input problems first (a 422 before anything is looked up), then a currently valid CA,
+ * then a currently valid certificate of that CA (else not found, so an expired revoked certificate is
+ * "not found" rather than "already revoked", as upstream).
+ */
+export async function revokeCertificateOfCa(
+  store: Store,
+  caSerial: string,
+  certificateSerial: string,
+  input: RevokeInput & { now: Date },
+): Promise<CertificateRecord> {
+  const { now } = input;
+  const { reason, compromised } = parseRevocation(input);
+  const ca = await visibleCa(store, caSerial, now, { allowExpired: false });
+  const cert = await store.findCertificate(ca.id, certificateSerial);
+  if (!cert || !isWithinValidity(cert, now)) throw notFoundError();
+  assertNotRevoked(cert);
+  return store.revokeCertificate(cert.id, reason, compromised, now);
+}
+
