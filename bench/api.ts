@@ -74,7 +74,11 @@ async function issueOne(server: HostServer, auth: string, caSerial: string, csr:
   if (signed.status !== 200) throw new Error(`sign: ${signed.status} ${signed.body}`);
   const slug = (JSON.parse(signed.body) as { slug: string }).slug;
   for (let i = 0; i < 2000; i++) {
-    const order = JSON.parse((await call(`${server.apiRoot}/ca/${caSerial}/orders/${slug}/`, { auth })).body) as { status: string; serial: string; error: string };
+    const order = JSON.parse((await call(`${server.apiRoot}/ca/${caSerial}/orders/${slug}/`, { auth })).body) as {
+      status: string;
+      serial: string;
+      error: string;
+    };
     if (order.status === 'issued') return order.serial;
     if (order.status === 'failed') throw new Error(`order failed: ${order.error}`);
     await new Promise((r) => setTimeout(r, 2));
@@ -130,7 +134,13 @@ async function measureGet(server: HostServer, auth: string, csr: string): Promis
   const bareServer = bare.listen(0, '127.0.0.1');
   await new Promise((r) => bareServer.once('listening', r));
   const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/cert`;
-  const job = (url: string, a: string | undefined, total: number): LoadJob => ({ kind: 'get', url, ...(a ? { auth: a } : {}), total, clients: CLIENTS });
+  const job = (url: string, a: string | undefined, total: number): LoadJob => ({
+    kind: 'get',
+    url,
+    ...(a ? { auth: a } : {}),
+    total,
+    clients: CLIENTS,
+  });
   await remoteLoad(job(certUrl, auth, 300)); // warm up (credential cache, JIT)
   await remoteLoad(job(bareUrl, undefined, 300));
   // Interleaved, twice each, best of two: a neighbour's burst on a shared machine hits both alike.
@@ -141,7 +151,9 @@ async function measureGet(server: HostServer, auth: string, csr: string): Promis
     bareRps = Math.max(bareRps, await remoteLoad(job(bareUrl, undefined, 3000)));
   }
   bareServer.close();
-  console.log(`GET certificate: ${fmt(apiRps)} req/s; bare Express route: ${fmt(bareRps)} req/s; ratio ${(apiRps / bareRps).toFixed(2)} (target >= 0.6; ${CLIENTS} clients in a separate process)`);
+  console.log(
+    `GET certificate: ${fmt(apiRps)} req/s; bare Express route: ${fmt(bareRps)} req/s; ratio ${(apiRps / bareRps).toFixed(2)} (target >= 0.6; ${CLIENTS} clients in a separate process)`,
+  );
 }
 
 /** Issuance end to end vs raw signatures, EC P-256 and RSA-2048 intermediates. */
@@ -163,7 +175,16 @@ async function measureIssue(server: HostServer, auth: string, csr: string): Prom
     ['RSA-2048', rsa, 'SHA-256'],
   ] as const) {
     const total = 1000;
-    const job = (apiRoot: string): LoadJob => ({ kind: 'issue', apiRoot, caSerial: ca.serial, auth, csr, total, clients: CLIENTS, pollMs: POLL_MS });
+    const job = (apiRoot: string): LoadJob => ({
+      kind: 'issue',
+      apiRoot,
+      caSerial: ca.serial,
+      auth,
+      csr,
+      total,
+      clients: CLIENTS,
+      pollMs: POLL_MS,
+    });
     // Warm up with the same client and concurrency (JIT of both processes, caches, the key's signer).
     await remoteLoad({ ...job(server.apiRoot), total: 200 });
     const { value: perSecond, cpu } = await withCpu(loader?.pid, () => remoteLoad(job(server.apiRoot)));
@@ -178,8 +199,12 @@ async function measureIssue(server: HostServer, auth: string, csr: string): Prom
     }
     const { value: floorPerSecond, cpu: floorCpu } = floorRun;
     const perCert = (ms: number) => (ms / total).toFixed(2);
-    console.log(`issue (${name}): ${fmt(perSecond)} certificates/s end to end (${CLIENTS} clients: POST sign, poll the order every ${POLL_MS} ms); raw crypto.sign: ${fmt(raw)}/s; ratio ${(perSecond / raw).toFixed(3)}`);
-    console.log(`  CPU per certificate: server ${perCert(cpu.server)} ms, load client ${perCert(cpu.client)} ms (${os.cpus().length} CPUs); no-database floor (HTTP + CSR check + signing in memory, one event loop): ${fmt(floorPerSecond)}/s (server ${perCert(floorCpu.server)} ms, client ${perCert(floorCpu.client)} ms per certificate), ratio ${(perSecond / floorPerSecond).toFixed(2)}`);
+    console.log(
+      `issue (${name}): ${fmt(perSecond)} certificates/s end to end (${CLIENTS} clients: POST sign, poll the order every ${POLL_MS} ms); raw crypto.sign: ${fmt(raw)}/s; ratio ${(perSecond / raw).toFixed(3)}`,
+    );
+    console.log(
+      `  CPU per certificate: server ${perCert(cpu.server)} ms, load client ${perCert(cpu.client)} ms (${os.cpus().length} CPUs); no-database floor (HTTP + CSR check + signing in memory, one event loop): ${fmt(floorPerSecond)}/s (server ${perCert(floorCpu.server)} ms, client ${perCert(floorCpu.client)} ms per certificate), ratio ${(perSecond / floorPerSecond).toFixed(2)}`,
+    );
   }
 }
 
@@ -190,7 +215,9 @@ async function measureWrongPasswords(server: HostServer): Promise<void> {
   const wrong = `${server.credentials.username}:wrong-password`;
   const rps = await remoteLoad({ kind: 'wrong', url: `${server.apiRoot}/ca/`, auth: wrong, total: 400, clients: 20 });
   histogram.disable();
-  console.log(`wrong passwords (20 clients): ${fmt(rps)} req/s; event-loop delay p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms, max ${(histogram.max / 1e6).toFixed(1)} ms`);
+  console.log(
+    `wrong passwords (20 clients): ${fmt(rps)} req/s; event-loop delay p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms, max ${(histogram.max / 1e6).toFixed(1)} ms`,
+  );
 }
 
 async function main(): Promise<void> {

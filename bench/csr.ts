@@ -7,7 +7,25 @@ import * as path from 'path';
 export function benchCsrPem(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-csr-'));
   try {
-    execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(dir, 'k'), '-out', path.join(dir, 'r'), '-subj', '/CN=bench.example.com'], { stdio: 'pipe' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-new',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        path.join(dir, 'k'),
+        '-out',
+        path.join(dir, 'r'),
+        '-subj',
+        '/CN=bench.example.com',
+      ],
+      { stdio: 'pipe' },
+    );
     return fs.readFileSync(path.join(dir, 'r'), 'utf8');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

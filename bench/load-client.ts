@@ -4,7 +4,8 @@
  * over IPC and gets `{ ok: true, perSecond }` or `{ ok: false, error }` back.
  *
  * Jobs: `get` (GET `url`, expect 200), `issue` (POST sign then poll the order until issued), `wrong`
- * (GET `url` with wrong credentials, expect 401). Loops are bounded by `total`.
+ * (GET `url` with wrong credentials, expect 401), `post` (POST a binary body, expect 200: OCSP).
+ * Loops are bounded by `total`.
  */
 import { fork, type ChildProcess } from 'child_process';
 import * as http from 'http';
@@ -13,7 +14,8 @@ import * as path from 'path';
 export type LoadJob =
   | { kind: 'get'; url: string; auth?: string; total: number; clients: number }
   | { kind: 'wrong'; url: string; auth: string; total: number; clients: number }
-  | { kind: 'issue'; apiRoot: string; caSerial: string; auth: string; csr: string; total: number; clients: number; pollMs: number };
+  | { kind: 'issue'; apiRoot: string; caSerial: string; auth: string; csr: string; total: number; clients: number; pollMs: number }
+  | { kind: 'post'; url: string; bodyBase64: string; contentType: string; total: number; clients: number };
 
 export type LoadReply = { ok: true; perSecond: number } | { ok: false; error: string };
 
@@ -44,6 +46,22 @@ export function call(
     });
     req.on('error', reject);
     req.end(options.body);
+  });
+}
+
+/** POST a binary body (an OCSP request); resolves with the status once the answer is read whole. */
+function postBinary(url: string, body: Buffer, contentType: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'Content-Type': contentType, 'Content-Length': body.length } },
+      (res) => {
+        res.on('data', () => undefined);
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
   });
 }
 
@@ -92,6 +110,13 @@ async function run(job: LoadJob): Promise<number> {
       });
     case 'issue':
       return load(job.total, job.clients, () => issueOne(job));
+    case 'post': {
+      const body = Buffer.from(job.bodyBase64, 'base64');
+      return load(job.total, job.clients, async () => {
+        const status = await postBinary(job.url, body, job.contentType);
+        if (status !== 200) throw new Error(`POST ${job.url}: ${status}`);
+      });
+    }
   }
 }
 

@@ -38,7 +38,16 @@ async function measure(label: string, url: string): Promise<void> {
     const issueOrders = store.issueOrders.bind(store);
     await store.migrate();
     const keyBackends = { default: defaultKeyBackend({ keyEncryptionKey: randomBytes(32).toString('base64') }) };
-    const ca = await initCa({ store, keyBackends, name: `Bench ${randomBytes(4).toString('hex')}`, subject: [{ oid: 'CN', value: 'Bench store CA' }], keyType: 'EC', curve: 'secp256r1', apiEnabled: true, expiresDays: 365 });
+    const ca = await initCa({
+      store,
+      keyBackends,
+      name: `Bench ${randomBytes(4).toString('hex')}`,
+      subject: [{ oid: 'CN', value: 'Bench store CA' }],
+      keyType: 'EC',
+      curve: 'secp256r1',
+      apiEnabled: true,
+      expiresDays: 365,
+    });
     const user = await store.createUser(`bench-${randomBytes(4).toString('hex')}`, 'x', []);
     const profiles = resolveProfiles({});
     const csr = benchCsrPem();
@@ -46,13 +55,18 @@ async function measure(label: string, url: string): Promise<void> {
       const insert: number[] = [];
       const issue: number[] = [];
       for (let round = 0; round < WARM_UP + ROUNDS; round++) {
-        const requests = Array.from({ length: batch }, () => prepareSignRequest({ csr, subject: [{ oid: 'CN', value: 'bench.example.com' }] }, { ca, profiles }));
+        const requests = Array.from({ length: batch }, () =>
+          prepareSignRequest({ csr, subject: [{ oid: 'CN', value: 'bench.example.com' }] }, { ca, profiles }),
+        );
         let t = performance.now();
         const orders = await Promise.all(requests.map((request) => store.createOrder({ caId: ca.id, userId: user.id, request })));
         const inserted = performance.now() - t;
         const certificates = await Promise.all(requests.map((request) => certificateFromRequest({ keyBackends, ca, request, profiles })));
         t = performance.now();
-        const stored = await issueOrders(orders.map((o, i) => ({ orderId: o.id, certificate: certificates[i] })), new Date());
+        const stored = await issueOrders(
+          orders.map((o, i) => ({ orderId: o.id, certificate: certificates[i] })),
+          new Date(),
+        );
         const issued = performance.now() - t;
         if (stored.length !== batch) throw new Error(`stored ${stored.length} of ${batch}`);
         if (round >= WARM_UP) {
@@ -60,7 +74,9 @@ async function measure(label: string, url: string): Promise<void> {
           issue.push(issued / batch);
         }
       }
-      console.log(`${label}, batches of ${batch}: pending order ${median(insert).toFixed(3)} ms/order; certificate stored + order issued ${median(issue).toFixed(3)} ms/order; together ${(median(insert) + median(issue)).toFixed(3)} ms/order`);
+      console.log(
+        `${label}, batches of ${batch}: pending order ${median(insert).toFixed(3)} ms/order; certificate stored + order issued ${median(issue).toFixed(3)} ms/order; together ${(median(insert) + median(issue)).toFixed(3)} ms/order`,
+      );
     }
   } finally {
     await store.close();

@@ -12,16 +12,24 @@
  * `express-ca-api/x509`.
  */
 import { buildCaApiRouter, type ApiPorts, type CaApiRouter, type Closable, type CreateCaApiRouterInternals } from './router';
-import { resolveOptions, type CaApiRouterOptions, type ResolvedOptions } from './options';
-import type { Authenticator, Store } from './ports';
-import { defaultKeyBackend } from '../adapters/keys';
+import { OptionsError, resolveOptions, type CaApiRouterOptions, type ResolvedOptions } from './options';
+import type { Authenticator, KeyBackend, Store } from './ports';
+import { defaultKeyBackend, KEK_ENV, KeyBackendError } from '../adapters/keys';
 import { storeAuthenticator } from '../adapters/auth/store-authenticator';
 import { storePermissionChecker } from '../adapters/auth/store-permissions';
 import { UserCache } from '../adapters/auth/user-cache';
 import { inProcessOrderRunner } from '../adapters/worker/in-process';
 
 export { type CaApiRouter, type CreateCaApiRouterInternals } from './router';
-export { resolveOptions, OptionsError, DEFAULT_PROFILE_NAMES, type CaApiRouterOptions, type ProfileConfig, type ResolvedOptions, type DefaultExpires } from './options';
+export {
+  resolveOptions,
+  OptionsError,
+  DEFAULT_PROFILE_NAMES,
+  type CaApiRouterOptions,
+  type ProfileConfig,
+  type ResolvedOptions,
+  type DefaultExpires,
+} from './options';
 export * from './ports';
 
 // Default adapters
@@ -52,6 +60,28 @@ export {
 export { caToJson, certificateToJson, orderToJson } from './ca/serialize';
 
 /**
+ * The default key backend, with its key-encryption key checked now: a missing or malformed key is an
+ * `OptionsError` when the router is built, never a failed order later. A host that wants another
+ * key (the example server's generated development key, say) passes `keyBackends` itself.
+ */
+function checkedDefaultKeyBackend(env: Record<string, string | undefined>): KeyBackend {
+  const kek = env[KEK_ENV];
+  if (!kek) {
+    throw new OptionsError(
+      `no key-encryption key for CA private keys: set ${KEK_ENV} to 32 random bytes in base64 (openssl rand -base64 32), ` +
+        'made once and kept — every stored CA key is encrypted under it — or pass keyBackends, e.g. ' +
+        '{ default: defaultKeyBackend({ keyEncryptionKey }) }',
+    );
+  }
+  try {
+    return defaultKeyBackend({ keyEncryptionKey: kek });
+  } catch (e) {
+    if (e instanceof KeyBackendError) throw new OptionsError(`${KEK_ENV}: ${e.message}`);
+    throw e;
+  }
+}
+
+/**
  * The ports the host did not bring, filled with the default adapters: keys in the store encrypted
  * under `CA_KEY_ENCRYPTION_KEY`, Basic auth against the store's users (one user cache shared by the
  * authenticator and the permission checker), and the in-process order runner.
@@ -61,7 +91,8 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
   let users: UserCache | null = null;
   const sharedUsers = (): UserCache => (users ??= new UserCache(store));
 
-  const keyBackends = given.keyBackends === undefined ? { default: defaultKeyBackend() } : resolved.keyBackends;
+  const keyBackends =
+    given.keyBackends === undefined ? { default: checkedDefaultKeyBackend(given.env ?? process.env) } : resolved.keyBackends;
   let authenticator: Authenticator | null = resolved.authenticator;
   if (!authenticator) {
     const own = storeAuthenticator(store, { users: sharedUsers() });

@@ -14,7 +14,7 @@ import { isPlainObject } from './x509/plain-object';
 
 export type { ProfileConfig };
 
-/** Names of the built-in profiles, in their configured order (signing.md §7.1). */
+/** Names of the built-in profiles, in their configured order (docs/COMPATIBILITY.md §3). */
 export const DEFAULT_PROFILE_NAMES: readonly string[] = Object.keys(DEFAULT_PROFILE_CONFIGS);
 
 export type DefaultExpires = number | { days: number } | { ms: number };
@@ -68,7 +68,10 @@ export interface CaApiRouterOptions {
   bodyLimit?: number;
   /** Where unexpected errors are reported (never with credentials). Default `console.error`. */
   logError?: (message: string, error: unknown) => void;
-  /** Environment to read `CA_ENABLE_REST_API` / `CA_URL_PATH` from. Default `process.env`. */
+  /**
+   * Environment to read `CA_ENABLE_REST_API`, `CA_URL_PATH` and (for the default key backend)
+   * `CA_KEY_ENCRYPTION_KEY` from. Default `process.env`.
+   */
   env?: Record<string, string | undefined>;
 }
 
@@ -158,9 +161,7 @@ function resolveExpires(value: unknown): number {
   else if (isPlainObject(value) && Object.keys(value).length === 1 && typeof value.days === 'number') days = value.days;
   else if (isPlainObject(value) && Object.keys(value).length === 1 && typeof value.ms === 'number') ms = value.ms;
   else {
-    throw new OptionsError(
-      `option \`defaultExpires\` must be a number of days, { days: n } or { ms: n } (got ${show(value)})`,
-    );
+    throw new OptionsError(`option \`defaultExpires\` must be a number of days, { days: n } or { ms: n } (got ${show(value)})`);
   }
   const result = ms ?? (days as number) * DAY_MS;
   if (!Number.isFinite(result) || result <= 0) {
@@ -197,8 +198,22 @@ function effectiveProfiles(config: Record<string, ProfileConfig | null>, default
 }
 
 const KNOWN_OPTIONS = new Set([
-  'enableRestApi', 'urlPath', 'store', 'keyBackends', 'authenticator', 'permissions', 'profiles',
-  'defaultProfile', 'defaultExpires', 'orderRunner', 'orderWaitMs', 'serveRevocation', 'ocspSigning', 'bodyLimit', 'logError', 'env',
+  'enableRestApi',
+  'urlPath',
+  'store',
+  'keyBackends',
+  'authenticator',
+  'permissions',
+  'profiles',
+  'defaultProfile',
+  'defaultExpires',
+  'orderRunner',
+  'orderWaitMs',
+  'serveRevocation',
+  'ocspSigning',
+  'bodyLimit',
+  'logError',
+  'env',
 ]);
 
 const STORE_METHODS = ['findCaBySerial', 'listCas', 'findUser', 'getUserById', 'createOrder', 'getOrder'];
@@ -238,7 +253,9 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
     throw new OptionsError('option `store` must implement the Store port of lib/ports.ts (e.g. knexStore(knex(...)))');
   }
   if (enableRestApi && store === null) {
-    throw new OptionsError('option `store` is required when the REST API is enabled, e.g. createCaApiRouter({ enableRestApi: true, store: knexStore(db) })');
+    throw new OptionsError(
+      'option `store` is required when the REST API is enabled, e.g. createCaApiRouter({ enableRestApi: true, store: knexStore(db) })',
+    );
   }
 
   // Without an explicit choice the package entry adds the default backend (keys in the store).
@@ -251,7 +268,9 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
       throw new OptionsError(`option \`keyBackends\`: '${alias}' must implement the KeyBackend port (createKey, importKey, getSigner)`);
     }
     if ((backend as KeyBackend).alias !== alias) {
-      throw new OptionsError(`option \`keyBackends\`: the backend under '${alias}' reports alias ${show((backend as KeyBackend).alias)}; the key and the alias must match`);
+      throw new OptionsError(
+        `option \`keyBackends\`: the backend under '${alias}' reports alias ${show((backend as KeyBackend).alias)}; the key and the alias must match`,
+      );
     }
   }
 
@@ -275,7 +294,9 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
   const effective = effectiveProfiles(profiles, defaultExpiresMs);
   if (!effective.has(defaultProfile)) {
     const names = [...effective.keys()];
-    throw new OptionsError(`option \`defaultProfile\` names '${defaultProfile}', which is not a configured profile (configured: ${names.join(', ') || 'none'})`);
+    throw new OptionsError(
+      `option \`defaultProfile\` names '${defaultProfile}', which is not a configured profile (configured: ${names.join(', ') || 'none'})`,
+    );
   }
 
   const orderWaitMs = options.orderWaitMs ?? DEFAULT_ORDER_WAIT_MS;

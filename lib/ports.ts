@@ -24,11 +24,7 @@ export interface ApiUser {
 
 /** The five permissions of the original API (Django codenames). */
 export type Permission =
-  | 'view_certificateauthority'
-  | 'change_certificateauthority'
-  | 'sign_certificate'
-  | 'view_certificate'
-  | 'revoke_certificate';
+  'view_certificateauthority' | 'change_certificateauthority' | 'sign_certificate' | 'view_certificate' | 'revoke_certificate';
 
 export const ALL_PERMISSIONS: readonly Permission[] = [
   'view_certificateauthority',
@@ -321,7 +317,10 @@ export interface BatchOrderStore {
    * store their certificates and mark them issued (`updated` = `when`). Returns the orders stored,
    * with their certificate ids; the others were taken by another worker and stay as it left them.
    */
-  issueOrders?(issued: { orderId: number; certificate: NewCertificate }[], when: Date): Promise<{ orderId: number; certificateId: number }[]>;
+  issueOrders?(
+    issued: { orderId: number; certificate: NewCertificate }[],
+    when: Date,
+  ): Promise<{ orderId: number; certificateId: number }[]>;
   /** Mark orders issued (order id → certificate id) in one statement; `when` becomes their `updated`. */
   markOrdersIssued(issued: { orderId: number; certificateId: number }[], when?: Date): Promise<void>;
 }
@@ -391,6 +390,9 @@ export class StoreNotFoundError extends Error {
     this.name = 'StoreNotFoundError';
   }
 }
+
+// The database failed rather than a rule refusing (retrying may succeed); in its own file to keep this one short.
+export { StoreUnavailableError } from './ports-store-errors';
 
 // Revocation serving (CRLs, OCSP): an optional store capability, in its own file.
 export * from './ports-revocation';

@@ -1,7 +1,7 @@
 /**
  * `createCaApiRouter(options)`: the Express middleware that serves the API under `/{urlPath}api/`.
  *
- * Request processing order (reference/api.md §3), which decides which error a client sees:
+ * Request processing order (docs/COMPATIBILITY.md §1), which decides which error a client sees:
  *   1. routing — outside the API root → `next()` (the host app's business); under it but unknown → 404
  *   2. method — a path that exists with another method → 405 with `Allow`
  *   3. authentication → 401 (with `WWW-Authenticate`, D5), then permission → 403
@@ -36,7 +36,16 @@ import { docsAsset, docsHtml, DOCS_ASSET_DIR, DOCS_CSP } from './openapi/docs';
 import { buildOpenApiDocument } from './openapi/document';
 import type { ResolvedOptions } from './options';
 import { subscribeIfSupported } from './cache/record-cache';
-import { hasRevocationStore, type Authenticator, type CaChangeEvents, type CertificateChangeEvents, type KeyBackend, type OrderRunner, type PermissionChecker, type Store } from './ports';
+import {
+  hasRevocationStore,
+  type Authenticator,
+  type CaChangeEvents,
+  type CertificateChangeEvents,
+  type KeyBackend,
+  type OrderRunner,
+  type PermissionChecker,
+  type Store,
+} from './ports';
 import { CrlPublisher } from './ca/crls';
 import { OcspResponder } from './ca/ocsp';
 import { serveRevocationEndpoint, type RevocationEndpoints } from './public/revocation-endpoints';
@@ -102,7 +111,11 @@ function sendAsset(res: Response, type: string, body: Buffer | string, extra: Re
  * Hosts call `createCaApiRouter` (the package entry), which validates the options and wires the
  * default adapters; this function imports no adapter.
  */
-export function buildCaApiRouter(resolved: ResolvedOptions, ports: ApiPorts | null, internals: CreateCaApiRouterInternals = {}): CaApiRouter {
+export function buildCaApiRouter(
+  resolved: ResolvedOptions,
+  ports: ApiPorts | null,
+  internals: CreateCaApiRouterInternals = {},
+): CaApiRouter {
   const routes = (internals.routes ?? ROUTES).map(compileRoute);
   if (ports) compileAll(); // a broken schema fails here, not in a request
   const api = ports ? startApi(resolved, ports) : null;
@@ -110,7 +123,12 @@ export function buildCaApiRouter(resolved: ResolvedOptions, ports: ApiPorts | nu
   const openApiJson = (apiBase: string): string => {
     let doc = documents.get(apiBase);
     if (!doc) {
-      doc = serializeJson(buildOpenApiDocument(apiBase, routes.map((r) => r.route)));
+      doc = serializeJson(
+        buildOpenApiDocument(
+          apiBase,
+          routes.map((r) => r.route),
+        ),
+      );
       documents.set(apiBase, doc);
     }
     return doc;
@@ -198,7 +216,12 @@ export function buildCaApiRouter(resolved: ResolvedOptions, ports: ApiPorts | nu
     if (path === resolved.apiRoot.slice(0, -1)) {
       // `{api_root}` without its slash: redirect like every other route (APPEND_SLASH), not the host's 404.
       const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
-      sendJson(res, req.method === 'GET' ? 301 : 308, { detail: 'Moved Permanently' }, { Location: `${req.baseUrl}${resolved.apiRoot}${query}` });
+      sendJson(
+        res,
+        req.method === 'GET' ? 301 : 308,
+        { detail: 'Moved Permanently' },
+        { Location: `${req.baseUrl}${resolved.apiRoot}${query}` },
+      );
       return;
     }
     const prefix = `/${resolved.urlPath}`;
@@ -274,10 +297,16 @@ function startApi(resolved: ResolvedOptions, ports: ApiPorts): RunningApi {
   const unsubscribe: (() => void)[] = [];
   if (resolved.serveRevocation && hasRevocationStore(store)) {
     const crls = new CrlPublisher(store, ports.keyBackends);
-    const ocsp = new OcspResponder(store, ports.keyBackends, resolved.effectiveProfiles, { signWith: resolved.ocspSigning, logError: resolved.logError });
+    const ocsp = new OcspResponder(store, ports.keyBackends, resolved.effectiveProfiles, {
+      signWith: resolved.ocspSigning,
+      logError: resolved.logError,
+    });
     revocation = { cas, crls, ocsp };
     // A revocation through this process: CRLs re-check the store's revocation version at once.
-    const seen = () => crls.revocationSeen();
+    const seen = () => {
+      crls.revocationSeen();
+      ocsp.revocationSeen();
+    };
     const events = store as Partial<CertificateChangeEvents & CaChangeEvents>;
     for (const subscribe of [events.onCertificateChanged, events.onCaChanged]) {
       const stop = subscribeIfSupported(subscribe?.bind(store), seen);

@@ -18,8 +18,7 @@ export interface BcryptRequest {
 }
 
 export type BcryptReply =
-  | { id: number; threadId: number; ok: true; result: boolean | string }
-  | { id: number; threadId: number; ok: false; error: string };
+  { id: number; threadId: number; ok: true; result: boolean | string } | { id: number; threadId: number; ok: false; error: string };
 
 export interface BcryptWorkerData {
   bcryptPath: string;

@@ -9,10 +9,7 @@
 import type { ApiUser, Permission, PermissionChecker, Store } from '../../lib/ports';
 import type { UserCache } from './user-cache';
 
-export function storePermissionChecker(
-  store: Pick<Store, 'getUserById'>,
-  options: { users?: UserCache } = {},
-): PermissionChecker {
+export function storePermissionChecker(store: Pick<Store, 'getUserById'>, options: { users?: UserCache } = {}): PermissionChecker {
   const source = options.users ?? store;
   return {
     async hasPermission(user: ApiUser, permission: Permission): Promise<boolean> {

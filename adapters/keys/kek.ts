@@ -44,10 +44,7 @@ export function loadKek(value?: string | Buffer): Kek | null {
   if (source === undefined || source === '') return null;
   const key = typeof source === 'string' ? decodeBase64Kek(source) : Buffer.from(source);
   if (key.length !== KEK_BYTES) {
-    throw new KeyBackendError(
-      'bad-kek',
-      `The key-encryption key must be exactly ${KEK_BYTES} bytes (got ${key.length}). ${HOW_TO_SET}`,
-    );
+    throw new KeyBackendError('bad-kek', `The key-encryption key must be exactly ${KEK_BYTES} bytes (got ${key.length}). ${HOW_TO_SET}`);
   }
   return { key, id: kekId(key) };
 }
@@ -104,10 +101,7 @@ export function decryptKey(kek: Kek, envelope: EncryptedKeyEnvelope): Buffer {
     decipher.setAuthTag(Buffer.from(envelope.tag, 'base64'));
     return Buffer.concat([decipher.update(Buffer.from(envelope.ciphertext, 'base64')), decipher.final()]);
   } catch {
-    throw new KeyBackendError(
-      'corrupt',
-      "The CA's stored private key failed authentication: the stored data was altered or damaged.",
-    );
+    throw new KeyBackendError('corrupt', "The CA's stored private key failed authentication: the stored data was altered or damaged.");
   }
 }
 
@@ -116,10 +110,7 @@ export function parseEnvelope(value: unknown): EncryptedKeyEnvelope {
   const v = value as Partial<EncryptedKeyEnvelope> | null;
   if (!v || typeof v !== 'object') throw new KeyBackendError('no-key', 'This CA has no private key in the default key backend.');
   if (v.version !== 1 || v.algorithm !== 'aes-256-gcm') {
-    throw new KeyBackendError(
-      'corrupt',
-      `Unsupported stored key format (version ${String(v.version)}, algorithm ${String(v.algorithm)}).`,
-    );
+    throw new KeyBackendError('corrupt', `Unsupported stored key format (version ${String(v.version)}, algorithm ${String(v.algorithm)}).`);
   }
   for (const field of ['kekId', 'iv', 'tag', 'ciphertext'] as const) {
     if (typeof v[field] !== 'string' || !v[field]) {

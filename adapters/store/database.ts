@@ -19,9 +19,7 @@ export { DatabaseInUseError } from './directory-lock';
 export const DEFAULT_DATA_DIRECTORY = './.ca-data';
 
 export type DatabaseTarget =
-  | { kind: 'postgres'; url: string }
-  | { kind: 'pglite-memory' }
-  | { kind: 'pglite-directory'; directory: string };
+  { kind: 'postgres'; url: string } | { kind: 'pglite-memory' } | { kind: 'pglite-directory'; directory: string };
 
 export function parseDatabaseUrl(url?: string): DatabaseTarget {
   const value = url ?? process.env.DATABASE_URL ?? DEFAULT_DATA_DIRECTORY;

@@ -86,7 +86,16 @@ async function ensureDemoData(
   let root = await store.findCaByName(ROOT_NAME);
   let created = false;
   if (!root) {
-    root = await initCa({ store, keyBackends, name: ROOT_NAME, subject: [{ oid: 'CN', value: ROOT_NAME }], keyType: 'EC', curve: 'secp384r1', pathLength: 1, defaultHostname: hostname });
+    root = await initCa({
+      store,
+      keyBackends,
+      name: ROOT_NAME,
+      subject: [{ oid: 'CN', value: ROOT_NAME }],
+      keyType: 'EC',
+      curve: 'secp384r1',
+      pathLength: 1,
+      defaultHostname: hostname,
+    });
     created = true;
   }
   let intermediate = await store.findCaByName(INTERMEDIATE_NAME);
@@ -131,7 +140,9 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
   const store = knexStore(db);
   await store.migrate();
   const keyBackends = {
-    default: defaultKeyBackend({ keyEncryptionKey: keyEncryptionKey(dataDir, options.keyEncryptionKey ?? process.env.CA_KEY_ENCRYPTION_KEY, log) }),
+    default: defaultKeyBackend({
+      keyEncryptionKey: keyEncryptionKey(dataDir, options.keyEncryptionKey ?? process.env.CA_KEY_ENCRYPTION_KEY, log),
+    }),
   };
 
   const app = express();
@@ -139,7 +150,7 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
     enableRestApi: true,
     store,
     keyBackends,
-    ...(options.holdOrders ?? process.env.CA_ORDER_RUNNER === 'off' ? { orderRunner: holdingRunner } : {}),
+    ...((options.holdOrders ?? process.env.CA_ORDER_RUNNER === 'off') ? { orderRunner: holdingRunner } : {}),
   });
   app.use(router);
   app.get('/', (_req, res) => {
@@ -224,8 +235,18 @@ export function walkThrough(apiRoot: string, c: DemoCredentials, caSerial: strin
 if (require.main === module) {
   startHostServer().then(
     (server) => {
-      const stop = () => {
-        server.close().then(() => process.exit(0), () => process.exit(1));
+      let stopping = false;
+      const stop = (signal: NodeJS.Signals) => {
+        if (stopping) return;
+        stopping = true;
+        console.log(`${signal}: stopping (order runner, database)…`);
+        server.close().then(
+          () => {
+            console.log('stopped.');
+            process.exit(0);
+          },
+          () => process.exit(1),
+        );
       };
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);

@@ -6,7 +6,7 @@
  * short), decodes base64 leniently and rejects empty passwords with a 400. RFC 7617 says: scheme
  * `Basic` (any case), token68 credentials, UTF-8, user-id up to the *first* colon, no control
  * characters. Unlike the original service we neither percent-decode the parts nor accept a bare
- * base64 value without the scheme (contract: follow RFC 7617).
+ * base64 value without the scheme (README: follow RFC 7617).
  *
  * A private `Passport` instance is used so that the host application's passport setup (if any) is
  * neither needed nor touched.
@@ -86,10 +86,8 @@ export function basicAuthenticator(authenticator: Authenticator, realm: string):
   passport.use('basic', new Rfc7617BasicStrategy(realm, (u, p) => authenticator.authenticate(u, p)));
   return (req, res) =>
     new Promise<ApiUser | null>((resolve, reject) => {
-      const middleware = passport.authenticate(
-        'basic',
-        { session: false },
-        (err: unknown, user: ApiUser | false | null) => (err ? reject(err) : resolve(user || null)),
+      const middleware = passport.authenticate('basic', { session: false }, (err: unknown, user: ApiUser | false | null) =>
+        err ? reject(err) : resolve(user || null),
       ) as (req: Request, res: Response, next: (err?: unknown) => void) => void;
       middleware(req, res, (err?: unknown) => reject(err ?? new Error('passport: unexpected next()')));
     });

@@ -31,7 +31,11 @@ export class CaCache implements Pick<Store, 'findCaBySerial' | 'getCa'> {
     options: CaCacheOptions = {},
   ) {
     // An installation has a handful of CAs; the bound only guards against a pathological one.
-    this.cache = new RecordCache((ca) => ca.serial, { ttlMs: options.ttlMs ?? DEFAULT_CA_CACHE_TTL_MS, maxEntries: 1000, now: options.now });
+    this.cache = new RecordCache((ca) => ca.serial, {
+      ttlMs: options.ttlMs ?? DEFAULT_CA_CACHE_TTL_MS,
+      maxEntries: 1000,
+      now: options.now,
+    });
     this.unsubscribe = subscribeIfSupported(store.onCaChanged?.bind(store), (id) => this.cache.invalidate(id));
   }
 

@@ -2,7 +2,7 @@
  * The API's error responses as values.
  *
  * Handlers and the router throw `HttpError`s; one place (the router) turns them into
- * `{"detail": ...}` JSON. Bodies follow reference/api.md §6: a string detail for 400/401/403/404/405/
+ * `{"detail": ...}` JSON. Bodies follow docs/COMPATIBILITY.md §1: a string detail for 400/401/403/404/405/
  * 413/500 and a list of `{type, loc, msg}` items for 422.
  */
 import { StoreNotFoundError } from '../ports';
@@ -40,17 +40,14 @@ export class HttpError extends Error {
 /** Realm announced on every 401 (D5). */
 export const BASIC_REALM = 'django-ca';
 
-export const unauthorized = (): HttpError =>
-  new HttpError(401, 'Unauthorized', { 'WWW-Authenticate': `Basic realm="${BASIC_REALM}"` });
+export const unauthorized = (): HttpError => new HttpError(401, 'Unauthorized', { 'WWW-Authenticate': `Basic realm="${BASIC_REALM}"` });
 export const forbidden = (): HttpError => new HttpError(403, 'Forbidden');
 export const notFound = (): HttpError => new HttpError(404, 'Not Found');
 export const badRequest = (message: string): HttpError => new HttpError(400, message);
 /** The original's detail, with what it expected: clients match on the prefix, people need the rest. */
 export const cannotParseBody = (): HttpError => new HttpError(400, 'Cannot parse request body: expected a JSON document.');
-export const payloadTooLarge = (limit: number): HttpError =>
-  new HttpError(413, `Request body is larger than ${limit} bytes`);
-export const methodNotAllowed = (allowed: string[]): HttpError =>
-  new HttpError(405, 'Method Not Allowed', { Allow: allowed.join(', ') });
+export const payloadTooLarge = (limit: number): HttpError => new HttpError(413, `Request body is larger than ${limit} bytes`);
+export const methodNotAllowed = (allowed: string[]): HttpError => new HttpError(405, 'Method Not Allowed', { Allow: allowed.join(', ') });
 export const internalError = (): HttpError => new HttpError(500, 'Internal Server Error');
 
 export function unprocessable(items: ValidationItem[]): HttpError {

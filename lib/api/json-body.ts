@@ -3,7 +3,7 @@
  *
  * In: read the raw body ourselves (after authentication, so an anonymous client cannot make us buffer
  * megabytes), enforce the size limit, decode strict UTF-8, parse. Content-Type is ignored, as upstream
- * (api.md §3). Out: `JSON.stringify`, except that bigints (otherName INTEGER values, serial numbers
+ * (docs/COMPATIBILITY.md §1). Out: `JSON.stringify`, except that bigints (otherName INTEGER values, serial numbers
  * beyond 2^53) are written as exact JSON integers.
  */
 import { isUtf8 } from 'buffer';
@@ -14,7 +14,6 @@ import { cannotParseBody, payloadTooLarge, type Loc } from './http-errors';
 /** Marker for "the request had no body" (zero bytes), which upstream treats like a missing body. */
 export const NO_BODY: unique symbol = Symbol('no body');
 export type ParsedBody = unknown | typeof NO_BODY;
-
 
 /** Read the request body, rejecting it with 413 as soon as it exceeds `limit` bytes. */
 export function readRawBody(req: Request, limit: number): Promise<Buffer> {
@@ -92,9 +91,7 @@ export function findLoneSurrogates(value: unknown, loc: Loc = []): Loc[] {
   if (typeof value === 'string') return isWellFormed(value) ? [] : [loc];
   if (Array.isArray(value)) return value.flatMap((v, i) => findLoneSurrogates(v, [...loc, i]));
   if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).flatMap(([k, v]) =>
-      isWellFormed(k) ? findLoneSurrogates(v, [...loc, k]) : [[...loc, k]],
-    );
+    return Object.entries(value).flatMap(([k, v]) => (isWellFormed(k) ? findLoneSurrogates(v, [...loc, k]) : [[...loc, k]]));
   }
   return [];
 }

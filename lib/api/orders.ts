@@ -7,7 +7,11 @@ import { ok } from './json';
 import type { ApiHandler } from './route-types';
 
 export const signCertificate: ApiHandler = async (ctx) =>
-  ok(orderToJson(await signThroughOrder(ctx.services, { caSerial: ctx.params.serial, userId: ctx.user.id, body: ctx.body ?? {}, now: ctx.now })));
+  ok(
+    orderToJson(
+      await signThroughOrder(ctx.services, { caSerial: ctx.params.serial, userId: ctx.user.id, body: ctx.body ?? {}, now: ctx.now }),
+    ),
+  );
 
 export const getCertificateOrder: ApiHandler = async (ctx) =>
   ok(orderToJson(await ownOrder(ctx.services, ctx.params.serial, ctx.params.slug, ctx.user.id)));

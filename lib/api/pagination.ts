@@ -1,5 +1,5 @@
 /**
- * Optional keyset pagination of list endpoints (contract D14).
+ * Optional keyset pagination of list endpoints (README D14).
  *
  * Without `limit` a list is returned whole, as upstream. With it, at most `limit` items are returned
  * and, when more follow, a `Link: <...>; rel="next"` header (RFC 8288) points at the next page; the
@@ -26,7 +26,9 @@ export function pageRequest(query: Record<string, unknown>): PageRequest {
   if (typeof query.cursor === 'string') {
     const text = Buffer.from(query.cursor, 'base64url').toString('utf8');
     if (!/^\d{1,15}$/.test(text)) {
-      throw unprocessable([{ type: 'value_error', loc: ['query', 'cursor'], msg: 'Value error, invalid cursor', ctx: { error: 'invalid cursor' } }]);
+      throw unprocessable([
+        { type: 'value_error', loc: ['query', 'cursor'], msg: 'Value error, invalid cursor', ctx: { error: 'invalid cursor' } },
+      ]);
     }
     page.afterId = Number(text);
   }

@@ -69,7 +69,10 @@ export function matchRoute(compiled: CompiledRoute, path: string): Record<string
 }
 
 /** Routes whose path matches, with their parameters. */
-export function matchingRoutes(routes: readonly CompiledRoute[], path: string): { compiled: CompiledRoute; params: Record<string, string> }[] {
+export function matchingRoutes(
+  routes: readonly CompiledRoute[],
+  path: string,
+): { compiled: CompiledRoute; params: Record<string, string> }[] {
   const found: { compiled: CompiledRoute; params: Record<string, string> }[] = [];
   for (const compiled of routes) {
     const params = matchRoute(compiled, path);

@@ -33,7 +33,10 @@ export function loadSchemas(): Map<string, JsonSchema> {
   if (loaded) return loaded;
   const dir = schemaDir();
   const map = new Map<string, JsonSchema>();
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     map.set(file.slice(0, -5), JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as JsonSchema);
   }
   loaded = map;
@@ -117,7 +120,10 @@ function describe(e: ErrorObject): Pick<ValidationItem, 'type' | 'msg' | 'ctx'> 
     case 'required':
       return { type: 'missing', msg: 'Field required' };
     case 'type': {
-      const expected = String(p.type).split(',').find((t) => t !== 'null') ?? String(p.type);
+      const expected =
+        String(p.type)
+          .split(',')
+          .find((t) => t !== 'null') ?? String(p.type);
       return typeItem(expected, e.data);
     }
     case 'enum': {
@@ -150,7 +156,11 @@ function describe(e: ErrorObject): Pick<ValidationItem, 'type' | 'msg' | 'ctx'> 
     case 'discriminator': {
       const tag = String(p.tag);
       if (p.error === 'tag') {
-        return { type: 'union_tag_not_found', msg: `Unable to extract tag using discriminator '${tag}'`, ctx: { discriminator: `'${tag}'` } };
+        return {
+          type: 'union_tag_not_found',
+          msg: `Unable to extract tag using discriminator '${tag}'`,
+          ctx: { discriminator: `'${tag}'` },
+        };
       }
       const expected = discriminatorTags(parent);
       return {
@@ -228,7 +238,9 @@ function prune(errors: ErrorObject[]): ErrorObject[] {
   const isMissingTag = (e: ErrorObject): boolean =>
     e.keyword === 'required' &&
     tagErrors.some(
-      (t) => t.instancePath === e.instancePath && (t.params as { tag?: string }).tag === (e.params as { missingProperty?: string }).missingProperty,
+      (t) =>
+        t.instancePath === e.instancePath &&
+        (t.params as { tag?: string }).tag === (e.params as { missingProperty?: string }).missingProperty,
     );
   return errors.filter((e) => {
     if (isMissingTag(e)) return false;
@@ -256,7 +268,10 @@ export function toValidationItems(errors: ErrorObject[], data: unknown, prefix: 
     const i = fieldOrder.indexOf(String(item.loc[prefix.length]));
     return i === -1 ? fieldOrder.length : i;
   };
-  return items.map((item, i) => ({ item, i })).sort((a, b) => rank(a.item) - rank(b.item) || a.i - b.i).map((x) => x.item);
+  return items
+    .map((item, i) => ({ item, i }))
+    .sort((a, b) => rank(a.item) - rank(b.item) || a.i - b.i)
+    .map((x) => x.item);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -290,7 +305,14 @@ export function validateBody(
     const className = String(loadSchemas().get(schemaName)?.['x-class-name'] ?? schemaName);
     return {
       ok: false,
-      items: [{ type: 'model_type', loc: prefix, msg: `Input should be a valid dictionary or instance of ${className}`, ctx: { class_name: className } }],
+      items: [
+        {
+          type: 'model_type',
+          loc: prefix,
+          msg: `Input should be a valid dictionary or instance of ${className}`,
+          ctx: { class_name: className },
+        },
+      ],
     };
   }
   const surrogates = unicodeItems(body, prefix);
@@ -335,7 +357,12 @@ export function validateQuery(
       else items.push({ type: 'bool_parsing', loc: ['query', name], msg: 'Input should be a valid boolean, unable to interpret input' });
     } else if (prop.type === 'integer') {
       if (/^[+-]?\d+$/.test(text.trim())) value[name] = Number(text.trim());
-      else items.push({ type: 'int_parsing', loc: ['query', name], msg: 'Input should be a valid integer, unable to parse string as an integer' });
+      else
+        items.push({
+          type: 'int_parsing',
+          loc: ['query', name],
+          msg: 'Input should be a valid integer, unable to parse string as an integer',
+        });
     } else value[name] = text;
   }
   if (items.length) return { ok: false, items };

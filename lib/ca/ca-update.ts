@@ -15,6 +15,7 @@ import { StoreConflictError, type CaPatch, type CaRecord, type CaSignExtensions,
 import { atLoc, collectIssues } from '../x509/errors';
 import { parseExtension } from '../x509/extensions';
 import type { Extension, ExtensionType } from '../x509/types';
+import { CA_FIELDS } from './ca-fields';
 import { CaError } from './errors';
 import { visibleCa } from './visibility';
 
@@ -152,38 +153,8 @@ export async function caPatchFromBody(store: Pick<Store, 'findCaByName'>, ca: Ca
       add(field, field.startsWith('acme_') && field !== 'acme_profile' ? BOOL_NULL : NOT_NULL);
       continue;
     }
-    switch (field) {
-      case 'name':
-        patch.name = value as string;
-        break;
-      case 'caa_identity':
-        patch.caaIdentity = value as string;
-        break;
-      case 'website':
-        patch.website = value as string;
-        break;
-      case 'terms_of_service':
-        patch.termsOfService = value as string;
-        break;
-      case 'ocsp_responder_key_validity':
-        patch.ocspResponderKeyValidity = value as number;
-        break;
-      case 'ocsp_response_validity':
-        patch.ocspResponseValidity = value as number;
-        break;
-      case 'acme_enabled':
-        patch.acmeEnabled = value as boolean;
-        break;
-      case 'acme_registration':
-        patch.acmeRegistration = value as boolean;
-        break;
-      case 'acme_requires_contact':
-        patch.acmeRequiresContact = value as boolean;
-        break;
-      case 'acme_profile':
-        patch.acmeProfile = value as string;
-        break;
-    }
+    const key = CA_FIELDS.find((f) => f.name === field)?.key as keyof CaPatch;
+    (patch as Record<string, unknown>)[key] = value;
   }
   for (const [field, list] of await caPatchProblems(store, ca, patch)) for (const msg of list) add(field, msg);
   if (messages.size) {

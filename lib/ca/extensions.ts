@@ -1,5 +1,5 @@
 /**
- * Which extensions a certificate gets (reference/signing.md §3.5, §7, contract D1).
+ * Which extensions a certificate gets (docs/COMPATIBILITY.md §3, README D1).
  *
  * Precedence: request > profile > CA `sign_*`. A profile value of `null` removes that extension
  * whatever its source; the profile's `add_*` flags decide which of the CA's values are added. The
@@ -21,7 +21,7 @@ interface AccessDescription {
   access_location: unknown;
 }
 
-/** AKI (CA key id only), BC (ca=false, critical), SKI of the subject key — signing.md §3.5. */
+/** AKI (CA key id only), BC (ca=false, critical), SKI of the subject key — docs/COMPATIBILITY.md §3 */
 export function mandatoryExtensions(caKeyIdentifier: string, subjectPublicKeyDer: Buffer): Extension[] {
   return [
     {
@@ -59,11 +59,7 @@ export function caUrlExtensions(ca: CaSignExtensions, profile: Profile | undefin
  * The configurable extensions of a new certificate, in order: request (request order), profile
  * (profile order, types the request did not give), CA sign_* (AIA, CP, CRL DP, IAN).
  */
-export function composeExtensions(
-  requested: readonly Extension[],
-  profile: Profile | undefined,
-  ca: CaSignExtensions,
-): Extension[] {
+export function composeExtensions(requested: readonly Extension[], profile: Profile | undefined, ca: CaSignExtensions): Extension[] {
   const chosen = new Map<ExtensionType, Extension>();
   for (const ext of requested) chosen.set(ext.type, ext);
   for (const [type, ext] of Object.entries(profile?.extensions ?? {})) {

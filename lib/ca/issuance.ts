@@ -1,7 +1,7 @@
 /**
  * How a sign request becomes a certificate — shared by the API's order worker and the CLI.
  *
- * Two steps, because the API must refuse bad input before an order exists (contract D3):
+ * Two steps, because the API must refuse bad input before an order exists (README D3):
  *   1. `prepareSignRequest` validates everything that can be validated up front and fixes the values
  *      that must not drift (profile name, not_after, algorithm) into a `SignRequest`;
  *   2. `issueFromRequest` signs it through the CA's key backend and inserts the certificate row. The
@@ -23,7 +23,7 @@ import { caSigner, type KeyBackends } from './key-backends';
 import { DEFAULT_EXPIRES_MS, DEFAULT_PROFILE_NAME, HASH_ALGORITHMS, isHashAlgorithm, type Profile, type Profiles } from './profiles';
 import { newCertificateRecord } from './records';
 
-/** Upstream issues certificates whose validity starts and ends on a whole minute (signing.md §3.7). */
+/** Upstream issues certificates whose validity starts and ends on a whole minute (docs/COMPATIBILITY.md §3). */
 export function floorToMinute(d: Date): Date {
   return new Date(Math.floor(d.getTime() / 60_000) * 60_000);
 }
@@ -50,7 +50,7 @@ export interface PrepareOptions {
   /** Validity when neither request nor profile says (CA_DEFAULT_EXPIRES). */
   defaultExpiresMs?: number;
   now?: Date;
-  /** Verify the CSR's self-signature (contract D4). Default true. */
+  /** Verify the CSR's self-signature (README D4). Default true. */
   verifyCsr?: boolean;
   /** The CSR already parsed (and verified) by the caller from this very `input.csr`: not parsed again. */
   parsedCsr?: ParsedCsr;
@@ -253,10 +253,7 @@ export async function signRequest(options: Omit<IssueOptions, 'store'>): Promise
 
   // The CSR was parsed and verified when the order was accepted: only its key is needed now.
   const publicKeyDer = csrPublicKeyDer(request.csr);
-  const extensions = [
-    ...mandatoryExtensions(facts.keyIdentifier, publicKeyDer),
-    ...composeExtensions(request.extensions, profile, ca),
-  ];
+  const extensions = [...mandatoryExtensions(facts.keyIdentifier, publicKeyDer), ...composeExtensions(request.extensions, profile, ca)];
 
   const signer = await caSigner(keyBackends, ca, request.keyBackendOptions);
   if (!signer.publicKeyDer.equals(facts.publicKeyDer)) {

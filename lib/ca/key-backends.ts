@@ -8,10 +8,7 @@ import type { CaRecord, KeyBackend } from '../ports';
 import type { Signer } from '../x509/signer';
 import { CaError } from './errors';
 
-export type KeyBackends =
-  | readonly KeyBackend[]
-  | ReadonlyMap<string, KeyBackend>
-  | Readonly<Record<string, KeyBackend>>;
+export type KeyBackends = readonly KeyBackend[] | ReadonlyMap<string, KeyBackend> | Readonly<Record<string, KeyBackend>>;
 
 export function keyBackendFor(backends: KeyBackends, alias: string): KeyBackend {
   let found: KeyBackend | undefined;

@@ -53,7 +53,13 @@ export async function caAsResponder(keyBackends: KeyBackends, ca: CaRecord): Pro
 }
 
 /** Issue a new responder certificate for `ca` and remember it in the CA's row. */
-async function issueResponder(store: Store & RevocationStore, keyBackends: KeyBackends, profiles: Profiles, ca: CaRecord, now: Date): Promise<OcspSigningKey> {
+async function issueResponder(
+  store: Store & RevocationStore,
+  keyBackends: KeyBackends,
+  profiles: Profiles,
+  ca: CaRecord,
+  now: Date,
+): Promise<OcspSigningKey> {
   const backend = keyBackendFor(keyBackends, ca.keyBackendAlias);
   const stored = await backend.createKey(keySpecLike(ca));
   const facts = caFacts(ca);

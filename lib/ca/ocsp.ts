@@ -8,8 +8,12 @@
  *   original, which answered errors — `unknown` for a serial this CA never issued (§2.2).
  * - Anything failing inside (store down, key unusable) → `internalError`; the responder keeps answering.
  *
- * Statuses are read from the store on every request (an indexed lookup), so a revocation made through
- * any instance shows in the very next answer. Nonces are echoed (RFC 8954).
+ * Statuses come from the store (an indexed lookup). A signed answer without a nonce (RFC 5019 clients
+ * send none) is kept for up to a minute together with the CA's revocation version, which is read
+ * again at most every `versionCheckMs` (default 1 s) and at once after a revocation through this
+ * process — the same rule as the CRLs (crls.ts) — so a revocation made through any instance shows
+ * within about a second. `unknown` answers are never kept (the certificate may be issued next).
+ * Nonces are echoed (RFC 8954); an answer with a nonce is signed for that request alone.
  */
 import type { CaRecord, RevocationStore, Store } from '../ports';
 import { X509Error } from '../x509/errors';
@@ -27,14 +31,29 @@ export type OcspTarget = 'cert' | 'ca';
 export interface OcspSettings {
   /** Who signs: a delegated responder certificate (default) or the CA key itself. */
   signWith?: 'delegate' | 'ca';
+  /** How long a kept answer is served before the revocation version is read again. Default 1000 ms. */
+  versionCheckMs?: number;
   now?: () => Date;
   /** Where unexpected failures are reported (never with key material). */
   logError?: (message: string, error: unknown) => void;
 }
 
+/** How long a signed answer is reused at most, whatever else happens. */
+const ANSWER_TTL_MS = 60_000;
+const MAX_KEPT_ANSWERS = 10_000;
+
+interface KeptAnswer {
+  caId: number;
+  der: Buffer;
+  version: number;
+  checkedAt: number;
+  until: number;
+}
+
 export class OcspResponder {
   readonly delegates: OcspDelegates;
   private readonly now: () => Date;
+  private readonly answers = new Map<string, KeptAnswer>();
 
   constructor(
     private readonly store: Store & RevocationStore,
@@ -44,6 +63,21 @@ export class OcspResponder {
   ) {
     this.delegates = new OcspDelegates(store, keyBackends, profiles);
     this.now = settings.now ?? (() => new Date());
+  }
+
+  /** Something was revoked through this process: kept answers are checked against the store at once. */
+  revocationSeen(): void {
+    for (const answer of this.answers.values()) answer.checkedAt = -Infinity;
+  }
+
+  /** A kept answer that is still right, or null. The hot path: no database read most of the time. */
+  private async kept(key: string, now: number): Promise<Buffer | null> {
+    const answer = this.answers.get(key);
+    if (!answer || now >= answer.until) return null;
+    if (now - answer.checkedAt < (this.settings.versionCheckMs ?? 1000)) return answer.der;
+    if ((await this.store.revocationVersion(answer.caId)) !== answer.version) return null;
+    answer.checkedAt = now;
+    return answer.der;
   }
 
   /** The DER OCSPResponse for a request to the responder of CA `caSerial`. */
@@ -58,31 +92,44 @@ export class OcspResponder {
     }
     if (request.unknownCriticalExtension) return ocspErrorResponse('malformedRequest');
     try {
+      const now = this.now();
+      // Kept answers are looked up by the request itself: it names the issuer (CertID hashes) exactly.
+      const key = request.nonce ? null : `${caSerial}:${target}:${request.certIds.map((id) => id.der.toString('base64')).join(',')}`;
+      if (key) {
+        const kept = await this.kept(key, now.getTime());
+        if (kept) return kept;
+      }
       const ca = await this.store.findCaBySerial(caSerial);
       if (!ca) return ocspErrorResponse('unauthorized');
       const facts = caFacts(ca);
       if (!request.certIds.every((id) => certIdMatchesIssuer(id, facts.subjectDer, facts.publicKeyDer))) {
         return ocspErrorResponse('unauthorized');
       }
-      const now = this.now();
+      // Read before the statuses: a revocation in between makes the kept answer stale, never wrong.
+      const version = key ? await this.store.revocationVersion(ca.id) : 0;
       const thisUpdate = new Date(Math.floor(now.getTime() / 1000) * 1000);
       const nextUpdate = new Date(thisUpdate.getTime() + ca.ocspResponseValidity * 1000);
       const responses = [];
       for (const id of request.certIds) {
         responses.push({ certIdDer: id.der, certStatus: await this.statusOf(ca, target, id), thisUpdate, nextUpdate });
       }
-      const key = await this.signingKey(ca, now);
-      return await buildOcspResponse(
+      const signing = await this.signingKey(ca, now);
+      const der = await buildOcspResponse(
         {
-          responderCertificateDer: key.certificateDer,
-          responderPublicKeyDer: key.publicKeyDer,
+          responderCertificateDer: signing.certificateDer,
+          responderPublicKeyDer: signing.publicKeyDer,
           producedAt: thisUpdate,
           responses,
           nonce: request.nonce,
-          signature: { hash: defaultHashFor(key.signer.keyType, facts.signatureHash) },
+          signature: { hash: defaultHashFor(signing.signer.keyType, facts.signatureHash) },
         },
-        key.signer,
+        signing.signer,
       );
+      if (key && responses.every((r) => r.certStatus.status !== 'unknown')) {
+        if (this.answers.size >= MAX_KEPT_ANSWERS) this.answers.clear();
+        this.answers.set(key, { caId: ca.id, der, version, checkedAt: now.getTime(), until: now.getTime() + ANSWER_TTL_MS });
+      }
+      return der;
     } catch (e) {
       this.settings.logError?.('express-ca-api: OCSP response failed', e);
       return ocspErrorResponse('internalError');

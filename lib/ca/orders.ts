@@ -124,7 +124,12 @@ export async function resignThroughOrder(desk: OrderDesk, call: OrderCall & { ce
  * its `enabled` flag and validity do not matter (upstream). Anything else — unknown slug, another
  * user's order, another CA — is not found (README D2; upstream answers 500).
  */
-export async function ownOrder(desk: Pick<OrderDesk, 'orders' | 'cas'>, caSerial: string, slug: string, userId: number): Promise<OrderRecord> {
+export async function ownOrder(
+  desk: Pick<OrderDesk, 'orders' | 'cas'>,
+  caSerial: string,
+  slug: string,
+  userId: number,
+): Promise<OrderRecord> {
   const order = await desk.orders.getOrder(slug);
   if (!order || order.userId !== userId) throw notFoundError();
   const ca = await desk.cas.getCa(order.caId);

@@ -1,7 +1,7 @@
 /**
- * Profiles (reference/signing.md §7, models.md §11): named bundles of extensions and defaults that
+ * Profiles (docs/COMPATIBILITY.md §3, docs/COMPATIBILITY.md §2): named bundles of extensions and defaults that
  * shape a certificate. Used by the CLI's sign_cert/resign_cert and — unlike the original, see
- * contract D1 — by the API's sign endpoint too.
+ * README D1 — by the API's sign endpoint too.
  *
  * Profiles are configured the way the original's `CA_PROFILES` setting is: a dict merged into the
  * defaults (an existing name is shallow-updated, `null` deletes a profile, new names are appended).
@@ -43,7 +43,7 @@ export interface Profile {
   addIssuerAlternativeName: boolean;
 }
 
-/** models.md §11, exact key order. */
+/** docs/COMPATIBILITY.md §2, exact key order. */
 export interface ProfileJson {
   description: string;
   subject: Name | null;
@@ -66,7 +66,7 @@ export interface ProfileConfig {
   description?: string;
   /** Name array (API JSON, aliases allowed), RFC 4514 string, or `false`/null for none. */
   subject?: unknown[] | string | false | null;
-  /** A hash name of models.md §2.1. */
+  /** A hash name of docs/COMPATIBILITY.md §2 */
   algorithm?: string | null;
   /** type → extension object (type/critical optional) or null (= remove). */
   extensions?: Record<string, unknown> | null;
@@ -82,7 +82,7 @@ export interface ProfileConfig {
 /** `null` deletes a default profile of that name. */
 export type ProfilesConfig = Record<string, ProfileConfig | null>;
 
-/** The five default profiles exactly as signing.md §7.1 configures them (order matters: GET /profiles/). */
+/** The five default profiles exactly as docs/COMPATIBILITY.md §3 configures them (order matters: GET /profiles/). */
 export const DEFAULT_PROFILE_CONFIGS: Readonly<Record<string, ProfileConfig>> = {
   client: {
     description: 'A certificate for a client.',
@@ -148,7 +148,10 @@ export function resolveProfiles(config?: ProfilesConfig | null, options: Resolve
   const out = new Map<string, Profile>();
   collectIssues(
     [...merged].map(([name, entry]) => () => {
-      out.set(name, atLoc([name], () => resolveProfile(name, entry, options)));
+      out.set(
+        name,
+        atLoc([name], () => resolveProfile(name, entry, options)),
+      );
     }),
   );
   // Keep the configured order even if a failing profile broke the sequence above.
@@ -246,7 +249,7 @@ function parseExtensionTypeOnly(key: string): void {
   if (!CONFIGURABLE_TYPE_NAMES.has(key)) throw invalid(`${key}: Not a configurable extension type.`, []);
 }
 
-/** models.md §11 serialisation. */
+/** docs/COMPATIBILITY.md §2 serialisation. */
 export function profileToJson(p: Profile): ProfileJson {
   const extensions: Record<string, Extension | null> = {};
   for (const [key, ext] of Object.entries(p.extensions)) {

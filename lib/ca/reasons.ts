@@ -1,22 +1,13 @@
 /**
- * Revocation reasons (reference/models.md §2.3). The original API accepts the camelCase names of
+ * Revocation reasons (docs/COMPATIBILITY.md §2). The original API accepts the camelCase names of
  * RFC 5280 and stores the snake_case enum names; the CLI takes snake_case. We accept both everywhere
- * (contract D13) and always store/report snake_case.
+ * (README D13) and always store/report snake_case.
  */
 
-/** snake_case name → RFC 5280 CRLReason code. */
-export const REVOCATION_REASON_CODES = {
-  unspecified: 0,
-  key_compromise: 1,
-  ca_compromise: 2,
-  affiliation_changed: 3,
-  superseded: 4,
-  cessation_of_operation: 5,
-  certificate_hold: 6,
-  remove_from_crl: 8,
-  privilege_withdrawn: 9,
-  aa_compromise: 10,
-} as const;
+import { CRL_REASON_CODES } from '../x509/revocation/reasons';
+
+/** snake_case name → RFC 5280 CRLReason code (§5.3.1). */
+export const REVOCATION_REASON_CODES = CRL_REASON_CODES;
 
 export type RevocationReason = keyof typeof REVOCATION_REASON_CODES;
 

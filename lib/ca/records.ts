@@ -1,12 +1,11 @@
 /**
  * Parsed certificates → rows to store. The certificate is parsed exactly once, here; its API JSON and
- * fingerprints are stored with the row so that reads never re-parse DER (design.md "Data and
- * performance notes").
+ * fingerprints are stored with the row so that reads never re-parse DER (docs/DESIGN.md).
  */
 import type { CaSignExtensions, NewCa, NewCertificate, X509Record } from '../ports';
 import type { ParsedCertificate } from '../x509/certificate';
 import { firstCommonName } from '../x509/name';
-import { DEFAULT_PROFILE_NAME } from './profiles';
+import { CA_FIELDS, type CaDefaultedKey, type CaFieldKey } from './ca-fields';
 
 type X509Columns = Omit<X509Record, 'id' | 'created' | 'updated'>;
 
@@ -26,50 +25,21 @@ export function x509Columns(cert: ParsedCertificate): X509Columns {
   };
 }
 
-export interface CaRowInput {
-  name: string;
-  parentId: number | null;
-  keyBackendAlias: string;
-  keyBackendOptions: Record<string, unknown> | null;
-  sign?: Partial<CaSignExtensions>;
-  apiEnabled?: boolean;
-  enabled?: boolean;
-  caaIdentity?: string;
-  website?: string;
-  termsOfService?: string;
-  ocspKeyBackendAlias?: string;
-  ocspResponderKeyValidity?: number;
-  ocspResponseValidity?: number;
-  acmeEnabled?: boolean;
-  acmeRegistration?: boolean;
-  acmeProfile?: string;
-  acmeRequiresContact?: boolean;
-}
+/**
+ * What a new CA's creator gives: the fields without a model default, and any of the others (the sign_*
+ * extensions under `sign`). Derived from the one field list, lib/ca/ca-fields.ts.
+ */
+export type CaRowInput = Pick<NewCa, Exclude<CaFieldKey, CaDefaultedKey> | 'keyBackendOptions'> &
+  Partial<Pick<NewCa, Exclude<CaDefaultedKey, keyof CaSignExtensions>>> & { sign?: Partial<CaSignExtensions> };
 
-/** A CA row with the model defaults of models.md §8/§12. */
+/** A CA row with the model defaults of docs/COMPATIBILITY.md §2 (lib/ca/ca-fields.ts) where `input` gives none. */
 export function newCaRecord(cert: ParsedCertificate, input: CaRowInput): NewCa {
+  const given: Partial<Record<CaFieldKey, unknown>> = { ...input, ...input.sign };
+  const fields = CA_FIELDS.map((f) => [f.key, 'default' in f ? (given[f.key] ?? f.default) : given[f.key]]);
   return {
     ...x509Columns(cert),
-    name: input.name,
-    enabled: input.enabled ?? true,
-    apiEnabled: input.apiEnabled ?? false,
-    parentId: input.parentId,
-    keyBackendAlias: input.keyBackendAlias,
+    ...(Object.fromEntries(fields) as Pick<NewCa, CaFieldKey>),
     keyBackendOptions: input.keyBackendOptions,
-    signAuthorityInformationAccess: input.sign?.signAuthorityInformationAccess ?? null,
-    signCertificatePolicies: input.sign?.signCertificatePolicies ?? null,
-    signCrlDistributionPoints: input.sign?.signCrlDistributionPoints ?? null,
-    signIssuerAlternativeName: input.sign?.signIssuerAlternativeName ?? null,
-    caaIdentity: input.caaIdentity ?? '',
-    website: input.website ?? '',
-    termsOfService: input.termsOfService ?? '',
-    ocspKeyBackendAlias: input.ocspKeyBackendAlias ?? 'default',
-    ocspResponderKeyValidity: input.ocspResponderKeyValidity ?? 3,
-    ocspResponseValidity: input.ocspResponseValidity ?? 86400,
-    acmeEnabled: input.acmeEnabled ?? false,
-    acmeRegistration: input.acmeRegistration ?? true,
-    acmeProfile: input.acmeProfile ?? DEFAULT_PROFILE_NAME,
-    acmeRequiresContact: input.acmeRequiresContact ?? true,
   };
 }
 

@@ -14,7 +14,7 @@ import { isWithinValidity } from './validity';
 import { visibleCa } from './visibility';
 
 export interface RevokeInput {
-  /** camelCase or snake_case (contract D13); default `unspecified`. */
+  /** camelCase or snake_case (README D13); default `unspecified`. */
   reason?: unknown;
   /** ISO 8601 with timezone or a Date; must not be in the future. */
   compromised?: unknown;
@@ -23,7 +23,7 @@ export interface RevokeInput {
 
 /**
  * Validate revocation input: X509Error('validation') with loc `['reason']` / `['compromised']`.
- * Messages are the CLI's (cli.md).
+ * Messages are the CLI's (docs/COMPATIBILITY.md §4).
  */
 export function parseRevocation(input: RevokeInput): { reason: string; compromised: Date | null } {
   const now = input.now ?? new Date();
@@ -87,4 +87,3 @@ export async function revokeCertificateOfCa(
   assertNotRevoked(cert);
   return store.revokeCertificate(cert.id, reason, compromised, now);
 }
-

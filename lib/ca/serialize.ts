@@ -1,13 +1,14 @@
 /**
- * API serialisation of stored records (reference/models.md §7–§10), with the exact key order of the
+ * API serialisation of stored records (docs/COMPATIBILITY.md §2), with the exact key order of the
  * original: clients may compare bytes, so every object is rebuilt key by key instead of spreading a
  * record whose order we do not control.
  */
+import { CA_FIELDS, caJsonKey, type CaFieldsJson } from './ca-fields';
 import type { CaRecord, CertificateRecord, OrderRecord } from '../ports';
 import { formatUtc } from '../x509/datetime';
 import { HASH_ALGORITHMS, type CertificateJson, type Extension, type Fingerprints, type HashAlgorithmName } from '../x509/types';
 
-/** models.md §2.2: the fixed order of fingerprint keys (the order of the hash algorithm names). */
+/** docs/COMPATIBILITY.md §2: the fixed order of fingerprint keys (the order of the hash algorithm names). */
 export const FINGERPRINT_ORDER: readonly HashAlgorithmName[] = HASH_ALGORITHMS;
 
 /** Fields every record of a certificate (CA or end entity) starts with, in this order. */
@@ -23,27 +24,8 @@ export interface X509RecordJson {
   fingerprints: Fingerprints;
 }
 
-export interface CaJson extends X509RecordJson {
-  name: string;
-  enabled: boolean;
-  parent: number | null;
-  key_backend_alias: string;
-  sign_authority_information_access: Extension | null;
-  sign_certificate_policies: Extension | null;
-  sign_crl_distribution_points: Extension | null;
-  sign_issuer_alternative_name: Extension | null;
-  caa_identity: string;
-  website: string;
-  terms_of_service: string;
-  ocsp_key_backend_alias: string;
-  ocsp_responder_key_validity: number;
-  ocsp_response_validity: number;
-  acme_enabled: boolean;
-  acme_registration: boolean;
-  acme_profile: string;
-  acme_requires_contact: boolean;
-  api_enabled: boolean;
-}
+/** A CA in the API: the certificate fields, then the CA's own (lib/ca/ca-fields.ts, in that order). */
+export interface CaJson extends X509RecordJson, CaFieldsJson {}
 
 export interface CertificateRecordJson extends X509RecordJson {
   watchers: { id: number; name: string; mail: string }[];
@@ -59,7 +41,7 @@ export interface OrderJson {
   updated: string;
   slug: string;
   status: string;
-  /** Our addition (contract D3): why the order failed; null unless `status` is `failed`. */
+  /** Our addition (README D3): why the order failed; null unless `status` is `failed`. */
   error: string | null;
 }
 
@@ -71,12 +53,12 @@ export function fingerprintsToJson(fp: Fingerprints): Fingerprints {
   return out;
 }
 
-/** models.md §5 envelope order: type, critical, value. */
+/** docs/COMPATIBILITY.md §2 envelope order: type, critical, value. */
 export function extensionToJson(ext: Extension | null): Extension | null {
   return ext ? { type: ext.type, critical: ext.critical, value: ext.value } : null;
 }
 
-/** models.md §7 key order. */
+/** docs/COMPATIBILITY.md §2 key order. */
 export function certificateJson(c: CertificateJson): CertificateJson {
   return {
     serial: c.serial,
@@ -94,7 +76,14 @@ export function certificateJson(c: CertificateJson): CertificateJson {
   };
 }
 
-/** models.md §8. `key_backend_options` is never exposed (it may hold secrets). */
+/** The CA's own fields in API order (lib/ca/ca-fields.ts). */
+function caFieldsJson(ca: CaRecord): CaFieldsJson {
+  const out: Record<string, unknown> = {};
+  for (const f of CA_FIELDS) out[caJsonKey(f)] = f.kind === 'json' ? extensionToJson(ca[f.key] as Extension | null) : ca[f.key];
+  return out as CaFieldsJson;
+}
+
+/** docs/COMPATIBILITY.md §2. `key_backend_options` is never exposed (it may hold secrets). */
 export function caToJson(ca: CaRecord): CaJson {
   return {
     id: ca.id,
@@ -106,29 +95,11 @@ export function caToJson(ca: CaRecord): CaJson {
     compromised: dateOrNull(ca.compromised),
     certificate: certificateJson(ca.certificate),
     fingerprints: fingerprintsToJson(ca.fingerprints),
-    name: ca.name,
-    enabled: ca.enabled,
-    parent: ca.parentId,
-    key_backend_alias: ca.keyBackendAlias,
-    sign_authority_information_access: extensionToJson(ca.signAuthorityInformationAccess),
-    sign_certificate_policies: extensionToJson(ca.signCertificatePolicies),
-    sign_crl_distribution_points: extensionToJson(ca.signCrlDistributionPoints),
-    sign_issuer_alternative_name: extensionToJson(ca.signIssuerAlternativeName),
-    caa_identity: ca.caaIdentity,
-    website: ca.website,
-    terms_of_service: ca.termsOfService,
-    ocsp_key_backend_alias: ca.ocspKeyBackendAlias,
-    ocsp_responder_key_validity: ca.ocspResponderKeyValidity,
-    ocsp_response_validity: ca.ocspResponseValidity,
-    acme_enabled: ca.acmeEnabled,
-    acme_registration: ca.acmeRegistration,
-    acme_profile: ca.acmeProfile,
-    acme_requires_contact: ca.acmeRequiresContact,
-    api_enabled: ca.apiEnabled,
+    ...caFieldsJson(ca),
   };
 }
 
-/** models.md §9. */
+/** docs/COMPATIBILITY.md §2. */
 export function certificateToJson(cert: CertificateRecord): CertificateRecordJson {
   return {
     id: cert.id,
@@ -148,7 +119,7 @@ export function certificateToJson(cert: CertificateRecord): CertificateRecordJso
   };
 }
 
-/** models.md §10, plus `error` last (contract D3). */
+/** docs/COMPATIBILITY.md §2, plus `error` last (README D3). */
 export function orderToJson(order: OrderRecord): OrderJson {
   return {
     serial: order.certificateSerial,

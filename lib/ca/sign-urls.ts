@@ -47,7 +47,10 @@ function crlDp(url: string): Extension {
 }
 
 /** sign_* values for a CA with serial `serial` (hex, no colons). */
-export function signUrlsFor(at: UrlBase, serial: string): { signAuthorityInformationAccess: Extension; signCrlDistributionPoints: Extension } {
+export function signUrlsFor(
+  at: UrlBase,
+  serial: string,
+): { signAuthorityInformationAccess: Extension; signCrlDistributionPoints: Extension } {
   const b = base(at);
   return {
     signAuthorityInformationAccess: aia(`${b}ocsp/${serial}/cert/`, `${b}issuer/${serial}.der`),

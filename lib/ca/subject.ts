@@ -1,5 +1,5 @@
 /**
- * Subject rules of the CLI path (reference/signing.md §7.2–§7.4): merge with the profile's default
+ * Subject rules of the CLI path (docs/COMPATIBILITY.md §3): merge with the profile's default
  * subject in CA_DEFAULT_NAME_ORDER, copy the first DNS/IP SAN into the CN when there is none, and
  * require a CN or a SAN.
  */
@@ -53,9 +53,7 @@ export function cliSubject(caller: Name, profileSubject: Name | null, extensions
     const first = sanValues(san).find((g) => g.type === 'DNS' || g.type === 'IP');
     if (first) {
       const withCn = [...subject, { oid: CN, value: first.value as string }];
-      subject = withCn.every((a) => DEFAULT_NAME_ORDER.includes(a.oid))
-        ? mergeSubjects(withCn, [])
-        : withCn;
+      subject = withCn.every((a) => DEFAULT_NAME_ORDER.includes(a.oid)) ? mergeSubjects(withCn, []) : withCn;
     }
   }
   if (!subject.some((a) => a.oid === CN) && sanValues(san).length === 0) {

@@ -48,7 +48,9 @@ export class CommandContext {
         this.ownsStore = true;
         this.storePromise = openStore(this.io.env.DATABASE_URL);
       } else {
-        this.storePromise = Promise.reject(new CaError('invalid', 'No database: the command was given neither a store nor a way to open one.'));
+        this.storePromise = Promise.reject(
+          new CaError('invalid', 'No database: the command was given neither a store nor a way to open one.'),
+        );
       }
     }
     return this.storePromise;

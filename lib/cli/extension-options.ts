@@ -35,7 +35,10 @@ export function parseGeneralNameArg(text: string): { type: string; value: string
 
 /** Values of a variadic option, also split at commas (`--key-usage a,b c`). */
 function flat(values: string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  return (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 export interface ExtensionFlags {
@@ -92,9 +95,7 @@ export function aiaInput(ocsp: string[] | undefined, issuers: string[] | undefin
 
 export function crlInput(fullNames: string[] | undefined, critical = false): Record<string, unknown> | null {
   const names = flat(fullNames).map(parseGeneralNameArg);
-  return names.length
-    ? { type: 'crl_distribution_points', critical, value: [{ full_name: names }] }
-    : null;
+  return names.length ? { type: 'crl_distribution_points', critical, value: [{ full_name: names }] } : null;
 }
 
 export function ianInput(names: string[] | undefined, critical = false): Record<string, unknown> | null {

@@ -1,5 +1,5 @@
 /**
- * Output options shared by init_ca, sign_cert, view_ca and view_cert (cli.md "Output options").
+ * Output options shared by init_ca, sign_cert, view_ca and view_cert (docs/COMPATIBILITY.md §4).
  */
 import { Option } from 'commander';
 import type { CaRecord, CertificateRecord, Store } from '../ports';
@@ -111,7 +111,9 @@ function textView(
   lines.push(`Status: ${status(rec, now)}`);
   if (kind === 'ca') {
     const ca = rec as CaRecord;
-    lines.push(extra.parent ? `Parent: ${extra.parent.name} (${serialToColons(extra.parent.serial)})` : 'Certificate Authority is a root CA.');
+    lines.push(
+      extra.parent ? `Parent: ${extra.parent.name} (${serialToColons(extra.parent.serial)})` : 'Certificate Authority is a root CA.',
+    );
     if (extra.children?.length) {
       lines.push('Children:', ...extra.children.map((ch) => `    ${ch.name} (${serialToColons(ch.serial)})`));
     } else lines.push('Children: (none)');
@@ -147,12 +149,7 @@ export interface ShowContext {
 }
 
 /** Print a CA or certificate in the requested format. */
-export async function show(
-  ctx: ShowContext,
-  rec: CaRecord | CertificateRecord,
-  kind: 'ca' | 'cert',
-  o: OutputOptions,
-): Promise<void> {
+export async function show(ctx: ShowContext, rec: CaRecord | CertificateRecord, kind: 'ca' | 'cert', o: OutputOptions): Promise<void> {
   const format = o.outputFormat ?? 'pem';
   const issuer = kind === 'cert' ? await ctx.store.getCa((rec as CertificateRecord).caId) : null;
   const parent = kind === 'ca' && (rec as CaRecord).parentId !== null ? await ctx.store.getCa((rec as CaRecord).parentId!) : null;
@@ -177,8 +174,7 @@ export async function show(
       return;
     }
     case 'text': {
-      const children =
-        kind === 'ca' ? (await ctx.store.listCas()).filter((ca) => ca.parentId === (rec as CaRecord).id) : undefined;
+      const children = kind === 'ca' ? (await ctx.store.listCas()).filter((ca) => ca.parentId === (rec as CaRecord).id) : undefined;
       ctx.write(textView(rec, kind, o, { parent, children, issuer }));
       return;
     }

@@ -1,5 +1,5 @@
 /**
- * `ca-admin`: the management commands of reference/cli.md, runnable in-process (tests) or as the
+ * `ca-admin`: the management commands of docs/COMPATIBILITY.md §4, runnable in-process (tests) or as the
  * process entry (main.ts). Every failure ends as one line on stderr and a non-zero exit code.
  */
 import { Command, CommanderError } from 'commander';
@@ -13,6 +13,32 @@ import type { Action } from './commands/shared';
 import { X509Error } from '../x509/errors';
 
 export type { CliIo } from './io';
+
+/** What `--help` says about the environment: every variable a command reads. */
+const ENVIRONMENT_HELP = `
+Environment:
+  DATABASE_URL            postgres://… URL, or a directory for the embedded PGlite database (default ./.ca-data)
+  CA_KEY_ENCRYPTION_KEY   32 random bytes, base64, that encrypt every CA private key; keep it and reuse it
+  CA_DEFAULT_HOSTNAME     host[:port] for the URLs init_ca puts into a new CA's sign_* fields
+  CA_URL_PATH             path prefix of those URLs (default django_ca/)
+  CA_DEFAULT_PROFILE      profile of sign_cert without a profile flag (default webserver)
+  CA_DEFAULT_CA           CA of sign_cert without --ca
+  CA_DEFAULT_EXPIRES      default validity in days (default 100)
+  CA_PROFILES             JSON merged into the built-in profiles`;
+
+/** The package's version, from its package.json (two levels above lib/cli, in the sources and in dist/). */
+function packageVersion(): string {
+  for (const candidate of ['../../package.json', '../../../package.json']) {
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const pkg = require(candidate) as { name?: string; version?: string };
+      if (pkg.name === 'express-ca-api' && pkg.version) return pkg.version;
+    } catch {
+      // not at this level
+    }
+  }
+  return 'unknown';
+}
 
 /** One line for the operator: the message, validation issues with where they are. */
 export function errorLine(e: unknown): string {
@@ -45,6 +71,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     const program = new Command('ca-admin')
       .description('Manage the certificate authorities of express-ca-api.')
+      .version(packageVersion(), '-V, --version', 'print the version of express-ca-api')
+      .addHelpText('after', ENVIRONMENT_HELP)
       .exitOverride()
       .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
       .showSuggestionAfterError();
@@ -52,7 +80,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     registerCaCommands(program, run);
     registerCertCommands(program, run, ctx.profiles());
     registerRevocationCommands(program, run);
-    for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    for (const cmd of program.commands)
+      cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : e.exitCode || 2;

@@ -12,7 +12,7 @@ import { ROUTES } from '../api/routes';
 import { operationId, type RouteDefinition } from '../api/route-types';
 import { loadSchemas, type JsonSchema } from '../api/validation';
 
-/** The version of the API description we implement (contract: `info.version`). */
+/** The version of the API description we implement (docs/COMPATIBILITY.md: `info.version`). */
 export const API_VERSION = '3.1.0';
 
 let packageVersion: string | null = null;
@@ -84,10 +84,18 @@ function operation(route: RouteDefinition, schemas: Map<string, JsonSchema>): Js
   const ok: Record<string, unknown> = { description: 'OK', content: jsonContent(success) };
   // Paged lists (a `limit` query parameter, lib/api/pagination.ts) announce the next page only here.
   const paged = route.query !== undefined && 'limit' in ((schemas.get(route.query)?.properties ?? {}) as object);
-  if (route.response.list && paged) ok.headers = { Link: { description: '`<url>; rel="next"` when more items follow', schema: { type: 'string' } } };
+  if (route.response.list && paged)
+    ok.headers = { Link: { description: '`<url>; rel="next"` when more items follow', schema: { type: 'string' } } };
   const responses: Record<string, unknown> = { '200': ok };
-  // 500: any operation can fail unexpectedly, and the router answers that in JSON too (contract D11).
-  const statuses = new Set([...route.errors, 401, 403, 500, ...(route.body || route.query ? [422] : []), ...(route.body ? [400, 413] : [])]);
+  // 500: any operation can fail unexpectedly, and the router answers that in JSON too (README D11).
+  const statuses = new Set([
+    ...route.errors,
+    401,
+    403,
+    500,
+    ...(route.body || route.query ? [422] : []),
+    ...(route.body ? [400, 413] : []),
+  ]);
   for (const status of [...statuses].sort()) {
     const response: Record<string, unknown> = {
       description: ERROR_DESCRIPTIONS[status] ?? 'Error',
@@ -140,10 +148,6 @@ export function buildOpenApiDocument(apiBase: string, routes: readonly RouteDefi
       schemas: components,
       securitySchemes: { BasicAuth: { type: 'http', scheme: 'basic' } },
     },
-    tags: [
-      { name: 'Profiles' },
-      { name: 'Certificate authorities' },
-      { name: 'Certificates' },
-    ],
+    tags: [{ name: 'Profiles' }, { name: 'Certificate authorities' }, { name: 'Certificates' }],
   };
 }

@@ -86,7 +86,14 @@ async function serveCrl(endpoints: RevocationEndpoints, req: Request, res: Respo
   else send(res, 'application/pkix-crl', crl.der, headers);
 }
 
-async function serveOcsp(endpoints: RevocationEndpoints, req: Request, res: Response, serial: string, target: OcspTarget, rest: string): Promise<void> {
+async function serveOcsp(
+  endpoints: RevocationEndpoints,
+  req: Request,
+  res: Response,
+  serial: string,
+  target: OcspTarget,
+  rest: string,
+): Promise<void> {
   let request: Buffer | null;
   if (req.method === 'POST' && rest === '') {
     request = await readRawBody(req, OCSP_BODY_LIMIT).catch(() => null);
@@ -103,7 +110,13 @@ async function serveOcsp(endpoints: RevocationEndpoints, req: Request, res: Resp
  * Serve `rest` (the path below `/{urlPath}`) if it is one of the public endpoints; false otherwise.
  * Errors other than OCSP's go to `sendError` as JSON.
  */
-export async function serveRevocationEndpoint(endpoints: RevocationEndpoints, req: Request, res: Response, rest: string, sendError: Sender): Promise<boolean> {
+export async function serveRevocationEndpoint(
+  endpoints: RevocationEndpoints,
+  req: Request,
+  res: Response,
+  rest: string,
+  sendError: Sender,
+): Promise<boolean> {
   const issuer = ISSUER.exec(rest);
   const crl = issuer ? null : CRL.exec(rest);
   const ocsp = issuer || crl ? null : OCSP.exec(rest);

@@ -269,7 +269,7 @@ export function encodeSignatureAlgorithm(alg: SignatureAlgorithm): Node {
   return seq([oid(alg.oid)]);
 }
 
-/** `signature_algorithm_parameters` of models.md §7 item 10. */
+/** `signature_algorithm_parameters` of docs/COMPATIBILITY.md §2 item 10. */
 export function signatureParametersJson(alg: SignatureAlgorithm): SignatureAlgorithmParameters {
   if (alg.pss) {
     return { name: 'EMSA-PSS', salt_length: alg.pss.saltLength, mgf: { algorithm: alg.pss.mgfHash } };

@@ -143,12 +143,7 @@ function encodeString(tag: number, value: string): Buffer {
 
 /** Context-specific tag `[n]` around children (constructed) or raw bytes (primitive). */
 export function context(n: number, constructed: boolean, value: Node[] | Uint8Array): Node {
-  return forge.asn1.create(
-    Class.CONTEXT_SPECIFIC,
-    n,
-    constructed,
-    Array.isArray(value) ? value : toBinary(value as Uint8Array),
-  );
+  return forge.asn1.create(Class.CONTEXT_SPECIFIC, n, constructed, Array.isArray(value) ? value : toBinary(value as Uint8Array));
 }
 
 /** `[n] EXPLICIT inner` */
@@ -334,9 +329,7 @@ export function readTime(node: Node | undefined, what = 'time'): Date {
     throw parseError(`${what}: expected UTCTime or GeneralizedTime, got ${describe(node)}`);
   }
   const ms = node.type === Type.GENERALIZEDTIME && m[7] ? Number(('0.' + m[7]).slice(0, 5)) * 1000 : 0;
-  const d = new Date(
-    Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6] ?? 0), Math.round(ms)),
-  );
+  const d = new Date(Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6] ?? 0), Math.round(ms)));
   if (Number.isNaN(d.getTime())) throw parseError(`${what}: invalid date "${s}"`);
   return d;
 }

@@ -1,5 +1,5 @@
 /**
- * Reading X.509 certificates (RFC 5280 §4.1) into the API record of reference/models.md §7.
+ * Reading X.509 certificates (RFC 5280 §4.1) into the API record of docs/COMPATIBILITY.md §2
  *
  * A certificate is read once, completely: the DER is walked for exact byte slices (the TBSCertificate
  * that the signature covers, issuer, subject, SPKI) and parsed once with forge for the values; the
@@ -33,7 +33,7 @@ export interface ParsedCertificate {
   der: Buffer;
   tbsDer: Buffer;
   serialNumber: bigint;
-  /** API form of the serial (models.md §1.4). */
+  /** API form of the serial (docs/COMPATIBILITY.md §2). */
   serial: string;
   /** As the API reports it: 2 for v3, 0 for v1. */
   version: number;
@@ -48,10 +48,10 @@ export interface ParsedCertificate {
   /** The signatureValue bits (DER SEQUENCE { r, s } for ECDSA/DSA). */
   signature: Buffer;
   extensions: Extension[];
-  /** The `certificate` field of models.md §7. */
+  /** The `certificate` field of docs/COMPATIBILITY.md §2 */
   json: CertificateJson;
   /**
-   * Digests of the DER in the eight algorithms of models.md §2.2. Computed on first access: they
+   * Digests of the DER in the eight algorithms of docs/COMPATIBILITY.md §2 Computed on first access: they
    * cost as much as the rest of the parse together (four of them are SHA-3), and many readers of a
    * certificate (the builder, chain checks) never look at them.
    */

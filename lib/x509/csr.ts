@@ -1,7 +1,7 @@
 /**
  * Reading PKCS#10 certificate signing requests (RFC 2986) and checking their self-signature.
  *
- * The self-signature is the requester's proof that it holds the private key (contract D4: upstream
+ * The self-signature is the requester's proof that it holds the private key (README D4: upstream
  * never checks it; we do, by default).
  */
 import {
@@ -30,7 +30,7 @@ import type { Extension, Name } from './types';
 
 export interface ParsedCsr {
   der: Buffer;
-  /** Re-encoded PEM, as the certificate record's `csr` field shows it (models.md §9). */
+  /** Re-encoded PEM, as the certificate record's `csr` field shows it (docs/COMPATIBILITY.md §2). */
   pem: string;
   subject: Name;
   publicKey: PublicKeyInfo;
@@ -92,10 +92,7 @@ export function parseCsr(input: string | Buffer, options: { verify?: boolean } =
   if (options.verify ?? true) {
     const ok = verifySignature(signatureAlgorithm, publicKey.der, slice(der, outer[0]), sigBits.bytes);
     if (!ok) {
-      throw new X509Error(
-        'signature',
-        'The CSR signature is invalid: it was not made with the private key of the public key in the CSR.',
-      );
+      throw new X509Error('signature', 'The CSR signature is invalid: it was not made with the private key of the public key in the CSR.');
     }
   }
 
@@ -140,7 +137,7 @@ function readAttributes(node: Node): Extension[] {
 }
 
 /**
- * One requested extension. A value our codecs cannot read is kept as `unknown` (models.md §6.19)
+ * One requested extension. A value our codecs cannot read is kept as `unknown` (docs/COMPATIBILITY.md §2)
  * rather than refusing the whole CSR: the request's extensions are informative only (the signed
  * certificate's extensions come from the API request, profile and CA).
  */

@@ -1,5 +1,5 @@
 /**
- * Date/time and duration formats of the API encoder (reference/models.md §1.2).
+ * Date/time and duration formats of the API encoder (docs/COMPATIBILITY.md §2).
  *
  * Aware UTC datetimes end in `Z`; fractional seconds are kept to milliseconds only when non-zero;
  * "naive" values (SCT timestamps, PrivateKeyUsagePeriod) are UTC without a suffix.

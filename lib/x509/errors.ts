@@ -11,7 +11,7 @@ export type X509ErrorCode =
   | 'parse' // bytes are not the structure they claim to be (bad DER, wrong PEM label, truncated)
   | 'too-large' // input exceeds a size limit before we even try to parse it
   | 'unsupported' // well-formed but uses something we do not implement (an unknown key type, say)
-  | 'validation' // API JSON that breaks a rule of reference/models.md
+  | 'validation' // API JSON that breaks a rule of docs/COMPATIBILITY.md §2
   | 'signature' // a signature does not verify
   | 'key'; // a key is missing, of the wrong type, or cannot be decrypted
 

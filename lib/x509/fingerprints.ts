@@ -1,12 +1,12 @@
 /**
- * Certificate fingerprints (reference/models.md §2.2): digests of the DER certificate as upper-case hex
+ * Certificate fingerprints (docs/COMPATIBILITY.md §2): digests of the DER certificate as upper-case hex
  * bytes joined by ':'.
  */
 import * as crypto from 'crypto';
 import { nodeHashName } from './algorithms';
 import { HASH_ALGORITHMS, type Fingerprints, type HashAlgorithmName } from './types';
 
-/** The API's fingerprint keys, in emission order (models.md §2.2), with their digest names. */
+/** The API's fingerprint keys, in emission order (docs/COMPATIBILITY.md §2), with their digest names. */
 const FINGERPRINT_ALGORITHMS: readonly (readonly [HashAlgorithmName, string])[] = HASH_ALGORITHMS.map(
   (name) => [name, nodeHashName(name)] as const,
 );
@@ -29,7 +29,7 @@ function digest(nodeName: string, data: Buffer): Buffer {
   return crypto.hash(nodeName, data, 'buffer');
 }
 
-/** All eight API fingerprints, keys in the order of models.md §2.2. */
+/** All eight API fingerprints, keys in the order of docs/COMPATIBILITY.md §2 */
 export function fingerprints(der: Buffer): Fingerprints {
   const out = {} as Fingerprints;
   for (const [name, nodeName] of FINGERPRINT_ALGORITHMS) {

@@ -1,5 +1,5 @@
 /**
- * GeneralName (RFC 5280 §4.2.1.6, reference/models.md §4): DER ⇄ API JSON `{type, value}`.
+ * GeneralName (RFC 5280 §4.2.1.6, docs/COMPATIBILITY.md §2): DER ⇄ API JSON `{type, value}`.
  *
  *   GeneralName ::= CHOICE {
  *     otherName [0] OtherName, rfc822Name [1] IA5String, dNSName [2] IA5String,
@@ -19,6 +19,7 @@ import { canonicalIp, decodeIpBytes, encodeIpBytes } from './ip-address';
 import { decodeName, encodeName, parseName } from './name';
 import { normalizeDnsName, normalizeEmail, normalizeUri } from './name-text';
 import { decodeOtherNameValue, encodeOtherNameValue, parseOtherName } from './other-name';
+import { canonicalKey, checkNonEmptyUnique, parseEach, requireList } from './json-input';
 import { isPlainObject } from './plain-object';
 import { isValidOid } from './oids';
 import type { GeneralName, GeneralNameType, Name, OtherName } from './types';
@@ -124,10 +125,7 @@ export function encodeGeneralName(gn: GeneralName): Node {
     case 'dirName':
       return asn1.explicit(TAG_DIR_NAME, encodeName(gn.value));
     case 'otherName':
-      return asn1.context(TAG_OTHER_NAME, true, [
-        asn1.oid(gn.value.oid),
-        asn1.explicit(0, encodeOtherNameValue(gn.value)),
-      ]);
+      return asn1.context(TAG_OTHER_NAME, true, [asn1.oid(gn.value.oid), asn1.explicit(0, encodeOtherNameValue(gn.value))]);
   }
 }
 
@@ -210,27 +208,13 @@ export function parseGeneralName(input: unknown): GeneralName {
   }
 }
 
-function generalNameKey(gn: GeneralName): string {
-  return JSON.stringify(gn, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
-}
-
 /**
  * Validate a non-empty list of unique GeneralNames. Issues of an element carry loc `[index, ...]`;
  * duplicates (compared after normalisation) and emptiness are reported with loc `[]`.
  */
 export function parseGeneralNames(input: unknown): GeneralName[] {
-  if (!Array.isArray(input)) throw invalid('Input should be a valid list', [], 'list_type');
-  const list: GeneralName[] = [];
-  collectIssues(input.map((item, index) => () => (list[index] = atLoc([index], () => parseGeneralName(item)))));
-  const seen = new Set<string>();
-  for (const gn of list) {
-    const key = generalNameKey(gn);
-    if (seen.has(key)) {
-      const shown = typeof gn.value === 'string' ? `'${gn.value}'` : show(gn.value);
-      throw invalid(`type='${gn.type}' value=${shown}: value must be unique`);
-    }
-    seen.add(key);
-  }
-  if (list.length === 0) throw invalid('value must not be empty');
-  return list;
+  return checkNonEmptyUnique(parseEach(requireList(input), parseGeneralName), canonicalKey, (gn) => {
+    const shown = typeof gn.value === 'string' ? `'${gn.value}'` : show(gn.value);
+    return `type='${gn.type}' value=${shown}`;
+  });
 }

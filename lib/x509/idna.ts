@@ -186,9 +186,7 @@ function checkLabel(label: string): void {
   if (/^\p{M}/u.test(label)) throw new IdnaError('Label begins with an illegal combining character');
   cps.forEach((ch, pos) => {
     if (!isPvalid(ch)) {
-      throw new IdnaError(
-        `Codepoint ${codepointName(ch.codePointAt(0)!)} at position ${pos + 1} of ${pyRepr(label)} not allowed`,
-      );
+      throw new IdnaError(`Codepoint ${codepointName(ch.codePointAt(0)!)} at position ${pos + 1} of ${pyRepr(label)} not allowed`);
     }
   });
 }

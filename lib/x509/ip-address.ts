@@ -1,11 +1,11 @@
 /**
  * IP addresses and networks of the iPAddress GeneralName (RFC 5280 §4.2.1.6: 4 or 16 octets for an
  * address; 8 or 32 — address and mask — inside name constraints), with the text forms of Python's
- * `ipaddress` module: RFC 5952 IPv6 compression, strict networks (no host bits), IPv4 netmask or
- * hostmask accepted on input.
+ * `ipaddress` module: IPv6 text per RFC 4291 §2.2 written with RFC 5952 compression, networks in
+ * CIDR prefix notation (RFC 4632 §3.1) and strict (no host bits), IPv4 netmask or hostmask accepted
+ * on input.
  */
 import { invalid, parseError } from './errors';
-
 
 interface ParsedIp {
   /** Address bytes (4 or 16). */
@@ -100,7 +100,7 @@ function formatIpv6(bytes: Buffer): string {
   // Longest run (>= 2) of zero groups, the first one on ties, becomes "::".
   let bestStart = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (hextets[i] !== '0') {
       i++;
       continue;

@@ -7,15 +7,9 @@
  */
 import * as crypto from 'crypto';
 import { parseDer, Type, type Node } from './asn1';
+import { OFFERED_CURVES } from './curves';
 import { X509Error } from './errors';
-import type { EllipticCurveName, KeySpec, KeyType } from './types';
-
-/** Our curve names → the names OpenSSL/Node use for key generation. */
-const CURVE_NAMES: Readonly<Record<EllipticCurveName, string>> = {
-  secp256r1: 'prime256v1',
-  secp384r1: 'secp384r1',
-  secp521r1: 'secp521r1',
-};
+import type { KeySpec, KeyType } from './types';
 
 export function generatePrivateKey(spec: KeySpec): crypto.KeyObject {
   try {
@@ -29,7 +23,7 @@ export function generatePrivateKey(spec: KeySpec): crypto.KeyObject {
           divisorLength: spec.keySize <= 1024 ? 160 : 256,
         }).privateKey;
       case 'EC': {
-        const namedCurve = CURVE_NAMES[spec.curve];
+        const namedCurve = OFFERED_CURVES[spec.curve]?.nodeName;
         if (!namedCurve) throw new X509Error('unsupported', `Unsupported elliptic curve: ${String(spec.curve)}`);
         return crypto.generateKeyPairSync('ec', { namedCurve }).privateKey;
       }
@@ -176,8 +170,7 @@ export function exportPrivateKey(key: crypto.KeyObject, options?: ExportOptions 
 export function exportPrivateKey(key: crypto.KeyObject, options?: ExportOptions): Buffer | string;
 export function exportPrivateKey(key: crypto.KeyObject, options: ExportOptions = {}): Buffer | string {
   if (key.type !== 'private') throw new X509Error('key', 'Only private keys can be exported');
-  const encryption =
-    options.password !== undefined ? { cipher: 'aes-256-cbc', passphrase: options.password } : {};
+  const encryption = options.password !== undefined ? { cipher: 'aes-256-cbc', passphrase: options.password } : {};
   if (options.format === 'pem') return key.export({ type: 'pkcs8', format: 'pem', ...encryption }) as string;
   return key.export({ type: 'pkcs8', format: 'der', ...encryption });
 }

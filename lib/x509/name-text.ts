@@ -7,7 +7,6 @@ import { invalid } from './errors';
 import { parseIpv6 } from './ip-address';
 import { IdnaError, encodeDomain } from './idna';
 
-
 /** `encodeDomain` with the reference's error message. */
 function idna(name: string): string {
   try {
@@ -115,8 +114,7 @@ export function normalizeUri(input: string): string {
     query = pathAndRest.slice(q + 1);
     pathAndRest = pathAndRest.slice(0, q);
   }
-  const result =
-    `${scheme}://${newNetloc}${pathAndRest}` + (query ? `?${query}` : '') + (fragment ? `#${fragment}` : '');
+  const result = `${scheme}://${newNetloc}${pathAndRest}` + (query ? `?${query}` : '') + (fragment ? `#${fragment}` : '');
   // uniformResourceIdentifier is an IA5String.
   if (!ASCII.test(result)) throw invalid(`${input}: URI must be ASCII outside of the host name`);
   return result;

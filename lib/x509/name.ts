@@ -1,5 +1,5 @@
 /**
- * X.501 Names (reference/models.md §3): DER RDNSequence ⇄ API JSON `[{oid, value}]`.
+ * X.501 Names (docs/COMPATIBILITY.md §2): DER RDNSequence ⇄ API JSON `[{oid, value}]`.
  *
  * The API's Name is flat: one attribute per RDN, in certificate order. Reading a multi-valued RDN
  * flattens it (as the reference does); writing always emits one attribute per RDN, like
@@ -19,6 +19,7 @@ import {
   OID_X500_UNIQUE_IDENTIFIER,
   isValidOid,
 } from './oids';
+import { isPlainObject } from './plain-object';
 import { Name, NameAttribute } from './types';
 
 export type { Name, NameAttribute } from './types';
@@ -41,7 +42,7 @@ const DEFAULT_STRING_TAG: Readonly<Record<string, number>> = {
 const PRINTABLE = /^[A-Za-z0-9 '()+,\-./:=?]*$/;
 const IA5 = /^[\x00-\x7f]*$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-/** A lone UTF-16 surrogate cannot be encoded as UTF-8 (contract D16). */
+/** A lone UTF-16 surrogate cannot be encoded as UTF-8 (README D16). */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 // ---------------------------------------------------------------------------------------------------
@@ -102,10 +103,6 @@ export function encodeName(name: Name): Node {
 // ---------------------------------------------------------------------------------------------------
 // Untrusted input → normalised Name
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function stringIssue(value: unknown, loc: (string | number)[]): ValidationIssue | null {
   if (typeof value !== 'string') return { type: 'string_type', loc, msg: 'Input should be a valid string' };
   if (LONE_SURROGATE.test(value)) {
@@ -128,7 +125,7 @@ export function parseNameOid(input: unknown): string {
   return dotted;
 }
 
-/** Validate one NameAttribute (models.md §3); loc relative to the attribute. */
+/** Validate one NameAttribute (docs/COMPATIBILITY.md §2); loc relative to the attribute. */
 export function parseNameAttribute(input: unknown): NameAttribute {
   if (!isPlainObject(input)) {
     throw invalid('Input should be a valid dictionary or instance of NameAttributeModel', [], 'model_type');
@@ -167,7 +164,7 @@ export function nameOidLongName(oid: string): string {
   return NAME_OID_LONG_NAMES[oid] ?? oid;
 }
 
-/** Reject attribute types that may occur only once (models.md §3); loc = the name. */
+/** Reject attribute types that may occur only once (docs/COMPATIBILITY.md §2); loc = the name. */
 export function checkDuplicateAttributes(name: Name): void {
   const seen = new Set<string>();
   for (const { oid } of name) {
@@ -179,7 +176,7 @@ export function checkDuplicateAttributes(name: Name): void {
 }
 
 /**
- * Validate an API Name: aliases → dotted OIDs, every rule of models.md §3. Issues of single
+ * Validate an API Name: aliases → dotted OIDs, every rule of docs/COMPATIBILITY.md §2 Issues of single
  * attributes carry loc `[index, ...]`; the duplicate check (run only when all attributes are valid,
  * as pydantic does) has loc `[]`.
  */

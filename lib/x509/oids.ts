@@ -1,5 +1,5 @@
 /**
- * Object identifiers and their API aliases (reference/models.md §3, §6.2, §6.3). Aliases are accepted on
+ * Object identifiers and their API aliases (docs/COMPATIBILITY.md §2). Aliases are accepted on
  * input only; output is always the dotted form.
  */
 
@@ -92,7 +92,7 @@ export const ACCESS_METHOD_ALIASES: Readonly<Record<string, string>> = {
   ca_repository: '1.3.6.1.5.5.7.48.5',
 };
 
-/** Extension OIDs by API type key (models.md §5). `unknown` has none. */
+/** Extension OIDs by API type key (docs/COMPATIBILITY.md §2). `unknown` has none. */
 export const EXTENSION_OIDS = {
   admissions: '1.3.36.8.3.3',
   authority_information_access: '1.3.6.1.5.5.7.1.1',

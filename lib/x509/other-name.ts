@@ -38,7 +38,6 @@ const OTHER_NAME_ALIASES: Readonly<Record<string, OtherNameType>> = {
   INT: 'INTEGER',
 };
 
-
 function parseInteger(value: unknown): bigint | null {
   if (typeof value === 'bigint') return value;
   if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : null;
@@ -63,7 +62,7 @@ function parseDateValue(type: OtherNameType, value: unknown): Date {
   let date: Date | null = null;
   if (value instanceof Date && !Number.isNaN(value.getTime())) date = value;
   else if (typeof value === 'string') {
-    // Deliberate difference: the reference cannot accept these types over JSON (models.md §4).
+    // Deliberate difference: the reference cannot accept these types over JSON (docs/COMPATIBILITY.md §2).
     const parsed = parseDateTime(value);
     if (parsed && !parsed.aware) throw invalid(`${type}: Value must be a timezone-aware datetime.`);
     date = parsed?.date ?? null;
@@ -177,7 +176,7 @@ export function parseOid(value: unknown, loc: (string | number)[]): string {
   return value;
 }
 
-/** Validate an OtherName object (models.md §4); loc relative to it. */
+/** Validate an OtherName object (docs/COMPATIBILITY.md §2); loc relative to it. */
 export function parseOtherName(input: unknown): OtherName {
   if (!isPlainObject(input)) {
     throw invalid('Input should be a valid dictionary or instance of OtherNameModel', [], 'model_type');

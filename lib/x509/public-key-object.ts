@@ -9,14 +9,8 @@
  */
 import * as crypto from 'crypto';
 import { readTlv, readTlvChildren, oidFromContent, type Tlv } from './asn1';
+import { offeredCurveByOid } from './curves';
 import { OID_EC_PUBLIC_KEY, OID_ED25519, OID_ED448, OID_RSA_ENCRYPTION } from './key-algorithm-oids';
-
-/** Named curves with a JWK name: OID → [JWK crv, bytes per coordinate]. */
-const JWK_CURVES: Readonly<Record<string, [string, number]>> = {
-  '1.2.840.10045.3.1.7': ['P-256', 32],
-  '1.3.132.0.34': ['P-384', 48],
-  '1.3.132.0.35': ['P-521', 66],
-};
 
 const b64u = (bytes: Buffer) => bytes.toString('base64url');
 
@@ -46,9 +40,9 @@ function jwkOf(spki: Buffer): crypto.JsonWebKey | null {
     }
     case OID_EC_PUBLIC_KEY: {
       if (!params || params.tag !== 0x06) return null;
-      const curve = JWK_CURVES[oidFromContent(spki.subarray(params.contentStart, params.end))];
-      if (!curve || key.length !== 1 + 2 * curve[1] || key[0] !== 0x04) return null; // uncompressed only
-      return { kty: 'EC', crv: curve[0], x: b64u(key.subarray(1, 1 + curve[1])), y: b64u(key.subarray(1 + curve[1])) };
+      const curve = offeredCurveByOid(oidFromContent(spki.subarray(params.contentStart, params.end)))?.jwk;
+      if (!curve || key.length !== 1 + 2 * curve.bytes || key[0] !== 0x04) return null; // uncompressed only
+      return { kty: 'EC', crv: curve.crv, x: b64u(key.subarray(1, 1 + curve.bytes)), y: b64u(key.subarray(1 + curve.bytes)) };
     }
     case OID_ED25519:
       return params ? null : { kty: 'OKP', crv: 'Ed25519', x: b64u(key) };

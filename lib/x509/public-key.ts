@@ -5,8 +5,10 @@
  * the key itself is only needed when something is verified — then node:crypto loads and checks it.
  */
 import { Tlv, oidFromContent, readTlv, readTlvChildren } from './asn1';
+import { DER_TAG, expectTag } from './tlv';
 import { X509Error, parseError } from './errors';
 import type { EllipticCurveName, KeyType } from './types';
+import { CURVES_BY_OID } from './curves';
 import { OID_DSA, OID_EC_PUBLIC_KEY, OID_ED25519, OID_ED448, OID_RSA_ENCRYPTION, OID_RSASSA_PSS } from './key-algorithm-oids';
 
 export interface PublicKeyInfo {
@@ -21,31 +23,7 @@ export interface PublicKeyInfo {
   der: Buffer;
 }
 
-export { OID_DSA, OID_EC_PUBLIC_KEY, OID_RSA_ENCRYPTION };
-
-const CURVES: Readonly<Record<string, { name?: EllipticCurveName; bits: number }>> = {
-  '1.2.840.10045.3.1.7': { name: 'secp256r1', bits: 256 },
-  '1.3.132.0.34': { name: 'secp384r1', bits: 384 },
-  '1.3.132.0.35': { name: 'secp521r1', bits: 521 },
-  // Readable but not offered by the API:
-  '1.3.132.0.10': { bits: 256 }, // secp256k1
-  '1.2.840.10045.3.1.1': { bits: 192 }, // secp192r1
-  '1.3.132.0.33': { bits: 224 }, // secp224r1
-  '1.3.36.3.3.2.8.1.1.7': { bits: 256 }, // brainpoolP256r1
-  '1.3.36.3.3.2.8.1.1.11': { bits: 384 }, // brainpoolP384r1
-  '1.3.36.3.3.2.8.1.1.13': { bits: 512 }, // brainpoolP512r1
-};
-
-const TAG_SEQUENCE = 0x30;
-const TAG_INTEGER = 0x02;
-const TAG_OID = 0x06;
-const TAG_BIT_STRING = 0x03;
-const TAG_NULL = 0x05;
-
-function expectTag(t: Tlv | undefined, tag: number, what: string): Tlv {
-  if (!t || t.tag !== tag) throw parseError(`${what}: unexpected structure`);
-  return t;
-}
+const { SEQUENCE: TAG_SEQUENCE, INTEGER: TAG_INTEGER, OID: TAG_OID, BIT_STRING: TAG_BIT_STRING, NULL: TAG_NULL } = DER_TAG;
 
 function oidAt(buf: Buffer, t: Tlv, what: string): string {
   expectTag(t, TAG_OID, what);
@@ -98,7 +76,7 @@ export function parsePublicKeyInfo(spkiDer: Buffer): PublicKeyInfo {
         throw new X509Error('unsupported', `${what}: only named elliptic curves are supported`);
       }
       const curveOid = oidAt(spkiDer, params, what);
-      const curve = CURVES[curveOid];
+      const curve = CURVES_BY_OID[curveOid];
       if (!curve) throw new X509Error('unsupported', `unsupported elliptic curve ${curveOid}`);
       return curve.name
         ? { keyType: 'EC', oid: algOid, keySize: curve.bits, curve: curve.name, der }

@@ -1,11 +1,11 @@
 /**
- * RFC 4514 string form of Names, as the CLI takes subjects (reference/cli.md: "C=AT,O=Example,CN=x").
+ * RFC 4514 string form of Names, as the CLI takes subjects (docs/COMPATIBILITY.md §4: "C=AT,O=Example,CN=x").
  *
  * Like django-ca (`parse_name_rfc4514` / `format_name_rfc4514`), and unlike RFC 4514 itself, the
  * attributes are written in certificate order, not reversed: the string reads the way the Name is
  * stored. Keywords: the RFC 4514 ones (CN, L, ST, O, OU, C, STREET, DC, UID), then the long names of
- * models.md §3 (`emailAddress`, `serialNumber`, ...), else the dotted OID. Parsing accepts every
- * alias of models.md §3 as well and is as strict as the `cryptography` parser (no blanks around `,`,
+ * docs/COMPATIBILITY.md §2 (`emailAddress`, `serialNumber`, ...), else the dotted OID. Parsing accepts every
+ * alias of docs/COMPATIBILITY.md §2 as well and is as strict as the `cryptography` parser (no blanks around `,`,
  * `+` or `=`); a multi-valued RDN (`CN=a+O=b`) is flattened, since the API's Name is flat.
  *
  * Differences to `cryptography`, where it is wrong: `\XX` hex pairs are UTF-8 bytes (RFC 4514 §3),
@@ -31,15 +31,11 @@ const RFC4514_KEYWORDS: Readonly<Record<string, string>> = {
   UID: '0.9.2342.19200300.100.1.1',
 };
 
-const KEYWORD_BY_OID: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(RFC4514_KEYWORDS).map(([k, v]) => [v, k]),
-);
+const KEYWORD_BY_OID: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(RFC4514_KEYWORDS).map(([k, v]) => [v, k]));
 
 /** Every keyword we read: exact spelling first, then (RFC 4514 §3) case-insensitively. */
 const KEYWORDS: Readonly<Record<string, string>> = { ...NAME_OID_ALIASES, ...RFC4514_KEYWORDS };
-const KEYWORDS_LOWER: ReadonlyMap<string, string> = new Map(
-  Object.entries(KEYWORDS).map(([k, v]) => [k.toLowerCase(), v]),
-);
+const KEYWORDS_LOWER: ReadonlyMap<string, string> = new Map(Object.entries(KEYWORDS).map(([k, v]) => [k.toLowerCase(), v]));
 
 const OID_RE = /^(0|[1-9]\d*)(\.(0|[1-9]\d*))+/;
 const DESCR_RE = /^[a-zA-Z][a-zA-Z\d-]*/;
@@ -171,7 +167,7 @@ function parseAttributes(text: string): NameAttribute[] {
 /**
  * `C=AT,O=Example,CN=example.com` → Name in the order written. Syntax errors:
  * `"<text>: Could not parse name as RFC 4514 string."`; a repeated single-valued attribute:
- * `Subject contains multiple "<name>" fields` (the CLI's message); then the Name rules of models.md §3.
+ * `Subject contains multiple "<name>" fields` (the CLI's message); then the Name rules of docs/COMPATIBILITY.md §2
  * All as `X509Error('validation')` with loc `[]` (or the attribute index for §3 rules).
  */
 export function parseRfc4514(text: string): Name {

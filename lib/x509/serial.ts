@@ -1,4 +1,4 @@
-/** Certificate serial numbers (reference/signing.md §3.6). */
+/** Certificate serial numbers (docs/COMPATIBILITY.md §3). */
 import { randomFillSync } from 'crypto';
 
 const SERIAL_BYTES = 20;

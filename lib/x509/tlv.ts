@@ -64,3 +64,20 @@ export function readSignedEnvelope(der: Buffer, what: string): [Tlv, Tlv, Tlv] {
   if (parts.length !== 3 || parts[0].tag !== 0x30) throw parseError(`${what}: malformed signed structure`);
   return parts as [Tlv, Tlv, Tlv];
 }
+
+/** Identifier octets of the universal types the walkers check (X.690 §8.1.2). */
+export const DER_TAG = {
+  BOOLEAN: 0x01,
+  INTEGER: 0x02,
+  BIT_STRING: 0x03,
+  OCTET_STRING: 0x04,
+  NULL: 0x05,
+  OID: 0x06,
+  SEQUENCE: 0x30,
+} as const;
+
+/** `t` when it has identifier octet `tag`, else a parse error naming `what`. */
+export function expectTag(t: Tlv | undefined, tag: number, what: string): Tlv {
+  if (!t || t.tag !== tag) throw parseError(`${what}: unexpected structure`);
+  return t;
+}

@@ -1,7 +1,8 @@
 /**
- * The JSON shapes of reference/models.md, as TypeScript types. These are the API's values: what the
+ * The JSON shapes of docs/COMPATIBILITY.md §2, as TypeScript types. These are the API's values: what the
  * engine produces when it reads a certificate and what it accepts when it builds one.
  */
+import type { EllipticCurveName } from './curves';
 
 export interface NameAttribute {
   oid: string;
@@ -10,15 +11,7 @@ export interface NameAttribute {
 export type Name = NameAttribute[];
 
 export type OtherNameType =
-  | 'UTF8String'
-  | 'UNIVERSALSTRING'
-  | 'IA5STRING'
-  | 'BOOLEAN'
-  | 'NULL'
-  | 'INTEGER'
-  | 'OctetString'
-  | 'UTCTIME'
-  | 'GENERALIZEDTIME';
+  'UTF8String' | 'UNIVERSALSTRING' | 'IA5STRING' | 'BOOLEAN' | 'NULL' | 'INTEGER' | 'OctetString' | 'UTCTIME' | 'GENERALIZEDTIME';
 
 export interface OtherName {
   oid: string;
@@ -34,7 +27,7 @@ export type GeneralName =
 
 export type GeneralNameType = GeneralName['type'];
 
-/** Every extension type key of models.md §5. */
+/** Every extension type key of docs/COMPATIBILITY.md §2 */
 export type ExtensionType =
   | 'admissions'
   | 'authority_information_access'
@@ -61,7 +54,7 @@ export type ExtensionType =
   | 'tls_feature'
   | 'unknown';
 
-/** The extension envelope of models.md §5. `value`'s shape depends on `type` (§6). */
+/** The extension envelope of docs/COMPATIBILITY.md §2 `value`'s shape depends on `type` (§6). */
 export interface Extension<V = unknown> {
   type: ExtensionType;
   critical: boolean;
@@ -69,19 +62,10 @@ export interface Extension<V = unknown> {
 }
 
 /**
- * The hash algorithms of models.md §2.1 that signing accepts, in the order the API lists them (also
+ * The hash algorithms of docs/COMPATIBILITY.md §2 that signing accepts, in the order the API lists them (also
  * the order of the fingerprint keys, §2.2).
  */
-export const HASH_ALGORITHMS = [
-  'SHA-224',
-  'SHA-256',
-  'SHA-384',
-  'SHA-512',
-  'SHA3/224',
-  'SHA3/256',
-  'SHA3/384',
-  'SHA3/512',
-] as const;
+export const HASH_ALGORITHMS = ['SHA-224', 'SHA-256', 'SHA-384', 'SHA-512', 'SHA3/224', 'SHA3/256', 'SHA3/384', 'SHA3/512'] as const;
 
 export type HashAlgorithmName = (typeof HASH_ALGORITHMS)[number];
 
@@ -96,7 +80,7 @@ export type SignatureAlgorithmParameters =
 
 export type Fingerprints = Record<HashAlgorithmName, string>;
 
-/** models.md §7: the `certificate` field of CA and certificate records. */
+/** docs/COMPATIBILITY.md §2: the `certificate` field of CA and certificate records. */
 export interface CertificateJson {
   serial: string;
   version: number;
@@ -113,7 +97,8 @@ export interface CertificateJson {
 }
 
 export type KeyType = 'RSA' | 'DSA' | 'EC' | 'Ed25519' | 'Ed448';
-export type EllipticCurveName = 'secp256r1' | 'secp384r1' | 'secp521r1';
+/** Defined by the curve table (curves.ts), so that names and curves cannot drift apart. */
+export type { EllipticCurveName };
 
 /** What key to generate. */
 export type KeySpec =

@@ -105,7 +105,9 @@ describe('D12: docs', () => {
   test('openapi.json lists the eleven operations', async () => {
     const res = await request(f.app).get(`${API}/openapi.json`);
     expect(res.status).toBe(200);
-    const ops = Object.values(res.body.paths as Record<string, Record<string, { operationId: string }>>).flatMap((p) => Object.values(p).map((o) => o.operationId));
+    const ops = Object.values(res.body.paths as Record<string, Record<string, { operationId: string }>>).flatMap((p) =>
+      Object.values(p).map((o) => o.operationId),
+    );
     expect(ops).toHaveLength(11);
   });
 });

@@ -19,7 +19,14 @@ const keyBackends = { default: defaultKeyBackend({ keyEncryptionKey: randomBytes
 
 beforeAll(async () => {
   db = await openTestDatabase(testDatabaseTargets()[0]);
-  ca = await initCa({ store: db.store, keyBackends, name: 'cached', subject: [{ oid: 'CN', value: 'Cached CA' }], keyType: 'EC', apiEnabled: true });
+  ca = await initCa({
+    store: db.store,
+    keyBackends,
+    name: 'cached',
+    subject: [{ oid: 'CN', value: 'Cached CA' }],
+    keyType: 'EC',
+    apiEnabled: true,
+  });
 });
 afterAll(() => db?.close());
 
@@ -57,7 +64,7 @@ test('fresh rows come from memory; a change through the store (even in a transac
   }
 });
 
-test('a change behind the store\'s back is seen once the TTL has passed', async () => {
+test("a change behind the store's back is seen once the TTL has passed", async () => {
   let clock = 5_000;
   const cache = new CaCache(db.store, { ttlMs: 2_000, now: () => clock });
   try {

@@ -14,7 +14,13 @@ let hidden: CaRecord;
 
 beforeAll(async () => {
   f = await setupApi();
-  expired = await f.makeCa({ name: 'expired', parent: null, apiEnabled: true, now: new Date(Date.now() - 400 * 86_400_000), expiresDays: 30 });
+  expired = await f.makeCa({
+    name: 'expired',
+    parent: null,
+    apiEnabled: true,
+    now: new Date(Date.now() - 400 * 86_400_000),
+    expiresDays: 30,
+  });
   disabled = await f.makeCa({ name: 'disabled', apiEnabled: true });
   await f.store.updateCa(disabled.id, { enabled: false });
   hidden = await f.makeCa({ name: 'hidden', apiEnabled: false });
@@ -67,11 +73,34 @@ describe('GET /ca/', () => {
     expect(res.status).toBe(200);
     expect(res.body.map((c: { name: string }) => c.name)).toEqual(['child']);
     expect(Object.keys(res.body[0])).toEqual([
-      'id', 'created', 'updated', 'revoked', 'revoked_date', 'revoked_reason', 'compromised', 'certificate', 'fingerprints',
-      'name', 'enabled', 'parent', 'key_backend_alias', 'sign_authority_information_access', 'sign_certificate_policies',
-      'sign_crl_distribution_points', 'sign_issuer_alternative_name', 'caa_identity', 'website', 'terms_of_service',
-      'ocsp_key_backend_alias', 'ocsp_responder_key_validity', 'ocsp_response_validity', 'acme_enabled', 'acme_registration',
-      'acme_profile', 'acme_requires_contact', 'api_enabled',
+      'id',
+      'created',
+      'updated',
+      'revoked',
+      'revoked_date',
+      'revoked_reason',
+      'compromised',
+      'certificate',
+      'fingerprints',
+      'name',
+      'enabled',
+      'parent',
+      'key_backend_alias',
+      'sign_authority_information_access',
+      'sign_certificate_policies',
+      'sign_crl_distribution_points',
+      'sign_issuer_alternative_name',
+      'caa_identity',
+      'website',
+      'terms_of_service',
+      'ocsp_key_backend_alias',
+      'ocsp_responder_key_validity',
+      'ocsp_response_validity',
+      'acme_enabled',
+      'acme_registration',
+      'acme_profile',
+      'acme_requires_contact',
+      'api_enabled',
     ]);
     expect(res.body[0].parent).toBe(f.root.id);
     expect(res.body[0].key_backend_alias).toBe('default');
@@ -96,7 +125,9 @@ describe('GET /ca/', () => {
     expect(first.body.map((c: { name: string }) => c.name)).toEqual(['child']);
     const link = /^<([^>]+)>; rel="next"$/.exec(first.headers.link);
     expect(link).not.toBeNull();
-    const next = await request(f.app).get((link as RegExpExecArray)[1]).set(f.auth('alice'));
+    const next = await request(f.app)
+      .get((link as RegExpExecArray)[1])
+      .set(f.auth('alice'));
     expect(next.body.map((c: { name: string }) => c.name)).toEqual(['expired']);
     expect(next.headers.link).toBeUndefined();
     const whole = await get('/ca/?expired=true');
@@ -156,7 +187,9 @@ describe('PUT /ca/{serial}/', () => {
       name: `root-update-${target.id}`,
       ocsp_responder_key_validity: 10,
       ocsp_response_validity: 60000,
-      sign_authority_information_access: { value: [{ access_method: 'ocsp', access_location: { type: 'URI', value: 'http://ocsp.example.com' } }] },
+      sign_authority_information_access: {
+        value: [{ access_method: 'ocsp', access_location: { type: 'URI', value: 'http://ocsp.example.com' } }],
+      },
       sign_certificate_policies: { value: [{ policy_identifier: '1.2.3', policy_qualifiers: null }] },
       sign_crl_distribution_points: { value: [{ full_name: [{ type: 'URI', value: 'http://crl.example.com' }] }] },
       sign_issuer_alternative_name: { value: [{ type: 'URI', value: 'http://ian.example.com' }] },
@@ -182,7 +215,10 @@ describe('PUT /ca/{serial}/', () => {
       value: [{ access_method: '1.3.6.1.5.5.7.48.1', access_location: { type: 'URI', value: 'http://ocsp.example.com' } }],
     });
     expect(res.body.sign_crl_distribution_points.value[0]).toEqual({
-      full_name: [{ type: 'URI', value: 'http://crl.example.com' }], relative_name: null, crl_issuer: null, reasons: null,
+      full_name: [{ type: 'URI', value: 'http://crl.example.com' }],
+      relative_name: null,
+      crl_issuer: null,
+      reasons: null,
     });
     expect(new Date(res.body.updated).getTime()).toBeGreaterThan(target.updated.getTime());
     expect((await stored()).caaIdentity).toBe('caa-id');
@@ -200,7 +236,9 @@ describe('PUT /ca/{serial}/', () => {
 
   test('D8: CRL distribution point reasons serialise as a sorted array', async () => {
     const res = await put(target.serial, {
-      sign_crl_distribution_points: { value: [{ full_name: [{ type: 'URI', value: 'http://crl.example.com' }], reasons: ['key_compromise', 'ca_compromise'] }] },
+      sign_crl_distribution_points: {
+        value: [{ full_name: [{ type: 'URI', value: 'http://crl.example.com' }], reasons: ['key_compromise', 'ca_compromise'] }],
+      },
     });
     expect(res.status).toBe(200);
     const view = await get(`/ca/${target.serial}/`);
@@ -218,7 +256,8 @@ describe('PUT /ca/{serial}/', () => {
   test('400 lists every field in model order', async () => {
     const res = await put(target.serial, { ocsp_response_validity: 599, website: 'x', name: '' });
     expect(res.body).toEqual({
-      detail: "{'name': ['This field cannot be blank.'], 'website': ['Enter a valid URL.'], 'ocsp_response_validity': ['Ensure this value is greater than or equal to 600.']}",
+      detail:
+        "{'name': ['This field cannot be blank.'], 'website': ['Enter a valid URL.'], 'ocsp_response_validity': ['Ensure this value is greater than or equal to 600.']}",
     });
   });
 
@@ -261,7 +300,10 @@ describe('PUT /ca/{serial}/', () => {
     expect(res.status).toBe(422);
     expect(res.body.detail.map((d: { loc: unknown[] }) => d.loc[2])).toContain(field);
     const after = await stored();
-    expect([after.ocspResponderKeyValidity, after.ocspResponseValidity]).toEqual([target.ocspResponderKeyValidity, target.ocspResponseValidity]);
+    expect([after.ocspResponderKeyValidity, after.ocspResponseValidity]).toEqual([
+      target.ocspResponderKeyValidity,
+      target.ocspResponseValidity,
+    ]);
   });
 
   test('D15: a body that is not an object is a 422', async () => {
@@ -283,7 +325,11 @@ describe('PUT /ca/{serial}/', () => {
   });
 
   test('400 for a body that is not JSON', async () => {
-    const res = await request(f.app).put(`${API}/ca/${target.serial}/`).set(f.auth('alice')).set('Content-Type', 'application/json').send('{nope');
+    const res = await request(f.app)
+      .put(`${API}/ca/${target.serial}/`)
+      .set(f.auth('alice'))
+      .set('Content-Type', 'application/json')
+      .send('{nope');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: 'Cannot parse request body: expected a JSON document.' });
   });

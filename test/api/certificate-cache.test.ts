@@ -60,7 +60,10 @@ test("a change behind the store's back is seen once the TTL has passed", async (
   const cache = new CertificateCache(f.store, { ttlMs: 2_000, now: () => clock });
   try {
     expect((await cache.findCertificate(f.ca.id, cert.serial))?.revoked).toBe(false);
-    await f.db.knex(TABLES.certificates).where({ id: cert.id }).update({ revoked: true, revoked_date: new Date(), revoked_reason: 'superseded' });
+    await f.db
+      .knex(TABLES.certificates)
+      .where({ id: cert.id })
+      .update({ revoked: true, revoked_date: new Date(), revoked_reason: 'superseded' });
     clock += 1_999;
     expect((await cache.findCertificate(f.ca.id, cert.serial))?.revoked).toBe(false);
     clock += 1;

@@ -38,19 +38,30 @@ test.each<[CsrKeyType, string]>([
   const signed = await request(f.app)
     .post(`${API}/ca/${serial}/sign/`)
     .set(auth)
-    .send({ csr, subject: [{ oid: 'CN', value: cn }], profile: 'server', extensions: [{ type: 'subject_alternative_name', value: [{ type: 'DNS', value: cn }] }] });
+    .send({
+      csr,
+      subject: [{ oid: 'CN', value: cn }],
+      profile: 'server',
+      extensions: [{ type: 'subject_alternative_name', value: [{ type: 'DNS', value: cn }] }],
+    });
   expect(signed.status).toBe(200);
   const order = await waitForOrder(f.app, serial, signed.body.slug, auth);
   expect(order.status).toBe('issued');
   const cert = await request(f.app).get(`${API}/ca/${serial}/certs/${order.serial}/`).set(auth);
   expect(cert.status).toBe(200);
 
-  const files = { root: path.join(dir, 'root.pem'), intermediate: path.join(dir, 'intermediate.pem'), leaf: path.join(dir, `${keyType}.pem`) };
+  const files = {
+    root: path.join(dir, 'root.pem'),
+    intermediate: path.join(dir, 'intermediate.pem'),
+    leaf: path.join(dir, `${keyType}.pem`),
+  };
   fs.writeFileSync(files.root, f.root.certificate.pem);
   fs.writeFileSync(files.intermediate, ca.certificate.pem);
   fs.writeFileSync(files.leaf, cert.body.certificate.pem);
 
-  const verify = execFileSync('openssl', ['verify', '-CAfile', files.root, '-untrusted', files.intermediate, files.leaf], { encoding: 'utf8' });
+  const verify = execFileSync('openssl', ['verify', '-CAfile', files.root, '-untrusted', files.intermediate, files.leaf], {
+    encoding: 'utf8',
+  });
   expect(verify.trim()).toBe(`${files.leaf}: OK`);
 
   // The certificate carries the CSR's key: same public key as the private key openssl made.

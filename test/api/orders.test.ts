@@ -18,7 +18,10 @@ beforeAll(async () => {
 afterAll(() => f.close());
 
 const sign = (body: unknown, user = 'alice', serial?: string) =>
-  request(f.app).post(`${API}/ca/${serial ?? f.ca.serial}/sign/`).set(f.auth(user)).send(body as object);
+  request(f.app)
+    .post(`${API}/ca/${serial ?? f.ca.serial}/sign/`)
+    .set(f.auth(user))
+    .send(body as object);
 
 async function orderCount(): Promise<number> {
   const [{ count }] = await f.db.knex(TABLES.orders).count({ count: '*' });
@@ -123,8 +126,16 @@ describe('POST /ca/{serial}/sign/', () => {
     ['key_backend_options not an object', { csr: 'OK', subject, key_backend_options: 'x' }, ['body', 'data', 'key_backend_options']],
     ['not_after not a datetime', { csr: 'OK', subject, not_after: 'tomorrow' }, ['body', 'data', 'not_after']],
     ['extension without type', { csr: 'OK', subject, extensions: [{ value: ['digital_signature'] }] }, ['body', 'data', 'extensions', 0]],
-    ['key usage unknown', { csr: 'OK', subject, extensions: [{ type: 'key_usage', value: ['unknown'] }] }, ['body', 'data', 'extensions', 0, 'key_usage', 'value', 0]],
-    ['extension not configurable', { csr: 'OK', subject, extensions: [{ type: 'basic_constraints', value: { ca: false } }] }, ['body', 'data', 'extensions', 0]],
+    [
+      'key usage unknown',
+      { csr: 'OK', subject, extensions: [{ type: 'key_usage', value: ['unknown'] }] },
+      ['body', 'data', 'extensions', 0, 'key_usage', 'value', 0],
+    ],
+    [
+      'extension not configurable',
+      { csr: 'OK', subject, extensions: [{ type: 'basic_constraints', value: { ca: false } }] },
+      ['body', 'data', 'extensions', 0],
+    ],
   ])('422 for %s', async (_name, body, loc) => {
     const b = { ...(body as Record<string, unknown>) };
     if (b.csr === 'OK') b.csr = csr;
@@ -139,7 +150,9 @@ describe('POST /ca/{serial}/sign/', () => {
   test('the PEM framing message is the original one', async () => {
     const res = await sign({ csr: 'unparsable', subject });
     expect(res.body).toEqual({
-      detail: [{ type: 'value_error', loc: ['body', 'data', 'csr'], msg: 'Value error, Invalid PEM data.', ctx: { error: 'Invalid PEM data.' } }],
+      detail: [
+        { type: 'value_error', loc: ['body', 'data', 'csr'], msg: 'Value error, Invalid PEM data.', ctx: { error: 'Invalid PEM data.' } },
+      ],
     });
   });
 
@@ -191,10 +204,7 @@ describe('POST /ca/{serial}/sign/', () => {
     const res = await sign({
       csr,
       subject,
-      extensions: [
-        { type: 'ocsp_no_check' },
-        { type: 'ocsp_no_check' },
-      ],
+      extensions: [{ type: 'ocsp_no_check' }, { type: 'ocsp_no_check' }],
     });
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc).toEqual(['body', 'data', 'extensions', 1]);
@@ -214,7 +224,13 @@ describe('POST /ca/{serial}/sign/', () => {
   });
 
   test('404 for an expired, disabled, not API-enabled or unknown CA', async () => {
-    const expired = await f.makeCa({ name: 'expired-sign', parent: null, apiEnabled: true, now: new Date(Date.now() - 400 * 86_400_000), expiresDays: 30 });
+    const expired = await f.makeCa({
+      name: 'expired-sign',
+      parent: null,
+      apiEnabled: true,
+      now: new Date(Date.now() - 400 * 86_400_000),
+      expiresDays: 30,
+    });
     const disabled = await f.makeCa({ name: 'disabled-sign', apiEnabled: true });
     await f.store.updateCa(disabled.id, { enabled: false });
     const hidden = await f.makeCa({ name: 'hidden-sign', apiEnabled: false });
@@ -270,10 +286,7 @@ describe('POST /ca/{serial}/certs/{certificate_serial}/resign/', () => {
   test('issues a new certificate with the same subject, profile and CA URLs', async () => {
     const first = await signAndWait({ profile: 'server' });
     const original = await viewCert(first.serial as string);
-    const res = await request(f.app)
-      .post(`${API}/ca/${f.ca.serial}/certs/${first.serial}/resign/`)
-      .set(f.auth('alice'))
-      .send({});
+    const res = await request(f.app).post(`${API}/ca/${f.ca.serial}/certs/${first.serial}/resign/`).set(f.auth('alice')).send({});
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ serial: null, status: 'pending' });
     const done = await waitForOrder(f.app, f.ca.serial, res.body.slug, f.auth('alice'));
@@ -283,7 +296,14 @@ describe('POST /ca/{serial}/certs/{certificate_serial}/resign/', () => {
     expect(again.certificate.subject).toEqual(original.certificate.subject);
     expect(again.profile).toBe('server');
     expect(again.certificate.signature_hash_algorithm).toBe(original.certificate.signature_hash_algorithm);
-    for (const t of ['basic_constraints', 'subject_key_identifier', 'authority_key_identifier', 'authority_information_access', 'crl_distribution_points', 'key_usage']) {
+    for (const t of [
+      'basic_constraints',
+      'subject_key_identifier',
+      'authority_key_identifier',
+      'authority_information_access',
+      'crl_distribution_points',
+      'key_usage',
+    ]) {
       expect(ext(again, t)).toBeDefined();
     }
   });

@@ -21,7 +21,10 @@ const pg = testDatabaseTargets().find((t) => t.name === 'postgresql');
   afterAll(() => f?.close());
 
   const sign = (cn: string) =>
-    request(f.app).post(`${API}/ca/${f.ca.serial}/sign/`).set(f.auth('alice')).send({ csr, subject: [{ oid: 'CN', value: cn }] });
+    request(f.app)
+      .post(`${API}/ca/${f.ca.serial}/sign/`)
+      .set(f.auth('alice'))
+      .send({ csr, subject: [{ oid: 'CN', value: cn }] });
 
   test('sign, poll, list, view, revoke; a foreign order is a 404', async () => {
     const res = await sign('pg.example.com');
@@ -30,7 +33,10 @@ const pg = testDatabaseTargets().find((t) => t.name === 'postgresql');
     expect(order.status).toBe('issued');
     const list = await request(f.app).get(`${API}/ca/${f.ca.serial}/certs/`).set(f.auth('alice'));
     expect(list.body.map((c: { certificate: { serial: string } }) => c.certificate.serial)).toContain(order.serial);
-    const revoked = await request(f.app).post(`${API}/ca/${f.ca.serial}/certs/${order.serial}/revoke/`).set(f.auth('alice')).send({ reason: 'key_compromise' });
+    const revoked = await request(f.app)
+      .post(`${API}/ca/${f.ca.serial}/certs/${order.serial}/revoke/`)
+      .set(f.auth('alice'))
+      .send({ reason: 'key_compromise' });
     expect(revoked.body.revoked_reason).toBe('key_compromise');
     const foreign = await request(f.app).get(`${API}/ca/${f.ca.serial}/orders/${res.body.slug}/`).set(f.auth('bob'));
     expect(foreign.status).toBe(404);

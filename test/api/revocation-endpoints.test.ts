@@ -92,7 +92,10 @@ describe('CRLs', () => {
     // openssl verify -crl_check rejects the revoked leaf.
     fs.writeFileSync(path.join(dir, 'leaf.pem'), await leafPem(serial));
     fs.writeFileSync(path.join(dir, 'root-crl.pem'), (await request(f.app).get(`${PUBLIC}/crl/ca/${f.root.serial}/?encoding=PEM`)).text);
-    fs.writeFileSync(path.join(dir, 'crls.pem'), fs.readFileSync(path.join(dir, 'root-crl.pem'), 'utf8') + openssl(['crl', '-inform', 'DER', '-in', 'after.crl']));
+    fs.writeFileSync(
+      path.join(dir, 'crls.pem'),
+      fs.readFileSync(path.join(dir, 'root-crl.pem'), 'utf8') + openssl(['crl', '-inform', 'DER', '-in', 'after.crl']),
+    );
     const verify = openssl(['verify', '-crl_check_all', '-CAfile', 'chain.pem', '-CRLfile', 'crls.pem', 'leaf.pem']);
     expect(verify).toMatch(/certificate revoked/);
   });
@@ -128,14 +131,32 @@ describe('OCSP', () => {
     const der = fs.readFileSync(path.join(dir, 'req.der'));
     const res =
       via === 'POST'
-        ? await request(f.app).post(`${PUBLIC}/ocsp/${f.ca.serial}/cert/`).set('Content-Type', 'application/ocsp-request').send(der).buffer(true).parse(binary)
-        : await request(f.app).get(`${PUBLIC}/ocsp/${f.ca.serial}/cert/${encodeURIComponent(der.toString('base64'))}`).buffer(true).parse(binary);
+        ? await request(f.app)
+            .post(`${PUBLIC}/ocsp/${f.ca.serial}/cert/`)
+            .set('Content-Type', 'application/ocsp-request')
+            .send(der)
+            .buffer(true)
+            .parse(binary)
+        : await request(f.app)
+            .get(`${PUBLIC}/ocsp/${f.ca.serial}/cert/${encodeURIComponent(der.toString('base64'))}`)
+            .buffer(true)
+            .parse(binary);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/ocsp-response');
     fs.writeFileSync(path.join(dir, 'resp.der'), res.body as Buffer);
     // The nonce echo is checked through a real `openssl ocsp -url` in test/examples; here openssl would
     // compare against a request it makes up itself from -cert/-serial.
-    return openssl(['ocsp', '-respin', 'resp.der', '-issuer', 'ca.pem', ...args.filter((a) => a !== '-no_nonce'), '-no_nonce', '-CAfile', 'chain.pem']);
+    return openssl([
+      'ocsp',
+      '-respin',
+      'resp.der',
+      '-issuer',
+      'ca.pem',
+      ...args.filter((a) => a !== '-no_nonce'),
+      '-no_nonce',
+      '-CAfile',
+      'chain.pem',
+    ]);
   };
 
   test('good, then revoked with the reason right after POST …/revoke/; signed by the delegated responder', async () => {
@@ -145,10 +166,16 @@ describe('OCSP', () => {
     const byGet = await ask(['-cert', 'ocsp-leaf.pem', '-no_nonce'], 'GET');
     expect(byGet).toContain('ocsp-leaf.pem: good');
 
-    await request(f.app).post(`${API}/ca/${f.ca.serial}/certs/${serial}/revoke/`).set(f.auth('alice')).send({ reason: 'superseded' }).expect(200);
+    await request(f.app)
+      .post(`${API}/ca/${f.ca.serial}/certs/${serial}/revoke/`)
+      .set(f.auth('alice'))
+      .send({ reason: 'superseded' })
+      .expect(200);
     const revoked = await ask(['-cert', 'ocsp-leaf.pem']);
     expect(revoked).toContain('Response verify OK');
     expect(revoked).toMatch(/ocsp-leaf\.pem: revoked[\s\S]*Reason: superseded/);
+    // The nonce-less GET answer kept from before the revocation is not served again.
+    expect(await ask(['-cert', 'ocsp-leaf.pem', '-no_nonce'], 'GET')).toMatch(/ocsp-leaf\.pem: revoked/);
 
     const text = openssl(['ocsp', '-respin', 'resp.der', '-resp_text', '-noverify']);
     expect(text).toContain('OCSP No Check');
@@ -160,7 +187,11 @@ describe('OCSP', () => {
   });
 
   test('garbage bodies and paths are malformedRequest (HTTP 200); an unknown CA is unauthorized', async () => {
-    const garbage = await request(f.app).post(`${PUBLIC}/ocsp/${f.ca.serial}/cert/`).send(Buffer.from('not ocsp')).buffer(true).parse(binary);
+    const garbage = await request(f.app)
+      .post(`${PUBLIC}/ocsp/${f.ca.serial}/cert/`)
+      .send(Buffer.from('not ocsp'))
+      .buffer(true)
+      .parse(binary);
     expect(garbage.status).toBe(200);
     fs.writeFileSync(path.join(dir, 'garbage.der'), garbage.body as Buffer);
     expect(openssl(['ocsp', '-respin', 'garbage.der', '-resp_text', '-noverify'])).toMatch(/malformedrequest/i);
@@ -169,7 +200,11 @@ describe('OCSP', () => {
     expect(openssl(['ocsp', '-respin', 'badpath.der', '-resp_text', '-noverify'])).toMatch(/malformedrequest/i);
 
     openssl(['ocsp', '-issuer', 'ca.pem', '-serial', '0x01', '-reqout', 'req.der']);
-    const other = await request(f.app).post(`${PUBLIC}/ocsp/ABCDEF/cert/`).send(fs.readFileSync(path.join(dir, 'req.der'))).buffer(true).parse(binary);
+    const other = await request(f.app)
+      .post(`${PUBLIC}/ocsp/ABCDEF/cert/`)
+      .send(fs.readFileSync(path.join(dir, 'req.der')))
+      .buffer(true)
+      .parse(binary);
     fs.writeFileSync(path.join(dir, 'other.der'), other.body as Buffer);
     expect(openssl(['ocsp', '-respin', 'other.der', '-resp_text', '-noverify'])).toMatch(/unauthorized/i);
   });

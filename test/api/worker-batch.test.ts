@@ -52,7 +52,12 @@ test('a batch of orders is finished with three statements, each order with its o
   f.db.knex.on('query', onQuery);
   let drained: number;
   try {
-    drained = await inProcessOrderRunner({ store, keyBackends: { default: f.keyBackend }, concurrency: 1, logError: () => undefined }).drain();
+    drained = await inProcessOrderRunner({
+      store,
+      keyBackends: { default: f.keyBackend },
+      concurrency: 1,
+      logError: () => undefined,
+    }).drain();
   } finally {
     f.db.knex.off('query', onQuery);
   }
@@ -86,7 +91,9 @@ test('an order the database refuses fails alone; the rest of its batch is issued
       if new.cn = 'refused.example.com' then raise exception 'refused by the test trigger'; end if;
       return new;
     end $$`);
-  await f.db.knex.raw(`create trigger ca_api_test_refuse before insert on ${TABLES.certificates} for each row execute function ca_api_test_refuse()`);
+  await f.db.knex.raw(
+    `create trigger ca_api_test_refuse before insert on ${TABLES.certificates} for each row execute function ca_api_test_refuse()`,
+  );
   try {
     const slugs = await placeOrders(['ok1.example.com', 'refused.example.com', 'ok2.example.com', 'ok3.example.com']);
     const errors: unknown[] = [];
@@ -138,7 +145,13 @@ test('batches under way at once never take the same order twice', async () => {
       return { ...signer, sign: (data, o) => (signatures++, signer.sign(data, o)) };
     },
   };
-  const runner = inProcessOrderRunner({ store: f.store, keyBackends: { default: counting }, batchSize: 3, concurrency: 3, logError: (_m, e) => errors.push(e) });
+  const runner = inProcessOrderRunner({
+    store: f.store,
+    keyBackends: { default: counting },
+    batchSize: 3,
+    concurrency: 3,
+    logError: (_m, e) => errors.push(e),
+  });
   expect(await runner.drain()).toBe(12);
   expect(errors).toEqual([]);
   expect(signatures).toBe(12); // no order was signed by two batches

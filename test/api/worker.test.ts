@@ -68,7 +68,10 @@ test('a failure is recorded on the order and the runner goes on with the next', 
   // The first order's not_after is moved into the past while it waits: it fails; the second is issued.
   const row = await f.db.knex(TABLES.orders).where({ slug: bad }).first();
   const req = typeof row.request === 'string' ? JSON.parse(row.request) : row.request;
-  await f.db.knex(TABLES.orders).where({ slug: bad }).update({ request: JSON.stringify({ ...req, notAfter: '2000-01-01T00:00:00Z' }) });
+  await f.db
+    .knex(TABLES.orders)
+    .where({ slug: bad })
+    .update({ request: JSON.stringify({ ...req, notAfter: '2000-01-01T00:00:00Z' }) });
   const drained = await inProcessOrderRunner({ store: f.store, keyBackends: { default: f.keyBackend } }).drain();
   expect(drained).toBe(2);
   const failed = await f.store.getOrder(bad);

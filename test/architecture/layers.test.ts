@@ -61,14 +61,22 @@ describe('layers', () => {
   test('only the composition roots under lib/ import adapters/', () => {
     const offenders = lib
       .filter((f) => !COMPOSITION_ROOTS.includes(f))
-      .flatMap((f) => importsOf(f).filter((i) => i.startsWith('adapters/')).map((i) => `${f} → ${i}`));
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((i) => i.startsWith('adapters/'))
+          .map((i) => `${f} → ${i}`),
+      );
     expect(offenders).toEqual([]);
   });
 
   test('lib/x509 imports nothing of ours outside lib/x509', () => {
     const offenders = lib
       .filter((f) => f.startsWith('lib/x509/'))
-      .flatMap((f) => importsOf(f).filter((i) => !i.startsWith('lib/x509/')).map((i) => `${f} → ${i}`));
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((i) => !i.startsWith('lib/x509/'))
+          .map((i) => `${f} → ${i}`),
+      );
     expect(offenders).toEqual([]);
   });
 

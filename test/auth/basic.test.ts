@@ -64,7 +64,9 @@ describe('401 and 403 responses', () => {
     ['garbage', { Authorization: 'Basic %%%' }],
     ['percent-encoded password', authHeader('alice', 'right%3Apass')],
   ])('%s → 401 with a Basic challenge', async (_name, headers) => {
-    const res = await request(t.app).get(url).set(headers as Record<string, string>);
+    const res = await request(t.app)
+      .get(url)
+      .set(headers as Record<string, string>);
     expect(res.status).toBe(401);
     expect(res.text).toBe('{"detail":"Unauthorized"}');
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');

@@ -127,7 +127,7 @@ describe('storeAuthenticator', () => {
 });
 
 describe('through the router', () => {
-  test('a client\'s second request does not pay bcrypt again', async () => {
+  test("a client's second request does not pay bcrypt again", async () => {
     const t = buildApp(
       { enableRestApi: true, store: db.store, authenticator: auth },
       { routes: ROUTES.map((r) => ({ ...r, handler: notImplementedHandler })) },

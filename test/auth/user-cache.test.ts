@@ -82,7 +82,7 @@ test('fresh rows come from memory; a change through the store drops them at once
   }
 });
 
-test('a change behind the store\'s back is seen once the TTL has passed', async () => {
+test("a change behind the store's back is seen once the TTL has passed", async () => {
   const user = await db.store.createUser('sql-edited', 'x', ['view_certificate']);
   let clock = 1_000;
   const cache = new UserCache(db.store, { ttlMs: 2_000, now: () => clock });
@@ -121,10 +121,7 @@ test('a read that raced with an invalidation is not kept', async () => {
 });
 
 test('through the router: password and permission changes take effect on the next request', async () => {
-  const t = buildApp(
-    { enableRestApi: true, store: db.store },
-    { routes: ROUTES.map((r) => ({ ...r, handler: notImplementedHandler })) },
-  );
+  const t = buildApp({ enableRestApi: true, store: db.store }, { routes: ROUTES.map((r) => ({ ...r, handler: notImplementedHandler })) });
   try {
     const user = await db.store.createUser('frank', bcrypt.hashSync('old-pw', 4), ['view_certificate']);
     const url = '/django_ca/api/ca/AB/certs/';

@@ -110,7 +110,9 @@ describe('mandatoryExtensions (signing.md §3.5)', () => {
     const { publicKey } = generateKeyPairSync('ed25519');
     const spki = publicKey.export({ type: 'spki', format: 'der' });
     // Ed25519 SPKI: the last 32 bytes are the subjectPublicKey bit string contents.
-    const expectedSki = createHash('sha1').update(spki.subarray(spki.length - 32)).digest('base64');
+    const expectedSki = createHash('sha1')
+      .update(spki.subarray(spki.length - 32))
+      .digest('base64');
     expect(mandatoryExtensions('a2V5aWQ=', spki)).toEqual([
       {
         type: 'authority_key_identifier',

@@ -44,11 +44,29 @@ describe.each(testDatabaseTargets())('API, store and CLI agree on the boundary i
 
   beforeAll(async () => {
     db = await openTestDatabase(target);
-    ca = await initCa({ store: db.store, keyBackends, name: 'window', subject: [{ oid: 'CN', value: 'Window CA' }], keyType: 'EC', apiEnabled: true, expiresDays: 30, now: CREATED });
+    ca = await initCa({
+      store: db.store,
+      keyBackends,
+      name: 'window',
+      subject: [{ oid: 'CN', value: 'Window CA' }],
+      keyType: 'EC',
+      apiEnabled: true,
+      expiresDays: 30,
+      now: CREATED,
+    });
     const dir = tmpDir('validity');
     try {
       const csr = fs.readFileSync(opensslCsr(dir, 'leaf', '/CN=leaf.example.com'), 'utf8');
-      cert = await signCert({ store: db.store, keyBackends, profiles: defaultProfiles(), ca, csr, subject: [{ oid: '2.5.4.3', value: 'leaf.example.com' }], expiresDays: 10, now: new Date(CREATED.getTime() + 60_000) });
+      cert = await signCert({
+        store: db.store,
+        keyBackends,
+        profiles: defaultProfiles(),
+        ca,
+        csr,
+        subject: [{ oid: '2.5.4.3', value: 'leaf.example.com' }],
+        expiresDays: 10,
+        now: new Date(CREATED.getTime() + 60_000),
+      });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -13,7 +13,11 @@ interface Rec {
 
 function setup(options: { ttlMs?: number; maxEntries?: number } = {}) {
   let clock = 1_000;
-  const cache = new RecordCache<Rec>((r) => r.name, { ttlMs: options.ttlMs ?? 100, maxEntries: options.maxEntries ?? 10, now: () => clock });
+  const cache = new RecordCache<Rec>((r) => r.name, {
+    ttlMs: options.ttlMs ?? 100,
+    maxEntries: options.maxEntries ?? 10,
+    now: () => clock,
+  });
   let loads = 0;
   const load = (r: Rec | null) => async () => {
     loads++;
@@ -93,18 +97,31 @@ test('ttlMs 0 keeps nothing', async () => {
 
 test('subscribeIfSupported: a real subscription, a missing one, and a proxy that answers every name', () => {
   const listeners: ((id: number) => void)[] = [];
-  const off = subscribeIfSupported((l) => {
-    listeners.push(l);
-    return () => listeners.splice(listeners.indexOf(l), 1);
-  }, () => undefined);
+  const off = subscribeIfSupported(
+    (l) => {
+      listeners.push(l);
+      return () => listeners.splice(listeners.indexOf(l), 1);
+    },
+    () => undefined,
+  );
   expect(listeners).toHaveLength(1);
   off?.();
   expect(listeners).toHaveLength(0);
   expect(subscribeIfSupported(undefined, () => undefined)).toBeNull();
-  expect(subscribeIfSupported(() => Promise.reject(new Error('no such method')), () => undefined)).toBeNull();
-  expect(subscribeIfSupported(() => {
-    throw new Error('no');
-  }, () => undefined)).toBeNull();
+  expect(
+    subscribeIfSupported(
+      () => Promise.reject(new Error('no such method')),
+      () => undefined,
+    ),
+  ).toBeNull();
+  expect(
+    subscribeIfSupported(
+      () => {
+        throw new Error('no');
+      },
+      () => undefined,
+    ),
+  ).toBeNull();
 });
 
 test('concurrent misses of one key share one read; a failed read is not shared afterwards', async () => {

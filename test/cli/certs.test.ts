@@ -19,7 +19,17 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
     cli = cliRunner(db.store);
     dir = tmpDir();
     csr = opensslCsr(dir, 'leaf', '/CN=ignored.example.com');
-    const r = await cli(['init_ca', '--key-type', 'EC', '--expires', '365', '--default-hostname', 'ca.example.com', 'Root', 'C=AT,O=Example,CN=root.example.com']);
+    const r = await cli([
+      'init_ca',
+      '--key-type',
+      'EC',
+      '--expires',
+      '365',
+      '--default-hostname',
+      'ca.example.com',
+      'Root',
+      'C=AT,O=Example,CN=root.example.com',
+    ]);
     expect(r.stderr).toBe('');
     rootPem = (await cli(['view_ca', 'Root', '--output-format', 'pem'])).stdout;
   });
@@ -59,8 +69,19 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
 
     it('takes a profile flag, options override the profile, CN comes from the first SAN', async () => {
       const r = await cli([
-        'sign_cert', '--client', '--csr', csr, '--subject-alternative-name', 'DNS:san.example.com', 'IP:192.0.2.1',
-        '--extended-key-usage', 'codeSigning', '--expires', '10', '--algorithm', 'SHA-256',
+        'sign_cert',
+        '--client',
+        '--csr',
+        csr,
+        '--subject-alternative-name',
+        'DNS:san.example.com',
+        'IP:192.0.2.1',
+        '--extended-key-usage',
+        'codeSigning',
+        '--expires',
+        '10',
+        '--algorithm',
+        'SHA-256',
       ]);
       expect(r.stderr).toBe('');
       const t = text(r.stdout);
@@ -112,7 +133,16 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
 
   describe('resign_cert, revoke_cert, list_certs, view_cert', () => {
     it('resign keeps subject, profile and extensions, with a fresh serial', async () => {
-      const first = await cli(['sign_cert', '--server', '--csr', csr, '--subject', 'CN=resign.example.com', '--tls-feature', 'OCSPMustStaple']);
+      const first = await cli([
+        'sign_cert',
+        '--server',
+        '--csr',
+        csr,
+        '--subject',
+        'CN=resign.example.com',
+        '--tls-feature',
+        'OCSPMustStaple',
+      ]);
       const original = await record(first.stdout);
       const r = await cli(['resign_cert', original.serial, '--expires', '20']);
       expect(r.stderr).toBe('');
@@ -129,7 +159,23 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
     it('imported certificates cannot be resigned', async () => {
       const key = path.join(dir, 'imp.key');
       const pem = path.join(dir, 'imp.pem');
-      openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', pem, '-days', '5', '-subj', '/CN=imported.example.com']);
+      openssl([
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        pem,
+        '-days',
+        '5',
+        '-subj',
+        '/CN=imported.example.com',
+      ]);
       await cli(['import_cert', '--ca', 'Root', pem]);
       const r = await cli(['resign_cert', 'imported.example.com']);
       expect(r.code).not.toBe(0);
@@ -146,7 +192,14 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
       const bad = await cli(['revoke_cert', cert.serial, '--reason', 'bored']);
       expect(bad.code).not.toBe(0);
       expect((await record(r.stdout)).revoked).toBe(false);
-      const ok = await cli(['revoke_cert', 'revoke.example.com', '--reason', 'keyCompromise', '--compromised', '2020-01-01T00:00:00+02:00']);
+      const ok = await cli([
+        'revoke_cert',
+        'revoke.example.com',
+        '--reason',
+        'keyCompromise',
+        '--compromised',
+        '2020-01-01T00:00:00+02:00',
+      ]);
       expect(ok.stderr).toBe('');
       const revoked = await record(r.stdout);
       expect(revoked).toMatchObject({ revoked: true, revokedReason: 'key_compromise' });
@@ -168,7 +221,9 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
       expect(dates).toEqual([...dates].sort());
       const cert = await record((await cli(['sign_cert', '--csr', csr, '--subject', 'CN=onlyone.example.com', '--ca', 'Root'])).stdout);
       const colons = (cert.serial.length % 2 ? '0' + cert.serial : cert.serial).match(/../g)!.join(':');
-      expect((await cli(['list_certs'])).stdout).toContain(`${colons} - onlyone.example.com (expires: ${cert.notAfter.toISOString().slice(0, 10)})\n`);
+      expect((await cli(['list_certs'])).stdout).toContain(
+        `${colons} - onlyone.example.com (expires: ${cert.notAfter.toISOString().slice(0, 10)})\n`,
+      );
     });
 
     it('view_cert shows text, json and pem by serial or CN', async () => {
@@ -191,9 +246,13 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
       const user = (await db.store.findUser('alice'))!;
       expect(await bcrypt.compare('s3cret', user.passwordHash)).toBe(true);
       expect(await bcrypt.compare('wrong', user.passwordHash)).toBe(false);
-      expect([...user.permissions].sort()).toEqual(
-        ['change_certificateauthority', 'revoke_certificate', 'sign_certificate', 'view_certificate', 'view_certificateauthority'],
-      );
+      expect([...user.permissions].sort()).toEqual([
+        'change_certificateauthority',
+        'revoke_certificate',
+        'sign_certificate',
+        'view_certificate',
+        'view_certificateauthority',
+      ]);
     });
 
     it('withholds permissions and reads the password from piped stdin', async () => {

@@ -19,7 +19,11 @@ describe.each(testDatabaseTargets())('import_ca and import_cert on $name', (targ
   function canonical(v: unknown): unknown {
     if (Array.isArray(v)) return v.map(canonical);
     if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+      );
     }
     return v;
   }
@@ -86,9 +90,25 @@ describe.each(testDatabaseTargets())('import_ca and import_cert on $name', (targ
       const key = path.join(f.dir, 'fresh.key');
       const pem = path.join(f.dir, 'fresh.pem');
       openssl([
-        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', pem,
-        '-days', '30', '-subj', '/CN=fresh.example.com', '-addext', 'basicConstraints=critical,CA:TRUE',
-        '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        pem,
+        '-days',
+        '30',
+        '-subj',
+        '/CN=fresh.example.com',
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
       ]);
       expect((await f.cli(['import_ca', '--no-key', 'Keyless', pem])).code).toBe(0);
       const csr = opensslCsr(f.dir, 'keyless-leaf');

@@ -32,7 +32,18 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
     it('creates a root that openssl accepts as a self-signed CA', async () => {
       // One day beyond the default: the intermediate (default expiry) may be made in a later minute and
       // must not outlive its root (cli.md) however slowly the machine runs.
-      const r = await f.cli(['init_ca', '--key-type', keyType, ...extra, '--path-length', '1', '--expires', '3651', root, `C=AT,O=Example,CN=${root}.example.com`]);
+      const r = await f.cli([
+        'init_ca',
+        '--key-type',
+        keyType,
+        ...extra,
+        '--path-length',
+        '1',
+        '--expires',
+        '3651',
+        root,
+        `C=AT,O=Example,CN=${root}.example.com`,
+      ]);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       const ca = (await f.db.store.findCaByName(root))!;
@@ -58,7 +69,18 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
     });
 
     it('creates an intermediate and signs a leaf; openssl verifies the chain', async () => {
-      const r = await f.cli(['init_ca', '--key-type', keyType, ...extra, '--parent', root, '--default-hostname', 'ca.example.com', child, `CN=${child}.example.com`]);
+      const r = await f.cli([
+        'init_ca',
+        '--key-type',
+        keyType,
+        ...extra,
+        '--parent',
+        root,
+        '--default-hostname',
+        'ca.example.com',
+        child,
+        `CN=${child}.example.com`,
+      ]);
       expect(r.stderr).toBe('');
       const parent = (await f.db.store.findCaByName(root))!;
       const ca = (await f.db.store.findCaByName(child))!;
@@ -82,28 +104,66 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
 
   describe('init_ca details', () => {
     it('builds the sign_* URLs of signing.md §4 and the intermediate AIA/CRL DP', async () => {
-      await f.cli(['init_ca', '--key-type', 'EC', '--path-length', '2', '--expires', '3651', '--default-hostname', 'localhost:8000', 'Urls', 'CN=urls.example.com']);
+      await f.cli([
+        'init_ca',
+        '--key-type',
+        'EC',
+        '--path-length',
+        '2',
+        '--expires',
+        '3651',
+        '--default-hostname',
+        'localhost:8000',
+        'Urls',
+        'CN=urls.example.com',
+      ]);
       const root = (await f.db.store.findCaByName('Urls'))!;
       const S = root.serial;
       expect(root.signAuthorityInformationAccess).toEqual({
         type: 'authority_information_access',
         critical: false,
         value: [
-          { access_method: '1.3.6.1.5.5.7.48.1', access_location: { type: 'URI', value: `http://localhost:8000/django_ca/ocsp/${S}/cert/` } },
-          { access_method: '1.3.6.1.5.5.7.48.2', access_location: { type: 'URI', value: `http://localhost:8000/django_ca/issuer/${S}.der` } },
+          {
+            access_method: '1.3.6.1.5.5.7.48.1',
+            access_location: { type: 'URI', value: `http://localhost:8000/django_ca/ocsp/${S}/cert/` },
+          },
+          {
+            access_method: '1.3.6.1.5.5.7.48.2',
+            access_location: { type: 'URI', value: `http://localhost:8000/django_ca/issuer/${S}.der` },
+          },
         ],
       });
       expect(root.signCrlDistributionPoints).toEqual({
         type: 'crl_distribution_points',
         critical: false,
-        value: [{ full_name: [{ type: 'URI', value: `http://localhost:8000/django_ca/crl/${S}/` }], relative_name: null, crl_issuer: null, reasons: null }],
+        value: [
+          {
+            full_name: [{ type: 'URI', value: `http://localhost:8000/django_ca/crl/${S}/` }],
+            relative_name: null,
+            crl_issuer: null,
+            reasons: null,
+          },
+        ],
       });
       // A root's own certificate carries no AIA / CRL DP.
-      expect(root.certificate.extensions.map((e) => e.type).sort()).toEqual(
-        ['authority_key_identifier', 'basic_constraints', 'key_usage', 'subject_key_identifier'],
-      );
+      expect(root.certificate.extensions.map((e) => e.type).sort()).toEqual([
+        'authority_key_identifier',
+        'basic_constraints',
+        'key_usage',
+        'subject_key_identifier',
+      ]);
 
-      await f.cli(['init_ca', '--key-type', 'EC', '--parent', 'Urls', '--default-hostname', 'localhost:8000', 'UrlsChild', 'CN=urlschild.example.com']);
+      await f.cli([
+        'init_ca',
+        '--key-type',
+        'EC',
+        '--parent',
+        'Urls',
+        '--default-hostname',
+        'localhost:8000',
+        'UrlsChild',
+        'CN=urlschild.example.com',
+      ]);
       const child = (await f.db.store.findCaByName('UrlsChild'))!;
       const own = parseCertificate(child.der).extensions;
       expect(own.find((e) => e.type === 'authority_information_access')!.value).toEqual([
@@ -111,7 +171,12 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
         { access_method: '1.3.6.1.5.5.7.48.2', access_location: { type: 'URI', value: `http://localhost:8000/django_ca/issuer/${S}.der` } },
       ]);
       expect(own.find((e) => e.type === 'crl_distribution_points')!.value).toEqual([
-        { full_name: [{ type: 'URI', value: `http://localhost:8000/django_ca/crl/ca/${S}/` }], relative_name: null, crl_issuer: null, reasons: null },
+        {
+          full_name: [{ type: 'URI', value: `http://localhost:8000/django_ca/crl/ca/${S}/` }],
+          relative_name: null,
+          crl_issuer: null,
+          reasons: null,
+        },
       ]);
       // AKI of the intermediate = SKI of the parent.
       const parentSki = root.certificate.extensions.find((e) => e.type === 'subject_key_identifier')!.value;
@@ -139,7 +204,17 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
 
     it('refuses an intermediate that would outlive its parent, and names taken twice', async () => {
       await f.cli(['init_ca', '--key-type', 'Ed25519', '--no-path-length', '--expires', '10', 'Short', 'CN=short.example.com']);
-      const r = await f.cli(['init_ca', '--key-type', 'Ed25519', '--parent', 'Short', '--expires', '11', 'Longer', 'CN=longer.example.com']);
+      const r = await f.cli([
+        'init_ca',
+        '--key-type',
+        'Ed25519',
+        '--parent',
+        'Short',
+        '--expires',
+        '11',
+        'Longer',
+        'CN=longer.example.com',
+      ]);
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(/^Error: .*outlive.*\n$/);
       const dup = await f.cli(['init_ca', '--key-type', 'Ed25519', 'Short', 'CN=short2.example.com']);
@@ -160,7 +235,19 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
     });
 
     it('--api-enable, --no-path-length, --expires and the output formats', async () => {
-      const r = await f.cli(['init_ca', '--key-type', 'EC', '--api-enable', '--no-path-length', '--expires', '30', '--output-format', 'json', 'Api', 'CN=api.example.com']);
+      const r = await f.cli([
+        'init_ca',
+        '--key-type',
+        'EC',
+        '--api-enable',
+        '--no-path-length',
+        '--expires',
+        '30',
+        '--output-format',
+        'json',
+        'Api',
+        'CN=api.example.com',
+      ]);
       expect(r.stderr).toBe('');
       const json = JSON.parse(r.stdout);
       expect(json.api_enabled).toBe(true);
@@ -184,7 +271,19 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
       await f.db.truncate(); // list_cas shows everything: start from an empty store
       const local = f.cli;
       await local(['init_ca', '--key-type', 'Ed25519', '--path-length', '2', '--expires', '100', 'Root', 'CN=root.example.com']);
-      await local(['init_ca', '--key-type', 'Ed25519', '--path-length', '1', '--expires', '90', '--parent', 'Root', 'A', 'CN=a.example.com']);
+      await local([
+        'init_ca',
+        '--key-type',
+        'Ed25519',
+        '--path-length',
+        '1',
+        '--expires',
+        '90',
+        '--parent',
+        'Root',
+        'A',
+        'CN=a.example.com',
+      ]);
       await local(['init_ca', '--key-type', 'Ed25519', '--expires', '80', '--parent', 'A', 'A1', 'CN=a1.example.com']);
       await local(['init_ca', '--key-type', 'Ed25519', '--expires', '95', '--parent', 'Root', 'B', 'CN=b.example.com']);
       await local(['init_ca', '--key-type', 'Ed25519', '--expires', '50', 'Ec', 'CN=ec.example.com']);
@@ -221,13 +320,31 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
       await f.cli(['init_ca', '--key-type', 'Ed25519', 'Editable', 'CN=editable.example.com']);
       const before = (await f.db.store.findCaByName('Editable'))!;
       const r = await f.cli([
-        'edit_ca', before.serial, '--api-enable', '--disable', '--caa', 'example.com', '--website', 'https://example.com/',
-        '--sign-ocsp-responder', 'http://ocsp.example.com/', '--sign-crl-full-name', 'http://crl.example.com/',
-        '--ocsp-response-validity', '3600',
+        'edit_ca',
+        before.serial,
+        '--api-enable',
+        '--disable',
+        '--caa',
+        'example.com',
+        '--website',
+        'https://example.com/',
+        '--sign-ocsp-responder',
+        'http://ocsp.example.com/',
+        '--sign-crl-full-name',
+        'http://crl.example.com/',
+        '--ocsp-response-validity',
+        '3600',
       ]);
       expect(r.stderr).toBe('');
       const after = (await f.db.store.findCaByName('Editable'))!;
-      expect(after).toMatchObject({ apiEnabled: true, enabled: false, caaIdentity: 'example.com', website: 'https://example.com/', termsOfService: '', ocspResponseValidity: 3600 });
+      expect(after).toMatchObject({
+        apiEnabled: true,
+        enabled: false,
+        caaIdentity: 'example.com',
+        website: 'https://example.com/',
+        termsOfService: '',
+        ocspResponseValidity: 3600,
+      });
       expect(after.signAuthorityInformationAccess).toEqual({
         type: 'authority_information_access',
         critical: false,

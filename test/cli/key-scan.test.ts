@@ -84,9 +84,11 @@ interface Dump {
 
 async function dumpAllTables(db: TestDatabase): Promise<Dump> {
   const tables = (
-    (await db.knex.raw(
-      "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
-    )).rows as { table_name: string }[]
+    (
+      await db.knex.raw(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
+      )
+    ).rows as { table_name: string }[]
   ).map((r) => r.table_name);
   expect(tables).toEqual(expect.arrayContaining(Object.values(TABLES)));
   const text: string[] = [];
@@ -95,10 +97,12 @@ async function dumpAllTables(db: TestDatabase): Promise<Dump> {
     const rows = (await db.knex.raw(`SELECT t::text AS row FROM "${table}" t`)).rows as { row: string }[];
     text.push(...rows.map((r) => r.row));
     const byteaColumns = (
-      (await db.knex.raw(
-        "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? AND data_type = 'bytea'",
-        [table],
-      )).rows as { column_name: string }[]
+      (
+        await db.knex.raw(
+          "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? AND data_type = 'bytea'",
+          [table],
+        )
+      ).rows as { column_name: string }[]
     ).map((r) => r.column_name);
     for (const column of byteaColumns) {
       const values = (await db.knex(table).select(column)) as Record<string, Buffer | null>[];

@@ -13,7 +13,12 @@ export function openssl(args: string[], input?: string | Buffer): string {
 }
 
 /** A fresh CSR made by openssl (key type e.g. `ec`, `rsa:2048`, `ed25519`), as PEM file path. */
-export function opensslCsr(dir: string, name: string, subject = '/CN=csr.example.com', keyArgs = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256']): string {
+export function opensslCsr(
+  dir: string,
+  name: string,
+  subject = '/CN=csr.example.com',
+  keyArgs = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'],
+): string {
   const out = path.join(dir, `${name}.csr`);
   openssl(['req', '-new', ...keyArgs, '-nodes', '-subj', subject, '-keyout', path.join(dir, `${name}.key`), '-out', out]);
   return out;

@@ -28,7 +28,7 @@ describe.each(testDatabaseTargets())('ca-admin processes on $name', (target) => 
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('a second process sees the first one\'s writes; errors are one line with a non-zero exit', () => {
+  it("a second process sees the first one's writes; errors are one line with a non-zero exit", () => {
     const init = caAdmin(url, ['init_ca', '--key-type', 'Ed25519', 'Proc', 'CN=proc.example.com']);
     expect(init.stderr).toBe('');
     expect(init.code).toBe(0);

@@ -3,6 +3,7 @@
  * that need a real process: walk the printed flow, kill it mid-order, restart it on the same data.
  */
 import { spawn, type ChildProcess } from 'child_process';
+import * as fs from 'fs';
 import * as path from 'path';
 
 export const SERVER = path.resolve(__dirname, '../../examples/host-server/server.ts');
@@ -23,9 +24,15 @@ afterEach(() => {
     }
   }
   const stats = process.env.RESPONSE_VALIDATOR_STATS;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  if (stats) require('fs').appendFileSync(stats, `${JSON.stringify({ file: expect.getState().testPath, child: true, validated, violations: violations.length })}\n`);
-  if (violations.length) throw new Error(`${violations.length} response(s) of the child server do not match the OpenAPI document:\n  ${violations.join('\n  ')}`);
+  if (stats)
+    fs.appendFileSync(
+      stats,
+      `${JSON.stringify({ file: expect.getState().testPath, child: true, validated, violations: violations.length })}\n`,
+    );
+  if (violations.length)
+    throw new Error(
+      `${violations.length} response(s) of the child server do not match the OpenAPI document:\n  ${violations.join('\n  ')}`,
+    );
 });
 
 export interface ChildServer {
@@ -42,7 +49,13 @@ export interface ChildServer {
 export function startChildServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ChildServer> {
   const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), '-r', RESPONSE_CHECK, SERVER], {
     cwd: env.CA_DATA_DIR ?? ROOT,
-    env: { ...process.env, PORT: '0', TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'), RESPONSE_VALIDATOR_API_ROOT: '/django_ca/api/', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'),
+      RESPONSE_VALIDATOR_API_ROOT: '/django_ca/api/',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -29,7 +29,9 @@ test('an order accepted before a crash is issued after the restart', async () =>
     });
     expect(res.status).toBe(200);
     slug = ((await res.json()) as { slug: string }).slug;
-    const order = (await (await fetch(`${first.apiRoot}/ca/${first.caSerial}/orders/${slug}/`, { headers: auth })).json()) as { status: string };
+    const order = (await (await fetch(`${first.apiRoot}/ca/${first.caSerial}/orders/${slug}/`, { headers: auth })).json()) as {
+      status: string;
+    };
     expect(order.status).toBe('pending');
   } finally {
     await stopChild(first.child, 'SIGKILL');
@@ -47,7 +49,9 @@ test('an order accepted before a crash is issued after the restart', async () =>
     expect(order.status).toBe('issued');
     const cert = await fetch(`${second.apiRoot}/ca/${second.caSerial}/certs/${order.serial}/`, { headers: auth });
     expect(cert.status).toBe(200);
-    expect(((await cert.json()) as { certificate: { subject: unknown } }).certificate.subject).toEqual([{ oid: '2.5.4.3', value: 'crash.example.com' }]);
+    expect(((await cert.json()) as { certificate: { subject: unknown } }).certificate.subject).toEqual([
+      { oid: '2.5.4.3', value: 'crash.example.com' },
+    ]);
   } finally {
     await stopChild(second.child);
   }

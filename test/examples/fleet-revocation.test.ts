@@ -46,9 +46,13 @@ const BOUND_MS = 2000;
     const auth = `-u '${a.username}:${a.password}'`;
     const api = a.apiRoot;
     sh(`openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout leaf.key -out leaf.csr -subj /CN=fleet.example.com`);
-    const body = JSON.stringify({ csr: fs.readFileSync(path.join(dir, 'leaf.csr'), 'utf8'), subject: [{ oid: 'CN', value: 'fleet.example.com' }] });
+    const body = JSON.stringify({
+      csr: fs.readFileSync(path.join(dir, 'leaf.csr'), 'utf8'),
+      subject: [{ oid: 'CN', value: 'fleet.example.com' }],
+    });
     fs.writeFileSync(path.join(dir, 'body.json'), body);
-    const slug = JSON.parse(sh(`curl -s ${auth} -H 'Content-Type: application/json' -d @body.json "${api}/ca/${a.caSerial}/sign/"`)).slug as string;
+    const slug = JSON.parse(sh(`curl -s ${auth} -H 'Content-Type: application/json' -d @body.json "${api}/ca/${a.caSerial}/sign/"`))
+      .slug as string;
     let order: { status: string; serial: string } = { status: 'pending', serial: '' };
     for (let i = 0; i < 100 && order.status === 'pending'; i++) {
       order = JSON.parse(sh(`curl -s ${auth} "${api}/ca/${a.caSerial}/orders/${slug}/"`));
@@ -57,7 +61,9 @@ const BOUND_MS = 2000;
     expect(order.status).toBe('issued');
     const leaf = JSON.parse(sh(`curl -s ${auth} "${api}/ca/${a.caSerial}/certs/${order.serial}/"`)).certificate.pem as string;
     fs.writeFileSync(path.join(dir, 'leaf.pem'), leaf);
-    sh(`curl -s ${auth} "${api}/ca/${a.caSerial}/" | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).certificate.pem' > ca.pem`);
+    sh(
+      `curl -s ${auth} "${api}/ca/${a.caSerial}/" | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).certificate.pem' > ca.pem`,
+    );
     sh(`cat '${path.join(dir, 'data', 'root.pem')}' ca.pem > chain.pem`);
 
     const bBase = b.apiRoot.replace(/\/api$/, '');
@@ -66,7 +72,9 @@ const BOUND_MS = 2000;
     expect(ocspAtB()).toContain('leaf.pem: good');
     expect(crlAtB()).not.toMatch(new RegExp(`Serial Number: 0?${order.serial}`)); // B now caches a CRL without it
 
-    sh(`curl -s ${auth} -H 'Content-Type: application/json' -d '{"reason": "cessation_of_operation"}' "${api}/ca/${a.caSerial}/certs/${order.serial}/revoke/"`);
+    sh(
+      `curl -s ${auth} -H 'Content-Type: application/json' -d '{"reason": "cessation_of_operation"}' "${api}/ca/${a.caSerial}/certs/${order.serial}/revoke/"`,
+    );
     const revokedAt = Date.now();
     const seen = { ocsp: false, crl: false };
     while (Date.now() - revokedAt <= BOUND_MS && !(seen.ocsp && seen.crl)) {

@@ -60,7 +60,10 @@ afterAll(async () => {
 async function api(method: string, url: string, body?: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${server.apiRoot}${url}`, {
     method,
-    headers: { Authorization: `Basic ${Buffer.from(`${server.username}:${server.password}`).toString('base64')}`, 'Content-Type': 'application/json' },
+    headers: {
+      Authorization: `Basic ${Buffer.from(`${server.username}:${server.password}`).toString('base64')}`,
+      'Content-Type': 'application/json',
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   expect(res.status).toBe(200);
@@ -69,8 +72,13 @@ async function api(method: string, url: string, body?: unknown): Promise<Record<
 
 /** A key and CSR by openssl, signed through the API; the leaf's PEM file name. */
 async function issue(caSerial: string, name: string): Promise<string> {
-  sh(`openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ${name}.key -out ${name}.csr -subj /CN=${name}.example.com`);
-  const order = await api('POST', `/ca/${caSerial}/sign/`, { csr: fs.readFileSync(path.join(dir, `${name}.csr`), 'utf8'), subject: [{ oid: 'CN', value: `${name}.example.com` }] });
+  sh(
+    `openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ${name}.key -out ${name}.csr -subj /CN=${name}.example.com`,
+  );
+  const order = await api('POST', `/ca/${caSerial}/sign/`, {
+    csr: fs.readFileSync(path.join(dir, `${name}.csr`), 'utf8'),
+    subject: [{ oid: 'CN', value: `${name}.example.com` }],
+  });
   let state = order;
   for (let i = 0; i < 100 && state.status === 'pending'; i++) {
     await new Promise((r) => setTimeout(r, 50));
@@ -88,38 +96,50 @@ const CASES = [
   ['an Ed25519 root', 'EdRoot'],
 ] as const;
 
-test.each(CASES)('%s: OCSP, CRL, verify -crl_check and AIA chasing with openssl', async (_label, which) => {
-  const caSerial = which === 'intermediate' ? server.caSerial : roots[which];
-  const tag = which.toLowerCase();
-  const revoked = await issue(caSerial, `${tag}-revoked`);
-  const kept = await issue(caSerial, `${tag}-kept`);
+test.each(CASES)(
+  '%s: OCSP, CRL, verify -crl_check and AIA chasing with openssl',
+  async (_label, which) => {
+    const caSerial = which === 'intermediate' ? server.caSerial : roots[which];
+    const tag = which.toLowerCase();
+    const revoked = await issue(caSerial, `${tag}-revoked`);
+    const kept = await issue(caSerial, `${tag}-kept`);
 
-  // The issuer, fetched from the CA-Issuers URL of the leaf, completes the chain to the trust anchor.
-  sh(`curl -s "$(openssl x509 -in ${revoked} -noout -ext authorityInfoAccess | sed -n 's/.*CA Issuers - URI://p')" | openssl x509 -inform DER -out ${tag}-issuer.pem`);
-  const anchor = which === 'intermediate' ? path.join(dir, 'data', 'root.pem') : `${tag}-issuer.pem`;
-  const untrusted = which === 'intermediate' ? `-untrusted ${tag}-issuer.pem` : '';
-  expect(sh(`openssl verify -CAfile ${anchor} ${untrusted} ${kept}`)).toContain(`${kept}: OK`);
-  sh(`cat ${anchor} ${which === 'intermediate' ? `${tag}-issuer.pem` : ''} > ${tag}-chain.pem`);
+    // The issuer, fetched from the CA-Issuers URL of the leaf, completes the chain to the trust anchor.
+    sh(
+      `curl -s "$(openssl x509 -in ${revoked} -noout -ext authorityInfoAccess | sed -n 's/.*CA Issuers - URI://p')" | openssl x509 -inform DER -out ${tag}-issuer.pem`,
+    );
+    const anchor = which === 'intermediate' ? path.join(dir, 'data', 'root.pem') : `${tag}-issuer.pem`;
+    const untrusted = which === 'intermediate' ? `-untrusted ${tag}-issuer.pem` : '';
+    expect(sh(`openssl verify -CAfile ${anchor} ${untrusted} ${kept}`)).toContain(`${kept}: OK`);
+    sh(`cat ${anchor} ${which === 'intermediate' ? `${tag}-issuer.pem` : ''} > ${tag}-chain.pem`);
 
-  const ocsp = (leaf: string) =>
-    sh(`openssl ocsp -issuer ${tag}-issuer.pem -cert ${leaf} -url "$(openssl x509 -in ${leaf} -noout -ocsp_uri)" -CAfile ${tag}-chain.pem`);
-  const before = ocsp(revoked);
-  expect(before).toContain('Response verify OK');
-  expect(before).toContain(`${revoked}: good`);
+    const ocsp = (leaf: string) =>
+      sh(
+        `openssl ocsp -issuer ${tag}-issuer.pem -cert ${leaf} -url "$(openssl x509 -in ${leaf} -noout -ocsp_uri)" -CAfile ${tag}-chain.pem`,
+      );
+    const before = ocsp(revoked);
+    expect(before).toContain('Response verify OK');
+    expect(before).toContain(`${revoked}: good`);
 
-  const serial = sh(`openssl x509 -in ${revoked} -noout -serial`).trim().split('=')[1].replace(/^0+/, '');
-  await api('POST', `/ca/${caSerial}/certs/${serial}/revoke/`, { reason: 'superseded' });
-  const after = ocsp(revoked);
-  expect(after).toContain('Response verify OK');
-  expect(after).toMatch(new RegExp(`${revoked.replace('.', '\\.')}: revoked[\\s\\S]*Reason: superseded`));
-  expect(ocsp(kept)).toContain(`${kept}: good`);
-  const unknown = sh(`openssl ocsp -issuer ${tag}-issuer.pem -serial 0x7A11C0DE -url "$(openssl x509 -in ${kept} -noout -ocsp_uri)" -CAfile ${tag}-chain.pem`);
-  expect(unknown).toContain('0x7A11C0DE: unknown');
+    const serial = sh(`openssl x509 -in ${revoked} -noout -serial`).trim().split('=')[1].replace(/^0+/, '');
+    await api('POST', `/ca/${caSerial}/certs/${serial}/revoke/`, { reason: 'superseded' });
+    const after = ocsp(revoked);
+    expect(after).toContain('Response verify OK');
+    expect(after).toMatch(new RegExp(`${revoked.replace('.', '\\.')}: revoked[\\s\\S]*Reason: superseded`));
+    expect(ocsp(kept)).toContain(`${kept}: good`);
+    const unknown = sh(
+      `openssl ocsp -issuer ${tag}-issuer.pem -serial 0x7A11C0DE -url "$(openssl x509 -in ${kept} -noout -ocsp_uri)" -CAfile ${tag}-chain.pem`,
+    );
+    expect(unknown).toContain('0x7A11C0DE: unknown');
 
-  // The CRL at the leaf's distribution point lists it; verify -crl_check rejects it and accepts the other.
-  sh(`curl -s "$(openssl x509 -in ${revoked} -noout -ext crlDistributionPoints | sed -n 's/.*URI://p')" | openssl crl -inform DER -out ${tag}.crl`);
-  expect(sh(`openssl crl -in ${tag}.crl -noout -text`)).toMatch(new RegExp(`Serial Number: 0?${serial}[\\s\\S]*?Superseded`));
-  const check = (leaf: string) => sh(`openssl verify -crl_check -CAfile ${anchor} ${untrusted} -CRLfile ${tag}.crl ${leaf}`);
-  expect(check(revoked)).toContain('certificate revoked');
-  expect(check(kept)).toContain(`${kept}: OK`);
-}, 120_000);
+    // The CRL at the leaf's distribution point lists it; verify -crl_check rejects it and accepts the other.
+    sh(
+      `curl -s "$(openssl x509 -in ${revoked} -noout -ext crlDistributionPoints | sed -n 's/.*URI://p')" | openssl crl -inform DER -out ${tag}.crl`,
+    );
+    expect(sh(`openssl crl -in ${tag}.crl -noout -text`)).toMatch(new RegExp(`Serial Number: 0?${serial}[\\s\\S]*?Superseded`));
+    const check = (leaf: string) => sh(`openssl verify -crl_check -CAfile ${anchor} ${untrusted} -CRLfile ${tag}.crl ${leaf}`);
+    expect(check(revoked)).toContain('certificate revoked');
+    expect(check(kept)).toContain(`${kept}: OK`);
+  },
+  120_000,
+);

@@ -4,6 +4,7 @@
  */
 import express, { type Express } from 'express';
 import * as bcrypt from 'bcryptjs';
+import { randomBytes } from 'crypto';
 import { createCaApiRouter, type CaApiRouter, type CaApiRouterOptions, type CreateCaApiRouterInternals } from '../../lib';
 import { HttpError } from '../../lib/api/http-errors';
 import type { OrderRunner, Permission, Store, UserRecord } from '../../lib/ports';
@@ -88,14 +89,12 @@ function markStandIns(routes: readonly RouteDefinition[]): RouteDefinition[] {
  * `{"host": true}` for anything the router passes on. Responses are checked against the OpenAPI
  * document (see `responseValidation`).
  */
-export function buildApp(
-  options: CaApiRouterOptions,
-  internals: CreateCaApiRouterInternals = {},
-  mountPath?: string,
-): TestApp {
+export function buildApp(options: CaApiRouterOptions, internals: CreateCaApiRouterInternals = {}, mountPath?: string): TestApp {
   const app = express();
   const routes = internals.routes ? markStandIns(internals.routes) : undefined;
-  const router = createCaApiRouter({ env: {}, orderRunner: idleOrderRunner(), ...options }, { ...internals, ...(routes ? { routes } : {}) });
+  // Tests whose subject is not key storage get a throw-away key-encryption key.
+  const env = { CA_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+  const router = createCaApiRouter({ env, orderRunner: idleOrderRunner(), ...options }, { ...internals, ...(routes ? { routes } : {}) });
   const validation = responseValidation(router, internals.routes);
   if (mountPath) app.use(mountPath, validation, router);
   else app.use(validation, router);

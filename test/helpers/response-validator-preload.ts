@@ -21,7 +21,8 @@ if (apiRoot) {
         const method = req.method ?? 'GET';
         observeResponse(res, (status, contentType, body, headers) => {
           const verdict = recordResponse({ method, path, status, contentType, body, headers });
-          const text = verdict.kind === 'violation' ? verdict.message : verdict.kind === 'skipped' ? verdict.reason : `${method} ${path} → ${status}`;
+          const text =
+            verdict.kind === 'violation' ? verdict.message : verdict.kind === 'skipped' ? verdict.reason : `${method} ${path} → ${status}`;
           process.stderr.write(`${VERDICT_MARKER} ${verdict.kind} ${JSON.stringify(text)}\n`);
         });
       }

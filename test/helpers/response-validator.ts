@@ -42,9 +42,7 @@ export interface ResponseSample {
 const DESCRIBED_HEADERS = ['link', 'www-authenticate', 'location', 'allow'];
 
 export type Verdict =
-  | { kind: 'validated'; operation: string }
-  | { kind: 'skipped'; reason: string }
-  | { kind: 'violation'; message: string };
+  { kind: 'validated'; operation: string } | { kind: 'skipped'; reason: string } | { kind: 'violation'; message: string };
 
 type OpenApiResponse = { content?: Record<string, { schema?: unknown }>; headers?: Record<string, unknown> };
 type OpenApiOperation = { operationId: string; responses: Record<string, OpenApiResponse> };
@@ -71,7 +69,12 @@ function compileDocument(routes: readonly RouteDefinition[]): CompiledDocument {
   ajv.addSchema({ ...doc, $id: DOC_ID });
   const templates = Object.keys(doc.paths).map((key) => ({
     key,
-    regex: new RegExp(`^${key.split(/\{[a-z_]+\}/).map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}$`),
+    regex: new RegExp(
+      `^${key
+        .split(/\{[a-z_]+\}/)
+        .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]+')}$`,
+    ),
     params: (key.match(/\{/g) ?? []).length,
   }));
   compiled = { doc, ajv, templates, validators: new Map() };
@@ -126,15 +129,22 @@ export function checkResponse(sample: ResponseSample, routes: readonly RouteDefi
   const op = c.doc.paths[key][method];
   const declared = op.responses[String(sample.status)] ? String(sample.status) : op.responses.default ? 'default' : null;
   if (!declared) {
-    return { kind: 'violation', message: `${where}: status ${sample.status} is not declared for ${op.operationId} (declared: ${Object.keys(op.responses).join(', ')})` };
+    return {
+      kind: 'violation',
+      message: `${where}: status ${sample.status} is not declared for ${op.operationId} (declared: ${Object.keys(op.responses).join(', ')})`,
+    };
   }
   const declaredHeaders = Object.keys(op.responses[declared].headers ?? {}).map((h) => h.toLowerCase());
   const undeclared = DESCRIBED_HEADERS.filter((h) => sample.headers?.[h] !== undefined && !declaredHeaders.includes(h));
   if (undeclared.length) {
-    return { kind: 'violation', message: `${where}: header(s) ${undeclared.join(', ')} not declared for ${op.operationId} response ${declared}` };
+    return {
+      kind: 'violation',
+      message: `${where}: header(s) ${undeclared.join(', ')} not declared for ${op.operationId} response ${declared}`,
+    };
   }
   const media = op.responses[declared].content?.['application/json'];
-  if (!media?.schema) return { kind: 'violation', message: `${where}: ${op.operationId} declares no application/json body for ${declared}` };
+  if (!media?.schema)
+    return { kind: 'violation', message: `${where}: ${op.operationId} declares no application/json body for ${declared}` };
 
   let body: unknown;
   try {
@@ -149,8 +159,13 @@ export function checkResponse(sample: ResponseSample, routes: readonly RouteDefi
     c.validators.set(ref, validate);
   }
   if (validate(body)) return { kind: 'validated', operation: op.operationId };
-  const errors = (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
-  return { kind: 'violation', message: `${where}: body does not match ${op.operationId} response ${declared}:\n    ${errors.join('\n    ')}\n    body: ${sample.body.slice(0, 300)}` };
+  const errors = (validate.errors ?? [])
+    .slice(0, 8)
+    .map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+  return {
+    kind: 'violation',
+    message: `${where}: body does not match ${op.operationId} response ${declared}:\n    ${errors.join('\n    ')}\n    body: ${sample.body.slice(0, 300)}`,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------

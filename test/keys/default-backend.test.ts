@@ -152,11 +152,7 @@ describe('key-encryption key handling', () => {
   it('without a KEK, refuses to create or import keys and says how to set one', async () => {
     delete process.env.CA_KEY_ENCRYPTION_KEY;
     const backend = defaultKeyBackend();
-    for (const attempt of [
-      backend.createKey({ keyType: 'Ed25519' }),
-      backend.importKey(keyOf('ec')),
-      backend.getSigner(stored.options),
-    ]) {
+    for (const attempt of [backend.createKey({ keyType: 'Ed25519' }), backend.importKey(keyOf('ec')), backend.getSigner(stored.options)]) {
       const error = await rejection(attempt);
       expect(error).toBeInstanceOf(KeyBackendError);
       expect(error.code).toBe('no-kek');

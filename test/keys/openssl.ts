@@ -54,8 +54,8 @@ export function opensslEncryptedPem(keyDer: Buffer, password: string): string {
   return withTempDir((dir) => {
     const file = path.join(dir, 'key.der');
     fs.writeFileSync(file, keyDer);
-    return openssl([
-      'pkcs8', '-topk8', '-inform', 'DER', '-in', file, '-v2', 'aes-256-cbc', '-passout', `pass:${password}`,
-    ]).toString('latin1');
+    return openssl(['pkcs8', '-topk8', '-inform', 'DER', '-in', file, '-v2', 'aes-256-cbc', '-passout', `pass:${password}`]).toString(
+      'latin1',
+    );
   });
 }

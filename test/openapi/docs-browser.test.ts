@@ -22,6 +22,7 @@ import { promisify } from 'util';
 import { ROUTES } from '../../lib/api/routes';
 import { createCaApiRouter, type CaApiRouter } from '../../lib';
 import { idleOrderRunner, memoryUserStore } from '../helpers/http';
+import { TEST_KEK } from '../cli/helpers';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = fs.existsSync(CHROMIUM);
@@ -54,7 +55,12 @@ maybe('Swagger UI in headless Chromium', () => {
       served.push(req.path);
       next();
     });
-    router = createCaApiRouter({ enableRestApi: true, store: memoryUserStore(), env: {}, orderRunner: idleOrderRunner() });
+    router = createCaApiRouter({
+      enableRestApi: true,
+      store: memoryUserStore(),
+      env: { CA_KEY_ENCRYPTION_KEY: TEST_KEK },
+      orderRunner: idleOrderRunner(),
+    });
     host.use(router);
     host.get('/control', (_req, res) => {
       res.type('html').send('<!DOCTYPE html><html><body><p>control</p><img src="http://outside.example/pixel.png"></body></html>');
@@ -88,10 +94,19 @@ maybe('Swagger UI in headless Chromium', () => {
     const { stdout } = await run(
       CHROMIUM,
       [
-        '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-        '--disable-sync', '--no-first-run', '--disable-dev-shm-usage', `--user-data-dir=${profileDir}`,
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-dev-shm-usage',
+        `--user-data-dir=${profileDir}`,
         `--proxy-server=http://127.0.0.1:${proxyPort}`,
-        '--virtual-time-budget=10000', '--dump-dom', url,
+        '--virtual-time-budget=10000',
+        '--dump-dom',
+        url,
       ],
       { timeout: 90_000, maxBuffer: 32 * 1024 * 1024 },
     );

@@ -35,11 +35,14 @@ test.each(['docs', 'docs/'])('%s serves the HTML page without authentication', a
 test('every asset the page references is served, byte for byte from swagger-ui-dist', async () => {
   const html = (await request(t.app).get(base + 'docs/')).text;
   for (const url of urlsOf(html)) {
-    const res = await request(t.app).get(url).buffer(true).parse((r, cb) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
+    const res = await request(t.app)
+      .get(url)
+      .buffer(true)
+      .parse((r, cb) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => cb(null, Buffer.concat(chunks)));
+      });
     expect({ url, status: res.status }).toEqual({ url, status: 200 });
     const name = url.split('/').pop() as string;
     if (name === 'init.js') {

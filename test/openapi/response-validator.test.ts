@@ -40,8 +40,14 @@ function handMadeCa(): Record<string, unknown> {
       pem: child.pem,
     },
     fingerprints: {
-      'SHA-224': fp('sha224'), 'SHA-256': fp('sha256'), 'SHA-384': fp('sha384'), 'SHA-512': fp('sha512'),
-      'SHA3/224': fp('sha3-224'), 'SHA3/256': fp('sha3-256'), 'SHA3/384': fp('sha3-384'), 'SHA3/512': fp('sha3-512'),
+      'SHA-224': fp('sha224'),
+      'SHA-256': fp('sha256'),
+      'SHA-384': fp('sha384'),
+      'SHA-512': fp('sha512'),
+      'SHA3/224': fp('sha3-224'),
+      'SHA3/256': fp('sha3-256'),
+      'SHA3/384': fp('sha3-384'),
+      'SHA3/512': fp('sha3-512'),
     },
     name: 'child',
     enabled: true,
@@ -76,7 +82,10 @@ const sample = (path: string, status: number, body: unknown, method = 'GET'): Re
 
 test('a complete CA record validates; one without `name` is a violation naming the field', () => {
   const ca = handMadeCa();
-  expect(checkResponse(sample('/ca/AB/', 200, ca))).toEqual({ kind: 'validated', operation: 'service_api_endpoints_view_certificate_authority' });
+  expect(checkResponse(sample('/ca/AB/', 200, ca))).toEqual({
+    kind: 'validated',
+    operation: 'service_api_endpoints_view_certificate_authority',
+  });
   const { name: _name, ...withoutName } = ca;
   const verdict = checkResponse(sample('/ca/AB/', 200, withoutName));
   expect(verdict.kind).toBe('violation');
@@ -93,8 +102,14 @@ test('a field the document does not describe is a violation', () => {
 
 test('path templates select the operation; an undeclared status or header is a violation', () => {
   const notFound = { detail: 'Not Found' };
-  expect(checkResponse(sample('/ca/0A:bc/certs/FF/', 404, notFound))).toEqual({ kind: 'validated', operation: 'service_api_endpoints_view_certificate' });
-  expect(checkResponse(sample('/ca/AB/certs/FF/revoke/', 404, notFound, 'POST'))).toEqual({ kind: 'validated', operation: 'service_api_endpoints_revoke_certificate' });
+  expect(checkResponse(sample('/ca/0A:bc/certs/FF/', 404, notFound))).toEqual({
+    kind: 'validated',
+    operation: 'service_api_endpoints_view_certificate',
+  });
+  expect(checkResponse(sample('/ca/AB/certs/FF/revoke/', 404, notFound, 'POST'))).toEqual({
+    kind: 'validated',
+    operation: 'service_api_endpoints_revoke_certificate',
+  });
   const teapot = checkResponse(sample('/ca/AB/certs/FF/', 418, notFound));
   expect(teapot.kind === 'violation' && teapot.message).toMatch(/status 418 is not declared for service_api_endpoints_view_certificate/);
   const linked = checkResponse({ ...sample('/profiles/', 200, []), headers: { link: '</next>; rel="next"' } });

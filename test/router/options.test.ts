@@ -1,6 +1,7 @@
 import { createCaApiRouter } from '../../lib';
 import { resolveOptions, type CaApiRouterOptions } from '../../lib/options';
 import { idleOrderRunner, memoryUserStore } from '../helpers/http';
+import { TEST_KEK } from '../cli/helpers';
 
 const store = memoryUserStore();
 
@@ -34,7 +35,12 @@ describe('createCaApiRouter options', () => {
   });
 
   test('an enabled API without keyBackends gets the default key backend from the package entry (keys in the store)', async () => {
-    const router = createCaApiRouter({ store, enableRestApi: true, env: {}, orderRunner: idleOrderRunner() });
+    const router = createCaApiRouter({
+      store,
+      enableRestApi: true,
+      env: { CA_KEY_ENCRYPTION_KEY: TEST_KEK },
+      orderRunner: idleOrderRunner(),
+    });
     try {
       expect(Object.keys(router.options.keyBackends)).toEqual(['default']);
       expect(router.options.keyBackends.default.alias).toBe('default');
@@ -44,6 +50,20 @@ describe('createCaApiRouter options', () => {
     // resolveOptions only validates: the defaults are the composition root's business (lib/index.ts).
     expect(resolveOptions({ store, enableRestApi: true, env: {} }).keyBackends).toEqual({});
     expect(resolveOptions({ env: {} }).keyBackends).toEqual({});
+  });
+
+  test('the default key backend needs a key-encryption key: missing or malformed is an OptionsError at construction', () => {
+    const build = (env: Record<string, string>) => () =>
+      createCaApiRouter({ store, enableRestApi: true, env, orderRunner: idleOrderRunner() });
+    expect(build({})).toThrow(
+      /^createCaApiRouter: no key-encryption key for CA private keys: set CA_KEY_ENCRYPTION_KEY .*openssl rand -base64 32/,
+    );
+    expect(build({ CA_KEY_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') })).toThrow(
+      /^createCaApiRouter: CA_KEY_ENCRYPTION_KEY: .*32 bytes/,
+    );
+    // A host that brings its own key backends (the example server's development key) is not asked.
+    const own = createCaApiRouter({ store, enableRestApi: true, env: {}, keyBackends: {}, orderRunner: idleOrderRunner() });
+    return own.close();
   });
 
   test('profiles are resolved once, at construction: a bad profile is an OptionsError naming it', () => {
@@ -69,13 +89,16 @@ describe('createCaApiRouter options', () => {
     [{ enableRestApi: 'yes' }, 'option `enableRestApi` must be true or false (got "yes")'],
     [{ enableRestApi: true }, 'option `store` is required when the REST API is enabled'],
     [{ store: {} }, 'option `store` must implement the Store port'],
-    [{ defaultProfile: 'nope' }, "option `defaultProfile` names 'nope', which is not a configured profile (configured: client, server, webserver, enduser, ocsp)"],
+    [
+      { defaultProfile: 'nope' },
+      "option `defaultProfile` names 'nope', which is not a configured profile (configured: client, server, webserver, enduser, ocsp)",
+    ],
     [{ profiles: { webserver: null } }, "option `defaultProfile` names 'webserver', which is not a configured profile"],
     [{ profiles: { a: 5 } }, "profile 'a' must be an object, or null to remove it (got 5)"],
     [{ defaultExpires: -1 }, 'option `defaultExpires` must be a positive duration'],
     [{ defaultExpires: '100' }, 'option `defaultExpires` must be a number of days'],
     [{ bodyLimit: 1.5 }, 'option `bodyLimit` must be a positive whole number of bytes'],
-    [{ keyBackends: { default: { alias: 'other', createKey() {}, importKey() {}, getSigner() {} } } }, "reports alias \"other\""],
+    [{ keyBackends: { default: { alias: 'other', createKey() {}, importKey() {}, getSigner() {} } } }, 'reports alias "other"'],
     [{ keyBackends: { default: {} } }, "'default' must implement the KeyBackend port"],
     [{ authenticator: {} }, 'option `authenticator` must have an authenticate(username, password) method'],
     [{ urlpath: 'x/' }, 'unknown option `urlpath`'],

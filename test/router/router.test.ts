@@ -11,7 +11,17 @@ import { HttpError } from '../../lib/api/http-errors';
 import { ROUTES } from '../../lib/api/routes';
 import type { ApiHandler, RouteDefinition } from '../../lib/api/route-types';
 import { ALL_PERMISSIONS } from '../../lib/ports';
-import { authHeader, buildApp, hashPassword, idleOrderRunner, memoryUserStore, notImplementedHandler, type MemoryUserStore, type TestApp } from '../helpers/http';
+import { TEST_KEK } from '../cli/helpers';
+import {
+  authHeader,
+  buildApp,
+  hashPassword,
+  idleOrderRunner,
+  memoryUserStore,
+  notImplementedHandler,
+  type MemoryUserStore,
+  type TestApp,
+} from '../helpers/http';
 
 const echo: ApiHandler = async (ctx) => ({
   status: 200,
@@ -55,7 +65,7 @@ describe('mounting and the enable switch', () => {
   });
 
   test('CA_ENABLE_REST_API enables it when the option is absent', async () => {
-    const t = buildApp({ store, env: { CA_ENABLE_REST_API: 'true' } }, { routes: withHandler(echo) });
+    const t = buildApp({ store, env: { CA_ENABLE_REST_API: 'true', CA_KEY_ENCRYPTION_KEY: TEST_KEK } }, { routes: withHandler(echo) });
     opened.push(t);
     const res = await request(t.app).get('/django_ca/api/ca/').set(ADMIN);
     expect(res.status).toBe(200);
@@ -134,9 +144,20 @@ describe('routing and methods (D11: JSON everywhere under the API root)', () => 
   test('every route of the table is reachable with its method', async () => {
     const a = app();
     for (const route of ROUTES) {
-      const path = '/django_ca/api' + route.path.replace('{serial}', 'AB').replace('{certificate_serial}', 'CD').replace('{slug}', 'abc123').replace('{name}', 'webserver');
+      const path =
+        '/django_ca/api' +
+        route.path
+          .replace('{serial}', 'AB')
+          .replace('{certificate_serial}', 'CD')
+          .replace('{slug}', 'abc123')
+          .replace('{name}', 'webserver');
       const body = route.body?.schema === 'SignCertificate' ? { csr: 'x', subject: [] } : {};
-      const req = route.method === 'GET' ? request(a).get(path) : route.method === 'PUT' ? request(a).put(path).send(body) : request(a).post(path).send(body);
+      const req =
+        route.method === 'GET'
+          ? request(a).get(path)
+          : route.method === 'PUT'
+            ? request(a).put(path).send(body)
+            : request(a).post(path).send(body);
       const res = await req.set(ADMIN);
       expect({ op: route.operation, status: res.status }).toEqual({ op: route.operation, status: 200 });
     }
@@ -189,11 +210,13 @@ describe('which error wins (api.md §3)', () => {
   });
 
   test('an unauthenticated client cannot make the server read a large body (401 before 413)', async () => {
-    const res = await request(app({ bodyLimit: 100 })).post('/django_ca/api/ca/AB/sign/').send({ csr: 'x'.repeat(1000) });
+    const res = await request(app({ bodyLimit: 100 }))
+      .post('/django_ca/api/ca/AB/sign/')
+      .send({ csr: 'x'.repeat(1000) });
     expect(res.status).toBe(401);
   });
 
-  test('the permission asked for is the route\'s, with the CA serial as scope', async () => {
+  test("the permission asked for is the route's, with the CA serial as scope", async () => {
     const asked: unknown[] = [];
     const a = app({
       permissions: {
@@ -224,7 +247,11 @@ describe('request bodies', () => {
   });
 
   test('bytes that are not UTF-8 → 400', async () => {
-    const res = await request(app()).post(revoke).set(ADMIN).set('Content-Type', 'application/octet-stream').send(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]));
+    const res = await request(app())
+      .post(revoke)
+      .set(ADMIN)
+      .set('Content-Type', 'application/octet-stream')
+      .send(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]));
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: 'Cannot parse request body: expected a JSON document.' });
   });
@@ -237,7 +264,10 @@ describe('request bodies', () => {
 
   test('a body over the limit → 413 JSON (declared length and streamed)', async () => {
     const a = app({ bodyLimit: 200 });
-    const res = await request(a).post(revoke).set(ADMIN).send({ reason: 'x'.repeat(500) });
+    const res = await request(a)
+      .post(revoke)
+      .set(ADMIN)
+      .send({ reason: 'x'.repeat(500) });
     expect(res.status).toBe(413);
     expectJson(res);
     expect(res.body.detail).toMatch(/larger than 200 bytes/);
@@ -251,7 +281,12 @@ describe('request bodies', () => {
       const res = await request(a).post(revoke).set(ADMIN).set('Content-Type', 'application/json').send(body);
       expect(res.status).toBe(422);
       expect(res.body.detail).toEqual([
-        { type: 'model_type', loc: ['body', 'revocation'], msg: 'Input should be a valid dictionary or instance of RevokeCertificateSchema', ctx: { class_name: 'RevokeCertificateSchema' } },
+        {
+          type: 'model_type',
+          loc: ['body', 'revocation'],
+          msg: 'Input should be a valid dictionary or instance of RevokeCertificateSchema',
+          ctx: { class_name: 'RevokeCertificateSchema' },
+        },
       ]);
     }
   });
@@ -267,11 +302,19 @@ describe('request bodies', () => {
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc).toEqual(['body', 'revocation', 'reason']);
     expect(res.body.detail[0].type).toBe('string_unicode');
-    const key = await request(app()).post(sign).set(ADMIN).set('Content-Type', 'application/json').send('{"csr": "x", "subject": [], "key_backend_options": {"\\udc00": 1}}');
+    const key = await request(app())
+      .post(sign)
+      .set(ADMIN)
+      .set('Content-Type', 'application/json')
+      .send('{"csr": "x", "subject": [], "key_backend_options": {"\\udc00": 1}}');
     expect(key.status).toBe(422);
     expect(key.body.detail[0].loc).toEqual(['body', 'data', 'key_backend_options', '\ufffd'.replace('\ufffd', key.body.detail[0].loc[3])]);
     // A proper surrogate pair is fine.
-    const pair = await request(app()).post(sign).set(ADMIN).set('Content-Type', 'application/json').send('{"csr": "x", "subject": [{"oid": "CN", "value": "\\ud83d\\ude00"}]}');
+    const pair = await request(app())
+      .post(sign)
+      .set(ADMIN)
+      .set('Content-Type', 'application/json')
+      .send('{"csr": "x", "subject": [{"oid": "CN", "value": "\\ud83d\\ude00"}]}');
     expect(pair.status).toBe(200);
     expect(pair.body.body.subject[0].value).toBe('😀');
   });
@@ -291,9 +334,15 @@ describe('request bodies', () => {
     const res = await request(app())
       .post(sign)
       .set(ADMIN)
-      .send({ csr: 'x', subject: [], extensions: [{ type: 'key_usage', value: ['unknown'] }, { value: [] }, { type: 'basic_constraints', value: {} }] });
+      .send({
+        csr: 'x',
+        subject: [],
+        extensions: [{ type: 'key_usage', value: ['unknown'] }, { value: [] }, { type: 'basic_constraints', value: {} }],
+      });
     expect(res.status).toBe(422);
-    const byLoc = Object.fromEntries(res.body.detail.map((d: { loc: unknown[]; type: string }) => [JSON.stringify(d.loc.slice(2)), d.type]));
+    const byLoc = Object.fromEntries(
+      res.body.detail.map((d: { loc: unknown[]; type: string }) => [JSON.stringify(d.loc.slice(2)), d.type]),
+    );
     expect(byLoc).toEqual({
       '["extensions",0,"key_usage","value",0]': 'literal_error',
       '["extensions",1]': 'union_tag_not_found',
@@ -308,7 +357,9 @@ describe('request bodies', () => {
     expect(ok.body.query).toEqual({ autogenerated: false, expired: true, revoked: true, limit: 5 });
     const bad = await request(a).get('/django_ca/api/ca/?expired=maybe').set(ADMIN);
     expect(bad.status).toBe(422);
-    expect(bad.body.detail).toEqual([{ type: 'bool_parsing', loc: ['query', 'expired'], msg: 'Input should be a valid boolean, unable to interpret input' }]);
+    expect(bad.body.detail).toEqual([
+      { type: 'bool_parsing', loc: ['query', 'expired'], msg: 'Input should be a valid boolean, unable to interpret input' },
+    ]);
     const empty = await request(a).get('/django_ca/api/ca/?expired=').set(ADMIN);
     expect(empty.status).toBe(422);
   });
@@ -316,7 +367,10 @@ describe('request bodies', () => {
   test('a body parsed by the host app (express.json before the router) is used', async () => {
     const host = express();
     host.use(express.json());
-    const router = createCaApiRouter({ enableRestApi: true, store, env: {}, orderRunner: idleOrderRunner() }, { routes: withHandler(echo) });
+    const router = createCaApiRouter(
+      { enableRestApi: true, store, env: { CA_KEY_ENCRYPTION_KEY: TEST_KEK }, orderRunner: idleOrderRunner() },
+      { routes: withHandler(echo) },
+    );
     host.use(router);
     try {
       const res = await request(host).post(revoke).set(ADMIN).send({ reason: 'superseded' });
@@ -351,7 +405,12 @@ describe('handler results and errors', () => {
     const res = await request(a).post('/django_ca/api/ca/AB/sign/').set(ADMIN).send({ csr: 'x', subject: [] });
     expect(res.status).toBe(422);
     expect(res.body.detail).toEqual([
-      { type: 'value_error', loc: ['body', 'data', 'subject', 0], msg: 'Value error, AUT: Must have exactly two characters', ctx: { error: 'AUT: Must have exactly two characters' } },
+      {
+        type: 'value_error',
+        loc: ['body', 'data', 'subject', 0],
+        msg: 'Value error, AUT: Must have exactly two characters',
+        ctx: { error: 'AUT: Must have exactly two characters' },
+      },
     ]);
   });
 

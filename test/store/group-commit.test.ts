@@ -81,7 +81,11 @@ describe('GroupCommit', () => {
     );
     const results = await Promise.allSettled([commit.write(1), commit.write(-1), commit.write(2)]);
     const late = commit.write(7); // requested while the fallback writes are under way
-    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual(['one:1', 'bad item -1', 'one:2']);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+      'one:1',
+      'bad item -1',
+      'one:2',
+    ]);
     await expect(late).resolves.toBe('one:7');
     expect(singles).toEqual([1, -1, 2, 7]);
     expect(groups).toEqual([[1, -1, 2]]);

@@ -41,7 +41,9 @@ test('rows keep their types, and database errors keep their fields', async () =>
     expect(Buffer.from(row.bytes)).toEqual(Buffer.from([0, 1, 255]));
     expect(row.doc).toEqual({ k: [1, 'x'] });
     expect(String(row.big)).toBe('9007199254740993');
-    const error = await db('t').insert({ name: 'a' }).catch((e: unknown) => e);
+    const error = await db('t')
+      .insert({ name: 'a' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(error).toMatchObject({ code: '23505', constraint: 't_name_key' });
     await expect(db.raw('select * from missing_table')).rejects.toMatchObject({ code: '42P01' });

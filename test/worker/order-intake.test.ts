@@ -9,8 +9,19 @@ import type { BatchOrderStore, OrderRecord } from '../../lib/ports';
 function order(id: number): OrderRecord {
   const now = new Date();
   return {
-    id, created: now, updated: now, slug: `s${id}`, caId: 1, userId: 1, status: 'pending', certificateSerial: null,
-    certificateId: null, error: null, request: {} as OrderRecord['request'], leaseOwner: null, leaseExpires: null,
+    id,
+    created: now,
+    updated: now,
+    slug: `s${id}`,
+    caId: 1,
+    userId: 1,
+    status: 'pending',
+    certificateSerial: null,
+    certificateId: null,
+    error: null,
+    request: {} as OrderRecord['request'],
+    leaseOwner: null,
+    leaseExpires: null,
   };
 }
 

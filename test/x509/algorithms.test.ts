@@ -114,9 +114,7 @@ describe.each(cases)('%s with %s', (keyType, hash, expectedOid) => {
   test('verifies the OpenSSL signature, and not a tampered one', () => {
     const top = readTlv(csr, 0, csr.length);
     const [info, , sig] = readTlvChildren(csr, top);
-    const spki = crypto
-      .createPublicKey({ key: fs.readFileSync(keyFiles[keyType]), format: 'pem' })
-      .export({ format: 'der', type: 'spki' });
+    const spki = crypto.createPublicKey({ key: fs.readFileSync(keyFiles[keyType]), format: 'pem' }).export({ format: 'der', type: 'spki' });
     const data = csr.subarray(info.start, info.end);
     const signature = csr.subarray(sig.contentStart + 1, sig.end);
     expect(verifySignature(alg, spki, data, signature)).toBe(true);

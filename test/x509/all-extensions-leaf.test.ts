@@ -74,7 +74,15 @@ const REQUEST: unknown[] = [
       {
         full_name: null,
         relative_name: [{ oid: 'CN', value: 'rdn.example.com' }],
-        crl_issuer: [{ type: 'dirName', value: [{ oid: 'O', value: 'CRL Issuer Org' }, { oid: 'CN', value: 'CRL Issuer' }] }],
+        crl_issuer: [
+          {
+            type: 'dirName',
+            value: [
+              { oid: 'O', value: 'CRL Issuer Org' },
+              { oid: 'CN', value: 'CRL Issuer' },
+            ],
+          },
+        ],
         reasons: ['ca_compromise', 'key_compromise', 'superseded'],
       },
     ],
@@ -82,7 +90,9 @@ const REQUEST: unknown[] = [
   { type: 'extended_key_usage', critical: true, value: ['serverAuth', 'clientAuth', '1.3.6.1.5.5.7.3.9', 'msKDC'] },
   {
     type: 'freshest_crl',
-    value: [{ full_name: [{ type: 'URI', value: 'http://delta.example.com/delta.crl' }], relative_name: null, crl_issuer: null, reasons: null }],
+    value: [
+      { full_name: [{ type: 'URI', value: 'http://delta.example.com/delta.crl' }], relative_name: null, crl_issuer: null, reasons: null },
+    ],
   },
   {
     type: 'issuer_alternative_name',
@@ -93,7 +103,11 @@ const REQUEST: unknown[] = [
   },
   // Read back in canonical order: digital_signature, encipher_only, key_agreement.
   { type: 'key_usage', value: ['digitalSignature', 'encipherOnly', 'keyAgreement'] },
-  { type: 'ms_certificate_template', critical: false, value: { template_id: '1.3.6.1.4.1.311.21.8.1.2', major_version: 100, minor_version: 3 } },
+  {
+    type: 'ms_certificate_template',
+    critical: false,
+    value: { template_id: '1.3.6.1.4.1.311.21.8.1.2', major_version: 100, minor_version: 3 },
+  },
   { type: 'ocsp_no_check' },
   { type: 'precert_poison', critical: true, value: null },
   { type: 'private_key_usage_period', value: { not_before: '2026-01-01T00:00:00Z', not_after: '2027-06-30T12:30:00Z' } },
@@ -107,7 +121,13 @@ const REQUEST: unknown[] = [
       { type: 'email', value: 'user@example.com' },
       { type: 'URI', value: 'https://www.example.com:8443/path' },
       { type: 'RID', value: '1.2.3.4.5' },
-      { type: 'dirName', value: [{ oid: 'C', value: 'AT' }, { oid: 'CN', value: 'dir.example.com' }] },
+      {
+        type: 'dirName',
+        value: [
+          { oid: 'C', value: 'AT' },
+          { oid: 'CN', value: 'dir.example.com' },
+        ],
+      },
       { type: 'otherName', value: { oid: '1.3.6.1.4.1.311.20.2.3', type: 'UTF8', value: 'upn@example.com' } },
     ],
   },

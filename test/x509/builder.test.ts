@@ -71,9 +71,7 @@ describe('randomSerial', () => {
 
 describe('subjectKeyIdentifier', () => {
   // Certificates upstream generated (we have their keys) carry a method-1 SKI, when they carry one.
-  const withSki = loadCorpus().filter(
-    (e) => e.keyDer !== null && e.facts.extensions.some((x) => x.type === 'subject_key_identifier'),
-  );
+  const withSki = loadCorpus().filter((e) => e.keyDer !== null && e.facts.extensions.some((x) => x.type === 'subject_key_identifier'));
 
   test('the corpus has such certificates', () => expect(withSki.length).toBeGreaterThan(10));
 
@@ -111,7 +109,12 @@ describe('buildCertificate', () => {
     expect(parsed.publicKey.der.equals(p256.publicKeyDer)).toBe(true);
     expect(parsed.extensions).toEqual([]);
     // The signature covers exactly the TBSCertificate bytes.
-    const ok = crypto.verify(null, parsed.tbsDer, crypto.createPublicKey({ key: ed25519.publicKeyDer, format: 'der', type: 'spki' }), parsed.signature);
+    const ok = crypto.verify(
+      null,
+      parsed.tbsDer,
+      crypto.createPublicKey({ key: ed25519.publicKeyDer, format: 'der', type: 'spki' }),
+      parsed.signature,
+    );
     expect(ok).toBe(true);
   });
 
@@ -179,9 +182,7 @@ describe('buildCertificate', () => {
     const first = parseCertificate(await buildCertificate(template({ extensions: [ku] }), ed25519)).extensions;
     (ku.value as string[]).push('key_encipherment'); // the same object, changed in place
     const second = parseCertificate(await buildCertificate(template({ extensions: [ku] }), ed25519)).extensions;
-    const third = parseCertificate(
-      await buildCertificate(template({ extensions: [{ ...ku, critical: false }] }), ed25519),
-    ).extensions;
+    const third = parseCertificate(await buildCertificate(template({ extensions: [{ ...ku, critical: false }] }), ed25519)).extensions;
     expect(first).toEqual([{ type: 'key_usage', critical: true, value: ['digital_signature'] }]);
     expect(second).toEqual([{ type: 'key_usage', critical: true, value: ['digital_signature', 'key_encipherment'] }]);
     expect(third).toEqual([{ type: 'key_usage', critical: false, value: ['digital_signature', 'key_encipherment'] }]);
@@ -219,7 +220,11 @@ describe('buildCertificate', () => {
 
 describe('errors', () => {
   test('a hash for an EdDSA key, no hash for ECDSA → unsupported', async () => {
-    await expectRejects(buildCertificate(template({ signature: { hash: 'SHA-256' } }), ed25519), 'unsupported', /do not allow an algorithm/);
+    await expectRejects(
+      buildCertificate(template({ signature: { hash: 'SHA-256' } }), ed25519),
+      'unsupported',
+      /do not allow an algorithm/,
+    );
     await expectRejects(buildCertificate(template({ signature: { hash: null } }), p256), 'unsupported');
     await expectRejects(buildCertificate(template({ signature: { hash: 'SHA-256', padding: 'pss' } }), p256), 'unsupported');
     expect(() => buildTbsCertificate(template({ signature: { hash: 'SHA-256' } }), 'Ed448')).toThrow(X509Error);
@@ -233,7 +238,11 @@ describe('errors', () => {
 
   test('the same extension twice → validation error', async () => {
     const ku: Extension = { type: 'key_usage', critical: true, value: ['digital_signature'] };
-    await expectRejects(buildCertificate(template({ extensions: [ku, { ...ku, critical: false }] }), ed25519), 'validation', /already been set/);
+    await expectRejects(
+      buildCertificate(template({ extensions: [ku, { ...ku, critical: false }] }), ed25519),
+      'validation',
+      /already been set/,
+    );
   });
 
   test('notAfter before notBefore → validation error', async () => {

@@ -17,7 +17,6 @@ function openssl(args: string[], input?: Buffer | string): string {
   return execFileSync('openssl', args, { input, stdio: ['pipe', 'pipe', 'pipe'] }).toString();
 }
 
-
 const names = corpusNames();
 const parsed = new Map<string, ParsedCertificate>(names.map((n) => [n, parseCertificate(loadCorpusEntry(n).pem)]));
 
@@ -80,7 +79,9 @@ describe.each(names)('%s against openssl', (name) => {
       'pem',
     ]);
     expect(pemToDer(cert.json.pem).equals(cert.der)).toBe(true);
-    expect(cert.json.pem).toMatch(/^-----BEGIN CERTIFICATE-----\n([A-Za-z0-9+/=]{64}\n)*[A-Za-z0-9+/=]{1,64}\n-----END CERTIFICATE-----\n$/);
+    expect(cert.json.pem).toMatch(
+      /^-----BEGIN CERTIFICATE-----\n([A-Za-z0-9+/=]{64}\n)*[A-Za-z0-9+/=]{1,64}\n-----END CERTIFICATE-----\n$/,
+    );
     expect(cert.json.subject).toBe(cert.subject);
     expect(cert.json.extensions).toBe(cert.extensions);
   });
@@ -105,7 +106,9 @@ describe('signatures along the corpus chains', () => {
     .map((n) => {
       const facts = loadCorpusEntry(n).facts;
       const cert = parsed.get(n)!;
-      const issuer = (facts.ca as string | undefined) ?? (facts.parent as string | undefined) ??
+      const issuer =
+        (facts.ca as string | undefined) ??
+        (facts.parent as string | undefined) ??
         (cert.issuerDer.equals(cert.subjectDer) ? n : undefined);
       return [n, issuer] as const;
     })
@@ -161,8 +164,19 @@ describe('certificates OpenSSL makes here', () => {
 
   test('RSA-PSS signed certificate', () => {
     const pem = openssl([
-      'x509', '-req', '-in', csr, '-key', key, '-days', '1', '-sha512',
-      '-sigopt', 'rsa_padding_mode:pss', '-sigopt', 'rsa_pss_saltlen:digest',
+      'x509',
+      '-req',
+      '-in',
+      csr,
+      '-key',
+      key,
+      '-days',
+      '1',
+      '-sha512',
+      '-sigopt',
+      'rsa_padding_mode:pss',
+      '-sigopt',
+      'rsa_pss_saltlen:digest',
     ]);
     const cert = parseCertificate(pem);
     expect(cert.json.signature_algorithm_oid).toBe('1.2.840.113549.1.1.10');
@@ -227,7 +241,8 @@ describe('fingerprints', () => {
     for (const [api, ossl] of Object.entries(OPENSSL)) {
       const out = openssl(['x509', '-inform', 'DER', '-noout', '-fingerprint', `-${ossl}`], cert.der);
       const expected = out.trim().split('=')[1];
-      const ours = api in cert.fingerprints ? cert.fingerprints[api as keyof typeof cert.fingerprints] : fingerprint(cert.der, api as 'MD5');
+      const ours =
+        api in cert.fingerprints ? cert.fingerprints[api as keyof typeof cert.fingerprints] : fingerprint(cert.der, api as 'MD5');
       expect(ours).toBe(expected);
       expect(fingerprint(cert.der, api as 'MD5')).toBe(expected);
     }

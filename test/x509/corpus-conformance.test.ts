@@ -33,9 +33,7 @@ function apiForm(value: unknown): unknown {
   }
   if (Array.isArray(value)) return value.map(apiForm);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, k === 'reasons' && Array.isArray(v) ? [...v].sort() : apiForm(v)]),
-    );
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'reasons' && Array.isArray(v) ? [...v].sort() : apiForm(v)]));
   }
   return value;
 }

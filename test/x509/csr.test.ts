@@ -63,7 +63,6 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-
 /** Flip one bit in the last byte of the CSR's signature BIT STRING. */
 function flipSignatureByte(der: Buffer): Buffer {
   const out = Buffer.from(der);

@@ -74,9 +74,18 @@ beforeAll(() => {
       const key = path.join(dir, `${name}.pem`);
       execFileSync('openssl', ['pkey', '-inform', 'DER', '-in', path.join(CORPUS_DIR, `${name}.key.der`), '-out', key]);
       const der = execFileSync('openssl', [
-        'req', '-new', '-key', key, '-subj', `/C=AT/O=Fuzz/CN=${name}.fuzz.example.com`, '-outform', 'DER',
-        '-addext', 'subjectAltName=DNS:a.example.com,IP:192.0.2.1,email:x@example.com',
-        '-addext', 'basicConstraints=critical,CA:FALSE',
+        'req',
+        '-new',
+        '-key',
+        key,
+        '-subj',
+        `/C=AT/O=Fuzz/CN=${name}.fuzz.example.com`,
+        '-outform',
+        'DER',
+        '-addext',
+        'subjectAltName=DNS:a.example.com,IP:192.0.2.1,email:x@example.com',
+        '-addext',
+        'basicConstraints=critical,CA:FALSE',
       ]);
       return { name, der };
     });
@@ -170,7 +179,11 @@ describe('hostile structure', () => {
     for (let i = 0; i < depth; i++) {
       const len = body.length;
       const header =
-        len < 0x80 ? Buffer.from([0x30, len]) : len < 0x10000 ? Buffer.from([0x30, 0x82, len >> 8, len & 0xff]) : Buffer.from([0x30, 0x83, len >> 16, (len >> 8) & 0xff, len & 0xff]);
+        len < 0x80
+          ? Buffer.from([0x30, len])
+          : len < 0x10000
+            ? Buffer.from([0x30, 0x82, len >> 8, len & 0xff])
+            : Buffer.from([0x30, 0x83, len >> 16, (len >> 8) & 0xff, len & 0xff]);
       body = Buffer.concat([header, body]);
     }
     return body;

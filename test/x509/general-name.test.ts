@@ -104,7 +104,11 @@ function collectGeneralNames(der: Buffer, extensions: { type: string; value: unk
       asn1.readSequence(parts[parts.length - 1], 'contents').forEach((a, i) => {
         const authority = asn1.children(a, 'Admissions').find((n) => asn1.contextTag(n) === 0);
         if (authority) {
-          single.push({ where: `${where}.admissions[${i}]`, node: asn1.children(authority, 'aa')[0], json: adm.admissions[i].admission_authority });
+          single.push({
+            where: `${where}.admissions[${i}]`,
+            node: asn1.children(authority, 'aa')[0],
+            json: adm.admissions[i].admission_authority,
+          });
         }
       });
     }
@@ -156,7 +160,10 @@ describe('corpus general names', () => {
   it('finds the general names of the corpus', () => {
     expect(singles.length).toBeGreaterThan(40);
     expect(lists.length).toBeGreaterThan(30);
-    const types = new Set([...singles.map((p) => (p.json as { type: string }).type), ...lists.flatMap((l) => l.json.map((j) => (j as { type: string }).type))]);
+    const types = new Set([
+      ...singles.map((p) => (p.json as { type: string }).type),
+      ...lists.flatMap((l) => l.json.map((j) => (j as { type: string }).type)),
+    ]);
     expect([...types].sort()).toEqual(['DNS', 'IP', 'URI']);
   });
 
@@ -223,8 +230,21 @@ CN = dir.example.com
     fs.writeFileSync(path.join(tmp, 'cfg'), cfg);
     execFileSync('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', path.join(tmp, 'k.pem')]);
     execFileSync('openssl', [
-      'req', '-new', '-x509', '-key', path.join(tmp, 'k.pem'), '-subj', '/CN=x', '-config', path.join(tmp, 'cfg'),
-      '-extensions', 'ext', '-outform', 'DER', '-out', path.join(tmp, 'c.der'),
+      'req',
+      '-new',
+      '-x509',
+      '-key',
+      path.join(tmp, 'k.pem'),
+      '-subj',
+      '/CN=x',
+      '-config',
+      path.join(tmp, 'cfg'),
+      '-extensions',
+      'ext',
+      '-outform',
+      'DER',
+      '-out',
+      path.join(tmp, 'c.der'),
     ]);
     const exts = extensionsOf(fs.readFileSync(path.join(tmp, 'c.der')));
     san = asn1.readSequence(exts.find((e) => e.oid === '2.5.29.17')!.value, 'SAN');
@@ -234,22 +254,80 @@ CN = dir.example.com
 
   // What the API accepts for each openssl SAN entry, and what it must produce.
   const cases: [input: unknown, output: unknown][] = [
-    [{ type: 'otherName', value: { oid: '1.2.3.4', type: 'UTF8', value: 'hello world' } }, { type: 'otherName', value: { oid: '1.2.3.4', type: 'UTF8String', value: 'hello world' } }],
-    [{ type: 'otherName', value: { oid: '1.2.3.5', type: 'UNIV', value: 'univ' } }, { type: 'otherName', value: { oid: '1.2.3.5', type: 'UNIVERSALSTRING', value: 'univ' } }],
-    [{ type: 'otherName', value: { oid: '1.2.3.6', type: 'IA5', value: 'ia5 text' } }, { type: 'otherName', value: { oid: '1.2.3.6', type: 'IA5STRING', value: 'ia5 text' } }],
-    [{ type: 'otherName', value: { oid: '1.2.3.7', type: 'BOOL', value: true } }, { type: 'otherName', value: { oid: '1.2.3.7', type: 'BOOLEAN', value: true } }],
-    [{ type: 'otherName', value: { oid: '1.2.3.8', type: 'NULL', value: null } }, { type: 'otherName', value: { oid: '1.2.3.8', type: 'NULL', value: null } }],
-    [{ type: 'otherName', value: { oid: '1.2.3.9', type: 'INT', value: '0x1234567890ABCDEF1234' } }, { type: 'otherName', value: { oid: '1.2.3.9', type: 'INTEGER', value: 0x1234567890abcdef1234n } }],
-    [{ type: 'otherName', value: { oid: '1.2.3.10', type: 'OctetString', value: 'deadbeef00' } }, { type: 'otherName', value: { oid: '1.2.3.10', type: 'OctetString', value: 'DEADBEEF00' } }],
-    [{ type: 'otherName', value: { oid: '1.2.3.11', type: 'UTC', value: '2020-01-02T04:04:05+01:00' } }, { type: 'otherName', value: { oid: '1.2.3.11', type: 'UTCTIME', value: '2020-01-02T03:04:05Z' } }],
-    [{ type: 'otherName', value: { oid: '1.2.3.12', type: 'GENTIME', value: '2100-01-02T03:04:05Z' } }, { type: 'otherName', value: { oid: '1.2.3.12', type: 'GENERALIZEDTIME', value: '2100-01-02T03:04:05Z' } }],
-    [{ type: 'otherName', value: { oid: '1.2.3.13', type: 'INTEGER', value: -5 } }, { type: 'otherName', value: { oid: '1.2.3.13', type: 'INTEGER', value: -5 } }],
-    [{ type: 'RID', value: '1.2.3.4.5' }, { type: 'RID', value: '1.2.3.4.5' }],
-    [{ type: 'IP', value: '192.0.2.1' }, { type: 'IP', value: '192.0.2.1' }],
-    [{ type: 'IP', value: '2001:DB8:0:0:1:0:0:1' }, { type: 'IP', value: '2001:db8::1:0:0:1' }],
-    [{ type: 'dirName', value: [{ oid: 'C', value: 'AT' }, { oid: 'O', value: 'Example' }, { oid: 'CN', value: 'dir.example.com' }] },
-      { type: 'dirName', value: [{ oid: '2.5.4.6', value: 'AT' }, { oid: '2.5.4.10', value: 'Example' }, { oid: '2.5.4.3', value: 'dir.example.com' }] }],
-    [{ type: 'email', value: 'user@example.com' }, { type: 'email', value: 'user@example.com' }],
+    [
+      { type: 'otherName', value: { oid: '1.2.3.4', type: 'UTF8', value: 'hello world' } },
+      { type: 'otherName', value: { oid: '1.2.3.4', type: 'UTF8String', value: 'hello world' } },
+    ],
+    [
+      { type: 'otherName', value: { oid: '1.2.3.5', type: 'UNIV', value: 'univ' } },
+      { type: 'otherName', value: { oid: '1.2.3.5', type: 'UNIVERSALSTRING', value: 'univ' } },
+    ],
+    [
+      { type: 'otherName', value: { oid: '1.2.3.6', type: 'IA5', value: 'ia5 text' } },
+      { type: 'otherName', value: { oid: '1.2.3.6', type: 'IA5STRING', value: 'ia5 text' } },
+    ],
+    [
+      { type: 'otherName', value: { oid: '1.2.3.7', type: 'BOOL', value: true } },
+      { type: 'otherName', value: { oid: '1.2.3.7', type: 'BOOLEAN', value: true } },
+    ],
+    [
+      { type: 'otherName', value: { oid: '1.2.3.8', type: 'NULL', value: null } },
+      { type: 'otherName', value: { oid: '1.2.3.8', type: 'NULL', value: null } },
+    ],
+    [
+      { type: 'otherName', value: { oid: '1.2.3.9', type: 'INT', value: '0x1234567890ABCDEF1234' } },
+      { type: 'otherName', value: { oid: '1.2.3.9', type: 'INTEGER', value: 0x1234567890abcdef1234n } },
+    ],
+    [
+      { type: 'otherName', value: { oid: '1.2.3.10', type: 'OctetString', value: 'deadbeef00' } },
+      { type: 'otherName', value: { oid: '1.2.3.10', type: 'OctetString', value: 'DEADBEEF00' } },
+    ],
+    [
+      { type: 'otherName', value: { oid: '1.2.3.11', type: 'UTC', value: '2020-01-02T04:04:05+01:00' } },
+      { type: 'otherName', value: { oid: '1.2.3.11', type: 'UTCTIME', value: '2020-01-02T03:04:05Z' } },
+    ],
+    [
+      { type: 'otherName', value: { oid: '1.2.3.12', type: 'GENTIME', value: '2100-01-02T03:04:05Z' } },
+      { type: 'otherName', value: { oid: '1.2.3.12', type: 'GENERALIZEDTIME', value: '2100-01-02T03:04:05Z' } },
+    ],
+    [
+      { type: 'otherName', value: { oid: '1.2.3.13', type: 'INTEGER', value: -5 } },
+      { type: 'otherName', value: { oid: '1.2.3.13', type: 'INTEGER', value: -5 } },
+    ],
+    [
+      { type: 'RID', value: '1.2.3.4.5' },
+      { type: 'RID', value: '1.2.3.4.5' },
+    ],
+    [
+      { type: 'IP', value: '192.0.2.1' },
+      { type: 'IP', value: '192.0.2.1' },
+    ],
+    [
+      { type: 'IP', value: '2001:DB8:0:0:1:0:0:1' },
+      { type: 'IP', value: '2001:db8::1:0:0:1' },
+    ],
+    [
+      {
+        type: 'dirName',
+        value: [
+          { oid: 'C', value: 'AT' },
+          { oid: 'O', value: 'Example' },
+          { oid: 'CN', value: 'dir.example.com' },
+        ],
+      },
+      {
+        type: 'dirName',
+        value: [
+          { oid: '2.5.4.6', value: 'AT' },
+          { oid: '2.5.4.10', value: 'Example' },
+          { oid: '2.5.4.3', value: 'dir.example.com' },
+        ],
+      },
+    ],
+    [
+      { type: 'email', value: 'user@example.com' },
+      { type: 'email', value: 'user@example.com' },
+    ],
   ];
 
   it('decodes what openssl wrote to the expected JSON', () => {
@@ -267,16 +345,23 @@ CN = dir.example.com
   });
 
   it('reads and writes iPAddress networks (address + mask) in name constraints', () => {
-    const [permitted, excluded] = asn1.children(nameConstraints, 'NC').map((t) =>
-      asn1.children(t, 'subtrees').map((s) => asn1.readSequence(s, 'GS')[0]),
-    );
+    const [permitted, excluded] = asn1
+      .children(nameConstraints, 'NC')
+      .map((t) => asn1.children(t, 'subtrees').map((s) => asn1.readSequence(s, 'GS')[0]));
     expect(permitted.map(decodeGeneralName)).toEqual([
       { type: 'IP', value: '10.0.0.0/8' },
       { type: 'IP', value: '2001:db8::/32' },
     ]);
     expect(excluded.map(decodeGeneralName)).toEqual([
       { type: 'DNS', value: '.example.net' },
-      { type: 'dirName', value: [{ oid: '2.5.4.6', value: 'AT' }, { oid: '2.5.4.10', value: 'Example' }, { oid: '2.5.4.3', value: 'dir.example.com' }] },
+      {
+        type: 'dirName',
+        value: [
+          { oid: '2.5.4.6', value: 'AT' },
+          { oid: '2.5.4.10', value: 'Example' },
+          { oid: '2.5.4.3', value: 'dir.example.com' },
+        ],
+      },
     ]);
     const nets = [parseGeneralName({ type: 'IP', value: '10.0.0.0/255.0.0.0' }), parseGeneralName({ type: 'IP', value: '2001:db8::/32' })];
     expect(nets.map((n) => der(encodeGeneralName(n)))).toEqual(permitted.map(der));
@@ -293,7 +378,10 @@ describe('DER edge cases', () => {
   });
 
   it('rejects malformed iPAddress values with a parse error', () => {
-    for (const bytes of [[1, 2, 3], [10, 0, 0, 0, 255, 0, 255, 0]]) {
+    for (const bytes of [
+      [1, 2, 3],
+      [10, 0, 0, 0, 255, 0, 255, 0],
+    ]) {
       expect(() => decodeGeneralName(ctx(7, bytes))).toThrow(expect.objectContaining({ code: 'parse' }));
     }
   });
@@ -390,7 +478,17 @@ describe('validation (models.md §4)', () => {
   });
 
   it('validates dirName values with the Name rules and reports the union tag in loc', () => {
-    expect(validationIssues(() => parseGeneralName({ type: 'dirName', value: [{ oid: 'foo', value: 'x' }, { oid: 'C', value: 'AUT' }] }))).toEqual([
+    expect(
+      validationIssues(() =>
+        parseGeneralName({
+          type: 'dirName',
+          value: [
+            { oid: 'foo', value: 'x' },
+            { oid: 'C', value: 'AUT' },
+          ],
+        }),
+      ),
+    ).toEqual([
       { type: 'value_error', loc: ['value', 'name', 0, 'oid'], msg: 'foo: Invalid object identifier' },
       { type: 'value_error', loc: ['value', 'name', 1], msg: 'AUT: Must have exactly two characters' },
     ]);
@@ -425,7 +523,9 @@ describe('validation (models.md §4)', () => {
     expect(message(on('GENERALIZEDTIME', 12))).toBe('GENERALIZEDTIME: Value must be a datetime object.');
     expect(message(on('UTCTIME', '2020-01-01T00:00:00'))).toBe('UTCTIME: Value must be a timezone-aware datetime.');
     expect(message(on('UTCTIME', '2050-01-01T00:00:00Z'))).toBe('UTCTIME: Value must be a datetime between 1950 and 2049.');
-    expect((parseGeneralName({ type: 'otherName', value: { oid: '1.2.3', type: 'INT', value: '42' } }).value as { value: unknown }).value).toBe(42);
+    expect(
+      (parseGeneralName({ type: 'otherName', value: { oid: '1.2.3', type: 'INT', value: '42' } }).value as { value: unknown }).value,
+    ).toBe(42);
     expect(validationIssues(() => parseGeneralName({ type: 'otherName', value: { oid: 'x', type: 'FOO', value: 1 } }))).toEqual([
       { type: 'value_error', loc: ['value', 'othername', 'oid'], msg: 'x: Invalid object identifier' },
       {
@@ -439,11 +539,21 @@ describe('validation (models.md §4)', () => {
   it('requires a non-empty list of unique names (compared after normalisation); element loc = index', () => {
     expect(message(() => parseGeneralNames([]))).toBe('value must not be empty');
     expect(
-      validationIssues(() => parseGeneralNames([{ type: 'DNS', value: 'exämple.com' }, { type: 'DNS', value: 'xn--exmple-cua.com' }])),
+      validationIssues(() =>
+        parseGeneralNames([
+          { type: 'DNS', value: 'exämple.com' },
+          { type: 'DNS', value: 'xn--exmple-cua.com' },
+        ]),
+      ),
     ).toEqual([{ type: 'value_error', loc: [], msg: "type='DNS' value='xn--exmple-cua.com': value must be unique" }]);
-    expect(validationIssues(() => parseGeneralNames([{ type: 'DNS', value: 'ok.com' }, { type: 'IP', value: '300.1.1.1' }]))).toEqual([
-      { type: 'value_error', loc: [1], msg: '300.1.1.1: Could not parse IP address' },
-    ]);
+    expect(
+      validationIssues(() =>
+        parseGeneralNames([
+          { type: 'DNS', value: 'ok.com' },
+          { type: 'IP', value: '300.1.1.1' },
+        ]),
+      ),
+    ).toEqual([{ type: 'value_error', loc: [1], msg: '300.1.1.1: Could not parse IP address' }]);
     expect(validationIssues(() => parseGeneralNames('x'))[0]).toEqual({ type: 'list_type', loc: [], msg: 'Input should be a valid list' });
   });
 });

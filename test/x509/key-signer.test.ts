@@ -25,7 +25,9 @@ describe.each(MODES)('threads: %s', (threads) => {
     expect(crypto.verify(hash ? 'sha256' : null, data, publicKey, signature)).toBe(true);
     if (type === 'RSA') {
       const pss = await signer.sign(data, { hash: 'SHA-256', padding: 'pss' });
-      expect(crypto.verify('sha256', data, { key: publicKey, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }, pss)).toBe(true);
+      expect(crypto.verify('sha256', data, { key: publicKey, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }, pss)).toBe(
+        true,
+      );
     }
   });
 

@@ -120,9 +120,7 @@ describe('traditional formats written by OpenSSL', () => {
     const tradDer = openssl(['pkey', '-in', pkcs8, '-traditional', '-outform', 'DER']);
     const tradPem = openssl(['pkey', '-in', pkcs8, '-traditional']).toString();
     expect(tradPem).toMatch(/BEGIN (RSA|EC) PRIVATE KEY/);
-    const legacyEncrypted = openssl([
-      'pkey', '-in', pkcs8, '-traditional', '-aes256', '-passout', 'pass:secret',
-    ]).toString();
+    const legacyEncrypted = openssl(['pkey', '-in', pkcs8, '-traditional', '-aes256', '-passout', 'pass:secret']).toString();
     expect(legacyEncrypted).toMatch(/Proc-Type: 4,ENCRYPTED/);
 
     expect(publicKeyDer(importPrivateKey(tradDer)).equals(spki)).toBe(true);

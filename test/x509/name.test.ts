@@ -2,14 +2,7 @@ import { execFileSync } from 'child_process';
 import * as asn1 from '../../lib/x509/asn1';
 import { Node, Type } from '../../lib/x509/asn1';
 import { X509Error } from '../../lib/x509/errors';
-import {
-  decodeName,
-  decodeRelativeName,
-  encodeName,
-  encodeRelativeName,
-  firstCommonName,
-  parseName,
-} from '../../lib/x509/name';
+import { decodeName, decodeRelativeName, encodeName, encodeRelativeName, firstCommonName, parseName } from '../../lib/x509/name';
 import { CorpusEntry, loadCorpus, pemToDer } from '../helpers/corpus';
 
 /** issuer and subject Name nodes of a certificate, read without the engine under test. */
@@ -48,7 +41,8 @@ describe('corpus names', () => {
 
   it('decodes every subject to the corpus JSON', () => {
     expect(names.length).toBeGreaterThan(20);
-    for (const { e, subject } of names) expect({ cert: e.name, subject: decodeName(subject) }).toEqual({ cert: e.name, subject: e.facts.subject });
+    for (const { e, subject } of names)
+      expect({ cert: e.name, subject: decodeName(subject) }).toEqual({ cert: e.name, subject: e.facts.subject });
   });
 
   it("decodes every issuer to the issuing CA's subject where the corpus has that CA", () => {
@@ -126,14 +120,29 @@ describe('encoding', () => {
   });
 
   it('falls back to UTF8String when a restricted type cannot hold the value', () => {
-    const node = encodeName([{ oid: '2.5.4.5', value: 'nö_printable' }, { oid: '1.2.840.113549.1.9.1', value: 'ü@x' }]);
+    const node = encodeName([
+      { oid: '2.5.4.5', value: 'nö_printable' },
+      { oid: '1.2.840.113549.1.9.1', value: 'ü@x' },
+    ]);
     expect(valueTags(node)).toEqual([Type.UTF8, Type.UTF8]);
   });
 
   it('writes one attribute per RDN and flattens multi-valued RDNs when reading (openssl -multivalue-rdn)', () => {
     const pem = execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', '/dev/null',
-      '-subj', '/O=Org/CN=a+OU=b', '-multivalue-rdn', '-days', '1',
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      '/dev/null',
+      '-subj',
+      '/O=Org/CN=a+OU=b',
+      '-multivalue-rdn',
+      '-days',
+      '1',
     ]).toString();
     const { subject } = namesOf(pemToDer(pem));
     const rdns = asn1.readSequence(subject, 'Name');
@@ -208,9 +217,14 @@ describe('validation (models.md §3)', () => {
   });
 
   it('requires two characters for countryName and jurisdictionCountryName', () => {
-    expect(validationIssues(() => parseName([{ oid: 'CN', value: 'x' }, { oid: 'C', value: 'AUT' }]))).toEqual([
-      { type: 'value_error', loc: [1], msg: 'AUT: Must have exactly two characters' },
-    ]);
+    expect(
+      validationIssues(() =>
+        parseName([
+          { oid: 'CN', value: 'x' },
+          { oid: 'C', value: 'AUT' },
+        ]),
+      ),
+    ).toEqual([{ type: 'value_error', loc: [1], msg: 'AUT: Must have exactly two characters' }]);
     expect(validationIssues(() => parseName([{ oid: '1.3.6.1.4.1.311.60.2.1.3', value: 'A' }]))[0].msg).toBe(
       'A: Must have exactly two characters',
     );
@@ -218,7 +232,10 @@ describe('validation (models.md §3)', () => {
 
   it('limits commonName to 1..64 characters (code points)', () => {
     expect(parseName([{ oid: 'CN', value: '😀'.repeat(64) }])).toHaveLength(1);
-    for (const [value, n] of [['', 0], ['x'.repeat(65), 65]] as const) {
+    for (const [value, n] of [
+      ['', 0],
+      ['x'.repeat(65), 65],
+    ] as const) {
       expect(validationIssues(() => parseName([{ oid: 'commonName', value }]))).toEqual([
         { type: 'value_error', loc: [0], msg: `commonName length must be >= 1 and <= 64, but it was ${n}` },
       ]);
@@ -226,16 +243,38 @@ describe('validation (models.md §3)', () => {
   });
 
   it('rejects duplicates except domainComponent, organizationalUnitName and street', () => {
-    expect(parseName([{ oid: 'OU', value: 'a' }, { oid: 'OU', value: 'b' }, { oid: 'DC', value: 'a' }, { oid: 'DC', value: 'b' }])).toHaveLength(4);
-    expect(validationIssues(() => parseName([{ oid: 'CN', value: 'a' }, { oid: '2.5.4.3', value: 'b' }]))).toEqual([
-      { type: 'value_error', loc: [], msg: 'attribute of type commonName must not occur more then once in a name.' },
-    ]);
-    expect(validationIssues(() => parseName([{ oid: 'O', value: 'a' }, { oid: 'O', value: 'b' }]))[0].msg).toBe(
-      'attribute of type organizationName must not occur more then once in a name.',
-    );
-    expect(validationIssues(() => parseName([{ oid: '1.2.3', value: 'a' }, { oid: '1.2.3', value: 'b' }]))[0].msg).toBe(
-      'attribute of type 1.2.3 must not occur more then once in a name.',
-    );
+    expect(
+      parseName([
+        { oid: 'OU', value: 'a' },
+        { oid: 'OU', value: 'b' },
+        { oid: 'DC', value: 'a' },
+        { oid: 'DC', value: 'b' },
+      ]),
+    ).toHaveLength(4);
+    expect(
+      validationIssues(() =>
+        parseName([
+          { oid: 'CN', value: 'a' },
+          { oid: '2.5.4.3', value: 'b' },
+        ]),
+      ),
+    ).toEqual([{ type: 'value_error', loc: [], msg: 'attribute of type commonName must not occur more then once in a name.' }]);
+    expect(
+      validationIssues(() =>
+        parseName([
+          { oid: 'O', value: 'a' },
+          { oid: 'O', value: 'b' },
+        ]),
+      )[0].msg,
+    ).toBe('attribute of type organizationName must not occur more then once in a name.');
+    expect(
+      validationIssues(() =>
+        parseName([
+          { oid: '1.2.3', value: 'a' },
+          { oid: '1.2.3', value: 'b' },
+        ]),
+      )[0].msg,
+    ).toBe('attribute of type 1.2.3 must not occur more then once in a name.');
   });
 
   it('reports per-attribute problems of all attributes, and duplicates only when those pass', () => {
@@ -260,7 +299,13 @@ describe('validation (models.md §3)', () => {
   });
 
   it('finds the first common name', () => {
-    expect(firstCommonName([{ oid: '2.5.4.10', value: 'o' }, { oid: '2.5.4.3', value: 'a' }, { oid: '2.5.4.3', value: 'b' }])).toBe('a');
+    expect(
+      firstCommonName([
+        { oid: '2.5.4.10', value: 'o' },
+        { oid: '2.5.4.3', value: 'a' },
+        { oid: '2.5.4.3', value: 'b' },
+      ]),
+    ).toBe('a');
     expect(firstCommonName([{ oid: '2.5.4.10', value: 'o' }])).toBe('');
   });
 });

@@ -3,7 +3,6 @@ import { DEFAULT_MAX_INPUT_BYTES, derFromInput, pemDecode, pemEncode } from '../
 import { corpusNames, loadCorpusEntry, pemToDer } from '../helpers/corpus';
 import { expectX509Error } from '../helpers/x509-error';
 
-
 const root = loadCorpusEntry('root');
 const rootDer = pemToDer(root.pem);
 

@@ -12,7 +12,16 @@ const spkiOf = (key: crypto.KeyObject) => key.export({ type: 'spki', format: 'de
 const KEYS: [string, () => crypto.KeyObject][] = [
   ['RSA-2048', () => crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey],
   ['RSA with exponent 3', () => crypto.generateKeyPairSync('rsa', { modulusLength: 1024, publicExponent: 3 }).publicKey],
-  ['RSASSA-PSS', () => crypto.generateKeyPairSync('rsa-pss', { modulusLength: 2048, hashAlgorithm: 'sha256', mgf1HashAlgorithm: 'sha256', saltLength: 32 } as unknown as crypto.RSAPSSKeyPairKeyObjectOptions).publicKey],
+  [
+    'RSASSA-PSS',
+    () =>
+      crypto.generateKeyPairSync('rsa-pss', {
+        modulusLength: 2048,
+        hashAlgorithm: 'sha256',
+        mgf1HashAlgorithm: 'sha256',
+        saltLength: 32,
+      } as unknown as crypto.RSAPSSKeyPairKeyObjectOptions).publicKey,
+  ],
   ['EC P-256', () => crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey],
   ['EC P-384', () => crypto.generateKeyPairSync('ec', { namedCurve: 'P-384' }).publicKey],
   ['EC P-521', () => crypto.generateKeyPairSync('ec', { namedCurve: 'P-521' }).publicKey],

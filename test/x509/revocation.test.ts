@@ -9,6 +9,7 @@ import * as os from 'os';
 import * as path from 'path';
 import fc from 'fast-check';
 import { buildCertificate } from '../../lib/x509/builder';
+import { DAY_MS } from '../../lib/x509/datetime';
 import { X509Error } from '../../lib/x509/errors';
 import { keyObjectSigner } from '../../lib/x509/key-signer';
 import { subjectKeyIdentifier } from '../../lib/x509/key-identifier';
@@ -55,7 +56,7 @@ async function makeCa(tag: string, spec: KeySpec): Promise<TestCa> {
       issuer: subject,
       subject,
       notBefore: new Date(now - 3600_000),
-      notAfter: new Date(now + 86400_000),
+      notAfter: new Date(now + DAY_MS),
       publicKeyDer: signer.publicKeyDer,
       extensions: [
         { type: 'basic_constraints', critical: true, value: { ca: true, path_length: null } },
@@ -90,7 +91,7 @@ describe.each(FAMILIES)('%s CA', (tag, spec) => {
         authorityKeyIdentifier: ca.ski,
         crlNumber: 7n,
         thisUpdate: now,
-        nextUpdate: new Date(now.getTime() + 86400_000),
+        nextUpdate: new Date(now.getTime() + DAY_MS),
         scope: 'user',
         entries: [
           { serialNumber: 0x1234abcdn, revocationDate: now, reason: 'key_compromise', invalidityDate: new Date('2026-01-02T03:04:05Z') },
@@ -106,7 +107,9 @@ describe.each(FAMILIES)('%s CA', (tag, spec) => {
     expect(text).toContain('Version 2 (0x1)');
     expect(text).toMatch(/X509v3 CRL Number:\s*\n\s*7/);
     expect(text).toMatch(/X509v3 Issuing Distribution Point: critical\s*\n\s*Only User Certificates/);
-    expect(text).toMatch(new RegExp(`Authority Key Identifier:\\s*\\n\\s*(keyid:)?${ca.ski.toString('hex').toUpperCase().match(/../g)?.join(':')}`));
+    expect(text).toMatch(
+      new RegExp(`Authority Key Identifier:\\s*\\n\\s*(keyid:)?${ca.ski.toString('hex').toUpperCase().match(/../g)?.join(':')}`),
+    );
     expect(text).toMatch(/Serial Number: 1234ABCD[\s\S]*?Key Compromise[\s\S]*?Invalidity Date:\s*\n\s*Jan\s+2 03:04:05 2026 GMT/);
     const second = text.slice(text.indexOf('Serial Number: FF00'));
     expect(second).not.toContain('CRL Reason Code');
@@ -115,7 +118,16 @@ describe.each(FAMILIES)('%s CA', (tag, spec) => {
   test('a CA CRL without entries says onlyContainsCACerts', async () => {
     const now = new Date();
     const der = await buildCrl(
-      { issuerDer: ca.subjectDer, authorityKeyIdentifier: ca.ski, crlNumber: 1n, thisUpdate: now, nextUpdate: new Date(now.getTime() + 3600_000), scope: 'ca', entries: [], signature: { hash: ca.hash } },
+      {
+        issuerDer: ca.subjectDer,
+        authorityKeyIdentifier: ca.ski,
+        crlNumber: 1n,
+        thisUpdate: now,
+        nextUpdate: new Date(now.getTime() + 3600_000),
+        scope: 'ca',
+        entries: [],
+        signature: { hash: ca.hash },
+      },
       ca.signer,
     );
     fs.writeFileSync(path.join(dir, `${tag}-ca.crl`), crlToPem(der));
@@ -142,8 +154,18 @@ describe.each(FAMILIES)('%s CA', (tag, spec) => {
         producedAt: now,
         nonce: parsed.nonce,
         responses: [
-          { certIdDer: parsed.certIds[0].der, certStatus: { status: 'revoked', revocationTime: now, reason: 'superseded' }, thisUpdate: now, nextUpdate: new Date(now.getTime() + 3600_000) },
-          { certIdDer: parsed.certIds[1].der, certStatus: { status: 'good' }, thisUpdate: now, nextUpdate: new Date(now.getTime() + 3600_000) },
+          {
+            certIdDer: parsed.certIds[0].der,
+            certStatus: { status: 'revoked', revocationTime: now, reason: 'superseded' },
+            thisUpdate: now,
+            nextUpdate: new Date(now.getTime() + 3600_000),
+          },
+          {
+            certIdDer: parsed.certIds[1].der,
+            certStatus: { status: 'good' },
+            thisUpdate: now,
+            nextUpdate: new Date(now.getTime() + 3600_000),
+          },
         ],
         signature: { hash: ca.hash },
       },
@@ -152,7 +174,20 @@ describe.each(FAMILIES)('%s CA', (tag, spec) => {
     fs.writeFileSync(path.join(dir, `${tag}-resp.der`), der);
     // -no_nonce: openssl would otherwise compare with the nonce of a request it makes up from -serial;
     // the echo of our request's nonce is checked in the response text below.
-    const out = openssl(['ocsp', '-respin', `${tag}-resp.der`, '-issuer', `${tag}-ca.pem`, '-CAfile', `${tag}-ca.pem`, '-serial', '0x0ABC', '-serial', '0x77', '-no_nonce']);
+    const out = openssl([
+      'ocsp',
+      '-respin',
+      `${tag}-resp.der`,
+      '-issuer',
+      `${tag}-ca.pem`,
+      '-CAfile',
+      `${tag}-ca.pem`,
+      '-serial',
+      '0x0ABC',
+      '-serial',
+      '0x77',
+      '-no_nonce',
+    ]);
     expect(out).toContain('Response verify OK');
     const text = openssl(['ocsp', '-respin', `${tag}-resp.der`, '-resp_text', '-noverify']);
     const nonceHex = (parsed.nonce?.value ?? Buffer.alloc(0)).toString('hex').toUpperCase();
@@ -161,6 +196,32 @@ describe.each(FAMILIES)('%s CA', (tag, spec) => {
     expect(out).toMatch(/0x0ABC: revoked[\s\S]*Reason: superseded/);
     expect(out).toContain('0x77: good');
   });
+});
+
+test('a CRL with 100,000 entries is built (no argument-list or stack limits) and openssl reads it', async () => {
+  const ca = await makeCa('big', { keyType: 'EC', curve: 'secp256r1' });
+  const now = new Date();
+  const entries = Array.from({ length: 100_000 }, (_, i) => ({
+    serialNumber: BigInt(i + 1),
+    revocationDate: now,
+    reason: 'superseded',
+    invalidityDate: null,
+  }));
+  const der = await buildCrl(
+    {
+      issuerDer: ca.subjectDer,
+      authorityKeyIdentifier: ca.ski,
+      crlNumber: 2n,
+      thisUpdate: now,
+      nextUpdate: new Date(now.getTime() + 3600_000),
+      scope: 'user',
+      entries,
+      signature: { hash: 'SHA-256' },
+    },
+    ca.signer,
+  );
+  fs.writeFileSync(path.join(dir, 'big.crl'), der);
+  expect(openssl(['crl', '-inform', 'DER', '-in', 'big.crl', '-CAfile', 'big-ca.pem', '-noout', '-verify'])).toContain('verify OK');
 });
 
 test('an unsuccessful OCSP response is the status alone', () => {
@@ -190,22 +251,32 @@ describe('the OCSP request reader under hostile input', () => {
   test('5,000 seeded mutations of a real request: a request or an X509Error, nothing else', () => {
     const seed = 20261124;
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }), fc.nat({ max: 8 }), (edits, cut) => {
-        const bytes = Buffer.from(valid);
-        for (const [at, value] of edits) bytes[at % bytes.length] = value;
-        return readsOrRefuses(bytes.subarray(0, bytes.length - cut));
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }),
+        fc.nat({ max: 8 }),
+        (edits, cut) => {
+          const bytes = Buffer.from(valid);
+          for (const [at, value] of edits) bytes[at % bytes.length] = value;
+          return readsOrRefuses(bytes.subarray(0, bytes.length - cut));
+        },
+      ),
       { seed, numRuns: 5000 },
     );
   });
 
   test('random bytes and deep nesting are refused without recursion trouble', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 512 }), (b) => readsOrRefuses(Buffer.from(b))), { seed: 7, numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 512 }), (b) => readsOrRefuses(Buffer.from(b))),
+      { seed: 7, numRuns: 2000 },
+    );
     // 100,000 nested SEQUENCEs (long-form lengths): the reader looks only as deep as an OCSPRequest goes.
     const headers: Buffer[] = [];
     let len = 2; // the innermost NULL
     for (let i = 0; i < 100_000; i++) {
-      const header = len < 0x80 ? Buffer.from([0x30, len]) : Buffer.from([0x30, 0x84, (len >>> 24) & 0xff, (len >>> 16) & 0xff, (len >>> 8) & 0xff, len & 0xff]);
+      const header =
+        len < 0x80
+          ? Buffer.from([0x30, len])
+          : Buffer.from([0x30, 0x84, (len >>> 24) & 0xff, (len >>> 16) & 0xff, (len >>> 8) & 0xff, len & 0xff]);
       headers.push(header);
       len += header.length;
     }

@@ -9,12 +9,14 @@ import { loadCorpus, pemToDer } from '../helpers/corpus';
 
 /** openssl's own (non-reversed) RFC 2253 rendering of a certificate's subject and issuer. */
 function opensslNames(der: Buffer): { subject: string; issuer: string } {
-  const out = execFileSync(
-    'openssl',
-    ['x509', '-inform', 'DER', '-noout', '-subject', '-issuer', '-nameopt', 'RFC2253,-dn_rev,-esc_msb'],
-    { input: der },
-  ).toString();
-  const line = (key: string) => out.split('\n').find((l) => l.startsWith(key + '='))!.slice(key.length + 1);
+  const out = execFileSync('openssl', ['x509', '-inform', 'DER', '-noout', '-subject', '-issuer', '-nameopt', 'RFC2253,-dn_rev,-esc_msb'], {
+    input: der,
+  }).toString();
+  const line = (key: string) =>
+    out
+      .split('\n')
+      .find((l) => l.startsWith(key + '='))!
+      .slice(key.length + 1);
   return { subject: line('subject'), issuer: line('issuer') };
 }
 
@@ -103,9 +105,13 @@ describe('formatRfc4514', () => {
   });
 
   it('writes x500UniqueIdentifier as #hex of its bytes and unknown OIDs dotted', () => {
-    expect(formatRfc4514([{ oid: '2.5.4.45', value: 'AAEC/w==' }, { oid: '1.2.3.4', value: 'x' }, { oid: '2.5.4.4', value: 's' }])).toBe(
-      'x500UniqueIdentifier=#000102ff,1.2.3.4=x,surname=s',
-    );
+    expect(
+      formatRfc4514([
+        { oid: '2.5.4.45', value: 'AAEC/w==' },
+        { oid: '1.2.3.4', value: 'x' },
+        { oid: '2.5.4.4', value: 's' },
+      ]),
+    ).toBe('x500UniqueIdentifier=#000102ff,1.2.3.4=x,surname=s');
     expect(formatRfc4514([])).toBe('');
   });
 

@@ -45,7 +45,10 @@ beforeAll(() => {
   // PrivateKeyInfo.privateKeyAlgorithm.parameters is the Dss-Parms SEQUENCE { p, q, g }.
   const pkcs8 = parseDer(fs.readFileSync(path.join(CORPUS_DIR, 'dsa.key.der')));
   const algorithm = (pkcs8.value as Node[])[1];
-  const params = toDer((algorithm.value as Node[])[1]).toString('base64').match(/.{1,64}/g)!.join('\n');
+  const params = toDer((algorithm.value as Node[])[1])
+    .toString('base64')
+    .match(/.{1,64}/g)!
+    .join('\n');
   dsaParams = path.join(dir, 'dsa-params.pem');
   fs.writeFileSync(dsaParams, `-----BEGIN DSA PARAMETERS-----\n${params}\n-----END DSA PARAMETERS-----\n`);
 });
@@ -93,9 +96,7 @@ async function makeCa(spec: KeySpec | crypto.KeyObject, signature: SignatureOpti
 
 /** A CSR made by `openssl req -new -newkey ...`; returns its PEM. */
 function opensslCsr(newkey: string[], tag: string): string {
-  openssl([
-    'req', '-new', ...newkey, '-nodes', '-keyout', `${tag}.key`, '-subj', `/CN=${tag}.example.com`, '-out', `${tag}.csr`,
-  ]);
+  openssl(['req', '-new', ...newkey, '-nodes', '-keyout', `${tag}.key`, '-subj', `/CN=${tag}.example.com`, '-out', `${tag}.csr`]);
   return fs.readFileSync(path.join(dir, `${tag}.csr`), 'utf8');
 }
 
@@ -149,14 +150,50 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { label: 'RSA-2048 PKCS#1 v1.5', spec: { keyType: 'RSA', keySize: 2048 }, signature: { hash: 'SHA-256' }, leaf: 'p256', expectAlgorithm: /sha256WithRSAEncryption/ },
-  { label: 'RSA-2048 PSS', spec: { keyType: 'RSA', keySize: 2048 }, signature: { hash: 'SHA-256', padding: 'pss' }, leaf: 'rsa', expectAlgorithm: /rsassaPss/ },
-  { label: 'EC P-256', spec: { keyType: 'EC', curve: 'secp256r1' }, signature: { hash: 'SHA-256' }, leaf: 'ed25519', expectAlgorithm: /ecdsa-with-SHA256/ },
-  { label: 'EC P-384', spec: { keyType: 'EC', curve: 'secp384r1' }, signature: { hash: 'SHA-384' }, leaf: 'rsa', expectAlgorithm: /ecdsa-with-SHA384/ },
-  { label: 'EC P-521', spec: { keyType: 'EC', curve: 'secp521r1' }, signature: { hash: 'SHA-512' }, leaf: 'ed448', expectAlgorithm: /ecdsa-with-SHA512/ },
+  {
+    label: 'RSA-2048 PKCS#1 v1.5',
+    spec: { keyType: 'RSA', keySize: 2048 },
+    signature: { hash: 'SHA-256' },
+    leaf: 'p256',
+    expectAlgorithm: /sha256WithRSAEncryption/,
+  },
+  {
+    label: 'RSA-2048 PSS',
+    spec: { keyType: 'RSA', keySize: 2048 },
+    signature: { hash: 'SHA-256', padding: 'pss' },
+    leaf: 'rsa',
+    expectAlgorithm: /rsassaPss/,
+  },
+  {
+    label: 'EC P-256',
+    spec: { keyType: 'EC', curve: 'secp256r1' },
+    signature: { hash: 'SHA-256' },
+    leaf: 'ed25519',
+    expectAlgorithm: /ecdsa-with-SHA256/,
+  },
+  {
+    label: 'EC P-384',
+    spec: { keyType: 'EC', curve: 'secp384r1' },
+    signature: { hash: 'SHA-384' },
+    leaf: 'rsa',
+    expectAlgorithm: /ecdsa-with-SHA384/,
+  },
+  {
+    label: 'EC P-521',
+    spec: { keyType: 'EC', curve: 'secp521r1' },
+    signature: { hash: 'SHA-512' },
+    leaf: 'ed448',
+    expectAlgorithm: /ecdsa-with-SHA512/,
+  },
   { label: 'Ed25519', spec: { keyType: 'Ed25519' }, signature: { hash: null }, leaf: 'p384', expectAlgorithm: /ED25519/ },
   { label: 'Ed448', spec: { keyType: 'Ed448' }, signature: { hash: null }, leaf: 'dsa', expectAlgorithm: /ED448/ },
-  { label: 'DSA-2048', spec: { keyType: 'DSA', keySize: 2048 }, signature: { hash: 'SHA-256' }, leaf: 'p256', expectAlgorithm: /dsa_with_SHA256/ },
+  {
+    label: 'DSA-2048',
+    spec: { keyType: 'DSA', keySize: 2048 },
+    signature: { hash: 'SHA-256' },
+    leaf: 'p256',
+    expectAlgorithm: /dsa_with_SHA256/,
+  },
 ];
 
 describe.each(CASES.map((c, i) => [c.label, c, i] as const))('%s CA', (_label, c, i) => {
@@ -186,7 +223,12 @@ describe('hash variants', () => {
     ['RSA SHA-512', { keyType: 'RSA', keySize: 2048 }, { hash: 'SHA-512' }, /sha512WithRSAEncryption/],
     ['RSA SHA3/256', { keyType: 'RSA', keySize: 2048 }, { hash: 'SHA3/256' }, /RSA-SHA3-256/],
     ['RSA-PSS SHA-512', { keyType: 'RSA', keySize: 2048 }, { hash: 'SHA-512', padding: 'pss' }, /rsassaPss/],
-    ['RSA-PSS SHA-384 salt 20', { keyType: 'RSA', keySize: 2048 }, { hash: 'SHA-384', padding: 'pss', saltLength: 20 }, /Salt Length: 0x14/],
+    [
+      'RSA-PSS SHA-384 salt 20',
+      { keyType: 'RSA', keySize: 2048 },
+      { hash: 'SHA-384', padding: 'pss', saltLength: 20 },
+      /Salt Length: 0x14/,
+    ],
     ['EC P-256 SHA-512', { keyType: 'EC', curve: 'secp256r1' }, { hash: 'SHA-512' }, /ecdsa-with-SHA512/],
     ['DSA SHA-224 (corpus key)', corpusDsa, { hash: 'SHA-224' }, /dsa_with_SHA224/],
   ];

@@ -4,6 +4,7 @@ import { StoreNotFoundError, type CaFilter, type CaPatch, type CaRecord, type Ne
 import { mappingErrors } from './errors';
 import { caFromRow, caPatchToRow, newCaToRow, type Row } from './rows';
 import { TABLES } from './tables';
+import { whereWithinValidity } from './validity';
 
 const TABLE = TABLES.cas;
 
@@ -30,9 +31,7 @@ export async function listCas(db: Knex, filter: CaFilter = {}): Promise<CaRecord
   const query = db(TABLE).select('*').orderBy('id', 'asc');
   if (filter.enabled !== undefined) query.where('enabled', filter.enabled);
   if (filter.apiEnabled !== undefined) query.where('api_enabled', filter.apiEnabled);
-  if (filter.validAt !== undefined) {
-    query.where('not_before', '<', filter.validAt).andWhere('not_after', '>=', filter.validAt);
-  }
+  if (filter.validAt !== undefined) whereWithinValidity(query, filter.validAt);
   return ((await query) as Row[]).map(caFromRow);
 }
 
@@ -48,13 +47,7 @@ export function updateCa(db: Knex, id: number, patch: CaPatch): Promise<CaRecord
   });
 }
 
-export async function revokeCa(
-  db: Knex,
-  id: number,
-  reason: string,
-  compromised: Date | null,
-  when: Date,
-): Promise<CaRecord> {
+export async function revokeCa(db: Knex, id: number, reason: string, compromised: Date | null, when: Date): Promise<CaRecord> {
   const [row] = await db(TABLE)
     .where({ id })
     .update({ revoked: true, revoked_date: when, revoked_reason: reason, compromised, updated: new Date() })

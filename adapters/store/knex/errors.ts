@@ -1,10 +1,18 @@
 /**
- * Database errors → the store's typed errors. Both `pg` and PGlite report PostgreSQL's SQLSTATE in
- * `code` and the violated constraint's name in `constraint`.
+ * Database errors → the store's typed errors (lib/ports.ts), so that nothing outside this adapter reads
+ * driver errors. Both `pg` and PGlite report PostgreSQL's five-character SQLSTATE in `code` and the
+ * violated constraint's name in `constraint`:
+ * - a unique violation (23505) is a StoreConflictError naming the entity and field;
+ * - any other SQLSTATE is a StoreUnavailableError: the database failed the statement, the transaction
+ *   is unusable, and the order runner retries the order instead of failing it (docs/DESIGN.md "Orders").
+ * Anything else (the rules' own errors, a driver's socket error) passes through unchanged.
  */
-import { StoreConflictError, type StoreEntity } from '../../../lib/ports';
+import { StoreConflictError, StoreUnavailableError, type StoreEntity } from '../../../lib/ports';
 
 const UNIQUE_VIOLATION = '23505';
+
+/** Five characters of digits and upper-case letters: a PostgreSQL SQLSTATE. */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
 
 /** Constraint name (as knex names them: table_columns_unique) → what it means to a caller. */
 const UNIQUE_CONSTRAINTS: Record<string, { entity: StoreEntity; field: string; message: string }> = {
@@ -41,10 +49,14 @@ interface DatabaseErrorLike {
   table?: unknown;
 }
 
-/** Rethrow a database error as a StoreConflictError when it is a known unique violation. */
+/** The store's typed error for a database error (see the file header); anything else unchanged. */
 export function mapDatabaseError(error: unknown): unknown {
   const e = error as DatabaseErrorLike | null;
-  if (!e || typeof e !== 'object' || e.code !== UNIQUE_VIOLATION) return error;
+  if (!e || typeof e !== 'object' || typeof e.code !== 'string' || !SQLSTATE.test(e.code)) return error;
+  if (e.code !== UNIQUE_VIOLATION) {
+    const message = error instanceof Error && error.message ? error.message : `Database error ${e.code}`;
+    return new StoreUnavailableError(message, { cause: error });
+  }
   const known = typeof e.constraint === 'string' ? UNIQUE_CONSTRAINTS[e.constraint] : undefined;
   if (known) return new StoreConflictError(known.message, known.entity, known.field);
   const entity = (typeof e.table === 'string' && TABLE_ENTITIES[e.table]) || 'user';
@@ -55,6 +67,7 @@ export function mapDatabaseError(error: unknown): unknown {
   );
 }
 
+/** `work`, with a database error rethrown as the store's typed error. */
 export async function mappingErrors<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();

@@ -55,7 +55,14 @@ export function createOrders(db: Knex, orders: NewOrder[]): Promise<OrderRecord[
         const stored = bySlug.get(String(row.slug));
         if (!stored) return createOrder(db, orders[i]);
         const { request: _json, ...columns } = row;
-        return orderFromRow({ ...columns, ...stored, request: orders[i].request, certificate_id: null, certificate_serial: null, error: null });
+        return orderFromRow({
+          ...columns,
+          ...stored,
+          request: orders[i].request,
+          certificate_id: null,
+          certificate_serial: null,
+          error: null,
+        });
       }),
     );
   });
@@ -112,17 +119,15 @@ function claimable(db: Knex): Knex.QueryBuilder {
 }
 
 export async function markOrderIssued(db: Knex, orderId: number, certificateId: number): Promise<OrderRecord> {
-  const updated = await db(TABLE)
-    .where({ id: orderId })
-    .update({
-      status: 'issued',
-      certificate_id: certificateId,
-      error: null,
-      error_code: null,
-      lease_owner: null,
-      lease_expires: null,
-      updated: new Date(),
-    });
+  const updated = await db(TABLE).where({ id: orderId }).update({
+    status: 'issued',
+    certificate_id: certificateId,
+    error: null,
+    error_code: null,
+    lease_owner: null,
+    lease_expires: null,
+    updated: new Date(),
+  });
   if (!updated) throw new StoreNotFoundError('order', orderId);
   return getOrderById(db, orderId);
 }
@@ -206,7 +211,14 @@ export function issueOrders(
     }
     const list = columns.map((c) => `"${c}"`).join(', ');
     // The same rule as `claimOrdersById`, embedded as the first CTE.
-    const claimed = claimable(db).select('id').whereIn('id', items.map((i) => i.orderId)).forUpdate().skipLocked();
+    const claimed = claimable(db)
+      .select('id')
+      .whereIn(
+        'id',
+        items.map((i) => i.orderId),
+      )
+      .forUpdate()
+      .skipLocked();
     const result = (await db.raw(
       `with claimed as ?,
        incoming (order_id, ${list}) as (values ${items.map(() => rowSql).join(', ')}),

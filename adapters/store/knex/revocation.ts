@@ -10,7 +10,12 @@ import { toDate, toNullableDate } from './values';
 
 export const CRL_NUMBERS_TABLE = 'ca_api_crl_numbers';
 
-export async function listRevoked(db: Knex, caId: number, scope: CrlScope, window: { from: Date; to: Date }): Promise<RevokedCertificate[]> {
+export async function listRevoked(
+  db: Knex,
+  caId: number,
+  scope: CrlScope,
+  window: { from: Date; to: Date },
+): Promise<RevokedCertificate[]> {
   const rows: Record<string, unknown>[] =
     scope === 'user'
       ? await db(TABLES.certificates)
@@ -45,21 +50,29 @@ export async function nextCrlNumber(db: Knex, caId: number, scope: CrlScope | 'a
 }
 
 export async function revocationVersion(db: Knex, caId: number): Promise<number> {
-  const row = (await db(TABLES.cas).select('revocation_version').where({ id: caId }).first()) as { revocation_version: string | number } | undefined;
+  const row = (await db(TABLES.cas).select('revocation_version').where({ id: caId }).first()) as
+    { revocation_version: string | number } | undefined;
   return row ? Number(row.revocation_version) : 0;
 }
 
 export async function getOcspResponder(db: Knex, caId: number): Promise<OcspResponderRecord | null> {
-  const row = (await db(TABLES.cas).select('ocsp_key_backend_options').where({ id: caId }).first()) as { ocsp_key_backend_options: unknown } | undefined;
+  const row = (await db(TABLES.cas).select('ocsp_key_backend_options').where({ id: caId }).first()) as
+    { ocsp_key_backend_options: unknown } | undefined;
   let value = row?.ocsp_key_backend_options;
   if (typeof value === 'string') value = JSON.parse(value) as unknown;
   const v = value as { key_backend_options?: unknown; certificate_serial?: unknown } | null | undefined;
-  if (!v || typeof v.certificate_serial !== 'string' || typeof v.key_backend_options !== 'object' || v.key_backend_options === null) return null;
+  if (!v || typeof v.certificate_serial !== 'string' || typeof v.key_backend_options !== 'object' || v.key_backend_options === null)
+    return null;
   return { keyBackendOptions: v.key_backend_options as Record<string, unknown>, certificateSerial: v.certificate_serial };
 }
 
 export async function setOcspResponder(db: Knex, caId: number, responder: OcspResponderRecord): Promise<void> {
   await db(TABLES.cas)
     .where({ id: caId })
-    .update({ ocsp_key_backend_options: JSON.stringify({ key_backend_options: responder.keyBackendOptions, certificate_serial: responder.certificateSerial }) });
+    .update({
+      ocsp_key_backend_options: JSON.stringify({
+        key_backend_options: responder.keyBackendOptions,
+        certificate_serial: responder.certificateSerial,
+      }),
+    });
 }

@@ -1,7 +1,10 @@
 /**
  * Row ⇄ record mapping: snake_case columns of the tables in migrations/ to the camelCase records of
- * lib/ports.ts. Writers build rows with `*ToRow`, readers map with `rowTo*`.
+ * lib/ports.ts. Writers build rows with `*ToRow`, readers map with `rowTo*`. The CA's own columns are
+ * not listed here: they come from the one CA field list, lib/ca/ca-fields.ts, which the API's JSON
+ * (lib/ca/serialize.ts) is derived from too.
  */
+import { CA_FIELDS, CA_PATCH_FIELDS, type CaField, type CaFieldKey, type CaFieldKind } from '../../../lib/ca/ca-fields';
 import type { CertificateJson, Extension, Fingerprints } from '../../../lib/x509/types';
 import type {
   CaPatch,
@@ -16,17 +19,7 @@ import type {
   UserRecord,
   X509Record,
 } from '../../../lib/ports';
-import {
-  fromJson,
-  fromNullableJson,
-  toBuffer,
-  toDate,
-  toJson,
-  toNullableDate,
-  toNullableJson,
-  toNullableNumber,
-  toNumber,
-} from './values';
+import { fromJson, fromNullableJson, toBuffer, toDate, toJson, toNullableDate, toNullableJson, toNullableNumber, toNumber } from './values';
 
 /** A row as a driver returns it; every column is checked and converted by the mappers below. */
 export type Row = Record<string, unknown>;
@@ -69,82 +62,33 @@ function x509ToRow(record: Omit<X509Record, 'id' | 'created' | 'updated'>): Row 
 // ---------------------------------------------------------------------------------------------------
 // Certificate authorities
 
-/** CaRecord field → column, for the fields a CaPatch may touch. */
-const CA_PATCH_COLUMNS: Record<keyof CaPatch, string> = {
-  name: 'name',
-  enabled: 'enabled',
-  apiEnabled: 'api_enabled',
-  caaIdentity: 'caa_identity',
-  website: 'website',
-  termsOfService: 'terms_of_service',
-  ocspResponderKeyValidity: 'ocsp_responder_key_validity',
-  ocspResponseValidity: 'ocsp_response_validity',
-  acmeEnabled: 'acme_enabled',
-  acmeRegistration: 'acme_registration',
-  acmeProfile: 'acme_profile',
-  acmeRequiresContact: 'acme_requires_contact',
-  signAuthorityInformationAccess: 'sign_authority_information_access',
-  signCertificatePolicies: 'sign_certificate_policies',
-  signCrlDistributionPoints: 'sign_crl_distribution_points',
-  signIssuerAlternativeName: 'sign_issuer_alternative_name',
+/** A CA field's column value → its record value, by the kind lib/ca/ca-fields.ts gives it. */
+const FROM_COLUMN: Record<CaFieldKind, (value: unknown) => unknown> = {
+  string: (v) => String(v),
+  number: toNumber,
+  boolean: (v) => Boolean(v),
+  json: (v) => fromNullableJson<Extension>(v),
+  id: toNullableNumber,
 };
 
-const JSON_PATCH_FIELDS = new Set<keyof CaPatch>([
-  'signAuthorityInformationAccess',
-  'signCertificatePolicies',
-  'signCrlDistributionPoints',
-  'signIssuerAlternativeName',
-]);
+function caFieldToColumn(f: CaField, value: unknown): unknown {
+  return f.kind === 'json' ? toNullableJson(value as Extension | null) : value;
+}
 
 export function caFromRow(row: Row): CaRecord {
+  const fields = Object.fromEntries(CA_FIELDS.map((f) => [f.key, FROM_COLUMN[f.kind](row[f.name])]));
   return {
     ...x509FromRow(row),
-    name: String(row.name),
-    enabled: Boolean(row.enabled),
-    apiEnabled: Boolean(row.api_enabled),
-    parentId: toNullableNumber(row.parent_id),
-    keyBackendAlias: String(row.key_backend_alias),
+    ...(fields as Pick<CaRecord, CaFieldKey>),
     keyBackendOptions: fromNullableJson<Record<string, unknown>>(row.key_backend_options),
-    signAuthorityInformationAccess: fromNullableJson<Extension>(row.sign_authority_information_access),
-    signCertificatePolicies: fromNullableJson<Extension>(row.sign_certificate_policies),
-    signCrlDistributionPoints: fromNullableJson<Extension>(row.sign_crl_distribution_points),
-    signIssuerAlternativeName: fromNullableJson<Extension>(row.sign_issuer_alternative_name),
-    caaIdentity: String(row.caa_identity),
-    website: String(row.website),
-    termsOfService: String(row.terms_of_service),
-    ocspKeyBackendAlias: String(row.ocsp_key_backend_alias),
-    ocspResponderKeyValidity: toNumber(row.ocsp_responder_key_validity),
-    ocspResponseValidity: toNumber(row.ocsp_response_validity),
-    acmeEnabled: Boolean(row.acme_enabled),
-    acmeRegistration: Boolean(row.acme_registration),
-    acmeProfile: String(row.acme_profile),
-    acmeRequiresContact: Boolean(row.acme_requires_contact),
   };
 }
 
 export function newCaToRow(ca: NewCa): Row {
   return {
     ...x509ToRow(ca),
-    name: ca.name,
-    enabled: ca.enabled,
-    api_enabled: ca.apiEnabled,
-    parent_id: ca.parentId,
-    key_backend_alias: ca.keyBackendAlias,
+    ...Object.fromEntries(CA_FIELDS.map((f) => [f.name, caFieldToColumn(f, ca[f.key])])),
     key_backend_options: toNullableJson(ca.keyBackendOptions),
-    sign_authority_information_access: toNullableJson(ca.signAuthorityInformationAccess),
-    sign_certificate_policies: toNullableJson(ca.signCertificatePolicies),
-    sign_crl_distribution_points: toNullableJson(ca.signCrlDistributionPoints),
-    sign_issuer_alternative_name: toNullableJson(ca.signIssuerAlternativeName),
-    caa_identity: ca.caaIdentity,
-    website: ca.website,
-    terms_of_service: ca.termsOfService,
-    ocsp_key_backend_alias: ca.ocspKeyBackendAlias,
-    ocsp_responder_key_validity: ca.ocspResponderKeyValidity,
-    ocsp_response_validity: ca.ocspResponseValidity,
-    acme_enabled: ca.acmeEnabled,
-    acme_registration: ca.acmeRegistration,
-    acme_profile: ca.acmeProfile,
-    acme_requires_contact: ca.acmeRequiresContact,
   };
 }
 
@@ -152,10 +96,9 @@ export function newCaToRow(ca: NewCa): Row {
 export function caPatchToRow(patch: CaPatch): Row {
   const row: Row = {};
   for (const key of Object.keys(patch) as (keyof CaPatch)[]) {
-    const column = CA_PATCH_COLUMNS[key];
-    if (!column) continue; // not a patchable field: ignore rather than write an unknown column
-    const value = patch[key];
-    row[column] = JSON_PATCH_FIELDS.has(key) ? toNullableJson(value) : value;
+    const f = CA_PATCH_FIELDS.get(key);
+    if (!f) continue; // not a patchable field: ignore rather than write an unknown column
+    row[f.name] = caFieldToColumn(f, patch[key]);
   }
   return row;
 }
@@ -202,8 +145,7 @@ export function orderFromRow(row: Row): OrderRecord {
     caId: toNumber(row.ca_id),
     userId: toNumber(row.user_id),
     status: String(row.status) as OrderStatus,
-    certificateSerial:
-      row.certificate_serial === null || row.certificate_serial === undefined ? null : String(row.certificate_serial),
+    certificateSerial: row.certificate_serial === null || row.certificate_serial === undefined ? null : String(row.certificate_serial),
     certificateId: toNullableNumber(row.certificate_id),
     error: row.error === null || row.error === undefined ? null : String(row.error),
     request: fromJson<SignRequest>(row.request),

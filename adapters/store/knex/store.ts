@@ -12,6 +12,9 @@
  * User, CA and certificate changes are announced (`onUserChanged`, `onCaChanged`,
  * `onCertificateChanged`: for the in-process caches) once committed: a store bound by `transaction`
  * collects them and the root announces them after the commit.
+ *
+ * Every method (and `transaction`) throws the store's typed errors of lib/ports.ts, never the driver's
+ * (errors.ts): the order runner tells a failed database from a refusing rule by type alone.
  */
 import type { Knex } from 'knex';
 import type {
@@ -38,6 +41,7 @@ import type {
 } from '../../../lib/ports';
 import * as cas from './cas';
 import * as certificates from './certificates';
+import { mappingErrors } from './errors';
 import { MIGRATIONS_TABLE, migrationSource } from './migrations';
 import { GroupCommit } from './group-commit';
 import * as orders from './orders';
@@ -143,7 +147,7 @@ export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, Certi
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (this.bound) return fn(this);
     const pending: PendingChanges = { users: [], cas: [], certificates: [] };
-    const result = await this.db.transaction((trx) => fn(new KnexStore(trx, true, this.hubs, pending)));
+    const result = await mappingErrors(() => this.db.transaction((trx) => fn(new KnexStore(trx, true, this.hubs, pending))));
     for (const kind of ['users', 'cas', 'certificates'] as const) {
       if (pending[kind].length) this.hubs[kind].emit(pending[kind]);
     }
@@ -151,111 +155,111 @@ export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, Certi
   }
 
   insertCa(ca: NewCa): Promise<CaRecord> {
-    return this.changing('cas', cas.insertCa(this.db, ca));
+    return mappingErrors(() => this.changing('cas', cas.insertCa(this.db, ca)));
   }
   getCa(id: number): Promise<CaRecord | null> {
-    return cas.getCa(this.db, id);
+    return mappingErrors(() => cas.getCa(this.db, id));
   }
   findCaBySerial(serial: string): Promise<CaRecord | null> {
-    return cas.findCaBySerial(this.db, serial);
+    return mappingErrors(() => cas.findCaBySerial(this.db, serial));
   }
   findCaByName(name: string): Promise<CaRecord | null> {
-    return cas.findCaByName(this.db, name);
+    return mappingErrors(() => cas.findCaByName(this.db, name));
   }
   listCas(filter?: CaFilter): Promise<CaRecord[]> {
-    return cas.listCas(this.db, filter);
+    return mappingErrors(() => cas.listCas(this.db, filter));
   }
   updateCa(id: number, patch: CaPatch): Promise<CaRecord> {
-    return this.changing('cas', cas.updateCa(this.db, id, patch));
+    return mappingErrors(() => this.changing('cas', cas.updateCa(this.db, id, patch)));
   }
   revokeCa(id: number, reason: string, compromised: Date | null, when: Date): Promise<CaRecord> {
-    return this.changing('cas', cas.revokeCa(this.db, id, reason, compromised, when));
+    return mappingErrors(() => this.changing('cas', cas.revokeCa(this.db, id, reason, compromised, when)));
   }
 
   insertCertificate(cert: NewCertificate): Promise<CertificateRecord> {
-    return certificates.insertCertificate(this.db, cert);
+    return mappingErrors(() => certificates.insertCertificate(this.db, cert));
   }
   findCertificate(caId: number, serial: string): Promise<CertificateRecord | null> {
-    return certificates.findCertificate(this.db, caId, serial);
+    return mappingErrors(() => certificates.findCertificate(this.db, caId, serial));
   }
   findCertificateBySerial(serial: string): Promise<CertificateRecord[]> {
-    return certificates.findCertificateBySerial(this.db, serial);
+    return mappingErrors(() => certificates.findCertificateBySerial(this.db, serial));
   }
   listCertificates(filter: CertificateFilter): Promise<CertificateRecord[]> {
-    return certificates.listCertificates(this.db, filter);
+    return mappingErrors(() => certificates.listCertificates(this.db, filter));
   }
   revokeCertificate(id: number, reason: string, compromised: Date | null, when: Date): Promise<CertificateRecord> {
-    return this.changing('certificates', certificates.revokeCertificate(this.db, id, reason, compromised, when));
+    return mappingErrors(() => this.changing('certificates', certificates.revokeCertificate(this.db, id, reason, compromised, when)));
   }
 
   createOrder(order: NewOrder): Promise<OrderRecord> {
     // Outside a transaction, orders of concurrent requests share one INSERT (group-commit.ts).
-    return this.bound ? orders.createOrder(this.db, order) : this.hubs.newOrders.write(order);
+    return mappingErrors(() => (this.bound ? orders.createOrder(this.db, order) : this.hubs.newOrders.write(order)));
   }
   getOrder(slug: string): Promise<OrderRecord | null> {
-    return orders.getOrder(this.db, slug);
+    return mappingErrors(() => orders.getOrder(this.db, slug));
   }
   insertCertificateIds(certs: NewCertificate[]): Promise<number[]> {
-    return certificates.insertCertificateIds(this.db, certs);
+    return mappingErrors(() => certificates.insertCertificateIds(this.db, certs));
   }
   markOrdersIssued(issued: { orderId: number; certificateId: number }[], when?: Date): Promise<void> {
-    return this.inTransaction((db) => orders.markOrdersIssued(db, issued, when));
+    return mappingErrors(() => this.inTransaction((db) => orders.markOrdersIssued(db, issued, when)));
   }
   claimPendingOrders(limit: number): Promise<OrderRecord[]> {
-    return orders.claimPendingOrders(this.db, limit);
+    return mappingErrors(() => orders.claimPendingOrders(this.db, limit));
   }
   listPendingOrders(limit: number): Promise<OrderRecord[]> {
-    return orders.listPendingOrders(this.db, limit);
+    return mappingErrors(() => orders.listPendingOrders(this.db, limit));
   }
   claimOrdersById(ids: number[]): Promise<number[]> {
-    return orders.claimOrdersById(this.db, ids);
+    return mappingErrors(() => orders.claimOrdersById(this.db, ids));
   }
   issueOrders(
     issued: { orderId: number; certificate: NewCertificate }[],
     when: Date,
   ): Promise<{ orderId: number; certificateId: number }[]> {
-    return orders.issueOrders(this.db, issued, when);
+    return mappingErrors(() => orders.issueOrders(this.db, issued, when));
   }
   markOrderIssued(orderId: number, certificateId: number): Promise<OrderRecord> {
-    return this.inTransaction((db) => orders.markOrderIssued(db, orderId, certificateId));
+    return mappingErrors(() => this.inTransaction((db) => orders.markOrderIssued(db, orderId, certificateId)));
   }
   markOrderFailed(orderId: number, error: string): Promise<OrderRecord> {
-    return this.inTransaction((db) => orders.markOrderFailed(db, orderId, error));
+    return mappingErrors(() => this.inTransaction((db) => orders.markOrderFailed(db, orderId, error)));
   }
 
   listRevoked(caId: number, scope: CrlScope, window: { from: Date; to: Date }): Promise<RevokedCertificate[]> {
-    return revocation.listRevoked(this.db, caId, scope, window);
+    return mappingErrors(() => revocation.listRevoked(this.db, caId, scope, window));
   }
 
   nextCrlNumber(caId: number, scope: CrlScope | 'all'): Promise<bigint> {
-    return revocation.nextCrlNumber(this.db, caId, scope);
+    return mappingErrors(() => revocation.nextCrlNumber(this.db, caId, scope));
   }
 
   revocationVersion(caId: number): Promise<number> {
-    return revocation.revocationVersion(this.db, caId);
+    return mappingErrors(() => revocation.revocationVersion(this.db, caId));
   }
 
   getOcspResponder(caId: number): Promise<OcspResponderRecord | null> {
-    return revocation.getOcspResponder(this.db, caId);
+    return mappingErrors(() => revocation.getOcspResponder(this.db, caId));
   }
 
   setOcspResponder(caId: number, responder: OcspResponderRecord): Promise<void> {
-    return revocation.setOcspResponder(this.db, caId, responder);
+    return mappingErrors(() => revocation.setOcspResponder(this.db, caId, responder));
   }
 
   async createUser(username: string, passwordHash: string, permissions: Permission[]): Promise<UserRecord> {
-    const user = await this.inTransaction((db) => users.createUser(db, username, passwordHash, permissions));
+    const user = await mappingErrors(() => this.inTransaction((db) => users.createUser(db, username, passwordHash, permissions)));
     this.changed('users', user.id);
     return user;
   }
   findUser(username: string): Promise<UserRecord | null> {
-    return users.findUser(this.db, username);
+    return mappingErrors(() => users.findUser(this.db, username));
   }
   getUserById(id: number): Promise<UserRecord | null> {
-    return users.getUserById(this.db, id);
+    return mappingErrors(() => users.getUserById(this.db, id));
   }
   async updateUser(id: number, patch: { passwordHash?: string; permissions?: Permission[] }): Promise<UserRecord> {
-    const user = await this.inTransaction((db) => users.updateUser(db, id, patch));
+    const user = await mappingErrors(() => this.inTransaction((db) => users.updateUser(db, id, patch)));
     this.changed('users', user.id);
     return user;
   }

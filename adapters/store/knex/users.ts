@@ -9,17 +9,10 @@ import { TABLES } from './tables';
 const USERS = TABLES.users;
 const PERMISSIONS = TABLES.permissions;
 
-export function createUser(
-  db: Knex,
-  username: string,
-  passwordHash: string,
-  permissions: Permission[],
-): Promise<UserRecord> {
+export function createUser(db: Knex, username: string, passwordHash: string, permissions: Permission[]): Promise<UserRecord> {
   return mappingErrors(async () => {
     const now = new Date();
-    const [row] = await db(USERS)
-      .insert({ username, password_hash: passwordHash, created: now, updated: now })
-      .returning('*');
+    const [row] = await db(USERS).insert({ username, password_hash: passwordHash, created: now, updated: now }).returning('*');
     const id = toNumber((row as Row).id);
     await insertPermissions(db, id, permissions);
     return userFromRow(row as Row, normalise(permissions));
@@ -37,11 +30,7 @@ export async function getUserById(db: Knex, id: number): Promise<UserRecord | nu
 }
 
 /** Always bumps `updated`: credential caches use it to notice a change. */
-export async function updateUser(
-  db: Knex,
-  id: number,
-  patch: { passwordHash?: string; permissions?: Permission[] },
-): Promise<UserRecord> {
+export async function updateUser(db: Knex, id: number, patch: { passwordHash?: string; permissions?: Permission[] }): Promise<UserRecord> {
   const columns: Row = { updated: new Date() };
   if (patch.passwordHash !== undefined) columns.password_hash = patch.passwordHash;
   const [row] = await db(USERS).where({ id }).update(columns).returning('*');

@@ -1,7 +1,8 @@
-/** init_ca, import_ca, edit_ca, list_cas, view_ca (reference/cli.md). */
+/** init_ca, import_ca, edit_ca, list_cas, view_ca (docs/COMPATIBILITY.md §4). */
 import { Command, Option } from 'commander';
 import { caTree, importCa, initCa, listCas, type CaTreeNode } from '../../ca/authorities';
 import { editCa } from '../../ca/ca-update';
+import { OFFERED_CURVE_NAMES } from '../../x509/curves';
 import { CaError } from '../../ca/errors';
 import { findCa } from '../../ca/lookup';
 import { HASH_ALGORITHMS } from '../../ca/profiles';
@@ -51,7 +52,7 @@ export function registerCaCommands(program: Command, run: Action): void {
       .argument('<subject>', 'subject as RFC 4514 string, e.g. "C=AT,O=Example,CN=ca.example.com"')
       .addOption(new Option('--key-type <type>', 'key type').choices(['RSA', 'DSA', 'EC', 'Ed25519', 'Ed448']).default('RSA'))
       .option('--key-size <bits>', 'key size for RSA/DSA keys (default 4096, min 2048)')
-      .addOption(new Option('--elliptic-curve <curve>', 'curve for EC keys').choices(['secp256r1', 'secp384r1', 'secp521r1']))
+      .addOption(new Option('--elliptic-curve <curve>', 'curve for EC keys').choices(OFFERED_CURVE_NAMES))
       .addOption(new Option('--algorithm <hash>', 'hash algorithm of the signature').choices([...HASH_ALGORITHMS]))
       .option('--expires <days>', 'validity in days', '3650')
       .option('--path-length <n>', 'path length of the Basic Constraints (default 0)')
@@ -118,7 +119,17 @@ export function registerCaCommands(program: Command, run: Action): void {
         ctx: CommandContext,
         name: string,
         files: string[],
-        o: SignFlags & { key: boolean; importPassword?: string; parent?: string; keyBackend: string; caa?: string; website?: string; tos?: string; apiEnable?: boolean; apiDisable?: boolean },
+        o: SignFlags & {
+          key: boolean;
+          importPassword?: string;
+          parent?: string;
+          keyBackend: string;
+          caa?: string;
+          website?: string;
+          tos?: string;
+          apiEnable?: boolean;
+          apiDisable?: boolean;
+        },
       ) => {
         const expected = o.key ? 2 : 1;
         if (files.length !== expected) {
@@ -218,10 +229,7 @@ export function registerCaCommands(program: Command, run: Action): void {
     );
 
   addOptions(
-    program
-      .command('view_ca')
-      .description('Show a certificate authority.')
-      .argument('<serial>', 'serial or name of the CA'),
+    program.command('view_ca').description('Show a certificate authority.').argument('<serial>', 'serial or name of the CA'),
     outputOptions('text'),
   ).action(
     run(async (ctx: CommandContext, serial: string, o: OutputOptions) => {
@@ -232,7 +240,7 @@ export function registerCaCommands(program: Command, run: Action): void {
   );
 }
 
-/** `<SERIAL:WITH:COLONS> - <name>`, ` (disabled)` appended for disabled CAs (cli.md). */
+/** `<SERIAL:WITH:COLONS> - <name>`, ` (disabled)` appended for disabled CAs (docs/COMPATIBILITY.md §4). */
 export function caLine(ca: CaRecord): string {
   return `${serialToColons(ca.serial)} - ${ca.name}${ca.enabled ? '' : ' (disabled)'}`;
 }

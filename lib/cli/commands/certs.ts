@@ -1,4 +1,4 @@
-/** import_cert, list_certs, view_cert, sign_cert, resign_cert, revoke_cert (reference/cli.md). */
+/** import_cert, list_certs, view_cert, sign_cert, resign_cert, revoke_cert (docs/COMPATIBILITY.md §4). */
 import { Command, Option } from 'commander';
 import { importCert, resignCert, signCert } from '../../ca/certificates';
 import { revokeCert } from '../../ca/revocation';
@@ -47,7 +47,7 @@ function dateOnly(d: Date): string {
   return d.toISOString().slice(0, 10);
 }
 
-/** `SERIAL - CN (expires: YYYY-MM-DD)` etc. (cli.md list_certs). */
+/** `SERIAL - CN (expires: YYYY-MM-DD)` etc. (docs/COMPATIBILITY.md §4 list_certs). */
 export function certLine(cert: CertificateRecord, now: Date): string {
   const state = cert.revoked
     ? 'revoked'
@@ -97,10 +97,7 @@ export function registerCertCommands(program: Command, run: Action, profiles: Pr
       }),
     );
 
-  const view = program
-    .command('view_cert')
-    .description('Show a certificate.')
-    .argument('<cert>', 'serial or common name');
+  const view = program.command('view_cert').description('Show a certificate.').argument('<cert>', 'serial or common name');
   for (const opt of outputOptions('text')) view.addOption(opt);
   view.action(
     run(async (ctx: CommandContext, value: string, o: OutputOptions) => {
@@ -116,7 +113,7 @@ export function registerCertCommands(program: Command, run: Action, profiles: Pr
     .option('--ca <serial>', 'signing CA (default: the default CA)')
     .requiredOption('--csr <file>', 'CSR file (PEM or DER), - for stdin')
     .option('--subject <subject>', 'subject as RFC 4514 string')
-    .option('--expires <days>', 'validity in days (default: the profile\'s)')
+    .option('--expires <days>', "validity in days (default: the profile's)")
     .addOption(new Option('--algorithm <hash>', 'hash algorithm').choices([...HASH_ALGORITHMS]))
     .option('--out <file>', 'write the certificate to this file instead of stdout');
   for (const opt of [...extensionFlagOptions(), ...outputOptions('pem')]) sign.addOption(opt);
@@ -125,7 +122,15 @@ export function registerCertCommands(program: Command, run: Action, profiles: Pr
     run(
       async (
         ctx: CommandContext,
-        o: ExtensionFlags & OutputOptions & { ca?: string; csr: string; subject?: string; expires?: string; algorithm?: HashAlgorithmName; out?: string } & Record<string, unknown>,
+        o: ExtensionFlags &
+          OutputOptions & {
+            ca?: string;
+            csr: string;
+            subject?: string;
+            expires?: string;
+            algorithm?: HashAlgorithmName;
+            out?: string;
+          } & Record<string, unknown>,
       ) => {
         const csr = await readInput(ctx.io, o.csr, 'CSR');
         const store = await ctx.store();
@@ -155,7 +160,7 @@ export function registerCertCommands(program: Command, run: Action, profiles: Pr
     .command('resign_cert')
     .description('Sign the CSR of a certificate again, with a new validity.')
     .argument('<cert>', 'serial or common name')
-    .option('--expires <days>', 'validity in days (default: the profile\'s)')
+    .option('--expires <days>', "validity in days (default: the profile's)")
     .option('--out <file>', 'write the certificate to this file instead of stdout');
   addProfileFlags(resign, profiles);
   resign.action(

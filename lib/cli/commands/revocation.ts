@@ -42,24 +42,32 @@ export function registerRevocationCommands(program: Command, run: Action): void 
     .option('--only-contains-ca-certs', 'only child CAs (Issuing Distribution Point onlyContainsCACerts)')
     .option('--only-contains-user-certs', 'only end-entity certificates (onlyContainsUserCerts)')
     .action(
-      run(async (ctx: CommandContext, path: string, o: { ca?: string; format: string; expires: string; onlyContainsCaCerts?: boolean; onlyContainsUserCerts?: boolean }) => {
-        const store = await revocationStore(ctx);
-        const format = o.format.toUpperCase();
-        if (format !== 'PEM' && format !== 'DER') throw new CaError('invalid', `${o.format}: Unknown format (use PEM or DER).`);
-        if (o.onlyContainsCaCerts && o.onlyContainsUserCerts) {
-          throw new CaError('invalid', '--only-contains-ca-certs and --only-contains-user-certs are mutually exclusive.');
-        }
-        const seconds = intOption(o.expires, '--expires');
-        if (seconds < 1) throw new CaError('invalid', `${seconds}: --expires must be at least one second.`);
-        const now = new Date();
-        const ca = o.ca ? await findCa(store, o.ca) : (await chosenCas(store, [], undefined, now)).sort((a, b) => b.notAfter.getTime() - a.notAfter.getTime())[0];
-        if (!ca) throw new CaError('not-found', 'No usable certificate authority found.');
-        const scope: CrlScope | 'all' = o.onlyContainsCaCerts ? 'ca' : o.onlyContainsUserCerts ? 'user' : 'all';
-        const crl = await new CrlPublisher(store, ctx.keyBackends(), { validityMs: seconds * 1000 }).build(ca, scope);
-        const data = format === 'PEM' ? crl.pem : crl.der;
-        if (path === '-') ctx.write(data);
-        else await writeOutput(path, data);
-      }),
+      run(
+        async (
+          ctx: CommandContext,
+          path: string,
+          o: { ca?: string; format: string; expires: string; onlyContainsCaCerts?: boolean; onlyContainsUserCerts?: boolean },
+        ) => {
+          const store = await revocationStore(ctx);
+          const format = o.format.toUpperCase();
+          if (format !== 'PEM' && format !== 'DER') throw new CaError('invalid', `${o.format}: Unknown format (use PEM or DER).`);
+          if (o.onlyContainsCaCerts && o.onlyContainsUserCerts) {
+            throw new CaError('invalid', '--only-contains-ca-certs and --only-contains-user-certs are mutually exclusive.');
+          }
+          const seconds = intOption(o.expires, '--expires');
+          if (seconds < 1) throw new CaError('invalid', `${seconds}: --expires must be at least one second.`);
+          const now = new Date();
+          const ca = o.ca
+            ? await findCa(store, o.ca)
+            : (await chosenCas(store, [], undefined, now)).sort((a, b) => b.notAfter.getTime() - a.notAfter.getTime())[0];
+          if (!ca) throw new CaError('not-found', 'No usable certificate authority found.');
+          const scope: CrlScope | 'all' = o.onlyContainsCaCerts ? 'ca' : o.onlyContainsUserCerts ? 'user' : 'all';
+          const crl = await new CrlPublisher(store, ctx.keyBackends(), { validityMs: seconds * 1000 }).build(ca, scope);
+          const data = format === 'PEM' ? crl.pem : crl.der;
+          if (path === '-') ctx.write(data);
+          else await writeOutput(path, data);
+        },
+      ),
     );
 
   program

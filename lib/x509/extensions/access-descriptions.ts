@@ -1,5 +1,5 @@
 /**
- * Authority/Subject Information Access (RFC 5280 §4.2.2.1, §4.2.2.2), models.md §6.3:
+ * Authority/Subject Information Access (RFC 5280 §4.2.2.1, §4.2.2.2), docs/COMPATIBILITY.md §2:
  *
  *   SEQUENCE SIZE (1..MAX) OF AccessDescription
  *   AccessDescription ::= SEQUENCE { accessMethod OBJECT IDENTIFIER, accessLocation GeneralName }
@@ -11,18 +11,18 @@ import { invalid, parseError } from '../errors';
 import { decodeGeneralName, encodeGeneralName, parseGeneralName } from '../general-name';
 import { ACCESS_METHOD_ALIASES } from '../oids';
 import type { GeneralName } from '../types';
+import { pyGeneralName, pyStr } from '../error-text';
 import type { ExtensionCodec } from './codec';
 import {
   canonicalKey,
   checkNonEmptyUnique,
-  expectList,
-  expectModel,
   parseEach,
   parseModel,
-  parseOid,
-  pyGeneralName,
-  pyStr,
-} from './model-input';
+  requireList,
+  requireObject,
+  requireOid,
+  requireText,
+} from '../json-input';
 
 export interface AccessDescription {
   access_method: string;
@@ -47,12 +47,12 @@ export function encodeAccessDescriptions(value: AccessDescription[]): Buffer {
 function parseAccessMethod(raw: unknown): string {
   // Aliases are resolved before the OID check, as the reference's BeforeValidator does.
   const alias = typeof raw === 'string' ? ACCESS_METHOD_ALIASES[raw] : undefined;
-  return parseOid(alias ?? raw);
+  return requireOid(requireText(alias ?? raw));
 }
 
 function parseAccessDescription(input: unknown): AccessDescription {
   return parseModel<AccessDescription>(
-    expectModel(input, 'AccessDescriptionModel'),
+    requireObject(input, 'AccessDescriptionModel'),
     { access_method: parseAccessMethod, access_location: parseGeneralName },
     ['access_method', 'access_location'],
   );
@@ -68,7 +68,7 @@ function pyAccessDescription(d: AccessDescription): string {
  * issue has the extension's loc (here: the value's, `[]`).
  */
 export function parseAccessDescriptions(input: unknown, acceptable: readonly string[]): AccessDescription[] {
-  const list = parseEach(expectList(input), parseAccessDescription);
+  const list = parseEach(requireList(input), parseAccessDescription);
   checkNonEmptyUnique(list, canonicalKey, pyAccessDescription);
   for (const d of list) {
     if (!acceptable.includes(d.access_method)) {

@@ -1,5 +1,5 @@
 /**
- * Admissions (Common PKI / ISIS-MTT, OID 1.3.36.8.3.3), models.md §6.18:
+ * Admissions (Common PKI / ISIS-MTT, OID 1.3.36.8.3.3), docs/COMPATIBILITY.md §2:
  *
  *   AdmissionSyntax ::= SEQUENCE {
  *        admissionAuthority   GeneralName OPTIONAL,
@@ -48,16 +48,16 @@ import { EXTENSION_OIDS } from '../oids';
 import type { GeneralName } from '../types';
 import type { ExtensionCodec } from './codec';
 import {
-  expectList,
-  expectMinLength,
-  expectModel,
-  expectString,
   nullable,
-  parseBase64,
   parseEach,
   parseModel,
-  parseOid,
-} from './model-input';
+  requireLaxBase64,
+  requireList,
+  requireMinLength,
+  requireObject,
+  requireOid,
+  requireText,
+} from '../json-input';
 
 export interface NamingAuthority {
   id: string | null;
@@ -219,7 +219,9 @@ function encode(value: AdmissionsValue): Buffer {
 // API input → value
 
 const MAX = 128;
-const boundedString = (raw: unknown) => expectString(raw, MAX);
+const boundedString = (raw: unknown) => requireText(raw, MAX);
+/** An OID in a `str` field: the string rules first, as pydantic applies them. */
+const oidString = (raw: unknown) => requireOid(requireText(raw));
 
 /** IA5String can only hold ASCII; refuse what could not be written faithfully. */
 function parseUrl(raw: unknown): string {
@@ -236,8 +238,8 @@ function parseRegistrationNumber(raw: unknown): string {
 }
 
 function parseNamingAuthority(input: unknown): NamingAuthority {
-  return parseModel<NamingAuthority>(expectModel(input, 'NamingAuthorityModel'), {
-    id: nullable(parseOid),
+  return parseModel<NamingAuthority>(requireObject(input, 'NamingAuthorityModel'), {
+    id: nullable(oidString),
     url: nullable(parseUrl),
     text: nullable(boundedString),
   });
@@ -245,13 +247,13 @@ function parseNamingAuthority(input: unknown): NamingAuthority {
 
 function parseProfessionInfo(input: unknown): ProfessionInfo {
   const pi = parseModel<ProfessionInfo>(
-    expectModel(input, 'ProfessionInfoModel'),
+    requireObject(input, 'ProfessionInfoModel'),
     {
       naming_authority: nullable(parseNamingAuthority),
-      profession_items: (raw) => expectMinLength(parseEach(expectList(raw), boundedString), 1),
-      profession_oids: nullable((raw) => parseEach(expectList(raw), parseOid)),
+      profession_items: (raw) => requireMinLength(parseEach(requireList(raw), boundedString), 1),
+      profession_oids: nullable((raw) => parseEach(requireList(raw), oidString)),
       registration_number: nullable(parseRegistrationNumber),
-      add_profession_info: nullable(parseBase64),
+      add_profession_info: nullable(requireLaxBase64),
     },
     ['profession_items'],
   );
@@ -263,22 +265,22 @@ function parseProfessionInfo(input: unknown): ProfessionInfo {
 
 function parseAdmission(input: unknown): Admission {
   return parseModel<Admission>(
-    expectModel(input, 'AdmissionModel'),
+    requireObject(input, 'AdmissionModel'),
     {
       admission_authority: nullable(parseGeneralName),
       naming_authority: nullable(parseNamingAuthority),
-      profession_infos: (raw) => expectMinLength(parseEach(expectList(raw), parseProfessionInfo), 1),
+      profession_infos: (raw) => requireMinLength(parseEach(requireList(raw), parseProfessionInfo), 1),
     },
     ['profession_infos'],
   );
 }
 
 function parse(input: unknown): AdmissionsValue {
-  const model = expectModel(input, 'AdmissionsValueModel');
+  const model = requireObject(input, 'AdmissionsValueModel');
   return parseModel<AdmissionsValue>(model, {
     authority: nullable(parseGeneralName),
     // `admissions` defaults to [] when omitted (an explicit null is not a list).
-    admissions: (raw) => parseEach(expectList(model.admissions === undefined ? [] : raw), parseAdmission),
+    admissions: (raw) => parseEach(requireList(model.admissions === undefined ? [] : raw), parseAdmission),
   });
 }
 

@@ -1,4 +1,4 @@
-/** authorityInfoAccess (RFC 5280 §4.2.2.1): OCSP responders and CA issuer locations (models.md §6.3). */
+/** authorityInfoAccess (RFC 5280 §4.2.2.1): OCSP responders and CA issuer locations (docs/COMPATIBILITY.md §2). */
 import { ACCESS_METHOD_ALIASES, EXTENSION_OIDS } from '../oids';
 import { accessDescriptionsCodec } from './access-descriptions';
 

@@ -1,5 +1,5 @@
 /**
- * authorityKeyIdentifier (RFC 5280 §4.2.1.1), models.md §6.4:
+ * authorityKeyIdentifier (RFC 5280 §4.2.1.1), docs/COMPATIBILITY.md §2:
  *
  *   AuthorityKeyIdentifier ::= SEQUENCE {
  *        keyIdentifier             [0] IMPLICIT OCTET STRING OPTIONAL,
@@ -24,16 +24,8 @@ import { decodeGeneralName, encodeGeneralName, parseGeneralName } from '../gener
 import { EXTENSION_OIDS } from '../oids';
 import type { GeneralName } from '../types';
 import type { ExtensionCodec } from './codec';
-import {
-  expectList,
-  expectModel,
-  nullable,
-  parseBase64,
-  parseEach,
-  parseInteger,
-  parseModel,
-  toApiInteger,
-} from './model-input';
+import { toApiInteger } from '../api-integer';
+import { nullable, parseEach, parseModel, requireLaxBase64, requireLaxInteger, requireList, requireObject } from '../json-input';
 
 export interface AuthorityKeyIdentifier {
   /** base64 of the key identifier bytes */
@@ -81,12 +73,12 @@ function encode(value: AuthorityKeyIdentifier): Buffer {
 
 function parse(input: unknown): AuthorityKeyIdentifier {
   const value = parseModel<AuthorityKeyIdentifier>(
-    expectModel(input, 'AuthorityKeyIdentifierValueModel'),
+    requireObject(input, 'AuthorityKeyIdentifierValueModel'),
     {
-      key_identifier: nullable(parseBase64),
+      key_identifier: nullable(requireLaxBase64),
       // A plain list upstream: neither non-empty nor unique is required.
-      authority_cert_issuer: nullable((raw) => parseEach(expectList(raw), parseGeneralName)),
-      authority_cert_serial_number: nullable(parseInteger),
+      authority_cert_issuer: nullable((raw) => parseEach(requireList(raw), parseGeneralName)),
+      authority_cert_serial_number: nullable(requireLaxInteger),
     },
     ['key_identifier'],
   );
@@ -94,9 +86,7 @@ function parse(input: unknown): AuthorityKeyIdentifier {
     throw invalid('authority_cert_issuer and authority_cert_serial_number must both be present or both None');
   }
   if (value.key_identifier === null && value.authority_cert_issuer === null) {
-    throw invalid(
-      'At least one of key_identifier or authority_cert_issuer/authority_cert_serial_number must be given.',
-    );
+    throw invalid('At least one of key_identifier or authority_cert_issuer/authority_cert_serial_number must be given.');
   }
   return value;
 }

@@ -1,15 +1,15 @@
 /**
- * BasicConstraints (RFC 5280 §4.2.1.9) ⇄ `{"ca": bool, "path_length": int>=0|null}` (models.md §6.5).
+ * BasicConstraints (RFC 5280 §4.2.1.9) ⇄ `{"ca": bool, "path_length": int>=0|null}` (docs/COMPATIBILITY.md §2).
  *
  *   BasicConstraints ::= SEQUENCE { cA BOOLEAN DEFAULT FALSE, pathLenConstraint INTEGER (0..MAX) OPTIONAL }
  *
  * DER omits a DEFAULT value, so `ca: false` is an empty SEQUENCE.
  */
 import { bool, Type, integer, parseDer, readBoolean, readInteger, readSequence, seq, toDer } from '../asn1';
-import { invalid, parseError, collectIssues } from '../errors';
+import { invalid, parseError } from '../errors';
 import { EXTENSION_OIDS } from '../oids';
 import type { ExtensionCodec } from './codec';
-import { field, requireBool, requireInt, requireObject } from './value-checks';
+import { nullable, parseModel, present, requireBool, requireInt, requireObject } from '../json-input';
 
 export interface BasicConstraintsValue {
   ca: boolean;
@@ -47,16 +47,12 @@ export const basicConstraintsCodec: ExtensionCodec<BasicConstraintsValue> = {
   },
 
   parse(input) {
-    const obj = requireObject(input);
-    const out: BasicConstraintsValue = { ca: false, path_length: null };
-    collectIssues([
-      () => void (out.ca = field(obj, 'ca', requireBool)),
-      () =>
-        void (out.path_length = field(obj, 'path_length', (v) => {
-          if (v === null) return null;
-          return requireInt(v, 0);
-        })),
-    ]);
+    // Both keys are required (no defaults in the reference model); path_length may be null.
+    const out = parseModel<BasicConstraintsValue>(
+      requireObject(present(input)),
+      { ca: requireBool, path_length: nullable((v) => requireInt(v, 0)) },
+      ['ca', 'path_length'],
+    );
     if (!out.ca && out.path_length !== null) throw invalid('path_length must be None when ca is False');
     return out;
   },

@@ -1,5 +1,5 @@
 /**
- * CertificatePolicies (RFC 5280 §4.2.1.4) ⇄ array of PolicyInformation (models.md §6.7):
+ * CertificatePolicies (RFC 5280 §4.2.1.4) ⇄ array of PolicyInformation (docs/COMPATIBILITY.md §2):
  *   `{"policy_identifier": <dotted>, "policy_qualifiers": [<CPS URI string> | UserNotice] | null}`
  *   UserNotice `{"notice_reference": {"organization", "notice_numbers"} | null, "explicit_text": str|null}`
  *
@@ -29,21 +29,23 @@ import {
   utf8,
   type Node,
 } from '../asn1';
-import { atLoc, collectIssues, invalid, parseError } from '../errors';
+import { invalid, parseError } from '../errors';
 import { EXTENSION_OIDS } from '../oids';
 import type { ExtensionCodec } from './codec';
+import { isPlainObject } from '../plain-object';
+import { readSmallNonNegative } from '../api-integer';
 import {
-  field,
-  isObject,
   nullable,
+  parseEach,
+  parseModel,
   parseNonEmptySet,
-  readSmallNonNegative,
+  present,
   requireInt,
   requireList,
   requireObject,
   requireOid,
   requireString,
-} from './value-checks';
+} from '../json-input';
 
 export interface NoticeReference {
   organization: string | null;
@@ -105,37 +107,26 @@ function encodeQualifier(q: PolicyQualifier): Node {
   if (typeof q === 'string') return seq([oid(OID_CPS), ia5(q)]);
   const parts: Node[] = [];
   if (q.notice_reference) {
-    parts.push(
-      seq([
-        utf8(q.notice_reference.organization ?? ''),
-        seq(q.notice_reference.notice_numbers.map((n) => integer(n))),
-      ]),
-    );
+    parts.push(seq([utf8(q.notice_reference.organization ?? ''), seq(q.notice_reference.notice_numbers.map((n) => integer(n)))]));
   }
   if (q.explicit_text !== null) parts.push(utf8(q.explicit_text));
   return seq([oid(OID_USER_NOTICE), seq(parts)]);
 }
 
 function parseNoticeReference(input: unknown): NoticeReference {
-  const obj = requireObject(input);
-  const out: NoticeReference = { organization: null, notice_numbers: [] };
-  collectIssues([
-    () =>
-      void (out.organization = field(obj, 'organization', (v) => {
+  return parseModel<NoticeReference>(
+    requireObject(input),
+    {
+      organization: (v) => {
         // The reference model allows null, but NoticeReference.organization is mandatory in ASN.1 and
         // cryptography cannot encode a missing one: reject it here instead of failing at signing time.
-        if (v === null || v === undefined) throw invalid('organization is required in a notice reference');
+        if (v === null) throw invalid('organization is required in a notice reference');
         return requireString(v);
-      })),
-    () =>
-      void (out.notice_numbers = field(obj, 'notice_numbers', (v) => {
-        const list = requireList(v);
-        const numbers: number[] = new Array(list.length);
-        collectIssues(list.map((n, i) => () => void (numbers[i] = atLoc([i], () => requireInt(n, 0)))));
-        return numbers;
-      })),
-  ]);
-  return out;
+      },
+      notice_numbers: (v) => parseEach(requireList(v), (n) => requireInt(n, 0)),
+    },
+    ['notice_numbers'],
+  );
 }
 
 function parseQualifier(input: unknown): PolicyQualifier {
@@ -144,31 +135,22 @@ function parseQualifier(input: unknown): PolicyQualifier {
     if (!/^[\x00-\x7f]*$/.test(input)) throw invalid(`${input}: CPS URI must be ASCII`);
     return input;
   }
-  if (!isObject(input)) throw invalid('Input should be a valid string or UserNotice object', [], 'union_tag_not_found');
-  const out: UserNotice = { notice_reference: null, explicit_text: null };
-  collectIssues([
-    () => void (out.notice_reference = field(input, 'notice_reference', (v) => nullable(v, parseNoticeReference))),
-    () => void (out.explicit_text = field(input, 'explicit_text', (v) => nullable(v, requireString, false))),
+  if (!isPlainObject(input)) throw invalid('Input should be a valid string or UserNotice object', [], 'union_tag_not_found');
+  // explicit_text is required but nullable; notice_reference defaults to null.
+  return parseModel<UserNotice>(input, { notice_reference: nullable(parseNoticeReference), explicit_text: nullable(requireString) }, [
+    'explicit_text',
   ]);
-  return out;
 }
 
 function parsePolicyInformation(input: unknown): PolicyInformation {
-  const obj = requireObject(input);
-  const out: PolicyInformation = { policy_identifier: '', policy_qualifiers: null };
-  collectIssues([
-    () => void (out.policy_identifier = field(obj, 'policy_identifier', requireOid)),
-    () =>
-      void (out.policy_qualifiers = field(obj, 'policy_qualifiers', (v) =>
-        nullable(v, (list) => {
-          const items = requireList(list);
-          const qualifiers: PolicyQualifier[] = new Array(items.length);
-          collectIssues(items.map((q, i) => () => void (qualifiers[i] = atLoc([i], () => parseQualifier(q)))));
-          return qualifiers;
-        }),
-      )),
-  ]);
-  return out;
+  return parseModel<PolicyInformation>(
+    requireObject(input),
+    {
+      policy_identifier: requireOid,
+      policy_qualifiers: nullable((v) => parseEach(requireList(v), parseQualifier)),
+    },
+    ['policy_identifier'],
+  );
 }
 
 export const certificatePoliciesCodec: ExtensionCodec<PolicyInformation[]> = {
@@ -204,6 +186,6 @@ export const certificatePoliciesCodec: ExtensionCodec<PolicyInformation[]> = {
   },
 
   parse(input) {
-    return parseNonEmptySet(input, parsePolicyInformation);
+    return parseNonEmptySet(present(input), parsePolicyInformation);
   },
 };

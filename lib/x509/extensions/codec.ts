@@ -3,7 +3,7 @@
  * `extensions/index.ts` by OID and by type key).
  *
  * Three directions:
- *   decode: extnValue DER (the contents of the extension's OCTET STRING) → API value (models.md §6)
+ *   decode: extnValue DER (the contents of the extension's OCTET STRING) → API value (docs/COMPATIBILITY.md §2)
  *   encode: API value (already normalised by `parse`) → extnValue DER
  *   parse:  untrusted API input → normalised API value (aliases resolved, IDNA applied, defaults
  *           filled), throwing X509Error('validation') whose issue `loc`s are relative to the value.

@@ -1,5 +1,5 @@
 /**
- * CRL Distribution Points and Freshest CRL (RFC 5280 §4.2.1.13, §4.2.1.15), models.md §6.6:
+ * CRL Distribution Points and Freshest CRL (RFC 5280 §4.2.1.13, §4.2.1.15), docs/COMPATIBILITY.md §2:
  *
  *   CRLDistributionPoints ::= SEQUENCE SIZE (1..MAX) OF DistributionPoint
  *   DistributionPoint ::= SEQUENCE {
@@ -29,20 +29,9 @@ import { invalid, parseError } from '../errors';
 import { decodeGeneralName, encodeGeneralName, parseGeneralName } from '../general-name';
 import { decodeRelativeName, encodeRelativeName, parseName } from '../name';
 import type { GeneralName, Name } from '../types';
+import { literalList, pyGeneralNames, pyName, pyStr } from '../error-text';
 import type { ExtensionCodec } from './codec';
-import {
-  canonicalKey,
-  checkNonEmptyUnique,
-  expectList,
-  expectModel,
-  nullable,
-  parseEach,
-  parseModel,
-  pyGeneralNames,
-  pyName,
-  pyStr,
-  typeError,
-} from './model-input';
+import { canonicalKey, checkNonEmptyUnique, nullable, parseEach, parseModel, requireList, requireObject } from '../json-input';
 
 /** Bit numbers of ReasonFlags; `unused(0)` has no API name. */
 const REASON_BITS = {
@@ -64,7 +53,7 @@ export interface DistributionPoint {
   full_name: GeneralName[] | null;
   relative_name: Name | null;
   crl_issuer: GeneralName[] | null;
-  /** A set upstream; emitted sorted alphabetically (contract D8). */
+  /** A set upstream; emitted sorted alphabetically (README D8). */
   reasons: DistributionPointReason[] | null;
 }
 
@@ -82,7 +71,6 @@ function decodeReasons(node: Node, what: string): DistributionPointReason[] | nu
   // An empty set reads as "no reasons", as in the reference.
   return reasons.length ? reasons : null;
 }
-
 
 function decodeDistributionPoint(node: Node, what: string): DistributionPoint {
   const parts = readSequence(node, what);
@@ -148,7 +136,7 @@ export function encodeDistributionPoints(value: DistributionPoint[]): Buffer {
 
 /** full_name / crl_issuer: a plain list of GeneralName upstream (no uniqueness rule); [] means absent. */
 function parseGeneralNameList(raw: unknown): GeneralName[] | null {
-  const list = parseEach(expectList(raw), parseGeneralName);
+  const list = parseEach(requireList(raw), parseGeneralName);
   return list.length ? list : null;
 }
 
@@ -165,11 +153,11 @@ function parseRelativeName(raw: unknown): Name | null {
 }
 
 function parseReasons(raw: unknown): DistributionPointReason[] | null {
-  if (!Array.isArray(raw)) throw typeError('set_type', 'Input should be a valid set');
-  const expected = REASON_NAMES.map((r) => `'${r}'`);
-  const literal = `Input should be ${expected.slice(0, -1).join(', ')} or ${expected[expected.length - 1]}`;
+  if (!Array.isArray(raw)) throw invalid('Input should be a valid set', [], 'set_type');
   const reasons = parseEach(raw, (item) => {
-    if (typeof item !== 'string' || !(item in REASON_BITS)) throw typeError('literal_error', literal);
+    if (typeof item !== 'string' || !(item in REASON_BITS)) {
+      throw invalid(`Input should be ${literalList(REASON_NAMES)}`, [], 'literal_error');
+    }
     return item as DistributionPointReason;
   });
   const unique = REASON_NAMES.filter((r) => reasons.includes(r));
@@ -177,7 +165,7 @@ function parseReasons(raw: unknown): DistributionPointReason[] | null {
 }
 
 function parseDistributionPoint(input: unknown): DistributionPoint {
-  const dp = parseModel<DistributionPoint>(expectModel(input, 'DistributionPointModel'), {
+  const dp = parseModel<DistributionPoint>(requireObject(input, 'DistributionPointModel'), {
     full_name: nullable(parseGeneralNameList),
     relative_name: nullable(parseRelativeName),
     crl_issuer: nullable(parseGeneralNameList),
@@ -200,7 +188,7 @@ function pyDistributionPoint(dp: DistributionPoint): string {
 }
 
 export function parseDistributionPoints(input: unknown): DistributionPoint[] {
-  const list = parseEach(expectList(input), parseDistributionPoint);
+  const list = parseEach(requireList(input), parseDistributionPoint);
   return checkNonEmptyUnique(list, canonicalKey, pyDistributionPoint);
 }
 

@@ -1,4 +1,4 @@
-/** freshestCRL, a.k.a. delta CRL distribution point (RFC 5280 §4.2.1.15), models.md §6.6. */
+/** freshestCRL, a.k.a. delta CRL distribution point (RFC 5280 §4.2.1.15), docs/COMPATIBILITY.md §2 */
 import { EXTENSION_OIDS } from '../oids';
 import { distributionPointsCodec } from './distribution-points';
 

@@ -1,5 +1,5 @@
 /**
- * The extension registry and the extension envelope (models.md §5).
+ * The extension registry and the extension envelope (docs/COMPATIBILITY.md §2).
  *
  * One codec per extension type, found by OID (reading certificates) or by type key (API input). The
  * envelope functions turn an X.509 `Extension` SEQUENCE into the API's `{type, critical, value}` and back,
@@ -10,7 +10,8 @@ import { X509Error, atLoc, collectIssues, invalid, parseError } from '../errors'
 import { isValidOid } from '../oids';
 import type { Extension, ExtensionType } from '../types';
 import type { ExtensionCodec } from './codec';
-import { field, isObject, requireBase64, requireObject, requireOid } from './value-checks';
+import { isPlainObject } from '../plain-object';
+import { parseModel, present, requireBase64, requireObject, requireOid } from '../json-input';
 
 import { admissionsCodec } from './admissions';
 import { authorityInformationAccessCodec } from './authority-information-access';
@@ -29,10 +30,7 @@ import { ocspNoCheckCodec } from './ocsp-no-check';
 import { policyConstraintsCodec } from './policy-constraints';
 import { precertPoisonCodec } from './precert-poison';
 import { privateKeyUsagePeriodCodec } from './private-key-usage-period';
-import {
-  precertificateSignedCertificateTimestampsCodec,
-  signedCertificateTimestampsCodec,
-} from './signed-certificate-timestamps';
+import { precertificateSignedCertificateTimestampsCodec, signedCertificateTimestampsCodec } from './signed-certificate-timestamps';
 import { subjectAlternativeNameCodec } from './subject-alternative-name';
 import { subjectInformationAccessCodec } from './subject-information-access';
 import { subjectKeyIdentifierCodec } from './subject-key-identifier';
@@ -40,7 +38,7 @@ import { tlsFeatureCodec } from './tls-feature';
 
 export type { ExtensionCodec } from './codec';
 
-/** Every known extension type (all but `unknown`), in the alphabetical order of models.md §5. */
+/** Every known extension type (all but `unknown`), in the alphabetical order of docs/COMPATIBILITY.md §2 */
 export const EXTENSION_CODECS: readonly ExtensionCodec[] = [
   admissionsCodec,
   authorityInformationAccessCodec,
@@ -78,10 +76,8 @@ export function codecByOid(oid: string): ExtensionCodec | undefined {
   return BY_OID.get(oid);
 }
 
-/** The 14 types a sign request or a profile may carry (models.md §5, "configurable"). */
-export const CONFIGURABLE_EXTENSION_TYPES: readonly ExtensionType[] = EXTENSION_CODECS.filter((c) => c.configurable).map(
-  (c) => c.type,
-);
+/** The 14 types a sign request or a profile may carry (docs/COMPATIBILITY.md §2, "configurable"). */
+export const CONFIGURABLE_EXTENSION_TYPES: readonly ExtensionType[] = EXTENSION_CODECS.filter((c) => c.configurable).map((c) => c.type);
 
 /** Every type key, `unknown` included, alphabetically (the tag list of the reference's union errors). */
 const ALL_EXTENSION_TYPES: readonly ExtensionType[] = [...EXTENSION_CODECS.map((c) => c.type), 'unknown'].sort() as ExtensionType[];
@@ -117,7 +113,7 @@ export function decodeExtension(oid: string, critical: boolean, extnValue: Buffe
   }
 }
 
-/** The RFC 5280 critical rule of models.md §5 for `ext`, as the reference's message, or null when it holds. */
+/** The RFC 5280 critical rule of docs/COMPATIBILITY.md §2 for `ext`, as the reference's message, or null when it holds. */
 export function criticalViolation(ext: Extension): string | null {
   const required = BY_TYPE.get(ext.type)?.requiredCritical ?? null;
   if (required === null || required === ext.critical) return null;
@@ -181,13 +177,11 @@ function tagList(types: readonly string[]): string {
 }
 
 function parseUnknownValue(input: unknown): UnknownExtensionValue {
-  const obj = requireObject(input);
-  const out: UnknownExtensionValue = { oid: '', value: '' };
-  collectIssues([
-    () => void (out.oid = field(obj, 'oid', requireOid)),
-    () => void (out.value = field(obj, 'value', requireBase64).toString('base64')),
-  ]);
-  return out;
+  return parseModel<UnknownExtensionValue>(
+    requireObject(present(input)),
+    { oid: requireOid, value: (v) => requireBase64(v).toString('base64') },
+    ['oid', 'value'],
+  );
 }
 
 function resolveType(input: Record<string, unknown>, opts: ParseExtensionOptions): ExtensionType {
@@ -215,7 +209,7 @@ function resolveType(input: Record<string, unknown>, opts: ParseExtensionOptions
  * envelope sits (e.g. `extensions, 0, key_usage`).
  */
 export function parseExtension(input: unknown, opts: ParseExtensionOptions = {}): Extension {
-  if (!isObject(input)) {
+  if (!isPlainObject(input)) {
     throw invalid('Input should be a valid dictionary or object to extract fields from', [], 'model_attributes_type');
   }
   const type = resolveType(input, opts);
@@ -235,10 +229,9 @@ export function parseExtension(input: unknown, opts: ParseExtensionOptions = {})
       if (typeof given !== 'boolean') throw invalid('Input should be a valid boolean', ['critical'], 'bool_type');
       critical = given;
       if (requiredCritical !== null && critical !== requiredCritical && opts.validateRequiredCritical !== false) {
-        throw invalid(
-          requiredCritical ? 'this extension must be marked as critical' : 'this extension must be marked as non-critical',
-          ['critical'],
-        );
+        throw invalid(requiredCritical ? 'this extension must be marked as critical' : 'this extension must be marked as non-critical', [
+          'critical',
+        ]);
       }
     },
     () => {

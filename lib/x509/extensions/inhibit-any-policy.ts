@@ -1,10 +1,11 @@
 /**
- * InhibitAnyPolicy (RFC 5280 §4.2.1.14): SkipCerts ::= INTEGER (0..MAX) ⇄ integer ≥ 0 (models.md §6.11).
+ * InhibitAnyPolicy (RFC 5280 §4.2.1.14): SkipCerts ::= INTEGER (0..MAX) ⇄ integer ≥ 0 (docs/COMPATIBILITY.md §2).
  */
 import { integer, parseDer, readInteger, toDer } from '../asn1';
 import { EXTENSION_OIDS } from '../oids';
 import type { ExtensionCodec } from './codec';
-import { readSmallNonNegative, requireInt } from './value-checks';
+import { readSmallNonNegative } from '../api-integer';
+import { present, requireInt } from '../json-input';
 
 export const inhibitAnyPolicyCodec: ExtensionCodec<number> = {
   type: 'inhibit_any_policy',
@@ -22,6 +23,6 @@ export const inhibitAnyPolicyCodec: ExtensionCodec<number> = {
   },
 
   parse(input) {
-    return requireInt(input, 0);
+    return requireInt(present(input), 0);
   },
 };

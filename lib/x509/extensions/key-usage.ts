@@ -1,5 +1,5 @@
 /**
- * KeyUsage (RFC 5280 §4.2.1.3): a named BIT STRING ⇄ an array of usage names (models.md §6.1).
+ * KeyUsage (RFC 5280 §4.2.1.3): a named BIT STRING ⇄ an array of usage names (docs/COMPATIBILITY.md §2).
  *
  * DER for a named bit list drops trailing zero bits, and the unused bits of the last byte are zero, so
  * the encoding is a pure function of the set of usages. Read from a certificate, names come in the
@@ -9,7 +9,7 @@ import { bitString, parseDer, readBitString, toDer } from '../asn1';
 import { invalid, parseError } from '../errors';
 import { EXTENSION_OIDS } from '../oids';
 import type { ExtensionCodec } from './codec';
-import { parseNonEmptySet, requireLiteral } from './value-checks';
+import { parseNonEmptySet, present, requireLiteral } from '../json-input';
 
 export type KeyUsageName =
   | 'crl_sign'
@@ -97,7 +97,7 @@ export const keyUsageCodec: ExtensionCodec<KeyUsageName[]> = {
   },
 
   parse(input) {
-    const usages = parseNonEmptySet(input, (v) =>
+    const usages = parseNonEmptySet(present(input), (v) =>
       requireLiteral(typeof v === 'string' && Object.hasOwn(KEY_USAGE_ALIASES, v) ? KEY_USAGE_ALIASES[v] : v, KEY_USAGE_NAMES),
     );
     checkKeyAgreement(usages);

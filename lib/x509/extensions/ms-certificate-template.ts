@@ -1,6 +1,6 @@
 /**
  * Microsoft certificate template (szOID_CERTIFICATE_TEMPLATE) ⇄
- * `{"template_id": <dotted>, "major_version": int|null, "minor_version": int|null}` (models.md §6.14).
+ * `{"template_id": <dotted>, "major_version": int|null, "minor_version": int|null}` (docs/COMPATIBILITY.md §2).
  *
  *   CertificateTemplate ::= SEQUENCE {
  *     templateID           OBJECT IDENTIFIER,
@@ -12,10 +12,11 @@
  * we reject it.
  */
 import { integer, oid, parseDer, readInteger, readOid, readSequence, seq, toDer } from '../asn1';
-import { collectIssues, invalid, parseError } from '../errors';
+import { invalid, parseError } from '../errors';
 import { EXTENSION_OIDS } from '../oids';
 import type { ExtensionCodec } from './codec';
-import { field, nullable, readSmallNonNegative, requireInt, requireObject, requireOid } from './value-checks';
+import { readSmallNonNegative } from '../api-integer';
+import { nullable, parseModel, present, requireInt, requireObject, requireOid } from '../json-input';
 
 export interface MsCertificateTemplateValue {
   template_id: string;
@@ -46,14 +47,12 @@ export const msCertificateTemplateCodec: ExtensionCodec<MsCertificateTemplateVal
   },
 
   parse(input) {
-    const obj = requireObject(input);
-    const out: MsCertificateTemplateValue = { template_id: '', major_version: null, minor_version: null };
-    const version = (v: unknown) => nullable(v, (x) => requireInt(x, 0));
-    collectIssues([
-      () => void (out.template_id = field(obj, 'template_id', requireOid)),
-      () => void (out.major_version = field(obj, 'major_version', version)),
-      () => void (out.minor_version = field(obj, 'minor_version', version)),
-    ]);
+    const version = nullable((v) => requireInt(v, 0));
+    const out = parseModel<MsCertificateTemplateValue>(
+      requireObject(present(input)),
+      { template_id: requireOid, major_version: version, minor_version: version },
+      ['template_id'],
+    );
     if (out.major_version === null && out.minor_version !== null) {
       throw invalid('minor_version can only be set when major_version is set');
     }

@@ -1,5 +1,5 @@
 /**
- * nameConstraints (RFC 5280 §4.2.1.10), models.md §6.12:
+ * nameConstraints (RFC 5280 §4.2.1.10), docs/COMPATIBILITY.md §2:
  *
  *   NameConstraints ::= SEQUENCE {
  *        permittedSubtrees [0] IMPLICIT GeneralSubtrees OPTIONAL,
@@ -19,7 +19,7 @@ import { decodeGeneralName, encodeGeneralName, parseGeneralNames } from '../gene
 import { EXTENSION_OIDS } from '../oids';
 import type { GeneralName } from '../types';
 import type { ExtensionCodec } from './codec';
-import { expectModel, nullable, parseModel } from './model-input';
+import { nullable, parseModel, requireObject } from '../json-input';
 
 export interface NameConstraints {
   permitted_subtrees: GeneralName[] | null;
@@ -47,7 +47,11 @@ function decode(der: Buffer): NameConstraints {
 }
 
 function encodeSubtrees(tag: number, names: GeneralName[]): Node {
-  return context(tag, true, names.map((name) => seq([encodeGeneralName(name)])));
+  return context(
+    tag,
+    true,
+    names.map((name) => seq([encodeGeneralName(name)])),
+  );
 }
 
 function encode(value: NameConstraints): Buffer {
@@ -59,7 +63,7 @@ function encode(value: NameConstraints): Buffer {
 
 function parse(input: unknown): NameConstraints {
   // Each list is a non-empty, unique GeneralNames list when given.
-  const value = parseModel<NameConstraints>(expectModel(input, 'NameConstraintsValueModel'), {
+  const value = parseModel<NameConstraints>(requireObject(input, 'NameConstraintsValueModel'), {
     permitted_subtrees: nullable(parseGeneralNames),
     excluded_subtrees: nullable(parseGeneralNames),
   });

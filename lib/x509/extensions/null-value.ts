@@ -1,5 +1,5 @@
 /**
- * Extensions whose value is an ASN.1 NULL and whose API value is `null` (models.md §6.10): OCSPNoCheck
+ * Extensions whose value is an ASN.1 NULL and whose API value is `null` (docs/COMPATIBILITY.md §2): OCSPNoCheck
  * and the precertificate poison. Input may omit `value` or give null.
  */
 import { contentBytes, expectUniversal, nullValue, parseDer, toDer, Type } from '../asn1';

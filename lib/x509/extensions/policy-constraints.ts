@@ -1,16 +1,17 @@
 /**
  * PolicyConstraints (RFC 5280 §4.2.1.11) ⇄ `{"require_explicit_policy", "inhibit_policy_mapping"}`
- * (models.md §6.13).
+ * (docs/COMPATIBILITY.md §2).
  *
  *   PolicyConstraints ::= SEQUENCE {
  *     requireExplicitPolicy [0] SkipCerts OPTIONAL,
  *     inhibitPolicyMapping  [1] SkipCerts OPTIONAL }      -- IMPLICIT tags (module default)
  */
 import { context, contentBytes, contextTag, integerBytes, parseDer, readIntegerContent, readSequence, seq, toDer } from '../asn1';
-import { collectIssues, invalid, parseError } from '../errors';
+import { invalid, parseError } from '../errors';
 import { EXTENSION_OIDS } from '../oids';
 import type { ExtensionCodec } from './codec';
-import { field, nullable, readSmallNonNegative, requireInt, requireObject } from './value-checks';
+import { readSmallNonNegative } from '../api-integer';
+import { nullable, parseModel, present, requireInt, requireObject } from '../json-input';
 
 export interface PolicyConstraintsValue {
   require_explicit_policy: number | null;
@@ -49,14 +50,13 @@ export const policyConstraintsCodec: ExtensionCodec<PolicyConstraintsValue> = {
   },
 
   parse(input) {
-    const obj = requireObject(input);
-    const out: PolicyConstraintsValue = { require_explicit_policy: null, inhibit_policy_mapping: null };
     // Both keys are required (they have no default in the reference model), but may be null.
-    const skipCerts = (v: unknown) => nullable(v, (x) => requireInt(x, 0), false);
-    collectIssues([
-      () => void (out.require_explicit_policy = field(obj, 'require_explicit_policy', skipCerts)),
-      () => void (out.inhibit_policy_mapping = field(obj, 'inhibit_policy_mapping', skipCerts)),
-    ]);
+    const skipCerts = nullable((v) => requireInt(v, 0));
+    const out = parseModel<PolicyConstraintsValue>(
+      requireObject(present(input)),
+      { require_explicit_policy: skipCerts, inhibit_policy_mapping: skipCerts },
+      ['require_explicit_policy', 'inhibit_policy_mapping'],
+    );
     if (out.require_explicit_policy === null && out.inhibit_policy_mapping === null) {
       throw invalid('At least one of require_explicit_policy and inhibit_policy_mapping must not be None');
     }

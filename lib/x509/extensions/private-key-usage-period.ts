@@ -1,6 +1,6 @@
 /**
  * PrivateKeyUsagePeriod (RFC 3280 §4.2.1.4) ⇄ `{"not_before": datetime|null, "not_after": datetime|null}`
- * (models.md §6.15). Output datetimes are naive UTC (no `Z`), as the reference emits them.
+ * (docs/COMPATIBILITY.md §2). Output datetimes are naive UTC (no `Z`), as the reference emits them.
  *
  *   PrivateKeyUsagePeriod ::= SEQUENCE {
  *     notBefore [0] IMPLICIT GeneralizedTime OPTIONAL,
@@ -10,11 +10,11 @@
  * every value the API can express survives encode → decode.
  */
 import { context, contentBytes, contextTag, parseDer, readSequence, seq, toDer } from '../asn1';
-import { collectIssues, invalid, parseError } from '../errors';
+import { invalid, parseError } from '../errors';
 import { formatNaive, parseDateTime } from '../datetime';
 import { EXTENSION_OIDS } from '../oids';
 import type { ExtensionCodec } from './codec';
-import { field, nullable, requireObject } from './value-checks';
+import { nullable, parseModel, present, requireObject } from '../json-input';
 
 export interface PrivateKeyUsagePeriodValue {
   not_before: string | null;
@@ -98,13 +98,10 @@ export const privateKeyUsagePeriodCodec: ExtensionCodec<PrivateKeyUsagePeriodVal
   },
 
   parse(input) {
-    const obj = requireObject(input);
-    const out: PrivateKeyUsagePeriodValue = { not_before: null, not_after: null };
-    const when = (v: unknown) => nullable(v, parseDateInput);
-    collectIssues([
-      () => void (out.not_before = field(obj, 'not_before', when)),
-      () => void (out.not_after = field(obj, 'not_after', when)),
-    ]);
+    const out = parseModel<PrivateKeyUsagePeriodValue>(requireObject(present(input)), {
+      not_before: nullable(parseDateInput),
+      not_after: nullable(parseDateInput),
+    });
     if (out.not_before === null && out.not_after === null) {
       throw invalid('At least one of not_before and not_after must be set.');
     }

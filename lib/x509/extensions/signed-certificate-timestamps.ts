@@ -4,7 +4,7 @@
  * certificates (`precertificate_signed_certificate_timestamps`, entry type "precertificate") and the one
  * in OCSP responses/certificates for X.509 entries (`signed_certificate_timestamps`).
  *
- * API value (models.md §6.16, output only): `[{version: "v1", log_id, timestamp, entry_type}]`.
+ * API value (docs/COMPATIBILITY.md §2, output only): `[{version: "v1", log_id, timestamp, entry_type}]`.
  *
  * That JSON cannot carry an SCT's extensions and signature, so a value parsed from JSON cannot be
  * encoded (encode throws `unsupported`). A value obtained from `decode` remembers its exact bytes (in a
@@ -16,7 +16,7 @@ import { X509Error, invalid, parseError } from '../errors';
 import { formatNaive, parseDateTime } from '../datetime';
 import { EXTENSION_OIDS } from '../oids';
 import type { ExtensionCodec } from './codec';
-import { field, parseNonEmptySet, requireBase64, requireLiteral, requireObject } from './value-checks';
+import { field, parseNonEmptySet, present, requireBase64, requireLiteral, requireObject } from '../json-input';
 
 export type SctEntryType = 'precertificate' | 'x509_certificate';
 
@@ -105,16 +105,24 @@ function sctListCodec(
     },
 
     parse(input) {
-      return parseNonEmptySet(input, (item) => {
+      return parseNonEmptySet(present(input), (item) => {
+        // Fields are read one after the other: the first problem is the one reported.
         const obj = requireObject(item);
         const version = obj.version === undefined ? 'v1' : field(obj, 'version', (v) => requireLiteral(v, ['v1'] as const));
         const logId = field(obj, 'log_id', requireBase64).toString('base64');
-        const timestamp = field(obj, 'timestamp', (v) => {
-          const parsed = typeof v === 'string' ? parseDateTime(v) : null;
-          if (!parsed) throw invalid('Input should be a valid datetime', [], 'datetime_parsing');
-          return formatNaive(parsed.date);
-        });
-        const entry = field(obj, 'entry_type', (v) => requireLiteral(v, ['precertificate', 'x509_certificate'] as const));
+        // timestamp and entry_type are read as optional: absent, they are reported as a wrong value
+        // (null is neither a datetime nor a literal), not as missing.
+        const timestamp = field(
+          obj,
+          'timestamp',
+          (v) => {
+            const parsed = typeof v === 'string' ? parseDateTime(v) : null;
+            if (!parsed) throw invalid('Input should be a valid datetime', [], 'datetime_parsing');
+            return formatNaive(parsed.date);
+          },
+          'optional',
+        );
+        const entry = field(obj, 'entry_type', (v) => requireLiteral(v, ['precertificate', 'x509_certificate'] as const), 'optional');
         return { version, log_id: logId, timestamp, entry_type: entry };
       });
     },

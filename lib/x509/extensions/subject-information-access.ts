@@ -1,4 +1,4 @@
-/** subjectInfoAccess (RFC 5280 §4.2.2.2): CA repository locations (models.md §6.3). */
+/** subjectInfoAccess (RFC 5280 §4.2.2.2): CA repository locations (docs/COMPATIBILITY.md §2). */
 import { ACCESS_METHOD_ALIASES, EXTENSION_OIDS } from '../oids';
 import { accessDescriptionsCodec } from './access-descriptions';
 

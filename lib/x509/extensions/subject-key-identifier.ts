@@ -1,10 +1,10 @@
 /**
- * SubjectKeyIdentifier (RFC 5280 §4.2.1.2): OCTET STRING ⇄ base64 of the identifier bytes (models.md §6.17).
+ * SubjectKeyIdentifier (RFC 5280 §4.2.1.2): OCTET STRING ⇄ base64 of the identifier bytes (docs/COMPATIBILITY.md §2).
  */
 import { octets, parseDer, readOctets, toDer } from '../asn1';
 import { EXTENSION_OIDS } from '../oids';
 import type { ExtensionCodec } from './codec';
-import { requireBase64 } from './value-checks';
+import { present, requireBase64 } from '../json-input';
 
 export const subjectKeyIdentifierCodec: ExtensionCodec<string> = {
   type: 'subject_key_identifier',
@@ -23,6 +23,6 @@ export const subjectKeyIdentifierCodec: ExtensionCodec<string> = {
 
   /** Normalises to canonical base64 (line breaks removed). */
   parse(input) {
-    return requireBase64(input).toString('base64');
+    return requireBase64(present(input)).toString('base64');
   },
 };

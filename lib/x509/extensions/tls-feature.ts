@@ -1,13 +1,13 @@
 /**
  * TLS Feature (RFC 7633): SEQUENCE OF INTEGER (TLS extension numbers) ⇄ array of feature names
- * (models.md §6.9). Only the two features cryptography knows are representable; anything else makes
+ * (docs/COMPATIBILITY.md §2). Only the two features cryptography knows are representable; anything else makes
  * decode fail, and the registry reports the extension as `unknown`.
  */
 import { integer, parseDer, readInteger, readSequence, seq, toDer } from '../asn1';
 import { parseError } from '../errors';
 import { EXTENSION_OIDS } from '../oids';
 import type { ExtensionCodec } from './codec';
-import { parseNonEmptySet, requireLiteral } from './value-checks';
+import { parseNonEmptySet, present, requireLiteral } from '../json-input';
 
 export type TlsFeatureName = 'status_request' | 'status_request_v2';
 
@@ -41,7 +41,7 @@ export const tlsFeatureCodec: ExtensionCodec<TlsFeatureName[]> = {
   },
 
   parse(input) {
-    return parseNonEmptySet(input, (v) =>
+    return parseNonEmptySet(present(input), (v) =>
       requireLiteral(typeof v === 'string' && Object.hasOwn(TLS_FEATURE_ALIASES, v) ? TLS_FEATURE_ALIASES[v] : v, TLS_FEATURE_NAMES),
     );
   },

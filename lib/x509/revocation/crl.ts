@@ -11,7 +11,7 @@ import { encodeSignatureAlgorithm, signatureAlgorithmFor } from '../algorithms';
 import { toDer } from '../asn1';
 import { pemEncode } from '../pem';
 import type { SignatureOptions, Signer } from '../signer';
-import { bitString, enumerated, explicit, extension, generalizedTime, integer, seq, time, tlv } from './der';
+import { bitString, enumerated, explicit, extension, generalizedTime, integer, seq, seqOf, time, tlv } from './der';
 import { crlReasonCode } from './reasons';
 
 export const OID_AUTHORITY_KEY_IDENTIFIER = '2.5.29.35';
@@ -70,7 +70,7 @@ function crlExtensions(t: CrlTemplate): Buffer {
 /** TBSCertList (§5.1.2), with the given signature AlgorithmIdentifier DER. */
 export function buildTbsCertList(t: CrlTemplate, algorithmDer: Buffer): Buffer {
   const parts = [integer(1), algorithmDer, t.issuerDer, time(t.thisUpdate), time(t.nextUpdate)];
-  if (t.entries.length) parts.push(seq(...t.entries.map(entryDer)));
+  if (t.entries.length) parts.push(seqOf(t.entries.map(entryDer)));
   parts.push(crlExtensions(t));
   return seq(...parts);
 }
@@ -87,5 +87,3 @@ export async function buildCrl(t: CrlTemplate, signer: Signer): Promise<Buffer> 
 export function crlToPem(der: Buffer): string {
   return pemEncode(der, 'X509 CRL');
 }
-
-

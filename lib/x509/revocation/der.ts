@@ -20,6 +20,8 @@ export function tlv(tag: number, ...content: Buffer[]): Buffer {
 }
 
 export const seq = (...parts: Buffer[]): Buffer => tlv(0x30, ...parts);
+/** A SEQUENCE OF any number of parts (a CRL's 100,000 entries do not fit in an argument list). */
+export const seqOf = (parts: readonly Buffer[]): Buffer => tlv(0x30, Buffer.concat(parts));
 export const octets = (bytes: Buffer): Buffer => tlv(0x04, bytes);
 export const nullDer = (): Buffer => Buffer.from([0x05, 0x00]);
 export const bool = (value: boolean): Buffer => tlv(0x01, Buffer.from([value ? 0xff : 0x00]));

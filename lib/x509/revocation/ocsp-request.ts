@@ -13,6 +13,7 @@
  */
 import { oidFromContent, readTlv, readTlvChildren, type Tlv } from '../asn1';
 import { parseError } from '../errors';
+import { DER_TAG } from '../tlv';
 
 export const OID_OCSP_NONCE = '1.3.6.1.5.5.7.48.1.2';
 
@@ -47,11 +48,7 @@ export interface OcspRequest {
   unknownCriticalExtension: boolean;
 }
 
-const SEQUENCE = 0x30;
-const OCTET_STRING = 0x04;
-const INTEGER = 0x02;
-const OID = 0x06;
-const BOOLEAN = 0x01;
+const { SEQUENCE, OCTET_STRING, INTEGER, OID, BOOLEAN } = DER_TAG;
 
 function expect(tlv: Tlv | undefined, tag: number, what: string): Tlv {
   if (!tlv || tlv.tag !== tag) throw parseError(`OCSP request: ${what} expected`);

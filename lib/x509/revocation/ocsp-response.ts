@@ -32,10 +32,7 @@ export const OCSP_RESPONSE_STATUS = {
 
 export type OcspErrorStatus = Exclude<keyof typeof OCSP_RESPONSE_STATUS, 'successful'>;
 
-export type CertStatus =
-  | { status: 'good' }
-  | { status: 'revoked'; revocationTime: Date; reason: string }
-  | { status: 'unknown' };
+export type CertStatus = { status: 'good' } | { status: 'revoked'; revocationTime: Date; reason: string } | { status: 'unknown' };
 
 export interface SingleResponse {
   /** The CertID as the request sent it. */
@@ -65,7 +62,9 @@ export function ocspErrorResponse(status: OcspErrorStatus): Buffer {
 export function keyHash(spkiDer: Buffer, hash = 'sha1'): Buffer {
   const spki = readTlv(spkiDer, 0, spkiDer.length, 'SubjectPublicKeyInfo');
   const [, key] = readTlvChildren(spkiDer, spki, 'SubjectPublicKeyInfo');
-  return createHash(hash).update(spkiDer.subarray(key.contentStart + 1, key.end)).digest();
+  return createHash(hash)
+    .update(spkiDer.subarray(key.contentStart + 1, key.end))
+    .digest();
 }
 
 function certStatusDer(s: CertStatus): Buffer {
@@ -83,7 +82,11 @@ function singleResponseDer(r: SingleResponse): Buffer {
 
 /** A successful, signed response. */
 export async function buildOcspResponse(t: OcspResponseTemplate, signer: Signer): Promise<Buffer> {
-  const parts = [tlv(0xa2, octets(keyHash(t.responderPublicKeyDer))), generalizedTime(t.producedAt), seq(...t.responses.map(singleResponseDer))];
+  const parts = [
+    tlv(0xa2, octets(keyHash(t.responderPublicKeyDer))),
+    generalizedTime(t.producedAt),
+    seq(...t.responses.map(singleResponseDer)),
+  ];
   if (t.nonce) parts.push(explicit(1, seq(extension(OID_OCSP_NONCE, t.nonce.critical, octets(t.nonce.value)))));
   const tbs = seq(...parts);
   const algorithm = toDer(encodeSignatureAlgorithm(signatureAlgorithmFor(signer.keyType, t.signature)));

@@ -154,7 +154,9 @@ describe('admissions codec', () => {
       { type: 'string_too_long', loc: [...INFO_LOC, 'profession_items', 0], msg: 'String should have at most 128 characters' },
       { type: 'string_too_long', loc: [...INFO_LOC, 'registration_number'], msg: 'String should have at most 128 characters' },
     ]);
-    expect(codec.parse(withInfo({ profession_items: ['x'.repeat(128)] })).admissions[0].profession_infos[0].profession_items[0]).toHaveLength(128);
+    expect(
+      codec.parse(withInfo({ profession_items: ['x'.repeat(128)] })).admissions[0].profession_infos[0].profession_items[0],
+    ).toHaveLength(128);
   });
 
   test('rule: OIDs are valid', () => {
@@ -175,7 +177,10 @@ describe('admissions codec', () => {
   test('rule: authorities are GeneralNames', () => {
     expect(
       issuesOf(() =>
-        codec.parse({ authority: uri('nope'), admissions: [{ admission_authority: { type: 'IP', value: 'x' }, profession_infos: [minimalInfo] }] }),
+        codec.parse({
+          authority: uri('nope'),
+          admissions: [{ admission_authority: { type: 'IP', value: 'x' }, profession_infos: [minimalInfo] }],
+        }),
       ),
     ).toEqual([
       { type: 'value_error', loc: ['authority'], msg: 'URL requires scheme and network location: nope' },

@@ -1,14 +1,7 @@
 import { execFileSync } from 'child_process';
 import * as asn1 from '../../../lib/x509/asn1';
 import { authorityKeyIdentifierCodec as codec } from '../../../lib/x509/extensions/authority-key-identifier';
-import {
-  checkCorpusRoundTrips,
-  cleanupOpenssl,
-  extensionDer,
-  issuesOf,
-  opensslCertificate,
-  viaJson,
-} from './extension-fixtures';
+import { checkCorpusRoundTrips, cleanupOpenssl, extensionDer, issuesOf, opensslCertificate, viaJson } from './extension-fixtures';
 
 afterAll(cleanupOpenssl);
 
@@ -31,9 +24,7 @@ describe('authority_key_identifier codec', () => {
   });
 
   test('agrees with openssl for key id, issuer and serial', () => {
-    const pem = opensslCertificate(
-      'subjectKeyIdentifier = hash\nauthorityKeyIdentifier = keyid:always, issuer:always',
-    );
+    const pem = opensslCertificate('subjectKeyIdentifier = hash\nauthorityKeyIdentifier = keyid:always, issuer:always');
     const der = extensionDer(pem, OID);
     // What openssl says independently: the self-signed cert's own SKI, subject and serial.
     const ski = asn1.readOctets(asn1.parseDer(extensionDer(pem, '2.5.29.14')));
@@ -78,8 +69,9 @@ describe('authority_key_identifier codec', () => {
     expect(issuesOf(() => codec.parse({ authority_cert_issuer: [uri('http://ca.example')], authority_cert_serial_number: 1 }))).toEqual([
       { type: 'missing', loc: ['key_identifier'], msg: 'Field required' },
     ]);
-    expect(codec.parse({ key_identifier: null, authority_cert_issuer: [uri('http://ca.example')], authority_cert_serial_number: 1 }))
-      .toEqual({ key_identifier: null, authority_cert_issuer: [uri('http://ca.example')], authority_cert_serial_number: 1 });
+    expect(
+      codec.parse({ key_identifier: null, authority_cert_issuer: [uri('http://ca.example')], authority_cert_serial_number: 1 }),
+    ).toEqual({ key_identifier: null, authority_cert_issuer: [uri('http://ca.example')], authority_cert_serial_number: 1 });
   });
 
   test('rule: key_identifier must be base64', () => {
@@ -110,9 +102,7 @@ describe('authority_key_identifier codec', () => {
 
   test('rule: serial is an integer, issuer items are GeneralNames', () => {
     expect(
-      issuesOf(() =>
-        codec.parse({ key_identifier: null, authority_cert_issuer: [uri('nope')], authority_cert_serial_number: 1.5 }),
-      ),
+      issuesOf(() => codec.parse({ key_identifier: null, authority_cert_issuer: [uri('nope')], authority_cert_serial_number: 1.5 })),
     ).toEqual([
       { type: 'value_error', loc: ['authority_cert_issuer', 0], msg: 'URL requires scheme and network location: nope' },
       {

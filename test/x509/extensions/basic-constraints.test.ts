@@ -16,9 +16,7 @@ describe('basic_constraints codec', () => {
   });
 
   test('parse errors', () => {
-    expect(issuesOf(() => codec.parse({ ca: false, path_length: 1 }))[0].msg).toBe(
-      'path_length must be None when ca is False',
-    );
+    expect(issuesOf(() => codec.parse({ ca: false, path_length: 1 }))[0].msg).toBe('path_length must be None when ca is False');
     expect(issuesOf(() => codec.parse({}))).toEqual([
       { type: 'missing', loc: ['ca'], msg: 'Field required' },
       { type: 'missing', loc: ['path_length'], msg: 'Field required' },
@@ -26,10 +24,7 @@ describe('basic_constraints codec', () => {
     expect(issuesOf(() => codec.parse({ ca: true, path_length: -1 }))).toEqual([
       { type: 'greater_than_equal', loc: ['path_length'], msg: 'Input should be greater than or equal to 0' },
     ]);
-    expect(issuesOf(() => codec.parse({ ca: 'yes', path_length: 1.5 })).map((i) => i.type)).toEqual([
-      'bool_type',
-      'int_from_float',
-    ]);
+    expect(issuesOf(() => codec.parse({ ca: 'yes', path_length: 1.5 })).map((i) => i.type)).toEqual(['bool_type', 'int_from_float']);
   });
 
   test('decode accepts an explicitly encoded cA FALSE but rejects a path length without cA', () => {

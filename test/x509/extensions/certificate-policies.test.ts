@@ -6,12 +6,11 @@ const OID = '2.5.29.32';
 
 describe('certificate_policies codec', () => {
   test('CPS URIs and bare policies match openssl both ways', () => {
-    const ext = opensslExtension(OID, ['certificatePolicies = 2.23.140.1.2.1, @pol'], [
-      '[pol]',
-      'policyIdentifier = 1.3.6.1.4.1.44947.1.1.1',
-      'CPS.1 = http://cps.example.org',
-      'CPS.2 = https://cps2.example.org/x',
-    ]);
+    const ext = opensslExtension(
+      OID,
+      ['certificatePolicies = 2.23.140.1.2.1, @pol'],
+      ['[pol]', 'policyIdentifier = 1.3.6.1.4.1.44947.1.1.1', 'CPS.1 = http://cps.example.org', 'CPS.2 = https://cps2.example.org/x'],
+    );
     const value = [
       { policy_identifier: '2.23.140.1.2.1', policy_qualifiers: null },
       { policy_identifier: '1.3.6.1.4.1.44947.1.1.1', policy_qualifiers: ['http://cps.example.org', 'https://cps2.example.org/x'] },
@@ -21,16 +20,20 @@ describe('certificate_policies codec', () => {
   });
 
   test('a UserNotice written by openssl decodes; with UTF8 text it re-encodes exactly', () => {
-    const ext = opensslExtension(OID, ['certificatePolicies = ia5org, @pol'], [
-      '[pol]',
-      'policyIdentifier = 1.2.3.4',
-      'CPS.1 = http://cps.example.org',
-      'userNotice.1 = @notice',
-      '[notice]',
-      'explicitText = "UTF8:Explicit text"',
-      'organization = "Example Org"',
-      'noticeNumbers = 1, 2, 300',
-    ]);
+    const ext = opensslExtension(
+      OID,
+      ['certificatePolicies = ia5org, @pol'],
+      [
+        '[pol]',
+        'policyIdentifier = 1.2.3.4',
+        'CPS.1 = http://cps.example.org',
+        'userNotice.1 = @notice',
+        '[notice]',
+        'explicitText = "UTF8:Explicit text"',
+        'organization = "Example Org"',
+        'noticeNumbers = 1, 2, 300',
+      ],
+    );
     const value = [
       {
         policy_identifier: '1.2.3.4',
@@ -53,29 +56,31 @@ describe('certificate_policies codec', () => {
   });
 
   test('explicit text in other DisplayText types is read', () => {
-    const visible = opensslExtension(OID, ['certificatePolicies = @pol'], [
-      '[pol]',
-      'policyIdentifier = 1.2.3.4',
-      'userNotice.1 = @notice',
-      '[notice]',
-      'explicitText = "VISIBLE:Hello"',
-    ]);
+    const visible = opensslExtension(
+      OID,
+      ['certificatePolicies = @pol'],
+      ['[pol]', 'policyIdentifier = 1.2.3.4', 'userNotice.1 = @notice', '[notice]', 'explicitText = "VISIBLE:Hello"'],
+    );
     expect(codec.decode(visible.extnValue)[0].policy_qualifiers).toEqual([{ notice_reference: null, explicit_text: 'Hello' }]);
     // openssl's v3 config writes broken BMPStrings, so build this one with its generic ASN.1 encoder.
-    const bmp = opensslExtension(OID, [`${OID} = ASN1:SEQUENCE:cps`], [
-      '[cps]',
-      'p = SEQUENCE:pi',
-      '[pi]',
-      'id = OID:1.2.3.4',
-      'q = SEQUENCE:quals',
-      '[quals]',
-      'q = SEQUENCE:qinfo',
-      '[qinfo]',
-      'id = OID:1.3.6.1.5.5.7.2.2',
-      'n = SEQUENCE:notice',
-      '[notice]',
-      't = FORMAT:UTF8,BMPSTRING:Grüße',
-    ]);
+    const bmp = opensslExtension(
+      OID,
+      [`${OID} = ASN1:SEQUENCE:cps`],
+      [
+        '[cps]',
+        'p = SEQUENCE:pi',
+        '[pi]',
+        'id = OID:1.2.3.4',
+        'q = SEQUENCE:quals',
+        '[quals]',
+        'q = SEQUENCE:qinfo',
+        '[qinfo]',
+        'id = OID:1.3.6.1.5.5.7.2.2',
+        'n = SEQUENCE:notice',
+        '[notice]',
+        't = FORMAT:UTF8,BMPSTRING:Grüße',
+      ],
+    );
     expect(codec.decode(bmp.extnValue)[0].policy_qualifiers).toEqual([{ notice_reference: null, explicit_text: 'Grüße' }]);
   });
 

@@ -4,20 +4,8 @@
  *  (b) the decoded {type, critical, value} equal the corpus' expected serialisation (as a multiset);
  *  (c) every expected JSON value survives parseExtension → encode → decode unchanged.
  */
-import {
-  parseDer,
-  readSequence,
-  children,
-  toDer,
-  Class,
-  type Node,
-} from '../../../lib/x509/asn1';
-import {
-  decodeExtension,
-  decodeExtensionNode,
-  encodeExtension,
-  parseExtension,
-} from '../../../lib/x509/extensions';
+import { parseDer, readSequence, children, toDer, Class, type Node } from '../../../lib/x509/asn1';
+import { decodeExtension, decodeExtensionNode, encodeExtension, parseExtension } from '../../../lib/x509/extensions';
 import type { Extension } from '../../../lib/x509/types';
 import { loadCorpus, pemToDer } from '../../helpers/corpus';
 
@@ -51,7 +39,11 @@ function canonical(value: unknown): string {
   return JSON.stringify(value, (key, v) => {
     if (key === 'reasons' && Array.isArray(v)) return [...v].sort();
     if (v && typeof v === 'object' && !Array.isArray(v)) {
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, (v as Record<string, unknown>)[k]]),
+      );
     }
     if (typeof v === 'bigint') return v.toString();
     return v;

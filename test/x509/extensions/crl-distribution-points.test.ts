@@ -67,16 +67,18 @@ describe('crl_distribution_points codec', () => {
     ['privilegeWithdrawn', 'privilege_withdrawn'],
     ['AACompromise', 'aa_compromise'],
   ])('reason %s is the same bit as openssl writes', (opensslName, apiName) => {
-    const der = opensslExtension(OID, 'crlDistributionPoints = dp1', `[dp1]\nfullname = URI:http://a.example/crl\nreasons = ${opensslName}\n`);
+    const der = opensslExtension(
+      OID,
+      'crlDistributionPoints = dp1',
+      `[dp1]\nfullname = URI:http://a.example/crl\nreasons = ${opensslName}\n`,
+    );
     const value = codec.parse([{ full_name: [uri('http://a.example/crl')], reasons: [apiName] }]);
     expect(codec.encode(value).toString('hex')).toBe(der.toString('hex'));
     expect(codec.decode(der)[0].reasons).toEqual([apiName]);
   });
 
   test('reasons: duplicates collapse, output is sorted, order of input does not matter', () => {
-    const value = codec.parse([
-      { crl_issuer: [uri('http://i.example')], reasons: ['superseded', 'ca_compromise', 'superseded'] },
-    ]);
+    const value = codec.parse([{ crl_issuer: [uri('http://i.example')], reasons: ['superseded', 'ca_compromise', 'superseded'] }]);
     expect(value[0].reasons).toEqual(['ca_compromise', 'superseded']);
     expect(codec.decode(codec.encode(value))).toEqual(value);
   });
@@ -93,7 +95,14 @@ describe('crl_distribution_points codec', () => {
   });
 
   test('a multi-valued relative name is normalised to DER order so it survives a round trip', () => {
-    const value = codec.parse([{ relative_name: [{ oid: 'CN', value: 'rdn.example' }, { oid: 'O', value: 'Org' }] }]);
+    const value = codec.parse([
+      {
+        relative_name: [
+          { oid: 'CN', value: 'rdn.example' },
+          { oid: 'O', value: 'Org' },
+        ],
+      },
+    ]);
     expect(value[0].relative_name).toEqual([
       { oid: '2.5.4.10', value: 'Org' },
       { oid: '2.5.4.3', value: 'rdn.example' },
@@ -111,9 +120,7 @@ describe('crl_distribution_points codec', () => {
   test('rule: at least one of full_name, relative_name, crl_issuer (empty lists count as absent)', () => {
     const msg = 'either full_name, relative_name or crl_issuer must be provided.';
     expect(issuesOf(() => codec.parse([{}]))).toEqual([{ type: 'value_error', loc: [0], msg }]);
-    expect(issuesOf(() => codec.parse([{ full_name: [], reasons: ['superseded'] }]))).toEqual([
-      { type: 'value_error', loc: [0], msg },
-    ]);
+    expect(issuesOf(() => codec.parse([{ full_name: [], reasons: ['superseded'] }]))).toEqual([{ type: 'value_error', loc: [0], msg }]);
   });
 
   test('rule: reasons are literals', () => {

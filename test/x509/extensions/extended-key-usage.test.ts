@@ -15,9 +15,7 @@ describe('extended_key_usage codec', () => {
 
   test('parse errors', () => {
     expect(issuesOf(() => codec.parse([]))[0].msg).toBe('value must not be empty');
-    expect(issuesOf(() => codec.parse(['serverAuth', '1.3.6.1.5.5.7.3.1']))[0].msg).toBe(
-      '1.3.6.1.5.5.7.3.1: value must be unique',
-    );
+    expect(issuesOf(() => codec.parse(['serverAuth', '1.3.6.1.5.5.7.3.1']))[0].msg).toBe('1.3.6.1.5.5.7.3.1: value must be unique');
     expect(issuesOf(() => codec.parse(['serverAuth', 'nope']))).toEqual([
       { type: 'value_error', loc: [1], msg: 'nope: Invalid object identifier' },
     ]);

@@ -96,15 +96,11 @@ export function opensslCertificate(extLines: string, extraSections = ''): string
     .filter((name) => !extLines.includes(name))
     .map((name) => `${name} = none\n`)
     .join('');
-  fs.writeFileSync(
-    cfg,
-    `[req]\ndistinguished_name = dn\nx509_extensions = ext\n[dn]\n[ext]\n${defaults}${extLines}\n${extraSections}\n`,
-  );
-  return execFileSync(
-    'openssl',
-    ['req', '-new', '-x509', '-key', path.join(dir, 'key.pem'), '-subj', '/CN=oracle', '-config', cfg],
-    { encoding: 'utf8', env: { ...process.env, OPENSSL_CONF: cfg } },
-  );
+  fs.writeFileSync(cfg, `[req]\ndistinguished_name = dn\nx509_extensions = ext\n[dn]\n[ext]\n${defaults}${extLines}\n${extraSections}\n`);
+  return execFileSync('openssl', ['req', '-new', '-x509', '-key', path.join(dir, 'key.pem'), '-subj', '/CN=oracle', '-config', cfg], {
+    encoding: 'utf8',
+    env: { ...process.env, OPENSSL_CONF: cfg },
+  });
 }
 
 /** extnValue of the extension `oid` in a PEM certificate. */

@@ -26,9 +26,7 @@ describe('freshest_crl codec', () => {
       'freshestCRL = dp1',
       '[dp1]\nfullname = URI:http://delta.example/crl\nreasons = superseded\n',
     );
-    const expected = [
-      { full_name: [uri('http://delta.example/crl')], relative_name: null, crl_issuer: null, reasons: ['superseded'] },
-    ];
+    const expected = [{ full_name: [uri('http://delta.example/crl')], relative_name: null, crl_issuer: null, reasons: ['superseded'] }];
     expect(codec.decode(der)).toEqual(expected);
     expect(codec.encode(codec.parse(expected)).toString('hex')).toBe(der.toString('hex'));
   });

@@ -36,9 +36,7 @@ describe('key_usage codec', () => {
   });
 
   test('parse errors mirror the reference', () => {
-    expect(issues(() => keyUsageCodec.parse([]))).toEqual([
-      { type: 'value_error', loc: [], msg: 'value must not be empty' },
-    ]);
+    expect(issues(() => keyUsageCodec.parse([]))).toEqual([{ type: 'value_error', loc: [], msg: 'value must not be empty' }]);
     expect(issues(() => keyUsageCodec.parse(['digital_signature', 'digitalSignature']))[0].msg).toBe(
       'digital_signature: value must be unique',
     );

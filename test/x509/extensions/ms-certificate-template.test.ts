@@ -7,7 +7,10 @@ const OID = '1.3.6.1.4.1.311.21.7';
 describe('ms_certificate_template codec', () => {
   test.each([
     [['id = OID:1.2.3.4', 'major = INTEGER:100', 'minor = INTEGER:3'], { template_id: '1.2.3.4', major_version: 100, minor_version: 3 }],
-    [['id = OID:1.3.6.1.4.1.311.21.8.1', 'major = INTEGER:1'], { template_id: '1.3.6.1.4.1.311.21.8.1', major_version: 1, minor_version: null }],
+    [
+      ['id = OID:1.3.6.1.4.1.311.21.8.1', 'major = INTEGER:1'],
+      { template_id: '1.3.6.1.4.1.311.21.8.1', major_version: 1, minor_version: null },
+    ],
     [['id = OID:2.999'], { template_id: '2.999', major_version: null, minor_version: null }],
   ])('%j matches openssl (generic ASN1 encoder) both ways', (fields, value) => {
     const ext = opensslExtension(OID, [`${OID} = ASN1:SEQUENCE:tmpl`], ['[tmpl]', ...fields]);

@@ -78,9 +78,7 @@ describe('name_constraints codec', () => {
   });
 
   test('rule: problems of both lists are collected, loc inside the list', () => {
-    const issues = issuesOf(() =>
-      codec.parse({ permitted_subtrees: [{ type: 'IP', value: 'x' }], excluded_subtrees: 'nope' }),
-    );
+    const issues = issuesOf(() => codec.parse({ permitted_subtrees: [{ type: 'IP', value: 'x' }], excluded_subtrees: 'nope' }));
     expect(issues).toEqual([
       { type: 'value_error', loc: ['permitted_subtrees', 0], msg: 'x: Could not parse IP address' },
       { type: 'list_type', loc: ['excluded_subtrees'], msg: 'Input should be a valid list' },

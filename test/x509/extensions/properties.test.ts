@@ -21,9 +21,9 @@ const oidArb = fc
   .map(([a, b, rest]) => [a, b, ...rest].join('.'));
 const text = (max: number) => fc.string({ minLength: 1, maxLength: max, unit: 'grapheme' });
 const ascii = (max: number) => fc.string({ minLength: 1, maxLength: max });
-const uri = fc.tuple(fc.constantFrom('http', 'https', 'ldap'), domain, fc.stringMatching(/^[a-z0-9/]{0,12}$/)).map(
-  ([scheme, host, path]) => `${scheme}://${host}/${path}`,
-);
+const uri = fc
+  .tuple(fc.constantFrom('http', 'https', 'ldap'), domain, fc.stringMatching(/^[a-z0-9/]{0,12}$/))
+  .map(([scheme, host, path]) => `${scheme}://${host}/${path}`);
 const ipv4 = fc.ipV4();
 const ipv6 = fc.ipV6();
 const generalName = fc.oneof(
@@ -48,12 +48,26 @@ const base64 = fc.uint8Array({ minLength: 1, maxLength: 16 }).map((b) => Buffer.
 // --- one valid-value arbitrary per configurable type ---------------------------------------------------
 
 const KEY_USAGES = [
-  'crl_sign', 'data_encipherment', 'digital_signature', 'key_agreement', 'key_cert_sign', 'key_encipherment',
-  'content_commitment', 'cRLSign', 'nonRepudiation', 'digitalSignature',
+  'crl_sign',
+  'data_encipherment',
+  'digital_signature',
+  'key_agreement',
+  'key_cert_sign',
+  'key_encipherment',
+  'content_commitment',
+  'cRLSign',
+  'nonRepudiation',
+  'digitalSignature',
 ];
 const REASONS = [
-  'aa_compromise', 'affiliation_changed', 'ca_compromise', 'certificate_hold', 'cessation_of_operation',
-  'key_compromise', 'privilege_withdrawn', 'superseded',
+  'aa_compromise',
+  'affiliation_changed',
+  'ca_compromise',
+  'certificate_hold',
+  'cessation_of_operation',
+  'key_compromise',
+  'privilege_withdrawn',
+  'superseded',
 ];
 const distributionPoint = fc.oneof(
   fc.record({ full_name: generalNames, crl_issuer: nullOr(generalNames), reasons: nullOr(fc.subarray(REASONS, { minLength: 1 })) }),
@@ -75,15 +89,13 @@ const professionInfo = fc
     add_profession_info: nullOr(base64),
   })
   .chain(({ with_oids, ...info }) =>
-    (with_oids ? fc.array(oidArb, { minLength: info.profession_items.length, maxLength: info.profession_items.length }) : fc.constant(null)).map(
-      (oids) => ({ ...info, profession_oids: oids }),
-    ),
+    (with_oids
+      ? fc.array(oidArb, { minLength: info.profession_items.length, maxLength: info.profession_items.length })
+      : fc.constant(null)
+    ).map((oids) => ({ ...info, profession_oids: oids })),
   );
 const noticeReference = fc.record({ organization: text(30), notice_numbers: fc.array(fc.nat({ max: 1_000_000 }), { maxLength: 4 }) });
-const qualifier = fc.oneof(
-  uri,
-  fc.record({ notice_reference: nullOr(noticeReference), explicit_text: nullOr(text(60)) }),
-);
+const qualifier = fc.oneof(uri, fc.record({ notice_reference: nullOr(noticeReference), explicit_text: nullOr(text(60)) }));
 const isoDate = fc
   .date({ min: new Date('1950-01-01T00:00:00Z'), max: new Date('9998-12-31T00:00:00Z'), noInvalidDate: true })
   .map((d) => d.toISOString());
@@ -102,23 +114,36 @@ const VALUES: Record<string, fc.Arbitrary<unknown>> = {
   }),
   authority_information_access: fc.uniqueArray(
     fc.record({ access_method: fc.constantFrom('ocsp', 'ca_issuers', '1.3.6.1.5.5.7.48.1'), access_location: generalName }),
-    { minLength: 1, maxLength: 3, selector: (d) => JSON.stringify([d.access_method.replace('ocsp', '1.3.6.1.5.5.7.48.1'), d.access_location]) },
+    {
+      minLength: 1,
+      maxLength: 3,
+      selector: (d) => JSON.stringify([d.access_method.replace('ocsp', '1.3.6.1.5.5.7.48.1'), d.access_location]),
+    },
   ),
   certificate_policies: fc.uniqueArray(
     fc.record({ policy_identifier: oidArb, policy_qualifiers: nullOr(fc.array(qualifier, { maxLength: 3 })) }),
     { minLength: 1, maxLength: 3, ...byJson },
   ),
   crl_distribution_points: distributionPoints,
-  extended_key_usage: fc.uniqueArray(fc.oneof(oidArb, fc.constant('serverAuth')), { minLength: 1, maxLength: 5 }).filter(
-    (l) => !(l.includes('serverAuth') && l.includes('1.3.6.1.5.5.7.3.1')),
-  ),
+  extended_key_usage: fc
+    .uniqueArray(fc.oneof(oidArb, fc.constant('serverAuth')), { minLength: 1, maxLength: 5 })
+    .filter((l) => !(l.includes('serverAuth') && l.includes('1.3.6.1.5.5.7.3.1'))),
   freshest_crl: distributionPoints,
   issuer_alternative_name: generalNames,
   key_usage: fc
     .subarray(KEY_USAGES, { minLength: 1 })
-    .filter((l) => !(l.includes('crl_sign') && l.includes('cRLSign')) && !(l.includes('content_commitment') && l.includes('nonRepudiation')) && !(l.includes('digital_signature') && l.includes('digitalSignature'))),
+    .filter(
+      (l) =>
+        !(l.includes('crl_sign') && l.includes('cRLSign')) &&
+        !(l.includes('content_commitment') && l.includes('nonRepudiation')) &&
+        !(l.includes('digital_signature') && l.includes('digitalSignature')),
+    ),
   ms_certificate_template: fc
-    .record({ template_id: oidArb, major_version: nullOr(fc.nat({ max: 2 ** 32 - 1 })), minor_version: nullOr(fc.nat({ max: 2 ** 32 - 1 })) })
+    .record({
+      template_id: oidArb,
+      major_version: nullOr(fc.nat({ max: 2 ** 32 - 1 })),
+      minor_version: nullOr(fc.nat({ max: 2 ** 32 - 1 })),
+    })
     .map((v) => (v.major_version === null ? { ...v, minor_version: null } : v)),
   ocsp_no_check: fc.constant(null),
   precert_poison: fc.constant(null),

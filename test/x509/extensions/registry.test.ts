@@ -61,9 +61,20 @@ describe('registry', () => {
 
   test('the configurable types are the 14 of the reference', () => {
     expect([...CONFIGURABLE_EXTENSION_TYPES].sort()).toEqual([
-      'admissions', 'authority_information_access', 'certificate_policies', 'crl_distribution_points',
-      'extended_key_usage', 'freshest_crl', 'issuer_alternative_name', 'key_usage', 'ms_certificate_template',
-      'ocsp_no_check', 'precert_poison', 'private_key_usage_period', 'subject_alternative_name', 'tls_feature',
+      'admissions',
+      'authority_information_access',
+      'certificate_policies',
+      'crl_distribution_points',
+      'extended_key_usage',
+      'freshest_crl',
+      'issuer_alternative_name',
+      'key_usage',
+      'ms_certificate_template',
+      'ocsp_no_check',
+      'precert_poison',
+      'private_key_usage_period',
+      'subject_alternative_name',
+      'tls_feature',
     ]);
   });
 });
@@ -97,9 +108,7 @@ describe('envelope encoding', () => {
   });
 
   test('criticalViolation reports the RFC rule without failing the read', () => {
-    expect(criticalViolation({ type: 'name_constraints', critical: false, value: null })).toBe(
-      'this extension must be marked as critical',
-    );
+    expect(criticalViolation({ type: 'name_constraints', critical: false, value: null })).toBe('this extension must be marked as critical');
     expect(criticalViolation({ type: 'key_usage', critical: false, value: [] })).toBeNull();
   });
 });
@@ -141,9 +150,9 @@ describe('parseExtension', () => {
     expect(issuesOf(() => parseExtension({ type: 'precert_poison', critical: false }))).toEqual([
       { type: 'value_error', loc: ['critical'], msg: 'this extension must be marked as critical' },
     ]);
-    expect(issuesOf(() => parseExtension({ type: 'private_key_usage_period', critical: true, value: { not_after: '2030-01-01' } }))[0].msg).toBe(
-      'this extension must be marked as non-critical',
-    );
+    expect(
+      issuesOf(() => parseExtension({ type: 'private_key_usage_period', critical: true, value: { not_after: '2030-01-01' } }))[0].msg,
+    ).toBe('this extension must be marked as non-critical');
     const both = issuesOf(() => parseExtension({ type: 'inhibit_any_policy', critical: false, value: -1 }));
     expect(both.map((i) => i.loc)).toEqual([['critical'], ['value']]);
     expect(issuesOf(() => parseExtension({ type: 'key_usage', value: ['unknown'] }))[0].loc).toEqual(['value', 0]);

@@ -62,9 +62,7 @@ describe('subject_alternative_name codec', () => {
         { type: 'DNS', value: 'exämple.com' },
       ]),
     );
-    expect(issues).toEqual([
-      { type: 'value_error', loc: [], msg: "type='DNS' value='xn--exmple-cua.com': value must be unique" },
-    ]);
+    expect(issues).toEqual([{ type: 'value_error', loc: [], msg: "type='DNS' value='xn--exmple-cua.com': value must be unique" }]);
   });
 
   test('rule: the value is a list', () => {

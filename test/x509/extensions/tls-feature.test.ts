@@ -13,9 +13,7 @@ describe('tls_feature codec', () => {
   });
 
   test('parse errors', () => {
-    expect(issuesOf(() => codec.parse(['status_request', 'OCSPMustStaple']))[0].msg).toBe(
-      'status_request: value must be unique',
-    );
+    expect(issuesOf(() => codec.parse(['status_request', 'OCSPMustStaple']))[0].msg).toBe('status_request: value must be unique');
     expect(issuesOf(() => codec.parse(['foo']))[0]).toEqual({
       type: 'literal_error',
       loc: [0],

@@ -1,7 +1,7 @@
 /**
  * Initial schema: CAs, certificates, orders, API users and their permissions, watchers.
  *
- * Column names and lengths follow django-ca's models (reference/models.md §12) so that operators who
+ * Column names and lengths follow django-ca's models (docs/COMPATIBILITY.md §2) so that operators who
  * know the original find their way. Two deliberate choices:
  * - `certificate`, `fingerprints` and the `sign_*` columns are `json`, not `jsonb`: json keeps the key
  *   order the API must reproduce (jsonb sorts keys), and nothing queries inside them.
@@ -31,7 +31,9 @@ export async function up(knex: Knex): Promise<void> {
     t.string('terms_of_service', 200).notNullable().defaultTo('');
     t.string('ocsp_key_backend_alias', 256).notNullable().defaultTo('default');
     // Room for OCSP responder keys (not used yet); same default as the original.
-    t.jsonb('ocsp_key_backend_options').notNullable().defaultTo(JSON.stringify({ private_key: {}, certificate: {} }));
+    t.jsonb('ocsp_key_backend_options')
+      .notNullable()
+      .defaultTo(JSON.stringify({ private_key: {}, certificate: {} }));
     t.integer('ocsp_responder_key_validity').notNullable().defaultTo(3);
     t.integer('ocsp_response_validity').notNullable().defaultTo(86400);
     t.boolean('acme_enabled').notNullable().defaultTo(false);
@@ -99,7 +101,7 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('lease_expires', { useTz: true }).nullable();
   });
   // Workers scan for pending orders; a partial index keeps that cheap however many orders are done.
-  await knex.raw('CREATE INDEX ca_api_orders_pending_idx ON ca_api_orders (id) WHERE status = \'pending\'');
+  await knex.raw("CREATE INDEX ca_api_orders_pending_idx ON ca_api_orders (id) WHERE status = 'pending'");
 
   await knex.schema.createTable('ca_api_watchers', (t) => {
     t.increments('id').primary();

@@ -23,31 +23,41 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.raw('CREATE INDEX ca_api_certificates_revoked_idx ON ca_api_certificates (ca_id, id) WHERE revoked');
   await knex.raw('CREATE INDEX ca_api_certificate_authorities_revoked_idx ON ca_api_certificate_authorities (parent_id) WHERE revoked');
+  // Statement-level triggers over the transition tables: one UPDATE that revokes many rows raises
+  // each CA's version once, instead of rewriting the CA row once per certificate.
   await knex.raw(`
-    CREATE FUNCTION ca_api_certificate_revoked() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE FUNCTION ca_api_certificates_revoked() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      UPDATE ca_api_certificate_authorities SET revocation_version = revocation_version + 1 WHERE id = NEW.ca_id;
-      RETURN NEW;
+      UPDATE ca_api_certificate_authorities SET revocation_version = revocation_version + 1
+      WHERE id IN (SELECT n.ca_id FROM ca_api_new_certificates n JOIN ca_api_old_certificates o ON o.id = n.id WHERE n.revoked AND NOT o.revoked);
+      RETURN NULL;
     END $$`);
   await knex.raw(`
-    CREATE TRIGGER ca_api_certificate_revoked AFTER UPDATE OF revoked ON ca_api_certificates
-    FOR EACH ROW WHEN (NEW.revoked AND NOT OLD.revoked) EXECUTE FUNCTION ca_api_certificate_revoked()`);
+    CREATE TRIGGER ca_api_certificates_revoked AFTER UPDATE ON ca_api_certificates
+    REFERENCING NEW TABLE AS ca_api_new_certificates OLD TABLE AS ca_api_old_certificates
+    FOR EACH STATEMENT EXECUTE FUNCTION ca_api_certificates_revoked()`);
   await knex.raw(`
-    CREATE FUNCTION ca_api_child_ca_revoked() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE FUNCTION ca_api_child_cas_revoked() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      UPDATE ca_api_certificate_authorities SET revocation_version = revocation_version + 1 WHERE id = NEW.parent_id;
-      RETURN NEW;
+      -- The version updates of these very triggers are CA updates too: do not follow them.
+      IF pg_trigger_depth() > 1 THEN
+        RETURN NULL;
+      END IF;
+      UPDATE ca_api_certificate_authorities SET revocation_version = revocation_version + 1
+      WHERE id IN (SELECT n.parent_id FROM ca_api_new_cas n JOIN ca_api_old_cas o ON o.id = n.id WHERE n.revoked AND NOT o.revoked);
+      RETURN NULL;
     END $$`);
   await knex.raw(`
-    CREATE TRIGGER ca_api_child_ca_revoked AFTER UPDATE OF revoked ON ca_api_certificate_authorities
-    FOR EACH ROW WHEN (NEW.revoked AND NOT OLD.revoked AND NEW.parent_id IS NOT NULL) EXECUTE FUNCTION ca_api_child_ca_revoked()`);
+    CREATE TRIGGER ca_api_child_cas_revoked AFTER UPDATE ON ca_api_certificate_authorities
+    REFERENCING NEW TABLE AS ca_api_new_cas OLD TABLE AS ca_api_old_cas
+    FOR EACH STATEMENT EXECUTE FUNCTION ca_api_child_cas_revoked()`);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw('DROP TRIGGER IF EXISTS ca_api_child_ca_revoked ON ca_api_certificate_authorities');
-  await knex.raw('DROP FUNCTION IF EXISTS ca_api_child_ca_revoked()');
-  await knex.raw('DROP TRIGGER IF EXISTS ca_api_certificate_revoked ON ca_api_certificates');
-  await knex.raw('DROP FUNCTION IF EXISTS ca_api_certificate_revoked()');
+  await knex.raw('DROP TRIGGER IF EXISTS ca_api_child_cas_revoked ON ca_api_certificate_authorities');
+  await knex.raw('DROP FUNCTION IF EXISTS ca_api_child_cas_revoked()');
+  await knex.raw('DROP TRIGGER IF EXISTS ca_api_certificates_revoked ON ca_api_certificates');
+  await knex.raw('DROP FUNCTION IF EXISTS ca_api_certificates_revoked()');
   await knex.raw('DROP INDEX IF EXISTS ca_api_certificate_authorities_revoked_idx');
   await knex.raw('DROP INDEX IF EXISTS ca_api_certificates_revoked_idx');
   await knex.schema.dropTableIfExists('ca_api_crl_numbers');

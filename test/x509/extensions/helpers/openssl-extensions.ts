@@ -49,8 +49,27 @@ export function opensslExtensions(lines: string[], sections: string[] = []): Raw
     const out = path.join(dir, 'cert.der');
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'ed25519', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-subj', '/CN=oracle',
-        '-days', '1', '-config', cfg, '-extensions', 'ext', '-outform', 'DER', '-out', out],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ed25519',
+        '-nodes',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-subj',
+        '/CN=oracle',
+        '-days',
+        '1',
+        '-config',
+        cfg,
+        '-extensions',
+        'ext',
+        '-outform',
+        'DER',
+        '-out',
+        out,
+      ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     return rawExtensions(fs.readFileSync(out));
