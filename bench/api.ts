@@ -20,7 +20,6 @@
  *   npm run bench:api
  */
 import { randomBytes } from 'crypto';
-import type { ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
@@ -37,7 +36,7 @@ import { withCpu } from './cpu';
 import { benchCsrPem } from './csr';
 import { startFloorServer } from './floor';
 import { benchPostgresUrl, withScratchSchema } from './scratch-schema';
-import { call as httpCall, forkLoadClient, type LoadJob, type LoadReply } from './load-client';
+import { call as httpCall, RemoteLoader, type LoadJob } from './load-client';
 
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 /** How often an issuing client polls its order (each poll is a request, and a query). */
@@ -46,15 +45,8 @@ const POLL_MS = Number(process.env.POLL_MS ?? 20);
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'get,issue,wrong').split(','));
 
 /** The load-generating child process, started once. */
-let loader: ChildProcess | null = null;
-function remoteLoad(job: LoadJob): Promise<number> {
-  loader ??= forkLoadClient();
-  const child = loader;
-  return new Promise((resolve, reject) => {
-    child.once('message', (reply: LoadReply) => (reply.ok ? resolve(reply.perSecond) : reject(new Error(reply.error))));
-    child.send(job);
-  });
-}
+const loader = new RemoteLoader();
+const remoteLoad = (job: LoadJob): Promise<number> => loader.run(job);
 
 // The parent only makes a few set-up calls: no keep-alive, so no race with the server closing an idle socket.
 const agent = new http.Agent({ keepAlive: false });
@@ -187,13 +179,13 @@ async function measureIssue(server: HostServer, auth: string, csr: string): Prom
     });
     // Warm up with the same client and concurrency (JIT of both processes, caches, the key's signer).
     await remoteLoad({ ...job(server.apiRoot), total: 200 });
-    const { value: perSecond, cpu } = await withCpu(loader?.pid, () => remoteLoad(job(server.apiRoot)));
+    const { value: perSecond, cpu } = await withCpu(loader.pid, () => remoteLoad(job(server.apiRoot)));
     const raw = await rawSignsPerSecond(server, ca, hash);
     const floor = await startFloorServer(ca, server.keyBackends);
     let floorRun: Awaited<ReturnType<typeof withCpu<number>>>;
     try {
       await remoteLoad({ ...job(floor.apiRoot), total: 200 }); // warm up
-      floorRun = await withCpu(loader?.pid, () => remoteLoad(job(floor.apiRoot)));
+      floorRun = await withCpu(loader.pid, () => remoteLoad(job(floor.apiRoot)));
     } finally {
       await floor.close();
     }
@@ -227,7 +219,7 @@ async function main(): Promise<void> {
   if (pg) await withScratchSchema(pg, (url) => run('PostgreSQL', url));
   else console.log('\n(PostgreSQL skipped: set DATABASE_URL or TEST_DATABASE_URL to a postgres:// URL)');
   agent.destroy();
-  loader?.send('exit');
+  loader.exit();
 }
 
 main().catch((e: unknown) => {

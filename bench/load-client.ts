@@ -29,6 +29,32 @@ export function forkLoadClient(): ChildProcess {
   });
 }
 
+/** The load-generating child process, started on first use; `run` sends it one job at a time. */
+export class RemoteLoader {
+  private child: ChildProcess | null = null;
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  run(job: LoadJob): Promise<number> {
+    this.child ??= forkLoadClient();
+    const child = this.child;
+    return new Promise((resolve, reject) => {
+      child.once('message', (reply: LoadReply) => (reply.ok ? resolve(reply.perSecond) : reject(new Error(reply.error))));
+      child.send(job);
+    });
+  }
+
+  exit(): void {
+    this.child?.send('exit');
+  }
+
+  kill(): void {
+    this.child?.kill();
+  }
+}
+
 /** One HTTP request; the body is read whole. `via` picks the connection pool (keep-alive here). */
 export function call(
   url: string,

@@ -12,7 +12,7 @@
  *
  *   npm run bench:revocation
  */
-import { execFileSync, type ChildProcess } from 'child_process';
+import { execFileSync } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import type { AddressInfo } from 'net';
@@ -25,7 +25,7 @@ import { CrlPublisher } from '../lib/ca/crls';
 import { hasRevocationStore, type CaRecord, type NewCertificate, type Store } from '../lib/ports';
 import { pemEncode } from '../lib/x509/pem';
 import { benchCsrPem } from './csr';
-import { forkLoadClient, type LoadJob, type LoadReply } from './load-client';
+import { RemoteLoader, type LoadJob } from './load-client';
 import { benchPostgresUrl, withScratchSchema } from './scratch-schema';
 
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
@@ -33,15 +33,9 @@ const OCSP_REQUESTS = Number(process.env.OCSP_REQUESTS ?? 3000);
 const LEVELS = [1_000, 10_000, 100_000];
 const REVOKES = 40;
 
-let loader: ChildProcess | null = null;
-function remoteLoad(job: LoadJob): Promise<number> {
-  loader ??= forkLoadClient();
-  const child = loader;
-  return new Promise((resolve, reject) => {
-    child.once('message', (reply: LoadReply) => (reply.ok ? resolve(reply.perSecond) : reject(new Error(reply.error))));
-    child.send(job);
-  });
-}
+/** The load-generating child process, started once. */
+const loader = new RemoteLoader();
+const remoteLoad = (job: LoadJob): Promise<number> => loader.run(job);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
@@ -202,11 +196,11 @@ async function main(): Promise<void> {
   await run('PGlite (embedded, in memory)', 'memory://');
   const pg = benchPostgresUrl();
   if (pg) await withScratchSchema(pg, (scoped) => run('PostgreSQL', scoped));
-  loader?.send('exit');
+  loader.exit();
 }
 
 main().catch((e: unknown) => {
   console.error(e);
-  loader?.kill();
+  loader.kill();
   process.exit(1);
 });

@@ -282,6 +282,13 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
       const h = await cli(['--help']);
       expect(h.code).toBe(0);
       expect(h.stdout).toContain('init_ca');
+      // The environment it reads is part of the help, and the version is one flag away.
+      expect(h.stdout).toMatch(/Environment:\n\s+DATABASE_URL [\s\S]*\n\s+CA_KEY_ENCRYPTION_KEY .*keep it and reuse it/);
+      const v = await cli(['--version']);
+      expect(v).toMatchObject({
+        code: 0,
+        stdout: `${(JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { version: string }).version}\n`,
+      });
     });
   });
 });
