@@ -7,6 +7,7 @@
  * what we read re-encodes to exactly the bytes we were given.
  */
 import * as forge from 'node-forge';
+import { asn1TimeText } from './datetime';
 import { parseError } from './errors';
 
 export type Node = forge.asn1.Asn1;
@@ -156,10 +157,6 @@ export function implicit(n: number, inner: Node): Node {
   return forge.asn1.create(Class.CONTEXT_SPECIFIC, n, inner.constructed, inner.value as Node[] | string);
 }
 
-function pad(n: number, width = 2): string {
-  return String(n).padStart(width, '0');
-}
-
 /** UTCTime for 1950–2049, GeneralizedTime otherwise (RFC 5280 §4.1.2.5). Seconds precision. */
 export function time(date: Date): Node {
   const y = date.getUTCFullYear();
@@ -167,27 +164,11 @@ export function time(date: Date): Node {
 }
 
 export function utcTime(date: Date): Node {
-  const s =
-    pad(date.getUTCFullYear() % 100) +
-    pad(date.getUTCMonth() + 1) +
-    pad(date.getUTCDate()) +
-    pad(date.getUTCHours()) +
-    pad(date.getUTCMinutes()) +
-    pad(date.getUTCSeconds()) +
-    'Z';
-  return universal(Type.UTCTIME, false, s);
+  return universal(Type.UTCTIME, false, asn1TimeText(date, 'utc'));
 }
 
 export function generalizedTime(date: Date): Node {
-  const s =
-    pad(date.getUTCFullYear(), 4) +
-    pad(date.getUTCMonth() + 1) +
-    pad(date.getUTCDate()) +
-    pad(date.getUTCHours()) +
-    pad(date.getUTCMinutes()) +
-    pad(date.getUTCSeconds()) +
-    'Z';
-  return universal(Type.GENERALIZEDTIME, false, s);
+  return universal(Type.GENERALIZEDTIME, false, asn1TimeText(date, 'generalized'));
 }
 
 // ---------------------------------------------------------------------------------------------------

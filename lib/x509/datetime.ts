@@ -8,6 +8,16 @@
 /** One day in milliseconds (durations of profiles, CA lifetimes and `defaultExpires` are counted in days). */
 export const DAY_MS = 86_400_000;
 
+/**
+ * The digits of an ASN.1 time in UTC with seconds and the `Z` (RFC 5280 §4.1.2.5): `YYMMDDHHMMSSZ` for
+ * UTCTime, `YYYYMMDDHHMMSSZ` for GeneralizedTime.
+ */
+export function asn1TimeText(d: Date, kind: 'utc' | 'generalized'): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  const year = kind === 'utc' ? two(d.getUTCFullYear() % 100) : String(d.getUTCFullYear()).padStart(4, '0');
+  return `${year}${two(d.getUTCMonth() + 1)}${two(d.getUTCDate())}${two(d.getUTCHours())}${two(d.getUTCMinutes())}${two(d.getUTCSeconds())}Z`;
+}
+
 function isoBase(d: Date): string {
   const iso = d.toISOString(); // 2026-11-22T11:51:55.283Z — always ms precision, UTC
   const [base, frac] = iso.slice(0, -1).split('.');

@@ -5,6 +5,7 @@
  * DER rules of X.690 §10 apply: definite minimal lengths, minimal INTEGERs, GeneralizedTime in UTC
  * with no fraction.
  */
+import { asn1TimeText } from '../datetime';
 
 function lengthBytes(n: number): Buffer {
   if (n < 0x80) return Buffer.from([n]);
@@ -56,20 +57,16 @@ export function oid(dotted: string): Buffer {
   return tlv(0x06, Buffer.from(out));
 }
 
-const pad = (n: number, width = 2) => String(n).padStart(width, '0');
-
 /** GeneralizedTime `YYYYMMDDHHMMSSZ` (RFC 5280 §4.1.2.5.2: UTC, seconds, no fraction). */
 export function generalizedTime(d: Date): Buffer {
-  const text = `${pad(d.getUTCFullYear(), 4)}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}Z`;
-  return tlv(0x18, Buffer.from(text, 'ascii'));
+  return tlv(0x18, Buffer.from(asn1TimeText(d, 'generalized'), 'ascii'));
 }
 
 /** RFC 5280 §5.1.2.4: UTCTime through 2049, GeneralizedTime from 2050 on. */
 export function time(d: Date): Buffer {
   const year = d.getUTCFullYear();
   if (year < 1950 || year > 2049) return generalizedTime(d);
-  const text = `${pad(year % 100)}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}Z`;
-  return tlv(0x17, Buffer.from(text, 'ascii'));
+  return tlv(0x17, Buffer.from(asn1TimeText(d, 'utc'), 'ascii'));
 }
 
 /** Extension ::= SEQUENCE { extnID, critical BOOLEAN DEFAULT FALSE, extnValue OCTET STRING }. */
