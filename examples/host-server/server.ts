@@ -83,36 +83,24 @@ async function ensureDemoData(
   hostname: string,
 ): Promise<{ root: CaRecord; intermediate: CaRecord; credentials: DemoCredentials; created: boolean }> {
   const credentialsFile = path.join(dataDir, 'demo-credentials.json');
-  let root = await store.findCaByName(ROOT_NAME);
   let created = false;
-  if (!root) {
-    root = await initCa({
+  /** The CA of that name, made with these options on first start. */
+  const ensureCa = async (name: string, options: Partial<Parameters<typeof initCa>[0]>): Promise<CaRecord> => {
+    const found = await store.findCaByName(name);
+    if (found) return found;
+    created = true;
+    return initCa({
       store,
       keyBackends,
-      name: ROOT_NAME,
-      subject: [{ oid: 'CN', value: ROOT_NAME }],
+      name,
+      subject: [{ oid: 'CN', value: name }],
       keyType: 'EC',
-      curve: 'secp384r1',
-      pathLength: 1,
       defaultHostname: hostname,
+      ...options,
     });
-    created = true;
-  }
-  let intermediate = await store.findCaByName(INTERMEDIATE_NAME);
-  if (!intermediate) {
-    intermediate = await initCa({
-      store,
-      keyBackends,
-      name: INTERMEDIATE_NAME,
-      subject: [{ oid: 'CN', value: INTERMEDIATE_NAME }],
-      keyType: 'EC',
-      parent: root,
-      apiEnabled: true,
-      expiresDays: 3 * 365,
-      defaultHostname: hostname,
-    });
-    created = true;
-  }
+  };
+  const root = await ensureCa(ROOT_NAME, { curve: 'secp384r1', pathLength: 1 });
+  const intermediate = await ensureCa(INTERMEDIATE_NAME, { parent: root, apiEnabled: true, expiresDays: 3 * 365 });
   let credentials: DemoCredentials;
   if (fs.existsSync(credentialsFile)) {
     credentials = JSON.parse(fs.readFileSync(credentialsFile, 'utf8')) as DemoCredentials;

@@ -25,32 +25,34 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('CREATE INDEX ca_api_certificate_authorities_revoked_idx ON ca_api_certificate_authorities (parent_id) WHERE revoked');
   // Statement-level triggers over the transition tables: one UPDATE that revokes many rows raises
   // each CA's version once, instead of rewriting the CA row once per certificate.
+  await createRevocationTrigger(knex, { name: 'ca_api_certificates_revoked', table: 'ca_api_certificates', caColumn: 'ca_id' });
+  // A revoked child CA counts for its parent. The version updates of these very triggers are CA
+  // updates too: the depth check keeps the trigger from following them.
+  await createRevocationTrigger(knex, {
+    name: 'ca_api_child_cas_revoked',
+    table: 'ca_api_certificate_authorities',
+    caColumn: 'parent_id',
+    topLevelOnly: true,
+  });
+}
+
+/** A trigger that raises `revocation_version` of the CA in `caColumn` of every row revoked by a statement. */
+async function createRevocationTrigger(
+  knex: Knex,
+  t: { name: string; table: string; caColumn: string; topLevelOnly?: boolean },
+): Promise<void> {
   await knex.raw(`
-    CREATE FUNCTION ca_api_certificates_revoked() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE FUNCTION ${t.name}() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
+      ${t.topLevelOnly ? 'IF pg_trigger_depth() > 1 THEN RETURN NULL; END IF;' : ''}
       UPDATE ca_api_certificate_authorities SET revocation_version = revocation_version + 1
-      WHERE id IN (SELECT n.ca_id FROM ca_api_new_certificates n JOIN ca_api_old_certificates o ON o.id = n.id WHERE n.revoked AND NOT o.revoked);
+      WHERE id IN (SELECT n.${t.caColumn} FROM ${t.name}_new n JOIN ${t.name}_old o ON o.id = n.id WHERE n.revoked AND NOT o.revoked);
       RETURN NULL;
     END $$`);
   await knex.raw(`
-    CREATE TRIGGER ca_api_certificates_revoked AFTER UPDATE ON ca_api_certificates
-    REFERENCING NEW TABLE AS ca_api_new_certificates OLD TABLE AS ca_api_old_certificates
-    FOR EACH STATEMENT EXECUTE FUNCTION ca_api_certificates_revoked()`);
-  await knex.raw(`
-    CREATE FUNCTION ca_api_child_cas_revoked() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      -- The version updates of these very triggers are CA updates too: do not follow them.
-      IF pg_trigger_depth() > 1 THEN
-        RETURN NULL;
-      END IF;
-      UPDATE ca_api_certificate_authorities SET revocation_version = revocation_version + 1
-      WHERE id IN (SELECT n.parent_id FROM ca_api_new_cas n JOIN ca_api_old_cas o ON o.id = n.id WHERE n.revoked AND NOT o.revoked);
-      RETURN NULL;
-    END $$`);
-  await knex.raw(`
-    CREATE TRIGGER ca_api_child_cas_revoked AFTER UPDATE ON ca_api_certificate_authorities
-    REFERENCING NEW TABLE AS ca_api_new_cas OLD TABLE AS ca_api_old_cas
-    FOR EACH STATEMENT EXECUTE FUNCTION ca_api_child_cas_revoked()`);
+    CREATE TRIGGER ${t.name} AFTER UPDATE ON ${t.table}
+    REFERENCING NEW TABLE AS ${t.name}_new OLD TABLE AS ${t.name}_old
+    FOR EACH STATEMENT EXECUTE FUNCTION ${t.name}()`);
 }
 
 export async function down(knex: Knex): Promise<void> {
