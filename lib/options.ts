@@ -14,7 +14,7 @@ import { isPlainObject } from './x509/plain-object';
 
 export type { ProfileConfig };
 
-/** Names of the built-in profiles, in their configured order (docs/COMPATIBILITY.md §3). */
+/** Names of the built-in profiles, in their configured order (docs/COMPATIBILITY.md §3.5). */
 export const DEFAULT_PROFILE_NAMES: readonly string[] = Object.keys(DEFAULT_PROFILE_CONFIGS);
 
 export type DefaultExpires = number | { days: number } | { ms: number };

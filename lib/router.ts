@@ -1,7 +1,7 @@
 /**
  * `createCaApiRouter(options)`: the Express middleware that serves the API under `/{urlPath}api/`.
  *
- * Request processing order (docs/COMPATIBILITY.md §1), which decides which error a client sees:
+ * Request processing order (docs/COMPATIBILITY.md §1.2), which decides which error a client sees:
  *   1. routing — outside the API root → `next()` (the host app's business); under it but unknown → 404
  *   2. method — a path that exists with another method → 405 with `Allow`
  *   3. authentication → 401 (with `WWW-Authenticate`, D5), then permission → 403

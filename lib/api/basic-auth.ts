@@ -6,7 +6,7 @@
  * short), decodes base64 leniently and rejects empty passwords with a 400. RFC 7617 says: scheme
  * `Basic` (any case), token68 credentials, UTF-8, user-id up to the *first* colon, no control
  * characters. Unlike the original service we neither percent-decode the parts nor accept a bare
- * base64 value without the scheme (README: follow RFC 7617).
+ * base64 value without the scheme (docs/COMPATIBILITY.md §1.3).
  *
  * A private `Passport` instance is used so that the host application's passport setup (if any) is
  * neither needed nor touched.

@@ -2,7 +2,7 @@
  * The API's error responses as values.
  *
  * Handlers and the router throw `HttpError`s; one place (the router) turns them into
- * `{"detail": ...}` JSON. Bodies follow docs/COMPATIBILITY.md §1: a string detail for 400/401/403/404/405/
+ * `{"detail": ...}` JSON. Bodies follow docs/COMPATIBILITY.md §1.4: a string detail for 400/401/403/404/405/
  * 413/500 and a list of `{type, loc, msg}` items for 422.
  */
 import { StoreNotFoundError } from '../ports';

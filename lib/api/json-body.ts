@@ -3,7 +3,7 @@
  *
  * In: read the raw body ourselves (after authentication, so an anonymous client cannot make us buffer
  * megabytes), enforce the size limit, decode strict UTF-8, parse. Content-Type is ignored, as upstream
- * (docs/COMPATIBILITY.md §1). Out: `JSON.stringify`, except that bigints (otherName INTEGER values, serial numbers
+ * (docs/COMPATIBILITY.md §1.2). Out: `JSON.stringify`, except that bigints (otherName INTEGER values, serial numbers
  * beyond 2^53) are written as exact JSON integers.
  */
 import { isUtf8 } from 'buffer';

@@ -12,7 +12,7 @@ import { serializeJson } from './json-body';
 
 export { serializeJson };
 
-/** A 200 response (every success of this API is a 200, docs/COMPATIBILITY.md §1). */
+/** A 200 response (every success of this API is a 200, docs/COMPATIBILITY.md §1.2). */
 export function ok(body: unknown, headers?: Record<string, string>): ApiResult {
   return headers && Object.keys(headers).length ? { status: 200, body, headers } : { status: 200, body };
 }

@@ -1,6 +1,6 @@
 /**
  * CA lifecycle: create (init_ca), import (import_ca), list (list_cas); editing is in ca-update.ts.
- * Reference: docs/COMPATIBILITY.md §3 and §4.
+ * Reference: docs/COMPATIBILITY.md §3.7 and §4.4.
  */
 import type { CaRecord, CaSignExtensions, Store } from '../ports';
 import { buildCertificate } from '../x509/builder';
@@ -19,7 +19,7 @@ import { isUsable } from './lookup';
 import { newCaRecord } from './records';
 import { intermediateCaUrls, signUrlsFor } from './sign-urls';
 
-/** Defaults of the original's settings (docs/COMPATIBILITY.md §3). */
+/** Defaults of the original's settings (docs/COMPATIBILITY.md §3.7). */
 export const CA_DEFAULTS = {
   keyType: 'RSA' as KeyType,
   keySize: 4096,
@@ -48,7 +48,7 @@ export interface InitCaOptions {
   /** Per-use options for the parent's key backend (e.g. a password). */
   parentKeyOptions?: Record<string, unknown>;
   keyBackendAlias?: string;
-  /** `host[:port]` for the automatic sign_* URLs (docs/COMPATIBILITY.md §3); null/absent = none. */
+  /** `host[:port]` for the automatic sign_* URLs (docs/COMPATIBILITY.md §3.7); null/absent = none. */
   defaultHostname?: string | null;
   urlPath?: string;
   /** Explicit sign_* values; they win over the URLs derived from the hostname. */

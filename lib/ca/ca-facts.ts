@@ -19,7 +19,7 @@ export interface CaFacts {
   keyIdentifier: string;
   /** Path length of the CA's Basic Constraints (null = unlimited or absent). */
   pathLength: number | null;
-  /** Hash of the CA certificate's own signature (docs/COMPATIBILITY.md §3), null for EdDSA. */
+  /** Hash of the CA certificate's own signature (docs/COMPATIBILITY.md §3.4), null for EdDSA. */
   signatureHash: string | null;
 }
 
@@ -51,7 +51,7 @@ export function isEdwards(keyType: KeyType): boolean {
 }
 
 /**
- * Hash used when a request names none (docs/COMPATIBILITY.md §3): the hash of the CA certificate's own
+ * Hash used when a request names none (docs/COMPATIBILITY.md §3.4): the hash of the CA certificate's own
  * signature; SHA-512 (SHA-256 for DSA) when that is none of the signing hashes — EdDSA-signed CA
  * certificates, and legacy MD5/SHA1 ones, which we do not perpetuate.
  */

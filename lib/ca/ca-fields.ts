@@ -3,7 +3,7 @@
  * which the store's row mapping (adapters/store/knex/rows.ts), the API's JSON (serialize.ts) and the
  * model defaults of a new CA (records.ts) are derived. Each field has its record key, its snake_case
  * name — both the column and the API JSON key, except `parent_id`, which the API calls `parent` — the
- * kind of value, whether a `CaPatch` may change it, and its model default (docs/COMPATIBILITY.md §2).
+ * kind of value, whether a `CaPatch` may change it, and its model default (docs/COMPATIBILITY.md §2.9).
  *
  * The compiler holds the list to the ports: every CaRecord field is here exactly once (but
  * `keyBackendOptions`, backend-private and never serialised), and `patchable` is true exactly for the
@@ -58,7 +58,7 @@ export interface CaField {
   default?: CaRecord[CaFieldKey];
 }
 
-/** In the API's key order (docs/COMPATIBILITY.md §2, the CA model). */
+/** In the API's key order (docs/COMPATIBILITY.md §2.9, the CA record). */
 export const CA_FIELDS: readonly CaField[] = (Object.keys(SPECS) as CaFieldKey[]).map((key) => ({ key, ...SPECS[key] }));
 
 /** Patch key → field, for the fields a `CaPatch` may change. */

@@ -1,5 +1,5 @@
 /**
- * Which extensions a certificate gets (docs/COMPATIBILITY.md §3, README D1).
+ * Which extensions a certificate gets (docs/COMPATIBILITY.md §3.2, §3.3, README D1).
  *
  * Precedence: request > profile > CA `sign_*`. A profile value of `null` removes that extension
  * whatever its source; the profile's `add_*` flags decide which of the CA's values are added. The
@@ -21,7 +21,7 @@ interface AccessDescription {
   access_location: unknown;
 }
 
-/** AKI (CA key id only), BC (ca=false, critical), SKI of the subject key — docs/COMPATIBILITY.md §3 */
+/** AKI (CA key id only), BC (ca=false, critical), SKI of the subject key — docs/COMPATIBILITY.md §3.2 */
 export function mandatoryExtensions(caKeyIdentifier: string, subjectPublicKeyDer: Buffer): Extension[] {
   return [
     {

@@ -23,7 +23,7 @@ import { caSigner, type KeyBackends } from './key-backends';
 import { DEFAULT_EXPIRES_MS, DEFAULT_PROFILE_NAME, HASH_ALGORITHMS, isHashAlgorithm, type Profile, type Profiles } from './profiles';
 import { newCertificateRecord } from './records';
 
-/** Upstream issues certificates whose validity starts and ends on a whole minute (docs/COMPATIBILITY.md §3). */
+/** Upstream issues certificates whose validity starts and ends on a whole minute (docs/COMPATIBILITY.md §3.4). */
 export function floorToMinute(d: Date): Date {
   return new Date(Math.floor(d.getTime() / 60_000) * 60_000);
 }

@@ -1,5 +1,5 @@
 /**
- * Finding CAs and certificates from what an operator types (docs/COMPATIBILITY.md §4): an exact
+ * Finding CAs and certificates from what an operator types (docs/COMPATIBILITY.md §4.1): an exact
  * serial (colons, leading zeros and case ignored) or an exact name/CN; failing that, a serial prefix.
  */
 import type { CaRecord, CertificateRecord, Store } from '../ports';

@@ -3,9 +3,9 @@
  * exception — every failure is an OCSP status, because OCSP clients understand nothing else.
  *
  * - Unparsable request, or a critical extension we do not know → `malformedRequest`.
- * - A CA we do not have, or a CertID naming another issuer → `unauthorized` (§2.3: not authoritative).
+ * - A CA we do not have, or a CertID naming another issuer → `unauthorized` (RFC 6960 §2.3: not authoritative).
  * - Per certificate: `good`, `revoked` (time = the stored revocation date, reason), or — unlike the
- *   original, which answered errors — `unknown` for a serial this CA never issued (§2.2).
+ *   original, which answered errors (README D19) — `unknown` for a serial this CA never issued (RFC 6960 §2.2).
  * - Anything failing inside (store down, key unusable) → `internalError`; the responder keeps answering.
  *
  * Statuses come from the store (an indexed lookup). A signed answer without a nonce (RFC 5019 clients

@@ -1,5 +1,5 @@
 /**
- * Profiles (docs/COMPATIBILITY.md §3, docs/COMPATIBILITY.md §2): named bundles of extensions and defaults that
+ * Profiles (docs/COMPATIBILITY.md §3.5; JSON shape §2.11): named bundles of extensions and defaults that
  * shape a certificate. Used by the CLI's sign_cert/resign_cert and — unlike the original, see
  * README D1 — by the API's sign endpoint too.
  *
@@ -43,7 +43,7 @@ export interface Profile {
   addIssuerAlternativeName: boolean;
 }
 
-/** docs/COMPATIBILITY.md §2, exact key order. */
+/** docs/COMPATIBILITY.md §2.11, exact key order. */
 export interface ProfileJson {
   description: string;
   subject: Name | null;
@@ -66,7 +66,7 @@ export interface ProfileConfig {
   description?: string;
   /** Name array (API JSON, aliases allowed), RFC 4514 string, or `false`/null for none. */
   subject?: unknown[] | string | false | null;
-  /** A hash name of docs/COMPATIBILITY.md §2 */
+  /** A hash name of docs/COMPATIBILITY.md §2.2 */
   algorithm?: string | null;
   /** type → extension object (type/critical optional) or null (= remove). */
   extensions?: Record<string, unknown> | null;
@@ -82,7 +82,7 @@ export interface ProfileConfig {
 /** `null` deletes a default profile of that name. */
 export type ProfilesConfig = Record<string, ProfileConfig | null>;
 
-/** The five default profiles exactly as docs/COMPATIBILITY.md §3 configures them (order matters: GET /profiles/). */
+/** The five default profiles exactly as docs/COMPATIBILITY.md §3.5 configures them (order matters: GET /profiles/). */
 export const DEFAULT_PROFILE_CONFIGS: Readonly<Record<string, ProfileConfig>> = {
   client: {
     description: 'A certificate for a client.',
@@ -249,7 +249,7 @@ function parseExtensionTypeOnly(key: string): void {
   if (!CONFIGURABLE_TYPE_NAMES.has(key)) throw invalid(`${key}: Not a configurable extension type.`, []);
 }
 
-/** docs/COMPATIBILITY.md §2 serialisation. */
+/** docs/COMPATIBILITY.md §2.11 serialisation. */
 export function profileToJson(p: Profile): ProfileJson {
   const extensions: Record<string, Extension | null> = {};
   for (const [key, ext] of Object.entries(p.extensions)) {

@@ -23,7 +23,7 @@ export interface RevokeInput {
 
 /**
  * Validate revocation input: X509Error('validation') with loc `['reason']` / `['compromised']`.
- * Messages are the CLI's (docs/COMPATIBILITY.md §4).
+ * Messages are the CLI's (docs/COMPATIBILITY.md §4.2).
  */
 export function parseRevocation(input: RevokeInput): { reason: string; compromised: Date | null } {
   const now = input.now ?? new Date();

@@ -1,5 +1,5 @@
 /**
- * Subject rules of the CLI path (docs/COMPATIBILITY.md §3): merge with the profile's default
+ * Subject rules of the CLI path (docs/COMPATIBILITY.md §3.5): merge with the profile's default
  * subject in CA_DEFAULT_NAME_ORDER, copy the first DNS/IP SAN into the CN when there is none, and
  * require a CN or a SAN.
  */

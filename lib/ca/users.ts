@@ -1,5 +1,5 @@
 /**
- * API users (docs/COMPATIBILITY.md §4): the equivalent of django-ca's
+ * API users (docs/COMPATIBILITY.md §1.3, §4.4): the equivalent of django-ca's
  * `create_api_user(username, password, view_certificateauthority=True, ...)`.
  */
 import * as bcrypt from 'bcryptjs';

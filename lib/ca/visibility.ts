@@ -1,5 +1,5 @@
 /**
- * Which certificate authorities an API endpoint may see (README "Endpoints"; the visibility matrix of
+ * Which certificate authorities an API endpoint may see (docs/COMPATIBILITY.md §1.6; the visibility matrix of
  * the original API).
  *
  * Every CA-scoped endpoint needs an enabled, API-enabled CA; sign, resign and revoke also need it to

@@ -12,7 +12,7 @@ import { ROUTES } from '../api/routes';
 import { operationId, type RouteDefinition } from '../api/route-types';
 import { loadSchemas, type JsonSchema } from '../api/validation';
 
-/** The version of the API description we implement (docs/COMPATIBILITY.md: `info.version`). */
+/** The version of the API description we implement (docs/COMPATIBILITY.md §1.1: `info.version`). */
 export const API_VERSION = '3.1.0';
 
 let packageVersion: string | null = null;
