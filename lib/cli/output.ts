@@ -1,5 +1,5 @@
 /**
- * Output options shared by init_ca, sign_cert, view_ca and view_cert (docs/COMPATIBILITY.md §4).
+ * Output options shared by init_ca, sign_cert, view_ca and view_cert (docs/COMPATIBILITY.md §4.3).
  */
 import { Option } from 'commander';
 import type { CaRecord, CertificateRecord, Store } from '../ports';

@@ -26,6 +26,13 @@ Environment:
   CA_DEFAULT_EXPIRES      default validity in days (default 100)
   CA_PROFILES             JSON merged into the built-in profiles`;
 
+/** The same, short, after every command's own `--help`. */
+const COMMAND_ENVIRONMENT_HELP = `
+Environment:
+  DATABASE_URL            postgres://… URL, or a directory for the embedded PGlite database (default ./.ca-data)
+  CA_KEY_ENCRYPTION_KEY   base64 key that encrypts every CA private key (the same one every time)
+  (\`ca-admin --help\` lists every variable the commands read.)`;
+
 /** The package's version, from its package.json (two levels above lib/cli, in the sources and in dist/). */
 function packageVersion(): string {
   for (const candidate of ['../../package.json', '../../../package.json']) {
@@ -81,7 +88,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     registerCertCommands(program, run, ctx.profiles());
     registerRevocationCommands(program, run);
     for (const cmd of program.commands)
-      cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+      cmd
+        .addHelpText('after', COMMAND_ENVIRONMENT_HELP)
+        .exitOverride()
+        .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : e.exitCode || 2;

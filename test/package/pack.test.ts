@@ -1,26 +1,30 @@
 /**
- * The package as a user gets it: `npm pack` (which builds it through `prepare` — nothing is built
- * beforehand), then `npm install <tarball>` into a scratch CommonJS project, and there: the router
- * mounted from CommonJS, from an ES module and from TypeScript through the published types,
- * `npx ca-admin migrate / init_ca / create_api_user`, and one certificate signed through the mounted
- * API that `openssl verify` accepts.
+ * The package as a user gets it, from a fresh clone with nothing built (test/package/working-copy.ts):
+ * `npm pack --dry-run` lists the built files (the `prepare` script builds them), `npm pack` makes the
+ * tarball, `npm install <tarball>` puts it into a scratch CommonJS project, and there: the router
+ * mounted from CommonJS, from an ES module and from TypeScript through the published types (the
+ * README's snippet included), `npx ca-admin --version / --help / migrate / init_ca /
+ * create_api_user`, and one certificate signed through the mounted API that `openssl verify` accepts.
  */
 import { execFileSync, spawn, type ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { copyWorkingTree, ROOT } from './working-copy';
 
-const ROOT = path.resolve(__dirname, '../..');
 let dir: string;
+let clone: string;
 let project: string;
 let tarball: string;
+/** What `npm pack --dry-run` in the fresh clone said it would pack. */
+let dryRunFiles: string[];
 const children: ChildProcess[] = [];
 const KEK = randomBytes(32).toString('base64');
 
-const run = (cmd: string, args: string[], env: Record<string, string> = {}) =>
+const run = (cmd: string, args: string[], env: Record<string, string> = {}, cwd = project) =>
   execFileSync(cmd, args, {
-    cwd: project,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 240_000,
@@ -28,14 +32,17 @@ const run = (cmd: string, args: string[], env: Record<string, string> = {}) =>
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eca-install-'));
+  clone = path.join(dir, 'clone');
+  copyWorkingTree(clone);
+  expect(fs.existsSync(path.join(clone, 'dist'))).toBe(false); // nothing built beforehand
+  const dryRun = JSON.parse(run('npm', ['pack', '--dry-run', '--json'], {}, clone)) as { files: { path: string }[] }[];
+  dryRunFiles = dryRun[0].files.map((f) => f.path);
+  // And the real pack from nothing built, too: `prepare` must build, not find an earlier build.
+  fs.rmSync(path.join(clone, 'dist'), { recursive: true, force: true });
+  const out = run('npm', ['pack', '--json', '--pack-destination', dir], {}, clone);
+  tarball = path.join(dir, (JSON.parse(out) as { filename: string }[])[0].filename);
   project = path.join(dir, 'app');
   fs.mkdirSync(project);
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: 240_000,
-  }).toString();
-  tarball = path.join(dir, (JSON.parse(out) as { filename: string }[])[0].filename);
   fs.writeFileSync(
     path.join(project, 'package.json'),
     JSON.stringify({ name: 'scratch', version: '1.0.0', private: true, type: 'commonjs' }),
@@ -51,19 +58,27 @@ afterAll(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('the tarball holds the built package and nothing else', () => {
-  const files = execFileSync('tar', ['-tzf', tarball]).toString().split('\n').filter(Boolean);
-  expect(files).toEqual(
-    expect.arrayContaining([
-      'package/dist/lib/index.js',
-      'package/dist/lib/index.d.ts',
-      'package/bin/ca-admin.js',
-      'package/schemas/CertificateAuthority.json',
-    ]),
-  );
-  expect(files.filter((f) => /^package\/(lib|test|examples|bench|dist\/examples)\//.test(f) || f.endsWith('.map'))).toEqual([]);
+test('npm pack --dry-run in a fresh clone lists the built package, and the tarball holds that and nothing else', () => {
+  const wanted = [
+    'dist/lib/index.js',
+    'dist/lib/index.d.ts',
+    'dist/lib/x509/index.js',
+    'bin/ca-admin.js',
+    'schemas/CertificateAuthority.json',
+  ];
+  const unwanted = (f: string) =>
+    /^(lib|adapters|test|examples|bench|docs|dist\/examples|dist\/test|dist\/bench)\//.test(f) || f.endsWith('.map');
+  expect(dryRunFiles).toEqual(expect.arrayContaining(wanted));
+  expect(dryRunFiles.filter(unwanted)).toEqual([]);
+  const files = execFileSync('tar', ['-tzf', tarball])
+    .toString()
+    .split('\n')
+    .filter(Boolean)
+    .map((f) => f.replace(/^package\//, ''));
+  expect(files).toEqual(expect.arrayContaining(wanted));
+  expect(files.filter(unwanted)).toEqual([]);
+  expect([...files].sort()).toEqual([...dryRunFiles].sort());
 });
-
 /** Start `node file` in the scratch project; resolves with its base URL once it listens. */
 function start(file: string, env: Record<string, string>): Promise<string> {
   const child = spawn(process.execPath, [file], { cwd: project, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -132,6 +147,25 @@ export const parse: typeof parseCertificate = parseCertificate;
       'app.ts',
     ]),
   ).toBe('');
+  // The README's mounting snippet, as the ES module it says it is (TypeScript: an .mts file).
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const snippet = /<!-- readme-test: module[^\n]*-->\n```ts\n([\s\S]*?)\n```/.exec(readme)?.[1];
+  expect(snippet).toContain('createCaApiRouter(');
+  fs.writeFileSync(path.join(project, 'readme-app.mts'), snippet ?? '');
+  expect(
+    run(tsc, [
+      '--noEmit',
+      '--strict',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--skipLibCheck',
+      'readme-app.mts',
+    ]),
+  ).toBe('');
   // And the compiler does check against those types: a wrong option is an error.
   fs.writeFileSync(
     path.join(project, 'wrong.ts'),
@@ -150,6 +184,11 @@ test('from CommonJS with npx ca-admin: migrate, init_ca, create_api_user, then a
   const env = { DATABASE_URL: path.join(dir, 'data'), CA_KEY_ENCRYPTION_KEY: KEK };
   expect(run('npx', ['ca-admin', '--version'], env).trim()).toBe(
     (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version,
+  );
+  // The help names the environment it reads, for the program and for each command.
+  expect(run('npx', ['ca-admin', '--help'], env)).toMatch(/DATABASE_URL[\s\S]*CA_KEY_ENCRYPTION_KEY/);
+  expect(run('npx', ['ca-admin', 'init_ca', '--help'], env)).toMatch(
+    /--parent <ca> [^\n]*name or serial[\s\S]*DATABASE_URL[\s\S]*CA_KEY_ENCRYPTION_KEY/,
   );
   run('npx', ['ca-admin', 'migrate'], env);
   const serial = run('npx', ['ca-admin', 'init_ca', '--key-type', 'EC', '--api-enable', 'Scratch', 'CN=Scratch CA'], env)
