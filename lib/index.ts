@@ -18,9 +18,11 @@ import { defaultKeyBackend, KEK_ENV, KeyBackendError } from '../adapters/keys';
 import { storeAuthenticator } from '../adapters/auth/store-authenticator';
 import { storePermissionChecker } from '../adapters/auth/store-permissions';
 import { UserCache } from '../adapters/auth/user-cache';
+import { loginAttemptLimiter } from '../adapters/auth/login-limiter';
 import { inProcessOrderRunner } from '../adapters/worker/in-process';
 
 export { type CaApiRouter, type CreateCaApiRouterInternals } from './router';
+export { answerClientErrorsAsJson } from './client-errors';
 export {
   resolveOptions,
   OptionsError,
@@ -38,6 +40,12 @@ export { openDatabase, parseDatabaseUrl, DEFAULT_DATA_DIRECTORY, type DatabaseOp
 export { defaultKeyBackend, DEFAULT_KEY_BACKEND_ALIAS, KeyBackendError, type DefaultKeyBackendOptions } from '../adapters/keys';
 export { storeAuthenticator, type StoreAuthenticator, type StoreAuthenticatorOptions } from '../adapters/auth/store-authenticator';
 export { storePermissionChecker } from '../adapters/auth/store-permissions';
+export {
+  loginAttemptLimiter,
+  databaseLoginAttemptLimiter,
+  DEFAULT_LOGIN_ATTEMPT_LIMITS,
+  type LoginAttemptLimits,
+} from '../adapters/auth/login-limiter';
 export { inProcessOrderRunner, type InProcessOrderRunner, type InProcessOrderRunnerOptions } from '../adapters/worker/in-process';
 
 // Administration (the functions behind `ca-admin`)
@@ -110,7 +118,8 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
       defaultExpiresMs: resolved.defaultExpiresMs,
       logError: resolved.logError,
     });
-  return { store, keyBackends, authenticator, permissions, orderRunner, owned };
+  const loginLimiter = resolved.loginLimiter === false ? null : (resolved.loginLimiter ?? loginAttemptLimiter());
+  return { store, keyBackends, authenticator, permissions, loginLimiter, orderRunner, owned };
 }
 
 /**

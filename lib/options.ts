@@ -7,7 +7,7 @@
  * `CA_URL_PATH`) are read only when the option itself is absent.
  */
 import { DEFAULT_PROFILE_CONFIGS, resolveProfiles, type Profiles, type ProfileConfig } from './ca/profiles';
-import type { Authenticator, KeyBackend, OrderRunner, PermissionChecker, Store } from './ports';
+import type { Authenticator, KeyBackend, LoginAttemptLimiter, OrderRunner, PermissionChecker, Store } from './ports';
 import { DAY_MS } from './x509/datetime';
 import { X509Error } from './x509/errors';
 import { isPlainObject } from './x509/plain-object';
@@ -35,6 +35,13 @@ export interface CaApiRouterOptions {
   authenticator?: Authenticator;
   /** Default: `storePermissionChecker(store)` (permissions of the store's users). */
   permissions?: PermissionChecker;
+  /**
+   * Brute-force protection of Basic auth (README "Brute-force protection"). Default (filled in by the
+   * package entry): `loginAttemptLimiter()`, failed attempts counted in memory, 10 per username and 30
+   * per client address in 15 minutes; `databaseLoginAttemptLimiter(db)` shares the counts between
+   * instances; `false` turns it off (e.g. when a proxy in front already limits).
+   */
+  loginLimiter?: LoginAttemptLimiter | false;
   /**
    * Merged into the built-in profiles like the original `CA_PROFILES` setting: an existing name is
    * shallow-updated, `null` deletes a profile, new names are appended.
@@ -86,6 +93,8 @@ export interface ResolvedOptions {
   keyBackends: Record<string, KeyBackend>;
   authenticator: Authenticator | null;
   permissions: PermissionChecker | null;
+  /** As given: a limiter, false (off) or null (the package entry adds the default). */
+  loginLimiter: LoginAttemptLimiter | false | null;
   profiles: Record<string, ProfileConfig | null>;
   /** The profiles in effect: the built-in ones merged with `profiles`, each validated. */
   effectiveProfiles: Profiles;
@@ -204,6 +213,7 @@ const KNOWN_OPTIONS = new Set([
   'keyBackends',
   'authenticator',
   'permissions',
+  'loginLimiter',
   'profiles',
   'defaultProfile',
   'defaultExpires',
@@ -280,6 +290,15 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
   if (options.permissions !== undefined && !hasMethods(options.permissions, ['hasPermission'])) {
     throw new OptionsError('option `permissions` must have a hasPermission(user, permission) method');
   }
+  if (
+    options.loginLimiter !== undefined &&
+    options.loginLimiter !== false &&
+    !hasMethods(options.loginLimiter, ['check', 'failed', 'succeeded'])
+  ) {
+    throw new OptionsError(
+      'option `loginLimiter` must be false or implement the LoginAttemptLimiter port (check, failed, succeeded), e.g. loginAttemptLimiter({ maxFailuresPerUser: 5 })',
+    );
+  }
   if (options.orderRunner !== undefined && !hasMethods(options.orderRunner, ['start', 'stop', 'notify'])) {
     throw new OptionsError('option `orderRunner` must implement the OrderRunner port (start, stop, notify)');
   }
@@ -329,6 +348,7 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
     keyBackends: { ...keyBackends },
     authenticator: options.authenticator ?? null,
     permissions: options.permissions ?? null,
+    loginLimiter: options.loginLimiter ?? null,
     profiles,
     effectiveProfiles: effective,
     defaultProfile,

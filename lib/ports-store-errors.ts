@@ -12,8 +12,21 @@
  */
 export class StoreUnavailableError extends Error {
   readonly code = 'unavailable' as const;
-  constructor(message: string, options?: { cause?: unknown }) {
+  /**
+   * True when the database could not be reached at all (connection refused, lost or timed out, the
+   * server shutting down or starting up): an outage, not a statement this work makes fail. The order
+   * runner does not count such a failure against an order and backs off instead; the API answers 503
+   * with `Retry-After` either way (README "Outages").
+   */
+  readonly connectionLost: boolean;
+  constructor(message: string, options?: { cause?: unknown; connectionLost?: boolean }) {
     super(message, options);
     this.name = 'StoreUnavailableError';
+    this.connectionLost = options?.connectionLost ?? false;
   }
+}
+
+/** Whether `error` says the database could not be reached (see `StoreUnavailableError.connectionLost`). */
+export function isConnectionLost(error: unknown): boolean {
+  return error instanceof StoreUnavailableError && error.connectionLost;
 }

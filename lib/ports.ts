@@ -392,7 +392,8 @@ export class StoreNotFoundError extends Error {
 }
 
 // The database failed rather than a rule refusing (retrying may succeed); in its own file to keep this one short.
-export { StoreUnavailableError } from './ports-store-errors';
+export { isConnectionLost, StoreUnavailableError } from './ports-store-errors';
+export type { LoginAttemptLimiter } from './ports-login-limits';
 
 // Revocation serving (CRLs, OCSP): an optional store capability, in its own file.
 export * from './ports-revocation';

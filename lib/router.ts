@@ -7,8 +7,10 @@
  *   3. authentication → 401 (with `WWW-Authenticate`, D5), then permission → 403
  *   4. body: too large → 413, not JSON → 400; then query + body validation → 422 (all problems at once)
  *   5. the handler
- * Everything under the API root answers JSON (D11), including 404/405 and unexpected errors (500,
- * logged without request details that could hold credentials).
+ * Everything under the API root answers JSON (D11), including 404/405, a database outage (503 with
+ * `Retry-After`, lib/api/unavailable.ts) and unexpected errors (500, logged without request details
+ * that could hold credentials). API answers are never stored by caches (`Cache-Control: no-store`:
+ * they are per user and may be sensitive) nor sniffed as another type (`X-Content-Type-Options`).
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { basicAuthenticator } from './api/basic-auth';
@@ -31,6 +33,7 @@ import { OrderCache } from './api/order-cache';
 import { compileRoute, matchingRoutes } from './api/path-matcher';
 import type { ApiContext, ApiServices, RouteDefinition } from './api/route-types';
 import { ROUTES } from './api/routes';
+import { OutageLog } from './api/unavailable';
 import { compileAll, validateBody, validateQuery } from './api/validation';
 import { docsAsset, docsHtml, DOCS_ASSET_DIR, DOCS_CSP } from './openapi/docs';
 import { buildOpenApiDocument } from './openapi/document';
@@ -42,6 +45,7 @@ import {
   type CaChangeEvents,
   type CertificateChangeEvents,
   type KeyBackend,
+  type LoginAttemptLimiter,
   type OrderRunner,
   type PermissionChecker,
   type Store,
@@ -79,6 +83,8 @@ export interface ApiPorts {
   keyBackends: Readonly<Record<string, KeyBackend>>;
   authenticator: Authenticator;
   permissions: PermissionChecker;
+  /** Brute-force protection of Basic auth; null: none. */
+  loginLimiter: LoginAttemptLimiter | null;
   /** Started with the router and stopped by `close()`; null = orders are processed elsewhere. */
   orderRunner: OrderRunner | null;
   /** Closed by `close()` after the runner (the defaults' bcrypt threads and user cache). */
@@ -91,6 +97,7 @@ function sendJson(res: Response, status: number, body: unknown, headers: Record<
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('X-Content-Type-Options', 'nosniff');
+  if (!res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', 'no-store');
   res.end(json ?? serializeJson(body));
 }
 
@@ -119,6 +126,7 @@ export function buildCaApiRouter(
   const routes = (internals.routes ?? ROUTES).map(compileRoute);
   if (ports) compileAll(); // a broken schema fails here, not in a request
   const api = ports ? startApi(resolved, ports) : null;
+  const outages = new OutageLog(resolved.logError);
   const documents = new Map<string, string>();
   const openApiJson = (apiBase: string): string => {
     let doc = documents.get(apiBase);
@@ -231,9 +239,13 @@ export function buildCaApiRouter(
           if (!served) next();
         },
         (error: unknown) => {
-          resolved.logError(`express-ca-api: ${req.method} ${path} failed`, error);
+          let http = outages.toHttpError(error);
+          if (!http) {
+            resolved.logError(`express-ca-api: ${req.method} ${path} failed`, error);
+            http = internalError();
+          }
           if (res.headersSent) res.destroy();
-          else sendError(res, internalError());
+          else sendError(res, http);
         },
       );
       return;
@@ -242,7 +254,7 @@ export function buildCaApiRouter(
     const rest = path.slice(resolved.apiRoot.length);
     const apiBase = `${req.baseUrl}${resolved.apiRoot}`;
     handleApi(api, req, res, rest, apiBase).catch((error: unknown) => {
-      let http = toHttpError(error, ['body']);
+      let http = toHttpError(error, ['body']) ?? outages.toHttpError(error);
       if (!http) {
         // Only the error itself: never the request, whose headers may carry credentials.
         resolved.logError(`express-ca-api: ${req.method} ${path} failed`, error);
@@ -316,7 +328,7 @@ function startApi(resolved: ResolvedOptions, ports: ApiPorts): RunningApi {
   return {
     services,
     revocation,
-    authenticate: basicAuthenticator(ports.authenticator, BASIC_REALM),
+    authenticate: basicAuthenticator(ports.authenticator, BASIC_REALM, ports.loginLimiter),
     permissions: ports.permissions,
     async close(): Promise<void> {
       if (runnerStarted && orderRunner) {

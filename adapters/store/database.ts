@@ -44,13 +44,23 @@ export interface DatabaseOptions {
  * The knex configuration for a target. For PGlite, `pglite` is the instance to use (e.g. a
  * `PgliteThread`); without it knex-pglite opens PGlite on the calling thread.
  */
+/** How long a request waits for a PostgreSQL connection before it is told the database is unavailable. */
+const CONNECT_TIMEOUT_MS = 5000;
+
 export function knexConfig(target: DatabaseTarget, options: { searchPath?: string; pglite?: unknown } = {}): Knex.Config {
   const searchPath = options.searchPath ? { searchPath: [options.searchPath] } : {};
   // knex's types do not know knex-pglite's `pglite` connection field.
   const instance = (options.pglite ? { pglite: options.pglite } : {}) as Knex.StaticConnectionConfig;
   switch (target.kind) {
     case 'postgres':
-      return { client: 'pg', connection: target.url, ...searchPath };
+      // Fail fast in an outage (README "Outages"): a request waits at most this long for a connection
+      // (knex's default is 60 s) and a connection attempt to an unresponsive host at most this long.
+      return {
+        client: 'pg',
+        connection: { connectionString: target.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true },
+        acquireConnectionTimeout: CONNECT_TIMEOUT_MS,
+        ...searchPath,
+      };
     case 'pglite-memory':
       return { client: ClientPgLite, dialect: 'postgres', connection: { ...instance }, ...searchPath };
     case 'pglite-directory':

@@ -13,7 +13,7 @@
  * transaction, there inside it — and each is easier to check without the other beside it.
  */
 import { certificateFromRequest } from '../../lib/ca/issuance';
-import { hasBatchOrders, type CaRecord, type NewCertificate, type OrderRecord } from '../../lib/ports';
+import { hasBatchOrders, isConnectionLost, type CaRecord, type NewCertificate, type OrderRecord } from '../../lib/ports';
 import { isStoreError, reasonOf, type RunnerContext } from './runner-context';
 
 /** What signing one order of a batch came to. */
@@ -99,6 +99,7 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
     c.announce(settled);
     return { ok: true, claimed };
   } catch (e) {
+    if (isConnectionLost(e)) throw e; // an outage: the poll loop backs off (poll-loop.ts); nothing is counted
     c.logError('express-ca-api: a batch of orders failed; retrying them one per transaction', e);
     return { ok: false, claimed: Math.max(claimed, 1) };
   } finally {

@@ -20,8 +20,12 @@ export interface LaneWork {
 
 /** Run the lanes until the pending orders are done; resolves with how many were finished. */
 export async function drainLanes(work: LaneWork): Promise<number> {
-  const counts = await Promise.all(Array.from({ length: work.concurrency }, () => drainLane(work)));
-  return counts.reduce((a, b) => a + b, 0);
+  // Every lane ends before the drain does, also when one fails (an outage): the next drain must not
+  // start beside a lane still holding orders of this one.
+  const lanes = await Promise.allSettled(Array.from({ length: work.concurrency }, () => drainLane(work)));
+  const failed = lanes.find((l) => l.status === 'rejected');
+  if (failed) throw failed.reason;
+  return lanes.reduce((sum, l) => sum + (l.status === 'fulfilled' ? l.value : 0), 0);
 }
 
 async function drainLane({ batching, intake, processOne, processBatch }: LaneWork): Promise<number> {

@@ -3,12 +3,24 @@
  * on `notify` (the sign endpoint has written an order) and every `pollIntervalMs` without one, so that
  * orders written by another process or left by a crash are found too (docs/DESIGN.md "Orders"). Apart
  * from the draining itself so that start/stop/wake-up can be read on their own.
+ *
+ * In a database outage (a drain fails with a lost connection) it backs off: it waits twice as long
+ * after each failed drain, up to `MAX_BACKOFF_MS`, and logs the outage once rather than every time. A
+ * `poke` (a new order was written: the database is back) still drains at once; a successful drain
+ * ends the back-off.
  */
+import { isConnectionLost } from '../../lib/ports';
+
+/** The longest wait between two drains in an outage. */
+export const MAX_BACKOFF_MS = 30_000;
+
 export class PollLoop {
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private notified = false;
+  /** Drains failed in a row by an outage (0: none). */
+  private outageFailures = 0;
 
   constructor(
     private readonly drain: () => Promise<number>,
@@ -47,10 +59,33 @@ export class PollLoop {
   private async run(): Promise<void> {
     while (this.running) {
       this.notified = false;
-      await this.drain().catch((e: unknown) => this.logError('express-ca-api: order runner', e));
+      await this.drain().then(
+        () => this.drained(),
+        (e: unknown) => this.failed(e),
+      );
       if (!this.running) break;
       await this.sleep();
     }
+  }
+
+  private drained(): void {
+    this.outageFailures = 0;
+  }
+
+  private failed(e: unknown): void {
+    if (!isConnectionLost(e)) {
+      this.logError('express-ca-api: order runner', e);
+      return;
+    }
+    if (this.outageFailures === 0)
+      this.logError('express-ca-api: order runner: the database is unavailable; orders wait, retried with back-off', e);
+    this.outageFailures++;
+  }
+
+  /** The wait before the next drain: the poll interval, or the back-off in an outage. */
+  private get delayMs(): number {
+    if (this.outageFailures === 0) return this.pollIntervalMs;
+    return Math.min(MAX_BACKOFF_MS, Math.max(100, this.pollIntervalMs) * 2 ** Math.min(this.outageFailures - 1, 16));
   }
 
   private sleep(): Promise<void> {
@@ -65,7 +100,7 @@ export class PollLoop {
         this.wake = null;
         resolve();
       };
-      const timer = setTimeout(done, this.pollIntervalMs);
+      const timer = setTimeout(done, this.delayMs);
       timer.unref?.();
       this.wake = done;
     });

@@ -6,7 +6,7 @@
  * (lanes.ts).
  */
 import { issueFromRequest } from '../../lib/ca/issuance';
-import type { OrderRecord } from '../../lib/ports';
+import { isConnectionLost, type OrderRecord } from '../../lib/ports';
 import { isStoreError, reasonOf, type RunnerContext } from './runner-context';
 
 /** Claim and finish one order, alone in its transaction. False when there was none. */
@@ -52,6 +52,8 @@ export async function processOneOrder(c: RunnerContext): Promise<boolean> {
     if (settled) c.announce([settled]);
     return found;
   } catch (e) {
+    // An outage is not the order's fault: not counted against it; the poll loop backs off (poll-loop.ts).
+    if (isConnectionLost(e)) throw e;
     const order = claimed as OrderRecord | null;
     if (order) attempts.set(order.id, (attempts.get(order.id) ?? 0) + 1);
     c.logError(`express-ca-api: processing order ${order ? order.slug : '(claim)'} failed`, e);

@@ -19,6 +19,7 @@ import type { AddressInfo } from 'net';
 import * as path from 'path';
 import express from 'express';
 import {
+  answerClientErrorsAsJson,
   createApiUser,
   createCaApiRouter,
   defaultKeyBackend,
@@ -148,6 +149,7 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
   const server = await new Promise<import('http').Server>((resolve, reject) => {
     const s = app.listen(requestedPort, '127.0.0.1', () => resolve(s));
     s.on('error', reject);
+    answerClientErrorsAsJson(s); // 431/400/408 from Node itself get a JSON body too (README D11)
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://localhost:${port}`;

@@ -15,7 +15,8 @@ import { isUtf8 } from 'buffer';
 import type { Request, Response } from 'express';
 import { Passport } from 'passport';
 import { BasicStrategy } from 'passport-http';
-import type { ApiUser, Authenticator } from '../ports';
+import type { ApiUser, Authenticator, LoginAttemptLimiter } from '../ports';
+import { HttpError } from './http-errors';
 
 export interface BasicCredentials {
   username: string;
@@ -56,9 +57,9 @@ interface StrategyActions {
 /** passport-http's BasicStrategy with RFC 7617 parsing. */
 export class Rfc7617BasicStrategy extends BasicStrategy {
   private readonly challenge: string;
-  private readonly verifyCredentials: (username: string, password: string) => Promise<ApiUser | null>;
+  private readonly verifyCredentials: (username: string, password: string, req: Request) => Promise<ApiUser | null>;
 
-  constructor(realm: string, verify: (username: string, password: string) => Promise<ApiUser | null>) {
+  constructor(realm: string, verify: (username: string, password: string, req: Request) => Promise<ApiUser | null>) {
     super({ realm }, () => undefined); // parsing and verification are ours, see authenticate()
     this.challenge = `Basic realm="${realm}"`;
     this.verifyCredentials = verify;
@@ -71,7 +72,7 @@ export class Rfc7617BasicStrategy extends BasicStrategy {
       actions.fail(this.challenge);
       return;
     }
-    this.verifyCredentials(credentials.username, credentials.password).then(
+    this.verifyCredentials(credentials.username, credentials.password, req).then(
       (user) => (user ? actions.success(user) : actions.fail(this.challenge)),
       (err: unknown) => actions.error(err),
     );
@@ -81,9 +82,36 @@ export class Rfc7617BasicStrategy extends BasicStrategy {
 /** Authenticate one request: the user, or null for missing/malformed/wrong credentials. */
 export type RequestAuthenticator = (req: Request, res: Response) => Promise<ApiUser | null>;
 
-export function basicAuthenticator(authenticator: Authenticator, realm: string): RequestAuthenticator {
+/** 429 for a username or address at its limit of failed attempts (README "Brute-force protection"). */
+export const tooManyFailedLogins = (retryAfterSeconds: number): HttpError =>
+  new HttpError(429, 'Too many failed login attempts. Retry later.', { 'Retry-After': String(retryAfterSeconds) });
+
+/**
+ * `authenticator` behind the limiter: a username or client address at its limit is refused before its
+ * password is checked (no bcrypt work, no answer about the password), failures are counted, and a
+ * success after failures starts the username's count again. The address is Express's `req.ip`, which
+ * honours the host app's `trust proxy` setting.
+ */
+function limited(authenticator: Authenticator, limiter: LoginAttemptLimiter) {
+  return async (username: string, password: string, req: Request): Promise<ApiUser | null> => {
+    const address = req.ip ?? req.socket.remoteAddress ?? '';
+    const { retryAfterSeconds, userFailures } = await limiter.check(username, address);
+    if (retryAfterSeconds > 0) throw tooManyFailedLogins(retryAfterSeconds);
+    const user = await authenticator.authenticate(username, password);
+    if (!user) await limiter.failed(username, address);
+    else if (userFailures > 0) await limiter.succeeded(username, address);
+    return user;
+  };
+}
+
+export function basicAuthenticator(
+  authenticator: Authenticator,
+  realm: string,
+  limiter: LoginAttemptLimiter | null = null,
+): RequestAuthenticator {
   const passport = new Passport();
-  passport.use('basic', new Rfc7617BasicStrategy(realm, (u, p) => authenticator.authenticate(u, p)));
+  const verify = limiter ? limited(authenticator, limiter) : (u: string, p: string) => authenticator.authenticate(u, p);
+  passport.use('basic', new Rfc7617BasicStrategy(realm, verify));
   return (req, res) =>
     new Promise<ApiUser | null>((resolve, reject) => {
       const middleware = passport.authenticate('basic', { session: false }, (err: unknown, user: ApiUser | false | null) =>

@@ -57,7 +57,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'Not found',
   413: 'Request body too large',
   422: 'Validation error',
+  429: 'Too many failed login attempts for this username or from this address (README "Brute-force protection")',
   500: 'Internal server error',
+  503: 'The database is unavailable; retry after `Retry-After` seconds (README "Outages")',
 };
 
 function jsonContent(schema: JsonSchema): Record<string, unknown> {
@@ -92,7 +94,9 @@ function operation(route: RouteDefinition, schemas: Map<string, JsonSchema>): Js
     ...route.errors,
     401,
     403,
+    429,
     500,
+    503,
     ...(route.body || route.query ? [422] : []),
     ...(route.body ? [400, 413] : []),
   ]);
@@ -103,6 +107,9 @@ function operation(route: RouteDefinition, schemas: Map<string, JsonSchema>): Js
     };
     if (status === 401) {
       response.headers = { 'WWW-Authenticate': { description: 'Basic realm="django-ca"', schema: { type: 'string' } } };
+    }
+    if (status === 429 || status === 503) {
+      response.headers = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } };
     }
     responses[String(status)] = response;
   }

@@ -3,6 +3,7 @@
  * tests"): 401 for a missing, malformed or wrong credential (with `WWW-Authenticate`, D5), 403 for
  * each permission withheld in turn — also when the CA does not exist (auth runs first). Plus D11
  * (everything under the API root is JSON, the rest falls through) and D12 (docs at both paths).
+ * API answers are not cached (`Cache-Control: no-store`) nor sniffed (`X-Content-Type-Options`).
  */
 import request from 'supertest';
 import { ALL_PERMISSIONS, type Permission } from '../../lib/ports';
@@ -10,7 +11,9 @@ import { API, PASSWORD, setupApi, type ApiFixture } from './fixture';
 
 let f: ApiFixture;
 beforeAll(async () => {
-  f = await setupApi();
+  // Dozens of wrong credentials from one address, on purpose: the brute-force limit (tested in
+  // test/hardening/login-limits.test.ts) would answer the later ones 429.
+  f = await setupApi(undefined, { loginLimiter: false });
 });
 afterAll(() => f.close());
 
@@ -72,6 +75,14 @@ describe.each(Object.entries(ENDPOINTS))('%s', (_name, endpoint) => {
     for (const p of ALL_PERMISSIONS.filter((q) => q !== endpoint.permission)) {
       const res = await call(endpoint, f.auth(`no_${p}`));
       expect([401, 403]).not.toContain(res.status);
+    }
+  });
+
+  test('answers, authenticated or not, are neither stored by caches nor sniffed', async () => {
+    for (const headers of [f.auth('alice'), {}, f.auth(`no_${endpoint.permission}`)]) {
+      const res = await call(endpoint, headers);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
     }
   });
 });

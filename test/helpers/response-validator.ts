@@ -39,7 +39,7 @@ export interface ResponseSample {
  * have it declared, or clients generated from the document never learn of it. Transport headers
  * (Content-Type, Content-Length, ...) are not described per operation in OpenAPI.
  */
-const DESCRIBED_HEADERS = ['link', 'www-authenticate', 'location', 'allow'];
+const DESCRIBED_HEADERS = ['link', 'www-authenticate', 'location', 'allow', 'retry-after'];
 
 export type Verdict =
   { kind: 'validated'; operation: string } | { kind: 'skipped'; reason: string } | { kind: 'violation'; message: string };

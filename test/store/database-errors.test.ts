@@ -10,7 +10,7 @@ import { mapDatabaseError } from '../../adapters/store/knex/errors';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { isStoreError } from '../../adapters/worker/runner-context';
 import { CaError } from '../../lib/ca/errors';
-import { StoreConflictError, StoreNotFoundError, StoreUnavailableError } from '../../lib/ports';
+import { isConnectionLost, StoreConflictError, StoreNotFoundError, StoreUnavailableError } from '../../lib/ports';
 import { X509Error } from '../../lib/x509/errors';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { newCa, newCertificate } from './records';
@@ -88,11 +88,32 @@ describe('mapDatabaseError', () => {
     expect(mapDatabaseError(driver)).toMatchObject({ name: 'StoreConflictError', entity: 'ca', field: 'name' });
   });
 
+  test('a database that cannot be reached is StoreUnavailableError with connectionLost; a failed statement is not', () => {
+    const lost = [
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+      new Error('Connection terminated unexpectedly'),
+      Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' }),
+      pgError('terminating connection due to administrator command', { code: '57P01' }),
+      pgError('the database system is starting up', { code: '57P03' }),
+      pgError('connection failure', { code: '08006' }),
+    ];
+    for (const driver of lost) {
+      const mapped = mapDatabaseError(driver);
+      expect(mapped).toBeInstanceOf(StoreUnavailableError);
+      expect(mapped).toMatchObject({ connectionLost: true, cause: driver });
+      expect(isConnectionLost(mapped)).toBe(true);
+    }
+    const statement = mapDatabaseError(pgError('invalid byte sequence for encoding "UTF8": 0x00', { code: '22021' }));
+    expect(statement).toMatchObject({ name: 'StoreUnavailableError', connectionLost: false });
+    expect(isConnectionLost(statement)).toBe(false);
+  });
+
   test('errors that are not the database’s pass through unchanged', () => {
-    const socket = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     const rule = new CaError('invalid', 'no');
     const engine = new X509Error('validation', 'no');
-    for (const e of [socket, rule, engine, 'text', null]) expect(mapDatabaseError(e)).toBe(e);
+    const other = Object.assign(new Error('EACCES'), { code: 'EACCES' });
+    for (const e of [rule, engine, other, 'text', null]) expect(mapDatabaseError(e)).toBe(e);
   });
 });
 

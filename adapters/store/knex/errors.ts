@@ -5,7 +5,12 @@
  * - a unique violation (23505) is a StoreConflictError naming the entity and field;
  * - any other SQLSTATE is a StoreUnavailableError: the database failed the statement, the transaction
  *   is unusable, and the order runner retries the order instead of failing it (docs/DESIGN.md "Orders").
- * Anything else (the rules' own errors, a driver's socket error) passes through unchanged.
+ * - a database that cannot be reached — a socket error of the driver (connection refused, reset, timed
+ *   out), `pg`'s "Connection terminated", knex's pool timeout, or a SQLSTATE of class 08 (connection
+ *   exception) or 57P01–57P03 (the server shutting down, crashed, starting up) — is a
+ *   StoreUnavailableError with `connectionLost`: an outage, which the API answers with 503 and the
+ *   order runner waits out (README "Outages").
+ * Anything else (the rules' own errors) passes through unchanged.
  */
 import { StoreConflictError, StoreUnavailableError, type StoreEntity } from '../../../lib/ports';
 
@@ -49,10 +54,41 @@ interface DatabaseErrorLike {
   table?: unknown;
 }
 
+/** Node's socket error codes that mean the server is not there (any more). */
+const SOCKET_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** SQLSTATEs of a server that is going away or not ready yet (PostgreSQL Appendix A, class 57). */
+const SERVER_GONE = new Set(['57P01', '57P02', '57P03']);
+
+/** `pg` and knex say "no connection" in their messages only. */
+const NO_CONNECTION_MESSAGE =
+  /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Timeout acquiring a connection/;
+
+function isConnectionFailure(e: DatabaseErrorLike & { name?: unknown; message?: unknown }): boolean {
+  if (typeof e.code === 'string' && (SOCKET_ERRORS.has(e.code) || SERVER_GONE.has(e.code) || /^08[0-9A-Z]{3}$/.test(e.code))) return true;
+  if (e.name === 'KnexTimeoutError') return true;
+  return typeof e.message === 'string' && NO_CONNECTION_MESSAGE.test(e.message);
+}
+
 /** The store's typed error for a database error (see the file header); anything else unchanged. */
 export function mapDatabaseError(error: unknown): unknown {
-  const e = error as DatabaseErrorLike | null;
-  if (!e || typeof e !== 'object' || typeof e.code !== 'string' || !SQLSTATE.test(e.code)) return error;
+  const e = error as (DatabaseErrorLike & { name?: unknown; message?: unknown }) | null;
+  if (!e || typeof e !== 'object' || error instanceof StoreUnavailableError) return error;
+  if (isConnectionFailure(e)) {
+    // The driver's message can name the host and port, never a password; keep it for the log.
+    const message = typeof e.message === 'string' && e.message ? e.message : 'The database cannot be reached.';
+    return new StoreUnavailableError(message, { cause: error, connectionLost: true });
+  }
+  if (typeof e.code !== 'string' || !SQLSTATE.test(e.code)) return error;
   if (e.code !== UNIQUE_VIOLATION) {
     const message = error instanceof Error && error.message ? error.message : `Database error ${e.code}`;
     return new StoreUnavailableError(message, { cause: error });

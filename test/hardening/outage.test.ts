@@ -1,0 +1,154 @@
+/**
+ * A database that cannot be reached (README "Outages"): every request is answered at once with a JSON
+ * `503` and `Retry-After` — API and public revocation endpoints alike — and the outage is logged once,
+ * not per request; the order runner backs off instead of hammering the database, and comes back by
+ * itself. (The same with a real PostgreSQL server restarted under load: postgres-restart.test.ts.)
+ */
+import express from 'express';
+import knex, { type Knex } from 'knex';
+import request from 'supertest';
+import { randomBytes } from 'crypto';
+import { createCaApiRouter, knexStore, StoreUnavailableError, type CaApiRouter } from '../../lib';
+import { defaultKeyBackend } from '../../adapters/keys';
+import { knexConfig, parseDatabaseUrl } from '../../adapters/store/database';
+import { inProcessOrderRunner } from '../../adapters/worker/in-process';
+import { MAX_BACKOFF_MS, PollLoop } from '../../adapters/worker/poll-loop';
+import { authHeader } from '../helpers/http';
+
+/** Nothing listens on port 1: connecting is refused at once, as while a server restarts. */
+const DEAD = 'postgres://nobody:secret@127.0.0.1:1/nothing';
+const API = '/django_ca/api';
+const S = 'ABCDEF0123';
+
+let db: Knex;
+let router: CaApiRouter;
+let app: express.Express;
+const logged: string[] = [];
+
+beforeAll(() => {
+  db = knex(knexConfig(parseDatabaseUrl(DEAD)));
+  const store = knexStore(db);
+  router = createCaApiRouter({
+    enableRestApi: true,
+    store,
+    keyBackends: { default: defaultKeyBackend({ keyEncryptionKey: randomBytes(32) }) },
+    orderRunner: { start: async () => {}, stop: async () => {}, notify: () => {} },
+    logError: (message) => logged.push(message),
+  });
+  app = express();
+  app.use(router);
+});
+afterAll(async () => {
+  await router.close();
+  await db.destroy();
+});
+
+type Client = ReturnType<typeof request>;
+const REQUESTS: [string, (r: Client) => request.Test][] = [
+  ['GET /ca/', (r) => r.get(`${API}/ca/`)],
+  ['GET /ca/{S}/', (r) => r.get(`${API}/ca/${S}/`)],
+  ['PUT /ca/{S}/', (r) => r.put(`${API}/ca/${S}/`).send({ website: 'https://example.com' })],
+  ['POST sign', (r) => r.post(`${API}/ca/${S}/sign/`).send({ csr: 'x', subject: [] })],
+  ['GET order', (r) => r.get(`${API}/ca/${S}/orders/abc/`)],
+  ['GET certs', (r) => r.get(`${API}/ca/${S}/certs/`)],
+  ['GET cert', (r) => r.get(`${API}/ca/${S}/certs/AB/`)],
+  ['POST revoke', (r) => r.post(`${API}/ca/${S}/certs/AB/revoke/`).send({})],
+  ['GET CRL', (r) => r.get(`/django_ca/crl/${S}/`)],
+  ['GET issuer', (r) => r.get(`/django_ca/issuer/${S}.der`)],
+];
+
+test.each(REQUESTS)('%s: 503 JSON with Retry-After, at once', async (_name, send) => {
+  const res = await send(request(app)).set(authHeader('alice', 'pw'));
+  expect(res.status).toBe(503);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  expect(res.headers['retry-after']).toBe('2');
+  expect(res.body).toEqual({ detail: 'The service is temporarily unavailable (database). Retry later.' });
+});
+
+test('the outage is logged once, not once per request (and without the URL password)', () => {
+  expect(logged.filter((m) => m.includes('the database is unavailable'))).toHaveLength(1);
+  expect(logged.join('\n')).not.toContain('secret');
+});
+
+test('the in-process order runner backs off while the database is unreachable, and logs it once', async () => {
+  const failures: unknown[] = [];
+  let claims = 0;
+  const store = knexStore(db);
+  const counting = new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === 'transaction') claims++;
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+  const runner = inProcessOrderRunner({
+    store: counting,
+    keyBackends: {},
+    pollIntervalMs: 20,
+    batchSize: 1,
+    logError: (_m, e) => failures.push(e),
+  });
+  await runner.start();
+  await new Promise((r) => setTimeout(r, 1500));
+  await runner.stop();
+  // Without back-off: one attempt every 20 ms, ~75. With it: 20, 40, 80, ... ms apart, 7 at most.
+  expect(claims).toBeGreaterThanOrEqual(2);
+  expect(claims).toBeLessThanOrEqual(8);
+  expect(failures).toHaveLength(1);
+  expect(failures[0]).toBeInstanceOf(StoreUnavailableError);
+});
+
+describe('PollLoop back-off', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  const lost = () => new StoreUnavailableError('connect ECONNREFUSED', { connectionLost: true });
+
+  test('waits twice as long after each failed drain up to the maximum, and polls normally again after a success', async () => {
+    const at: number[] = [];
+    let failing = true;
+    const logs: string[] = [];
+    const loop = new PollLoop(
+      async () => {
+        at.push(Date.now());
+        if (failing) throw lost();
+        return 0;
+      },
+      1000,
+      (m) => logs.push(m),
+    );
+    const start = Date.now();
+    loop.start();
+    await jest.advanceTimersByTimeAsync(200_000);
+    const gaps = at.slice(1).map((t, i) => t - at[i]);
+    expect(gaps.slice(0, 7)).toEqual([1000, 2000, 4000, 8000, 16000, MAX_BACKOFF_MS, MAX_BACKOFF_MS]);
+    expect(logs).toHaveLength(1);
+    failing = false;
+    const before = at.length;
+    await jest.advanceTimersByTimeAsync(MAX_BACKOFF_MS + 3000);
+    const after = at.slice(before);
+    expect(after.length).toBeGreaterThanOrEqual(3); // one after the last wait, then every second
+    expect(after[2] - after[1]).toBe(1000);
+    expect(at[0]).toBe(start);
+    await loop.stop();
+  });
+
+  test('a poke (an order was written: the database is back) drains at once, whatever the back-off', async () => {
+    let drains = 0;
+    const loop = new PollLoop(
+      async () => {
+        drains++;
+        if (drains < 6) throw lost();
+        return 0;
+      },
+      1000,
+      () => undefined,
+    );
+    loop.start();
+    await jest.advanceTimersByTimeAsync(1000 + 2000 + 4000 + 8000 + 100); // five failed drains; now waiting 16 s
+    expect(drains).toBe(5);
+    loop.poke();
+    await jest.advanceTimersByTimeAsync(10);
+    expect(drains).toBe(6);
+    await loop.stop();
+  });
+});
