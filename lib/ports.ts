@@ -194,7 +194,13 @@ export interface OrderRecord {
 }
 
 /** What a new order is made of; the store adds the slug, the status and the timestamps. */
-export type NewOrder = Pick<OrderRecord, 'caId' | 'userId' | 'request'>;
+export type NewOrder = Pick<OrderRecord, 'caId' | 'userId' | 'request'> & {
+  /**
+   * Written leased to the runner that was told about it (`OrderRunner.leaseOwner`): until `expires`
+   * other instances' runners leave it to that one (docs/DESIGN.md "Orders").
+   */
+  lease?: { owner: string; expires: Date };
+};
 
 export interface UserRecord extends ApiUser {
   passwordHash: string;
@@ -249,7 +255,7 @@ export interface Store {
    * Claim up to `limit` pending orders for processing (`FOR UPDATE SKIP LOCKED`); call inside
    * `transaction` so that the claim lasts until the order is finished.
    */
-  claimPendingOrders(limit: number): Promise<OrderRecord[]>;
+  claimPendingOrders(limit: number, leaseOwner?: string): Promise<OrderRecord[]>;
   markOrderIssued(orderId: number, certificateId: number): Promise<OrderRecord>;
   markOrderFailed(orderId: number, error: string): Promise<OrderRecord>;
 
@@ -302,14 +308,17 @@ export interface CertificateChangeEvents {
  * holding locks. A worker falls back to the per-order methods when a store lacks it.
  */
 export interface BatchOrderStore {
-  /** Pending orders nobody holds a lease on, oldest first, without locking anything. */
-  listPendingOrders(limit: number): Promise<OrderRecord[]>;
+  /**
+   * Pending orders nobody else holds a live lease on (`leaseOwner`'s own count as free), oldest
+   * first, without locking anything.
+   */
+  listPendingOrders(limit: number, leaseOwner?: string): Promise<OrderRecord[]>;
   /**
    * Inside `transaction`: lock those of these orders that are still pending and not locked or leased
    * by another worker (`FOR UPDATE SKIP LOCKED`); returns their ids. The locks last until the
    * transaction ends.
    */
-  claimOrdersById(ids: number[]): Promise<number[]>;
+  claimOrdersById(ids: number[], leaseOwner?: string): Promise<number[]>;
   /** Insert certificates in one statement; returns their ids in input order. */
   insertCertificateIds(certs: NewCertificate[]): Promise<number[]>;
   /**
@@ -320,6 +329,7 @@ export interface BatchOrderStore {
   issueOrders?(
     issued: { orderId: number; certificate: NewCertificate }[],
     when: Date,
+    leaseOwner?: string,
   ): Promise<{ orderId: number; certificateId: number }[]>;
   /** Mark orders issued (order id → certificate id) in one statement; `when` becomes their `updated`. */
   markOrdersIssued(issued: { orderId: number; certificateId: number }[], when?: Date): Promise<void>;
@@ -348,6 +358,13 @@ export interface OrderRunner {
    * just written, so that a runner in this process need not read it back.
    */
   notify(order?: OrderRecord): void;
+  /**
+   * Optional: this runner's name, unique per process. The sign endpoint then writes the orders it
+   * notifies this runner of leased to it for a few seconds, so that the runners of other instances on
+   * the same database leave them alone meanwhile: without that, every instance would read and sign
+   * every fresh order and all but one would throw their work away (docs/DESIGN.md "Orders").
+   */
+  readonly leaseOwner?: string;
 }
 
 /**

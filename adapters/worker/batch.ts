@@ -32,7 +32,7 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
   let taken: OrderRecord[] = [];
   try {
     if (!hasBatchOrders(store)) throw new Error('the store cannot finish batches');
-    const candidates = await intake.take(store);
+    const candidates = await intake.take(store, c.leaseOwner);
     taken = candidates;
     if (candidates.length === 0) return { ok: true, claimed: 0 };
     const cas = new Map<number, CaRecord | null>();
@@ -61,6 +61,7 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
       const stored = await store.issueOrders(
         signed.map((o) => ({ orderId: o.order.id, certificate: o.certificate })),
         when,
+        c.leaseOwner,
       );
       const byOrder = new Map(signed.map((o) => [o.order.id, o]));
       claimed = stored.length;
@@ -71,7 +72,12 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
     } else {
       await store.transaction(async (tx) => {
         if (!hasBatchOrders(tx)) throw new Error('the store bound to the transaction cannot finish batches');
-        const mine = new Set(await tx.claimOrdersById(candidates.map((o) => o.id)));
+        const mine = new Set(
+          await tx.claimOrdersById(
+            candidates.map((o) => o.id),
+            c.leaseOwner,
+          ),
+        );
         claimed = mine.size;
         const certificates: NewCertificate[] = [];
         const issued: OrderRecord[] = [];

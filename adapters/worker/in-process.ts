@@ -20,6 +20,7 @@
  * each batch takes, settled-events.ts tells listeners. Whether an error is the database's is the
  * store's to say, by type (runner-context.ts `isStoreError`).
  */
+import { randomUUID } from 'crypto';
 import type { KeyBackends } from '../../lib/ca/key-backends';
 import { resolveProfiles, type Profiles, type ProfilesConfig } from '../../lib/ca/profiles';
 import { hasBatchOrders, type OrderRecord, type OrderRunner, type OrderSettledEvents, type Store } from '../../lib/ports';
@@ -76,8 +77,10 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
   const logError = options.logError ?? ((message: string, error: unknown) => console.error(message, error));
   const settled = new SettledEvents(logError);
 
+  const leaseOwner = `in-process:${randomUUID()}`;
   const context: RunnerContext = {
     store,
+    leaseOwner,
     keyBackends,
     profiles,
     defaultExpiresMs: options.defaultExpiresMs,
@@ -121,6 +124,7 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
       loop.poke();
     },
     drain,
+    leaseOwner,
     onOrderSettled: (listener) => settled.subscribe(listener),
   };
 }

@@ -34,12 +34,12 @@ export class OrderIntake {
   }
 
   /** The next batch, oldest first, now held until `release`. */
-  async take(source: BatchOrderStore): Promise<OrderRecord[]> {
+  async take(source: BatchOrderStore, leaseOwner?: string): Promise<OrderRecord[]> {
     const now = Date.now();
     let listed: OrderRecord[] = [];
     if (this.handed.size === 0 || now - this.lastListed >= this.listIntervalMs) {
       this.lastListed = now;
-      listed = await source.listPendingOrders(this.batchSize + this.inFlight.size);
+      listed = await source.listPendingOrders(this.batchSize + this.inFlight.size, leaseOwner);
     }
     const batch = new Map<number, OrderRecord>();
     for (const order of [...listed, ...this.handed.values()]) {

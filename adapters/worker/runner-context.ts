@@ -9,6 +9,8 @@ import type { OrderIntake } from './order-intake';
 
 export interface RunnerContext {
   store: Store;
+  /** This runner's name (`OrderRunner.leaseOwner`): orders leased to it are its own to take. */
+  leaseOwner: string;
   keyBackends: KeyBackends;
   profiles: Profiles;
   defaultExpiresMs?: number;

@@ -16,7 +16,7 @@ export async function processOneOrder(c: RunnerContext): Promise<boolean> {
   let settled: OrderRecord | null = null;
   try {
     const found = await store.transaction(async (tx) => {
-      const [order] = await tx.claimPendingOrders(1);
+      const [order] = await tx.claimPendingOrders(1, c.leaseOwner);
       if (!order) return false;
       claimed = order;
       if ((attempts.get(order.id) ?? 0) >= maxAttempts) {

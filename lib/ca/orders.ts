@@ -56,8 +56,17 @@ function keyBackendOptions(body: Record<string, unknown>): Record<string, unknow
   return isPlainObject(body.key_backend_options) ? body.key_backend_options : {};
 }
 
+/**
+ * How long an order is left to the runner of the instance that wrote it before the runners of other
+ * instances may take it (`OrderRunner.leaseOwner`): long enough for a busy runner to reach it, short
+ * enough that a crashed instance's orders are soon finished by another.
+ */
+export const ORDER_LEASE_MS = 5000;
+
 async function placeOrder(desk: OrderDesk, caId: number, userId: number, request: SignRequest): Promise<OrderRecord> {
-  const order = await desk.store.createOrder({ caId, userId, request });
+  const owner = desk.orderRunner?.leaseOwner;
+  const lease = owner ? { owner, expires: new Date(Date.now() + ORDER_LEASE_MS) } : undefined;
+  const order = await desk.store.createOrder({ caId, userId, request, ...(lease ? { lease } : {}) });
   desk.orderRunner?.notify(order);
   await desk.orders.waitUntilFinished(order.id, desk.orderWaitMs);
   return order;

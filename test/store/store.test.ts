@@ -3,7 +3,7 @@
  * TEST_DATABASE_URL is set). One database per target for the whole file; tables are emptied between
  * tests.
  */
-import { ALL_PERMISSIONS, StoreConflictError, StoreNotFoundError, type Store } from '../../lib/ports';
+import { ALL_PERMISSIONS, hasBatchOrders, StoreConflictError, StoreNotFoundError, type Store } from '../../lib/ports';
 import type { Extension } from '../../lib/x509/types';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { newCa, newCertificate, randomSerial, signRequest } from './records';
@@ -322,6 +322,38 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
       expect(a.slug).not.toBe(b.slug);
       expect(await store.getOrder(a.slug)).toEqual(a);
       expect(await store.getOrder('doesnotexist')).toBeNull();
+    });
+
+    it('leaves an order leased to another runner alone until the lease lapses; its own runner takes it at once', async () => {
+      const ca = await store.insertCa(newCa());
+      const alice = await user();
+      const soon = new Date(Date.now() + 60_000);
+      const leased = await store.createOrder({
+        caId: ca.id,
+        userId: alice.id,
+        request: signRequest(),
+        lease: { owner: 'a', expires: soon },
+      });
+      const lapsed = await store.createOrder({
+        caId: ca.id,
+        userId: alice.id,
+        request: signRequest(),
+        lease: { owner: 'a', expires: new Date(Date.now() - 1000) },
+      });
+      const free = await store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest() });
+      expect(leased).toMatchObject({ leaseOwner: 'a', leaseExpires: soon });
+      const batch = <S extends Store>(s: S) => {
+        if (!hasBatchOrders(s)) throw new Error('the knex store has batch orders');
+        return s;
+      };
+      const ids = (orders: { id: number }[]) => orders.map((o) => o.id);
+      expect(ids(await batch(store).listPendingOrders(10, 'b'))).toEqual([lapsed.id, free.id]);
+      expect(ids(await batch(store).listPendingOrders(10))).toEqual([lapsed.id, free.id]);
+      expect(ids(await batch(store).listPendingOrders(10, 'a'))).toEqual([leased.id, lapsed.id, free.id]);
+      expect(await store.transaction((tx) => batch(tx).claimOrdersById([leased.id, free.id], 'b'))).toEqual([free.id]);
+      expect(await store.transaction((tx) => batch(tx).claimOrdersById([leased.id], 'a'))).toEqual([leased.id]);
+      expect(ids(await store.transaction((tx) => tx.claimPendingOrders(10, 'b')))).toEqual([lapsed.id, free.id]);
+      expect(ids(await store.transaction((tx) => tx.claimPendingOrders(1, 'a')))).toEqual([leased.id]);
     });
 
     it('claims pending orders oldest first inside a transaction and marks them issued or failed', async () => {

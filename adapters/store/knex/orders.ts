@@ -17,7 +17,17 @@ const SIGNING_FAILED = 1;
 
 /** The row of a new, pending order. */
 function newOrderRow(order: NewOrder, slug: string, now: Date): Row {
-  return { created: now, updated: now, slug, ca_id: order.caId, user_id: order.userId, status: 'pending', request: toJson(order.request) };
+  return {
+    created: now,
+    updated: now,
+    slug,
+    ca_id: order.caId,
+    user_id: order.userId,
+    status: 'pending',
+    request: toJson(order.request),
+    lease_owner: order.lease?.owner ?? null,
+    lease_expires: order.lease?.expires ?? null,
+  };
 }
 
 export function createOrder(db: Knex, order: NewOrder): Promise<OrderRecord> {
@@ -91,31 +101,34 @@ async function getOrderById(db: Knex, id: number): Promise<OrderRecord> {
  * instances on one PostgreSQL) claim disjoint sets; the locks last until the caller's transaction
  * ends. Orders whose lease has not yet expired belong to another instance and are left alone.
  */
-export async function claimPendingOrders(db: Knex, limit: number): Promise<OrderRecord[]> {
-  const rows = (await claimable(db).select('*').orderBy('id', 'asc').limit(limit).forUpdate().skipLocked()) as Row[];
+export async function claimPendingOrders(db: Knex, limit: number, leaseOwner?: string): Promise<OrderRecord[]> {
+  const rows = (await claimable(db, leaseOwner).select('*').orderBy('id', 'asc').limit(limit).forUpdate().skipLocked()) as Row[];
   // Pending orders have no certificate yet (and FOR UPDATE cannot lock the nullable side of a join).
   return rows.map((row) => orderFromRow({ ...row, certificate_serial: null }));
 }
 
 /** Pending orders that no live lease holds, oldest first, without locking (the batch worker's read). */
-export async function listPendingOrders(db: Knex, limit: number): Promise<OrderRecord[]> {
-  const rows = (await claimable(db).select('*').orderBy('id', 'asc').limit(limit)) as Row[];
+export async function listPendingOrders(db: Knex, limit: number, leaseOwner?: string): Promise<OrderRecord[]> {
+  const rows = (await claimable(db, leaseOwner).select('*').orderBy('id', 'asc').limit(limit)) as Row[];
   return rows.map((row) => orderFromRow({ ...row, certificate_serial: null }));
 }
 
 /** Lock those of `ids` that are still claimable; the others are being (or have been) finished elsewhere. */
-export async function claimOrdersById(db: Knex, ids: number[]): Promise<number[]> {
+export async function claimOrdersById(db: Knex, ids: number[], leaseOwner?: string): Promise<number[]> {
   if (ids.length === 0) return [];
-  const rows = (await claimable(db).select('id').whereIn('id', ids).orderBy('id', 'asc').forUpdate().skipLocked()) as Row[];
+  const rows = (await claimable(db, leaseOwner).select('id').whereIn('id', ids).orderBy('id', 'asc').forUpdate().skipLocked()) as Row[];
   return rows.map((row) => toNumber(row.id));
 }
 
 /** Orders a worker may take: pending, and not leased to another instance (or the lease has lapsed). */
-function claimable(db: Knex): Knex.QueryBuilder {
+function claimable(db: Knex, leaseOwner?: string): Knex.QueryBuilder {
   const now = new Date();
   return db(TABLE)
     .where('status', 'pending')
-    .andWhere((w) => w.whereNull('lease_expires').orWhere('lease_expires', '<', now));
+    .andWhere((w) => {
+      w.whereNull('lease_expires').orWhere('lease_expires', '<', now);
+      if (leaseOwner) w.orWhere('lease_owner', leaseOwner);
+    });
 }
 
 export async function markOrderIssued(db: Knex, orderId: number, certificateId: number): Promise<OrderRecord> {
@@ -199,6 +212,7 @@ export function issueOrders(
   db: Knex,
   items: { orderId: number; certificate: NewCertificate }[],
   when: Date,
+  leaseOwner?: string,
 ): Promise<{ orderId: number; certificateId: number }[]> {
   return mappingErrors(async () => {
     if (items.length === 0) return [];
@@ -211,7 +225,7 @@ export function issueOrders(
     }
     const list = columns.map((c) => `"${c}"`).join(', ');
     // The same rule as `claimOrdersById`, embedded as the first CTE.
-    const claimed = claimable(db)
+    const claimed = claimable(db, leaseOwner)
       .select('id')
       .whereIn(
         'id',

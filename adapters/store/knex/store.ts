@@ -205,20 +205,21 @@ export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, Certi
   markOrdersIssued(issued: { orderId: number; certificateId: number }[], when?: Date): Promise<void> {
     return mappingErrors(() => this.inTransaction((db) => orders.markOrdersIssued(db, issued, when)));
   }
-  claimPendingOrders(limit: number): Promise<OrderRecord[]> {
-    return mappingErrors(() => orders.claimPendingOrders(this.db, limit));
+  claimPendingOrders(limit: number, leaseOwner?: string): Promise<OrderRecord[]> {
+    return mappingErrors(() => orders.claimPendingOrders(this.db, limit, leaseOwner));
   }
-  listPendingOrders(limit: number): Promise<OrderRecord[]> {
-    return mappingErrors(() => orders.listPendingOrders(this.db, limit));
+  listPendingOrders(limit: number, leaseOwner?: string): Promise<OrderRecord[]> {
+    return mappingErrors(() => orders.listPendingOrders(this.db, limit, leaseOwner));
   }
-  claimOrdersById(ids: number[]): Promise<number[]> {
-    return mappingErrors(() => orders.claimOrdersById(this.db, ids));
+  claimOrdersById(ids: number[], leaseOwner?: string): Promise<number[]> {
+    return mappingErrors(() => orders.claimOrdersById(this.db, ids, leaseOwner));
   }
   issueOrders(
     issued: { orderId: number; certificate: NewCertificate }[],
     when: Date,
+    leaseOwner?: string,
   ): Promise<{ orderId: number; certificateId: number }[]> {
-    return mappingErrors(() => orders.issueOrders(this.db, issued, when));
+    return mappingErrors(() => orders.issueOrders(this.db, issued, when, leaseOwner));
   }
   markOrderIssued(orderId: number, certificateId: number): Promise<OrderRecord> {
     return mappingErrors(() => this.inTransaction((db) => orders.markOrderIssued(db, orderId, certificateId)));

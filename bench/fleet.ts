@@ -1,0 +1,139 @@
+/**
+ * A fleet on one PostgreSQL: 1, 2 and 3 instances of the example host server (each its own process,
+ * the same database, the same EC P-256 intermediate CA), measured in one run:
+ *
+ *  1. issued certificates/s end to end (POST sign → order polled until `issued`), with the same total
+ *     number of clients spread over the instances (load from separate processes, bench/load-client.ts)
+ *     — more instances must not collapse throughput (on a 2-core machine they share the cores with the
+ *     database and the clients, so they cannot add much either);
+ *  2. p50 / p99 time from `POST …/sign/` to the order read back as `issued`, at light load (one client,
+ *     sequential), through the first instance.
+ *
+ * Needs PostgreSQL: DATABASE_URL or TEST_DATABASE_URL as a postgres:// URL (a scratch schema is made
+ * and dropped). CLIENTS (default 24), ORDERS per measurement (default 900), LATENCY_SAMPLES (200).
+ *
+ *   npm run bench:fleet
+ */
+import { spawn, type ChildProcess } from 'child_process';
+import { randomBytes } from 'crypto';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { benchCsrPem } from './csr';
+import { RemoteLoader } from './load-client';
+import { benchPostgresUrl, withScratchSchema } from './scratch-schema';
+
+const CLIENTS = Number(process.env.CLIENTS ?? 24);
+const ORDERS = Number(process.env.ORDERS ?? 900);
+const LATENCY_SAMPLES = Number(process.env.LATENCY_SAMPLES ?? 200);
+const SERVER = path.join(__dirname, '../examples/host-server/server.js');
+
+interface Instance {
+  child: ChildProcess;
+  apiRoot: string;
+  /** `user:password` (what the load client takes). */
+  credentials: string;
+  caSerial: string;
+}
+
+/** Start one example server on `env`; resolves once it has printed its walk-through. */
+function startInstance(env: Record<string, string>): Promise<Instance> {
+  const child = spawn(process.execPath, [SERVER], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('exit', (code) => reject(new Error(`instance exited with ${code}:\n${out}`)));
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (!out.includes('--- end ---')) return;
+      const api = /^API='([^']+)'$/m.exec(out);
+      const user = /username: (\S+)/.exec(out);
+      const pass = /password: (\S+)/.exec(out);
+      const ca = /^CA='([0-9A-F]+)'$/m.exec(out);
+      if (!api || !user || !pass || !ca) return reject(new Error(`unexpected output:\n${out}`));
+      child.removeAllListeners('exit');
+      child.stdout?.removeAllListeners('data');
+      resolve({ child, apiRoot: api[1], credentials: `${user[1]}:${pass[1]}`, caSerial: ca[1] });
+    });
+  });
+}
+
+const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+
+/** One order through `instance`, from the sign request to the poll that sees it issued (ms). */
+async function signToIssued(instance: Instance, csr: string): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  const headers = { Authorization: `Basic ${Buffer.from(instance.credentials).toString('base64')}`, 'Content-Type': 'application/json' };
+  const signed = await fetch(`${instance.apiRoot}/ca/${instance.caSerial}/sign/`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ csr, subject: [{ oid: 'CN', value: 'fleet.example.com' }] }),
+  });
+  if (signed.status !== 200) throw new Error(`sign: ${signed.status} ${await signed.text()}`);
+  const { slug } = (await signed.json()) as { slug: string };
+  for (let i = 0; i < 2000; i++) {
+    const res = await fetch(`${instance.apiRoot}/ca/${instance.caSerial}/orders/${slug}/`, { headers });
+    const order = (await res.json()) as { status: string; error?: string };
+    if (order.status === 'issued') return Number(process.hrtime.bigint() - t0) / 1e6;
+    if (order.status === 'failed') throw new Error(`order failed: ${order.error}`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  throw new Error('order not issued');
+}
+
+async function main(): Promise<void> {
+  const url = benchPostgresUrl();
+  if (!url) {
+    console.error('bench:fleet needs PostgreSQL: set DATABASE_URL (or TEST_DATABASE_URL) to a postgres:// URL');
+    process.exit(2);
+  }
+  const csr = benchCsrPem();
+  await withScratchSchema(url, async (scoped) => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-fleet-'));
+    const env = { DATABASE_URL: scoped, CA_DATA_DIR: dataDir, CA_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+    const instances: Instance[] = [];
+    const loaders: RemoteLoader[] = [];
+    let single = 0;
+    try {
+      for (const n of [1, 2, 3]) {
+        while (instances.length < n) instances.push(await startInstance(env)); // the first makes the demo CAs
+        while (loaders.length < n) loaders.push(new RemoteLoader());
+        // Warm up every instance (password hash, CA key, JIT), then the measurement.
+        for (const instance of instances) for (let i = 0; i < 5; i++) await signToIssued(instance, csr);
+        const t0 = process.hrtime.bigint();
+        await Promise.all(
+          instances.map((instance, i) =>
+            loaders[i].run({
+              kind: 'issue',
+              apiRoot: instance.apiRoot,
+              caSerial: instance.caSerial,
+              auth: instance.credentials,
+              csr,
+              total: Math.round(ORDERS / n),
+              clients: Math.max(1, Math.round(CLIENTS / n)),
+              pollMs: 20,
+            }),
+          ),
+        );
+        const perSecond = (Math.round(ORDERS / n) * n) / (Number(process.hrtime.bigint() - t0) / 1e9);
+        if (n === 1) single = perSecond;
+        const latencies: number[] = [];
+        for (let i = 0; i < LATENCY_SAMPLES; i++) latencies.push(await signToIssued(instances[0], csr));
+        const line =
+          `${n} instance(s): ${perSecond.toFixed(0)} certificates/s (${CLIENTS} clients; ratio to 1 instance ${(perSecond / single).toFixed(2)}), ` +
+          `sign→issued at light load p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`;
+        console.log(line);
+      }
+    } finally {
+      for (const loader of loaders) loader.exit();
+      for (const { child } of instances) child.kill('SIGTERM');
+      await Promise.all(instances.map(({ child }) => new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)))));
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
