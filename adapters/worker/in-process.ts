@@ -124,7 +124,11 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
       loop.poke();
     },
     drain,
-    leaseOwner,
+    // Only while polling: a stopped runner takes nothing, so orders must not wait for it (a lease
+    // would hold them from every other instance for ORDER_LEASE_MS).
+    get leaseOwner() {
+      return loop.isRunning ? leaseOwner : undefined;
+    },
     onOrderSettled: (listener) => settled.subscribe(listener),
   };
 }
