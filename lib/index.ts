@@ -49,7 +49,7 @@ export {
 export { inProcessOrderRunner, type InProcessOrderRunner, type InProcessOrderRunnerOptions } from '../adapters/worker/in-process';
 
 // Administration (the functions behind `ca-admin`)
-export { createApiUser, type ApiUserPermissions, type CreateApiUserOptions } from './ca/users';
+export { createApiUser, setApiUserPermissions, type ApiUserPermissions, type CreateApiUserOptions } from './ca/users';
 export { initCa, importCa, listCas, type InitCaOptions, type ImportCaOptions } from './ca/authorities';
 export { editCa } from './ca/ca-update';
 export { importCert, signCert, resignCert, type SignCertOptions, type ResignCertOptions } from './ca/certificates';

@@ -29,6 +29,7 @@ import {
   type ValidationItem,
 } from './api/http-errors';
 import { NO_BODY, readJsonBody, serializeJson } from './api/json-body';
+import { sendJsonStream } from './api/json-stream';
 import { OrderCache } from './api/order-cache';
 import { compileRoute, matchingRoutes } from './api/path-matcher';
 import type { ApiContext, ApiServices, RouteDefinition } from './api/route-types';
@@ -215,6 +216,8 @@ export function buildCaApiRouter(
       if (mapped) throw mapped;
       throw e;
     }
+    // Unpaged lists: written batch by batch with back-pressure (lib/api/json-stream.ts).
+    if (result.stream) return sendJsonStream(res, result.status, result.headers ?? {}, result.stream);
     sendJson(res, result.status, result.body, result.headers, result.json);
   }
 
@@ -299,6 +302,7 @@ function startApi(resolved: ResolvedOptions, ports: ApiPorts): RunningApi {
     certificates,
     orders,
     orderRunner,
+    permissions: ports.permissions,
     keyBackends: ports.keyBackends,
     profiles: resolved.effectiveProfiles,
     defaultProfile: resolved.defaultProfile,

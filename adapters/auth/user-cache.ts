@@ -1,16 +1,18 @@
 /**
- * User rows (with their permissions) kept in memory for a short while, so that an authenticated
- * request with cached credentials costs no database round trip for the user or its permissions.
+ * User rows (with their permissions and per-CA grants) kept in memory for a short while, so that an
+ * authenticated request with cached credentials costs no database round trip for the user or its
+ * permissions.
  *
  * Freshness:
  * - in this process, a change made through a store with `onUserChanged` (lib/ports.ts; the knex store
- *   has it) drops the user's entry as soon as the change is committed — password and permission
- *   changes take effect on the very next request;
+ *   has it) drops the user's entry as soon as the change is committed — password, permission and
+ *   per-CA grant changes take effect on the very next request;
  * - changes made elsewhere (another process on the same PostgreSQL, a host writing SQL directly, a
  *   store without change events) are seen once the entry is older than `ttlMs` (default 2 s): that is
  *   the bound on cross-process staleness.
  * A read that raced with an invalidation is not kept, and unknown users are never cached (the rules
- * of lib/cache/record-cache.ts): a user created elsewhere can log in at once.
+ * of lib/cache/record-cache.ts): a user created elsewhere can log in at once. Per-CA grants name the
+ * CA by serial, which never changes, so changes to CA rows need not reach this cache.
  */
 import { RecordCache, subscribeIfSupported } from '../../lib/cache/record-cache';
 import type { Store, UserChangeEvents, UserRecord } from '../../lib/ports';

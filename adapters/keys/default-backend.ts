@@ -7,12 +7,13 @@
  * P-256 signing ~15x slower), so signers are cached per stored ciphertext for the backend's lifetime.
  */
 import * as crypto from 'crypto';
-import type { KeyBackend, KeySpec, StoredKey } from '../../lib/ports';
+import type { KekRotatingKeyBackend, KeyBackend, KeySpec, StoredKey } from '../../lib/ports';
 import { exportPrivateKey, generatePrivateKey, importPrivateKey, publicKeyDer } from '../../lib/x509/keys';
 import { keyObjectSigner, type KeyObjectSignerOptions } from '../../lib/x509/key-signer';
 import type { Signer } from '../../lib/x509/signer';
 import { KeyBackendError } from './errors';
 import { decryptKey, encryptKey, loadKek, missingKekError, parseEnvelope, type Kek } from './kek';
+import { kekRotation } from './kek-rotation';
 
 export const DEFAULT_KEY_BACKEND_ALIAS = 'default';
 
@@ -30,7 +31,7 @@ export interface DefaultKeyBackendOptions {
   signingThreads?: KeyObjectSignerOptions['threads'];
 }
 
-export function defaultKeyBackend(options: DefaultKeyBackendOptions = {}): KeyBackend {
+export function defaultKeyBackend(options: DefaultKeyBackendOptions = {}): KeyBackend & KekRotatingKeyBackend {
   // Read once: a malformed KEK fails here, at start-up, rather than at the first signature.
   const kek = loadKek(options.keyEncryptionKey);
   const signers = new Map<string, Signer>();
@@ -52,6 +53,9 @@ export function defaultKeyBackend(options: DefaultKeyBackendOptions = {}): KeyBa
 
   return {
     alias: DEFAULT_KEY_BACKEND_ALIAS,
+
+    /** `ca-admin rotate_kek`: this backend's KEK → `newKek` (kek-rotation.ts). */
+    kekRotation: (newKek: string) => kekRotation(kek, newKek),
 
     async createKey(spec: KeySpec): Promise<StoredKey> {
       requireKek(); // before spending seconds on an RSA key that could not be stored

@@ -11,7 +11,12 @@ import type { ApiHandler } from './route-types';
 
 export const listCertificateAuthorities: ApiHandler = async (ctx, req) => {
   const page = pageRequest(ctx.query);
-  const rows = await listVisibleCas(ctx.services.store, { includeExpired: ctx.query.expired === true, now: ctx.now, ...pageQuery(page) });
+  const rows = await listVisibleCas(ctx.services.store, {
+    includeExpired: ctx.query.expired === true,
+    now: ctx.now,
+    ...pageQuery(page),
+    viewer: { user: ctx.user, permissions: ctx.services.permissions },
+  });
   const { items, headers } = paginate(rows, page, req);
   return ok(items.map(caToJson), headers);
 };

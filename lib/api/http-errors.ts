@@ -46,6 +46,9 @@ export const notFound = (): HttpError => new HttpError(404, 'Not Found');
 export const badRequest = (message: string): HttpError => new HttpError(400, message);
 /** The original's detail, with what it expected: clients match on the prefix, people need the rest. */
 export const cannotParseBody = (): HttpError => new HttpError(400, 'Cannot parse request body: expected a JSON document.');
+/** Same prefix as `cannotParseBody`: to a client of the original, this body is one it cannot parse either. */
+export const jsonTooDeep = (max: number): HttpError =>
+  new HttpError(400, `Cannot parse request body: JSON nested deeper than ${max} levels.`);
 export const payloadTooLarge = (limit: number): HttpError => new HttpError(413, `Request body is larger than ${limit} bytes`);
 export const methodNotAllowed = (allowed: string[]): HttpError => new HttpError(405, 'Method Not Allowed', { Allow: allowed.join(', ') });
 export const internalError = (): HttpError => new HttpError(500, 'Internal Server Error');

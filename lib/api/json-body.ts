@@ -2,14 +2,16 @@
  * JSON in and out of the API.
  *
  * In: read the raw body ourselves (after authentication, so an anonymous client cannot make us buffer
- * megabytes), enforce the size limit, decode strict UTF-8, parse. Content-Type is ignored, as upstream
+ * megabytes), enforce the size limit, decode strict UTF-8, refuse nesting deeper than
+ * `MAX_JSON_DEPTH` (so that no walker over the value — ours, ajv's, the engine's — can exhaust the
+ * stack, whoever parsed the body), parse. Content-Type is ignored, as upstream
  * (docs/COMPATIBILITY.md §1.2). Out: `JSON.stringify`, except that bigints (otherName INTEGER values, serial numbers
  * beyond 2^53) are written as exact JSON integers.
  */
 import { isUtf8 } from 'buffer';
-import { randomBytes } from 'crypto';
+import { exactJsonText } from '../ca/serialize';
 import type { Request } from 'express';
-import { cannotParseBody, payloadTooLarge, type Loc } from './http-errors';
+import { cannotParseBody, jsonTooDeep, payloadTooLarge, type Loc } from './http-errors';
 
 /** Marker for "the request had no body" (zero bytes), which upstream treats like a missing body. */
 export const NO_BODY: unique symbol = Symbol('no body');
@@ -48,12 +50,51 @@ export function readRawBody(req: Request, limit: number): Promise<Buffer> {
   });
 }
 
-/** Parse body bytes as JSON. Zero bytes → `NO_BODY`; not UTF-8 or not JSON → 400. */
+/**
+ * How deeply arrays and objects may nest in a request body. The deepest value of the API (certificate
+ * policies with a notice reference in a sign request) nests 9 levels; 64 leaves room for any future
+ * field, while keeping recursive code far from the stack limit.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether JSON text nests arrays/objects deeper than `max`: one pass over the text, before `JSON.parse`. */
+export function jsonTextExceedsDepth(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      // A backslash escapes the next character (so `\"` does not end the string).
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** Whether a parsed value nests arrays/objects deeper than `max`; iterative, so any depth (or a cycle) is safe. */
+export function valueExceedsDepth(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth + 1 > max) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** Parse body bytes as JSON. Zero bytes → `NO_BODY`; not UTF-8, not JSON or nested too deeply → 400. */
 export function parseJson(raw: Buffer | string): ParsedBody {
   if (raw.length === 0) return NO_BODY;
   if (typeof raw !== 'string' && !isUtf8(raw)) throw cannotParseBody();
   const text = typeof raw === 'string' ? raw : raw.toString('utf8');
   if (text.trim() === '') throw cannotParseBody();
+  // Before JSON.parse, which need not be iterative either.
+  if (jsonTextExceedsDepth(text, MAX_JSON_DEPTH)) throw jsonTooDeep(MAX_JSON_DEPTH);
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -71,6 +112,7 @@ export async function readJsonBody(req: Request, limit: number): Promise<ParsedB
     const body: unknown = req.body;
     if (body === undefined) return NO_BODY;
     if (Buffer.isBuffer(body) || typeof body === 'string') return parseJson(body);
+    if (valueExceedsDepth(body, MAX_JSON_DEPTH)) throw jsonTooDeep(MAX_JSON_DEPTH);
     return body;
   }
   return parseJson(await readRawBody(req, limit));
@@ -84,34 +126,44 @@ export function isWellFormed(s: string): boolean {
 }
 
 /**
- * Locations of strings (values or keys) holding a lone UTF-16 surrogate, which no JSON encoder can
- * write back as UTF-8 and no database column can store (D16). `JSON.parse` accepts `"\ud800"`.
+ * What makes a string unusable as input: a lone UTF-16 surrogate, which no JSON encoder can write
+ * back as UTF-8 and no database column can store (D16; `JSON.parse` accepts `"\ud800"`), or a NUL
+ * character, which PostgreSQL's text types cannot hold (and which no certificate field needs).
  */
-export function findLoneSurrogates(value: unknown, loc: Loc = []): Loc[] {
-  if (typeof value === 'string') return isWellFormed(value) ? [] : [loc];
-  if (Array.isArray(value)) return value.flatMap((v, i) => findLoneSurrogates(v, [...loc, i]));
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).flatMap(([k, v]) => (isWellFormed(k) ? findLoneSurrogates(v, [...loc, k]) : [[...loc, k]]));
-  }
-  return [];
+export type BadText = 'surrogate' | 'nul';
+
+export function badText(s: string): BadText | null {
+  if (!isWellFormed(s)) return 'surrogate';
+  if (s.includes('\u0000')) return 'nul';
+  return null;
 }
 
-/** JSON text of a response body; bigints become exact integers. */
-export function serializeJson(value: unknown): string {
-  // Bigints are rare (huge serial-number INTEGERs in a few extensions): try the plain, fast
-  // JSON.stringify first; it throws a TypeError only when it meets one.
-  try {
-    return JSON.stringify(value);
-  } catch (e) {
-    if (!(e instanceof TypeError)) throw e;
+/**
+ * Every string (value or key) of `value` that is bad text, with its location, in document order.
+ * Iterative; `value` is depth-checked already (`MAX_JSON_DEPTH`).
+ */
+export function findBadText(value: unknown): { loc: Loc; bad: BadText }[] {
+  const found: { loc: Loc; bad: BadText }[] = [];
+  const stack: [unknown, Loc][] = [[value, []]];
+  while (stack.length) {
+    const [node, loc] = stack.pop() as [unknown, Loc];
+    if (typeof node === 'string') {
+      const bad = badText(node);
+      if (bad) found.push({ loc, bad });
+    } else if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], [...loc, i]]);
+    } else if (typeof node === 'object' && node !== null) {
+      const entries = Object.entries(node);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, v] = entries[i];
+        const bad = badText(k);
+        // A bad key is reported once, where it stands; what it holds is not looked at.
+        stack.push(bad ? [k, [...loc, k]] : [v, [...loc, k]]);
+      }
+    }
   }
-  const marks: string[] = [];
-  // A random tag per call, so that no string in the data can pose as a placeholder.
-  const tag = randomBytes(9).toString('base64url');
-  const text = JSON.stringify(value, (_key, v: unknown) => {
-    if (typeof v !== 'bigint') return v;
-    marks.push(v.toString());
-    return `${tag}:${marks.length - 1}`;
-  });
-  return text.replace(new RegExp(`"${tag}:(\\d+)"`, 'g'), (_m, i: string) => marks[Number(i)]);
+  return found;
 }
+
+/** JSON text of a response body; bigints become exact integers (lib/ca/serialize.ts). */
+export const serializeJson = exactJsonText;

@@ -58,11 +58,15 @@ export function matchRoute(compiled: CompiledRoute, path: string): Record<string
     const kind = PATH_PARAM_KINDS[name];
     if (kind === 'serial') params[name] = sanitizeSerial(raw);
     else if (kind === 'name') {
+      let decoded: string;
       try {
-        params[name] = decodeURIComponent(raw);
+        decoded = decodeURIComponent(raw);
       } catch {
         return null; // malformed percent-encoding cannot name anything
       }
+      // Nor can a NUL (no stored or configured name holds one): the path names nothing, before any lookup.
+      if (decoded.includes('\u0000')) return null;
+      params[name] = decoded;
     } else params[name] = raw;
   }
   return params;

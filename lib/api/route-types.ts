@@ -3,7 +3,7 @@
  * handlers import only this file, so that the table and the handlers form no import circle.
  */
 import type { Request } from 'express';
-import type { ApiUser, KeyBackend, OrderRecord, OrderRunner, Permission, Store } from '../ports';
+import type { ApiUser, KeyBackend, OrderRecord, OrderRunner, Permission, PermissionChecker, Store } from '../ports';
 import type { Profiles } from '../ca/profiles';
 
 /**
@@ -19,6 +19,8 @@ export interface ApiServices {
   /** Order reads for polling (finished orders from memory), and waiting for an order to finish. */
   orders: { getOrder(slug: string): Promise<OrderRecord | null>; waitUntilFinished(orderId: number, timeoutMs: number): Promise<void> };
   orderRunner: OrderRunner | null;
+  /** The router's permission checker: `GET /ca/` shows only the CAs the user may view (README D23). */
+  permissions: PermissionChecker;
   keyBackends: Readonly<Record<string, KeyBackend>>;
   /** The effective profiles (defaults merged with the host's `profiles` option). */
   profiles: Profiles;
@@ -50,6 +52,11 @@ export interface ApiResult {
   headers?: Record<string, string>;
   /** `body` as JSON text, when the handler already has it (see `memoisedView` in json.ts). */
   json?: string;
+  /**
+   * The body as a stream of JSON text chunks instead (`body` unused): written with back-pressure and
+   * ended when the client goes away (lib/api/json-stream.ts). For unpaged lists.
+   */
+  stream?: AsyncIterable<string>;
 }
 
 export type ApiHandler = (ctx: ApiContext, req: Request) => Promise<ApiResult>;

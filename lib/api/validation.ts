@@ -10,8 +10,10 @@ import * as fs from 'fs';
 import * as path from 'path';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats';
 import type { Loc, ValidationItem } from './http-errors';
-import { findLoneSurrogates, NO_BODY, type ParsedBody } from './json-body';
+import { findBadText, NO_BODY, type BadText, type ParsedBody } from './json-body';
+import { escapePointer, pathToLoc, pointerToLoc } from './loc';
 
 export const SCHEMA_BASE = 'https://express-ca-api.dev/schemas/';
 
@@ -49,12 +51,26 @@ function ajv(): Ajv2020 {
   if (ajvInstance) return ajvInstance;
   const instance = new Ajv2020({ allErrors: true, discriminator: true, verbose: true, strict: true, allowUnionTypes: true });
   addFormats(instance);
+  // RFC 3339 allows years 0000–9999, offsets included; a database timestamp starts at year 1 (and a
+  // value such as `0000-01-01T00:00:00Z` would otherwise fail in the query, not here).
+  const rfc3339 = fullFormats['date-time'] as { validate: (s: string) => boolean; compare: (a: string, b: string) => number | undefined };
+  instance.addFormat('date-time', {
+    type: 'string',
+    validate: (s: string) => rfc3339.validate(s) && isStorableDate(new Date(s)),
+    compare: rfc3339.compare,
+  });
   // Annotations of ours: the message of a `const` rule, and the model name for "not an object".
   instance.addKeyword({ keyword: 'x-error', schemaType: 'string' });
   instance.addKeyword({ keyword: 'x-class-name', schemaType: 'string' });
   for (const schema of loadSchemas().values()) instance.addSchema(schema);
   ajvInstance = instance;
   return instance;
+}
+
+/** Years 1–9999 in UTC: what every database and every certificate time (RFC 5280 §4.1.2.5) can hold. */
+function isStorableDate(d: Date): boolean {
+  const year = d.getUTCFullYear();
+  return !Number.isNaN(year) && year >= 1 && year <= 9999;
 }
 
 const compiled = new Map<string, ValidateFunction>();
@@ -188,35 +204,6 @@ function discriminatorTags(schema: JsonSchema): string[] {
   return tags;
 }
 
-/**
- * ajv's JSON pointer → a ninja `loc` path. Array indexes become numbers; inside an `extensions` list
- * the extension's `type` is inserted after the index, as pydantic does for discriminated unions
- * (`['extensions', 0, 'key_usage', 'value', 0]`).
- */
-function pointerToLoc(pointer: string, data: unknown): Loc {
-  const loc: Loc = [];
-  let node: unknown = data;
-  let parentKey: string | number | null = null;
-  const segments = pointer.split('/').slice(1);
-  segments.forEach((raw, position) => {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (Array.isArray(node)) {
-      const index = Number(key);
-      loc.push(index);
-      node = node[index];
-      // Only for problems *inside* the extension: a bad tag itself is reported at the index.
-      const inside = position < segments.length - 1;
-      if (inside && parentKey === 'extensions' && isObject(node) && typeof node.type === 'string') loc.push(node.type);
-      parentKey = index;
-    } else {
-      loc.push(key);
-      node = isObject(node) ? node[key] : undefined;
-      parentKey = key;
-    }
-  });
-  return loc;
-}
-
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -257,13 +244,22 @@ export function toValidationItems(errors: ErrorObject[], data: unknown, prefix: 
   for (const e of prune(errors)) {
     const d = describe(e);
     if (!d) continue;
-    const loc = [...prefix, ...pointerToLoc(e.instancePath, data)];
-    if (e.keyword === 'required') loc.push(String((e.params as { missingProperty: string }).missingProperty));
+    // A missing field is a problem inside its object: for an extension, after its tag.
+    const pointer =
+      e.keyword === 'required'
+        ? `${e.instancePath}/${escapePointer(String((e.params as { missingProperty: string }).missingProperty))}`
+        : e.instancePath;
+    const loc = [...prefix, ...pointerToLoc(pointer, data)];
     const key = JSON.stringify([loc, d.type]);
     if (seen.has(key)) continue;
     seen.add(key);
     items.push({ type: d.type, loc, msg: d.msg, ...(d.ctx ? { ctx: d.ctx } : {}) });
   }
+  return inFieldOrder(items, prefix, fieldOrder);
+}
+
+/** `items` sorted by the position of their field (the loc element after `prefix`) in `fieldOrder`; stable. */
+function inFieldOrder(items: ValidationItem[], prefix: Loc, fieldOrder: string[]): ValidationItem[] {
   const rank = (item: ValidationItem): number => {
     const i = fieldOrder.indexOf(String(item.loc[prefix.length]));
     return i === -1 ? fieldOrder.length : i;
@@ -282,12 +278,21 @@ function propertyNames(schemaName: string): string[] {
   return isObject(props) ? Object.keys(props) : [];
 }
 
-function unicodeItems(value: unknown, prefix: Loc): ValidationItem[] {
-  return findLoneSurrogates(value).map((loc) => ({
-    type: 'string_unicode',
-    loc: [...prefix, ...loc],
-    msg: 'Input should be a valid string, unable to parse raw data as a unicode string',
-  }));
+/** The 422 item of a string that cannot be input (see `BadText`). */
+function badTextItem(bad: BadText, loc: Loc): ValidationItem {
+  if (bad === 'surrogate') {
+    return { type: 'string_unicode', loc, msg: 'Input should be a valid string, unable to parse raw data as a unicode string' };
+  }
+  // Django's wording (ProhibitNullCharactersValidator), as a custom validator's value_error.
+  return { type: 'value_error', loc, msg: `Value error, ${NUL_MESSAGE}`, ctx: { error: NUL_MESSAGE } };
+}
+
+const NUL_MESSAGE = 'Null characters are not allowed.';
+
+/** Items for every bad string of a body (values and keys), in field order. */
+function bodyTextItems(body: Record<string, unknown>, prefix: Loc, fieldOrder: string[]): ValidationItem[] {
+  const items = findBadText(body).map(({ loc, bad }) => badTextItem(bad, [...prefix, ...pathToLoc(loc, body)]));
+  return inFieldOrder(items, prefix, fieldOrder);
 }
 
 /**
@@ -315,8 +320,9 @@ export function validateBody(
       ],
     };
   }
-  const surrogates = unicodeItems(body, prefix);
-  if (surrogates.length) return { ok: false, items: surrogates };
+  // Strings no column or certificate can hold are refused first: nothing after this sees them.
+  const badStrings = bodyTextItems(body, prefix, propertyNames(schemaName));
+  if (badStrings.length) return { ok: false, items: badStrings };
   const validate = validatorFor(schemaName);
   if (validate(body)) return { ok: true, value: body };
   return { ok: false, items: toValidationItems(validate.errors ?? [], body, prefix, propertyNames(schemaName)) };
@@ -327,7 +333,9 @@ const FALSE = new Set(['0', 'false', 'f', 'no', 'n', 'off']);
 
 /**
  * Coerce and validate query parameters declared by `schemaName`; unknown parameters are ignored and a
- * repeated parameter takes its last value (as upstream). Booleans accept pydantic's lax spellings.
+ * repeated parameter takes its last value (as upstream). Booleans accept pydantic's lax spellings. A
+ * value holding a string that cannot be input (a lone surrogate, a NUL; any of its repetitions) is
+ * refused before anything else: nothing after this sees it.
  */
 export function validateQuery(
   schemaName: string,
@@ -335,8 +343,13 @@ export function validateQuery(
 ): { ok: true; value: Record<string, unknown> } | { ok: false; items: ValidationItem[] } {
   const schema = loadSchemas().get(schemaName);
   const props = (isObject(schema?.properties) ? schema.properties : {}) as Record<string, JsonSchema>;
-  const value: Record<string, unknown> = {};
   const items: ValidationItem[] = [];
+  for (const name of Object.keys(props)) {
+    const bad = findBadText(query[name])[0]?.bad;
+    if (bad) items.push(badTextItem(bad, ['query', name]));
+  }
+  if (items.length) return { ok: false, items };
+  const value: Record<string, unknown> = {};
   for (const [name, prop] of Object.entries(props)) {
     let raw = query[name];
     if (raw === undefined) {
@@ -344,12 +357,13 @@ export function validateQuery(
       continue;
     }
     if (Array.isArray(raw)) raw = raw[raw.length - 1];
-    if (typeof raw !== 'string') raw = String(raw);
-    const text = raw as string;
-    if (!isWellFormedText(text)) {
-      items.push(...unicodeItems(text, ['query', name]));
+    if (typeof raw === 'object' && raw !== null) {
+      // A host app's `query parser` may give objects (qs `a[b]=c`): no parameter takes one.
+      const { type, msg } = typeItem(String(prop.type), raw);
+      items.push({ type, loc: ['query', name], msg });
       continue;
     }
+    const text = String(raw);
     if (prop.type === 'boolean') {
       const lower = text.toLowerCase();
       if (TRUE.has(lower)) value[name] = true;
@@ -369,8 +383,4 @@ export function validateQuery(
   const validate = validatorFor(schemaName);
   if (validate(value)) return { ok: true, value };
   return { ok: false, items: toValidationItems(validate.errors ?? [], value, ['query'], Object.keys(props)) };
-}
-
-function isWellFormedText(s: string): boolean {
-  return findLoneSurrogates(s).length === 0;
 }

@@ -81,7 +81,8 @@ function addTo(messages: Messages, field: string, msg: string): void {
 }
 
 function urlProblem(text: string): string | null {
-  if (text.length > 200) return `Ensure this value has at most 200 characters (it has ${text.length}).`;
+  const length = [...text].length; // Django counts code points
+  if (length > 200) return `Ensure this value has at most 200 characters (it has ${length}).`;
   if (text !== '' && !isValidUrl(text)) return 'Enter a valid URL.';
   return null;
 }

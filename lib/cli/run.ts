@@ -9,6 +9,7 @@ import { registerAdminCommands } from './commands/admin';
 import { registerCaCommands } from './commands/cas';
 import { registerCertCommands } from './commands/certs';
 import { registerRevocationCommands } from './commands/revocation';
+import { registerKeyCommands } from './commands/keys';
 import type { Action } from './commands/shared';
 import { X509Error } from '../x509/errors';
 
@@ -87,6 +88,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     registerCaCommands(program, run);
     registerCertCommands(program, run, ctx.profiles());
     registerRevocationCommands(program, run);
+    registerKeyCommands(program, run);
     for (const cmd of program.commands)
       cmd
         .addHelpText('after', COMMAND_ENVIRONMENT_HELP)

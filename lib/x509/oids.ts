@@ -121,12 +121,19 @@ export const EXTENSION_OIDS = {
 
 /**
  * Syntactic check of a dotted OID, as cryptography's ObjectIdentifier accepts it: at least two arcs,
- * decimal without leading zeros, first arc 0–2, second arc < 40 under arcs 0 and 1.
+ * decimal without leading zeros, first arc 0–2, second arc < 40 under arcs 0 and 1 — and, beyond
+ * that, every encoded arc within 32 bits: the DER codec underneath (node-forge) cannot write a larger
+ * one, so such an OID is refused on input rather than failing when the certificate is signed.
  */
 export function isValidOid(text: string): boolean {
   if (!/^(0|[1-9]\d*)(\.(0|[1-9]\d*))+$/.test(text)) return false;
-  const [first, second] = text.split('.').map((a) => BigInt(a));
+  const arcs = text.split('.').map((a) => BigInt(a));
+  const [first, second] = arcs;
   if (first > 2n) return false;
   if (first < 2n && second >= 40n) return false;
-  return true;
+  // DER writes the first two arcs as one value, 40 * first + second.
+  const encoded = [first * 40n + second, ...arcs.slice(2)];
+  return encoded.every((arc) => arc <= MAX_ENCODABLE_ARC);
 }
+
+const MAX_ENCODABLE_ARC = 0xffffffffn;

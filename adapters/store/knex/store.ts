@@ -38,12 +38,14 @@ import type {
   OcspResponderRecord,
   RevocationStore,
   RevokedCertificate,
+  StoredKeyRewriting,
 } from '../../../lib/ports';
 import * as cas from './cas';
 import * as certificates from './certificates';
 import { mappingErrors } from './errors';
 import { MIGRATIONS_TABLE, migrationSource } from './migrations';
 import { GroupCommit } from './group-commit';
+import * as keyRotation from './key-rotation';
 import * as orders from './orders';
 import * as revocation from './revocation';
 import * as users from './users';
@@ -86,7 +88,9 @@ interface PendingChanges {
   certificates: number[];
 }
 
-export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, CertificateChangeEvents, BatchOrderStore, RevocationStore {
+export class KnexStore
+  implements Store, UserChangeEvents, CaChangeEvents, CertificateChangeEvents, BatchOrderStore, RevocationStore, StoredKeyRewriting
+{
   /**
    * `db` is the root knex instance, or the transaction this store is bound to. `pending` is where a
    * bound store collects changed ids until its transaction commits.
@@ -246,6 +250,13 @@ export class KnexStore implements Store, UserChangeEvents, CaChangeEvents, Certi
 
   setOcspResponder(caId: number, responder: OcspResponderRecord): Promise<void> {
     return mappingErrors(() => revocation.setOcspResponder(this.db, caId, responder));
+  }
+
+  /** `ca-admin rotate_kek`: every stored key of a backend rewritten in one transaction (key-rotation.ts). */
+  async rewriteStoredKeys(alias: string, rewrite: Parameters<StoredKeyRewriting['rewriteStoredKeys']>[1]): Promise<number> {
+    const done = await mappingErrors(() => this.inTransaction((db) => keyRotation.rewriteStoredKeys(db, alias, rewrite)));
+    for (const id of done.caIds) this.changed('cas', id);
+    return done.keys;
   }
 
   async createUser(username: string, passwordHash: string, permissions: Permission[]): Promise<UserRecord> {

@@ -1,6 +1,14 @@
-/** Queries on `ca_api_users` and their global permissions in `ca_api_user_permissions`. */
+/**
+ * Queries on `ca_api_users` and their grants in `ca_api_user_permissions`: a row with `ca_id` null
+ * holds its permission for every CA, a row with `ca_id` set for that CA only (README D23).
+ *
+ * Grants name their CA by id in the table (a foreign key: a grant cannot point at a CA that does not
+ * exist, and goes with it), and by serial in `UserRecord.caGrants`: a CA's serial never changes, so a
+ * cached user row stays exact whatever happens to the CA rows, and the permission checker compares it
+ * with the path's serial without reading the CA.
+ */
 import type { Knex } from 'knex';
-import { ALL_PERMISSIONS, StoreNotFoundError, type Permission, type UserRecord } from '../../../lib/ports';
+import { ALL_PERMISSIONS, StoreNotFoundError, type CaGrant, type Permission, type UserPatch, type UserRecord } from '../../../lib/ports';
 import { mappingErrors } from './errors';
 import { userFromRow, type Row } from './rows';
 import { toNumber } from './values';
@@ -8,6 +16,7 @@ import { TABLES } from './tables';
 
 const USERS = TABLES.users;
 const PERMISSIONS = TABLES.permissions;
+const CAS = TABLES.cas;
 
 export function createUser(db: Knex, username: string, passwordHash: string, permissions: Permission[]): Promise<UserRecord> {
   return mappingErrors(async () => {
@@ -15,22 +24,22 @@ export function createUser(db: Knex, username: string, passwordHash: string, per
     const [row] = await db(USERS).insert({ username, password_hash: passwordHash, created: now, updated: now }).returning('*');
     const id = toNumber((row as Row).id);
     await insertPermissions(db, id, permissions);
-    return userFromRow(row as Row, normalise(permissions));
+    return { ...userFromRow(row as Row, normalise(permissions)), caGrants: [] };
   });
 }
 
 export async function findUser(db: Knex, username: string): Promise<UserRecord | null> {
   const row = (await db(USERS).where({ username }).first()) as Row | undefined;
-  return row ? userFromRow(row, await permissionsOf(db, toNumber(row.id))) : null;
+  return row ? withGrants(db, row) : null;
 }
 
 export async function getUserById(db: Knex, id: number): Promise<UserRecord | null> {
   const row = (await db(USERS).where({ id }).first()) as Row | undefined;
-  return row ? userFromRow(row, await permissionsOf(db, id)) : null;
+  return row ? withGrants(db, row) : null;
 }
 
-/** Always bumps `updated`: credential caches use it to notice a change. */
-export async function updateUser(db: Knex, id: number, patch: { passwordHash?: string; permissions?: Permission[] }): Promise<UserRecord> {
+/** Always bumps `updated`: credential caches use it to notice a change. Run inside a transaction. */
+export async function updateUser(db: Knex, id: number, patch: UserPatch): Promise<UserRecord> {
   const columns: Row = { updated: new Date() };
   if (patch.passwordHash !== undefined) columns.password_hash = patch.passwordHash;
   const [row] = await db(USERS).where({ id }).update(columns).returning('*');
@@ -39,7 +48,11 @@ export async function updateUser(db: Knex, id: number, patch: { passwordHash?: s
     await db(PERMISSIONS).where({ user_id: id }).whereNull('ca_id').delete();
     await insertPermissions(db, id, patch.permissions);
   }
-  return userFromRow(row as Row, await permissionsOf(db, id));
+  if (patch.caGrants !== undefined) {
+    await db(PERMISSIONS).where({ user_id: id }).whereNotNull('ca_id').delete();
+    await insertCaGrants(db, id, patch.caGrants);
+  }
+  return withGrants(db, row as Row);
 }
 
 async function insertPermissions(db: Knex, userId: number, permissions: Permission[]): Promise<void> {
@@ -49,17 +62,55 @@ async function insertPermissions(db: Knex, userId: number, permissions: Permissi
   }
 }
 
-/** Global grants only: per-CA grants (ca_id set) are not part of today's model. */
-async function permissionsOf(db: Knex, userId: number): Promise<Permission[]> {
-  const rows = (await db(PERMISSIONS).where({ user_id: userId }).whereNull('ca_id').select('permission')) as Row[];
-  return normalise(rows.map((r) => String(r.permission) as Permission));
+async function insertCaGrants(db: Knex, userId: number, grants: CaGrant[]): Promise<void> {
+  const unique = normaliseGrants(grants);
+  if (!unique.length) return;
+  const serials = [...new Set(unique.map((g) => g.caSerial))];
+  const rows = (await db(CAS).whereIn('serial', serials).select('id', 'serial')) as Row[];
+  const idOf = new Map(rows.map((r) => [String(r.serial), toNumber(r.id)]));
+  const unknown = serials.find((s) => !idOf.has(s));
+  if (unknown !== undefined) {
+    // Addressed by serial, so there is no id to name: 0, with the serial in the message.
+    const error = new StoreNotFoundError('ca', 0);
+    error.message = `no certificate authority with serial ${unknown}`;
+    throw error;
+  }
+  await db(PERMISSIONS).insert(unique.map((g) => ({ user_id: userId, permission: g.permission, ca_id: idOf.get(g.caSerial) })));
 }
+
+/** The user row with its global permissions and per-CA grants, read in one query. */
+async function withGrants(db: Knex, row: Row): Promise<UserRecord> {
+  const rows = (await db(`${PERMISSIONS} as p`)
+    .leftJoin(`${CAS} as c`, 'c.id', 'p.ca_id')
+    .where('p.user_id', toNumber(row.id))
+    .select('p.permission', 'c.serial')) as Row[];
+  const global: Permission[] = [];
+  const caGrants: CaGrant[] = [];
+  for (const r of rows) {
+    const permission = String(r.permission) as Permission;
+    if (r.serial === null || r.serial === undefined) global.push(permission);
+    else caGrants.push({ permission, caSerial: String(r.serial) });
+  }
+  return { ...userFromRow(row, normalise(global)), caGrants: normaliseGrants(caGrants) };
+}
+
+const rank = (p: Permission): number => {
+  const i = ALL_PERMISSIONS.indexOf(p);
+  return i === -1 ? ALL_PERMISSIONS.length : i;
+};
 
 /** Deduplicated, in the canonical order of ALL_PERMISSIONS (unknown codenames kept, at the end). */
 function normalise(permissions: Permission[]): Permission[] {
-  const rank = (p: Permission) => {
-    const i = ALL_PERMISSIONS.indexOf(p);
-    return i === -1 ? ALL_PERMISSIONS.length : i;
-  };
   return [...new Set(permissions)].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
+
+/** Deduplicated, by permission (canonical order) then serial. */
+function normaliseGrants(grants: CaGrant[]): CaGrant[] {
+  const seen = new Map<string, CaGrant>();
+  for (const g of grants) seen.set(`${g.permission}\u0000${g.caSerial}`, { permission: g.permission, caSerial: g.caSerial });
+  return [...seen.values()].sort(
+    (a, b) => rank(a.permission) - rank(b.permission) || a.permission.localeCompare(b.permission) || cmp(a, b),
+  );
+}
+
+const cmp = (a: CaGrant, b: CaGrant): number => (a.caSerial < b.caSerial ? -1 : a.caSerial > b.caSerial ? 1 : 0);

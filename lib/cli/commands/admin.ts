@@ -1,17 +1,59 @@
-/** migrate, create_api_user. */
+/** migrate, create_api_user, set_api_user_permissions, view_api_user. */
 import type { Command } from 'commander';
-import { createApiUser } from '../../ca/users';
+import { findCa } from '../../ca/lookup';
+import { createApiUser, setApiUserPermissions, type ApiUserPermissions } from '../../ca/users';
+import { CaError } from '../../ca/errors';
+import { ALL_PERMISSIONS, type Store } from '../../ports';
+import { serialToColons } from '../../x509/serial-format';
 import type { CommandContext } from '../context';
 import { promptPassword } from '../password-prompt';
 import type { Action } from './shared';
 
-interface UserFlags {
-  password?: string;
+interface PermissionFlags {
   viewCertificateauthority: boolean;
   changeCertificateauthority: boolean;
   signCertificate: boolean;
   viewCertificate: boolean;
   revokeCertificate: boolean;
+  /** `--ca`, repeated: the only CAs the permissions hold for (README D23). */
+  ca: string[];
+}
+
+interface UserFlags extends PermissionFlags {
+  password?: string;
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/** The `--no-<permission>` and `--ca` options shared by the commands that grant permissions. */
+function permissionOptions(cmd: Command): Command {
+  return cmd
+    .option('--no-view-certificateauthority', 'withhold the view_certificateauthority permission')
+    .option('--no-change-certificateauthority', 'withhold the change_certificateauthority permission')
+    .option('--no-sign-certificate', 'withhold the sign_certificate permission')
+    .option('--no-view-certificate', 'withhold the view_certificate permission')
+    .option('--no-revoke-certificate', 'withhold the revoke_certificate permission')
+    .option(
+      '--ca <serial>',
+      'grant the permissions for this CA only (serial or name); repeat for several (default: every CA)',
+      collect,
+      [],
+    );
+}
+
+/** Flags → `ApiUserPermissions`; each `--ca` is found as the other commands find CAs (disabled ones too). */
+async function permissionsOf(store: Store, o: PermissionFlags): Promise<ApiUserPermissions> {
+  const cas = o.ca.length
+    ? await Promise.all(o.ca.map(async (value) => (await findCa(store, value, { allowDisabled: true })).serial))
+    : undefined;
+  return {
+    viewCertificateAuthority: o.viewCertificateauthority,
+    changeCertificateAuthority: o.changeCertificateauthority,
+    signCertificate: o.signCertificate,
+    viewCertificate: o.viewCertificate,
+    revokeCertificate: o.revokeCertificate,
+    ...(cas ? { cas } : {}),
+  };
 }
 
 export function registerAdminCommands(program: Command, run: Action): void {
@@ -25,33 +67,55 @@ export function registerAdminCommands(program: Command, run: Action): void {
       }),
     );
 
+  permissionOptions(
+    program
+      .command('create_api_user')
+      .description('Create a user of the REST API (all five permissions on every CA unless withheld or limited with --ca).')
+      .argument('<username>', 'user name')
+      .option('--password <password>', 'password (default: asked on the terminal, or read from piped stdin)'),
+  ).action(
+    run(async (ctx: CommandContext, username: string, o: UserFlags) => {
+      const store = await ctx.store();
+      // CAs first: a mistyped --ca fails before the password prompt.
+      const permissions = await permissionsOf(store, o);
+      const password = o.password ?? (await promptPassword(ctx.io.stdin, ctx.io.stderr));
+      await createApiUser(store, username, password, permissions, { bcryptCost: ctx.io.bcryptCost });
+    }),
+  );
+
+  permissionOptions(
+    program
+      .command('set_api_user_permissions')
+      .description(
+        "Replace a REST API user's permissions: all five on every CA unless withheld or limited with --ca (takes effect at once).",
+      )
+      .argument('<username>', 'user name'),
+  ).action(
+    run(async (ctx: CommandContext, username: string, o: PermissionFlags) => {
+      const store = await ctx.store();
+      await setApiUserPermissions(store, username, await permissionsOf(store, o));
+    }),
+  );
+
   program
-    .command('create_api_user')
-    .description('Create a user of the REST API (all five permissions unless withheld).')
+    .command('view_api_user')
+    .description("Show a REST API user's permissions and the CAs each holds for.")
     .argument('<username>', 'user name')
-    .option('--password <password>', 'password (default: asked on the terminal, or read from piped stdin)')
-    .option('--no-view-certificateauthority', 'withhold the view_certificateauthority permission')
-    .option('--no-change-certificateauthority', 'withhold the change_certificateauthority permission')
-    .option('--no-sign-certificate', 'withhold the sign_certificate permission')
-    .option('--no-view-certificate', 'withhold the view_certificate permission')
-    .option('--no-revoke-certificate', 'withhold the revoke_certificate permission')
     .action(
-      run(async (ctx: CommandContext, username: string, o: UserFlags) => {
-        const password = o.password ?? (await promptPassword(ctx.io.stdin, ctx.io.stderr));
+      run(async (ctx: CommandContext, username: string) => {
         const store = await ctx.store();
-        await createApiUser(
-          store,
-          username,
-          password,
-          {
-            viewCertificateAuthority: o.viewCertificateauthority,
-            changeCertificateAuthority: o.changeCertificateauthority,
-            signCertificate: o.signCertificate,
-            viewCertificate: o.viewCertificate,
-            revokeCertificate: o.revokeCertificate,
-          },
-          { bcryptCost: ctx.io.bcryptCost },
-        );
+        const user = await store.findUser(username);
+        if (!user) throw new CaError('not-found', `${username}: User not found.`);
+        const names = new Map((await store.listCas()).map((ca) => [ca.serial, ca.name]));
+        const lines = [`Username: ${user.username}`];
+        for (const permission of ALL_PERMISSIONS) {
+          const serials = (user.caGrants ?? []).filter((g) => g.permission === permission).map((g) => g.caSerial);
+          const scope = user.permissions.includes(permission)
+            ? 'all CAs'
+            : serials.map((s) => `${serialToColons(s)} - ${names.get(s) ?? '?'}`).join(', ');
+          lines.push(`${permission}: ${scope || '-'}`);
+        }
+        ctx.write(lines.join('\n') + '\n');
       }),
     );
 }

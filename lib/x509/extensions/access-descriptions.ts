@@ -62,20 +62,23 @@ function pyAccessDescription(d: AccessDescription): string {
   return `access_method=${pyStr(d.access_method)} access_location=${pyGeneralName(d.access_location)}`;
 }
 
-/**
- * Validate a list of access descriptions. `acceptable` are the dotted access methods the extension
- * allows; the reference checks them on the extension model after the list itself is valid, so that
- * issue has the extension's loc (here: the value's, `[]`).
- */
-export function parseAccessDescriptions(input: unknown, acceptable: readonly string[]): AccessDescription[] {
+/** Validate a list of access descriptions (the value of the extension). */
+export function parseAccessDescriptions(input: unknown): AccessDescription[] {
   const list = parseEach(requireList(input), parseAccessDescription);
-  checkNonEmptyUnique(list, canonicalKey, pyAccessDescription);
+  return checkNonEmptyUnique(list, canonicalKey, pyAccessDescription);
+}
+
+/**
+ * `acceptable` are the dotted access methods the extension allows; the reference checks them on the
+ * extension model after the list itself is valid, so that issue has the extension's loc (`[]` here,
+ * see `checkModel` in codec.ts).
+ */
+export function checkAccessMethods(list: AccessDescription[], acceptable: readonly string[]): void {
   for (const d of list) {
     if (!acceptable.includes(d.access_method)) {
       throw invalid(`${d.access_method}: access_method not acceptable for this extension.`);
     }
   }
-  return list;
 }
 
 export function accessDescriptionsCodec(
@@ -92,6 +95,7 @@ export function accessDescriptionsCodec(
     configurable,
     decode: (der) => decodeAccessDescriptions(der, type),
     encode: encodeAccessDescriptions,
-    parse: (input) => parseAccessDescriptions(input, acceptable),
+    parse: parseAccessDescriptions,
+    checkModel: (value) => checkAccessMethods(value, acceptable),
   };
 }

@@ -7,6 +7,9 @@
  *   encode: API value (already normalised by `parse`) → extnValue DER
  *   parse:  untrusted API input → normalised API value (aliases resolved, IDNA applied, defaults
  *           filled), throwing X509Error('validation') whose issue `loc`s are relative to the value.
+ *   checkModel (optional): the rules the reference checks on the whole extension model once its
+ *           value is valid (which access methods an AIA may hold); their issues are located at the
+ *           extension, not at its value. `parseExtension` runs both; `parse` alone does not check them.
  * For every certificate extension `encode(decode(der))` must give back `der` byte for byte, and for
  * every valid value `decode(encode(parse(v)))` must equal `parse(v)`.
  */
@@ -24,4 +27,5 @@ export interface ExtensionCodec<V = unknown> {
   decode(der: Buffer): V;
   encode(value: V): Buffer;
   parse(input: unknown): V;
+  checkModel?(value: V): void;
 }

@@ -205,14 +205,22 @@ function resolveType(input: Record<string, unknown>, opts: ParseExtensionOptions
 
 /**
  * Untrusted envelope input → normalised Extension. Issues are located relative to the envelope
- * (`['critical']`, `['value', ...]`, `['type']`, or `[]` for the discriminator); the caller adds where the
- * envelope sits (e.g. `extensions, 0, key_usage`).
+ * (`['critical']`, `['value', ...]`, `['type']`, or `[]` for the discriminator and for rules of the
+ * whole extension); the caller adds where the envelope sits. In a discriminated union
+ * (`requireType`, the `extensions` list of a sign request) every issue found once the tag is known
+ * carries the tag first, as pydantic reports it: `['key_usage', 'value', 0]` — so the caller's
+ * `extensions, 0` completes the reference's `loc`. A bad or missing tag stays at `[]`.
  */
 export function parseExtension(input: unknown, opts: ParseExtensionOptions = {}): Extension {
   if (!isPlainObject(input)) {
     throw invalid('Input should be a valid dictionary or object to extract fields from', [], 'model_attributes_type');
   }
   const type = resolveType(input, opts);
+  return opts.requireType ? atLoc([type], () => parseEnvelope(input, type, opts)) : parseEnvelope(input, type, opts);
+}
+
+/** `critical` and `value` of an envelope whose type is known, then the rules of the whole extension. */
+function parseEnvelope(input: Record<string, unknown>, type: ExtensionType, opts: ParseExtensionOptions): Extension {
   const codec = type === 'unknown' ? null : BY_TYPE.get(type)!;
   const defaultCritical = codec ? codec.defaultCritical : null;
   const requiredCritical = codec ? codec.requiredCritical : null;
@@ -238,6 +246,8 @@ export function parseExtension(input: unknown, opts: ParseExtensionOptions = {})
       value = atLoc(['value'], () => (codec ? codec.parse(input.value) : parseUnknownValue(input.value)));
     },
   ]);
+  // Model rules run on a valid model only, as the reference's model validators do.
+  codec?.checkModel?.(value);
   return { type, critical, value };
 }
 

@@ -1,3 +1,4 @@
+import { parseExtension } from '../../../lib/x509/extensions';
 import { authorityInformationAccessCodec as codec } from '../../../lib/x509/extensions/authority-information-access';
 import { checkCorpusRoundTrips, cleanupOpenssl, issuesOf, opensslExtension } from './extension-fixtures';
 
@@ -6,6 +7,8 @@ afterAll(cleanupOpenssl);
 const OCSP = '1.3.6.1.5.5.7.48.1';
 const CA_ISSUERS = '1.3.6.1.5.5.7.48.2';
 const uri = (value: string) => ({ type: 'URI', value });
+/** A value parsed as the whole extension: the access-method rule belongs to the extension model (codec `checkModel`). */
+const asExtension = (value: unknown) => parseExtension({ type: 'authority_information_access', value });
 
 describe('authority_information_access codec', () => {
   test('envelope facts of models.md §5', () => {
@@ -49,10 +52,10 @@ describe('authority_information_access codec', () => {
   });
 
   test('rule: only ocsp and ca_issuers are acceptable (reference: loc of the extension)', () => {
-    expect(issuesOf(() => codec.parse([{ access_method: 'ca_repository', access_location: uri('http://r.example') }]))).toEqual([
+    expect(issuesOf(() => asExtension([{ access_method: 'ca_repository', access_location: uri('http://r.example') }]))).toEqual([
       { type: 'value_error', loc: [], msg: '1.3.6.1.5.5.7.48.5: access_method not acceptable for this extension.' },
     ]);
-    expect(issuesOf(() => codec.parse([{ access_method: '1.2.3', access_location: uri('http://r.example') }]))).toEqual([
+    expect(issuesOf(() => asExtension([{ access_method: '1.2.3', access_location: uri('http://r.example') }]))).toEqual([
       { type: 'value_error', loc: [], msg: '1.2.3: access_method not acceptable for this extension.' },
     ]);
   });

@@ -8,11 +8,13 @@
 import type { Knex } from 'knex';
 import * as m0001 from './0001_initial';
 import * as m0002 from './0002_revocation';
+import * as m0003 from './0003_inventory';
 
 /** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_initial', m0001],
   ['0002_revocation', m0002],
+  ['0003_inventory', m0003],
 ];
 
 /** Table in which knex records applied migrations; prefixed so it cannot clash with a host's own. */

@@ -1,0 +1,74 @@
+/**
+ * `StoredKeyRewriting` (lib/ports-key-rotation.ts) on `ca_api_certificate_authorities`: every key a
+ * CA row refers to — the CA's own (`key_backend_options`) and its OCSP responder's
+ * (`ocsp_key_backend_options.key_backend_options`, made by the CA's key backend) — rewritten in the
+ * caller's transaction, which the store opens.
+ *
+ * The rows are locked first (`FOR UPDATE`) so that nothing changes a key between reading and writing
+ * it. `updated` is left alone: the CA as the API shows it did not change, only how its key is wrapped.
+ */
+import type { Knex } from 'knex';
+import type { StoredKeyReference, StoredKeyRewriting } from '../../../lib/ports';
+import { TABLES } from './tables';
+import { fromNullableJson, toNullableJson, toNumber } from './values';
+
+type Rewrite = Parameters<StoredKeyRewriting['rewriteStoredKeys']>[1];
+
+interface KeyRow {
+  id: unknown;
+  name: string;
+  serial: string;
+  key_backend_options: unknown;
+  ocsp_key_backend_options: unknown;
+}
+
+/** The stored OCSP responder: `{ key_backend_options, certificate_serial }` (see revocation.ts). */
+interface OcspResponderColumn {
+  key_backend_options?: unknown;
+  [field: string]: unknown;
+}
+
+function isOptions(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Must run inside a transaction; returns how many keys it rewrote and the ids of the CA rows it changed. */
+export async function rewriteStoredKeys(db: Knex, alias: string, rewrite: Rewrite): Promise<{ keys: number; caIds: number[] }> {
+  const rows = (await db(TABLES.cas)
+    .select('id', 'name', 'serial', 'key_backend_options', 'ocsp_key_backend_options')
+    .where({ key_backend_alias: alias })
+    .orderBy('id', 'asc')
+    .forUpdate()) as KeyRow[];
+  const changed: number[] = [];
+  let keys = 0;
+  for (const row of rows) {
+    const ref = (kind: StoredKeyReference['kind'], options: Record<string, unknown>): StoredKeyReference => ({
+      caId: toNumber(row.id),
+      caName: row.name,
+      caSerial: row.serial,
+      kind,
+      options,
+    });
+    const update: Record<string, string | null> = {};
+
+    const own = fromNullableJson<unknown>(row.key_backend_options);
+    if (isOptions(own)) {
+      const next = await rewrite(ref('ca', own));
+      if (next) update.key_backend_options = toNullableJson(next);
+    }
+
+    const responder = fromNullableJson<OcspResponderColumn>(row.ocsp_key_backend_options);
+    if (isOptions(responder) && isOptions(responder.key_backend_options)) {
+      const next = await rewrite(ref('ocsp', responder.key_backend_options));
+      if (next) update.ocsp_key_backend_options = toNullableJson({ ...responder, key_backend_options: next });
+    }
+
+    const columns = Object.keys(update).length;
+    if (columns) {
+      await db(TABLES.cas).where({ id: row.id }).update(update);
+      changed.push(toNumber(row.id));
+      keys += columns;
+    }
+  }
+  return { keys, caIds: changed };
+}

@@ -1,0 +1,97 @@
+/**
+ * rotate_kek: re-encrypt every stored CA key (and OCSP responder key) under a new key-encryption key,
+ * in one transaction (README "Rotating the key-encryption key").
+ *
+ * The old KEK is the one the command runs with (CA_KEY_ENCRYPTION_KEY). The new one is never a
+ * command-line value, which `ps` and shell histories show: it comes from an environment variable the
+ * operator names, or from standard input. Only KEK identifiers are printed, never key material.
+ */
+import type { Command } from 'commander';
+import { CaError } from '../../ca/errors';
+import { keyBackendFor } from '../../ca/key-backends';
+import { hasKekRotation, hasStoredKeyRewriting, type StoredKeyReference } from '../../ports';
+import type { CommandContext } from '../context';
+import { readAll } from '../io';
+import type { Action } from './shared';
+
+interface RotateFlags {
+  newKeyEnv?: string;
+  newKeyStdin?: boolean;
+  keyBackend: string;
+  dryRun?: boolean;
+}
+
+const HOW_TO_GIVE =
+  'Give the new key-encryption key with --new-key-env NAME (the environment variable that holds it) or pipe it ' +
+  'with --new-key-stdin; never as a command-line value, which other users can see in `ps`.';
+
+async function readNewKek(ctx: CommandContext, o: RotateFlags): Promise<string> {
+  if (o.newKeyEnv !== undefined && o.newKeyStdin) throw new CaError('invalid', `Use only one of --new-key-env and --new-key-stdin.`);
+  if (o.newKeyEnv !== undefined) {
+    const value = ctx.io.env[o.newKeyEnv];
+    if (!value) throw new CaError('invalid', `The environment variable ${o.newKeyEnv} (--new-key-env) is not set or empty.`);
+    return value;
+  }
+  if (o.newKeyStdin) {
+    const stdin = ctx.io.stdin;
+    if (!stdin || stdin.isTTY) throw new CaError('invalid', '--new-key-stdin reads the key from piped standard input, not a terminal.');
+    const line = (await readAll(stdin)).toString('utf8').split(/\r?\n/)[0].trim();
+    if (!line) throw new CaError('invalid', 'Standard input held no key-encryption key (--new-key-stdin).');
+    return line;
+  }
+  throw new CaError('invalid', HOW_TO_GIVE);
+}
+
+function describe(key: StoredKeyReference): string {
+  return `${key.caName} (${key.caSerial})${key.kind === 'ocsp' ? ', OCSP responder key' : ''}`;
+}
+
+export function registerKeyCommands(program: Command, run: Action): void {
+  program
+    .command('rotate_kek')
+    .description(
+      'Re-encrypt every stored CA key under a new key-encryption key, in one transaction (the old key is CA_KEY_ENCRYPTION_KEY).',
+    )
+    .option('--new-key-env <name>', 'name of the environment variable that holds the new key (32 bytes, base64)')
+    .option('--new-key-stdin', 'read the new key from the first line of piped standard input')
+    .option('--key-backend <alias>', 'key backend whose keys to re-encrypt', 'default')
+    .option('--dry-run', 'check that every key can be re-encrypted, change nothing')
+    .action(
+      run(async (ctx: CommandContext, o: RotateFlags) => {
+        const newKek = await readNewKek(ctx, o);
+        const backend = keyBackendFor(ctx.keyBackends(), o.keyBackend);
+        if (!hasKekRotation(backend)) {
+          throw new CaError('invalid', `${o.keyBackend}: this key backend keeps no keys under a key-encryption key.`);
+        }
+        const rotation = backend.kekRotation(newKek);
+        const store = await ctx.store();
+        if (!hasStoredKeyRewriting(store)) throw new CaError('invalid', 'This store cannot rewrite stored keys in one transaction.');
+
+        const counts = { ca: 0, ocsp: 0, current: 0 };
+        await store.rewriteStoredKeys(o.keyBackend, (key) => {
+          let rewrapped: Record<string, unknown> | null;
+          try {
+            rewrapped = rotation.rewrap(key.options);
+          } catch (e) {
+            throw new CaError('key', `${describe(key)}: ${e instanceof Error ? e.message : String(e)} Nothing was changed.`);
+          }
+          if (rewrapped) counts[key.kind]++;
+          else counts.current++;
+          return o.dryRun ? null : rewrapped;
+        });
+
+        const what = `${counts.ca + counts.ocsp} key(s) (${counts.ca} CA, ${counts.ocsp} OCSP responder)`;
+        const from = `from key-encryption key ${rotation.fromKekId} to ${rotation.toKekId}`;
+        const current = counts.current ? `; ${counts.current} key(s) were under the new key already` : '';
+        if (o.dryRun) {
+          ctx.write(`Dry run: would re-encrypt ${what} ${from}${current}. Nothing was changed.\n`);
+          return;
+        }
+        ctx.write(`Re-encrypted ${what} ${from}${current}.\n`);
+        ctx.write(
+          'Now set CA_KEY_ENCRYPTION_KEY to the new key wherever the CA keys are used (servers, ca-admin) and restart the ' +
+            'servers: the old key opens none of these keys any more. Keep the new key safe.\n',
+        );
+      }),
+    );
+}

@@ -1,0 +1,60 @@
+/**
+ * Rotating the key-encryption key (KEK) of stored CA keys (`ca-admin rotate_kek`, README "Rotating
+ * the key-encryption key"): an optional capability of key backends (re-encrypt one stored key) and
+ * one of stores (rewrite every stored key in one transaction). lib/ports.ts re-exports both.
+ */
+
+/** Optional key-backend capability: backends that keep keys encrypted under a KEK can move them to a new one. */
+export interface KekRotatingKeyBackend {
+  /**
+   * A rotation from this backend's current KEK to `newKek` (in the form the backend's configuration
+   * takes, e.g. base64). Throws when either key is missing or malformed, or both are the same.
+   */
+  kekRotation(newKek: string): KekRotation;
+}
+
+export interface KekRotation {
+  /** Public identifiers of the two KEKs (never the keys themselves). */
+  readonly fromKekId: string;
+  readonly toKekId: string;
+  /**
+   * `options` (as stored in `key_backend_options`) re-encrypted under the new KEK, or null when they
+   * are under it already. Throws when they cannot be decrypted.
+   */
+  rewrap(options: Record<string, unknown>): Record<string, unknown> | null;
+}
+
+export function hasKekRotation<B extends object>(backend: B): backend is B & KekRotatingKeyBackend {
+  return typeof (backend as Partial<KekRotatingKeyBackend>).kekRotation === 'function';
+}
+
+/** One private key a CA row refers to, as `StoredKeyRewriting.rewriteStoredKeys` hands it over. */
+export interface StoredKeyReference {
+  caId: number;
+  caName: string;
+  caSerial: string;
+  /** `ca`: the CA's own key; `ocsp`: the key of its delegated OCSP responder (same key backend). */
+  kind: 'ca' | 'ocsp';
+  /** The backend-private options stored for the key. */
+  options: Record<string, unknown>;
+}
+
+/**
+ * Optional store capability: rewrite the stored options of every key of one key backend atomically,
+ * so that a rotation never leaves some keys under the old KEK and others under the new one.
+ */
+export interface StoredKeyRewriting {
+  /**
+   * In one transaction, with every CA row locked: hand each key of backend `alias` to `rewrite` and
+   * store what it returns (null: leave that key as it is). If `rewrite` throws, nothing is changed
+   * and its error is rethrown. Resolves to the number of keys rewritten.
+   */
+  rewriteStoredKeys(
+    alias: string,
+    rewrite: (key: StoredKeyReference) => Record<string, unknown> | null | Promise<Record<string, unknown> | null>,
+  ): Promise<number>;
+}
+
+export function hasStoredKeyRewriting<S extends object>(store: S): store is S & StoredKeyRewriting {
+  return typeof (store as Partial<StoredKeyRewriting>).rewriteStoredKeys === 'function';
+}

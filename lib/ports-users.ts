@@ -1,0 +1,86 @@
+/**
+ * Ports of users, authentication and authorization (lib/ports.ts re-exports them): who a request is,
+ * what it may do — on every CA or on named CAs only (README D23) — and the user rows a `Store` keeps.
+ */
+
+export interface ApiUser {
+  id: number;
+  username: string;
+}
+
+/** The five permissions of the original API (Django codenames). */
+export type Permission =
+  'view_certificateauthority' | 'change_certificateauthority' | 'sign_certificate' | 'view_certificate' | 'revoke_certificate';
+
+export const ALL_PERMISSIONS: readonly Permission[] = [
+  'view_certificateauthority',
+  'change_certificateauthority',
+  'sign_certificate',
+  'view_certificate',
+  'revoke_certificate',
+];
+
+/**
+ * What a permission is asked about: `caSerial` (upper-case hex, no colons or leading zeros) wherever a
+ * request concerns one CA. Without it (`GET /ca/`, the profiles) the question is "does the user hold
+ * the permission for at least one CA" — a list is then narrowed with `caSerialsFor` (README D23).
+ */
+export interface PermissionScope {
+  caSerial?: string;
+}
+
+/** A permission held for one CA only (README D23); a permission in `UserRecord.permissions` holds for all. */
+export interface CaGrant {
+  permission: Permission;
+  /** The CA's serial, upper-case hex without colons or leading zeros (as `CaRecord.serial`). */
+  caSerial: string;
+}
+
+/** Credentials → user, or null when they are wrong. Must do equal work for unknown users. */
+export interface Authenticator {
+  authenticate(username: string, password: string): Promise<ApiUser | null>;
+}
+
+export interface PermissionChecker {
+  hasPermission(user: ApiUser, permission: Permission, scope?: PermissionScope): Promise<boolean>;
+  /**
+   * Optional: the CAs for which the user holds `permission` — `'all'` for a grant on every CA, else
+   * their serials. `GET /ca/` shows only these; without this method it asks `hasPermission` per CA.
+   */
+  caSerialsFor?(user: ApiUser, permission: Permission): Promise<'all' | ReadonlySet<string>>;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// User rows of the Store (lib/ports.ts)
+
+export interface UserRecord extends ApiUser {
+  passwordHash: string;
+  /** Permissions held for every CA. */
+  permissions: Permission[];
+  /** Permissions held for single CAs only (README D23); absent: none (a store without per-CA grants). */
+  caGrants?: CaGrant[];
+  updated: Date;
+}
+
+/** What `Store.updateUser` may change; a list given replaces the stored one. */
+export interface UserPatch {
+  passwordHash?: string;
+  permissions?: Permission[];
+  /** Per-CA grants, by serial; a serial the store does not know is a `StoreNotFoundError('ca')`. */
+  caGrants?: CaGrant[];
+}
+
+/**
+ * Optional store capability: tell in-process caches at once when a user row changed (password,
+ * permissions, per-CA grants, creation). Listeners run after the change is committed, so a cache that re-reads on
+ * the notification sees the new row. Changes made by other processes are not reported: caches bound
+ * that staleness with a TTL instead.
+ */
+export interface UserChangeEvents {
+  /** Subscribe; returns the function that unsubscribes. */
+  onUserChanged(listener: (userId: number) => void): () => void;
+}
+
+export function hasUserChangeEvents<S extends object>(store: S): store is S & UserChangeEvents {
+  return typeof (store as Partial<UserChangeEvents>).onUserChanged === 'function';
+}
