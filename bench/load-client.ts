@@ -4,7 +4,8 @@
  * over IPC and gets `{ ok: true, perSecond }` or `{ ok: false, error }` back.
  *
  * Jobs: `get` (GET `url`, expect 200), `issue` (POST sign then poll the order until issued), `wrong`
- * (GET `url` with wrong credentials, expect 401), `post` (POST a binary body, expect 200: OCSP).
+ * (GET `url` with wrong credentials, expect 401), `post` (POST a binary body, expect 200: OCSP),
+ * `stream` (one GET whose body is counted and dropped: time to first byte, total time, bytes).
  * Loops are bounded by `total`.
  */
 import { fork, type ChildProcess } from 'child_process';
@@ -17,7 +18,19 @@ export type LoadJob =
   | { kind: 'issue'; apiRoot: string; caSerial: string; auth: string; csr: string; total: number; clients: number; pollMs: number }
   | { kind: 'post'; url: string; bodyBase64: string; contentType: string; total: number; clients: number };
 
-export type LoadReply = { ok: true; perSecond: number } | { ok: false; error: string };
+export interface StreamJob {
+  kind: 'stream';
+  url: string;
+  auth: string;
+}
+
+export interface StreamFigures {
+  ttfbMs: number;
+  totalMs: number;
+  bytes: number;
+}
+
+export type LoadReply = { ok: true; perSecond: number; stream?: StreamFigures } | { ok: false; error: string };
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
@@ -38,10 +51,19 @@ export class RemoteLoader {
   }
 
   run(job: LoadJob): Promise<number> {
+    return this.ask(job).then((reply) => reply.perSecond);
+  }
+
+  /** One `stream` job: the figures of reading the body in the client process. */
+  stream(job: StreamJob): Promise<StreamFigures> {
+    return this.ask(job).then((reply) => reply.stream!);
+  }
+
+  private ask(job: LoadJob | StreamJob): Promise<Extract<LoadReply, { ok: true }>> {
     this.child ??= forkLoadClient();
     const child = this.child;
     return new Promise((resolve, reject) => {
-      child.once('message', (reply: LoadReply) => (reply.ok ? resolve(reply.perSecond) : reject(new Error(reply.error))));
+      child.once('message', (reply: LoadReply) => (reply.ok ? resolve(reply) : reject(new Error(reply.error))));
       child.send(job);
     });
   }
@@ -88,6 +110,27 @@ function postBinary(url: string, body: Buffer, contentType: string): Promise<num
     );
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+/** GET `url` once, counting and dropping the body. */
+function streamOnce(url: string, auth: string): Promise<StreamFigures> {
+  const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
+  const t0 = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const headers = { Authorization: `Basic ${Buffer.from(auth).toString('base64')}` };
+    const req = http.get(url, { agent, headers }, (res) => {
+      let ttfbMs = -1;
+      let bytes = 0;
+      res.on('data', (chunk: Buffer) => {
+        if (ttfbMs < 0) ttfbMs = ms(t0);
+        bytes += chunk.length;
+      });
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve({ ttfbMs, totalMs: ms(t0), bytes }) : reject(new Error(`status ${res.statusCode}`)),
+      );
+    });
+    req.on('error', reject);
   });
 }
 
@@ -147,14 +190,18 @@ async function run(job: LoadJob): Promise<number> {
 }
 
 if (require.main === module) {
-  process.on('message', (job: LoadJob | 'exit') => {
+  process.on('message', (job: LoadJob | StreamJob | 'exit') => {
     if (job === 'exit') {
       agent.destroy();
       process.disconnect?.();
       return;
     }
-    run(job).then(
-      (perSecond) => process.send?.({ ok: true, perSecond } satisfies LoadReply),
+    const done =
+      job.kind === 'stream'
+        ? streamOnce(job.url, job.auth).then((stream) => ({ ok: true as const, perSecond: 0, stream }))
+        : run(job).then((perSecond) => ({ ok: true as const, perSecond }));
+    done.then(
+      (reply) => process.send?.(reply satisfies LoadReply),
       (e: unknown) => process.send?.({ ok: false, error: String((e as Error)?.message ?? e) } satisfies LoadReply),
     );
   });

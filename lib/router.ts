@@ -12,6 +12,7 @@
  * that could hold credentials). API answers are never stored by caches (`Cache-Control: no-store`:
  * they are per user and may be sensitive) nor sniffed as another type (`X-Content-Type-Options`).
  */
+import { CertificateTexts } from './ca/certificate-texts';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { basicAuthenticator } from './api/basic-auth';
 import { CaCache } from './api/ca-cache';
@@ -93,7 +94,7 @@ export interface ApiPorts {
 }
 
 /** A JSON response; `json` is the body's text when it is already serialised. */
-function sendJson(res: Response, status: number, body: unknown, headers: Record<string, string> = {}, json?: string): void {
+function sendJson(res: Response, status: number, body: unknown, headers: Record<string, string> = {}, json?: string | Buffer): void {
   res.status(status);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
@@ -300,6 +301,7 @@ function startApi(resolved: ResolvedOptions, ports: ApiPorts): RunningApi {
     store,
     cas,
     certificates,
+    certificateTexts: new CertificateTexts(store),
     orders,
     orderRunner,
     permissions: ports.permissions,

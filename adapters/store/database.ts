@@ -10,11 +10,16 @@
  */
 import * as path from 'path';
 import knex, { type Knex } from 'knex';
+import { PGlite, type Extension } from '@electric-sql/pglite';
 import ClientPgLite from 'knex-pglite';
 import { acquireDirectoryLock } from './directory-lock';
 import { PgliteThread } from './pglite-thread';
 
 export { DatabaseInUseError } from './directory-lock';
+
+// The contrib entry point declares its types for ESM importers only; its CommonJS build is the same.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
 
 export const DEFAULT_DATA_DIRECTORY = './.ca-data';
 
@@ -77,11 +82,15 @@ export async function openDatabase(url?: string, options: DatabaseOptions = {}):
   const target = parseDatabaseUrl(url);
   // An embedded data directory is held for as long as the connection is open (see directory-lock.ts).
   const lock = target.kind === 'pglite-directory' ? acquireDirectoryLock(target.directory) : null;
-  const thread =
-    target.kind !== 'postgres' && (options.pgliteThread ?? true)
-      ? new PgliteThread(target.kind === 'pglite-directory' ? target.directory : undefined)
-      : null;
-  const db = knex(knexConfig(target, { searchPath: options.searchPath, ...(thread ? { pglite: thread } : {}) }));
+  const dataDir = target.kind === 'pglite-directory' ? target.directory : undefined;
+  // Either way with the extensions the migrations use (pglite-thread.ts loads the same).
+  const pglite =
+    target.kind === 'postgres'
+      ? null
+      : (options.pgliteThread ?? true)
+        ? new PgliteThread(dataDir)
+        : new PGlite({ dataDir, extensions: { pg_trgm } });
+  const db = knex(knexConfig(target, { searchPath: options.searchPath, ...(pglite ? { pglite } : {}) }));
   if (lock) {
     // knex.destroy() ends in client.destroy(); the instance's own `destroy` is read-only.
     const client = db.client as { destroy: (callback?: unknown) => Promise<void> };

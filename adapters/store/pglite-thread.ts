@@ -33,7 +33,9 @@ const WORKER_SOURCE = `
 'use strict';
 const { parentPort, workerData } = require('worker_threads');
 const { PGlite } = require(workerData.pglitePath);
-const db = new PGlite(workerData.dataDir || undefined);
+// pg_trgm backs the substring search filters with indexes (migration 0003); it ships with PGlite.
+const { pg_trgm } = require(workerData.trgmPath);
+const db = new PGlite({ dataDir: workerData.dataDir || undefined, extensions: { pg_trgm } });
 function describe(e) {
   const out = { message: String((e && e.message) || e), name: e && e.name };
   if (e && typeof e === 'object') for (const k of Object.keys(e)) if (typeof e[k] !== 'function') out[k] = e[k];
@@ -80,7 +82,11 @@ export class PgliteThread {
   constructor(dataDir: string | undefined) {
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { pglitePath: require.resolve('@electric-sql/pglite'), dataDir: dataDir ?? null },
+      workerData: {
+        pglitePath: require.resolve('@electric-sql/pglite'),
+        trgmPath: require.resolve('@electric-sql/pglite/contrib/pg_trgm'),
+        dataDir: dataDir ?? null,
+      },
     });
     this.worker.unref(); // like an in-thread PGlite, an idle database does not keep the process alive
     this.waitReady = new Promise<void>((resolve, reject) => {

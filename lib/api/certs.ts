@@ -5,16 +5,13 @@
 import { revokeCertificateOfCa } from '../ca/revocation';
 import { certificateRecordText, certificateToJson } from '../ca/serialize';
 import { visibleCa } from '../ca/visibility';
-import { hasCertificateStreaming, type CertificateFilter, type CertificateRecord } from '../ports';
+import type { CertificateFilter, CertificateRecord } from '../ports';
 import { notFound } from './http-errors';
 import { ok } from './json';
-import { jsonArrayChunks, mapBatches } from './json-stream';
+import { jsonArrayBuffer, jsonArrayChunks } from './json-stream';
 import { sanitizeSerial } from './path-matcher';
-import { keysetBatches, pageQuery, pageRequest, paginate } from './pagination';
+import { pageQuery, pageRequest, paginate } from './pagination';
 import type { ApiHandler, ApiResult } from './route-types';
-
-/** Rows per batch of a streamed list: a few MB of JSON at most in memory, few round trips. */
-export const STREAM_BATCH_SIZE = 500;
 
 /**
  * The search filters of the list (README "Listing and searching certificates"), from the validated
@@ -38,7 +35,7 @@ export function searchFilter(query: Record<string, unknown>): Partial<Certificat
  */
 export const listCertificates: ApiHandler = async (ctx, req) => {
   const page = pageRequest(ctx.query);
-  const { store, cas } = ctx.services;
+  const { cas } = ctx.services;
   const ca = await visibleCa(cas, ctx.params.serial, ctx.now, { allowExpired: true });
   const filter: CertificateFilter = {
     caId: ca.id,
@@ -50,14 +47,15 @@ export const listCertificates: ApiHandler = async (ctx, req) => {
     now: ctx.now,
   };
   if (page.limit === undefined) {
-    const batches = hasCertificateStreaming(store)
-      ? store.streamCertificates({ ...filter, ...pageQuery(page) }, STREAM_BATCH_SIZE)
-      : keysetBatches((p) => store.listCertificates({ ...filter, ...p }), STREAM_BATCH_SIZE, page.afterId);
-    return { status: 200, body: undefined, stream: jsonArrayChunks(mapBatches(batches, certificateRecordText)) };
+    return {
+      status: 200,
+      body: undefined,
+      stream: jsonArrayChunks(ctx.services.certificateTexts.batches({ ...filter, ...pageQuery(page) })),
+    };
   }
-  const rows = await store.listCertificates({ ...filter, ...pageQuery(page) });
+  const rows = await ctx.services.certificateTexts.rows({ ...filter, ...pageQuery(page) });
   const { items, headers } = paginate(rows, page, req);
-  return { ...ok(undefined, headers), json: `[${items.map(certificateRecordText).join(',')}]` };
+  return { ...ok(undefined, headers), json: jsonArrayBuffer(items.map((r) => r.json)) };
 };
 
 /** The view's JSON text, built once per record object (the certificate cache hands out the same one). */

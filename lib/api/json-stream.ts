@@ -2,29 +2,73 @@
  * Streamed JSON answers (docs/DESIGN.md "Inventory"): unpaged lists go to the socket batch by batch
  * instead of being built whole in memory, so memory stays flat however long the list is.
  *
- * - Back-pressure: after a write the socket's buffer refuses, the next batch is not asked for until
- *   it has drained, so the database is read only as fast as the client reads.
+ * - Back-pressure: once more than `MAX_BUFFERED` bytes wait for the socket, the next chunk is not
+ *   asked for until they have drained, so the database is read only as fast as the client reads.
+ *   (The stream's own high-water mark, 16 KiB, would cost an event-loop turn per chunk.)
  * - A client that goes away ends the source (`return()` on its iterator, which ends the query).
  * - Headers go out with the first chunk: an error before it (the first batch's query) is still an
  *   ordinary JSON error answer; an error after it can only cut the connection, which the router does.
  */
 import type { Response } from 'express';
 
-/** `[`, the items of each batch joined by commas (one chunk per batch), `]`. */
-export async function* jsonArrayChunks(batches: AsyncIterable<readonly string[]>): AsyncGenerator<string> {
-  let first = true;
-  for await (const batch of batches) {
-    if (batch.length === 0) continue;
-    const body = batch.join(',');
-    yield first ? `[${body}` : `,${body}`;
-    first = false;
-  }
-  yield first ? '[]' : ']';
+/** Bytes an answer may have waiting for the socket before its source is paused. */
+export const MAX_BUFFERED = 1024 * 1024;
+
+/**
+ * Bytes per chunk written. Chunks are Buffers: their memory is outside V8's heap and is returned as
+ * soon as the small Buffer object dies young, so they can be large (few writes per answer) without
+ * growing the heap.
+ */
+export const CHUNK_BYTES = 256 * 1024;
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
+/** One JSON array of these UTF-8 JSON items. */
+export function jsonArrayBuffer(items: readonly Buffer[]): Buffer {
+  const parts: Buffer[] = [OPEN];
+  items.forEach((item, i) => parts.push(...(i === 0 ? [item] : [COMMA, item])));
+  parts.push(CLOSE);
+  return Buffer.concat(parts);
 }
 
-/** Items in batches mapped to JSON texts, lazily. */
-export async function* mapBatches<T>(batches: AsyncIterable<readonly T[]>, toText: (item: T) => string): AsyncGenerator<string[]> {
-  for await (const batch of batches) yield batch.map(toText);
+/** `[`, the items joined by commas, `]`, in chunks of at most `CHUNK_BYTES` (an item longer than that in one of its own). */
+export async function* jsonArrayChunks(batches: AsyncIterable<readonly Buffer[]>): AsyncGenerator<Buffer> {
+  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  chunk[0] = OPEN[0];
+  let used = 1;
+  let first = true;
+  for await (const batch of batches) {
+    for (const item of batch) {
+      if (!first) {
+        if (used === chunk.length) {
+          yield chunk;
+          chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+          used = 0;
+        }
+        chunk[used++] = COMMA[0];
+      }
+      first = false;
+      if (used + item.length > chunk.length) {
+        if (used > 0) yield chunk.subarray(0, used);
+        chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+        used = 0;
+        if (item.length > chunk.length) {
+          yield item;
+          continue;
+        }
+      }
+      used += item.copy(chunk, used);
+    }
+  }
+  if (used === chunk.length) {
+    yield chunk;
+    chunk = Buffer.allocUnsafe(1);
+    used = 0;
+  }
+  chunk[used++] = CLOSE[0];
+  yield chunk.subarray(0, used);
 }
 
 /**
@@ -36,7 +80,7 @@ export async function sendJsonStream(
   res: Response,
   status: number,
   headers: Record<string, string>,
-  chunks: AsyncIterable<string>,
+  chunks: AsyncIterable<string | Buffer>,
 ): Promise<void> {
   const iterator = chunks[Symbol.asyncIterator]();
   let gone = res.destroyed || res.socket?.destroyed === true;
@@ -57,7 +101,8 @@ export async function sendJsonStream(
         writeHead(res, status, headers);
         started = true;
       }
-      if (!res.write(next.value) && !gone) {
+      res.write(next.value);
+      if (res.writableLength > MAX_BUFFERED && !gone) {
         // Wait for the socket to take the buffered data, or for the client to leave.
         await new Promise<void>((resolve) => {
           wake = resolve;

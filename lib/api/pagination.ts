@@ -68,23 +68,3 @@ function nextPageUrl(req: Request, cursor: string): string {
   params.append('cursor', cursor);
   return `${path}?${params.toString()}`;
 }
-
-/**
- * Every row of a list in ascending id, read in keyset batches of `batchSize` (one short indexed query
- * each: no transaction or cursor stays open while a slow client reads, and PGlite's single connection
- * serves other requests between batches). Rows are seen at most once; a row added or changed while
- * the list is read may or may not be in it, as with paging by hand. Stops when the consumer stops.
- */
-export async function* keysetBatches<T extends { id: number }>(
-  read: (page: { afterId?: number; limit: number }) => Promise<T[]>,
-  batchSize: number,
-  afterId?: number,
-): AsyncGenerator<T[]> {
-  let after = afterId;
-  for (;;) {
-    const rows = await read({ ...(after !== undefined ? { afterId: after } : {}), limit: batchSize });
-    if (rows.length > 0) yield rows;
-    if (rows.length < batchSize) return;
-    after = rows[rows.length - 1].id;
-  }
-}

@@ -2,6 +2,7 @@
  * The shape of a route and of a handler. The route table (`routes.ts`) is data of these types; the
  * handlers import only this file, so that the table and the handlers form no import circle.
  */
+import type { CertificateTexts } from '../ca/certificate-texts';
 import type { Request } from 'express';
 import type { ApiUser, KeyBackend, OrderRecord, OrderRunner, Permission, PermissionChecker, Store } from '../ports';
 import type { Profiles } from '../ca/profiles';
@@ -16,6 +17,8 @@ export interface ApiServices {
   cas: Pick<Store, 'findCaBySerial' | 'getCa'>;
   /** Certificate views (cache dropped on revocation). */
   certificates: Pick<Store, 'findCertificate'>;
+  /** List rows as JSON text, from their states and the held parts that never change (lib/ca/certificate-texts.ts). */
+  certificateTexts: Pick<CertificateTexts, 'rows' | 'batches'>;
   /** Order reads for polling (finished orders from memory), and waiting for an order to finish. */
   orders: { getOrder(slug: string): Promise<OrderRecord | null>; waitUntilFinished(orderId: number, timeoutMs: number): Promise<void> };
   orderRunner: OrderRunner | null;
@@ -51,12 +54,12 @@ export interface ApiResult {
   body: unknown;
   headers?: Record<string, string>;
   /** `body` as JSON text, when the handler already has it (see `memoisedView` in json.ts). */
-  json?: string;
+  json?: string | Buffer;
   /**
-   * The body as a stream of JSON text chunks instead (`body` unused): written with back-pressure and
+   * The body as a stream of JSON chunks (text or UTF-8) instead (`body` unused): written with back-pressure and
    * ended when the client goes away (lib/api/json-stream.ts). For unpaged lists.
    */
-  stream?: AsyncIterable<string>;
+  stream?: AsyncIterable<string | Buffer>;
 }
 
 export type ApiHandler = (ctx: ApiContext, req: Request) => Promise<ApiResult>;

@@ -99,6 +99,38 @@ describe.each(testDatabaseTargets())(`a CA with ${COPIES + 8} certificates on $n
     expect((JSON.parse(rest.text) as Rec[]).map((r) => r.id)).toEqual(ids.slice(100));
   });
 
+  test('the search filters are answered from their indexes, not by reading the CA (migration 0003)', async () => {
+    await f.db.knex.raw(`analyze ${TABLES.certificates}`);
+    const planOf = async (query: string): Promise<string> => {
+      const seen: { sql: string; bindings?: unknown[] }[] = [];
+      const listener = (q: { sql: string; bindings?: unknown[] }) => seen.push(q);
+      f.db.knex.on('query', listener);
+      try {
+        const res = await get(`/ca/${f.ca.serial}/certs/?${query}`);
+        expect(res.status).toBe(200);
+        expect((JSON.parse(res.text) as Rec[]).length).toBeGreaterThan(0);
+      } finally {
+        f.db.knex.off('query', listener);
+      }
+      const list = seen.find((q) => q.sql.includes(TABLES.certificates) && / like /.test(q.sql));
+      expect(list).toBeDefined();
+      // knex reports PostgreSQL's $n placeholders, numbered in binding order; raw() takes `?`.
+      const { rows } = (await f.db.knex.raw(`explain ${list!.sql.replace(/\$\d+/g, '?')}`, (list!.bindings ?? []) as never[])) as {
+        rows: { 'QUERY PLAN': string }[];
+      };
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+    };
+    const subject = await planOf('subject=bulk-12345.');
+    expect(subject).toContain('ca_api_certificates_cn_trgm_idx');
+    const san = await planOf('san=bulk-777.example');
+    expect(san).toContain('ca_api_certificates_san_trgm_idx');
+    // A range on an index led by (ca_id, serial): the prefix index, or the unique one where the
+    // collation lets a btree answer LIKE 'prefix%' (C, as in PGlite).
+    const serial = await planOf('serial=B00001A');
+    expect(serial).toMatch(/Index Cond: \(\(ca_id = \d+\) AND \(\(serial\)::text (>=|~>=~) 'B00001A'::text\)/);
+    for (const plan of [subject, san, serial]) expect(plan).not.toContain('Seq Scan');
+  });
+
   test('after a revocation the listed record carries the revocation, as the view does', async () => {
     const serial = String(
       await f.db

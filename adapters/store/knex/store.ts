@@ -22,6 +22,9 @@ import type {
   CaPatch,
   CaRecord,
   CertificateFilter,
+  CertificateListRow,
+  CertificateVersion,
+  CertificateVersionListing,
   CertificateRecord,
   NewCa,
   NewCertificate,
@@ -89,7 +92,15 @@ interface PendingChanges {
 }
 
 export class KnexStore
-  implements Store, UserChangeEvents, CaChangeEvents, CertificateChangeEvents, BatchOrderStore, RevocationStore, StoredKeyRewriting
+  implements
+    Store,
+    UserChangeEvents,
+    CaChangeEvents,
+    CertificateChangeEvents,
+    BatchOrderStore,
+    RevocationStore,
+    StoredKeyRewriting,
+    CertificateVersionListing
 {
   /**
    * `db` is the root knex instance, or the transaction this store is bound to. `pending` is where a
@@ -191,6 +202,12 @@ export class KnexStore
   }
   listCertificates(filter: CertificateFilter): Promise<CertificateRecord[]> {
     return mappingErrors(() => certificates.listCertificates(this.db, filter));
+  }
+  listCertificateVersions(filter: CertificateFilter): Promise<CertificateVersion[]> {
+    return mappingErrors(() => certificates.listCertificateVersions(this.db, filter));
+  }
+  getCertificateListRows(ids: number[]): Promise<CertificateListRow[]> {
+    return mappingErrors(() => certificates.getCertificateListRows(this.db, ids));
   }
   revokeCertificate(id: number, reason: string, compromised: Date | null, when: Date): Promise<CertificateRecord> {
     return mappingErrors(() => this.changing('certificates', certificates.revokeCertificate(this.db, id, reason, compromised, when)));
