@@ -36,7 +36,7 @@ import { compileRoute, matchingRoutes } from './api/path-matcher';
 import type { ApiContext, ApiServices, RouteDefinition } from './api/route-types';
 import { ROUTES } from './api/routes';
 import { OutageLog } from './api/unavailable';
-import { compileAll, validateBody, validateQuery } from './api/validation';
+import { compileAll, pathTextItems, validateBody, validateQuery } from './api/validation';
 import { docsAsset, docsHtml, DOCS_ASSET_DIR, DOCS_CSP } from './openapi/docs';
 import { buildOpenApiDocument } from './openapi/document';
 import type { ResolvedOptions } from './options';
@@ -184,6 +184,8 @@ export function buildCaApiRouter(
     // 3. authentication, then permission
     const user = await api.authenticate(req, res);
     if (!user) throw unauthorized();
+    const badPath = pathTextItems(chosen.params);
+    if (badPath.length) throw unprocessable(badPath);
     const scope = chosen.params.serial ? { caSerial: chosen.params.serial } : undefined;
     if (!(await api.permissions.hasPermission(user, route.permission, scope))) throw forbidden();
 

@@ -15,7 +15,9 @@ export const PATH_PARAM_KINDS: Record<string, PathParamKind> = {
 };
 
 const PARAM_PATTERNS: Record<PathParamKind, string> = {
-  serial: '[0-9A-Fa-f:]+', // D7: case-insensitive; colons as in the CLI's output
+  // D7: case-insensitive; colons as in the CLI's output. An encoded NUL matches too, so that it is
+  // reported as invalid input (422, README D16) rather than as a path that names nothing.
+  serial: '(?:[0-9A-Fa-f:]|%00)+',
   slug: '[a-zA-Z0-9]+',
   name: '[^/]+',
 };
@@ -48,7 +50,11 @@ export function compileRoute(route: RouteDefinition): CompiledRoute {
   return { route, regex: new RegExp(`^${source}$`), paramNames };
 }
 
-/** Path parameters of `path` for this route, converted; null when the path does not match. */
+/**
+ * Path parameters of `path` for this route, converted; null when the path does not match. A value
+ * with a NUL keeps it, for the router to refuse with a 422 before anything is looked up
+ * (`pathTextItems` in validation.ts).
+ */
 export function matchRoute(compiled: CompiledRoute, path: string): Record<string, string> | null {
   const m = compiled.regex.exec(path);
   if (!m) return null;
@@ -56,17 +62,13 @@ export function matchRoute(compiled: CompiledRoute, path: string): Record<string
   for (const [i, name] of compiled.paramNames.entries()) {
     const raw = m[i + 1];
     const kind = PATH_PARAM_KINDS[name];
-    if (kind === 'serial') params[name] = sanitizeSerial(raw);
+    if (kind === 'serial') params[name] = raw.includes('%00') ? raw.replace(/%00/g, '\u0000') : sanitizeSerial(raw);
     else if (kind === 'name') {
-      let decoded: string;
       try {
-        decoded = decodeURIComponent(raw);
+        params[name] = decodeURIComponent(raw);
       } catch {
         return null; // malformed percent-encoding cannot name anything
       }
-      // Nor can a NUL (no stored or configured name holds one): the path names nothing, before any lookup.
-      if (decoded.includes('\u0000')) return null;
-      params[name] = decoded;
     } else params[name] = raw;
   }
   return params;

@@ -289,6 +289,16 @@ function badTextItem(bad: BadText, loc: Loc): ValidationItem {
 
 const NUL_MESSAGE = 'Null characters are not allowed.';
 
+/**
+ * Items for path parameters holding a NUL (README D16), `loc` `["path", name]`: the router refuses
+ * them after authentication and before the permission check, so that no lookup sees them.
+ */
+export function pathTextItems(params: Record<string, string>): ValidationItem[] {
+  return Object.entries(params)
+    .filter(([, value]) => value.includes('\u0000'))
+    .map(([name]) => badTextItem('nul', ['path', name]));
+}
+
 /** Items for every bad string of a body (values and keys), in field order. */
 function bodyTextItems(body: Record<string, unknown>, prefix: Loc, fieldOrder: string[]): ValidationItem[] {
   const items = findBadText(body).map(({ loc, bad }) => badTextItem(bad, [...prefix, ...pathToLoc(loc, body)]));

@@ -97,7 +97,7 @@ function operation(route: RouteDefinition, schemas: Map<string, JsonSchema>): Js
     429,
     500,
     503,
-    ...(route.body || route.query ? [422] : []),
+    ...(route.body || route.query || route.path.includes('{') ? [422] : []),
     ...(route.body ? [400, 413] : []),
   ]);
   for (const status of [...statuses].sort()) {

@@ -63,13 +63,25 @@ describe('NUL characters are invalid input (422) and reach no query', () => {
     }
   });
 
-  test('in a path: a profile name with a NUL names nothing (JSON 404, like malformed percent-encoding)', async () => {
-    // The OpenAPI document declares no 422 for view_profile (no body, no query): a NUL is a name no profile has.
-    for (const path of ['/profiles/web%00server/', '/profiles/%00/']) {
+  test('in a path: a profile name or a serial with a NUL is a 422 at ["path", name], before any lookup', async () => {
+    const before = await snapshot();
+    for (const [path, param] of [
+      ['/profiles/web%00server/', 'name'],
+      ['/profiles/%00/', 'name'],
+      [`/ca/${f.ca.serial}%00/`, 'serial'],
+      [`/ca/${f.ca.serial}/certs/AB%00CD/`, 'certificate_serial'],
+    ] as const) {
       const res = await request(f.app).get(`${API}${path}`).set(f.auth('alice'));
-      expect(res.status).toBe(404);
-      expect(res.body).toEqual({ detail: 'Not Found' });
+      expect([path, res.status]).toEqual([path, 422]);
+      expect(res.body.detail.map((d: { type: string; loc: unknown[]; msg: string }) => [d.type, d.loc, d.msg])).toEqual([
+        ['value_error', ['path', param], 'Value error, Null characters are not allowed.'],
+      ]);
     }
+    // Authentication still comes first; the revoke endpoint refuses it too, and nothing is written.
+    expect((await request(f.app).get(`${API}/profiles/%00/`)).status).toBe(401);
+    const revoke = await request(f.app).post(`${API}/ca/${f.ca.serial}/certs/AB%00/revoke/`).set(f.auth('alice')).send({});
+    expect(revoke.status).toBe(422);
+    expect(await snapshot()).toBe(before);
   });
 
   test('in a body value: PUT caa_identity "\\u0000", nothing saved', async () => {
