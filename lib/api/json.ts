@@ -18,16 +18,17 @@ export function ok(body: unknown, headers?: Record<string, string>): ApiResult {
 }
 
 /**
- * A 200 with the JSON view of a record, serialised once per record object. The caches of the read
- * paths hand out the same record object until it changes (a change means a new object), so a view
- * requested again costs no JSON building; the memo holds the record weakly, so it goes with it.
+ * A 200 with the JSON view of a record, its text built once per record object by `toText`. The
+ * caches of the read paths hand out the same record object until it changes (a change means a new
+ * object), so a view requested again costs no JSON building; the memo holds the record weakly, so it
+ * goes with it.
  */
-export function memoisedView<R extends object>(toJson: (record: R) => unknown): (record: R) => ApiResult {
+export function memoisedView<R extends object>(toText: (record: R) => string): (record: R) => ApiResult {
   const texts = new WeakMap<R, string>();
   return (record) => {
     let json = texts.get(record);
     if (json === undefined) {
-      json = serializeJson(toJson(record));
+      json = toText(record);
       texts.set(record, json);
     }
     return { status: 200, body: undefined, json };
