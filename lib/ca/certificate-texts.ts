@@ -12,7 +12,13 @@
  * its first `fillRows` rows only: an export of a large CA streams through without pushing out what
  * the often-read small lists use, and without growing the process by what it passes on.
  */
-import { hasCertificateVersionListing, type CertificateFilter, type CertificateVersion, type Store } from '../ports';
+import {
+  hasCertificateVersionListing,
+  type CertificateFilter,
+  type CertificateVersion,
+  type CertificateVersionListing,
+  type Store,
+} from '../ports';
 import { certificateRecordText } from './serialize';
 
 export interface CertificateTextsOptions {
@@ -43,6 +49,8 @@ export class CertificateTexts {
   private bytes = 0;
   private readonly maxBytes: number;
   private readonly fillRows: number;
+  /** The store when it lists versions (decided once); else lists read whole records. */
+  private readonly versioned: (Store & CertificateVersionListing) | null;
 
   constructor(
     private readonly store: Store,
@@ -50,16 +58,16 @@ export class CertificateTexts {
   ) {
     this.maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
     this.fillRows = options.fillRows ?? 2000;
+    this.versioned = hasCertificateVersionListing(store) ? store : null;
   }
 
   /** The rows of `store.listCertificates(filter)` (its `limit` included), in order. */
   async rows(filter: CertificateFilter): Promise<ListedText[]> {
-    const store = this.store;
-    if (!hasCertificateVersionListing(store)) {
-      return (await store.listCertificates(filter)).map((r) => ({ id: r.id, json: Buffer.from(certificateRecordText(r)) }));
+    if (!this.versioned) {
+      return (await this.store.listCertificates(filter)).map((r) => ({ id: r.id, json: Buffer.from(certificateRecordText(r)) }));
     }
-    const versions = await store.listCertificateVersions(filter);
-    return this.textsOf(versions, versions.length <= this.fillRows ? versions.length : 0);
+    const versions = await this.versioned.listCertificateVersions(filter);
+    return this.textsOf(this.versioned, versions, versions.length <= this.fillRows ? versions.length : 0);
   }
 
   /**
@@ -67,8 +75,7 @@ export class CertificateTexts {
    * read lazily: a consumer that stops early stops the reading.
    */
   async *batches(filter: CertificateFilter): AsyncGenerator<Buffer[]> {
-    const store = this.store;
-    const versioned = hasCertificateVersionListing(store);
+    const versioned = this.versioned;
     const size = versioned ? VERSION_BATCH_SIZE : ROW_BATCH_SIZE;
     let afterId = filter.afterId;
     let listed = 0;
@@ -76,15 +83,15 @@ export class CertificateTexts {
       const page = { ...filter, ...(afterId !== undefined ? { afterId } : {}), limit: size };
       let ids: number[];
       if (versioned) {
-        const versions = await store.listCertificateVersions(page);
+        const versions = await versioned.listCertificateVersions(page);
         ids = versions.map((v) => v.id);
         // A row batch at a time: what is alive while the client reads stays small.
         for (let i = 0; i < versions.length; i += ROW_BATCH_SIZE) {
-          const rows = await this.textsOf(versions.slice(i, i + ROW_BATCH_SIZE), this.fillRows - (listed + i));
+          const rows = await this.textsOf(versioned, versions.slice(i, i + ROW_BATCH_SIZE), this.fillRows - (listed + i));
           if (rows.length > 0) yield rows.map((r) => r.json);
         }
       } else {
-        const records = await store.listCertificates(page);
+        const records = await this.store.listCertificates(page);
         ids = records.map((r) => r.id);
         if (records.length > 0) yield records.map((r) => Buffer.from(certificateRecordText(r)));
       }
@@ -95,9 +102,7 @@ export class CertificateTexts {
   }
 
   /** Texts of these rows: held ones at their version as they are, the others read whole (the first `keepFirst` kept). */
-  private async textsOf(versions: CertificateVersion[], keepFirst: number): Promise<ListedText[]> {
-    const store = this.store;
-    if (!hasCertificateVersionListing(store)) throw new Error('unreachable: the store lists no versions');
+  private async textsOf(store: CertificateVersionListing, versions: CertificateVersion[], keepFirst: number): Promise<ListedText[]> {
     const texts = new Map<number, Buffer>();
     const missing: number[] = [];
     for (const { id, version } of versions) {
