@@ -24,6 +24,7 @@ import { decryptKey, loadKek, parseEnvelope } from '../../adapters/keys/kek';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { answerClientErrorsAsJson, createCaApiRouter, defaultKeyBackend, type CaApiRouter } from '../../lib';
 import { runCaAdmin } from '../../lib/cli/main';
+import { opensslCsr } from '../cli/openssl';
 import { CORPUS_DIR } from '../helpers/corpus';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 
@@ -292,23 +293,9 @@ describe.each(testDatabaseTargets())('a full run on $name', (target) => {
     await r.close();
   };
 
+  /** A fresh P-256 CSR (its key beside it in `tmp`, as `<name>.key`). */
   function csr(name: string): string {
-    openssl([
-      'req',
-      '-new',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      `${name}.key`,
-      '-out',
-      `${name}.csr`,
-      '-subj',
-      `/CN=${name}.example.com`,
-    ]);
-    return fs.readFileSync(path.join(tmp, `${name}.csr`), 'utf8');
+    return fs.readFileSync(opensslCsr(tmp, name, `/CN=${name}.example.com`), 'utf8');
   }
 
   /** Poll an order until it leaves `pending`. */
