@@ -169,9 +169,7 @@ async function measureIssue(server: HostServer, auth: string, csr: string): Prom
     const total = 1000;
     const job = (apiRoot: string): LoadJob => ({
       kind: 'issue',
-      apiRoot,
-      caSerial: ca.serial,
-      auth,
+      targets: [{ apiRoot, caSerial: ca.serial, auth }],
       csr,
       total,
       clients: CLIENTS,

@@ -8,19 +8,39 @@ export interface CpuSpent {
   client: number;
 }
 
+/** ms of user + system time the process `pid` has spent so far (every thread); NaN where /proc is missing. */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks (USER_HZ = 100)
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * ms of CPU spent so far by every process named `name` (`postgres`: the server and all its backends,
+ * which come and go with connections, so a difference of two readings is a lower bound).
+ */
+export function processesCpuMs(name: string): number {
+  let sum = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== name) continue;
+    } catch {
+      continue; // ended meanwhile
+    }
+    const ms = processCpuMs(Number(entry));
+    if (!Number.isNaN(ms)) sum += ms;
+  }
+  return sum;
+}
+
 function cpuNow(pid: number | undefined): CpuSpent {
   const usage = process.cpuUsage();
-  let client = 0;
-  if (pid !== undefined) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      client = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks (USER_HZ = 100)
-    } catch {
-      client = Number.NaN;
-    }
-  }
-  return { server: (usage.user + usage.system) / 1000, client };
+  return { server: (usage.user + usage.system) / 1000, client: pid === undefined ? 0 : processCpuMs(pid) };
 }
 
 /** Run `work` and report what it cost both processes. */

@@ -15,8 +15,16 @@ import * as path from 'path';
 export type LoadJob =
   | { kind: 'get'; url: string; auth?: string; total: number; clients: number }
   | { kind: 'wrong'; url: string; auth: string; total: number; clients: number }
-  | { kind: 'issue'; apiRoot: string; caSerial: string; auth: string; csr: string; total: number; clients: number; pollMs: number }
+  | { kind: 'issue'; targets: IssueTarget[]; csr: string; total: number; clients: number; pollMs: number }
   | { kind: 'post'; url: string; bodyBase64: string; contentType: string; total: number; clients: number };
+
+/** Where `issue` clients send their orders: client i uses `targets[i % targets.length]` throughout. */
+export interface IssueTarget {
+  apiRoot: string;
+  caSerial: string;
+  /** `user:password`. */
+  auth: string;
+}
 
 export interface StreamJob {
   kind: 'stream';
@@ -48,6 +56,12 @@ export class RemoteLoader {
 
   get pid(): number | undefined {
     return this.child?.pid;
+  }
+
+  /** Fork the child now (its start-up then falls outside a measurement that reads its CPU). */
+  start(): this {
+    this.child ??= forkLoadClient();
+    return this;
   }
 
   run(job: LoadJob): Promise<number> {
@@ -134,21 +148,21 @@ function streamOnce(url: string, auth: string): Promise<StreamFigures> {
   });
 }
 
-async function load(total: number, clients: number, one: () => Promise<void>): Promise<number> {
+async function load(total: number, clients: number, one: (client: number) => Promise<void>): Promise<number> {
   let left = total;
   const start = process.hrtime.bigint();
   await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (left-- > 0) await one();
+    Array.from({ length: clients }, async (_, client) => {
+      while (left-- > 0) await one(client);
     }),
   );
   return total / (Number(process.hrtime.bigint() - start) / 1e9);
 }
 
-async function issueOne(job: Extract<LoadJob, { kind: 'issue' }>): Promise<void> {
-  const signed = await call(`${job.apiRoot}/ca/${job.caSerial}/sign/`, {
+async function issueOne(job: Extract<LoadJob, { kind: 'issue' }>, target: IssueTarget): Promise<void> {
+  const signed = await call(`${target.apiRoot}/ca/${target.caSerial}/sign/`, {
     method: 'POST',
-    auth: job.auth,
+    auth: target.auth,
     body: JSON.stringify({ csr: job.csr, subject: [{ oid: 'CN', value: 'bench.example.com' }] }),
   });
   if (signed.status !== 200) throw new Error(`sign: ${signed.status} ${signed.body}`);
@@ -156,7 +170,7 @@ async function issueOne(job: Extract<LoadJob, { kind: 'issue' }>): Promise<void>
   // Poll like a client would: at once, then every `pollMs` (bounded to about 20 s).
   const polls = Math.ceil(20_000 / Math.max(1, job.pollMs));
   for (let i = 0; i < polls; i++) {
-    const reply = await call(`${job.apiRoot}/ca/${job.caSerial}/orders/${slug}/`, { auth: job.auth });
+    const reply = await call(`${target.apiRoot}/ca/${target.caSerial}/orders/${slug}/`, { auth: target.auth });
     const order = JSON.parse(reply.body) as { status: string; error: string };
     if (order.status === 'issued') return;
     if (order.status === 'failed') throw new Error(`order failed: ${order.error}`);
@@ -178,7 +192,7 @@ async function run(job: LoadJob): Promise<number> {
         if (r.status !== 401) throw new Error(`expected 401, got ${r.status}`);
       });
     case 'issue':
-      return load(job.total, job.clients, () => issueOne(job));
+      return load(job.total, job.clients, (client) => issueOne(job, job.targets[client % job.targets.length]));
     case 'post': {
       const body = Buffer.from(job.bodyBase64, 'base64');
       return load(job.total, job.clients, async () => {

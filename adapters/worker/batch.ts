@@ -107,6 +107,9 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
   } catch (e) {
     if (isConnectionLost(e)) throw e; // an outage: the poll loop backs off (poll-loop.ts); nothing is counted
     c.logError('express-ca-api: a batch of orders failed; retrying them one per transaction', e);
+    // Its orders are still pending and no longer handed over: the batches after the single orders
+    // must find the rest of them in the database (order-intake.ts).
+    intake.listSoon();
     return { ok: false, claimed: Math.max(claimed, 1) };
   } finally {
     intake.release(taken);

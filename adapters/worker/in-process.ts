@@ -99,15 +99,22 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
       processBatch: () => processOrderBatch(context),
     });
 
-  /** One drain at a time: a second caller waits for the first and then looks again. */
+  /**
+   * One drain at a time: a second caller waits for the first and then looks again. `list`: read the
+   * database for pending orders nobody handed over (order-intake.ts); a drain a poke set off takes
+   * the handed-over orders only, unless a listing is due anyway.
+   */
   let chain: Promise<unknown> = Promise.resolve();
-  function drain(): Promise<number> {
-    const run = chain.then(drainOnce);
+  function drain(list: boolean): Promise<number> {
+    const run = chain.then(() => {
+      if (list) intake.listSoon();
+      return drainOnce();
+    });
     chain = run.catch(() => 0);
     return run;
   }
 
-  const loop = new PollLoop(drain, pollIntervalMs, logError);
+  const loop = new PollLoop((poked) => drain(!poked), pollIntervalMs, logError);
 
   return {
     async start() {
@@ -123,7 +130,7 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
       if (order && order.status === 'pending' && order.request && loop.isRunning) intake.hand(order);
       loop.poke();
     },
-    drain,
+    drain: () => drain(true),
     // Only while polling: a stopped runner takes nothing, so orders must not wait for it (a lease
     // would hold them from every other instance for ORDER_LEASE_MS).
     get leaseOwner() {

@@ -1,8 +1,10 @@
 /**
  * When the runner drains: at `start` (which also resumes orders a previous process left pending),
  * on `notify` (the sign endpoint has written an order) and every `pollIntervalMs` without one, so that
- * orders written by another process or left by a crash are found too (docs/DESIGN.md "Orders"). Apart
- * from the draining itself so that start/stop/wake-up can be read on their own.
+ * orders written by another process or left by a crash are found too (docs/DESIGN.md "Orders"). The
+ * drain is told whether a poke set it off (`poked`): only the other drains need to read the database
+ * for orders nobody handed over. Apart from the draining itself so that start/stop/wake-up can be read
+ * on their own.
  *
  * In a database outage (a drain fails with a lost connection) it backs off: it waits twice as long
  * after each failed drain, up to `MAX_BACKOFF_MS`, and logs the outage once rather than every time. A
@@ -23,7 +25,8 @@ export class PollLoop {
   private outageFailures = 0;
 
   constructor(
-    private readonly drain: () => Promise<number>,
+    /** `poked`: set off by `poke` (else by start, the timer or the end of a back-off). */
+    private readonly drain: (poked: boolean) => Promise<number>,
     private readonly pollIntervalMs: number,
     private readonly logError: (message: string, error: unknown) => void,
   ) {}
@@ -58,8 +61,9 @@ export class PollLoop {
 
   private async run(): Promise<void> {
     while (this.running) {
+      const poked = this.notified;
       this.notified = false;
-      await this.drain().then(
+      await this.drain(poked).then(
         () => this.drained(),
         (e: unknown) => this.failed(e),
       );
@@ -91,7 +95,6 @@ export class PollLoop {
   private sleep(): Promise<void> {
     return new Promise((resolve) => {
       if (this.notified || !this.running) {
-        this.notified = false;
         resolve();
         return;
       }

@@ -62,9 +62,10 @@ test('a batch of orders is finished with three statements, each order with its o
     f.db.knex.off('query', onQuery);
   }
   expect(drained).toBe(5);
-  // Read the orders, read their CA, store everything in one statement; then find nothing left.
+  // Read the orders, read their CA, store everything in one statement. The listing came back short
+  // of a page, so nothing is left to look for: no fourth read (adapters/worker/order-intake.ts).
   expect(count()).toBe(0);
-  expect(statements).toHaveLength(4);
+  expect(statements).toHaveLength(3);
   expect(statements.filter((sql) => /insert into "ca_api_certificates"/.test(sql))).toHaveLength(1);
   for (const [i, slug] of slugs.entries()) {
     const order = await f.store.getOrder(slug);

@@ -1,7 +1,8 @@
 /**
  * OrderIntake (adapters/worker/order-intake.ts): handed-over orders are taken without a database
- * read, the database is still listed when nothing was handed over and at least once per interval,
- * and an order one batch holds is never given to another until it is released.
+ * read, the database is listed at the first take, after `listSoon`, after a full page and at least
+ * once per interval (and not merely because nothing was handed over), and an order one batch holds is
+ * never given to another until it is released.
  */
 import { OrderIntake } from '../../adapters/worker/order-intake';
 import type { BatchOrderStore, OrderRecord } from '../../lib/ports';
@@ -37,15 +38,36 @@ function source(pending: OrderRecord[]) {
   return { store, lists: () => lists };
 }
 
-test('handed-over orders are taken without listing; nothing handed over means a list', async () => {
+test('handed-over orders are taken without listing; the first take and listSoon list', async () => {
   const intake = new OrderIntake(10, 60_000);
   const src = source([order(1), order(2)]);
   expect((await intake.take(src.store)).map((o) => o.id)).toEqual([1, 2]); // first take lists
   expect(src.lists()).toBe(1);
+  intake.release([order(1), order(2)]);
   intake.hand(order(7));
   intake.hand(order(5));
   expect((await intake.take(src.store)).map((o) => o.id)).toEqual([5, 7]); // oldest first, no list
   expect(src.lists()).toBe(1);
+  intake.release([order(5), order(7)]);
+  expect(await intake.take(src.store)).toEqual([]); // nothing handed over, no listing due: no read
+  expect(src.lists()).toBe(1);
+  intake.listSoon();
+  expect((await intake.take(src.store)).map((o) => o.id)).toEqual([1, 2]); // asked for: a read
+  expect(src.lists()).toBe(2);
+});
+
+test('a full page of pending orders keeps listing until a page comes back short', async () => {
+  const intake = new OrderIntake(2, 60_000);
+  const pending = [order(1), order(2), order(3)];
+  const src = source(pending);
+  const first = await intake.take(src.store); // limit 2, 2 rows: full
+  expect(first.map((o) => o.id)).toEqual([1, 2]);
+  pending.splice(0, 2); // stored by the first batch
+  intake.release(first);
+  expect((await intake.take(src.store)).map((o) => o.id)).toEqual([3]); // listed again: the backlog
+  expect(src.lists()).toBe(2);
+  expect(await intake.take(src.store)).toEqual([]); // the short page ended the backlog
+  expect(src.lists()).toBe(2);
 });
 
 test('the database is listed at least once per interval even under a steady local stream', async () => {
@@ -74,6 +96,7 @@ test('held orders go to no other batch until released, and release wakes a waiti
   expect(woken).toBe(true);
   intake.release(second);
   expect(intake.busy).toBe(false);
+  intake.listSoon(); // the poll loop's timer
   expect((await intake.take(src.store)).map((o) => o.id)).toEqual([1, 2]); // still pending: taken again
 });
 
