@@ -62,6 +62,15 @@ export interface CaApiRouterOptions {
    */
   orderWaitMs?: number;
   /**
+   * Let `POST .../sign/` and `.../resign/` have the order runner finish their order at once — sign
+   * it in the request and write it already issued, in one statement — when the runner can
+   * (`ImmediateOrders`: the default in-process runner, while started, on a store with
+   * `IssuedOrderStore` such as the knex store). Default true. The answer is the order as placed
+   * (`pending`) either way. `false` always queues orders for the runner — e.g. for a key backend slow
+   * enough (a remote HSM) that batching its signatures matters more than a write per order.
+   */
+  signInRequest?: boolean;
+  /**
    * Serve the public revocation endpoints (CA certificate, CRLs, OCSP) under `/{urlPath}` beside the
    * API, as the URLs in issued certificates expect. Default true.
    */
@@ -102,6 +111,7 @@ export interface ResolvedOptions {
   defaultExpiresMs: number;
   orderRunner: OrderRunner | null;
   orderWaitMs: number;
+  signInRequest: boolean;
   serveRevocation: boolean;
   ocspSigning: 'delegate' | 'ca';
   bodyLimit: number;
@@ -219,6 +229,7 @@ const KNOWN_OPTIONS = new Set([
   'defaultExpires',
   'orderRunner',
   'orderWaitMs',
+  'signInRequest',
   'serveRevocation',
   'ocspSigning',
   'bodyLimit',
@@ -323,6 +334,11 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
     throw new OptionsError(`option \`orderWaitMs\` must be a number of milliseconds, 0 or more, such as 2000 (got ${show(orderWaitMs)})`);
   }
 
+  const signInRequest = options.signInRequest ?? true;
+  if (typeof signInRequest !== 'boolean') {
+    throw new OptionsError(`option \`signInRequest\` must be true or false (got ${show(signInRequest)})`);
+  }
+
   const serveRevocation = options.serveRevocation ?? true;
   if (typeof serveRevocation !== 'boolean') {
     throw new OptionsError(`option \`serveRevocation\` must be true or false (got ${show(serveRevocation)})`);
@@ -355,6 +371,7 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
     defaultExpiresMs,
     orderRunner: options.orderRunner ?? null,
     orderWaitMs,
+    signInRequest,
     serveRevocation,
     ocspSigning,
     bodyLimit,

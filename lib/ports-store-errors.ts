@@ -1,7 +1,35 @@
 /**
- * A store error beside StoreConflictError and StoreNotFoundError (lib/ports.ts re-exports it, so
- * adapters and hosts import it from there like the others; it lives here only to keep ports.ts short).
+ * The store's typed errors (lib/ports.ts re-exports them, so adapters and hosts import them from there
+ * like every other port; they live here only to keep ports.ts short).
  */
+
+export type StoreEntity = 'ca' | 'certificate' | 'order' | 'user';
+
+/** A unique constraint refused a write (duplicate CA name or serial, certificate serial, username). */
+export class StoreConflictError extends Error {
+  readonly code = 'conflict' as const;
+  constructor(
+    message: string,
+    readonly entity: StoreEntity,
+    /** The column (or columns, comma-separated) that must be unique, e.g. `serial`, `name`. */
+    readonly field: string,
+  ) {
+    super(message);
+    this.name = 'StoreConflictError';
+  }
+}
+
+/** A row addressed by id does not exist (update/revoke/mark of a vanished row). */
+export class StoreNotFoundError extends Error {
+  readonly code = 'not-found' as const;
+  constructor(
+    readonly entity: StoreEntity,
+    readonly id: number,
+  ) {
+    super(`${entity} ${id} does not exist`);
+    this.name = 'StoreNotFoundError';
+  }
+}
 
 /**
  * The database failed the operation rather than refusing it by a rule: the connection broke, the

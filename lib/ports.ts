@@ -321,39 +321,44 @@ export interface OrderSettledEvents {
   onOrderSettled(listener: (order: OrderRecord) => void): () => void;
 }
 
+// Orders finished in the sign request (docs/DESIGN.md "Orders signed in the request"): a runner
+// capability and the store capability it writes with.
+
+/** A new order finished as it is placed: its certificate was signed in the sign request. */
+export type NewIssuedOrder = NewOrder & { certificate: NewCertificate };
+
+/**
+ * Optional store capability: write an order already `issued` together with its certificate, in one
+ * atomic write. Nothing is written, and null is returned, when the order's CA is missing or revoked as
+ * the write commits: the caller then places the order pending, and the runner records why it fails.
+ */
+export interface IssuedOrderStore {
+  createIssuedOrder(order: NewIssuedOrder): Promise<OrderRecord | null>;
+}
+
+export function hasIssuedOrders<S extends object>(store: S): store is S & IssuedOrderStore {
+  return typeof (store as Partial<IssuedOrderStore>).createIssuedOrder === 'function';
+}
+
+/**
+ * Optional runner capability: finish a new order in the caller's turn — sign it at once and write it
+ * already issued — instead of being handed it. The sign endpoint asks first (router option
+ * `signInRequest`); null means "not done": the runner is stopped, its store cannot write issued
+ * orders, signing failed, or the CA was revoked meanwhile. The order is then placed pending as usual,
+ * and the runner's queued path records why it fails (README D3). A finished order is announced like
+ * any other (`onOrderSettled`).
+ */
+export interface ImmediateOrders {
+  finishNow(order: NewOrder, ca: CaRecord): Promise<OrderRecord | null>;
+}
+
+export function hasImmediateOrders<R extends object>(runner: R): runner is R & ImmediateOrders {
+  return typeof (runner as Partial<ImmediateOrders>).finishNow === 'function';
+}
+
 // ---------------------------------------------------------------------------------------------------
-// Store errors: typed so that callers map them to 400/404 without knowing the database.
-
-export type StoreEntity = 'ca' | 'certificate' | 'order' | 'user';
-
-/** A unique constraint refused a write (duplicate CA name or serial, certificate serial, username). */
-export class StoreConflictError extends Error {
-  readonly code = 'conflict' as const;
-  constructor(
-    message: string,
-    readonly entity: StoreEntity,
-    /** The column (or columns, comma-separated) that must be unique, e.g. `serial`, `name`. */
-    readonly field: string,
-  ) {
-    super(message);
-    this.name = 'StoreConflictError';
-  }
-}
-
-/** A row addressed by id does not exist (update/revoke/mark of a vanished row). */
-export class StoreNotFoundError extends Error {
-  readonly code = 'not-found' as const;
-  constructor(
-    readonly entity: StoreEntity,
-    readonly id: number,
-  ) {
-    super(`${entity} ${id} does not exist`);
-    this.name = 'StoreNotFoundError';
-  }
-}
-
-// The database failed rather than a rule refusing (retrying may succeed); in its own file to keep this one short.
-export { isConnectionLost, StoreUnavailableError } from './ports-store-errors';
+// Store errors: typed so that callers map them to 400/404/503 without knowing the database; in their own file to keep this one short.
+export { isConnectionLost, StoreConflictError, StoreNotFoundError, StoreUnavailableError, type StoreEntity } from './ports-store-errors';
 export type { LoginAttemptLimiter } from './ports-login-limits';
 
 // Revocation serving (CRLs, OCSP) and KEK rotation (`ca-admin rotate_kek`): optional capabilities, in their own files.

@@ -312,6 +312,7 @@ function startApi(resolved: ResolvedOptions, ports: ApiPorts): RunningApi {
     defaultProfile: resolved.defaultProfile,
     defaultExpiresMs: resolved.defaultExpiresMs,
     orderWaitMs: resolved.orderWaitMs,
+    signInRequest: resolved.signInRequest,
   };
   let revocation: RevocationEndpoints | null = null;
   const unsubscribe: (() => void)[] = [];

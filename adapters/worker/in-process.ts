@@ -15,6 +15,10 @@
  * saves reading it back) and also polls, so orders written by another process (or left by a crash)
  * are found without a notification.
  *
+ * It can also finish an order in the sign request's turn (`finishNow`, finish-now.ts): signed at once
+ * and written already issued, which the sign endpoint asks for first (docs/DESIGN.md "Orders signed
+ * in the request").
+ *
  * This file only wires the parts (docs/DESIGN.md "Orders"): batch.ts and single-order.ts finish
  * orders, lanes.ts runs batches side by side, poll-loop.ts decides when to drain, order-intake.ts what
  * each batch takes, settled-events.ts tells listeners. Whether an error is the database's is the
@@ -23,8 +27,16 @@
 import { randomUUID } from 'crypto';
 import type { KeyBackends } from '../../lib/ca/key-backends';
 import { resolveProfiles, type Profiles, type ProfilesConfig } from '../../lib/ca/profiles';
-import { hasBatchOrders, type OrderRecord, type OrderRunner, type OrderSettledEvents, type Store } from '../../lib/ports';
+import {
+  hasBatchOrders,
+  type ImmediateOrders,
+  type OrderRecord,
+  type OrderRunner,
+  type OrderSettledEvents,
+  type Store,
+} from '../../lib/ports';
 import { processOrderBatch } from './batch';
+import { finishNow } from './finish-now';
 import { drainLanes } from './lanes';
 import { OrderIntake } from './order-intake';
 import { PollLoop } from './poll-loop';
@@ -55,7 +67,7 @@ export interface InProcessOrderRunnerOptions {
   logError?: (message: string, error: unknown) => void;
 }
 
-export interface InProcessOrderRunner extends OrderRunner, OrderSettledEvents {
+export interface InProcessOrderRunner extends OrderRunner, OrderSettledEvents, ImmediateOrders {
   /** Process every order that is pending now; resolves when none is left. For tests and tools. */
   drain(): Promise<number>;
 }
@@ -131,6 +143,8 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
       loop.poke();
     },
     drain: () => drain(true),
+    // Only while running: a stopped runner finishes nothing, in the request or otherwise.
+    finishNow: (order, ca) => (loop.isRunning ? finishNow(context, order, ca) : Promise.resolve(null)),
     // Only while polling: a stopped runner takes nothing, so orders must not wait for it (a lease
     // would hold them from every other instance for ORDER_LEASE_MS).
     get leaseOwner() {

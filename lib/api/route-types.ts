@@ -31,6 +31,8 @@ export interface ApiServices {
   defaultExpiresMs: number;
   /** How long sign/resign wait for their order (the `orderWaitMs` option). */
   orderWaitMs: number;
+  /** Whether sign/resign may sign in the request (the `signInRequest` option). */
+  signInRequest: boolean;
 }
 
 /** One request, authenticated, authorised and validated. */

@@ -4,11 +4,13 @@
  * Everything that can be checked is checked before the order row exists (D3), in the order the
  * original reports it: PEM framing (422 on `csr`), CSR parse and self-signature (400, D4), the CA
  * (404), then subject/extensions/profile/not_after against the CA and the profiles (422, D1, D9).
- * The order is then written `pending`, the runner is woken, and the desk gives it up to
- * `orderWaitMs` to finish — the answer is the order as created (`pending`, as upstream) either way;
- * waiting only means that the client's first poll usually finds the certificate.
+ * Where this process runs the order runner, the desk then asks it to finish the order at once
+ * (`finishNow`: signed and written already issued). Otherwise — or when that fast path declines — the
+ * order is written `pending`, the runner is woken, and the desk gives it up to `orderWaitMs` to finish. The
+ * answer is the order as placed (`pending`, as upstream) either way; signing or waiting only means
+ * that the client's first poll usually finds the certificate.
  */
-import type { OrderRecord, OrderRunner, SignRequest, Store } from '../ports';
+import { hasImmediateOrders, type CaRecord, type OrderRecord, type OrderRunner, type SignRequest, type Store } from '../ports';
 import { parseCsr, type ParsedCsr } from '../x509/csr';
 import { X509Error, invalid } from '../x509/errors';
 import { isPlainObject } from '../x509/plain-object';
@@ -24,11 +26,16 @@ const PEM_END = '\n-----END CERTIFICATE REQUEST-----';
 /** What placing an order needs: where orders go, who processes them, how long to wait for one. */
 export interface OrderDesk {
   store: Store;
-  /** CA reads for sign (a short-lived cache is fine: the runner re-reads the CA before it signs). */
+  /**
+   * CA reads for sign (a short-lived cache is fine: the runner re-reads the CA before it signs, and an
+   * order finished in the request is written only if its CA is not revoked by then).
+   */
   cas: Pick<Store, 'findCaBySerial' | 'getCa'>;
   orders: { getOrder(slug: string): Promise<OrderRecord | null>; waitUntilFinished(orderId: number, timeoutMs: number): Promise<void> };
   orderRunner: OrderRunner | null;
   orderWaitMs: number;
+  /** The router's `signInRequest` option: ask the runner to finish orders in the request. */
+  signInRequest: boolean;
   profiles: Profiles;
   defaultProfile: string;
   defaultExpiresMs: number;
@@ -63,13 +70,23 @@ function keyBackendOptions(body: Record<string, unknown>): Record<string, unknow
  */
 export const ORDER_LEASE_MS = 5000;
 
-async function placeOrder(desk: OrderDesk, caId: number, userId: number, request: SignRequest): Promise<OrderRecord> {
+async function placeOrder(desk: OrderDesk, ca: CaRecord, userId: number, request: SignRequest): Promise<OrderRecord> {
+  const runner = desk.orderRunner;
+  if (desk.signInRequest && runner && hasImmediateOrders(runner)) {
+    const issued = await runner.finishNow({ caId: ca.id, userId, request }, ca);
+    if (issued) return asPlaced(issued);
+  }
   const owner = desk.orderRunner?.leaseOwner;
   const lease = owner ? { owner, expires: new Date(Date.now() + ORDER_LEASE_MS) } : undefined;
-  const order = await desk.store.createOrder({ caId, userId, request, ...(lease ? { lease } : {}) });
+  const order = await desk.store.createOrder({ caId: ca.id, userId, request, ...(lease ? { lease } : {}) });
   desk.orderRunner?.notify(order);
   await desk.orders.waitUntilFinished(order.id, desk.orderWaitMs);
   return order;
+}
+
+/** The answer to sign/resign: the order as placed, as upstream answers even when it signed at once. */
+function asPlaced(order: OrderRecord): OrderRecord {
+  return { ...order, status: 'pending', certificateSerial: null, certificateId: null, error: null, updated: order.created };
 }
 
 export interface OrderCall {
@@ -107,7 +124,7 @@ export async function signThroughOrder(desk: OrderDesk, call: OrderCall): Promis
       parsedCsr, // checkCsr above parsed and verified this very text: once is enough
     },
   );
-  return placeOrder(desk, ca.id, call.userId, request);
+  return placeOrder(desk, ca, call.userId, request);
 }
 
 /** `POST /ca/{serial}/certs/{serial}/resign/`: the stored CSR signed again (current CA and profile). */
@@ -125,7 +142,7 @@ export async function resignThroughOrder(desk: OrderDesk, call: OrderCall & { ce
     defaultExpiresMs: desk.defaultExpiresMs,
     now,
   });
-  return placeOrder(desk, ca.id, call.userId, request);
+  return placeOrder(desk, ca, call.userId, request);
 }
 
 /**

@@ -23,6 +23,7 @@ describe('createCaApiRouter options', () => {
     expect(o.defaultProfile).toBe('webserver');
     expect(o.defaultExpiresMs).toBe(100 * 24 * 3600 * 1000);
     expect(o.bodyLimit).toBe(2.5 * 1024 * 1024);
+    expect(o.signInRequest).toBe(true);
   });
 
   test('environment variables are read when the options are absent', () => {
@@ -98,6 +99,7 @@ describe('createCaApiRouter options', () => {
     [{ defaultExpires: -1 }, 'option `defaultExpires` must be a positive duration'],
     [{ defaultExpires: '100' }, 'option `defaultExpires` must be a number of days'],
     [{ bodyLimit: 1.5 }, 'option `bodyLimit` must be a positive whole number of bytes'],
+    [{ signInRequest: 'no' }, 'option `signInRequest` must be true or false (got "no")'],
     [{ keyBackends: { default: { alias: 'other', createKey() {}, importKey() {}, getSigner() {} } } }, 'reports alias "other"'],
     [{ keyBackends: { default: {} } }, "'default' must implement the KeyBackend port"],
     [{ authenticator: {} }, 'option `authenticator` must have an authenticate(username, password) method'],

@@ -28,7 +28,9 @@ import type {
   CertificateRecord,
   NewCa,
   NewCertificate,
+  NewIssuedOrder,
   NewOrder,
+  IssuedOrderStore,
   OrderRecord,
   Permission,
   Store,
@@ -48,6 +50,7 @@ import * as certificates from './certificates';
 import { mappingErrors } from './errors';
 import { MIGRATIONS_TABLE, migrationSource } from './migrations';
 import { GroupCommit } from './group-commit';
+import * as issuedOrders from './issued-orders';
 import * as keyRotation from './key-rotation';
 import * as orders from './orders';
 import * as revocation from './revocation';
@@ -82,6 +85,8 @@ interface ChangeHubs {
   certificates: ChangeHub;
   /** Group commit of `createOrder` (root store only). */
   newOrders: GroupCommit<NewOrder, OrderRecord>;
+  /** Group commit of `createIssuedOrder` (root store only). */
+  issuedOrders: GroupCommit<NewIssuedOrder, OrderRecord | null>;
 }
 
 /** Ids changed inside a transaction, announced once it has committed. */
@@ -98,6 +103,7 @@ export class KnexStore
     CaChangeEvents,
     CertificateChangeEvents,
     BatchOrderStore,
+    IssuedOrderStore,
     RevocationStore,
     StoredKeyRewriting,
     CertificateVersionListing
@@ -119,6 +125,10 @@ export class KnexStore
       newOrders: new GroupCommit(
         (many) => orders.createOrders(this.db, many),
         (one) => orders.createOrder(this.db, one),
+      ),
+      issuedOrders: new GroupCommit(
+        (many) => issuedOrders.createIssuedOrders(this.db, many),
+        (one) => issuedOrders.createIssuedOrder(this.db, one),
       ),
     };
   }
@@ -216,6 +226,10 @@ export class KnexStore
   createOrder(order: NewOrder): Promise<OrderRecord> {
     // Outside a transaction, orders of concurrent requests share one INSERT (group-commit.ts).
     return mappingErrors(() => (this.bound ? orders.createOrder(this.db, order) : this.hubs.newOrders.write(order)));
+  }
+  createIssuedOrder(order: NewIssuedOrder): Promise<OrderRecord | null> {
+    // Like `createOrder`: concurrent sign requests share one statement (group-commit.ts).
+    return mappingErrors(() => (this.bound ? issuedOrders.createIssuedOrder(this.db, order) : this.hubs.issuedOrders.write(order)));
   }
   getOrder(slug: string): Promise<OrderRecord | null> {
     return mappingErrors(() => orders.getOrder(this.db, slug));

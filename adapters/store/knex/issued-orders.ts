@@ -1,0 +1,96 @@
+/**
+ * Orders written already issued, each with its certificate (`IssuedOrderStore`, lib/ports.ts): the
+ * sign endpoint signed the certificate in the request, so the order row and the certificate row go
+ * to the database in ONE statement — instead of a pending order now and, a batch later, a second
+ * statement that stores the certificate and marks the order (docs/DESIGN.md "Orders").
+ *
+ * The CA is checked as the statement runs: an order whose CA is missing or revoked by then is not
+ * written (null), so a CA revoked by another instance a moment ago issues nothing more; the caller
+ * places that order pending, and the runner records why it fails (README D3).
+ */
+import type { Knex } from 'knex';
+import { StoreConflictError, type NewIssuedOrder, type OrderRecord } from '../../../lib/ports';
+import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from './certificate-values';
+import { mappingErrors } from './errors';
+import type { Row } from './rows';
+import { randomSlug } from './slug';
+import { TABLES } from './tables';
+import { toJson, toNumber } from './values';
+
+/** 62^12 slugs make a collision vanishingly rare; a few retries make it impossible in practice. */
+const SLUG_ATTEMPTS = 5;
+
+/** The record of an order the statement wrote (it returns only the generated ids). */
+function issuedRecord(order: NewIssuedOrder, slug: string, id: number, certificateId: number, when: Date): OrderRecord {
+  return {
+    id,
+    created: when,
+    updated: when,
+    slug,
+    caId: order.caId,
+    userId: order.userId,
+    status: 'issued',
+    certificateSerial: order.certificate.serial,
+    certificateId,
+    error: null,
+    request: order.request,
+    leaseOwner: null,
+    leaseExpires: null,
+  };
+}
+
+/**
+ * Several issued orders in one statement (the store's group commit); results in input order, null
+ * where the CA was missing or revoked. A unique violation (a slug or serial taken) fails the whole
+ * statement, and nothing of it is written.
+ */
+export function createIssuedOrders(db: Knex, orders: NewIssuedOrder[]): Promise<(OrderRecord | null)[]> {
+  return mappingErrors(async () => {
+    if (orders.length === 0) return [];
+    const when = new Date();
+    const slugs = new Set<string>();
+    while (slugs.size < orders.length) slugs.add(randomSlug()); // distinct within the statement
+    const fresh = [...slugs];
+    const rowSql = `(?::text, ?::integer, ?::jsonb, ${CERTIFICATE_PLACEHOLDERS})`;
+    const bindings = orders.flatMap((order, i) => [
+      fresh[i],
+      order.userId,
+      toJson(order.request),
+      ...certificateBindings(order.certificate),
+    ]);
+    const result = (await db.raw(
+      `with incoming (slug, user_id, request, ${CERTIFICATE_COLUMN_LIST}) as (values ${orders.map(() => rowSql).join(', ')}),
+       live as (select i.* from incoming i join ?? ca on ca.id = i.ca_id and not ca.revoked),
+       inserted as (
+         insert into ?? (${CERTIFICATE_COLUMN_LIST}, created, updated)
+         select ${certificateColumnsOf('l')}, ?, ? from live l
+         returning id, ca_id, serial
+       ),
+       placed as (
+         insert into ?? (created, updated, slug, ca_id, user_id, status, request, certificate_id)
+         select ?, ?, l.slug, l.ca_id, l.user_id, 'issued', l.request, ins.id
+         from live l join inserted ins on ins.ca_id = l.ca_id and ins.serial = l.serial
+         returning id, slug, certificate_id
+       )
+       select id, slug, certificate_id from placed`,
+      [...bindings, TABLES.cas, TABLES.certificates, when, when, TABLES.orders, when, when],
+    )) as { rows: Row[] };
+    const bySlug = new Map(result.rows.map((row) => [String(row.slug), row]));
+    return orders.map((order, i) => {
+      const row = bySlug.get(fresh[i]);
+      return row ? issuedRecord(order, fresh[i], toNumber(row.id), toNumber(row.certificate_id), when) : null;
+    });
+  });
+}
+
+/** One issued order; a slug another order holds already is drawn again. */
+export async function createIssuedOrder(db: Knex, order: NewIssuedOrder): Promise<OrderRecord | null> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const [record] = await createIssuedOrders(db, [order]);
+      return record;
+    } catch (e) {
+      if (!(e instanceof StoreConflictError && e.field === 'slug') || attempt >= SLUG_ATTEMPTS) throw e;
+    }
+  }
+}

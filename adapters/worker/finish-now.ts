@@ -1,0 +1,42 @@
+/**
+ * The runner's `finishNow` (ImmediateOrders, lib/ports.ts): a new order signed at once, in the sign
+ * request's turn, and written already issued with its certificate in one statement (the store's
+ * `createIssuedOrder`, grouped with concurrent ones) — one write per order instead of the pending
+ * INSERT now and the batch's statement later, and no batch read of the CA: the caller hands over the
+ * CA it has just checked, and the statement writes nothing if that CA is revoked by then
+ * (docs/DESIGN.md "Orders signed in the request").
+ *
+ * A fast path only: whatever does not go smoothly returns null, and the caller places the order
+ * pending for the queued path (batch.ts, single-order.ts), which signs again and records the reason
+ * (README D3). An outage is thrown, for the caller's 503 (README D21).
+ */
+import { certificateFromRequest } from '../../lib/ca/issuance';
+import { hasIssuedOrders, isConnectionLost, type CaRecord, type NewCertificate, type NewOrder, type OrderRecord } from '../../lib/ports';
+import type { RunnerContext } from './runner-context';
+
+export async function finishNow(c: RunnerContext, order: NewOrder, ca: CaRecord): Promise<OrderRecord | null> {
+  const { store } = c;
+  if (!hasIssuedOrders(store) || order.caId !== ca.id) return null;
+  let certificate: NewCertificate;
+  try {
+    certificate = await certificateFromRequest({
+      keyBackends: c.keyBackends,
+      ca,
+      request: order.request,
+      profiles: c.profiles,
+      defaultExpiresMs: c.defaultExpiresMs,
+    });
+  } catch {
+    return null; // the queued path signs it again and records why it fails
+  }
+  let issued: OrderRecord | null;
+  try {
+    issued = await store.createIssuedOrder({ caId: order.caId, userId: order.userId, request: order.request, certificate });
+  } catch (e) {
+    if (isConnectionLost(e)) throw e;
+    c.logError('express-ca-api: an order signed in the request could not be stored; it takes the queued path', e);
+    return null;
+  }
+  if (issued) c.announce([issued]);
+  return issued;
+}

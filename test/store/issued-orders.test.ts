@@ -1,0 +1,142 @@
+/**
+ * The knex store's `createIssuedOrder` (IssuedOrderStore, adapters/store/knex/issued-orders.ts), on
+ * every test database target: order and certificate in one statement, concurrent calls grouped,
+ * nothing written for a revoked or missing CA, a taken slug drawn again, one caller's bad row failing
+ * only that caller.
+ */
+import * as slugs from '../../adapters/store/knex/slug';
+import { TABLES } from '../../adapters/store/knex/tables';
+import { hasIssuedOrders, StoreConflictError, type IssuedOrderStore, type Store } from '../../lib/ports';
+import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
+import { newCa, newCertificate, signRequest } from './records';
+
+describe.each(testDatabaseTargets())('createIssuedOrder on $name', (target) => {
+  let db: TestDatabase;
+  let store: Store & IssuedOrderStore;
+
+  beforeAll(async () => {
+    db = await openTestDatabase(target);
+    if (!hasIssuedOrders(db.store)) throw new Error('the knex store writes issued orders');
+    store = db.store;
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+  beforeEach(async () => {
+    await db.truncate();
+  });
+
+  async function statementsOf<T>(work: () => Promise<T>): Promise<{ value: T; statements: string[] }> {
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }) => statements.push(q.sql);
+    db.knex.on('query', onQuery);
+    try {
+      return { value: await work(), statements };
+    } finally {
+      db.knex.off('query', onQuery);
+    }
+  }
+
+  async function setup() {
+    const ca = await store.insertCa(newCa());
+    const alice = await store.createUser('alice', 'hash', []);
+    return { ca, alice };
+  }
+
+  it('writes the order issued with its certificate; the store reads back the same order', async () => {
+    const { ca, alice } = await setup();
+    const certificate = newCertificate(ca.id);
+    const request = signRequest();
+    const { value: order, statements } = await statementsOf(() =>
+      store.createIssuedOrder({ caId: ca.id, userId: alice.id, request, certificate }),
+    );
+    expect(statements).toHaveLength(1);
+    expect(order).toMatchObject({
+      caId: ca.id,
+      userId: alice.id,
+      status: 'issued',
+      certificateSerial: certificate.serial,
+      error: null,
+      leaseOwner: null,
+      leaseExpires: null,
+    });
+    expect(order!.slug).toMatch(/^[a-zA-Z0-9]{12}$/);
+    expect(await store.getOrder(order!.slug)).toEqual(order);
+    const stored = await store.findCertificate(ca.id, certificate.serial);
+    expect(stored?.id).toBe(order!.certificateId);
+    expect(stored?.cn).toBe(certificate.cn);
+    expect(stored?.certificate).toEqual(certificate.certificate);
+  });
+
+  it('concurrent calls share one statement; each gets its own order and certificate', async () => {
+    const { ca, alice } = await setup();
+    const certificates = Array.from({ length: 6 }, () => newCertificate(ca.id));
+    const { value: orders, statements } = await statementsOf(() =>
+      Promise.all(
+        certificates.map((certificate) => store.createIssuedOrder({ caId: ca.id, userId: alice.id, request: signRequest(), certificate })),
+      ),
+    );
+    expect(statements).toHaveLength(1);
+    expect(new Set(orders.map((o) => o!.slug)).size).toBe(6);
+    for (const [i, order] of orders.entries()) {
+      expect(order?.certificateSerial).toBe(certificates[i].serial);
+      expect((await store.findCertificate(ca.id, certificates[i].serial))?.id).toBe(order?.certificateId);
+    }
+  });
+
+  it('writes nothing for a revoked or missing CA (null), and the rest of its group as usual', async () => {
+    const { ca, alice } = await setup();
+    const revoked = await store.insertCa(newCa({ revoked: true, revokedDate: new Date(), revokedReason: 'key_compromise' }));
+    const [good, onRevoked, onMissing] = await Promise.all([
+      store.createIssuedOrder({ caId: ca.id, userId: alice.id, request: signRequest(), certificate: newCertificate(ca.id) }),
+      store.createIssuedOrder({ caId: revoked.id, userId: alice.id, request: signRequest(), certificate: newCertificate(revoked.id) }),
+      store.createIssuedOrder({ caId: 999_999, userId: alice.id, request: signRequest(), certificate: newCertificate(999_999) }),
+    ]);
+    expect(good?.status).toBe('issued');
+    expect(onRevoked).toBeNull();
+    expect(onMissing).toBeNull();
+    expect(Number((await db.knex(TABLES.orders).count({ n: '*' }).first())?.n)).toBe(1);
+    expect(Number((await db.knex(TABLES.certificates).count({ n: '*' }).first())?.n)).toBe(1);
+  });
+
+  it('a slug another order holds is drawn again', async () => {
+    const { ca, alice } = await setup();
+    const taken = await store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest() });
+    const real = slugs.randomSlug;
+    const spy = jest.spyOn(slugs, 'randomSlug').mockImplementationOnce(() => taken.slug);
+    try {
+      const order = await store.createIssuedOrder({
+        caId: ca.id,
+        userId: alice.id,
+        request: signRequest(),
+        certificate: newCertificate(ca.id),
+      });
+      expect(spy).toHaveBeenCalledTimes(2);
+      expect(order?.slug).not.toBe(taken.slug);
+      expect(order?.status).toBe('issued');
+      expect((await store.getOrder(taken.slug))?.status).toBe('pending'); // left as it was
+    } finally {
+      spy.mockRestore();
+    }
+    expect(slugs.randomSlug).toBe(real);
+  });
+
+  it('a certificate serial taken already fails that caller alone; nothing of it is written', async () => {
+    const { ca, alice } = await setup();
+    const existing = await store.insertCertificate(newCertificate(ca.id));
+    const results = await Promise.allSettled([
+      store.createIssuedOrder({ caId: ca.id, userId: alice.id, request: signRequest(), certificate: newCertificate(ca.id) }),
+      store.createIssuedOrder({
+        caId: ca.id,
+        userId: alice.id,
+        request: signRequest(),
+        certificate: newCertificate(ca.id, { serial: existing.serial }),
+      }),
+      store.createIssuedOrder({ caId: ca.id, userId: alice.id, request: signRequest(), certificate: newCertificate(ca.id) }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(StoreConflictError);
+    expect(Number((await db.knex(TABLES.orders).count({ n: '*' }).first())?.n)).toBe(2);
+    expect(Number((await db.knex(TABLES.certificates).count({ n: '*' }).first())?.n)).toBe(3);
+  });
+});
