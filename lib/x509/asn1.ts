@@ -9,6 +9,7 @@
 import * as forge from 'node-forge';
 import { asn1TimeText } from './datetime';
 import { parseError } from './errors';
+import { contentToOid, oidToContent } from './oid-der';
 
 export type Node = forge.asn1.Asn1;
 
@@ -64,8 +65,21 @@ export function set(children: Node[]): Node {
   return universal(Type.SET, true, children);
 }
 
+/**
+ * Encoded OIDs by dotted text: certificates repeat a few dozen OIDs, and a lookup is cheaper than
+ * encoding (bounded: cleared when full, as a request may carry OIDs of its own).
+ */
+const encodedOids = new Map<string, string>();
+const ENCODED_OIDS_MAX = 4096;
+
 export function oid(dotted: string): Node {
-  return universal(Type.OID, false, forge.asn1.oidToDer(dotted).getBytes());
+  let content = encodedOids.get(dotted);
+  if (content === undefined) {
+    content = toBinary(oidToContent(dotted));
+    if (encodedOids.size >= ENCODED_OIDS_MAX) encodedOids.clear();
+    encodedOids.set(dotted, content);
+  }
+  return universal(Type.OID, false, content);
 }
 
 export function bool(value: boolean): Node {
@@ -211,9 +225,7 @@ export function contentBytes(node: Node, what: string): Buffer {
 
 export function readOid(node: Node | undefined, what = 'OBJECT IDENTIFIER'): string {
   const n = expectUniversal(node, Type.OID, what);
-  const raw = contentBytes(n, what);
-  if (raw.length === 0 || (raw[raw.length - 1] & 0x80) !== 0) throw parseError(`${what}: malformed OID`);
-  return forge.asn1.derToOid(forge.util.createBuffer(n.value as string));
+  return contentToOid(contentBytes(n, what), what);
 }
 
 export function readIntegerContent(bytes: Buffer, what: string): bigint {
@@ -321,12 +333,11 @@ export function contextTag(node: Node): number {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Byte positions: the strict DER walker lives in tlv.ts; OID content needs forge, so it is here.
+// Byte positions: the strict DER walker lives in tlv.ts; OID content is read by oid-der.ts.
 
 export { readSignedEnvelope, readTlv, readTlvChildren, type Tlv } from './tlv';
 
 /** Dotted form of an OBJECT IDENTIFIER's content bytes (for callers working on `Tlv`s). */
 export function oidFromContent(bytes: Uint8Array, what = 'OBJECT IDENTIFIER'): string {
-  if (bytes.length === 0 || (bytes[bytes.length - 1] & 0x80) !== 0) throw parseError(`${what}: malformed OID`);
-  return forge.asn1.derToOid(forge.util.createBuffer(toBinary(bytes)));
+  return contentToOid(bytes, what);
 }

@@ -2,6 +2,7 @@
  * Object identifiers and their API aliases (docs/COMPATIBILITY.md §2). Aliases are accepted on
  * input only; output is always the dotted form.
  */
+import { encodedArcs } from './oid-der';
 
 /** Name attribute aliases → dotted OID. The first alias of each OID is its long name. */
 export const NAME_OID_ALIASES: Readonly<Record<string, string>> = {
@@ -122,18 +123,9 @@ export const EXTENSION_OIDS = {
 /**
  * Syntactic check of a dotted OID, as cryptography's ObjectIdentifier accepts it: at least two arcs,
  * decimal without leading zeros, first arc 0–2, second arc < 40 under arcs 0 and 1 — and, beyond
- * that, every encoded arc within 32 bits: the DER codec underneath (node-forge) cannot write a larger
- * one, so such an OID is refused on input rather than failing when the certificate is signed.
+ * that, every encoded arc within `MAX_ARC_BITS` (256; a UUID arc takes 128), which our DER codec
+ * writes (oid-der.ts), so such an OID is refused on input rather than failing when it is signed.
  */
 export function isValidOid(text: string): boolean {
-  if (!/^(0|[1-9]\d*)(\.(0|[1-9]\d*))+$/.test(text)) return false;
-  const arcs = text.split('.').map((a) => BigInt(a));
-  const [first, second] = arcs;
-  if (first > 2n) return false;
-  if (first < 2n && second >= 40n) return false;
-  // DER writes the first two arcs as one value, 40 * first + second.
-  const encoded = [first * 40n + second, ...arcs.slice(2)];
-  return encoded.every((arc) => arc <= MAX_ENCODABLE_ARC);
+  return encodedArcs(text) !== null;
 }
-
-const MAX_ENCODABLE_ARC = 0xffffffffn;

@@ -4,6 +4,7 @@
  * whose `loc` lacked the union tag (reference 422 shape: docs/COMPATIBILITY.md §1.4), and URL
  * fields over 200 characters reported as a schema error instead of a model error (400).
  */
+import { execFileSync } from 'child_process';
 import express from 'express';
 import request from 'supertest';
 import { TABLES } from '../../adapters/store/knex/tables';
@@ -259,21 +260,48 @@ describe('semantic errors inside an extension carry its type tag in loc', () => 
 });
 
 describe('found by the campaign (test/hardening/campaign.test.ts)', () => {
-  test('an OID arc beyond 32 bits is refused up front (it failed the order when signing)', async () => {
+  test('an OID arc beyond 256 bits is refused up front (it failed the order when signing)', async () => {
     const before = await snapshot();
-    const res = await sign({ csr, subject, extensions: [{ type: 'extended_key_usage', value: ['1.2.4294967296'] }] });
+    const tooLarge = `1.2.${1n << 256n}`;
+    const res = await sign({ csr, subject, extensions: [{ type: 'extended_key_usage', value: [tooLarge] }] });
     expect(res.status).toBe(422);
     expect(res.body.detail.map((d: { loc: unknown[]; msg: string }) => [d.loc, d.msg])).toEqual([
-      [['body', 'data', 'extensions', 0, 'extended_key_usage', 'value', 0], 'Value error, 1.2.4294967296: Invalid object identifier'],
+      [['body', 'data', 'extensions', 0, 'extended_key_usage', 'value', 0], `Value error, ${tooLarge}: Invalid object identifier`],
     ]);
     expect(await snapshot()).toBe(before);
   });
 
-  test('the largest encodable arcs still sign', async () => {
-    const res = await sign({ csr, subject, extensions: [{ type: 'extended_key_usage', value: ['1.2.4294967295', '2.4294967215'] }] });
+  test('arcs beyond 32 bits (a UUID OID, the largest encodable arc) sign, and openssl and the API read them back', async () => {
+    const uuidOid = '2.25.329800735698586629295641978511506172918';
+    const largest = `1.2.${(1n << 256n) - 1n}`;
+    const res = await sign({
+      csr,
+      subject,
+      extensions: [
+        { type: 'extended_key_usage', value: [largest, '2.4294967296'] },
+        { type: 'certificate_policies', value: [{ policy_identifier: uuidOid }] },
+      ],
+    });
     expect(res.status).toBe(200);
     const done = await waitForOrder(f.app, f.ca.serial, res.body.slug, f.auth('alice'));
     expect([done.status, done.error]).toEqual(['issued', null]);
+    const view = await request(f.app).get(`${API}/ca/${f.ca.serial}/certs/${done.serial}/`).set(f.auth('alice'));
+    const byType = (type: string) => view.body.certificate.extensions.find((e: { type: string }) => e.type === type)?.value;
+    expect(byType('extended_key_usage')).toEqual([largest, '2.4294967296']);
+    expect(byType('certificate_policies')).toEqual([{ policy_identifier: uuidOid, policy_qualifiers: null }]);
+    const text = execFileSync('openssl', ['x509', '-noout', '-text'], { input: view.body.certificate.pem, encoding: 'utf8' });
+    expect(text).toContain(`Policy: ${uuidOid}`);
+    // `x509 -text` cuts OID text at 80 characters; asn1parse prints the whole arc (the EKU's OCTET STRING parsed).
+    const pem = view.body.certificate.pem as string;
+    const outline = execFileSync('openssl', ['asn1parse', '-inform', 'PEM'], { input: pem, encoding: 'utf8' }).split('\n');
+    const ekuLine = outline.findIndex((line) => line.includes('X509v3 Extended Key Usage'));
+    const offset = outline
+      .slice(ekuLine)
+      .find((line) => line.includes('OCTET STRING'))!
+      .trim()
+      .split(':')[0];
+    const octets = execFileSync('openssl', ['asn1parse', '-inform', 'PEM', '-strparse', offset], { input: pem });
+    expect(octets.toString()).toContain(`:${largest}`);
   });
 
   test.each([
