@@ -9,7 +9,7 @@
 import request from 'supertest';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { inProcessOrderRunner } from '../../adapters/worker/in-process';
-import type { OrderRecord } from '../../lib/ports';
+import { StoreUnavailableError, type OrderRecord, type Store } from '../../lib/ports';
 import { API, opensslCsr, setupApi, waitForOrder, type ApiFixture } from './fixture';
 
 let f: ApiFixture;
@@ -121,6 +121,34 @@ test('finishNow: a stopped runner finishes nothing; a started one signs, writes 
     expect(await f.store.getOrder(issued!.slug)).toEqual(issued);
   } finally {
     await runner.stop();
+  }
+});
+
+test('finishNow: an outage while writing is thrown (for the 503); any other store error declines (null) and is logged', async () => {
+  const placed = await sign(f.ca.serial);
+  const { request: signRequest } = (await f.store.getOrder(placed.body.slug))!;
+  const order = { caId: f.ca.id, userId: (await f.store.findUser('alice'))!.id, request: signRequest };
+  for (const [error, expectThrown] of [
+    [new StoreUnavailableError('connection refused', { connectionLost: true }), true],
+    [new StoreUnavailableError('deadlock detected'), false],
+  ] as const) {
+    // The real store, with its issued-order write failing as the database would.
+    const failing = Object.create(f.store) as Store & { createIssuedOrder(): Promise<never> };
+    failing.createIssuedOrder = () => Promise.reject(error);
+    const logged: unknown[] = [];
+    const runner = inProcessOrderRunner({ store: failing, keyBackends: { default: f.keyBackend }, logError: (_m, e) => logged.push(e) });
+    await runner.start();
+    try {
+      if (expectThrown) {
+        await expect(runner.finishNow(order, f.ca)).rejects.toBe(error);
+        expect(logged).toEqual([]);
+      } else {
+        expect(await runner.finishNow(order, f.ca)).toBeNull();
+        expect(logged).toEqual([error]);
+      }
+    } finally {
+      await runner.stop();
+    }
   }
 });
 
