@@ -121,7 +121,6 @@ async function main(): Promise<void> {
     const loader = new RemoteLoader().start();
     const rates = new Map<number, number[]>();
     const latencies = new Map<number, number[]>();
-    const cpu = new Map<number, FleetCpu[]>();
     try {
       // Rounds 1-2-3, 1-2-3, …: drift (a growing table, a warming cache) falls on every fleet size
       // alike, and each figure is a median over the rounds.
@@ -149,12 +148,11 @@ async function main(): Promise<void> {
           const perSecond = ORDERS / (Number(process.hrtime.bigint() - t0) / 1e9);
           const cpuAfter = fleetCpu(active, loader);
           const perCert = (k: keyof FleetCpu) => (cpuAfter[k] - cpuBefore[k]) / ORDERS;
-          cpu.set(n, [...(cpu.get(n) ?? []), { servers: perCert('servers'), clients: perCert('clients'), postgres: perCert('postgres') }]);
+          const spent: FleetCpu = { servers: perCert('servers'), clients: perCert('clients'), postgres: perCert('postgres') };
           rates.set(n, [...(rates.get(n) ?? []), perSecond]);
           const light = latencies.get(n) ?? [];
           for (let i = 0; i < LATENCY_SAMPLES / ROUNDS; i++) light.push(await signToIssued(instances[0], csr));
           latencies.set(n, light);
-          const spent = cpu.get(n)!.at(-1)!;
           console.log(
             `round ${round + 1}: ${n} instance(s) ${perSecond.toFixed(0)} certificates/s; CPU per certificate: ` +
               `servers ${spent.servers.toFixed(2)} ms, load clients ${spent.clients.toFixed(2)} ms, PostgreSQL ${spent.postgres.toFixed(2)} ms`,

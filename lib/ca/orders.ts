@@ -5,10 +5,10 @@
  * original reports it: PEM framing (422 on `csr`), CSR parse and self-signature (400, D4), the CA
  * (404), then subject/extensions/profile/not_after against the CA and the profiles (422, D1, D9).
  * Where this process runs the order runner, the desk then asks it to finish the order at once
- * (`finishNow`: signed and written already issued). Otherwise — or when that fast path declines — the
- * order is written `pending`, the runner is woken, and the desk gives it up to `orderWaitMs` to finish. The
- * answer is the order as placed (`pending`, as upstream) either way; signing or waiting only means
- * that the client's first poll usually finds the certificate.
+ * (`finishNow`: signed and written already issued). Otherwise — or when that fast path declines —
+ * the order is written `pending`, the runner is woken, and the desk gives it up to `orderWaitMs` to
+ * finish. The answer is the order as placed (`pending`, as upstream) either way; signing or waiting
+ * only means that the client's first poll usually finds the certificate.
  */
 import { hasImmediateOrders, type CaRecord, type OrderRecord, type OrderRunner, type SignRequest, type Store } from '../ports';
 import { parseCsr, type ParsedCsr } from '../x509/csr';
@@ -76,10 +76,10 @@ async function placeOrder(desk: OrderDesk, ca: CaRecord, userId: number, request
     const issued = await runner.finishNow({ caId: ca.id, userId, request }, ca);
     if (issued) return asPlaced(issued);
   }
-  const owner = desk.orderRunner?.leaseOwner;
+  const owner = runner?.leaseOwner;
   const lease = owner ? { owner, expires: new Date(Date.now() + ORDER_LEASE_MS) } : undefined;
   const order = await desk.store.createOrder({ caId: ca.id, userId, request, ...(lease ? { lease } : {}) });
-  desk.orderRunner?.notify(order);
+  runner?.notify(order);
   await desk.orders.waitUntilFinished(order.id, desk.orderWaitMs);
   return order;
 }

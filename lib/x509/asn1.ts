@@ -338,6 +338,4 @@ export function contextTag(node: Node): number {
 export { readSignedEnvelope, readTlv, readTlvChildren, type Tlv } from './tlv';
 
 /** Dotted form of an OBJECT IDENTIFIER's content bytes (for callers working on `Tlv`s). */
-export function oidFromContent(bytes: Uint8Array, what = 'OBJECT IDENTIFIER'): string {
-  return contentToOid(bytes, what);
-}
+export { contentToOid as oidFromContent } from './oid-der';

@@ -13,12 +13,9 @@ import { StoreConflictError, type NewIssuedOrder, type OrderRecord } from '../..
 import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from './certificate-values';
 import { mappingErrors } from './errors';
 import type { Row } from './rows';
-import { randomSlug } from './slug';
+import { randomSlug, SLUG_ATTEMPTS } from './slug';
 import { TABLES } from './tables';
 import { toJson, toNumber } from './values';
-
-/** 62^12 slugs make a collision vanishingly rare; a few retries make it impossible in practice. */
-const SLUG_ATTEMPTS = 5;
 
 /** The record of an order the statement wrote (it returns only the generated ids). */
 function issuedRecord(order: NewIssuedOrder, slug: string, id: number, certificateId: number, when: Date): OrderRecord {

@@ -4,14 +4,11 @@ import { StoreNotFoundError, type NewCertificate, type NewOrder, type OrderRecor
 import { mappingErrors } from './errors';
 import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from './certificate-values';
 import { orderFromRow, type Row } from './rows';
-import { randomSlug } from './slug';
+import { randomSlug, SLUG_ATTEMPTS } from './slug';
 import { toJson, toNumber } from './values';
 import { TABLES } from './tables';
 
 const TABLE = TABLES.orders;
-
-/** 62^12 slugs make a collision vanishingly rare; a few retries make it impossible in practice. */
-const SLUG_ATTEMPTS = 5;
 
 /** django-ca's error_code for "Could not sign certificate." */
 const SIGNING_FAILED = 1;
@@ -200,7 +197,6 @@ export function issueOrders(
     if (items.length === 0) return [];
     const rowSql = `(?::integer, ${CERTIFICATE_PLACEHOLDERS})`;
     const bindings = items.flatMap(({ orderId, certificate }) => [orderId, ...certificateBindings(certificate)]);
-    const list = CERTIFICATE_COLUMN_LIST;
     // The same rule as `claimOrdersById`, embedded as the first CTE.
     const claimed = claimable(db, leaseOwner)
       .select('id')
@@ -212,9 +208,9 @@ export function issueOrders(
       .skipLocked();
     const result = (await db.raw(
       `with claimed as ?,
-       incoming (order_id, ${list}) as (values ${items.map(() => rowSql).join(', ')}),
+       incoming (order_id, ${CERTIFICATE_COLUMN_LIST}) as (values ${items.map(() => rowSql).join(', ')}),
        inserted as (
-         insert into ?? (${list}, created, updated)
+         insert into ?? (${CERTIFICATE_COLUMN_LIST}, created, updated)
          select ${certificateColumnsOf('i')}, ?, ? from incoming i join claimed on claimed.id = i.order_id
          returning id, ca_id, serial
        ),

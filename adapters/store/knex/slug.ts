@@ -4,6 +4,9 @@ import { randomInt } from 'crypto';
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 export const SLUG_LENGTH = 12;
 
+/** 62^12 slugs make a collision vanishingly rare; a few retries make it impossible in practice. */
+export const SLUG_ATTEMPTS = 5;
+
 export function randomSlug(): string {
   let slug = '';
   for (let i = 0; i < SLUG_LENGTH; i++) slug += ALPHABET[randomInt(ALPHABET.length)];
