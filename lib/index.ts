@@ -7,7 +7,7 @@
  *   app.use(createCaApiRouter({ enableRestApi: true, store }));
  *
  * This file is the package's composition root: the one place (with the CLI's entry,
- * lib/cli/main.ts) where the library core (which depends only on the ports of lib/ports.ts) meets
+ * lib/cli/main.ts) where the library core (which depends only on the ports of lib/ports) meets
  * the default adapters of adapters/. The certificate engine has its own entry point,
  * `express-ca-api/x509`.
  */

@@ -271,7 +271,7 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
 
   const store = options.store ?? null;
   if (store !== null && !hasMethods(store, STORE_METHODS)) {
-    throw new OptionsError('option `store` must implement the Store port of lib/ports.ts (e.g. knexStore(knex(...)))');
+    throw new OptionsError('option `store` must implement the Store port of lib/ports (e.g. knexStore(knex(...)))');
   }
   if (enableRestApi && store === null) {
     throw new OptionsError(

@@ -1,5 +1,5 @@
 /**
- * The default `LoginAttemptLimiter` (lib/ports-login-limits.ts), on rate-limiter-flexible: failed
+ * The default `LoginAttemptLimiter` (lib/ports/login-limits.ts), on rate-limiter-flexible: failed
  * attempts counted per username and per client address in a fixed window; a key at its limit is
  * refused until its window ends.
  *

@@ -4,7 +4,7 @@
  * permissions.
  *
  * Freshness:
- * - in this process, a change made through a store with `onUserChanged` (lib/ports.ts; the knex store
+ * - in this process, a change made through a store with `onUserChanged` (lib/ports; the knex store
  *   has it) drops the user's entry as soon as the change is committed — password, permission and
  *   per-CA grant changes take effect on the very next request;
  * - changes made elsewhere (another process on the same PostgreSQL, a host writing SQL directly, a

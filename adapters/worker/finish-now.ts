@@ -1,5 +1,5 @@
 /**
- * The runner's `finishNow` (ImmediateOrders, lib/ports.ts): a new order signed at once, in the sign
+ * The runner's `finishNow` (ImmediateOrders, lib/ports): a new order signed at once, in the sign
  * request's turn, and written already issued with its certificate in one statement (the store's
  * `createIssuedOrder`, grouped with concurrent ones) — one write per order instead of the pending
  * INSERT now and the batch's statement later, and no batch read of the CA: the caller hands over the

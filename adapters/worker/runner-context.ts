@@ -33,7 +33,7 @@ export function reasonOf(error: unknown): string {
 /**
  * Whether `error` is the store's (the database failed or refused the write, so the transaction cannot
  * record a failure and the order is retried) rather than the rules' (the order fails with that
- * reason). Stores throw the typed errors of lib/ports.ts; the runner knows no database error codes.
+ * reason). Stores throw the typed errors of lib/ports; the runner knows no database error codes.
  */
 export function isStoreError(error: unknown): boolean {
   return error instanceof StoreUnavailableError || error instanceof StoreConflictError || error instanceof StoreNotFoundError;

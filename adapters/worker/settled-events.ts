@@ -1,5 +1,5 @@
 /**
- * `onOrderSettled` (lib/ports.ts `OrderSettledEvents`): the runner tells listeners in this process
+ * `onOrderSettled` (lib/ports `OrderSettledEvents`): the runner tells listeners in this process
  * about each order it finished, after its transaction has committed, with the order as stored. Apart
  * from the batch and one-order paths so that both announce the same way, and so that a failing
  * listener is logged and never undoes or repeats the work of the runner.

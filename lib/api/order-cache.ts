@@ -4,7 +4,7 @@
  *
  * Clients poll their order until it leaves `pending`; a finished order (`issued` or `failed`) never
  * changes again, so once this process has seen one — read from the store, or announced by the order
- * runner's `onOrderSettled` (lib/ports.ts) right after its commit — it is answered from memory with no
+ * runner's `onOrderSettled` (lib/ports) right after its commit — it is answered from memory with no
  * staleness at all. Pending orders are never kept: another process may finish them at any moment.
  */
 import { RecordCache, subscribeIfSupported } from '../cache/record-cache';

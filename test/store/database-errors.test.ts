@@ -1,5 +1,5 @@
 /**
- * Database errors leave the knex store only as the typed store errors of lib/ports.ts
+ * Database errors leave the knex store only as the typed store errors of lib/ports
  * (adapters/store/knex/errors.ts): a unique violation is a StoreConflictError, any other error the
  * database reports (a SQLSTATE) is a StoreUnavailableError with the driver's error as `cause`. The
  * order runner retries an order on these and fails it on the rules' errors, by type alone

@@ -1,5 +1,5 @@
 /**
- * Database errors → the store's typed errors (lib/ports.ts), so that nothing outside this adapter reads
+ * Database errors → the store's typed errors (lib/ports), so that nothing outside this adapter reads
  * driver errors. Both `pg` and PGlite report PostgreSQL's five-character SQLSTATE in `code` and the
  * violated constraint's name in `constraint`:
  * - a unique violation (23505) is a StoreConflictError naming the entity and field;

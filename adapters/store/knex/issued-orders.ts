@@ -1,5 +1,5 @@
 /**
- * Orders written already issued, each with its certificate (`IssuedOrderStore`, lib/ports.ts): the
+ * Orders written already issued, each with its certificate (`IssuedOrderStore`, lib/ports): the
  * sign endpoint signed the certificate in the request, so the order row and the certificate row go
  * to the database in ONE statement — instead of a pending order now and, a batch later, a second
  * statement that stores the certificate and marks the order (docs/DESIGN.md "Orders").

@@ -1,5 +1,5 @@
 /**
- * `StoredKeyRewriting` (lib/ports-key-rotation.ts) on `ca_api_certificate_authorities`: every key a
+ * `StoredKeyRewriting` (lib/ports/key-rotation.ts) on `ca_api_certificate_authorities`: every key a
  * CA row refers to — the CA's own (`key_backend_options`) and its OCSP responder's
  * (`ocsp_key_backend_options.key_backend_options`, made by the CA's key backend) — rewritten in the
  * caller's transaction, which the store opens.

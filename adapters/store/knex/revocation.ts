@@ -1,5 +1,5 @@
 /**
- * Queries of the `RevocationStore` capability (lib/ports.ts): revoked certificates for CRLs, CRL
+ * Queries of the `RevocationStore` capability (lib/ports): revoked certificates for CRLs, CRL
  * Numbers, the revocation version of a CA, and the CA's OCSP responder. Migration 0002 explains the
  * columns, the partial indexes and the triggers behind them.
  */

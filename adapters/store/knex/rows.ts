@@ -1,6 +1,6 @@
 /**
  * Row ⇄ record mapping: snake_case columns of the tables in migrations/ to the camelCase records of
- * lib/ports.ts. Writers build rows with `*ToRow`, readers map with `rowTo*`. The CA's own columns are
+ * lib/ports. Writers build rows with `*ToRow`, readers map with `rowTo*`. The CA's own columns are
  * not listed here: they come from the one CA field list, lib/ca/ca-fields.ts, which the API's JSON
  * (lib/ca/serialize.ts) is derived from too.
  */

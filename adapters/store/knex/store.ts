@@ -13,7 +13,7 @@
  * `onCertificateChanged`: for the in-process caches) once committed: a store bound by `transaction`
  * collects them and the root announces them after the commit.
  *
- * Every method (and `transaction`) throws the store's typed errors of lib/ports.ts, never the driver's
+ * Every method (and `transaction`) throws the store's typed errors of lib/ports, never the driver's
  * (errors.ts): the order runner tells a failed database from a refusing rule by type alone.
  */
 import type { Knex } from 'knex';

@@ -1,5 +1,5 @@
 /**
- * The store's typed errors (lib/ports.ts re-exports them, so adapters and hosts import them from there
+ * The store's typed errors (lib/ports/index.ts re-exports them, so adapters and hosts import them from there
  * like every other port; they live here only to keep ports.ts short).
  */
 

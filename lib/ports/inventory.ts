@@ -1,8 +1,8 @@
 /**
  * Certificate lists (docs/DESIGN.md "Inventory"): the filter of `Store.listCertificates` and the
- * optional store capability of versioned lists. Re-exported by lib/ports.ts; imports nothing of it.
+ * optional store capability of versioned lists. Re-exported by lib/ports/index.ts; imports nothing of it.
  */
-import type { Fingerprints } from './x509/types';
+import type { Fingerprints } from '../x509/types';
 
 export interface CertificateFilter {
   caId: number;

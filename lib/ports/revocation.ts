@@ -1,5 +1,5 @@
 /**
- * Ports of revocation serving (CRLs, OCSP): an optional capability of the Store port (lib/ports.ts
+ * Ports of revocation serving (CRLs, OCSP): an optional capability of the Store port (lib/ports/index.ts
  * re-exports everything here, so adapters and hosts import it from there like every other port).
  */
 

@@ -1,5 +1,5 @@
 /**
- * Ports of users, authentication and authorization (lib/ports.ts re-exports them): who a request is,
+ * Ports of users, authentication and authorization (lib/ports/index.ts re-exports them): who a request is,
  * what it may do — on every CA or on named CAs only (README D23) — and the user rows a `Store` keeps.
  */
 
@@ -51,7 +51,7 @@ export interface PermissionChecker {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// User rows of the Store (lib/ports.ts)
+// User rows of the Store (lib/ports/index.ts)
 
 export interface UserRecord extends ApiUser {
   passwordHash: string;

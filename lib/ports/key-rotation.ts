@@ -1,7 +1,7 @@
 /**
  * Rotating the key-encryption key (KEK) of stored CA keys (`ca-admin rotate_kek`, README "Rotating
  * the key-encryption key"): an optional capability of key backends (re-encrypt one stored key) and
- * one of stores (rewrite every stored key in one transaction). lib/ports.ts re-exports both.
+ * one of stores (rewrite every stored key in one transaction). lib/ports/index.ts re-exports both.
  */
 
 /** Optional key-backend capability: backends that keep keys encrypted under a KEK can move them to a new one. */

@@ -1,0 +1,25 @@
+/**
+ * Ports: the interfaces between the library's rules and the outside world (database, key storage,
+ * user directory, order processing). Defaults live in `adapters/`; a host replaces any of them by
+ * passing its own implementation to `createCaApiRouter` or the admin functions.
+ *
+ * Shape follows smallstep's backends: small required interfaces, optional capabilities as separate
+ * interfaces, backends addressed by name (`KeyBackend.alias`).
+ *
+ * Everything here is data in the library's own terms (Dates, Buffers, API JSON from lib/x509/types);
+ * no SQL, no Express, no ASN.1.
+ */
+
+export type { KeySpec } from '../x509/types';
+export * from './keys';
+export * from './records';
+export * from './store';
+export * from './changes';
+export * from './batch-orders';
+export * from './runner';
+export * from './users';
+export * from './inventory';
+export * from './revocation';
+export * from './key-rotation';
+export type { LoginAttemptLimiter } from './login-limits';
+export { isConnectionLost, StoreConflictError, StoreNotFoundError, StoreUnavailableError, type StoreEntity } from './store-errors';

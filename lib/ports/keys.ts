@@ -1,0 +1,27 @@
+/** Key storage: where CA private keys live and how the CA gets a signer for one. */
+import type { KeySpec } from '../x509/types';
+import type { Signer } from '../x509/signer';
+
+/** What a backend returns for a key it now holds: the public key and how to find the key again. */
+export interface StoredKey {
+  /** SubjectPublicKeyInfo DER of the new key. */
+  publicKeyDer: Buffer;
+  /**
+   * Backend-private reference kept in the CA row (`key_backend_options`). Never exposed by the API.
+   * The default backend keeps the encrypted key here.
+   */
+  options: Record<string, unknown>;
+}
+
+export interface KeyBackend {
+  /** Name the CA row refers to in `key_backend_alias` (`default` for the built-in backend). */
+  readonly alias: string;
+  createKey(spec: KeySpec): Promise<StoredKey>;
+  /** Import an existing private key (DER or PEM, PKCS#8 or traditional, optionally encrypted). */
+  importKey(key: Buffer | string, password?: string): Promise<StoredKey>;
+  /**
+   * A signer for the key described by `options`. `useOptions` are per-request options
+   * (`key_backend_options` of a sign request); backends that need none ignore them.
+   */
+  getSigner(options: Record<string, unknown>, useOptions?: Record<string, unknown>): Promise<Signer>;
+}

@@ -1,0 +1,66 @@
+/**
+ * The persistence port, split by what its callers need: a service that only reads CAs asks for a
+ * `CaReader`, the CLI's user commands for a `UserStore`, and so on. `Store` is all of them; the knex
+ * store (adapters/store/knex) implements it whole. Every method is atomic; `transaction` groups
+ * several into one.
+ */
+import type { Permission, UserPatch, UserRecord } from './users';
+import type { CertificateFilter } from './inventory';
+import type { CaFilter, CaPatch, CaRecord, CertificateRecord, NewCa, NewCertificate, NewOrder, OrderRecord } from './records';
+
+/** Finding CAs: the read paths (views, lists, the public revocation endpoints). */
+export interface CaReader {
+  getCa(id: number): Promise<CaRecord | null>;
+  findCaBySerial(serial: string): Promise<CaRecord | null>;
+  findCaByName(name: string): Promise<CaRecord | null>;
+  listCas(filter?: CaFilter): Promise<CaRecord[]>;
+}
+
+/** CAs: creating, editing and revoking them. */
+export interface CaStore extends CaReader {
+  insertCa(ca: NewCa): Promise<CaRecord>;
+  updateCa(id: number, patch: CaPatch): Promise<CaRecord>;
+  revokeCa(id: number, reason: string, compromised: Date | null, when: Date): Promise<CaRecord>;
+}
+
+/** Finding certificates. */
+export interface CertificateReader {
+  findCertificate(caId: number, serial: string): Promise<CertificateRecord | null>;
+  /** By serial across all CAs (CLI). */
+  findCertificateBySerial(serial: string): Promise<CertificateRecord[]>;
+  listCertificates(filter: CertificateFilter): Promise<CertificateRecord[]>;
+}
+
+/** Certificates: storing issued or imported ones, revoking them. */
+export interface CertificateStore extends CertificateReader {
+  insertCertificate(cert: NewCertificate): Promise<CertificateRecord>;
+  revokeCertificate(id: number, reason: string, compromised: Date | null, when: Date): Promise<CertificateRecord>;
+}
+
+/** Sign orders: placed by the sign endpoints, finished by an order runner. */
+export interface OrderStore {
+  createOrder(order: NewOrder): Promise<OrderRecord>;
+  getOrder(slug: string): Promise<OrderRecord | null>;
+  /**
+   * Claim up to `limit` pending orders for processing (`FOR UPDATE SKIP LOCKED`); call inside
+   * `transaction` so that the claim lasts until the order is finished.
+   */
+  claimPendingOrders(limit: number, leaseOwner?: string): Promise<OrderRecord[]>;
+  markOrderIssued(orderId: number, certificateId: number): Promise<OrderRecord>;
+  markOrderFailed(orderId: number, error: string): Promise<OrderRecord>;
+}
+
+/** API users and their permissions (lib/ports/users.ts has the records). */
+export interface UserStore {
+  createUser(username: string, passwordHash: string, permissions: Permission[]): Promise<UserRecord>;
+  findUser(username: string): Promise<UserRecord | null>;
+  getUserById(id: number): Promise<UserRecord | null>;
+  updateUser(id: number, patch: UserPatch): Promise<UserRecord>;
+}
+
+/** The whole persistence port. */
+export interface Store extends CaStore, CertificateStore, OrderStore, UserStore {
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+}
