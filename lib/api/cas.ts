@@ -2,6 +2,7 @@
  * Endpoints 3–5: list, view and update certificate authorities. Rules: lib/ca/visibility.ts,
  * lib/ca/ca-update.ts.
  */
+import { apiUserActor } from '../ca/actors';
 import { updateCaFromApi } from '../ca/ca-update';
 import { listVisibleCas, visibleCa } from '../ca/visibility';
 import { caToJson } from '../ca/serialize';
@@ -25,4 +26,4 @@ export const viewCertificateAuthority: ApiHandler = async (ctx) =>
   ok(caToJson(await visibleCa(ctx.services.cas, ctx.params.serial, ctx.now, { allowExpired: true })));
 
 export const updateCertificateAuthority: ApiHandler = async (ctx) =>
-  ok(caToJson(await updateCaFromApi(ctx.services.store, ctx.params.serial, ctx.body ?? {}, ctx.now)));
+  ok(caToJson(await updateCaFromApi(ctx.services.store, ctx.params.serial, ctx.body ?? {}, ctx.now, apiUserActor(ctx.user))));

@@ -2,6 +2,7 @@
  * Endpoints 8, 9 and 11: list, view and revoke certificates. Rules: lib/ca/visibility.ts,
  * lib/ca/revocation.ts.
  */
+import { apiUserActor } from '../ca/actors';
 import { revokeCertificateOfCa } from '../ca/revocation';
 import { certificateRecordText, certificateToJson } from '../ca/serialize';
 import { visibleCa } from '../ca/visibility';
@@ -75,6 +76,7 @@ export const revokeCertificate: ApiHandler = async (ctx) => {
     reason: body.reason,
     compromised: body.compromised,
     now: ctx.now,
+    actor: apiUserActor(ctx.user),
   });
   return ok(certificateToJson(revoked));
 };

@@ -11,7 +11,7 @@
  * `body.data.sign_...`); `null` for a column that cannot hold it is a 400 naming the field (README
  * D10), not a database crash. Nothing is saved when anything is wrong.
  */
-import { StoreConflictError, type CaPatch, type CaRecord, type CaSignExtensions, type Store } from '../ports';
+import { actingAs, StoreConflictError, type Actor, type CaPatch, type CaRecord, type CaSignExtensions, type Store } from '../ports';
 import { atLoc, collectIssues } from '../x509/errors';
 import { parseExtension } from '../x509/extensions';
 import type { Extension, ExtensionType } from '../x509/types';
@@ -169,11 +169,17 @@ export async function caPatchFromBody(store: Pick<Store, 'findCaByName'>, ca: Ca
  * `PUT /ca/{serial}/`: change the fields present in the body of an enabled, API-enabled CA (expired
  * or not). An empty body still saves (and bumps `updated`), as `PUT {}` does upstream.
  */
-export async function updateCaFromApi(store: Store, serial: string, body: Record<string, unknown>, now: Date): Promise<CaRecord> {
+export async function updateCaFromApi(
+  store: Store,
+  serial: string,
+  body: Record<string, unknown>,
+  now: Date,
+  actor?: Actor,
+): Promise<CaRecord> {
   const ca = await visibleCa(store, serial, now, { allowExpired: true });
   const patch = await caPatchFromBody(store, ca, body);
   try {
-    return await store.updateCa(ca.id, patch);
+    return await actingAs(store, actor).updateCa(ca.id, patch);
   } catch (e) {
     // Another request took the name between our check and the write.
     if (e instanceof StoreConflictError && e.entity === 'ca') throw new CaError('invalid', detailOf(new Map([['name', [NAME_TAKEN]]])));

@@ -5,7 +5,7 @@
  * timezone and not lie in the future (D13); a certificate is revoked once (RFC 5280 §5.3.1 reason
  * codes are kept by name); `revoked_date` is the time of the request.
  */
-import type { CertificateRecord, Store } from '../ports';
+import { actingAs, type Actor, type CertificateRecord, type Store } from '../ports';
 import { parseDateTime } from '../x509/datetime';
 import { collectIssues, invalid } from '../x509/errors';
 import { CaError, notFoundError } from './errors';
@@ -19,6 +19,8 @@ export interface RevokeInput {
   /** ISO 8601 with timezone or a Date; must not be in the future. */
   compromised?: unknown;
   now?: Date;
+  /** Who revokes, for the `certificate.revoked` event; the store's own actor when absent. */
+  actor?: Actor;
 }
 
 /**
@@ -65,7 +67,7 @@ export async function revokeCert(store: Store, cert: CertificateRecord, input: R
   const now = input.now ?? new Date();
   const { reason, compromised } = parseRevocation({ ...input, now });
   assertNotRevoked(cert);
-  return store.revokeCertificate(cert.id, reason, compromised, now);
+  return actingAs(store, input.actor).revokeCertificate(cert.id, reason, compromised, now);
 }
 
 /**
@@ -85,5 +87,5 @@ export async function revokeCertificateOfCa(
   const cert = await store.findCertificate(ca.id, certificateSerial);
   if (!cert || !isWithinValidity(cert, now)) throw notFoundError();
   assertNotRevoked(cert);
-  return store.revokeCertificate(cert.id, reason, compromised, now);
+  return actingAs(store, input.actor).revokeCertificate(cert.id, reason, compromised, now);
 }

@@ -2,7 +2,8 @@
  * Everything a command needs, built once per invocation from the environment (the original's
  * settings of the same names) and closed afterwards.
  */
-import type { Store } from '../ports';
+import * as os from 'os';
+import { actingAs, type Actor, type Store } from '../ports';
 import type { KeyBackends } from '../ca/key-backends';
 import { CaError } from '../ca/errors';
 import { DEFAULT_PROFILE_NAME, resolveProfiles, type Profiles, type ProfilesConfig } from '../ca/profiles';
@@ -15,6 +16,17 @@ export interface Settings {
   defaultProfile: string;
   defaultCa: string | null;
   defaultExpiresMs: number | undefined;
+}
+
+/** Who runs `ca-admin`: the operating-system user (`USER` where the system has no name for the uid). */
+function operatorActor(env: Record<string, string | undefined>): Actor {
+  let name: string | null = null;
+  try {
+    name = os.userInfo().username;
+  } catch {
+    name = env.USER || env.LOGNAME || null;
+  }
+  return { type: 'operator', name, protocol: 'cli' };
 }
 
 export class CommandContext {
@@ -39,8 +51,16 @@ export class CommandContext {
     };
   }
 
-  /** The store; opened (and migrated) on first use so that `--help` needs no database. */
-  store(): Promise<Store> {
+  /**
+   * The store, acting as the operator (their changes' events name `ca-admin` and the operating-system
+   * user: docs/DESIGN.md "Domain events"); opened (and migrated) on first use so that `--help` needs no
+   * database.
+   */
+  async store(): Promise<Store> {
+    return actingAs(await this.openedStore(), operatorActor(this.io.env));
+  }
+
+  private openedStore(): Promise<Store> {
     if (!this.storePromise) {
       const { store, openStore } = this.io;
       if (store) this.storePromise = Promise.resolve(store);

@@ -23,3 +23,4 @@ export * from './revocation';
 export * from './key-rotation';
 export type { LoginAttemptLimiter } from './login-limits';
 export { isConnectionLost, StoreConflictError, StoreNotFoundError, StoreUnavailableError, type StoreEntity } from './store-errors';
+export * from './events';

@@ -13,6 +13,9 @@
  * `onCertificateChanged`: for the in-process caches) once committed: a store bound by `transaction`
  * collects them and the root announces them after the commit.
  *
+ * Events (`EventLog`): the database writes them in each change's own transaction (migration 0004);
+ * `actingAs(actor)` gives a store whose writes name that actor in them.
+ *
  * Every method (and `transaction`) throws the store's typed errors of lib/ports, never the driver's
  * (errors.ts): the order runner tells a failed database from a refusing rule by type alone.
  */
@@ -44,10 +47,15 @@ import type {
   RevocationStore,
   RevokedCertificate,
   StoredKeyRewriting,
+  Actor,
+  ActorScopedStore,
+  DomainEvent,
+  EventLog,
 } from '../../../lib/ports';
 import * as cas from './cas';
 import * as certificates from './certificates';
 import { mappingErrors } from './errors';
+import * as events from './events';
 import { MIGRATIONS_TABLE, migrationSource } from './migrations';
 import { GroupCommit } from './group-commit';
 import * as issuedOrders from './issued-orders';
@@ -106,17 +114,21 @@ export class KnexStore
     IssuedOrderStore,
     RevocationStore,
     StoredKeyRewriting,
-    CertificateVersionListing
+    CertificateVersionListing,
+    EventLog,
+    ActorScopedStore<KnexStore>
 {
   /**
    * `db` is the root knex instance, or the transaction this store is bound to. `pending` is where a
-   * bound store collects changed ids until its transaction commits.
+   * bound store collects changed ids until its transaction commits. `actor` is named in the events
+   * of this store's writes (`actingAs`).
    */
   constructor(
     private readonly db: Knex,
     private readonly bound: boolean,
     hubs?: ChangeHubs,
     private readonly pending: PendingChanges | null = null,
+    private readonly actor: Actor | null = null,
   ) {
     this.hubs = hubs ?? {
       users: new ChangeHub(),
@@ -159,6 +171,19 @@ export class KnexStore
     return record;
   }
 
+  /** This store, with `actor` named in the events of its writes (and of transactions it opens). */
+  actingAs(actor: Actor): KnexStore {
+    return new KnexStore(this.db, this.bound, this.hubs, this.pending, actor);
+  }
+
+  eventsSince(afterId: number, limit?: number): Promise<DomainEvent[]> {
+    return mappingErrors(() => events.eventsSince(this.db, afterId, limit));
+  }
+
+  latestEventId(): Promise<number> {
+    return mappingErrors(() => events.latestEventId(this.db));
+  }
+
   async migrate(): Promise<void> {
     if (this.bound) throw new Error('migrate() cannot run inside a store transaction');
     await this.db.migrate.latest({ migrationSource, tableName: MIGRATIONS_TABLE });
@@ -172,7 +197,12 @@ export class KnexStore
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (this.bound) return fn(this);
     const pending: PendingChanges = { users: [], cas: [], certificates: [] };
-    const result = await mappingErrors(() => this.db.transaction((trx) => fn(new KnexStore(trx, true, this.hubs, pending))));
+    const result = await mappingErrors(() =>
+      this.db.transaction(async (trx) => {
+        if (this.actor) await events.setActor(trx, this.actor);
+        return fn(new KnexStore(trx, true, this.hubs, pending));
+      }),
+    );
     for (const kind of ['users', 'cas', 'certificates'] as const) {
       if (pending[kind].length) this.hubs[kind].emit(pending[kind]);
     }
@@ -180,7 +210,12 @@ export class KnexStore
   }
 
   insertCa(ca: NewCa): Promise<CaRecord> {
-    return mappingErrors(() => this.changing('cas', cas.insertCa(this.db, ca)));
+    return mappingErrors(() =>
+      this.changing(
+        'cas',
+        this.write((db) => cas.insertCa(db, ca)),
+      ),
+    );
   }
   getCa(id: number): Promise<CaRecord | null> {
     return mappingErrors(() => cas.getCa(this.db, id));
@@ -195,14 +230,24 @@ export class KnexStore
     return mappingErrors(() => cas.listCas(this.db, filter));
   }
   updateCa(id: number, patch: CaPatch): Promise<CaRecord> {
-    return mappingErrors(() => this.changing('cas', cas.updateCa(this.db, id, patch)));
+    return mappingErrors(() =>
+      this.changing(
+        'cas',
+        this.write((db) => cas.updateCa(db, id, patch)),
+      ),
+    );
   }
   revokeCa(id: number, reason: string, compromised: Date | null, when: Date): Promise<CaRecord> {
-    return mappingErrors(() => this.changing('cas', cas.revokeCa(this.db, id, reason, compromised, when)));
+    return mappingErrors(() =>
+      this.changing(
+        'cas',
+        this.write((db) => cas.revokeCa(db, id, reason, compromised, when)),
+      ),
+    );
   }
 
   insertCertificate(cert: NewCertificate): Promise<CertificateRecord> {
-    return mappingErrors(() => certificates.insertCertificate(this.db, cert));
+    return mappingErrors(() => this.write((db) => certificates.insertCertificate(db, cert)));
   }
   findCertificate(caId: number, serial: string): Promise<CertificateRecord | null> {
     return mappingErrors(() => certificates.findCertificate(this.db, caId, serial));
@@ -220,7 +265,12 @@ export class KnexStore
     return mappingErrors(() => certificates.getCertificateListRows(this.db, ids));
   }
   revokeCertificate(id: number, reason: string, compromised: Date | null, when: Date): Promise<CertificateRecord> {
-    return mappingErrors(() => this.changing('certificates', certificates.revokeCertificate(this.db, id, reason, compromised, when)));
+    return mappingErrors(() =>
+      this.changing(
+        'certificates',
+        this.write((db) => certificates.revokeCertificate(db, id, reason, compromised, when)),
+      ),
+    );
   }
 
   createOrder(order: NewOrder): Promise<OrderRecord> {
@@ -235,7 +285,7 @@ export class KnexStore
     return mappingErrors(() => orders.getOrder(this.db, slug));
   }
   insertCertificateIds(certs: NewCertificate[]): Promise<number[]> {
-    return mappingErrors(() => certificates.insertCertificateIds(this.db, certs));
+    return mappingErrors(() => this.write((db) => certificates.insertCertificateIds(db, certs)));
   }
   markOrdersIssued(issued: { orderId: number; certificateId: number }[], when?: Date): Promise<void> {
     return mappingErrors(() => this.inTransaction((db) => orders.markOrdersIssued(db, issued, when)));
@@ -291,7 +341,7 @@ export class KnexStore
   }
 
   async createUser(username: string, passwordHash: string, permissions: Permission[]): Promise<UserRecord> {
-    const user = await mappingErrors(() => this.inTransaction((db) => users.createUser(db, username, passwordHash, permissions)));
+    const user = await mappingErrors(() => this.write((db) => users.createUser(db, username, passwordHash, permissions), true));
     this.changed('users', user.id);
     return user;
   }
@@ -305,6 +355,19 @@ export class KnexStore
     const user = await mappingErrors(() => this.inTransaction((db) => users.updateUser(db, id, patch)));
     this.changed('users', user.id);
     return user;
+  }
+
+  /**
+   * A write whose events name this store's actor: with one, the actor is set in the transaction first
+   * (a new one unless bound); without, the write runs as it is (`atomic`: in a transaction all the same).
+   */
+  private write<T>(work: (db: Knex) => Promise<T>, atomic = false): Promise<T> {
+    const actor = this.actor;
+    if (!actor) return atomic ? this.inTransaction(work) : work(this.db);
+    return this.inTransaction(async (db) => {
+      await events.setActor(db, actor);
+      return work(db);
+    });
   }
 
   /** Run several statements atomically: in the bound transaction, or in a new one. */

@@ -10,4 +10,5 @@ export const TABLES = {
   permissions: 'ca_api_user_permissions',
   watchers: 'ca_api_watchers',
   certificateWatchers: 'ca_api_certificate_watchers',
+  events: 'ca_api_events',
 } as const;

@@ -9,12 +9,14 @@ import type { Knex } from 'knex';
 import * as m0001 from './0001_initial';
 import * as m0002 from './0002_revocation';
 import * as m0003 from './0003_inventory';
+import * as m0004 from './0004_events';
 
 /** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_initial', m0001],
   ['0002_revocation', m0002],
   ['0003_inventory', m0003],
+  ['0004_events', m0004],
 ];
 
 /** Table in which knex records applied migrations; prefixed so it cannot clash with a host's own. */

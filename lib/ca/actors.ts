@@ -1,0 +1,10 @@
+/**
+ * Who acts, as the domain events record it (lib/ports/events.ts, docs/DESIGN.md "Domain events"):
+ * the services take an `Actor` and hand the store a view acting as it.
+ */
+import type { Actor, ApiUser } from '../ports';
+
+/** An API user acting through the REST API. */
+export function apiUserActor(user: ApiUser): Actor {
+  return { type: 'api_user', id: user.id, name: user.username, protocol: 'rest' };
+}

@@ -1,0 +1,79 @@
+/**
+ * Durable domain events (docs/DESIGN.md "Domain events"): an outbox that the store writes in the same
+ * transaction as the change itself, so that an event exists exactly when its change committed. Ids
+ * rise in commit order, so a reader that remembers the last id it handled and asks for what came
+ * since misses nothing and sees nothing twice — in this process or in another one on the same
+ * PostgreSQL. Webhooks, the audit log and metrics read from here; the in-process caches keep their
+ * own change notifications (lib/ports/changes.ts), which need no database round trip.
+ */
+
+export type DomainEventType =
+  /** A certificate was signed and stored (sign, resign, `ca-admin sign_cert`/`resign_cert`). */
+  | 'certificate.issued'
+  /** A certificate signed elsewhere was stored (`ca-admin import_cert`). */
+  | 'certificate.imported'
+  | 'certificate.revoked'
+  /** A sign order ended `failed`; `data.error` says why. */
+  | 'order.failed'
+  | 'ca.created'
+  /** A CA's settings changed; `data.changed` names the fields (never their values). */
+  | 'ca.updated'
+  | 'ca.revoked'
+  | 'user.created';
+
+/** The protocols through which something happens; a store adds `sql` for writes made around the library. */
+export type Protocol = 'rest' | 'cli' | 'library' | 'sql' | (string & {});
+
+/** Who made a change, and through which way in. */
+export interface Actor {
+  /** `api_user`: an API user (REST); `operator`: someone at `ca-admin`; `system`: code of the host; `database`: SQL from outside the library. */
+  type: 'api_user' | 'operator' | 'system' | 'database' | (string & {});
+  /** The API user's id, where there is one. */
+  id?: number | null;
+  /** A username (API user, operating-system user of `ca-admin`, database role) where known. */
+  name?: string | null;
+  protocol: Protocol;
+}
+
+export interface DomainEvent {
+  /** Rises in commit order; gaps are possible (a rolled-back write), repeats are not. */
+  id: number;
+  type: DomainEventType;
+  /** When the change committed. */
+  created: Date;
+  actor: Actor;
+  /** Serial of the CA concerned (upper-case hex), or null (`user.created`). */
+  caSerial: string | null;
+  /** Serial of the certificate concerned, or null for CA and user events. */
+  serial: string | null;
+  /** What else a subscriber needs to act: profile, reason, order slug, error, changed fields... */
+  data: Record<string, unknown>;
+}
+
+/** Optional store capability: read the outbox in order. */
+export interface EventLog {
+  /** Events with an id above `afterId`, oldest first, at most `limit` (default 100). */
+  eventsSince(afterId: number, limit?: number): Promise<DomainEvent[]>;
+  /** The highest event id written so far (0 when none): where a new subscriber that wants only new events starts. */
+  latestEventId(): Promise<number>;
+}
+
+export function hasEventLog<S extends object>(store: S): store is S & EventLog {
+  const s = store as Partial<EventLog>;
+  return typeof s.eventsSince === 'function' && typeof s.latestEventId === 'function';
+}
+
+/**
+ * Optional store capability: a view of the store whose writes record `actor` in their events. Orders
+ * need none: their events name the order's API user.
+ */
+export interface ActorScopedStore<S> {
+  actingAs(actor: Actor): S;
+}
+
+/** `store` acting as `actor` where the store can record actors; else `store` itself. */
+export function actingAs<S extends object>(store: S, actor: Actor | undefined): S {
+  if (!actor) return store;
+  const scoped = store as Partial<ActorScopedStore<S>>;
+  return typeof scoped.actingAs === 'function' ? scoped.actingAs(actor) : store;
+}
