@@ -20,7 +20,7 @@ export interface Settings {
 
 /** Who runs `ca-admin`: the operating-system user (`USER` where the system has no name for the uid). */
 function operatorActor(env: Record<string, string | undefined>): Actor {
-  let name: string | null = null;
+  let name: string | null;
   try {
     name = os.userInfo().username;
   } catch {
