@@ -11,6 +11,7 @@
  * (README D3). An outage is thrown, for the caller's 503 (README D21).
  */
 import { certificateFromRequest } from '../../lib/ca/issuance';
+import { storableRequest } from '../../lib/ca/key-backends';
 import { hasIssuedOrders, isConnectionLost, type CaRecord, type NewCertificate, type NewOrder, type OrderRecord } from '../../lib/ports';
 import type { RunnerContext } from './runner-context';
 
@@ -31,7 +32,8 @@ export async function finishNow(c: RunnerContext, order: NewOrder, ca: CaRecord)
   }
   let issued: OrderRecord | null;
   try {
-    issued = await store.createIssuedOrder({ caId: order.caId, userId: order.userId, request: order.request, certificate });
+    const request = storableRequest(c.keyBackends, ca, order.request); // signed already: keep no secret
+    issued = await store.createIssuedOrder({ caId: order.caId, userId: order.userId, request, certificate });
   } catch (e) {
     if (isConnectionLost(e)) throw e;
     c.logError('express-ca-api: an order signed in the request could not be stored; it takes the queued path', e);

@@ -4,7 +4,7 @@
  * A host may hand its backends over as a list, a map or a plain object; the rules only ever need
  * "the backend called X", so they accept all three.
  */
-import type { CaRecord, KeyBackend } from '../ports';
+import type { CaRecord, KeyBackend, SignRequest } from '../ports';
 import type { Signer } from '../x509/signer';
 import { CaError } from './errors';
 
@@ -37,4 +37,21 @@ export async function caSigner(
     );
   }
   return keyBackendFor(backends, ca.keyBackendAlias).getSigner(ca.keyBackendOptions, useOptions);
+}
+
+/**
+ * The sign request as its order row may keep it: the per-use key options reduced to what the CA's
+ * backend allows to be stored (`KeyBackend.storableUseOptions`; nothing by default), so that a secret
+ * given with a request never reaches the database.
+ */
+export function storableRequest(backends: KeyBackends, ca: Pick<CaRecord, 'keyBackendAlias'>, request: SignRequest): SignRequest {
+  const given = request.keyBackendOptions;
+  let backend: KeyBackend | null = null;
+  try {
+    backend = keyBackendFor(backends, ca.keyBackendAlias);
+  } catch {
+    backend = null; // no such backend here: keep nothing; the runner reports the missing backend
+  }
+  const kept = backend?.storableUseOptions && Object.keys(given).length ? backend.storableUseOptions(given) : {};
+  return kept === given ? request : { ...request, keyBackendOptions: kept };
 }

@@ -16,6 +16,7 @@ import { X509Error, invalid } from '../x509/errors';
 import { isPlainObject } from '../x509/plain-object';
 import { prepareResignRequest } from './certificates';
 import { CaError, notFoundError } from './errors';
+import { storableRequest, type KeyBackends } from './key-backends';
 import { prepareSignRequest } from './issuance';
 import type { Profiles } from './profiles';
 import { visibleCa } from './visibility';
@@ -39,6 +40,8 @@ export interface OrderDesk {
   profiles: Profiles;
   defaultProfile: string;
   defaultExpiresMs: number;
+  /** Which per-use key options an order row may keep (`storableRequest`). */
+  keyBackends: KeyBackends;
 }
 
 /** The original's PEM framing check (a 422 on `csr`), before the CSR is parsed. */
@@ -78,8 +81,10 @@ async function placeOrder(desk: OrderDesk, ca: CaRecord, userId: number, request
   }
   const owner = runner?.leaseOwner;
   const lease = owner ? { owner, expires: new Date(Date.now() + ORDER_LEASE_MS) } : undefined;
-  const order = await desk.store.createOrder({ caId: ca.id, userId, request, ...(lease ? { lease } : {}) });
-  runner?.notify(order);
+  const stored = storableRequest(desk.keyBackends, ca, request);
+  const order = await desk.store.createOrder({ caId: ca.id, userId, request: stored, ...(lease ? { lease } : {}) });
+  // This process's runner signs with the options as given; the row keeps only what may be stored.
+  runner?.notify(stored === request ? order : { ...order, request });
   await desk.orders.waitUntilFinished(order.id, desk.orderWaitMs);
   return order;
 }

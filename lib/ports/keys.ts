@@ -24,4 +24,12 @@ export interface KeyBackend {
    * (`key_backend_options` of a sign request); backends that need none ignore them.
    */
   getSigner(options: Record<string, unknown>, useOptions?: Record<string, unknown>): Promise<Signer>;
+  /**
+   * Optional: what of a sign request's `useOptions` may be written to the database with its order,
+   * for a runner that signs it later (another instance, or after a restart). Without this method
+   * nothing is: per-use options may carry secrets (a PIN, a token), and the built-in backend needs
+   * none. Orders signed in the request or by this process's runner are signed with the options as
+   * given, whatever is stored.
+   */
+  storableUseOptions?(useOptions: Record<string, unknown>): Record<string, unknown>;
 }
