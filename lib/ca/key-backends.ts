@@ -46,7 +46,7 @@ export async function caSigner(
  */
 export function storableRequest(backends: KeyBackends, ca: Pick<CaRecord, 'keyBackendAlias'>, request: SignRequest): SignRequest {
   const given = request.keyBackendOptions;
-  let backend: KeyBackend | null = null;
+  let backend: KeyBackend | null;
   try {
     backend = keyBackendFor(backends, ca.keyBackendAlias);
   } catch {
