@@ -19,7 +19,7 @@ import { storeAuthenticator } from '../adapters/auth/store-authenticator';
 import { storePermissionChecker } from '../adapters/auth/store-permissions';
 import { UserCache } from '../adapters/auth/user-cache';
 import { loginAttemptLimiter } from '../adapters/auth/login-limiter';
-import { inProcessOrderRunner } from '../adapters/worker/in-process';
+import { inProcessOrderRunner } from './ca/order-runner/in-process';
 
 export { type CaApiRouter, type CreateCaApiRouterInternals } from './router';
 export { answerClientErrorsAsJson } from './client-errors';
@@ -46,7 +46,7 @@ export {
   DEFAULT_LOGIN_ATTEMPT_LIMITS,
   type LoginAttemptLimits,
 } from '../adapters/auth/login-limiter';
-export { inProcessOrderRunner, type InProcessOrderRunner, type InProcessOrderRunnerOptions } from '../adapters/worker/in-process';
+export { inProcessOrderRunner, type InProcessOrderRunner, type InProcessOrderRunnerOptions } from './ca/order-runner/in-process';
 
 // Administration (the functions behind `ca-admin`)
 export { createApiUser, setApiUserPermissions, type ApiUserPermissions, type CreateApiUserOptions } from './ca/users';

@@ -1,5 +1,6 @@
 /**
- * Sign and resign through the API: the order desk (docs/COMPATIBILITY.md §3.1; README D3, D4).
+ * Sign and resign through the API: the order desk (docs/COMPATIBILITY.md §3.1; README D3, D4), in
+ * front of the issuing service (issuing.ts), which places the order.
  *
  * Everything that can be checked is checked before the order row exists (D3), in the order the
  * original reports it: PEM framing (422 on `csr`), CSR parse and self-signature (400, D4), the CA
@@ -10,13 +11,14 @@
  * finish. The answer is the order as placed (`pending`, as upstream) either way; signing or waiting
  * only means that the client's first poll usually finds the certificate.
  */
-import { hasImmediateOrders, type CaRecord, type OrderRecord, type OrderRunner, type SignRequest, type Store } from '../ports';
+import type { OrderRecord, OrderRunner, Store } from '../ports';
 import { parseCsr, type ParsedCsr } from '../x509/csr';
 import { X509Error, invalid } from '../x509/errors';
 import { isPlainObject } from '../x509/plain-object';
 import { prepareResignRequest } from './certificates';
 import { CaError, notFoundError } from './errors';
-import { storableRequest, type KeyBackends } from './key-backends';
+import { placeOrder } from './issuing';
+import type { KeyBackends } from './key-backends';
 import { prepareSignRequest } from './issuance';
 import type { Profiles } from './profiles';
 import { visibleCa } from './visibility';
@@ -64,34 +66,6 @@ function checkCsr(csr: string): ParsedCsr {
 
 function keyBackendOptions(body: Record<string, unknown>): Record<string, unknown> {
   return isPlainObject(body.key_backend_options) ? body.key_backend_options : {};
-}
-
-/**
- * How long an order is left to the runner of the instance that wrote it before the runners of other
- * instances may take it (`OrderRunner.leaseOwner`): long enough for a busy runner to reach it, short
- * enough that a crashed instance's orders are soon finished by another.
- */
-export const ORDER_LEASE_MS = 5000;
-
-async function placeOrder(desk: OrderDesk, ca: CaRecord, userId: number, request: SignRequest): Promise<OrderRecord> {
-  const runner = desk.orderRunner;
-  if (desk.signInRequest && runner && hasImmediateOrders(runner)) {
-    const issued = await runner.finishNow({ caId: ca.id, userId, request }, ca);
-    if (issued) return asPlaced(issued);
-  }
-  const owner = runner?.leaseOwner;
-  const lease = owner ? { owner, expires: new Date(Date.now() + ORDER_LEASE_MS) } : undefined;
-  const stored = storableRequest(desk.keyBackends, ca, request);
-  const order = await desk.store.createOrder({ caId: ca.id, userId, request: stored, ...(lease ? { lease } : {}) });
-  // This process's runner signs with the options as given; the row keeps only what may be stored.
-  runner?.notify(stored === request ? order : { ...order, request });
-  await desk.orders.waitUntilFinished(order.id, desk.orderWaitMs);
-  return order;
-}
-
-/** The answer to sign/resign: the order as placed, as upstream answers even when it signed at once. */
-function asPlaced(order: OrderRecord): OrderRecord {
-  return { ...order, status: 'pending', certificateSerial: null, certificateId: null, error: null, updated: order.created };
 }
 
 export interface OrderCall {

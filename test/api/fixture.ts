@@ -10,7 +10,7 @@ import * as os from 'os';
 import * as path from 'path';
 import request from 'supertest';
 import { defaultKeyBackend } from '../../adapters/keys';
-import { inProcessOrderRunner, type InProcessOrderRunner } from '../../adapters/worker/in-process';
+import { inProcessOrderRunner, type InProcessOrderRunner } from '../../lib/ca/order-runner/in-process';
 import { initCa, type InitCaOptions } from '../../lib/ca/authorities';
 import type { CaRecord, KeyBackend, Permission, Store } from '../../lib/ports';
 import { ALL_PERMISSIONS } from '../../lib/ports';

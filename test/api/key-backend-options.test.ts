@@ -8,7 +8,7 @@ import { randomBytes } from 'crypto';
 import request from 'supertest';
 import { defaultKeyBackend } from '../../adapters/keys';
 import { TABLES } from '../../adapters/store/knex/tables';
-import { inProcessOrderRunner } from '../../adapters/worker/in-process';
+import { inProcessOrderRunner } from '../../lib/ca/order-runner/in-process';
 import { initCa } from '../../lib/ca/authorities';
 import { ALL_PERMISSIONS, type CaRecord, type KeyBackend } from '../../lib/ports';
 import { openTestDatabase, type TestDatabase } from '../helpers/database';

@@ -5,7 +5,7 @@
  */
 import request from 'supertest';
 import { knexStore } from '../../adapters/store/knex';
-import { inProcessOrderRunner } from '../../adapters/worker/in-process';
+import { inProcessOrderRunner } from '../../lib/ca/order-runner/in-process';
 import { openSecondPool, testDatabaseTargets } from '../helpers/database';
 import { API, opensslCsr, setupApi, waitForOrder, type ApiFixture } from './fixture';
 

@@ -1,5 +1,5 @@
 /**
- * createCaApiRouter's `signInRequest` and the in-process runner's `finishNow` (adapters/worker/
+ * createCaApiRouter's `signInRequest` and the in-process runner's `finishNow` (lib/ca/order-runner/
  * finish-now.ts, docs/DESIGN.md "Orders signed in the request"): where this process runs the order
  * runner, POST sign/resign have it sign the certificate at once and write the order already issued
  * with ONE statement; the answer is still the order as placed (`pending`, serial
@@ -8,7 +8,7 @@
  */
 import request from 'supertest';
 import { TABLES } from '../../adapters/store/knex/tables';
-import { inProcessOrderRunner } from '../../adapters/worker/in-process';
+import { inProcessOrderRunner } from '../../lib/ca/order-runner/in-process';
 import { StoreUnavailableError, type OrderRecord, type Store } from '../../lib/ports';
 import { API, opensslCsr, setupApi, waitForOrder, type ApiFixture } from './fixture';
 

@@ -1,12 +1,12 @@
 /**
- * The order runner's batches (adapters/worker/in-process.ts): several orders are finished in one
+ * The order runner's batches (lib/ca/order-runner/in-process.ts): several orders are finished in one
  * transaction, and when the database refuses one order of a batch the others are still issued while
  * that one ends `failed` (the batch is redone one order per transaction). Real store (PGlite), a
  * PostgreSQL trigger plays the database refusing one certificate.
  */
 import request from 'supertest';
 import { TABLES } from '../../adapters/store/knex/tables';
-import { inProcessOrderRunner } from '../../adapters/worker/in-process';
+import { inProcessOrderRunner } from '../../lib/ca/order-runner/in-process';
 import type { KeyBackend, OrderRunner, Store } from '../../lib/ports';
 import { API, opensslCsr, setupApi, type ApiFixture } from './fixture';
 
@@ -63,7 +63,7 @@ test('a batch of orders is finished with three statements, each order with its o
   }
   expect(drained).toBe(5);
   // Read the orders, read their CA, store everything in one statement. The listing came back short
-  // of a page, so nothing is left to look for: no fourth read (adapters/worker/order-intake.ts).
+  // of a page, so nothing is left to look for: no fourth read (lib/ca/order-runner/order-intake.ts).
   expect(count()).toBe(0);
   expect(statements).toHaveLength(3);
   expect(statements.filter((sql) => /insert into "ca_api_certificates"/.test(sql))).toHaveLength(1);

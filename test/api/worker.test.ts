@@ -1,11 +1,11 @@
 /**
- * The in-process order runner (adapters/worker/in-process.ts): orders left pending (no runner, or a
+ * The in-process order runner (lib/ca/order-runner/in-process.ts): orders left pending (no runner, or a
  * crashed process) are resumed when a runner starts (D3); concurrent runners issue each order once;
  * the router starts a runner by itself when the host gives none. Plus the bigint-safe JSON output.
  */
 import request from 'supertest';
 import { TABLES } from '../../adapters/store/knex/tables';
-import { inProcessOrderRunner } from '../../adapters/worker/in-process';
+import { inProcessOrderRunner } from '../../lib/ca/order-runner/in-process';
 import { parseJsonExact, serializeJson } from '../../lib/api/json';
 import type { OrderRunner } from '../../lib/ports';
 import { buildApp } from '../helpers/http';

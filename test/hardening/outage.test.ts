@@ -11,8 +11,8 @@ import { randomBytes } from 'crypto';
 import { createCaApiRouter, knexStore, StoreUnavailableError, type CaApiRouter } from '../../lib';
 import { defaultKeyBackend } from '../../adapters/keys';
 import { knexConfig, parseDatabaseUrl } from '../../adapters/store/database';
-import { inProcessOrderRunner } from '../../adapters/worker/in-process';
-import { MAX_BACKOFF_MS, PollLoop } from '../../adapters/worker/poll-loop';
+import { inProcessOrderRunner } from '../../lib/ca/order-runner/in-process';
+import { MAX_BACKOFF_MS, PollLoop } from '../../lib/ca/order-runner/poll-loop';
 import { authHeader } from '../helpers/http';
 
 /** Nothing listens on port 1: connecting is refused at once, as while a server restarts. */

@@ -3,12 +3,12 @@
  * (adapters/store/knex/errors.ts): a unique violation is a StoreConflictError, any other error the
  * database reports (a SQLSTATE) is a StoreUnavailableError with the driver's error as `cause`. The
  * order runner retries an order on these and fails it on the rules' errors, by type alone
- * (adapters/worker/runner-context.ts `isStoreError`), without knowing SQLSTATE codes.
+ * (lib/ca/order-runner/runner-context.ts `isStoreError`), without knowing SQLSTATE codes.
  */
 import { DatabaseError } from 'pg';
 import { mapDatabaseError } from '../../adapters/store/knex/errors';
 import { TABLES } from '../../adapters/store/knex/tables';
-import { isStoreError } from '../../adapters/worker/runner-context';
+import { isStoreError } from '../../lib/ca/order-runner/runner-context';
 import { CaError } from '../../lib/ca/errors';
 import { isConnectionLost, StoreConflictError, StoreNotFoundError, StoreUnavailableError } from '../../lib/ports';
 import { X509Error } from '../../lib/x509/errors';

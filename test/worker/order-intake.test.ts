@@ -1,10 +1,10 @@
 /**
- * OrderIntake (adapters/worker/order-intake.ts): handed-over orders are taken without a database
+ * OrderIntake (lib/ca/order-runner/order-intake.ts): handed-over orders are taken without a database
  * read, the database is listed at the first take, after `listSoon`, after a full page and at least
  * once per interval (and not merely because nothing was handed over), and an order one batch holds is
  * never given to another until it is released.
  */
-import { OrderIntake } from '../../adapters/worker/order-intake';
+import { OrderIntake } from '../../lib/ca/order-runner/order-intake';
 import type { BatchOrderStore, OrderRecord } from '../../lib/ports';
 
 function order(id: number): OrderRecord {

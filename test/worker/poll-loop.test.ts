@@ -1,9 +1,9 @@
 /**
- * PollLoop (adapters/worker/poll-loop.ts): every drain is told whether a poke set it off, so that
+ * PollLoop (lib/ca/order-runner/poll-loop.ts): every drain is told whether a poke set it off, so that
  * only the start, the timer and the end of a back-off read the database for orders nobody handed over
- * (adapters/worker/order-intake.ts).
+ * (lib/ca/order-runner/order-intake.ts).
  */
-import { PollLoop } from '../../adapters/worker/poll-loop';
+import { PollLoop } from '../../lib/ca/order-runner/poll-loop';
 
 beforeEach(() => jest.useFakeTimers());
 afterEach(() => jest.useRealTimers());

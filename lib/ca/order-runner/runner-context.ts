@@ -2,9 +2,9 @@
  * What the two ways of finishing orders (one per transaction, or a batch) share with the runner that
  * drives them (in-process.ts).
  */
-import type { KeyBackends } from '../../lib/ca/key-backends';
-import type { Profiles } from '../../lib/ca/profiles';
-import { StoreConflictError, StoreNotFoundError, StoreUnavailableError, type OrderRecord, type Store } from '../../lib/ports';
+import type { KeyBackends } from '../key-backends';
+import type { Profiles } from '../profiles';
+import { StoreConflictError, StoreNotFoundError, StoreUnavailableError, type OrderRecord, type Store } from '../../ports';
 import type { OrderIntake } from './order-intake';
 
 export interface RunnerContext {

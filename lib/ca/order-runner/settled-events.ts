@@ -4,7 +4,7 @@
  * from the batch and one-order paths so that both announce the same way, and so that a failing
  * listener is logged and never undoes or repeats the work of the runner.
  */
-import type { OrderRecord } from '../../lib/ports';
+import type { OrderRecord } from '../../ports';
 
 export class SettledEvents {
   private readonly listeners = new Set<(order: OrderRecord) => void>();

@@ -11,7 +11,7 @@
  * `poke` (a new order was written: the database is back) still drains at once; a successful drain
  * ends the back-off.
  */
-import { isConnectionLost } from '../../lib/ports';
+import { isConnectionLost } from '../../ports';
 
 /** The longest wait between two drains in an outage. */
 export const MAX_BACKOFF_MS = 30_000;

@@ -25,16 +25,9 @@
  * store's to say, by type (runner-context.ts `isStoreError`).
  */
 import { randomUUID } from 'crypto';
-import type { KeyBackends } from '../../lib/ca/key-backends';
-import { resolveProfiles, type Profiles, type ProfilesConfig } from '../../lib/ca/profiles';
-import {
-  hasBatchOrders,
-  type ImmediateOrders,
-  type OrderRecord,
-  type OrderRunner,
-  type OrderSettledEvents,
-  type Store,
-} from '../../lib/ports';
+import type { KeyBackends } from '../key-backends';
+import { resolveProfiles, type Profiles, type ProfilesConfig } from '../profiles';
+import { hasBatchOrders, type ImmediateOrders, type OrderRecord, type OrderRunner, type OrderSettledEvents, type Store } from '../../ports';
 import { processOrderBatch } from './batch';
 import { finishNow } from './finish-now';
 import { drainLanes } from './lanes';

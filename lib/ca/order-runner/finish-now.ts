@@ -10,9 +10,9 @@
  * pending for the queued path (batch.ts, single-order.ts), which signs again and records the reason
  * (README D3). An outage is thrown, for the caller's 503 (README D21).
  */
-import { certificateFromRequest } from '../../lib/ca/issuance';
-import { storableRequest } from '../../lib/ca/key-backends';
-import { hasIssuedOrders, isConnectionLost, type CaRecord, type NewCertificate, type NewOrder, type OrderRecord } from '../../lib/ports';
+import { certificateFromRequest } from '../issuance';
+import { storableRequest } from '../key-backends';
+import { hasIssuedOrders, isConnectionLost, type CaRecord, type NewCertificate, type NewOrder, type OrderRecord } from '../../ports';
 import type { RunnerContext } from './runner-context';
 
 export async function finishNow(c: RunnerContext, order: NewOrder, ca: CaRecord): Promise<OrderRecord | null> {

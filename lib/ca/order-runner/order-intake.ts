@@ -16,7 +16,7 @@
  * Nothing here is authoritative: the batch still locks its orders in the database before it stores
  * them, so an order taken twice (by another process, say) is stored once.
  */
-import type { BatchOrderStore, OrderRecord } from '../../lib/ports';
+import type { BatchOrderStore, OrderRecord } from '../../ports';
 
 export class OrderIntake {
   private readonly handed = new Map<number, OrderRecord>();

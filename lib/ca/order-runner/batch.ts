@@ -12,8 +12,8 @@
  * A file of its own because the two paths hold opposite rules — here signing happens outside any
  * transaction, there inside it — and each is easier to check without the other beside it.
  */
-import { certificateFromRequest } from '../../lib/ca/issuance';
-import { hasBatchOrders, isConnectionLost, type CaRecord, type NewCertificate, type OrderRecord } from '../../lib/ports';
+import { certificateFromRequest } from '../issuance';
+import { hasBatchOrders, isConnectionLost, type CaRecord, type NewCertificate, type OrderRecord } from '../../ports';
 import { isStoreError, reasonOf, type RunnerContext } from './runner-context';
 
 /** What signing one order of a batch came to. */

@@ -5,8 +5,8 @@
  * runner takes this path for stores without `BatchOrderStore` and after a batch the database refused
  * (lanes.ts).
  */
-import { issueFromRequest } from '../../lib/ca/issuance';
-import { isConnectionLost, type OrderRecord } from '../../lib/ports';
+import { issueFromRequest } from '../issuance';
+import { isConnectionLost, type OrderRecord } from '../../ports';
 import { isStoreError, reasonOf, type RunnerContext } from './runner-context';
 
 /** Claim and finish one order, alone in its transaction. False when there was none. */
