@@ -32,7 +32,7 @@ import { serializeJson } from '../lib/api/json';
 import { initCa } from '../lib/ca/authorities';
 import { certificateToJson } from '../lib/ca/serialize';
 import type { CaRecord } from '../lib/ports';
-import { withCpu } from './cpu';
+import { processesCpuMs, withCpu } from './cpu';
 import { benchCsrPem } from './csr';
 import { startFloorServer } from './floor';
 import { benchPostgresUrl, withScratchSchema } from './scratch-schema';
@@ -43,6 +43,8 @@ const CLIENTS = Number(process.env.CLIENTS ?? 32);
 const POLL_MS = Number(process.env.POLL_MS ?? 20);
 /** Which measurements to run (comma-separated): get, issue, wrong. Default all. */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'get,issue,wrong').split(','));
+/** Certificates per issuance measurement (after a warm-up of 200). */
+const ISSUE_TOTAL = Number(process.env.ISSUE_TOTAL ?? 3000);
 
 /** The load-generating child process, started once. */
 const loader = new RemoteLoader();
@@ -166,7 +168,7 @@ async function measureIssue(server: HostServer, auth: string, csr: string): Prom
     ['EC P-256', server.intermediate, 'SHA-512'],
     ['RSA-2048', rsa, 'SHA-256'],
   ] as const) {
-    const total = 1000;
+    const total = ISSUE_TOTAL;
     const job = (apiRoot: string): LoadJob => ({
       kind: 'issue',
       targets: [{ apiRoot, caSerial: ca.serial, auth }],
@@ -177,7 +179,12 @@ async function measureIssue(server: HostServer, auth: string, csr: string): Prom
     });
     // Warm up with the same client and concurrency (JIT of both processes, caches, the key's signer).
     await remoteLoad({ ...job(server.apiRoot), total: 200 });
-    const { value: perSecond, cpu } = await withCpu(loader.pid, () => remoteLoad(job(server.apiRoot)));
+    const postgresBefore = processesCpuMs('postgres');
+    const wallStart = process.hrtime.bigint();
+    const { value: measured, cpu } = await withCpu(loader.pid, () => loader.measure(job(server.apiRoot)));
+    const wallMs = Number(process.hrtime.bigint() - wallStart) / 1e6;
+    const postgresMs = processesCpuMs('postgres') - postgresBefore; // 0 on PGlite (its thread is the server's)
+    const perSecond = measured.perSecond;
     const raw = await rawSignsPerSecond(server, ca, hash);
     const floor = await startFloorServer(ca, server.keyBackends);
     let floorRun: Awaited<ReturnType<typeof withCpu<number>>>;
@@ -193,7 +200,10 @@ async function measureIssue(server: HostServer, auth: string, csr: string): Prom
       `issue (${name}): ${fmt(perSecond)} certificates/s end to end (${CLIENTS} clients: POST sign, poll the order every ${POLL_MS} ms); raw crypto.sign: ${fmt(raw)}/s; ratio ${(perSecond / raw).toFixed(3)}`,
     );
     console.log(
-      `  CPU per certificate: server ${perCert(cpu.server)} ms, load client ${perCert(cpu.client)} ms (${os.cpus().length} CPUs); no-database floor (HTTP + CSR check + signing in memory, one event loop): ${fmt(floorPerSecond)}/s (server ${perCert(floorCpu.server)} ms, client ${perCert(floorCpu.client)} ms per certificate), ratio ${(perSecond / floorPerSecond).toFixed(2)}`,
+      `  latency (POST sign until the order reads issued): p50 ${measured.latency.p50.toFixed(1)} ms, p99 ${measured.latency.p99.toFixed(1)} ms; cores busy ${((cpu.server + cpu.client + postgresMs) / wallMs).toFixed(2)} of ${os.cpus().length} (server ${(cpu.server / wallMs).toFixed(2)}, load client ${(cpu.client / wallMs).toFixed(2)}, PostgreSQL ${(postgresMs / wallMs).toFixed(2)})`,
+    );
+    console.log(
+      `  CPU per certificate: server ${perCert(cpu.server)} ms, load client ${perCert(cpu.client)} ms, PostgreSQL ${perCert(postgresMs)} ms (${os.cpus().length} CPUs); no-database floor (HTTP + CSR check + signing in memory, one event loop): ${fmt(floorPerSecond)}/s (server ${perCert(floorCpu.server)} ms, client ${perCert(floorCpu.client)} ms per certificate), ratio ${(perSecond / floorPerSecond).toFixed(2)}`,
     );
   }
 }

@@ -38,7 +38,13 @@ export interface StreamFigures {
   bytes: number;
 }
 
-export type LoadReply = { ok: true; perSecond: number; stream?: StreamFigures } | { ok: false; error: string };
+/** Milliseconds one operation took (an `issue`: POST sign until the order reads issued), by percentile. */
+export interface Latency {
+  p50: number;
+  p99: number;
+}
+
+export type LoadReply = { ok: true; perSecond: number; latency?: Latency; stream?: StreamFigures } | { ok: false; error: string };
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
@@ -66,6 +72,11 @@ export class RemoteLoader {
 
   run(job: LoadJob): Promise<number> {
     return this.ask(job).then((reply) => reply.perSecond);
+  }
+
+  /** `run`, with the latency of the operations as well. */
+  measure(job: LoadJob): Promise<{ perSecond: number; latency: Latency }> {
+    return this.ask(job).then((reply) => ({ perSecond: reply.perSecond, latency: reply.latency! }));
   }
 
   /** One `stream` job: the figures of reading the body in the client process. */
@@ -148,12 +159,29 @@ function streamOnce(url: string, auth: string): Promise<StreamFigures> {
   });
 }
 
+/** The durations of the last `load` (ms), for its latency percentiles. */
+let durations: number[] = [];
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : Number.NaN;
+}
+
+function lastLatency(): Latency {
+  const sorted = [...durations].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
 async function load(total: number, clients: number, one: (client: number) => Promise<void>): Promise<number> {
   let left = total;
+  durations = [];
   const start = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: clients }, async (_, client) => {
-      while (left-- > 0) await one(client);
+      while (left-- > 0) {
+        const t0 = process.hrtime.bigint();
+        await one(client);
+        durations.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
     }),
   );
   return total / (Number(process.hrtime.bigint() - start) / 1e9);
@@ -213,7 +241,7 @@ if (require.main === module) {
     const done =
       job.kind === 'stream'
         ? streamOnce(job.url, job.auth).then((stream) => ({ ok: true as const, perSecond: 0, stream }))
-        : run(job).then((perSecond) => ({ ok: true as const, perSecond }));
+        : run(job).then((perSecond) => ({ ok: true as const, perSecond, latency: lastLatency() }));
     done.then(
       (reply) => process.send?.(reply satisfies LoadReply),
       (e: unknown) => process.send?.({ ok: false, error: String((e as Error)?.message ?? e) } satisfies LoadReply),

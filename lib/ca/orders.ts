@@ -12,7 +12,7 @@
  * only means that the client's first poll usually finds the certificate.
  */
 import type { OrderRecord, OrderRunner, Store } from '../ports';
-import { parseCsr, type ParsedCsr } from '../x509/csr';
+import { parseVerifiedCsr, type ParsedCsr } from '../x509/csr';
 import { X509Error, invalid } from '../x509/errors';
 import { isPlainObject } from '../x509/plain-object';
 import { prepareResignRequest } from './certificates';
@@ -52,9 +52,9 @@ function checkPemFraming(csr: string): void {
 }
 
 /** Parse and verify the CSR: 400 `Unable to parse CSR.` or a 400 naming the failed signature (D4). */
-function checkCsr(csr: string): ParsedCsr {
+async function checkCsr(csr: string): Promise<ParsedCsr> {
   try {
-    return parseCsr(csr, { verify: true });
+    return await parseVerifiedCsr(csr); // verified off the event loop
   } catch (e) {
     if (e instanceof X509Error && e.code === 'signature') {
       throw new CaError('invalid', 'The signature of the CSR does not verify: the request was not signed with the key it contains.');
@@ -81,7 +81,7 @@ export async function signThroughOrder(desk: OrderDesk, call: OrderCall): Promis
   const { body, now } = call;
   const csr = body.csr as string;
   checkPemFraming(csr);
-  const parsedCsr = checkCsr(csr);
+  const parsedCsr = await checkCsr(csr);
   const ca = await visibleCa(desk.cas, call.caSerial, now, { allowExpired: false });
   const request = prepareSignRequest(
     {

@@ -287,43 +287,65 @@ export function signatureParametersJson(alg: SignatureAlgorithm): SignatureAlgor
 // ---------------------------------------------------------------------------------------------------
 // Verification
 
-/**
- * Verify `signature` over `data` with the SubjectPublicKeyInfo `spkiDer` under `alg`. Returns false
- * for a wrong signature and for a key that does not fit the algorithm; throws X509Error('key') when
- * the public key cannot be loaded at all.
- */
-export function verifySignature(alg: SignatureAlgorithm, spkiDer: Buffer, data: Buffer, signature: Buffer): boolean {
+/** The public key to verify with, or null when it does not fit `alg`; X509Error('key') when it cannot be loaded. */
+function verifyingKey(alg: SignatureAlgorithm, spkiDer: Buffer): crypto.KeyObject | null {
   let key: crypto.KeyObject;
   try {
     key = publicKeyObject(spkiDer);
   } catch (e) {
     throw new X509Error('key', `cannot load public key: ${(e as Error).message}`);
   }
-  if (!keyFits(alg, key)) return false;
+  return keyFits(alg, key) ? key : null;
+}
+
+/** The digest and key arguments of `crypto.verify` for `alg`. */
+function verifyArguments(alg: SignatureAlgorithm, key: crypto.KeyObject): [string | null, crypto.KeyObject | crypto.VerifyKeyObjectInput] {
   const digest = alg.hash === null ? null : NODE_HASH[alg.hash];
+  if (alg.pss) {
+    if (alg.pss.mgfHash !== alg.hash) {
+      // node:crypto (OpenSSL's one-shot API) always uses the signature hash for MGF1.
+      throw new X509Error('unsupported', 'RSA-PSS with an MGF1 hash different from the signature hash');
+    }
+    return [digest, { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: alg.pss.saltLength }];
+  }
+  if (alg.keyType === 'RSA') return [digest, { key, padding: crypto.constants.RSA_PKCS1_PADDING }];
+  // ECDSA and DSA signatures are DER SEQUENCE { r, s } (node's default dsaEncoding 'der').
+  return [digest, key];
+}
+
+/**
+ * Verify `signature` over `data` with the SubjectPublicKeyInfo `spkiDer` under `alg`. Returns false
+ * for a wrong signature and for a key that does not fit the algorithm; throws X509Error('key') when
+ * the public key cannot be loaded at all.
+ */
+export function verifySignature(alg: SignatureAlgorithm, spkiDer: Buffer, data: Buffer, signature: Buffer): boolean {
+  const key = verifyingKey(alg, spkiDer);
+  if (!key) return false;
+  const [digest, keyInput] = verifyArguments(alg, key);
   try {
-    if (alg.pss) {
-      if (alg.pss.mgfHash !== alg.hash) {
-        // node:crypto (OpenSSL's one-shot API) always uses the signature hash for MGF1.
-        throw new X509Error('unsupported', 'RSA-PSS with an MGF1 hash different from the signature hash');
-      }
-      return crypto.verify(
-        digest,
-        data,
-        { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: alg.pss.saltLength },
-        signature,
-      );
-    }
-    if (alg.keyType === 'RSA') {
-      return crypto.verify(digest, data, { key, padding: crypto.constants.RSA_PKCS1_PADDING }, signature);
-    }
-    // ECDSA and DSA signatures are DER SEQUENCE { r, s } (node's default dsaEncoding 'der').
-    return crypto.verify(digest, data, key, signature);
-  } catch (e) {
-    if (e instanceof X509Error) throw e;
+    return crypto.verify(digest, data, keyInput, signature);
+  } catch {
     // OpenSSL reports malformed signatures (bad DER, wrong length) as errors: that is "does not verify".
     return false;
   }
+}
+
+/**
+ * `verifySignature` with the verification itself on libuv's thread pool (`crypto.verify` with a
+ * callback), so that a server verifying many requests keeps its event loop for other work; loading the
+ * key stays on the caller's thread (node:crypto offers no other way).
+ */
+export async function verifySignatureAsync(alg: SignatureAlgorithm, spkiDer: Buffer, data: Buffer, signature: Buffer): Promise<boolean> {
+  const key = verifyingKey(alg, spkiDer);
+  if (!key) return false;
+  const [digest, keyInput] = verifyArguments(alg, key);
+  return new Promise((resolve) => {
+    try {
+      crypto.verify(digest, data, keyInput, signature, (error, ok) => resolve(!error && ok));
+    } catch {
+      resolve(false); // as above: malformed is "does not verify"
+    }
+  });
 }
 
 function keyFits(alg: SignatureAlgorithm, key: crypto.KeyObject): boolean {

@@ -20,7 +20,7 @@ import {
   readTlvChildren,
   readBoolean,
 } from './asn1';
-import { SignatureAlgorithm, decodeSignatureAlgorithm, verifySignature } from './algorithms';
+import { SignatureAlgorithm, decodeSignatureAlgorithm, verifySignature, verifySignatureAsync } from './algorithms';
 import { X509Error, parseError } from './errors';
 import { decodeExtensionNode } from './extensions/index';
 import { decodeName } from './name';
@@ -70,6 +70,15 @@ function readCsrInfo(der: Buffer): { outer: [Tlv, Tlv, Tlv]; infoFields: Tlv[] }
  * verify, else X509Error('signature').
  */
 export function parseCsr(input: string | Buffer, options: { verify?: boolean } = {}): ParsedCsr {
+  const { parsed, info, signature } = readCsr(input);
+  if ((options.verify ?? true) && !verifySignature(parsed.signatureAlgorithm, parsed.publicKey.der, info, signature)) {
+    throw invalidCsrSignature();
+  }
+  return parsed;
+}
+
+/** A parsed CSR, and what its self-signature covers. */
+function readCsr(input: string | Buffer): { parsed: ParsedCsr; info: Buffer; signature: Buffer } {
   const der = csrDer(input);
   const what = 'certificate signing request';
 
@@ -89,21 +98,22 @@ export function parseCsr(input: string | Buffer, options: { verify?: boolean } =
   const sigBits = readBitString(sigValueNode, 'CSR signature');
   if (sigBits.unusedBits !== 0) throw parseError('CSR signature: partial byte');
 
-  if (options.verify ?? true) {
-    const ok = verifySignature(signatureAlgorithm, publicKey.der, slice(der, outer[0]), sigBits.bytes);
-    if (!ok) {
-      throw new X509Error('signature', 'The CSR signature is invalid: it was not made with the private key of the public key in the CSR.');
-    }
-  }
+  const parsed = { der, pem: pemEncode(der, LABEL), subject, publicKey, signatureAlgorithm, requestedExtensions };
+  return { parsed, info: slice(der, outer[0]), signature: sigBits.bytes };
+}
 
-  return {
-    der,
-    pem: pemEncode(der, LABEL),
-    subject,
-    publicKey,
-    signatureAlgorithm,
-    requestedExtensions,
-  };
+function invalidCsrSignature(): X509Error {
+  return new X509Error('signature', 'The CSR signature is invalid: it was not made with the private key of the public key in the CSR.');
+}
+
+/**
+ * `parseCsr` with its self-signature verified on libuv's thread pool (`verifySignatureAsync`): the
+ * same result and the same errors, with the event loop free while the signature is checked.
+ */
+export async function parseVerifiedCsr(input: string | Buffer): Promise<ParsedCsr> {
+  const { parsed, info, signature } = readCsr(input);
+  if (!(await verifySignatureAsync(parsed.signatureAlgorithm, parsed.publicKey.der, info, signature))) throw invalidCsrSignature();
+  return parsed;
 }
 
 /**

@@ -5,7 +5,7 @@
 export * from './types';
 export { X509Error, type X509ErrorCode, type ValidationIssue } from './errors';
 export { parseCertificate, verifyCertificateSignature, type ParsedCertificate } from './certificate';
-export { parseCsr, type ParsedCsr } from './csr';
+export { parseCsr, parseVerifiedCsr, type ParsedCsr } from './csr';
 export { buildCertificate, buildTbsCertificate, type CertificateTemplate } from './builder';
 export { generatePrivateKey, importPrivateKey, exportPrivateKey, publicKeyDer, keyTypeOf, type ExportOptions } from './keys';
 export type { Signer, SignatureOptions } from './signer';

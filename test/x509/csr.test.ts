@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { readTlv, readTlvChildren } from '../../lib/x509/asn1';
-import { parseCsr } from '../../lib/x509/csr';
+import { parseCsr, parseVerifiedCsr } from '../../lib/x509/csr';
 import { pemEncode } from '../../lib/x509/pem';
 import { CORPUS_DIR, pemToDer } from '../helpers/corpus';
 import { expectX509Error } from '../helpers/x509-error';
@@ -150,6 +150,14 @@ describe.each(CASES)('$label CSR', (c) => {
     expect(opensslVerify(bad)).toMatch(/verify failure/);
   });
 
+  test('parseVerifiedCsr (verified on the thread pool): the same result, the same refusals', async () => {
+    expect(await parseVerifiedCsr(pem)).toEqual(parseCsr(pem));
+    const bad = flipSignatureByte(der);
+    await expect(parseVerifiedCsr(bad)).rejects.toMatchObject({ code: 'signature', message: parseCsrError(bad) });
+    const garbage = Buffer.from(der.subarray(0, der.length - 10));
+    await expect(parseVerifiedCsr(garbage)).rejects.toMatchObject({ code: parseCsrCode(garbage) });
+  });
+
   test('a changed subject byte breaks the signature', () => {
     const bad = Buffer.from(der);
     const at = bad.indexOf(Buffer.from('host.example.com'));
@@ -194,3 +202,21 @@ describe('CSR input handling', () => {
     expectX509Error(() => parseCsr(Buffer.alloc(1024 * 1024, 0x30)), 'too-large');
   });
 });
+
+function parseCsrError(input: Buffer): string {
+  try {
+    parseCsr(input);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error('parseCsr accepted it');
+}
+
+function parseCsrCode(input: Buffer): string {
+  try {
+    parseCsr(input);
+  } catch (e) {
+    return (e as { code: string }).code;
+  }
+  throw new Error('parseCsr accepted it');
+}
