@@ -1,9 +1,7 @@
 /**
  * The code a bcrypt pool thread runs.
  *
- * Kept as JavaScript source evaluated by `new Worker(source, { eval: true })` rather than as a file
- * path: the same code then works from TypeScript sources (ts-jest, ts-node) and from the compiled
- * package, with no build step that copies or transpiles a worker file. bcryptjs is loaded from the
+ * JavaScript source for adapters/threads/worker-pool.ts (which says why it is evaluated source). bcryptjs is loaded from the
  * path the main thread resolved, so module resolution does not depend on the working directory.
  *
  * Protocol: request `{ id, op: 'compare', password, hash }` or `{ id, op: 'hash', password, rounds }`;
@@ -16,9 +14,6 @@ export interface BcryptRequest {
   hash?: string;
   rounds?: number;
 }
-
-export type BcryptReply =
-  { id: number; threadId: number; ok: true; result: boolean | string } | { id: number; threadId: number; ok: false; error: string };
 
 export interface BcryptWorkerData {
   bcryptPath: string;

@@ -24,3 +24,4 @@ export * from './key-rotation';
 export type { LoginAttemptLimiter } from './login-limits';
 export { isConnectionLost, StoreConflictError, StoreNotFoundError, StoreUnavailableError, type StoreEntity } from './store-errors';
 export * from './events';
+export * from './crypto';

@@ -298,19 +298,44 @@ function verifyingKey(alg: SignatureAlgorithm, spkiDer: Buffer): crypto.KeyObjec
   return keyFits(alg, key) ? key : null;
 }
 
-/** The digest and key arguments of `crypto.verify` for `alg`. */
-function verifyArguments(alg: SignatureAlgorithm, key: crypto.KeyObject): [string | null, crypto.KeyObject | crypto.VerifyKeyObjectInput] {
+/**
+ * How `crypto.verify` checks a signature under `alg`, as plain data (so that another thread can do it:
+ * adapters/crypto): the digest, RSA padding and salt length, and the key types that fit.
+ */
+export interface VerifyParameters {
+  digest: string | null;
+  padding?: number;
+  saltLength?: number;
+  /** `KeyObject.asymmetricKeyType`s the algorithm accepts. */
+  keyTypes: readonly string[];
+}
+
+const FITTING_KEY_TYPES: Readonly<Record<KeyType, readonly string[]>> = {
+  RSA: ['rsa'],
+  EC: ['ec'],
+  DSA: ['dsa'],
+  Ed25519: ['ed25519'],
+  Ed448: ['ed448'],
+};
+
+export function verifyParameters(alg: SignatureAlgorithm): VerifyParameters {
   const digest = alg.hash === null ? null : NODE_HASH[alg.hash];
   if (alg.pss) {
     if (alg.pss.mgfHash !== alg.hash) {
       // node:crypto (OpenSSL's one-shot API) always uses the signature hash for MGF1.
       throw new X509Error('unsupported', 'RSA-PSS with an MGF1 hash different from the signature hash');
     }
-    return [digest, { key, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: alg.pss.saltLength }];
+    return { digest, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: alg.pss.saltLength, keyTypes: ['rsa', 'rsa-pss'] };
   }
-  if (alg.keyType === 'RSA') return [digest, { key, padding: crypto.constants.RSA_PKCS1_PADDING }];
+  if (alg.keyType === 'RSA') return { digest, padding: crypto.constants.RSA_PKCS1_PADDING, keyTypes: FITTING_KEY_TYPES.RSA };
   // ECDSA and DSA signatures are DER SEQUENCE { r, s } (node's default dsaEncoding 'der').
-  return [digest, key];
+  return { digest, keyTypes: FITTING_KEY_TYPES[alg.keyType] };
+}
+
+/** The digest and key arguments of `crypto.verify` for `alg`. */
+function verifyArguments(alg: SignatureAlgorithm, key: crypto.KeyObject): [string | null, crypto.KeyObject | crypto.VerifyKeyObjectInput] {
+  const { digest, padding, saltLength } = verifyParameters(alg);
+  return [digest, padding === undefined ? key : { key, padding, ...(saltLength === undefined ? {} : { saltLength }) }];
 }
 
 /**
@@ -349,17 +374,5 @@ export async function verifySignatureAsync(alg: SignatureAlgorithm, spkiDer: Buf
 }
 
 function keyFits(alg: SignatureAlgorithm, key: crypto.KeyObject): boolean {
-  const t = key.asymmetricKeyType;
-  switch (alg.keyType) {
-    case 'RSA':
-      return t === 'rsa' || (t === 'rsa-pss' && !!alg.pss);
-    case 'EC':
-      return t === 'ec';
-    case 'DSA':
-      return t === 'dsa';
-    case 'Ed25519':
-      return t === 'ed25519';
-    case 'Ed448':
-      return t === 'ed448';
-  }
+  return verifyParameters(alg).keyTypes.includes(key.asymmetricKeyType ?? '');
 }

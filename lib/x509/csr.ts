@@ -106,13 +106,16 @@ function invalidCsrSignature(): X509Error {
   return new X509Error('signature', 'The CSR signature is invalid: it was not made with the private key of the public key in the CSR.');
 }
 
+/** Checks a signature asynchronously, like `verifySignatureAsync` (or a SignatureVerifier of the ports). */
+export type AsyncVerify = (alg: SignatureAlgorithm, spkiDer: Buffer, data: Buffer, signature: Buffer) => Promise<boolean>;
+
 /**
- * `parseCsr` with its self-signature verified on libuv's thread pool (`verifySignatureAsync`): the
- * same result and the same errors, with the event loop free while the signature is checked.
+ * `parseCsr` with its self-signature checked by `verify` (default: `verifySignatureAsync`, on libuv's
+ * thread pool): the same result and the same errors, with the event loop free while it is checked.
  */
-export async function parseVerifiedCsr(input: string | Buffer): Promise<ParsedCsr> {
+export async function parseVerifiedCsr(input: string | Buffer, verify: AsyncVerify = verifySignatureAsync): Promise<ParsedCsr> {
   const { parsed, info, signature } = readCsr(input);
-  if (!(await verifySignatureAsync(parsed.signatureAlgorithm, parsed.publicKey.der, info, signature))) throw invalidCsrSignature();
+  if (!(await verify(parsed.signatureAlgorithm, parsed.publicKey.der, info, signature))) throw invalidCsrSignature();
   return parsed;
 }
 

@@ -53,14 +53,18 @@ function jwkOf(spki: Buffer): crypto.JsonWebKey | null {
   }
 }
 
+/** The JWK of a SubjectPublicKeyInfo where one expresses it (the fast way to load it), else null. */
+export function publicKeyJwk(spkiDer: Buffer): crypto.JsonWebKey | null {
+  try {
+    return jwkOf(spkiDer);
+  } catch {
+    return null; // malformed: let OpenSSL's decoder produce the error
+  }
+}
+
 /** The public key of `spkiDer` as a KeyObject; throws (like `createPublicKey`) when it is not one. */
 export function publicKeyObject(spkiDer: Buffer): crypto.KeyObject {
-  let jwk: crypto.JsonWebKey | null;
-  try {
-    jwk = jwkOf(spkiDer);
-  } catch {
-    jwk = null; // malformed: let OpenSSL's decoder produce the error
-  }
+  const jwk = publicKeyJwk(spkiDer);
   if (jwk) {
     try {
       return crypto.createPublicKey({ key: jwk, format: 'jwk' });
