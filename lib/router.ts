@@ -15,7 +15,7 @@
 import { CertificateTexts } from './ca/certificate-texts';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { basicAuthenticator } from './api/basic-auth';
-import { CaCache } from './api/ca-cache';
+import { CaCache } from './cache/ca-cache';
 import { CertificateCache } from './api/certificate-cache';
 import {
   BASIC_REALM,
@@ -28,14 +28,14 @@ import {
   unauthorized,
   unprocessable,
   type ValidationItem,
-} from './api/http-errors';
-import { NO_BODY, readJsonBody, serializeJson } from './api/json-body';
+} from './http/http-errors';
+import { NO_BODY, readJsonBody, serializeJson } from './http/body';
 import { sendJsonStream } from './api/json-stream';
 import { OrderCache } from './api/order-cache';
-import { compileRoute, matchingRoutes } from './api/path-matcher';
+import { compileRoute, matchingRoutes } from './http/path-matcher';
 import type { ApiContext, ApiServices, RouteDefinition } from './api/route-types';
 import { ROUTES } from './api/routes';
-import { OutageLog } from './api/unavailable';
+import { OutageLog } from './http/outage';
 import { compileAll, pathTextItems, validateBody, validateQuery } from './api/validation';
 import { docsAsset, docsHtml, DOCS_ASSET_DIR, DOCS_CSP } from './openapi/docs';
 import { buildOpenApiDocument } from './openapi/document';
@@ -54,7 +54,7 @@ import {
 } from './ports';
 import { CrlPublisher } from './ca/crls';
 import { OcspResponder } from './ca/ocsp';
-import { serveRevocationEndpoint, type RevocationEndpoints } from './public/revocation-endpoints';
+import { serveRevocationEndpoint, type RevocationEndpoints } from './revocation-endpoints/handlers/ocsp';
 
 export type { CaApiRouterOptions } from './options';
 

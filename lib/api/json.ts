@@ -8,7 +8,7 @@
  */
 import type { ApiResult } from './route-types';
 import { randomBytes } from 'crypto';
-import { serializeJson } from './json-body';
+import { serializeJson } from '../http/body';
 
 export { serializeJson };
 

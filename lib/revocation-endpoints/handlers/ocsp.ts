@@ -13,13 +13,13 @@
  * response, also for garbage (`malformedRequest`), because OCSP clients understand nothing else.
  */
 import type { Request, Response } from 'express';
-import type { CaRecord, CrlScope, Store } from '../ports';
-import type { CrlPublisher } from '../ca/crls';
-import type { OcspResponder, OcspTarget } from '../ca/ocsp';
-import { ocspErrorResponse } from '../x509/revocation/ocsp-response';
-import { readRawBody } from '../api/json-body';
-import { badRequest, HttpError, methodNotAllowed, notFound } from '../api/http-errors';
-import { sanitizeSerial } from '../api/path-matcher';
+import type { CaRecord, CrlScope, Store } from '../../ports';
+import type { CrlPublisher } from '../../ca/crls';
+import type { OcspResponder, OcspTarget } from '../../ca/ocsp';
+import { ocspErrorResponse } from '../../x509/revocation/ocsp-response';
+import { readRawBody } from '../../http/body';
+import { badRequest, HttpError, methodNotAllowed, notFound } from '../../http/http-errors';
+import { sanitizeSerial } from '../../http/path-matcher';
 
 /** An OCSP request is a few hundred bytes; anything near this is not one. */
 const OCSP_BODY_LIMIT = 64 * 1024;

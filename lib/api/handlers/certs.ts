@@ -2,16 +2,16 @@
  * Endpoints 8, 9 and 11: list, view and revoke certificates. Rules: lib/ca/visibility.ts,
  * lib/ca/revocation.ts.
  */
-import { revokeCertificateOfCa } from '../ca/revocation';
-import { certificateRecordText, certificateToJson } from '../ca/serialize';
-import { visibleCa } from '../ca/visibility';
-import type { CertificateFilter } from '../ports';
-import { notFound } from './http-errors';
-import { memoisedView, ok } from './json';
-import { jsonArrayBuffer, jsonArrayChunks } from './json-stream';
-import { sanitizeSerial } from './path-matcher';
-import { pageQuery, pageRequest, paginate } from './pagination';
-import type { ApiHandler } from './route-types';
+import { revokeCertificateOfCa } from '../../ca/revocation';
+import { certificateRecordText, certificateToJson } from '../../ca/serialize';
+import { visibleCa } from '../../ca/visibility';
+import type { CertificateFilter } from '../../ports';
+import { notFound } from '../../http/http-errors';
+import { memoisedView, ok } from '../json';
+import { jsonArrayBuffer, jsonArrayChunks } from '../json-stream';
+import { sanitizeSerial } from '../../http/path-matcher';
+import { pageQuery, pageRequest, paginate } from '../pagination';
+import type { ApiHandler } from '../route-types';
 
 /**
  * The search filters of the list (README "Listing and searching certificates"), from the validated

@@ -11,7 +11,7 @@
  * What must be exact is not read from here: updating a CA and revoking or resigning a certificate
  * read the CA from the store, and the order worker re-reads the CA (revoked? expired?) before it signs.
  */
-import { RecordCache, subscribeIfSupported } from '../cache/record-cache';
+import { RecordCache, subscribeIfSupported } from './record-cache';
 import type { CaChangeEvents, CaRecord, Store } from '../ports';
 
 export const DEFAULT_CA_CACHE_TTL_MS = 2000;

@@ -2,7 +2,7 @@
  * Path templates of the route table (`/ca/{serial}/certs/{certificate_serial}/`) compiled to regular
  * expressions, and the parameters they capture, converted.
  */
-import type { RouteDefinition } from './route-types';
+import type { RouteDefinition } from '../api/route-types';
 
 /** Kinds of path parameter and what they match (README D7 for serials). */
 export type PathParamKind = 'serial' | 'slug' | 'name';
