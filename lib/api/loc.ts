@@ -4,7 +4,7 @@
  * discriminated `extensions` list.
  */
 import type { Loc } from '../http/http-errors';
-import { badText } from '../http/body';
+import { badText } from './bad-text';
 
 /**
  * ajv's JSON pointer → a ninja `loc` path. Array indexes become numbers; inside an `extensions` list

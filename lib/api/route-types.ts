@@ -70,7 +70,7 @@ export type HttpMethod = 'GET' | 'PUT' | 'POST';
 
 export interface RouteDefinition {
   method: HttpMethod;
-  /** Relative to the API root, with `{param}` placeholders (see path-matcher.ts); always ends in `/`. */
+  /** Relative to the API root, with `{param}` placeholders (see path-params.ts); always ends in `/`. */
   path: string;
   /** The upstream function name; the operationId is `service_api_endpoints_<operation>`. */
   operation: string;

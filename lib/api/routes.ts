@@ -2,7 +2,7 @@
  * The eleven endpoints of the API, as one table that reads like the endpoint list of the README.
  *
  * Everything the router, the validator and the OpenAPI document need is declared here: method, path
- * (relative to the API root, with typed path parameters, see path-matcher.ts), the permission, and
+ * (relative to the API root, with typed path parameters, see path-params.ts), the permission, and
  * where each request is validated and handled:
  *   - `query` / `body.schema` name the JSON Schema in `schemas/` that the router checks the request
  *     against (lib/api/validation.ts) before the handler runs — shape problems are a 422 there;

@@ -1,6 +1,8 @@
 /**
- * CA rows kept in memory for a short while for the API's read paths (view/list certificates, view a
- * CA, sign, get an order): a CA row is the largest one a request reads, and most requests read one.
+ * CA rows kept in memory for a short while for the read paths of every way in (the REST API's view/list
+ * certificates, view a CA, sign, get an order; the revocation endpoints' issuer, CRL and OCSP lookups):
+ * a CA row is the largest one a request reads, and most requests read one. A router that mounts several
+ * modules gives them one cache (lib/router.ts).
  *
  * Freshness (the rules of lib/cache/record-cache.ts):
  * - in this process, a change through a store with `onCaChanged` (the knex store has it) drops the
