@@ -7,7 +7,8 @@
  *   (The stream's own high-water mark, 16 KiB, would cost an event-loop turn per chunk.)
  * - A client that goes away ends the source (`return()` on its iterator, which ends the query).
  * - Headers go out with the first chunk: an error before it (the first batch's query) is still an
- *   ordinary JSON error answer; an error after it can only cut the connection, which the router does.
+ *   ordinary JSON error answer; an error after it can only cut the connection, which the error catch
+ *   does (lib/http/error-catch.ts).
  */
 import type { Response } from 'express';
 import { writeJsonHead } from '../http/send';

@@ -8,8 +8,9 @@ import type { ApiUser, KeyBackend, OrderRecord, OrderRunner, Permission, Permiss
 import type { Profiles } from '../ca/profiles';
 
 /**
- * What the handlers work with, built once per router. The readers are the router's caches
- * (lib/api/*-cache.ts) in front of the store; paths that change something read `store` itself.
+ * What the handlers work with, built once per mount (lib/api/services.ts). The readers are caches in
+ * front of the store (lib/api/*-cache.ts, and the router's CA cache, lib/cache/ca-cache.ts); paths that
+ * change something read `store` itself.
  */
 export interface ApiServices {
   store: Store;
