@@ -5,6 +5,8 @@
  *   const store = knexStore(await openDatabase(process.env.DATABASE_URL));
  *   await store.migrate();
  *   app.use(createCaApiRouter({ enableRestApi: true, store }));
+ *   // or the public CRL/OCSP/issuer endpoints alone, e.g. on another host app:
+ *   revocationApp.use(createRevocationRouter({ store }));
  *
  * This file is the package's composition root: the one place (with the CLI's entry,
  * lib/cli/main.ts) where the library core (which depends only on the ports of lib/ports) meets
@@ -13,6 +15,9 @@
  */
 import { buildCaApiRouter, type ApiPorts, type CaApiRouter, type Closable, type CreateCaApiRouterInternals } from './router';
 import { OptionsError, resolveOptions, type CaApiRouterOptions, type ResolvedOptions } from './options';
+import type { OptionsEntry } from './http/option-checks';
+import { resolveRevocationRouterOptions, type RevocationRouterOptions } from './revocation-endpoints/options';
+import { buildRevocationRouter, type RevocationRouter } from './revocation-endpoints/router';
 import type { Authenticator, KeyBackend, Store } from './ports';
 import { defaultKeyBackend, KEK_ENV, KeyBackendError } from '../adapters/keys';
 import { storeAuthenticator } from '../adapters/auth/store-authenticator';
@@ -22,6 +27,8 @@ import { loginAttemptLimiter } from '../adapters/auth/login-limiter';
 import { inProcessOrderRunner } from './ca/order-runner/in-process';
 
 export { type CaApiRouter, type CreateCaApiRouterInternals } from './router';
+export { type RevocationRouter } from './revocation-endpoints/router';
+export { type RevocationRouterOptions, type ResolvedRevocationOptions, type OcspSigning } from './revocation-endpoints/options';
 export { answerClientErrorsAsJson } from './client-errors';
 export {
   resolveOptions,
@@ -72,21 +79,32 @@ export { caToJson, certificateToJson, orderToJson } from './ca/serialize';
  * `OptionsError` when the router is built, never a failed order later. A host that wants another
  * key (the example server's generated development key, say) passes `keyBackends` itself.
  */
-function checkedDefaultKeyBackend(env: Record<string, string | undefined>): KeyBackend {
+function checkedDefaultKeyBackend(env: Record<string, string | undefined>, entry: OptionsEntry): KeyBackend {
   const kek = env[KEK_ENV];
   if (!kek) {
     throw new OptionsError(
       `no key-encryption key for CA private keys: set ${KEK_ENV} to 32 random bytes in base64 (openssl rand -base64 32), ` +
         'made once and kept — every stored CA key is encrypted under it — or pass keyBackends, e.g. ' +
         '{ default: defaultKeyBackend({ keyEncryptionKey }) }',
+      entry,
     );
   }
   try {
     return defaultKeyBackend({ keyEncryptionKey: kek });
   } catch (e) {
-    if (e instanceof KeyBackendError) throw new OptionsError(`${KEK_ENV}: ${e.message}`);
+    if (e instanceof KeyBackendError) throw new OptionsError(`${KEK_ENV}: ${e.message}`, entry);
     throw e;
   }
+}
+
+/** The key backends a router signs with: the host's, or the default one (keys in the store, under `CA_KEY_ENCRYPTION_KEY`). */
+function keyBackendsOrDefault(
+  given: Record<string, KeyBackend> | undefined,
+  resolved: Record<string, KeyBackend>,
+  env: Record<string, string | undefined>,
+  entry: OptionsEntry,
+): Record<string, KeyBackend> {
+  return given === undefined ? { default: checkedDefaultKeyBackend(env, entry) } : resolved;
 }
 
 /**
@@ -99,8 +117,7 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
   let users: UserCache | null = null;
   const sharedUsers = (): UserCache => (users ??= new UserCache(store));
 
-  const keyBackends =
-    given.keyBackends === undefined ? { default: checkedDefaultKeyBackend(given.env ?? process.env) } : resolved.keyBackends;
+  const keyBackends = keyBackendsOrDefault(given.keyBackends, resolved.keyBackends, given.env ?? process.env, 'createCaApiRouter');
   let authenticator: Authenticator | null = resolved.authenticator;
   if (!authenticator) {
     const own = storeAuthenticator(store, { users: sharedUsers() });
@@ -123,12 +140,25 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
 }
 
 /**
- * The Express middleware that serves the API under `/{urlPath}api/`. Options are validated once, here,
- * and every mistake is an `OptionsError` that says what to change (README "Options").
+ * The Express middleware that serves the API under `/{urlPath}api/` and the revocation endpoints under
+ * `/{urlPath}` (lib/router.ts composes the modules). Options are validated once, here, and every
+ * mistake is an `OptionsError` that says what to change (README "Options").
  */
 export function createCaApiRouter(options: CaApiRouterOptions = {}, internals: CreateCaApiRouterInternals = {}): CaApiRouter {
   const resolved = resolveOptions(options);
   if (!resolved.enableRestApi || !resolved.store) return buildCaApiRouter(resolved, null, internals);
   const ports = defaultPorts(resolved, resolved.store, options);
   return buildCaApiRouter({ ...resolved, keyBackends: { ...ports.keyBackends } }, ports, internals);
+}
+
+/**
+ * The public revocation endpoints alone (issuer certificates, CRLs, OCSP under `/{urlPath}`), e.g. on
+ * a separate, unauthenticated host app without the REST API (README "Revocation: CRLs and OCSP").
+ * Options are validated here, as `createCaApiRouter`'s are; without `keyBackends` the default key
+ * backend is wired exactly as for `createCaApiRouter`.
+ */
+export function createRevocationRouter(options: RevocationRouterOptions): RevocationRouter {
+  const resolved = resolveRevocationRouterOptions(options);
+  const keyBackends = keyBackendsOrDefault(options.keyBackends, resolved.keyBackends, options.env ?? process.env, 'createRevocationRouter');
+  return buildRevocationRouter(resolved, keyBackends);
 }

@@ -16,7 +16,7 @@ import type { Request, Response } from 'express';
 import { Passport } from 'passport';
 import { BasicStrategy } from 'passport-http';
 import type { ApiUser, Authenticator, LoginAttemptLimiter } from '../ports';
-import { HttpError } from './http-errors';
+import { HttpError } from '../http/http-errors';
 
 export interface BasicCredentials {
   username: string;

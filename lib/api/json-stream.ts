@@ -7,9 +7,11 @@
  *   (The stream's own high-water mark, 16 KiB, would cost an event-loop turn per chunk.)
  * - A client that goes away ends the source (`return()` on its iterator, which ends the query).
  * - Headers go out with the first chunk: an error before it (the first batch's query) is still an
- *   ordinary JSON error answer; an error after it can only cut the connection, which the router does.
+ *   ordinary JSON error answer; an error after it can only cut the connection, which the error catch
+ *   does (lib/http/error-catch.ts).
  */
 import type { Response } from 'express';
+import { writeJsonHead } from '../http/send';
 
 /** Bytes an answer may have waiting for the socket before its source is paused. */
 export const MAX_BUFFERED = 1024 * 1024;
@@ -98,7 +100,7 @@ export async function sendJsonStream(
       const next = await iterator.next();
       if (next.done || gone) break;
       if (!started) {
-        writeHead(res, status, headers);
+        writeJsonHead(res, status, headers);
         started = true;
       }
       res.write(next.value);
@@ -111,7 +113,7 @@ export async function sendJsonStream(
       }
     }
     if (gone) return;
-    if (!started) writeHead(res, status, headers);
+    if (!started) writeJsonHead(res, status, headers);
     res.end();
   } finally {
     res.off('close', onClose);
@@ -119,12 +121,4 @@ export async function sendJsonStream(
     // Ends the source's query when we stopped early (client gone, or a failure of ours).
     if (gone) await iterator.return?.();
   }
-}
-
-function writeHead(res: Response, status: number, headers: Record<string, string>): void {
-  res.status(status);
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  if (!res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', 'no-store');
 }

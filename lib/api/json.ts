@@ -1,14 +1,14 @@
 /**
  * JSON output of the API handlers.
  *
- * Every response body goes through `serializeJson` (lib/api/json-body.ts), which writes bigint values —
+ * Every response body goes through `serializeJson` (lib/http/send.ts), which writes bigint values —
  * e.g. an `authority_cert_serial_number` or an otherName INTEGER beyond 2^53 — as exact JSON integers
  * instead of failing (`JSON.stringify` throws on bigints) or rounding through `number`. Handlers build
  * their results with `ok(...)` so that the status, the body and any extra headers travel together.
  */
 import type { ApiResult } from './route-types';
 import { randomBytes } from 'crypto';
-import { serializeJson } from './json-body';
+import { serializeJson } from '../http/send';
 
 export { serializeJson };
 

@@ -3,8 +3,8 @@
  * ajv JSON pointer or a path of keys and indexes, with the union tag pydantic inserts for the
  * discriminated `extensions` list.
  */
-import type { Loc } from './http-errors';
-import { badText } from './json-body';
+import type { Loc } from '../http/http-errors';
+import { badText } from './bad-text';
 
 /**
  * ajv's JSON pointer → a ninja `loc` path. Array indexes become numbers; inside an `extensions` list

@@ -7,7 +7,7 @@
  * clients: base64url of the last id returned, so pages stay stable while rows are added.
  */
 import type { Request } from 'express';
-import { unprocessable } from './http-errors';
+import { unprocessable } from '../http/http-errors';
 
 export interface PageRequest {
   limit?: number;

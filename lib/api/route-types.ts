@@ -8,8 +8,9 @@ import type { ApiUser, KeyBackend, OrderRecord, OrderRunner, Permission, Permiss
 import type { Profiles } from '../ca/profiles';
 
 /**
- * What the handlers work with, built once per router. The readers are the router's caches
- * (lib/api/*-cache.ts) in front of the store; paths that change something read `store` itself.
+ * What the handlers work with, built once per mount (lib/api/services.ts). The readers are caches in
+ * front of the store (lib/api/*-cache.ts, and the router's CA cache, lib/cache/ca-cache.ts); paths that
+ * change something read `store` itself.
  */
 export interface ApiServices {
   store: Store;
@@ -70,7 +71,7 @@ export type HttpMethod = 'GET' | 'PUT' | 'POST';
 
 export interface RouteDefinition {
   method: HttpMethod;
-  /** Relative to the API root, with `{param}` placeholders (see path-matcher.ts); always ends in `/`. */
+  /** Relative to the API root, with `{param}` placeholders (see path-params.ts); always ends in `/`. */
   path: string;
   /** The upstream function name; the operationId is `service_api_endpoints_<operation>`. */
   operation: string;

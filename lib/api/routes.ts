@@ -2,18 +2,18 @@
  * The eleven endpoints of the API, as one table that reads like the endpoint list of the README.
  *
  * Everything the router, the validator and the OpenAPI document need is declared here: method, path
- * (relative to the API root, with typed path parameters, see path-matcher.ts), the permission, and
+ * (relative to the API root, with typed path parameters, see path-params.ts), the permission, and
  * where each request is validated and handled:
  *   - `query` / `body.schema` name the JSON Schema in `schemas/` that the router checks the request
  *     against (lib/api/validation.ts) before the handler runs — shape problems are a 422 there;
- *   - `handler` is a thin function (lib/api/{profiles,cas,orders,certs}.ts) that calls the one
+ *   - `handler` is a thin function (lib/api/handlers/{profiles,cas,orders,certs}.ts) that calls the one
  *     lib/ca service named in the comment beside it, where the rules live.
  * The documented error statuses and the response schema feed the OpenAPI document.
  */
-import { listCertificateAuthorities, updateCertificateAuthority, viewCertificateAuthority } from './cas';
-import { listCertificates, revokeCertificate, viewCertificate } from './certs';
-import { getCertificateOrder, resignCertificate, signCertificate } from './orders';
-import { listProfiles, viewProfile } from './profiles';
+import { listCertificateAuthorities, updateCertificateAuthority, viewCertificateAuthority } from './handlers/cas';
+import { listCertificates, revokeCertificate, viewCertificate } from './handlers/certs';
+import { getCertificateOrder, resignCertificate, signCertificate } from './handlers/orders';
+import { listProfiles, viewProfile } from './handlers/profiles';
 import type { RouteDefinition } from './route-types';
 
 export const ROUTES: readonly RouteDefinition[] = [
@@ -27,7 +27,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     permission: 'sign_certificate',
     response: { schema: 'Profile', list: true },
     errors: [],
-    handler: listProfiles, // lib/api/profiles.ts → profiles resolved by lib/ca/profiles.ts
+    handler: listProfiles, // lib/api/handlers/profiles.ts → profiles resolved by lib/ca/profiles.ts
   },
   {
     method: 'GET',
@@ -39,7 +39,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     permission: 'sign_certificate',
     response: { schema: 'Profile' },
     errors: [404],
-    handler: viewProfile, // lib/api/profiles.ts → lib/ca/profiles.ts
+    handler: viewProfile, // lib/api/handlers/profiles.ts → lib/ca/profiles.ts
   },
   {
     method: 'GET',
@@ -52,7 +52,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     query: 'ListCertificateAuthoritiesQuery',
     response: { schema: 'CertificateAuthority', list: true },
     errors: [],
-    handler: listCertificateAuthorities, // lib/api/cas.ts → listVisibleCas (lib/ca/visibility.ts)
+    handler: listCertificateAuthorities, // lib/api/handlers/cas.ts → listVisibleCas (lib/ca/visibility.ts)
   },
   {
     method: 'GET',
@@ -64,7 +64,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     permission: 'view_certificateauthority',
     response: { schema: 'CertificateAuthority' },
     errors: [404],
-    handler: viewCertificateAuthority, // lib/api/cas.ts → visibleCa (lib/ca/visibility.ts)
+    handler: viewCertificateAuthority, // lib/api/handlers/cas.ts → visibleCa (lib/ca/visibility.ts)
   },
   {
     method: 'PUT',
@@ -77,7 +77,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     body: { schema: 'CertificateAuthorityUpdate', param: 'data' },
     response: { schema: 'CertificateAuthority' },
     errors: [400, 404],
-    handler: updateCertificateAuthority, // lib/api/cas.ts → updateCaFromApi (lib/ca/ca-update.ts)
+    handler: updateCertificateAuthority, // lib/api/handlers/cas.ts → updateCaFromApi (lib/ca/ca-update.ts)
   },
   {
     method: 'POST',
@@ -91,7 +91,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     body: { schema: 'SignCertificate', param: 'data' },
     response: { schema: 'CertificateOrder' },
     errors: [400, 404],
-    handler: signCertificate, // lib/api/orders.ts → signThroughOrder (lib/ca/orders.ts)
+    handler: signCertificate, // lib/api/handlers/orders.ts → signThroughOrder (lib/ca/orders.ts)
   },
   {
     method: 'GET',
@@ -103,7 +103,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     permission: 'sign_certificate',
     response: { schema: 'CertificateOrder' },
     errors: [404],
-    handler: getCertificateOrder, // lib/api/orders.ts → ownOrder (lib/ca/orders.ts)
+    handler: getCertificateOrder, // lib/api/handlers/orders.ts → ownOrder (lib/ca/orders.ts)
   },
   {
     method: 'GET',
@@ -117,7 +117,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     query: 'ListCertificatesQuery',
     response: { schema: 'Certificate', list: true },
     errors: [404],
-    handler: listCertificates, // lib/api/certs.ts → store.listCertificates, visibleCa (lib/ca/visibility.ts)
+    handler: listCertificates, // lib/api/handlers/certs.ts → store.listCertificates, visibleCa (lib/ca/visibility.ts)
   },
   {
     method: 'GET',
@@ -129,7 +129,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     permission: 'view_certificate',
     response: { schema: 'Certificate' },
     errors: [404],
-    handler: viewCertificate, // lib/api/certs.ts → visibleCa (lib/ca/visibility.ts)
+    handler: viewCertificate, // lib/api/handlers/certs.ts → visibleCa (lib/ca/visibility.ts)
   },
   {
     method: 'POST',
@@ -142,7 +142,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     body: { schema: 'ResignCertificate', param: 'data' },
     response: { schema: 'CertificateOrder' },
     errors: [400, 404],
-    handler: resignCertificate, // lib/api/orders.ts → resignThroughOrder (lib/ca/orders.ts)
+    handler: resignCertificate, // lib/api/handlers/orders.ts → resignThroughOrder (lib/ca/orders.ts)
   },
   {
     method: 'POST',
@@ -155,6 +155,6 @@ export const ROUTES: readonly RouteDefinition[] = [
     body: { schema: 'RevokeCertificate', param: 'revocation' },
     response: { schema: 'Certificate' },
     errors: [400, 404],
-    handler: revokeCertificate, // lib/api/certs.ts → revokeCertificateOfCa (lib/ca/revocation.ts)
+    handler: revokeCertificate, // lib/api/handlers/certs.ts → revokeCertificateOfCa (lib/ca/revocation.ts)
   },
 ];

@@ -11,8 +11,9 @@ import * as path from 'path';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats';
-import type { Loc, ValidationItem } from './http-errors';
-import { findBadText, NO_BODY, type BadText, type ParsedBody } from './json-body';
+import type { Loc, ValidationItem } from '../http/http-errors';
+import { NO_BODY, type ParsedBody } from '../http/body';
+import { findBadText, type BadText } from './bad-text';
 import { escapePointer, pathToLoc, pointerToLoc } from './loc';
 
 export const SCHEMA_BASE = 'https://express-ca-api.dev/schemas/';

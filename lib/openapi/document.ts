@@ -7,7 +7,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { PATH_PARAM_KINDS } from '../api/path-matcher';
+import { PATH_PARAM_KINDS } from '../api/path-params';
 import { ROUTES } from '../api/routes';
 import { operationId, type RouteDefinition } from '../api/route-types';
 import { loadSchemas, type JsonSchema } from '../api/validation';

@@ -1,10 +1,15 @@
 /**
  * The layout rules of docs/CONTRIBUTING.md, checked on the source tree: the library core depends on
  * ports, not adapters (only the two composition roots import adapters); lib/x509 is pure and imports
- * nothing of ours outside itself; no import circles; small files.
+ * nothing of ours outside itself; no import circles; small files. And the modules (the ways in,
+ * docs/DESIGN.md "Modules (ways in)"): every public endpoint is an entry of its module's route table,
+ * dispatched by the shared kit's path matcher; no module imports another module's files; the kit
+ * (lib/http) imports no module.
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { ROUTES } from '../../lib/api/routes';
+import { REVOCATION_ROUTES } from '../../lib/revocation-endpoints/routes';
 
 const ROOT = path.resolve(__dirname, '../..');
 const COMPOSITION_ROOTS = ['lib/index.ts', 'lib/cli/main.ts'];
@@ -57,6 +62,63 @@ function cycles(files: string[]): string[][] {
 const lib = sourceFiles('lib');
 const adapters = sourceFiles('adapters');
 
+/** Where `file` sits among the folders of `folders` (the longest that holds it), or null. */
+const folderOf = (file: string, folders: readonly string[]): string | null =>
+  folders.filter((f) => file.startsWith(`${f}/`)).sort((a, b) => b.length - a.length)[0] ?? null;
+
+/**
+ * The modules (ways in), each with its route table and the folder of the handlers its table names
+ * (docs/CONTRIBUTING.md "How to add a protocol"). `endpoints` is the README's table of the module's
+ * endpoints: the heading it stands under.
+ */
+const MODULES = [
+  { dir: 'lib/api', table: 'lib/api/routes.ts', routes: ROUTES, readme: '### Endpoints' },
+  {
+    dir: 'lib/revocation-endpoints',
+    table: 'lib/revocation-endpoints/routes.ts',
+    routes: REVOCATION_ROUTES,
+    readme: '## Revocation: CRLs and OCSP',
+  },
+];
+
+/**
+ * What each folder of lib/ may import besides itself (docs/CONTRIBUTING.md "Layout and layers"): a
+ * module only the shared kit, the rules, the caches, the ports and the engine — never another
+ * module's files; the kit no module at all. lib/openapi is the REST API's documentation.
+ */
+const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
+  'lib/api': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509', 'lib/openapi'],
+  'lib/revocation-endpoints': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509'],
+  'lib/openapi': ['lib/api'],
+  'lib/http': ['lib/ca', 'lib/ports', 'lib/x509'],
+  'lib/cache': ['lib/ports'],
+};
+
+/** Imports of `files` that leave `dir` for a folder not in `allowed`, as `file → import`. */
+function importsLeaving(files: readonly string[], dir: string, allowed: readonly string[]): string[] {
+  const folders = [...Object.keys(ALLOWED_IMPORTS), 'lib/ca', 'lib/ports', 'lib/x509', 'lib/cli'];
+  return files.flatMap((f) =>
+    importsOf(f)
+      .filter((i) => !i.startsWith(`${dir}/`) && !allowed.includes(folderOf(i, folders) ?? i))
+      .map((i) => `${f} → ${i}`),
+  );
+}
+
+/** `[method, path]` of every row of the README table under `heading` (a row may list several paths). */
+function readmeEndpoints(heading: string): string[] {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf(`\n${heading}\n`) + heading.length + 2).split('\n');
+  const first = section.findIndex((line) => line.startsWith('|'));
+  const end = section.findIndex((line, i) => i > first && !line.startsWith('|'));
+  const table = section.slice(first, end);
+  return table
+    .filter((line) => /^\| (GET|POST|PUT|DELETE) \|/.test(line))
+    .flatMap((line) => {
+      const [, method, paths] = line.split('|').map((cell) => cell.trim());
+      return [...paths.matchAll(/`([^`]+)`/g)].map((m) => `${method} ${m[1]}`);
+    });
+}
+
 describe('layers', () => {
   test('only the composition roots under lib/ import adapters/', () => {
     const offenders = lib
@@ -80,20 +142,24 @@ describe('layers', () => {
     expect(offenders).toEqual([]);
   });
 
-  test('adapters never import the HTTP layer (lib/api, lib/router)', () => {
+  test('adapters never import the HTTP layer (lib/http, the modules, lib/router)', () => {
+    const http = ['lib/http/', 'lib/api/', 'lib/revocation-endpoints/', 'lib/openapi/'];
     const offenders = adapters.flatMap((f) =>
       importsOf(f)
-        .filter((i) => i.startsWith('lib/api/') || i === 'lib/router.ts')
+        .filter((i) => http.some((dir) => i.startsWith(dir)) || i === 'lib/router.ts')
         .map((i) => `${f} → ${i}`),
     );
     expect(offenders).toEqual([]);
   });
 
-  test.each([['lib/api'], ['lib/x509'], ['lib/ca'], ['lib'], ['adapters']])('no import circles in %s/', (dir) => {
-    const files = [...lib, ...adapters].filter((f) => f.startsWith(`${dir}/`));
-    expect(files.length).toBeGreaterThan(0);
-    expect(cycles(files).map((c) => c.join(' → '))).toEqual([]);
-  });
+  test.each([['lib/api'], ['lib/revocation-endpoints'], ['lib/http'], ['lib/x509'], ['lib/ca'], ['lib'], ['adapters']])(
+    'no import circles in %s/',
+    (dir) => {
+      const files = [...lib, ...adapters].filter((f) => f.startsWith(`${dir}/`));
+      expect(files.length).toBeGreaterThan(0);
+      expect(cycles(files).map((c) => c.join(' → '))).toEqual([]);
+    },
+  );
 
   test(`no source file under lib/ or adapters/ exceeds ${MAX_LINES} lines`, () => {
     const long = [...lib, ...adapters]
@@ -113,5 +179,70 @@ describe('layers', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('modules (ways in)', () => {
+  test.each(MODULES.map((m) => [m.dir, m]))('%s: every handler file is imported by the route table', (_dir, m) => {
+    const handlers = lib.filter((f) => f.startsWith(`${m.dir}/handlers/`));
+    expect(handlers.length).toBeGreaterThan(0);
+    const imported = importsOf(m.table);
+    expect(handlers.filter((f) => !imported.includes(f))).toEqual([]);
+  });
+
+  test.each(MODULES.map((m) => [m.dir, m]))(
+    '%s: every function a handler file exports is the handler of a table entry, and back',
+    (_dir, m) => {
+      const handlers = lib.filter((f) => f.startsWith(`${m.dir}/handlers/`));
+      const exported = handlers.flatMap((f) =>
+        Object.entries(jest.requireActual<Record<string, unknown>>(path.join(ROOT, f)))
+          .filter(([, value]) => typeof value === 'function')
+          .map(([name, value]) => ({ name: `${f}: ${name}`, value })),
+      );
+      const inTable = new Set<unknown>(m.routes.map((r) => r.handler));
+      expect(exported.filter((e) => !inTable.has(e.value)).map((e) => e.name)).toEqual([]);
+      const exportedValues = new Set(exported.map((e) => e.value));
+      expect(m.routes.filter((r) => !exportedValues.has(r.handler)).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    },
+  );
+
+  test.each(MODULES.map((m) => [m.dir, m]))("%s: the README's endpoint table lists exactly the route table's entries", (_dir, m) => {
+    const documented = readmeEndpoints(m.readme);
+    expect(documented.length).toBeGreaterThan(0);
+    expect([...documented].sort()).toEqual(m.routes.map((r) => `${r.method} ${r.path}`).sort());
+  });
+
+  test.each(MODULES.map((m) => [m.dir, m]))('%s: handlers get their parameters from the matcher, never from the URL', (_dir, m) => {
+    const offenders = lib
+      .filter((f) => f.startsWith(`${m.dir}/handlers/`))
+      .filter((f) => /\breq\.(path|url|originalUrl|baseUrl|params)\b/.test(fs.readFileSync(path.join(ROOT, f), 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+
+  test('the revocation endpoints dispatch through the shared path matcher, with no regular expression of their own', () => {
+    const dir = 'lib/revocation-endpoints';
+    expect(importsOf(`${dir}/mount.ts`)).toContain('lib/http/path-matcher.ts');
+    // Outside the handlers (which may check what they were given, e.g. base64), no pattern at all.
+    const offenders = lib
+      .filter((f) => f.startsWith(`${dir}/`) && !f.startsWith(`${dir}/handlers/`))
+      .filter((f) => /RegExp|\.exec\(|\.test\(|\.match(All)?\(|\.replace\(\//.test(fs.readFileSync(path.join(ROOT, f), 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+
+  test.each(Object.entries(ALLOWED_IMPORTS))('%s/ imports only itself and %j', (dir, allowed) => {
+    expect(lib.some((f) => f.startsWith(`${dir}/`))).toBe(true);
+    expect(
+      importsLeaving(
+        lib.filter((f) => f.startsWith(`${dir}/`)),
+        dir,
+        allowed,
+      ),
+    ).toEqual([]);
+  });
+
+  test('the import rule sees a module importing another module (so an empty list above means something)', () => {
+    // lib/router.ts composes the modules: held to the REST API's rule, its import of the revocation endpoints breaks it.
+    const offenders = importsLeaving(['lib/router.ts'], 'lib/api', ALLOWED_IMPORTS['lib/api']);
+    expect(offenders).toContain('lib/router.ts → lib/revocation-endpoints/mount.ts');
   });
 });

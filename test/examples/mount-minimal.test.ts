@@ -11,7 +11,7 @@ import * as path from 'path';
 import { openssl, opensslCsr } from '../cli/openssl';
 import { caAdmin } from '../cli/child';
 import { TEST_KEK } from '../cli/helpers';
-import { sanitizeSerial } from '../../lib/api/path-matcher';
+import { sanitizeSerial } from '../../lib/http/path-matcher';
 
 const ROOT = path.resolve(__dirname, '../..');
 const APP = path.join(ROOT, 'examples/mount-minimal/app.ts');

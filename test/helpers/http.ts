@@ -6,7 +6,7 @@ import express, { type Express } from 'express';
 import * as bcrypt from 'bcryptjs';
 import { randomBytes } from 'crypto';
 import { createCaApiRouter, type CaApiRouter, type CaApiRouterOptions, type CreateCaApiRouterInternals } from '../../lib';
-import { HttpError } from '../../lib/api/http-errors';
+import { HttpError } from '../../lib/http/http-errors';
 import type { OrderRunner, Permission, Store, UserRecord } from '../../lib/ports';
 import type { ApiHandler, RouteDefinition } from '../../lib/api/route-types';
 import { observeResponse, pathUnderRoot, recordResponse } from './response-validator';

@@ -7,7 +7,7 @@ import request from 'supertest';
 import express from 'express';
 import { createCaApiRouter } from '../../lib';
 import { X509Error } from '../../lib/x509/errors';
-import { HttpError } from '../../lib/api/http-errors';
+import { HttpError } from '../../lib/http/http-errors';
 import { ROUTES } from '../../lib/api/routes';
 import type { ApiHandler, RouteDefinition } from '../../lib/api/route-types';
 import { ALL_PERMISSIONS } from '../../lib/ports';

@@ -1,5 +1,5 @@
 /**
- * The API's CA cache (lib/api/ca-cache.ts) on the real knex store (PGlite in memory): a CA change
+ * The CA cache (lib/cache/ca-cache.ts) on the real knex store (PGlite in memory): a CA change
  * made through the store in this process is seen at once (the store's `onCaChanged`), also through
  * the router; one made behind the store's back is seen once the TTL has passed.
  */
@@ -7,7 +7,7 @@ import { randomBytes } from 'crypto';
 import request from 'supertest';
 import { defaultKeyBackend } from '../../adapters/keys';
 import { TABLES } from '../../adapters/store/knex/tables';
-import { CaCache } from '../../lib/api/ca-cache';
+import { CaCache } from '../../lib/cache/ca-cache';
 import { initCa } from '../../lib/ca/authorities';
 import { hasCaChangeEvents, type CaRecord, type Store } from '../../lib/ports';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';

@@ -1,17 +1,15 @@
 /**
- * JSON in and out of the API.
+ * Request bodies, for every way in: raw bytes with a size limit (an OCSP request, say), or JSON.
  *
- * In: read the raw body ourselves (after authentication, so an anonymous client cannot make us buffer
- * megabytes), enforce the size limit, decode strict UTF-8, refuse nesting deeper than
- * `MAX_JSON_DEPTH` (so that no walker over the value — ours, ajv's, the engine's — can exhaust the
- * stack, whoever parsed the body), parse. Content-Type is ignored, as upstream
- * (docs/COMPATIBILITY.md §1.2). Out: `JSON.stringify`, except that bigints (otherName INTEGER values, serial numbers
- * beyond 2^53) are written as exact JSON integers.
+ * The body is read by us, when the module decides (the REST API after authentication, so an
+ * anonymous client cannot make us buffer megabytes), with the size limit enforced while it arrives.
+ * JSON: strict UTF-8, nesting deeper than `MAX_JSON_DEPTH` refused (so that no walker over the value
+ * — ours, ajv's, the engine's — can exhaust the stack, whoever parsed the body), then parsed.
+ * Content-Type is ignored, as upstream (docs/COMPATIBILITY.md §1.2).
  */
 import { isUtf8 } from 'buffer';
-import { exactJsonText } from '../ca/serialize';
 import type { Request } from 'express';
-import { cannotParseBody, jsonTooDeep, payloadTooLarge, type Loc } from './http-errors';
+import { cannotParseBody, jsonTooDeep, payloadTooLarge } from './http-errors';
 
 /** Marker for "the request had no body" (zero bytes), which upstream treats like a missing body. */
 export const NO_BODY: unique symbol = Symbol('no body');
@@ -117,53 +115,3 @@ export async function readJsonBody(req: Request, limit: number): Promise<ParsedB
   }
   return parseJson(await readRawBody(req, limit));
 }
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** `String.prototype.isWellFormed` (ES2024), spelled out for the ES2022 lib. */
-export function isWellFormed(s: string): boolean {
-  return !LONE_SURROGATE.test(s);
-}
-
-/**
- * What makes a string unusable as input: a lone UTF-16 surrogate, which no JSON encoder can write
- * back as UTF-8 and no database column can store (D16; `JSON.parse` accepts `"\ud800"`), or a NUL
- * character, which PostgreSQL's text types cannot hold (and which no certificate field needs).
- */
-export type BadText = 'surrogate' | 'nul';
-
-export function badText(s: string): BadText | null {
-  if (!isWellFormed(s)) return 'surrogate';
-  if (s.includes('\u0000')) return 'nul';
-  return null;
-}
-
-/**
- * Every string (value or key) of `value` that is bad text, with its location, in document order.
- * Iterative; `value` is depth-checked already (`MAX_JSON_DEPTH`).
- */
-export function findBadText(value: unknown): { loc: Loc; bad: BadText }[] {
-  const found: { loc: Loc; bad: BadText }[] = [];
-  const stack: [unknown, Loc][] = [[value, []]];
-  while (stack.length) {
-    const [node, loc] = stack.pop() as [unknown, Loc];
-    if (typeof node === 'string') {
-      const bad = badText(node);
-      if (bad) found.push({ loc, bad });
-    } else if (Array.isArray(node)) {
-      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], [...loc, i]]);
-    } else if (typeof node === 'object' && node !== null) {
-      const entries = Object.entries(node);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [k, v] = entries[i];
-        const bad = badText(k);
-        // A bad key is reported once, where it stands; what it holds is not looked at.
-        stack.push(bad ? [k, [...loc, k]] : [v, [...loc, k]]);
-      }
-    }
-  }
-  return found;
-}
-
-/** JSON text of a response body; bigints become exact integers (lib/ca/serialize.ts). */
-export const serializeJson = exactJsonText;

@@ -1,6 +1,8 @@
 /**
- * CA rows kept in memory for a short while for the API's read paths (view/list certificates, view a
- * CA, sign, get an order): a CA row is the largest one a request reads, and most requests read one.
+ * CA rows kept in memory for a short while for the read paths of every way in (the REST API's view/list
+ * certificates, view a CA, sign, get an order; the revocation endpoints' issuer, CRL and OCSP lookups):
+ * a CA row is the largest one a request reads, and most requests read one. A router that mounts several
+ * modules gives them one cache (lib/router.ts).
  *
  * Freshness (the rules of lib/cache/record-cache.ts):
  * - in this process, a change through a store with `onCaChanged` (the knex store has it) drops the
@@ -11,7 +13,7 @@
  * What must be exact is not read from here: updating a CA and revoking or resigning a certificate
  * read the CA from the store, and the order worker re-reads the CA (revoked? expired?) before it signs.
  */
-import { RecordCache, subscribeIfSupported } from '../cache/record-cache';
+import { RecordCache, subscribeIfSupported } from './record-cache';
 import type { CaChangeEvents, CaRecord, Store } from '../ports';
 
 export const DEFAULT_CA_CACHE_TTL_MS = 2000;

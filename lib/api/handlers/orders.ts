@@ -1,10 +1,10 @@
 /**
  * Endpoints 6, 7 and 10: sign, get order, resign. Rules and order placement: lib/ca/orders.ts.
  */
-import { ownOrder, resignThroughOrder, signThroughOrder } from '../ca/orders';
-import { orderToJson } from '../ca/serialize';
-import { ok } from './json';
-import type { ApiHandler } from './route-types';
+import { ownOrder, resignThroughOrder, signThroughOrder } from '../../ca/orders';
+import { orderToJson } from '../../ca/serialize';
+import { ok } from '../json';
+import type { ApiHandler } from '../route-types';
 
 export const signCertificate: ApiHandler = async (ctx) =>
   ok(

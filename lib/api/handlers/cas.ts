@@ -2,13 +2,13 @@
  * Endpoints 3–5: list, view and update certificate authorities. Rules: lib/ca/visibility.ts,
  * lib/ca/ca-update.ts.
  */
-import { apiUserActor } from '../ca/actors';
-import { updateCaFromApi } from '../ca/ca-update';
-import { listVisibleCas, visibleCa } from '../ca/visibility';
-import { caToJson } from '../ca/serialize';
-import { ok } from './json';
-import { pageRequest, paginate, pageQuery } from './pagination';
-import type { ApiHandler } from './route-types';
+import { apiUserActor } from '../../ca/actors';
+import { updateCaFromApi } from '../../ca/ca-update';
+import { listVisibleCas, visibleCa } from '../../ca/visibility';
+import { caToJson } from '../../ca/serialize';
+import { ok } from '../json';
+import { pageRequest, paginate, pageQuery } from '../pagination';
+import type { ApiHandler } from '../route-types';
 
 export const listCertificateAuthorities: ApiHandler = async (ctx, req) => {
   const page = pageRequest(ctx.query);

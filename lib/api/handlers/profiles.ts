@@ -3,10 +3,10 @@
  * `profiles` option merged into the five defaults (lib/ca/profiles.ts), resolved once when the router
  * is built; CA flags play no part here.
  */
-import { profileToJson } from '../ca/profiles';
-import { notFound } from './http-errors';
-import { ok } from './json';
-import type { ApiHandler } from './route-types';
+import { profileToJson } from '../../ca/profiles';
+import { notFound } from '../../http/http-errors';
+import { ok } from '../json';
+import type { ApiHandler } from '../route-types';
 
 export const listProfiles: ApiHandler = async (ctx) => ok([...ctx.services.profiles.values()].map(profileToJson));
 

@@ -2,31 +2,17 @@
  * Endpoints 8, 9 and 11: list, view and revoke certificates. Rules: lib/ca/visibility.ts,
  * lib/ca/revocation.ts.
  */
-import { apiUserActor } from '../ca/actors';
-import { revokeCertificateOfCa } from '../ca/revocation';
-import { certificateRecordText, certificateToJson } from '../ca/serialize';
-import { visibleCa } from '../ca/visibility';
-import type { CertificateFilter } from '../ports';
-import { notFound } from './http-errors';
-import { memoisedView, ok } from './json';
-import { jsonArrayBuffer, jsonArrayChunks } from './json-stream';
-import { sanitizeSerial } from './path-matcher';
-import { pageQuery, pageRequest, paginate } from './pagination';
-import type { ApiHandler } from './route-types';
-
-/**
- * The search filters of the list (README "Listing and searching certificates"), from the validated
- * query. `serial` is a prefix, written as serials are (colons and leading zeros allowed).
- */
-export function searchFilter(query: Record<string, unknown>): Partial<CertificateFilter> {
-  const filter: Partial<CertificateFilter> = {};
-  if (typeof query.subject === 'string') filter.subject = query.subject;
-  if (typeof query.san === 'string') filter.san = query.san;
-  if (typeof query.serial === 'string') filter.serialPrefix = sanitizeSerial(query.serial);
-  if (typeof query.not_after_before === 'string') filter.notAfterBefore = new Date(query.not_after_before);
-  if (typeof query.not_after_after === 'string') filter.notAfterAfter = new Date(query.not_after_after);
-  return filter;
-}
+import { apiUserActor } from '../../ca/actors';
+import { revokeCertificateOfCa } from '../../ca/revocation';
+import { certificateRecordText, certificateToJson } from '../../ca/serialize';
+import { visibleCa } from '../../ca/visibility';
+import type { CertificateFilter } from '../../ports';
+import { notFound } from '../../http/http-errors';
+import { memoisedView, ok } from '../json';
+import { jsonArrayBuffer, jsonArrayChunks } from '../json-stream';
+import { pageQuery, pageRequest, paginate } from '../pagination';
+import { searchFilter } from '../search-filter';
+import type { ApiHandler } from '../route-types';
 
 /**
  * Certificates issued by the CA (not by its children), ascending id. By default only those currently

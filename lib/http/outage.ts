@@ -6,6 +6,8 @@
  *
  * The outage is logged once when it starts and then at most every `LOG_EVERY_MS` with the number of
  * requests answered 503 meanwhile: a flood of requests during a database restart does not flood the log.
+ * A router gives every module it mounts the same log (lib/http/modules.ts `SharedContext`), so an
+ * outage seen by the REST API and the revocation endpoints alike is still logged once.
  */
 import { StoreUnavailableError } from '../ports';
 import { HttpError } from './http-errors';

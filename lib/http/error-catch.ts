@@ -1,0 +1,31 @@
+/**
+ * The one place where a failed request is answered, for every way in:
+ *   - an `HttpError` (or what the module maps to one, e.g. the REST API's lib/ca errors) → its JSON answer;
+ *   - the store's outage error → 503 with `Retry-After` (README "Outages", lib/http/outage.ts);
+ *   - anything else → logged and answered 500 without details. The log names the method and path
+ *     only, never the request, whose headers may carry credentials.
+ * If the answer had begun (a streamed list), the status line is gone: the connection is cut.
+ */
+import type { Request, Response } from 'express';
+import { HttpError, internalError } from './http-errors';
+import type { OutageLog } from './outage';
+import { sendError } from './send';
+
+export type LogError = (message: string, error: unknown) => void;
+
+export interface ErrorCatch {
+  outages: OutageLog;
+  logError: LogError;
+  /** The module's own mapping of errors to answers (null: not one of its errors). */
+  toHttpError?: (error: unknown) => HttpError | null;
+}
+
+export function answerFailure(how: ErrorCatch, req: Request, res: Response, error: unknown): void {
+  let http = error instanceof HttpError ? error : (how.toHttpError?.(error) ?? how.outages.toHttpError(error));
+  if (!http) {
+    how.logError(`express-ca-api: ${req.method} ${req.path} failed`, error);
+    http = internalError();
+  }
+  if (res.headersSent) res.destroy();
+  else sendError(res, http);
+}

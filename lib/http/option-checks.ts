@@ -1,0 +1,126 @@
+/**
+ * Checks shared by the modules' option validators (helmet's habit: each module validates its own
+ * options when it is constructed). Every mistake is an `OptionsError` that names the function the
+ * host called, the option, what was expected and what was given — never later, inside a request.
+ */
+import type { KeyBackend, Store } from '../ports';
+import { isPlainObject } from '../x509/plain-object';
+import type { LogError } from './error-catch';
+
+/** The host's entry point the message starts with, e.g. `createCaApiRouter`. */
+export type OptionsEntry = 'createCaApiRouter' | 'createRevocationRouter';
+
+export class OptionsError extends Error {
+  constructor(message: string, entry: OptionsEntry = 'createCaApiRouter') {
+    super(`${entry}: ${message}`);
+    this.name = 'OptionsError';
+  }
+}
+
+export const DEFAULT_URL_PATH = 'django_ca/';
+
+/** A short, safe rendering of a bad value for an error message. */
+export function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === null || typeof value !== 'object') return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return 'an object';
+}
+
+/** Class instances count too (a Store is usually one). */
+export function isObjectLike(v: unknown): v is object {
+  return (typeof v === 'object' && v !== null) || typeof v === 'function';
+}
+
+export function hasMethods(v: unknown, names: readonly string[]): boolean {
+  return isObjectLike(v) && names.every((n) => typeof (v as Record<string, unknown>)[n] === 'function');
+}
+
+/** The options object itself, and no option the entry does not know (a typo would otherwise be ignored). */
+export function checkOptionNames(options: unknown, known: readonly string[], example: string, entry: OptionsEntry): void {
+  if (!isObjectLike(options)) throw new OptionsError(`expected an options object such as ${example} (got ${show(options)})`, entry);
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) throw new OptionsError(`unknown option \`${key}\`; known options are ${known.join(', ')}`, entry);
+  }
+}
+
+export function parseEnvBoolean(name: string, raw: string, entry: OptionsEntry = 'createCaApiRouter'): boolean {
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['', '0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new OptionsError(`environment variable ${name} must be true/false, 1/0, yes/no or on/off (got ${show(raw)})`, entry);
+}
+
+/** A boolean option with its default. */
+export function checkBoolean(name: string, value: unknown, fallback: boolean, entry: OptionsEntry = 'createCaApiRouter'): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new OptionsError(`option \`${name}\` must be true or false (got ${show(value)})`, entry);
+  return value;
+}
+
+function checkUrlPath(value: unknown, source: string, entry: OptionsEntry): string {
+  if (typeof value !== 'string') {
+    throw new OptionsError(`${source} must be a string such as 'django_ca/' or '' (got ${show(value)})`, entry);
+  }
+  if (value.startsWith('/')) {
+    throw new OptionsError(`${source} must not start with '/'; use 'django_ca/' rather than '/django_ca/' (got ${show(value)})`, entry);
+  }
+  if (value !== '' && !value.endsWith('/')) {
+    throw new OptionsError(`${source} must be '' or end with '/', e.g. '${value}/' (got ${show(value)})`, entry);
+  }
+  // Only unreserved path characters: the value becomes part of a regular expression-free prefix match
+  // and of the OpenAPI paths, and must not smuggle in '..', '?', '#' or percent escapes.
+  if (!/^([A-Za-z0-9._~-]+\/)*$/.test(value) || value.split('/').some((seg) => seg === '.' || seg === '..')) {
+    throw new OptionsError(
+      `${source} may contain only letters, digits, '.', '_', '~', '-' and '/' separators, without empty, '.' or '..' segments (got ${show(value)})`,
+      entry,
+    );
+  }
+  return value;
+}
+
+/** The `urlPath` option, else `CA_URL_PATH` (the original's setting), else `'django_ca/'`. */
+export function resolveUrlPath(value: unknown, env: Record<string, string | undefined>, entry: OptionsEntry): string {
+  if (value !== undefined) return checkUrlPath(value, 'option `urlPath`', entry);
+  if (env.CA_URL_PATH !== undefined) return checkUrlPath(env.CA_URL_PATH, 'environment variable CA_URL_PATH', entry);
+  return DEFAULT_URL_PATH;
+}
+
+/** The store's shape: `methods` of the Store port (lib/ports) that the entry needs. */
+export function checkStore(store: unknown, methods: readonly string[], entry: OptionsEntry): Store | null {
+  if (store === undefined || store === null) return null;
+  if (!hasMethods(store, methods)) {
+    throw new OptionsError('option `store` must implement the Store port of lib/ports (e.g. knexStore(knex(...)))', entry);
+  }
+  return store as Store;
+}
+
+/** Key backends by alias, as given (`{}` when absent: the package entry adds the default backend). */
+export function checkKeyBackends(value: unknown, entry: OptionsEntry): Record<string, KeyBackend> {
+  const keyBackends = value ?? {};
+  if (!isPlainObject(keyBackends)) {
+    throw new OptionsError(`option \`keyBackends\` must be an object mapping aliases to key backends (got ${show(keyBackends)})`, entry);
+  }
+  for (const [alias, backend] of Object.entries(keyBackends)) {
+    if (!hasMethods(backend, ['createKey', 'importKey', 'getSigner'])) {
+      throw new OptionsError(
+        `option \`keyBackends\`: '${alias}' must implement the KeyBackend port (createKey, importKey, getSigner)`,
+        entry,
+      );
+    }
+    if ((backend as KeyBackend).alias !== alias) {
+      throw new OptionsError(
+        `option \`keyBackends\`: the backend under '${alias}' reports alias ${show((backend as KeyBackend).alias)}; the key and the alias must match`,
+        entry,
+      );
+    }
+  }
+  return { ...(keyBackends as Record<string, KeyBackend>) };
+}
+
+/** `logError`, default `console.error`. */
+export function checkLogError(value: unknown, entry: OptionsEntry): LogError {
+  if (value === undefined) return (message, error) => console.error(message, error);
+  if (typeof value !== 'function') throw new OptionsError('option `logError` must be a function (message, error) => void', entry);
+  return value as LogError;
+}
