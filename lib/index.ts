@@ -13,6 +13,7 @@
  * the default adapters of adapters/. The certificate engine has its own entry point,
  * `express-ca-api/x509`.
  */
+import { signatureVerifierPool } from '../adapters/crypto/verify-pool';
 import { buildCaApiRouter, type ApiPorts, type CaApiRouter, type Closable, type CreateCaApiRouterInternals } from './router';
 import { OptionsError, resolveOptions, type CaApiRouterOptions, type ResolvedOptions } from './options';
 import type { OptionsEntry } from './http/option-checks';
@@ -136,7 +137,10 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
       logError: resolved.logError,
     });
   const loginLimiter = resolved.loginLimiter === false ? null : (resolved.loginLimiter ?? loginAttemptLimiter());
-  return { store, keyBackends, authenticator, permissions, loginLimiter, orderRunner, owned };
+  // CSR self-signatures of sign requests, checked on a worker thread (docs/DESIGN.md "Issuance throughput").
+  const signatureVerifier = signatureVerifierPool();
+  owned.push(signatureVerifier);
+  return { store, keyBackends, authenticator, permissions, loginLimiter, orderRunner, signatureVerifier, owned };
 }
 
 /**

@@ -24,6 +24,7 @@ import {
   type LoginAttemptLimiter,
   type OrderRunner,
   type PermissionChecker,
+  type SignatureVerifier,
   type Store,
 } from './ports';
 import { mountRevocationEndpoints } from './revocation-endpoints/mount';
@@ -61,6 +62,8 @@ export interface ApiPorts {
   loginLimiter: LoginAttemptLimiter | null;
   /** Started with the router and stopped by `close()`; null = orders are processed elsewhere. */
   orderRunner: OrderRunner | null;
+  /** Checks the CSR self-signatures of sign requests off the event loop; null: libuv's thread pool. */
+  signatureVerifier?: SignatureVerifier | null;
   /** Closed by `close()` after the modules (the defaults' bcrypt threads and user cache). */
   owned: readonly Closable[];
 }

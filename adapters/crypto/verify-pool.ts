@@ -25,14 +25,20 @@ const THREAD_ERROR = `${NAME}: `;
 
 export function signatureVerifierPool(options: { size?: number } = {}): SignatureVerifierPool {
   const size = options.size ?? Math.min(4, Math.max(1, os.availableParallelism() - 1));
-  const pool = new WorkerPool<VerifyRequest, VerifyOutcome>({ source: VERIFY_WORKER_SOURCE, size, name: NAME });
+  const pool = new WorkerPool<VerifyRequest, VerifyOutcome>({ source: VERIFY_WORKER_SOURCE, size, name: NAME, tasksPerThread: 32 });
   return {
     size: pool.size,
     async verify(algorithm: SignatureAlgorithm, spkiDer: Buffer, data: Buffer, signature: Buffer): Promise<boolean> {
       const parameters = verifyParameters(algorithm); // X509Error('unsupported') here, as verifySignature throws it
       let outcome: VerifyOutcome;
       try {
-        outcome = await pool.run({ jwk: publicKeyJwk(spkiDer), spki: spkiDer, data, signature, ...parameters });
+        const bytes = new ArrayBuffer(spkiDer.length + data.length + signature.length);
+        const view = new Uint8Array(bytes);
+        view.set(spkiDer, 0);
+        view.set(data, spkiDer.length);
+        view.set(signature, spkiDer.length + data.length);
+        const request = { jwk: publicKeyJwk(spkiDer), bytes, spkiLength: spkiDer.length, dataLength: data.length, ...parameters };
+        outcome = await pool.run(request, [bytes]);
       } catch (e) {
         // The thread's own answer "cannot load this key" (`name: message`); a closed pool or a dead thread is no verdict.
         const message = (e as Error).message;

@@ -4,7 +4,7 @@
  */
 import type { CertificateTexts } from '../ca/certificate-texts';
 import type { Request } from 'express';
-import type { ApiUser, KeyBackend, OrderRecord, OrderRunner, Permission, PermissionChecker, Store } from '../ports';
+import type { ApiUser, KeyBackend, OrderRecord, OrderRunner, Permission, PermissionChecker, SignatureVerifier, Store } from '../ports';
 import type { Profiles } from '../ca/profiles';
 
 /**
@@ -34,6 +34,8 @@ export interface ApiServices {
   orderWaitMs: number;
   /** Whether sign/resign may sign in the request (the `signInRequest` option). */
   signInRequest: boolean;
+  /** Checks the CSR self-signatures of sign requests off the event loop; null: libuv's thread pool. */
+  signatureVerifier: SignatureVerifier | null;
 }
 
 /** One request, authenticated, authorised and validated. */

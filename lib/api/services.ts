@@ -6,7 +6,7 @@
 import { CertificateTexts } from '../ca/certificate-texts';
 import type { CaCache } from '../cache/ca-cache';
 import type { LogError } from '../http/error-catch';
-import type { Authenticator, KeyBackend, LoginAttemptLimiter, OrderRunner, PermissionChecker, Store } from '../ports';
+import type { Authenticator, KeyBackend, LoginAttemptLimiter, OrderRunner, PermissionChecker, SignatureVerifier, Store } from '../ports';
 import { CertificateCache } from './certificate-cache';
 import { OrderCache } from './order-cache';
 import type { ResolvedRestApiOptions } from './options';
@@ -22,6 +22,8 @@ export interface RestApiPorts {
   loginLimiter: LoginAttemptLimiter | null;
   /** Started with the API and stopped by `close()`; null = orders are processed elsewhere. */
   orderRunner: OrderRunner | null;
+  /** Checks the CSR self-signatures of sign requests off the event loop; null: libuv's thread pool. */
+  signatureVerifier?: SignatureVerifier | null;
   /** CA reads, shared with the other modules of the router (lib/cache/ca-cache.ts); closed by whoever made it. */
   cas: CaCache;
 }
@@ -54,6 +56,7 @@ export function startServices(settings: ResolvedRestApiOptions, ports: RestApiPo
     defaultExpiresMs: settings.defaultExpiresMs,
     orderWaitMs: settings.orderWaitMs,
     signInRequest: settings.signInRequest,
+    signatureVerifier: ports.signatureVerifier ?? null,
   };
   return {
     services,
