@@ -11,22 +11,13 @@
  * composition root made for them.
  */
 import type { RequestHandler } from 'express';
-import { mountRestApi } from './api/mount';
+import { mountRestApi, type RestApiPorts } from './api/mount';
 import type { RouteDefinition } from './api/route-types';
 import { CaCache } from './cache/ca-cache';
 import { serveModules, type MountedModule, type SharedContext } from './http/modules';
 import { OutageLog } from './http/outage';
 import type { ResolvedOptions } from './options';
-import {
-  hasRevocationStore,
-  type Authenticator,
-  type KeyBackend,
-  type LoginAttemptLimiter,
-  type OrderRunner,
-  type PermissionChecker,
-  type SignatureVerifier,
-  type Store,
-} from './ports';
+import { hasRevocationStore } from './ports';
 import { mountRevocationEndpoints } from './revocation-endpoints/mount';
 
 export type { CaApiRouterOptions } from './options';
@@ -53,17 +44,7 @@ export interface Closable {
  * Every port the API needs, chosen by the composition root (the package entry, lib/index.ts, fills
  * in the default adapters for what the host did not bring).
  */
-export interface ApiPorts {
-  store: Store;
-  keyBackends: Readonly<Record<string, KeyBackend>>;
-  authenticator: Authenticator;
-  permissions: PermissionChecker;
-  /** Brute-force protection of Basic auth; null: none. */
-  loginLimiter: LoginAttemptLimiter | null;
-  /** Started with the router and stopped by `close()`; null = orders are processed elsewhere. */
-  orderRunner: OrderRunner | null;
-  /** Checks the CSR self-signatures of sign requests off the event loop; null: libuv's thread pool. */
-  signatureVerifier?: SignatureVerifier | null;
+export interface ApiPorts extends Omit<RestApiPorts, 'cas'> {
   /** Closed by `close()` after the modules (the defaults' bcrypt threads and user cache). */
   owned: readonly Closable[];
 }
