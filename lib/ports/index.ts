@@ -25,3 +25,4 @@ export type { LoginAttemptLimiter } from './login-limits';
 export { isConnectionLost, StoreConflictError, StoreNotFoundError, StoreUnavailableError, type StoreEntity } from './store-errors';
 export * from './events';
 export * from './crypto';
+export * from './acme';

@@ -41,6 +41,7 @@ export interface TestDatabase {
 /** Tables in an order that TRUNCATE ... CASCADE accepts in one statement. */
 const TABLES_IN_TRUNCATE_ORDER = [
   TABLES.events,
+  TABLES.acmeNonces,
   TABLES.certificateWatchers,
   TABLES.watchers,
   TABLES.orders,

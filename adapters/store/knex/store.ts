@@ -49,12 +49,14 @@ import type {
   StoredKeyRewriting,
   Actor,
   ActorScopedStore,
+  AcmeNonceStore,
   DomainEvent,
   EventLog,
 } from '../../../lib/ports';
 import * as cas from './cas';
 import * as certificates from './certificates';
 import { mappingErrors } from './errors';
+import * as acmeNonces from './acme-nonces';
 import * as events from './events';
 import { MIGRATIONS_TABLE, migrationSource } from './migrations';
 import { GroupCommit } from './group-commit';
@@ -116,7 +118,8 @@ export class KnexStore
     StoredKeyRewriting,
     CertificateVersionListing,
     EventLog,
-    ActorScopedStore<KnexStore>
+    ActorScopedStore<KnexStore>,
+    AcmeNonceStore
 {
   /**
    * `db` is the root knex instance, or the transaction this store is bound to. `pending` is where a
@@ -182,6 +185,14 @@ export class KnexStore
 
   latestEventId(): Promise<number> {
     return mappingErrors(() => events.latestEventId(this.db));
+  }
+
+  createAcmeNonce(ttlMs: number): Promise<string> {
+    return mappingErrors(() => acmeNonces.createAcmeNonce(this.db, ttlMs));
+  }
+
+  consumeAcmeNonce(nonce: string): Promise<boolean> {
+    return mappingErrors(() => acmeNonces.consumeAcmeNonce(this.db, nonce));
   }
 
   async migrate(): Promise<void> {

@@ -11,4 +11,5 @@ export const TABLES = {
   watchers: 'ca_api_watchers',
   certificateWatchers: 'ca_api_certificate_watchers',
   events: 'ca_api_events',
+  acmeNonces: 'ca_api_acme_nonces',
 } as const;

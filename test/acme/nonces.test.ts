@@ -1,0 +1,90 @@
+/**
+ * The knex store's `AcmeNonceStore` (lib/ports/acme.ts, RFC 8555 §6.5): a nonce is accepted once,
+ * by whichever instance sees it first — on PostgreSQL also across two connection pools, as two
+ * instances of a fleet are — and refused when unknown, malformed or expired.
+ */
+import { knexStore } from '../../adapters/store/knex';
+import { sweepExpired } from '../../adapters/store/knex/acme-nonces';
+import { TABLES } from '../../adapters/store/knex/tables';
+import { hasAcmeNonces, type AcmeNonceStore, type Store } from '../../lib/ports';
+import { isPostgresUrl, openSecondPool, openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
+
+const MINUTE = 60_000;
+
+describe.each(testDatabaseTargets())('ACME nonces on $name', (target) => {
+  let db: TestDatabase;
+  let store: Store & AcmeNonceStore;
+
+  beforeAll(async () => {
+    db = await openTestDatabase(target);
+    if (!hasAcmeNonces(db.store)) throw new Error('the knex store keeps ACME nonces');
+    store = db.store;
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+  beforeEach(async () => {
+    await db.truncate();
+  });
+
+  it('mints 43 base64url characters, each nonce new', async () => {
+    const nonces = await Promise.all(Array.from({ length: 50 }, () => store.createAcmeNonce(MINUTE)));
+    for (const n of nonces) expect(n).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(new Set(nonces).size).toBe(50);
+  });
+
+  it('accepts a nonce once', async () => {
+    const nonce = await store.createAcmeNonce(MINUTE);
+    expect(await store.consumeAcmeNonce(nonce)).toBe(true);
+    expect(await store.consumeAcmeNonce(nonce)).toBe(false);
+  });
+
+  it('refuses what it never minted, and malformed input', async () => {
+    expect(await store.consumeAcmeNonce('A'.repeat(43))).toBe(false);
+    for (const bad of ['', 'short', `${'A'.repeat(42)}=`, `${'A'.repeat(43)}x`, "'; DROP TABLE x; --", 42 as unknown as string]) {
+      expect(await store.consumeAcmeNonce(bad)).toBe(false);
+    }
+  });
+
+  it('refuses an expired nonce; the sweep deletes expired rows only', async () => {
+    const old = await store.createAcmeNonce(1);
+    const live = await store.createAcmeNonce(MINUTE);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await store.consumeAcmeNonce(old)).toBe(false);
+    const other = await store.createAcmeNonce(1);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await sweepExpired(db.knex)).toBeGreaterThanOrEqual(1);
+    const left = (await db.knex(TABLES.acmeNonces).pluck('nonce')) as string[];
+    expect(left).toEqual([live]);
+    expect(left).not.toContain(other);
+    expect(await store.consumeAcmeNonce(live)).toBe(true);
+  });
+
+  it('twenty concurrent uses of one nonce: exactly one is accepted', async () => {
+    const nonce = await store.createAcmeNonce(MINUTE);
+    const results = await Promise.all(Array.from({ length: 20 }, () => store.consumeAcmeNonce(nonce)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('refuses a ttl that is not a positive number', async () => {
+    await expect(store.createAcmeNonce(0)).rejects.toThrow(RangeError);
+    await expect(store.createAcmeNonce(Number.NaN)).rejects.toThrow(RangeError);
+  });
+
+  (isPostgresUrl(target.url) ? it : it.skip)('two instances (two pools): minted by one, accepted once by the other', async () => {
+    const second = openSecondPool(target.url, db.knex);
+    try {
+      const other = knexStore(second);
+      if (!hasAcmeNonces(other)) throw new Error('the knex store keeps ACME nonces');
+      const fromA = await store.createAcmeNonce(MINUTE);
+      const fromB = await other.createAcmeNonce(MINUTE);
+      expect(await other.consumeAcmeNonce(fromA)).toBe(true);
+      expect(await store.consumeAcmeNonce(fromA)).toBe(false);
+      expect(await other.consumeAcmeNonce(fromA)).toBe(false);
+      const raced = await Promise.all([store.consumeAcmeNonce(fromB), other.consumeAcmeNonce(fromB), store.consumeAcmeNonce(fromB)]);
+      expect(raced.filter(Boolean)).toHaveLength(1);
+    } finally {
+      await second.destroy();
+    }
+  });
+});
