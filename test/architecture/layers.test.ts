@@ -89,6 +89,8 @@ const MODULES = [
 const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   'lib/api': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509', 'lib/openapi'],
   'lib/revocation-endpoints': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509'],
+  // The ACME module (RFC 8555), not mounted yet: its JWS and JWK readers so far.
+  'lib/acme': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509'],
   'lib/openapi': ['lib/api'],
   'lib/http': ['lib/ca', 'lib/ports', 'lib/x509'],
   'lib/cache': ['lib/ports'],
