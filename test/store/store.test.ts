@@ -33,7 +33,13 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
     it('are idempotent and recorded in the store’s own table', async () => {
       await store.migrate();
       const rows = await db.knex('ca_api_knex_migrations').select('name');
-      expect(rows.map((r: { name: string }) => r.name)).toEqual(['0001_initial', '0002_revocation', '0003_inventory', '0004_events', '0005_acme_nonces']);
+      expect(rows.map((r: { name: string }) => r.name)).toEqual([
+        '0001_initial',
+        '0002_revocation',
+        '0003_inventory',
+        '0004_events',
+        '0005_acme_nonces',
+      ]);
     });
   });
 
