@@ -7,6 +7,7 @@ import * as crypto from 'crypto';
 import fc from 'fast-check';
 import { jwkThumbprint, keyAuthorization, publicKeyFromJwk, type PublicJwk } from '../../lib/acme/jwk';
 import { AcmeProblem } from '../../lib/acme/problems';
+import { problemOf } from '../helpers/acme-problem';
 
 /** RFC 7638 §3.1: the example RSA key (with its optional members) and its published thumbprint. */
 const RFC7638_KEY = {
@@ -42,16 +43,6 @@ const KEYS: Record<string, Pair> = {
   Ed25519: crypto.generateKeyPairSync('ed25519'),
 };
 const jwkOf = (key: crypto.KeyObject): Record<string, unknown> => ({ ...key.export({ format: 'jwk' }) });
-
-function problemOf(fn: () => unknown): AcmeProblem {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof AcmeProblem) return e;
-    throw e;
-  }
-  throw new Error('expected an AcmeProblem');
-}
 
 describe('publicKeyFromJwk', () => {
   test.each(Object.entries(KEYS))('accepts a %s public key, the same key Node exported', (_name, pair) => {

@@ -18,6 +18,7 @@ import {
   type JwsAlgorithm,
 } from '../../lib/acme/jws';
 import { AcmeProblem } from '../../lib/acme/problems';
+import { problemOf } from '../helpers/acme-problem';
 
 const b64u = (data: string | Buffer): string => Buffer.from(data).toString('base64url');
 const MEMBERS = ['protected', 'payload', 'signature'] as const;
@@ -112,15 +113,6 @@ function request(alg: JwsAlgorithm, extra: Body = {}, payload?: unknown): Body {
   return jws(alg, keyOf(alg).privateKey, { ...jwkHeader(keyOf(alg)), ...extra }, payload);
 }
 
-function problemOf(fn: () => unknown): AcmeProblem {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof AcmeProblem) return e;
-    throw e;
-  }
-  throw new Error('expected an AcmeProblem');
-}
 const verified = (body: unknown): void => {
   const parsed = parseJws(body);
   verifyJws(parsed, parsed.signer.kind === 'jwk' ? parsed.signer.key : KEYS.RSA.publicKey);
