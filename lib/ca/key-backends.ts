@@ -46,12 +46,13 @@ export async function caSigner(
  */
 export function storableRequest(backends: KeyBackends, ca: Pick<CaRecord, 'keyBackendAlias'>, request: SignRequest): SignRequest {
   const given = request.keyBackendOptions;
+  if (Object.keys(given).length === 0) return request; // nothing given: nothing to keep back, no copy
   let backend: KeyBackend | null;
   try {
     backend = keyBackendFor(backends, ca.keyBackendAlias);
   } catch {
     backend = null; // no such backend here: keep nothing; the runner reports the missing backend
   }
-  const kept = backend?.storableUseOptions && Object.keys(given).length ? backend.storableUseOptions(given) : {};
+  const kept = backend?.storableUseOptions ? backend.storableUseOptions(given) : {};
   return kept === given ? request : { ...request, keyBackendOptions: kept };
 }

@@ -317,6 +317,12 @@ const FITTING_KEY_TYPES: Readonly<Record<KeyType, readonly string[]>> = {
   Ed25519: ['ed25519'],
   Ed448: ['ed448'],
 };
+const RSA_PSS_KEY_TYPES: readonly string[] = ['rsa', 'rsa-pss'];
+
+/** The key types `alg` accepts: RSASSA-PSS also takes a key that is restricted to PSS. */
+function fittingKeyTypes(alg: SignatureAlgorithm): readonly string[] {
+  return alg.pss ? RSA_PSS_KEY_TYPES : FITTING_KEY_TYPES[alg.keyType];
+}
 
 export function verifyParameters(alg: SignatureAlgorithm): VerifyParameters {
   const digest = alg.hash === null ? null : NODE_HASH[alg.hash];
@@ -325,11 +331,11 @@ export function verifyParameters(alg: SignatureAlgorithm): VerifyParameters {
       // node:crypto (OpenSSL's one-shot API) always uses the signature hash for MGF1.
       throw new X509Error('unsupported', 'RSA-PSS with an MGF1 hash different from the signature hash');
     }
-    return { digest, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: alg.pss.saltLength, keyTypes: ['rsa', 'rsa-pss'] };
+    return { digest, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: alg.pss.saltLength, keyTypes: fittingKeyTypes(alg) };
   }
-  if (alg.keyType === 'RSA') return { digest, padding: crypto.constants.RSA_PKCS1_PADDING, keyTypes: FITTING_KEY_TYPES.RSA };
+  if (alg.keyType === 'RSA') return { digest, padding: crypto.constants.RSA_PKCS1_PADDING, keyTypes: fittingKeyTypes(alg) };
   // ECDSA and DSA signatures are DER SEQUENCE { r, s } (node's default dsaEncoding 'der').
-  return { digest, keyTypes: FITTING_KEY_TYPES[alg.keyType] };
+  return { digest, keyTypes: fittingKeyTypes(alg) };
 }
 
 /** The digest and key arguments of `crypto.verify` for `alg`. */
@@ -373,6 +379,7 @@ export async function verifySignatureAsync(alg: SignatureAlgorithm, spkiDer: Buf
   });
 }
 
+/** Whether `key` fits `alg`, without deciding anything else: a key that does not fit is "does not verify". */
 function keyFits(alg: SignatureAlgorithm, key: crypto.KeyObject): boolean {
-  return verifyParameters(alg).keyTypes.includes(key.asymmetricKeyType ?? '');
+  return fittingKeyTypes(alg).includes(key.asymmetricKeyType ?? '');
 }
