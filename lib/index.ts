@@ -150,7 +150,7 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
  */
 export function createCaApiRouter(options: CaApiRouterOptions = {}, internals: CreateCaApiRouterInternals = {}): CaApiRouter {
   const resolved = resolveOptions(options);
-  if (!resolved.enableRestApi || !resolved.store) return buildCaApiRouter(resolved, null, internals);
+  if (!(resolved.enableRestApi || resolved.acme.enabled) || !resolved.store) return buildCaApiRouter(resolved, null, internals);
   const ports = defaultPorts(resolved, resolved.store, options);
   return buildCaApiRouter({ ...resolved, keyBackends: { ...ports.keyBackends } }, ports, internals);
 }

@@ -24,9 +24,10 @@ import {
 import type { DefaultExpires } from './http/profile-options';
 import { REST_API_OPTION_NAMES, resolveRestApiOptions, type ResolvedRestApiOptions, type RestApiOptions } from './api/options';
 import { checkOcspSigning, type OcspSigning } from './revocation-endpoints/options';
+import { resolveAcmeOptions, type AcmeOptions, type ResolvedAcmeOptions } from './acme/options';
 import type { KeyBackend, Store } from './ports';
 
-export type { ProfileConfig, DefaultExpires };
+export type { ProfileConfig, DefaultExpires, AcmeOptions, ResolvedAcmeOptions };
 export { OptionsError };
 export { DEFAULT_BODY_LIMIT, DEFAULT_ORDER_WAIT_MS } from './api/options';
 export { DEFAULT_URL_PATH } from './http/option-checks';
@@ -60,6 +61,11 @@ export interface CaApiRouterOptions extends RestApiOptions {
   /** Where unexpected errors are reported (never with credentials). Default `console.error`. */
   logError?: LogError;
   /**
+   * The ACME server (RFC 8555) under `/{urlPath}acme/` for CAs with `acme_enabled` (README "ACME").
+   * Off unless `acme.enabled` (or `CA_ENABLE_ACME`) says so.
+   */
+  acme?: AcmeOptions;
+  /**
    * Environment to read `CA_ENABLE_REST_API`, `CA_URL_PATH` and (for the default key backend)
    * `CA_KEY_ENCRYPTION_KEY` from. Default `process.env`.
    */
@@ -78,6 +84,7 @@ export interface ResolvedOptions extends ResolvedRestApiOptions {
   serveRevocation: boolean;
   ocspSigning: OcspSigning;
   logError: LogError;
+  acme: ResolvedAcmeOptions;
 }
 
 const KNOWN_OPTIONS: readonly string[] = [
@@ -89,6 +96,7 @@ const KNOWN_OPTIONS: readonly string[] = [
   'serveRevocation',
   'ocspSigning',
   'logError',
+  'acme',
   'env',
 ];
 
@@ -107,7 +115,8 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
   }
   const urlPath = resolveUrlPath(options.urlPath, env, entry);
   const store = checkStore(options.store, STORE_METHODS, entry);
-  if (enableRestApi && store === null) {
+  const acme = resolveAcmeOptions(options.acme, env);
+  if ((enableRestApi || acme.enabled) && store === null) {
     throw new OptionsError(
       'option `store` is required when the REST API is enabled, e.g. createCaApiRouter({ enableRestApi: true, store: knexStore(db) })',
     );
@@ -130,5 +139,6 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
     serveRevocation,
     ocspSigning,
     logError,
+    acme,
   };
 }

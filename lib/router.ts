@@ -4,6 +4,7 @@
  *
  *   {urlPath}api/   the REST API (lib/api/mount.ts): django-ca's API, JSON everywhere (D11)
  *   {urlPath}       the revocation endpoints (lib/revocation-endpoints/mount.ts): issuer, CRLs, OCSP
+ *   {urlPath}acme/  the ACME server (lib/acme/mount.ts): RFC 8555 for CAs with `acme_enabled`, when `acme.enabled`
  *
  * A request goes to the module with the longest prefix it falls under; anything else falls through
  * to the host app (lib/http/modules.ts). The modules share one CA cache, one outage log (a database
@@ -17,7 +18,8 @@ import { CaCache } from './cache/ca-cache';
 import { serveModules, type MountedModule, type SharedContext } from './http/modules';
 import { OutageLog } from './http/outage';
 import type { ResolvedOptions } from './options';
-import { hasRevocationStore } from './ports';
+import { hasAcmeNonces, hasAcmeStore, hasRevocationStore, type ChallengeValidator } from './ports';
+import { mountAcme } from './acme/mount';
 import { mountRevocationEndpoints } from './revocation-endpoints/mount';
 
 export type { CaApiRouterOptions } from './options';
@@ -47,9 +49,11 @@ export interface Closable {
 export interface ApiPorts extends Omit<RestApiPorts, 'cas'> {
   /** Closed by `close()` after the modules (the defaults' bcrypt threads and user cache). */
   owned: readonly Closable[];
+  /** Checks ACME challenges; required when ACME is enabled. */
+  acmeValidator?: ChallengeValidator | null;
 }
 
-/** The modules the options ask for, over one CA cache; ACME (RFC 8555) will be one more entry, under `{urlPath}acme/`. */
+/** The modules the options ask for, over one CA cache. */
 function mountModules(
   resolved: ResolvedOptions,
   ports: ApiPorts,
@@ -58,10 +62,19 @@ function mountModules(
   internals: CreateCaApiRouterInternals,
 ): MountedModule[] {
   const { store, keyBackends } = ports;
-  const modules = [mountRestApi(resolved, { ...ports, cas }, shared, internals.routes)];
+  const modules: MountedModule[] = [];
+  if (resolved.enableRestApi) modules.push(mountRestApi(resolved, { ...ports, cas }, shared, internals.routes));
   if (resolved.serveRevocation && hasRevocationStore(store)) {
     const settings = { prefix: `/${resolved.urlPath}`, ocspSigning: resolved.ocspSigning, profiles: resolved.effectiveProfiles };
     modules.push(mountRevocationEndpoints(settings, { store, keyBackends, cas }, shared));
+  }
+  if (resolved.acme.enabled) {
+    if (!hasAcmeStore(store) || !hasAcmeNonces(store) || !ports.acmeValidator) {
+      throw new Error('ACME needs a store with the ACME capabilities (the knex store has them) and a challenge validator');
+    }
+    const settings = { prefix: `/${resolved.urlPath}acme/`, options: resolved.acme, profiles: resolved.effectiveProfiles };
+    const acmePorts = { store, acme: store.acme, nonces: store, cas, keyBackends, validator: ports.acmeValidator, verifier: ports.signatureVerifier ?? null };
+    modules.push(mountAcme(settings, acmePorts, shared));
   }
   return modules;
 }

@@ -33,7 +33,11 @@ export const ACME_ERROR_TYPES = [
   'userActionRequired',
 ] as const;
 
-export type AcmeErrorType = (typeof ACME_ERROR_TYPES)[number];
+/**
+ * The RFC's names, plus `not-found`: the original answers an unknown CA (and we an unknown object)
+ * with `urn:ietf:params:acme:error:not-found` and 404, which clients configured for it know.
+ */
+export type AcmeErrorType = (typeof ACME_ERROR_TYPES)[number] | 'not-found';
 
 export const ACME_ERROR_NAMESPACE = 'urn:ietf:params:acme:error:';
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -101,6 +105,20 @@ export const badSignatureAlgorithm = (detail: string, algorithms: readonly strin
 export const unauthorized = (detail: string): AcmeProblem => new AcmeProblem('unauthorized', 403, detail);
 export const accountDoesNotExist = (detail: string): AcmeProblem => new AcmeProblem('accountDoesNotExist', 400, detail);
 export const serverInternal = (detail: string): AcmeProblem => new AcmeProblem('serverInternal', 500, detail);
+export const notFound = (detail: string): AcmeProblem => new AcmeProblem('not-found', 404, detail);
+export const badCsr = (detail: string): AcmeProblem => new AcmeProblem('badCSR', 400, detail);
+// RFC 8555 §7.4: finalize before every authorization is valid.
+export const orderNotReady = (detail: string): AcmeProblem => new AcmeProblem('orderNotReady', 403, detail);
+export const rejectedIdentifier = (detail: string, subproblems?: AcmeSubproblem[]): AcmeProblem =>
+  new AcmeProblem('rejectedIdentifier', 400, detail, subproblems ? { subproblems } : {});
+export const unsupportedIdentifier = (detail: string): AcmeProblem => new AcmeProblem('unsupportedIdentifier', 400, detail);
+export const invalidContact = (detail: string): AcmeProblem => new AcmeProblem('invalidContact', 400, detail);
+export const unsupportedContact = (detail: string): AcmeProblem => new AcmeProblem('unsupportedContact', 400, detail);
+export const alreadyRevoked = (detail: string): AcmeProblem => new AcmeProblem('alreadyRevoked', 400, detail);
+export const badRevocationReason = (detail: string): AcmeProblem => new AcmeProblem('badRevocationReason', 400, detail);
+export const externalAccountRequired = (detail: string): AcmeProblem => new AcmeProblem('externalAccountRequired', 400, detail);
+// RFC 8555 §6.6: 429 with Retry-After (the mount adds it from `retryAfterSeconds`).
+export const rateLimited = (detail: string): AcmeProblem => new AcmeProblem('rateLimited', 429, detail);
 
 /**
  * A value from a request, quoted for a problem's detail: JSON-quoted so that it reads unambiguously,

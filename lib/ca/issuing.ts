@@ -17,6 +17,7 @@ import {
   hasImmediateOrders,
   type CaRecord,
   type CertificateRecord,
+  type NewCertificate,
   type OrderRecord,
   type OrderRunner,
   type SignRequest,
@@ -41,6 +42,21 @@ export interface Signing {
 export async function issueNow(signing: Signing, ca: CaRecord, request: SignRequest, now?: Date): Promise<CertificateRecord> {
   const certificate = await certificateFromRequest({ ...signing, ca, request, now });
   return signing.store.transaction((tx) => tx.insertCertificate(certificate));
+}
+
+/**
+ * Sign `request` with `ca`'s key now and hand the certificate to `keep`, which stores it together
+ * with what asked for it — ACME finalize: the certificate and its order's `valid` in one transaction
+ * (lib/acme/issue.ts).
+ */
+export async function issueInto(
+  signing: Omit<Signing, 'store'>,
+  ca: CaRecord,
+  request: SignRequest,
+  keep: (certificate: NewCertificate) => Promise<CertificateRecord>,
+  now?: Date,
+): Promise<CertificateRecord> {
+  return keep(await certificateFromRequest({ ...signing, ca, request, now }));
 }
 
 /** A certificate signed elsewhere, stored under `ca` with no CSR and no profile (docs/COMPATIBILITY.md §4.4). */

@@ -26,3 +26,4 @@ export { isConnectionLost, StoreConflictError, StoreNotFoundError, StoreUnavaila
 export * from './events';
 export * from './crypto';
 export * from './acme';
+export * from './acme-store';

@@ -42,6 +42,10 @@ export interface TestDatabase {
 const TABLES_IN_TRUNCATE_ORDER = [
   TABLES.events,
   TABLES.acmeNonces,
+  TABLES.acmeChallenges,
+  TABLES.acmeAuthorizations,
+  TABLES.acmeOrders,
+  TABLES.acmeAccounts,
   TABLES.certificateWatchers,
   TABLES.watchers,
   TABLES.orders,

@@ -50,6 +50,7 @@ import type {
   Actor,
   ActorScopedStore,
   AcmeNonceStore,
+  AcmeStoreProvider,
   DomainEvent,
   EventLog,
 } from '../../../lib/ports';
@@ -57,6 +58,7 @@ import * as cas from './cas';
 import * as certificates from './certificates';
 import { mappingErrors } from './errors';
 import * as acmeNonces from './acme-nonces';
+import { KnexAcmeStore } from './acme/store';
 import * as events from './events';
 import { MIGRATIONS_TABLE, migrationSource } from './migrations';
 import { GroupCommit } from './group-commit';
@@ -119,7 +121,8 @@ export class KnexStore
     CertificateVersionListing,
     EventLog,
     ActorScopedStore<KnexStore>,
-    AcmeNonceStore
+    AcmeNonceStore,
+    AcmeStoreProvider
 {
   /**
    * `db` is the root knex instance, or the transaction this store is bound to. `pending` is where a
@@ -194,6 +197,12 @@ export class KnexStore
   consumeAcmeNonce(nonce: string): Promise<boolean> {
     return mappingErrors(() => acmeNonces.consumeAcmeNonce(this.db, nonce));
   }
+
+  /** The ACME server's store (`AcmeStoreProvider`), on this store's connection and transactions (acme/store.ts). */
+  get acme(): KnexAcmeStore {
+    return (this.acmeStore ??= new KnexAcmeStore(this.db, { actingAs: (actor) => this.actingAs(actor), knexOf: (tx) => (tx as KnexStore).db }));
+  }
+  private acmeStore: KnexAcmeStore | undefined;
 
   async migrate(): Promise<void> {
     if (this.bound) throw new Error('migrate() cannot run inside a store transaction');

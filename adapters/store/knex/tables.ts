@@ -12,4 +12,8 @@ export const TABLES = {
   certificateWatchers: 'ca_api_certificate_watchers',
   events: 'ca_api_events',
   acmeNonces: 'ca_api_acme_nonces',
+  acmeAccounts: 'ca_api_acme_accounts',
+  acmeOrders: 'ca_api_acme_orders',
+  acmeAuthorizations: 'ca_api_acme_authorizations',
+  acmeChallenges: 'ca_api_acme_challenges',
 } as const;

@@ -11,6 +11,7 @@ import * as m0002 from './0002_revocation';
 import * as m0003 from './0003_inventory';
 import * as m0004 from './0004_events';
 import * as m0005 from './0005_acme_nonces';
+import * as m0006 from './0006_acme';
 
 /** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -19,6 +20,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0003_inventory', m0003],
   ['0004_events', m0004],
   ['0005_acme_nonces', m0005],
+  ['0006_acme', m0006],
 ];
 
 /** Table in which knex records applied migrations; prefixed so it cannot clash with a host's own. */

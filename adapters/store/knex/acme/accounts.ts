@@ -1,0 +1,82 @@
+/** ACME accounts (RFC 8555 §7.3) on `ca_api_acme_accounts`. */
+import type { Knex } from 'knex';
+import type { AcmeAccountRecord, NewAcmeAccount } from '../../../../lib/ports';
+import type { Row } from '../rows';
+import { randomSlug } from '../slug';
+import { TABLES } from '../tables';
+import { toJson, toNumber } from '../values';
+import { accountFromRow } from './rows';
+
+const { acmeAccounts, acmeOrders, acmeAuthorizations } = TABLES;
+
+/** Insert, or return the account that already has this key at this CA (RFC 8555 §7.3.1: 200 with it). */
+export async function createAccount(db: Knex, account: NewAcmeAccount): Promise<{ account: AcmeAccountRecord; created: boolean }> {
+  const now = new Date();
+  const rows = (await db(acmeAccounts)
+    .insert({
+      slug: randomSlug(),
+      ca_id: account.caId,
+      status: 'valid',
+      thumbprint: account.thumbprint,
+      jwk: toJson(account.jwk),
+      contact: toJson(account.contact),
+      terms_of_service_agreed: account.termsOfServiceAgreed,
+      eab_kid: account.eabKid ?? null,
+      remote_address: account.remoteAddress ?? null,
+      created: now,
+      updated: now,
+    })
+    .onConflict(['ca_id', 'thumbprint'])
+    .ignore()
+    .returning('*')) as Row[];
+  if (rows.length === 1) return { account: accountFromRow(rows[0]), created: true };
+  const existing = await findAccountByThumbprint(db, account.caId, account.thumbprint);
+  if (!existing) throw new Error('ACME account vanished between insert and read');
+  return { account: existing, created: false };
+}
+
+export async function findAccountByThumbprint(db: Knex, caId: number, thumbprint: string): Promise<AcmeAccountRecord | null> {
+  const row = (await db(acmeAccounts).where({ ca_id: caId, thumbprint }).first()) as Row | undefined;
+  return row ? accountFromRow(row) : null;
+}
+
+export async function findAccount(db: Knex, caId: number, slug: string): Promise<AcmeAccountRecord | null> {
+  const row = (await db(acmeAccounts).where({ ca_id: caId, slug }).first()) as Row | undefined;
+  return row ? accountFromRow(row) : null;
+}
+
+export async function countAccountsFrom(db: Knex, remoteAddress: string, since: Date): Promise<number> {
+  const row = (await db(acmeAccounts).where({ remote_address: remoteAddress }).andWhere('created', '>=', since).count({ n: '*' }).first()) as Row;
+  return toNumber(row.n);
+}
+
+/** One transaction: deactivation takes the account's unfinished orders and their pending authorizations with it. */
+export async function updateAccount(
+  db: Knex,
+  id: number,
+  patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: 'deactivated' },
+): Promise<AcmeAccountRecord> {
+  const row: Row = { updated: new Date() };
+  if (patch.contact) row.contact = toJson(patch.contact);
+  if (patch.termsOfServiceAgreed !== undefined) row.terms_of_service_agreed = patch.termsOfServiceAgreed;
+  if (patch.status) row.status = patch.status;
+  const [updated] = (await db(acmeAccounts).where({ id }).update(row).returning('*')) as Row[];
+  if (patch.status === 'deactivated') {
+    const open = db(acmeOrders).select('id').where({ account_id: id }).whereIn('status', ['pending', 'ready']);
+    await db(acmeAuthorizations).whereIn('order_id', open.clone()).where({ status: 'pending' }).update({ status: 'deactivated' });
+    await db(acmeOrders)
+      .whereIn('id', open)
+      .update({ status: 'invalid', error: toJson({ type: 'urn:ietf:params:acme:error:unauthorized', detail: 'The account was deactivated.' }), updated: new Date() });
+  }
+  return accountFromRow(updated);
+}
+
+export async function changeAccountKey(db: Knex, id: number, jwk: Record<string, string>, thumbprint: string): Promise<AcmeAccountRecord | null> {
+  const rows = (await db.raw(
+    `UPDATE ?? SET jwk = ?, thumbprint = ?, updated = ? WHERE id = ?
+       AND NOT EXISTS (SELECT 1 FROM ?? other WHERE other.ca_id = ??.ca_id AND other.thumbprint = ?)
+     RETURNING *`,
+    [acmeAccounts, toJson(jwk), thumbprint, new Date(), id, acmeAccounts, acmeAccounts, thumbprint],
+  )) as { rows: Row[] };
+  return rows.rows.length === 1 ? accountFromRow(rows.rows[0]) : null;
+}

@@ -1,0 +1,27 @@
+/**
+ * Certificate download (RFC 8555 §7.4.2): POST-as-GET by the ordering account, the chain as
+ * `application/pem-certificate-chain` — the leaf, then every CA above it up to and including the
+ * root, as the original serves it (certbot refuses a chain of one certificate).
+ */
+import type { CaRecord } from '../../ports';
+import { pemEncode } from '../../x509/pem';
+import { unauthorized } from '../problems';
+import type { AcmeAnswer, AcmeCall } from '../route-types';
+
+export const PEM_CHAIN_TYPE = 'application/pem-certificate-chain';
+
+export async function certificate(call: AcmeCall): Promise<AcmeAnswer> {
+  const { services, ca, params, account } = call;
+  const order = await services.acme.findOrder(ca.id, params.slug);
+  if (!order || !account || order.accountId !== account.id || order.status !== 'valid' || order.certificateSerial === null) {
+    throw unauthorized('You are not authorized to perform this request.');
+  }
+  const leaf = await services.store.findCertificate(ca.id, order.certificateSerial);
+  if (!leaf) throw unauthorized('You are not authorized to perform this request.');
+  const chain: CaRecord[] = [];
+  for (let at: CaRecord | null = ca; at && chain.length < 16; at = at.parentId === null ? null : await services.cas.getCa(at.parentId)) {
+    chain.push(at);
+  }
+  const body = [leaf.der, ...chain.map((c) => c.der)].map((der) => pemEncode(der, 'CERTIFICATE')).join('');
+  return { status: 200, body, contentType: PEM_CHAIN_TYPE };
+}

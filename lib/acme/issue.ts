@@ -1,0 +1,69 @@
+/**
+ * Issuing an ACME order (RFC 8555 §7.4): the finalize request's CSR becomes a sign request of the
+ * CA's `acme_profile` — the names of the order as subjectAltName, the first DNS name as common name,
+ * the order's `notAfter` or `CA_ACME_DEFAULT_CERT_VALIDITY` — signed by the one issuing service of
+ * lib/ca, and stored with the order made `valid` in the same transaction, the event naming the account.
+ */
+import { CaError } from '../ca/errors';
+import { prepareSignRequest } from '../ca/issuance';
+import { issueInto } from '../ca/issuing';
+import type { KeyBackends } from '../ca/key-backends';
+import type { Profiles } from '../ca/profiles';
+import type { AcmeOrderRecord, AcmeStore, Actor, CaRecord, CertificateRecord, SignRequest } from '../ports';
+import type { ParsedCsr } from '../x509/csr';
+import { OID_COMMON_NAME } from '../x509/oids';
+import { X509Error } from '../x509/errors';
+import { serverInternal } from './problems';
+
+/** RFC 5280's upper bound for a common name (ub-common-name). */
+const MAX_COMMON_NAME = 64;
+
+export interface AcmeSigning {
+  acme: AcmeStore;
+  keyBackends: KeyBackends;
+  profiles: Profiles;
+}
+
+export function acmeActor(accountId: number): Actor {
+  return { type: 'acme_account', id: accountId, protocol: 'acme' };
+}
+
+/** The sign request of an order whose CSR passed the policy (lib/acme/csr-policy.ts). */
+export function orderSignRequest(
+  order: AcmeOrderRecord,
+  csr: ParsedCsr,
+  ca: CaRecord,
+  settings: { profiles: Profiles; defaultValidityMs: number },
+  now: Date,
+): SignRequest {
+  const dnsNames = order.identifiers.filter((i) => i.type === 'dns').map((i) => i.value);
+  const commonName = dnsNames.find((n) => n.length <= MAX_COMMON_NAME);
+  const wanted = order.notAfter ?? new Date(now.getTime() + settings.defaultValidityMs);
+  const notAfter = wanted < ca.notAfter ? wanted : ca.notAfter;
+  try {
+    return prepareSignRequest(
+      {
+        csr: csr.pem,
+        subject: commonName ? [{ oid: OID_COMMON_NAME, value: commonName }] : [],
+        notAfter: notAfter.toISOString(),
+        profile: ca.acmeProfile,
+        extensions: [
+          {
+            type: 'subject_alternative_name',
+            critical: false,
+            value: order.identifiers.map((i) => ({ type: i.type === 'dns' ? 'DNS' : 'IP', value: i.value })),
+          },
+        ],
+      },
+      { ca, profiles: settings.profiles, now, parsedCsr: csr },
+    );
+  } catch (e) {
+    if (e instanceof X509Error || e instanceof CaError) throw serverInternal(`The certificate cannot be made: ${e.message}`);
+    throw e;
+  }
+}
+
+/** Sign and store; the order becomes `valid` with its certificate. */
+export function issueOrder(signing: AcmeSigning, ca: CaRecord, order: AcmeOrderRecord, request: SignRequest): Promise<CertificateRecord> {
+  return issueInto(signing, ca, request, (certificate) => signing.acme.completeIssuance(order.id, certificate, acmeActor(order.accountId)));
+}

@@ -1,0 +1,157 @@
+/**
+ * The ACME server as a module (docs/DESIGN.md "Modules (ways in)", README "ACME"): RFC 8555 under
+ * `/{urlPath}acme/`, in the original's URL layout, over the one issuing service of lib/ca.
+ *
+ * A request is matched against the route table (routes.ts); its CA must serve ACME (ca-lookup.ts);
+ * a POST is authenticated (authenticate.ts) before its handler runs. Every answer — success or
+ * problem — carries what RFC 8555 asks: a fresh `Replay-Nonce` on POSTs and new-nonce (§6.5), the
+ * `Link: rel="index"` to the CA's directory on all but the directory (§7.1), `Retry-After` where
+ * something is not ready or rate-limited. Errors are `application/problem+json` (§6.7); a database
+ * outage is a 503 `serverInternal` with `Retry-After`; anything unexpected is logged and a 500.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import type { CaCache } from '../cache/ca-cache';
+import type { KeyBackends } from '../ca/key-backends';
+import type { Profiles } from '../ca/profiles';
+import { HttpError } from '../http/http-errors';
+import type { MountedModule, SharedContext } from '../http/modules';
+import { RETRY_AFTER_SECONDS } from '../http/outage';
+import { compileRoute, matchingRoutes, routeForMethod } from '../http/path-matcher';
+import { StoreUnavailableError, type AcmeNonceStore, type AcmeStore, type ChallengeValidator, type SignatureVerifier, type Store } from '../ports';
+import { authenticate } from './authenticate';
+import { acmeCa } from './ca-lookup';
+import type { ResolvedAcmeOptions } from './options';
+import { ACME_PATH_PARAMS } from './path-params';
+import { AcmeProblem, PROBLEM_CONTENT_TYPE, notFound } from './problems';
+import type { AcmeAnswer, AcmeCall, AcmeRoute } from './route-types';
+import { ACME_ROUTES } from './routes';
+import { AcmeRunner } from './runner';
+import { NONCE_TTL_MS, type AcmeServices } from './services';
+import { AcmeUrls } from './urls';
+
+export interface AcmeSettings {
+  /** `/${urlPath}acme/`, relative to where the router is mounted. */
+  prefix: string;
+  options: ResolvedAcmeOptions;
+  profiles: Profiles;
+}
+
+export interface AcmePorts {
+  store: Store;
+  acme: AcmeStore;
+  nonces: AcmeNonceStore;
+  cas: CaCache;
+  keyBackends: KeyBackends;
+  validator: ChallengeValidator;
+  verifier: SignatureVerifier | null;
+}
+
+type ProblemExtras = { retryAfterSeconds?: number; location?: string };
+
+export function mountAcme(settings: AcmeSettings, ports: AcmePorts, shared: SharedContext): MountedModule {
+  const { prefix, options, profiles } = settings;
+  const routes = ACME_ROUTES.map((route) => compileRoute(route, ACME_PATH_PARAMS));
+  const runner = new AcmeRunner(
+    {
+      acme: ports.acme,
+      store: ports.store,
+      validator: ports.validator,
+      signing: { acme: ports.acme, keyBackends: ports.keyBackends, profiles },
+      logError: shared.logError,
+    },
+    { validationAttempts: options.validationAttempts, validationRetryMs: options.validationRetryMs },
+  );
+  runner.start();
+  const services: AcmeServices = { ...ports, profiles, options, runner };
+
+  async function nonceHeader(): Promise<Record<string, string>> {
+    try {
+      return { 'Replay-Nonce': await ports.nonces.createAcmeNonce(NONCE_TTL_MS) };
+    } catch {
+      return {}; // The database is away: the answer says so; a client asks new-nonce again later.
+    }
+  }
+
+  function write(res: Response, answer: AcmeAnswer, links: string[], headers: Record<string, string>): void {
+    res.status(answer.status);
+    for (const [name, value] of Object.entries({ ...headers, ...answer.headers })) res.setHeader(name, value);
+    const allLinks = [...links, ...(answer.links ?? [])];
+    if (allLinks.length > 0) res.setHeader('Link', allLinks);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (!res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', 'no-store');
+    if (answer.body === undefined) {
+      res.end();
+      return;
+    }
+    const problem = answer.status >= 400;
+    const type = answer.contentType ?? (problem ? PROBLEM_CONTENT_TYPE : 'application/json');
+    res.setHeader('Content-Type', type);
+    res.end(typeof answer.body === 'string' || Buffer.isBuffer(answer.body) ? answer.body : JSON.stringify(answer.body));
+  }
+
+  function problemAnswer(error: unknown, req: Request): AcmeAnswer {
+    if (error instanceof AcmeProblem) {
+      const extras = error as AcmeProblem & ProblemExtras;
+      const headers: Record<string, string> = {};
+      if (extras.retryAfterSeconds) headers['Retry-After'] = String(extras.retryAfterSeconds);
+      if (extras.location) headers.Location = extras.location;
+      return { status: error.status, body: error.body(), headers };
+    }
+    if (error instanceof HttpError && error.status === 405) {
+      return { status: 405, body: new AcmeProblem('malformed', 405, 'Method not allowed.').body(), headers: error.headers };
+    }
+    if (error instanceof StoreUnavailableError) {
+      shared.outages.toHttpError(error);
+      const body = new AcmeProblem('serverInternal', 503, 'The service is temporarily unavailable (database). Retry later.').body();
+      return { status: 503, body, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } };
+    }
+    shared.logError(`express-ca-api: ${req.method} ${req.path} failed`, error);
+    return { status: 500, body: new AcmeProblem('serverInternal', 500, 'Internal server error').body() };
+  }
+
+  async function serve(req: Request, res: Response, route: AcmeRoute, params: Record<string, string>): Promise<void> {
+    const now = new Date();
+    const withNonce = route.method === 'POST' || route.path.endsWith('/new-nonce/');
+    let links: string[] = [];
+    let answer: AcmeAnswer;
+    try {
+      const ca = params.serial === undefined ? null : await acmeCa(ports.cas, params.serial, now);
+      const urls = new AcmeUrls(req, prefix, ca?.serial ?? '');
+      if (ca && !route.path.startsWith('/directory/')) links = [`<${urls.directory(ca.serial)}>;rel="index"`];
+      const call: AcmeCall = { req, params, ca: ca as AcmeCall['ca'], urls, services, jws: null, account: null, now };
+      if (route.method === 'POST' && ca) Object.assign(call, await authenticate(req, route, ca, urls, services));
+      answer = await route.handler(call);
+    } catch (error) {
+      answer = problemAnswer(error, req);
+    }
+    write(res, answer, links, withNonce ? await nonceHeader() : {});
+  }
+
+  return {
+    prefix,
+    handle(req: Request, res: Response, next: NextFunction): void {
+      if (!req.path.startsWith(prefix)) return next();
+      const matches = matchingRoutes(routes, `/${req.path.slice(prefix.length)}`);
+      if (matches.length === 0) {
+        write(res, problemAnswer(notFound(`${req.path}: No ACME resource here.`), req), [], {});
+        return;
+      }
+      let chosen;
+      try {
+        chosen = routeForMethod(matches, req.method);
+      } catch (error) {
+        const answer = problemAnswer(error, req);
+        const post = matches.some((m) => m.compiled.route.method === 'POST');
+        void (post ? nonceHeader() : Promise.resolve({})).then((headers) => write(res, answer, [], headers));
+        return;
+      }
+      serve(req, res, chosen.compiled.route, chosen.params).catch((error: unknown) => {
+        shared.logError(`express-ca-api: ${req.method} ${req.path} failed`, error);
+        if (!res.headersSent) res.status(500).end();
+      });
+    },
+    async close(): Promise<void> {
+      await runner.close();
+    },
+  };
+}

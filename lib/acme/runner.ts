@@ -1,0 +1,201 @@
+/**
+ * The ACME runner: the durable work of the ACME server, on any instance (README "ACME").
+ *
+ * - Validations: a challenge the client asked to validate is `processing` in the store with the time
+ *   of its next attempt. The runner claims due ones (`FOR UPDATE SKIP LOCKED` and a lease), asks the
+ *   validator, and records the outcome: valid; invalid with the validator's `error` when the answer
+ *   is wrong; or, when the failure may pass (a timeout, a refused connection, a record not there
+ *   yet), another attempt after a doubling delay, up to `validationAttempts` (RFC 8555 §8.2), after
+ *   which it is invalid with the last error. A runner that dies leaves its lease to lapse, and
+ *   another instance (or this one, restarted) takes the work over.
+ * - Issuance: finalize issues in the request (`issueNow`); an order whose issuance did not finish —
+ *   its instance died, the database was away — is claimed once its lease lapses and issued here.
+ * - Expiry: orders and authorizations past `expires` become invalid/expired (RFC 8555 §7.1.6).
+ *
+ * Nothing is ever left `processing` for ever: each step ends valid or invalid within a bounded
+ * number of attempts.
+ */
+import { randomBytes } from 'crypto';
+import { CaError } from '../ca/errors';
+import type { LogError } from '../http/error-catch';
+import {
+  StoreUnavailableError,
+  type AcmeErrorDocument,
+  type AcmeOrderRecord,
+  type AcmeStore,
+  type CaRecord,
+  type ChallengeValidator,
+  type ClaimedValidation,
+  type SignRequest,
+  type Store,
+} from '../ports';
+import { X509Error } from '../x509/errors';
+import { issueOrder, type AcmeSigning } from './issue';
+import { ACME_ERROR_NAMESPACE } from './problems';
+
+export interface AcmeRunnerSettings {
+  validationAttempts: number;
+  validationRetryMs: number;
+  /** How often the store is asked for due work when nothing woke the runner. Default 1000 ms. */
+  pollMs?: number;
+  /** Validations at once. Default 8. */
+  concurrency?: number;
+}
+
+/** How long a claimed validation or issuance belongs to its runner: more than one attempt may take. */
+const LEASE_MS = 60_000;
+const EXPIRY_EVERY_MS = 60_000;
+const ISSUANCE_ATTEMPTS = 5;
+
+export interface AcmeRunnerDeps {
+  acme: AcmeStore;
+  store: Pick<Store, 'getCa'>;
+  validator: ChallengeValidator;
+  signing: AcmeSigning;
+  logError: LogError;
+}
+
+export class AcmeRunner {
+  /** Who holds the leases this runner takes (one per runner, unique across instances). */
+  readonly owner = `acme-${process.pid}-${randomBytes(6).toString('hex')}`;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private closed = false;
+  private lastExpiry = 0;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly deps: AcmeRunnerDeps,
+    private readonly settings: AcmeRunnerSettings,
+  ) {}
+
+  /** Begin polling for due work (validations left by a restart, issuances whose lease lapsed). */
+  start(): void {
+    this.schedule(0);
+  }
+
+  /** Look for due work now (a challenge was just started). */
+  wake(): void {
+    this.schedule(0);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /**
+   * Issue an order that finalize has just moved to `processing` (leased to this runner). Resolves
+   * true when it is `valid` within `waitMs`; false when it is still being issued (the client polls)
+   * or failed (the order then says why).
+   */
+  async issueNow(ca: CaRecord, order: AcmeOrderRecord, request: SignRequest, waitMs: number): Promise<boolean> {
+    const work = this.track(this.issue(ca, order, request, 0));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), waitMs);
+    });
+    try {
+      return await Promise.race([work, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work)).catch(() => {});
+    return work;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.closed) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.pass()
+        .catch((e: unknown) => this.deps.logError('express-ca-api: ACME runner', e))
+        .finally(() => {
+          this.running = null;
+          const soon = this.again;
+          this.again = false;
+          this.schedule(soon ? 0 : (this.settings.pollMs ?? 1000));
+        });
+    }, delayMs);
+    this.timer.unref?.();
+  }
+
+  /** One round: due validations (all of them, in batches), lapsed issuances, expiry now and then. */
+  private async pass(): Promise<void> {
+    const { acme } = this.deps;
+    const concurrency = this.settings.concurrency ?? 8;
+    for (;;) {
+      if (this.closed) return;
+      const claimed = await acme.claimValidations(this.owner, LEASE_MS, concurrency);
+      if (claimed.length === 0) break;
+      await Promise.all(claimed.map((c) => this.track(this.validate(c))));
+    }
+    for (const { order, request, attempts } of await acme.claimIssuances(this.owner, LEASE_MS, concurrency)) {
+      const ca = await this.deps.store.getCa(order.caId);
+      if (ca) await this.track(this.issue(ca, order, request, attempts));
+      else await acme.failIssuance(order.id, problem('serverInternal', 'The CA of the order no longer exists.'), null);
+    }
+    if (Date.now() - this.lastExpiry >= EXPIRY_EVERY_MS) {
+      this.lastExpiry = Date.now();
+      await acme.expire(new Date());
+    }
+  }
+
+  private async validate(claimed: ClaimedValidation): Promise<void> {
+    const { challenge, identifier, thumbprint } = claimed;
+    let outcome;
+    try {
+      outcome = await this.deps.validator.validate({
+        type: challenge.type,
+        identifier,
+        token: challenge.token,
+        keyAuthorization: `${challenge.token}.${thumbprint}`,
+      });
+    } catch (e) {
+      // The port says validators never throw; one that does fails the attempt, not the runner.
+      this.deps.logError('express-ca-api: ACME runner', e);
+      outcome = { valid: false as const, retryable: true, problem: { type: 'serverInternal' as const, detail: 'The validator failed.' } };
+    }
+    const now = new Date();
+    if (outcome.valid) return this.deps.acme.recordValidation(challenge.id, { kind: 'valid', at: now });
+    const error = problem(outcome.problem.type, outcome.problem.detail);
+    const attempt = challenge.attempts + 1;
+    if (outcome.retryable && attempt < this.settings.validationAttempts) {
+      const delay = this.settings.validationRetryMs * 2 ** (attempt - 1);
+      return this.deps.acme.recordValidation(challenge.id, { kind: 'retry', problem: error, at: new Date(now.getTime() + delay) });
+    }
+    return this.deps.acme.recordValidation(challenge.id, { kind: 'invalid', problem: error });
+  }
+
+  /** Issue, and on failure record it: for good when retrying cannot help, else for another attempt later. */
+  private async issue(ca: CaRecord, order: AcmeOrderRecord, request: SignRequest, attempts: number): Promise<boolean> {
+    try {
+      await issueOrder(this.deps.signing, ca, order, request);
+      return true;
+    } catch (e) {
+      const final = e instanceof CaError || e instanceof X509Error || attempts + 1 >= ISSUANCE_ATTEMPTS;
+      if (!(e instanceof StoreUnavailableError)) this.deps.logError('express-ca-api: ACME runner', e);
+      const detail = e instanceof CaError || e instanceof X509Error ? e.message : 'The certificate could not be issued.';
+      const retryAt = final ? null : new Date(Date.now() + this.settings.validationRetryMs * 2 ** attempts);
+      await this.deps.acme.failIssuance(order.id, problem('serverInternal', detail), retryAt).catch((f: unknown) => this.deps.logError('express-ca-api: ACME runner', f));
+      return false;
+    }
+  }
+}
+
+function problem(type: string, detail: string): AcmeErrorDocument {
+  return { type: ACME_ERROR_NAMESPACE + type, detail };
+}

@@ -1,0 +1,192 @@
+/**
+ * The ACME server's own small store (README "ACME"; like smallstep's `acme.DB`): accounts, orders,
+ * authorizations and challenges (RFC 8555 §7.1), and the durable work on them — validations and
+ * issuance — claimed by runners on any instance. A store offers it as `store.acme` (`hasAcmeStore`).
+ *
+ * Every write that moves an object through RFC 8555's state machines (§7.1.6) is one atomic call, so
+ * that the order, its authorizations and its challenges never disagree: the last valid authorization
+ * makes the order `ready` in the same transaction, with the order row locked, whoever validates
+ * which authorization at the same time.
+ */
+import type { AcmeChallengeType, AcmeIdentifier, ValidationProblem } from './acme';
+import type { Actor } from './events';
+import type { CertificateRecord, NewCertificate, SignRequest } from './records';
+
+/** A problem document as kept in an `error` member (RFC 8555 §6.7, RFC 7807). */
+export interface AcmeErrorDocument {
+  type: string;
+  detail: string;
+  status?: number;
+  subproblems?: { type: string; detail: string; identifier?: { type: string; value: string } }[];
+}
+
+export type AcmeAccountStatus = 'valid' | 'deactivated' | 'revoked';
+
+export interface AcmeAccountRecord {
+  id: number;
+  slug: string;
+  caId: number;
+  status: AcmeAccountStatus;
+  /** The account's public key (RFC 7517 members only: kty, crv, x, y, n, e). */
+  jwk: Record<string, string>;
+  /** RFC 7638 SHA-256 thumbprint of `jwk`, base64url. */
+  thumbprint: string;
+  contact: string[];
+  termsOfServiceAgreed: boolean;
+  /** The external account binding key that bound this account (RFC 8555 §7.3.4), if any. */
+  eabKid: string | null;
+  created: Date;
+}
+
+export interface NewAcmeAccount {
+  caId: number;
+  jwk: Record<string, string>;
+  thumbprint: string;
+  contact: string[];
+  termsOfServiceAgreed: boolean;
+  eabKid?: string | null;
+  remoteAddress?: string | null;
+}
+
+export type AcmeOrderStatus = 'pending' | 'ready' | 'processing' | 'valid' | 'invalid';
+export type AcmeAuthorizationStatus = 'pending' | 'valid' | 'invalid' | 'deactivated' | 'expired' | 'revoked';
+export type AcmeChallengeStatus = 'pending' | 'processing' | 'valid' | 'invalid';
+
+export interface AcmeOrderRecord {
+  id: number;
+  slug: string;
+  accountId: number;
+  caId: number;
+  status: AcmeOrderStatus;
+  expires: Date;
+  notBefore: Date | null;
+  notAfter: Date | null;
+  /** As requested: a wildcard keeps its `*.` here (RFC 8555 §7.1.3). */
+  identifiers: AcmeIdentifier[];
+  /** Slugs of the order's authorizations, in the order of `identifiers`. */
+  authorizations: string[];
+  /** The sign request stored at finalize, until the certificate exists. */
+  request: SignRequest | null;
+  certificateId: number | null;
+  /** Serial of the certificate once `valid`. */
+  certificateSerial: string | null;
+  error: AcmeErrorDocument | null;
+  created: Date;
+}
+
+export interface AcmeChallengeRecord {
+  id: number;
+  slug: string;
+  authorizationId: number;
+  type: AcmeChallengeType;
+  token: string;
+  status: AcmeChallengeStatus;
+  validated: Date | null;
+  error: AcmeErrorDocument | null;
+  attempts: number;
+}
+
+export interface AcmeAuthorizationRecord {
+  id: number;
+  slug: string;
+  orderId: number;
+  /** Owner and CA of the order, so that a handler checks who may read it in one lookup. */
+  accountId: number;
+  caId: number;
+  /** Without the `*.` of a wildcard (RFC 8555 §7.1.4). */
+  identifier: AcmeIdentifier;
+  wildcard: boolean;
+  status: AcmeAuthorizationStatus;
+  expires: Date;
+  challenges: AcmeChallengeRecord[];
+}
+
+/** What a new order is made of; the store adds slugs and timestamps. */
+export interface NewAcmeOrder {
+  accountId: number;
+  caId: number;
+  expires: Date;
+  notBefore: Date | null;
+  notAfter: Date | null;
+  identifiers: AcmeIdentifier[];
+  /** One per identifier, in the same order: the identifier to authorize and its challenges' types and tokens. */
+  authorizations: { identifier: AcmeIdentifier; wildcard: boolean; challenges: { type: AcmeChallengeType; token: string }[] }[];
+}
+
+/** A validation claimed by a runner: the challenge and what checking it needs. */
+export interface ClaimedValidation {
+  challenge: AcmeChallengeRecord;
+  identifier: AcmeIdentifier;
+  /** The account key's thumbprint, for the key authorization (RFC 8555 §8.1). */
+  thumbprint: string;
+  orderId: number;
+}
+
+/** What a validation attempt found. */
+export type ValidationResult =
+  | { kind: 'valid'; at: Date }
+  /** Final: challenge, authorization and order become `invalid`, each with `problem`. */
+  | { kind: 'invalid'; problem: AcmeErrorDocument }
+  /** Try again at `at`; `problem` is kept on the challenge meanwhile (RFC 8555 §8.2). */
+  | { kind: 'retry'; problem: AcmeErrorDocument; at: Date };
+
+/** An order being issued, claimed by a runner. */
+export interface ClaimedIssuance {
+  order: AcmeOrderRecord;
+  request: SignRequest;
+  attempts: number;
+}
+
+export interface AcmeStore {
+  createAccount(account: NewAcmeAccount): Promise<{ account: AcmeAccountRecord; created: boolean }>;
+  findAccountByThumbprint(caId: number, thumbprint: string): Promise<AcmeAccountRecord | null>;
+  findAccount(caId: number, slug: string): Promise<AcmeAccountRecord | null>;
+  countAccountsFrom(remoteAddress: string, since: Date): Promise<number>;
+  /** Contact or terms; `status: 'deactivated'` also invalidates the account's pending orders and authorizations (RFC 8555 §7.3.6). */
+  updateAccount(id: number, patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: 'deactivated' }): Promise<AcmeAccountRecord>;
+  /** Key rollover (RFC 8555 §7.3.5): null when another account of the CA already has the new key. */
+  changeAccountKey(id: number, jwk: Record<string, string>, thumbprint: string): Promise<AcmeAccountRecord | null>;
+
+  createOrder(order: NewAcmeOrder): Promise<AcmeOrderRecord>;
+  findOrder(caId: number, slug: string): Promise<AcmeOrderRecord | null>;
+  /** The account's orders, newest first after `beforeId` (paged). */
+  listOrders(accountId: number, page: { beforeId?: number; limit: number }): Promise<{ slugs: string[]; nextBeforeId: number | null }>;
+  countOrdersSince(accountId: number, since: Date): Promise<number>;
+  findAuthorization(caId: number, slug: string): Promise<AcmeAuthorizationRecord | null>;
+  /** The authorization holding challenge `slug`. */
+  findAuthorizationByChallenge(caId: number, slug: string): Promise<AcmeAuthorizationRecord | null>;
+  /** Deactivate a pending or valid authorization (RFC 8555 §7.5.2); its order becomes `invalid` if it was not yet finalized. */
+  deactivateAuthorization(id: number): Promise<AcmeAuthorizationRecord>;
+
+  /** Start validating a `pending` challenge of a `pending` authorization (RFC 8555 §7.5.1); anything else is left as it is. */
+  startValidation(challengeId: number, now: Date): Promise<void>;
+  /** Up to `limit` challenges due for an attempt, leased to `owner` for `leaseMs`. */
+  claimValidations(owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]>;
+  /** Record an attempt: the challenge, its authorization and its order move together (one transaction). */
+  recordValidation(challengeId: number, result: ValidationResult): Promise<void>;
+  /** When the next validation is due (null: none waiting), for a runner deciding how long to sleep. */
+  nextValidationDue(): Promise<Date | null>;
+
+  /** `ready` → `processing` with the sign request, atomically; false when the order was not `ready`. */
+  startIssuance(orderId: number, request: SignRequest, owner: string, leaseMs: number): Promise<boolean>;
+  claimIssuances(owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]>;
+  /** Store the certificate and make the order `valid`, in one transaction whose events name `actor`. */
+  completeIssuance(orderId: number, certificate: NewCertificate, actor: Actor): Promise<CertificateRecord>;
+  /** Issuance failed for good: the order becomes `invalid` with `problem`; `retryAt`: leave it `processing` and try again then. */
+  failIssuance(orderId: number, problem: AcmeErrorDocument, retryAt: Date | null): Promise<void>;
+
+  /** Orders and authorizations past `expires` become `invalid` / `expired` (RFC 8555 §7.1.6). Returns how many orders. */
+  expire(now: Date): Promise<number>;
+  /** The order that produced certificate `certificateId`, if it came through ACME. */
+  findOrderOfCertificate(certificateId: number): Promise<AcmeOrderRecord | null>;
+}
+
+/** Optional store capability: the ACME server's store. */
+export interface AcmeStoreProvider {
+  readonly acme: AcmeStore;
+}
+
+export function hasAcmeStore<S extends object>(store: S): store is S & AcmeStoreProvider {
+  const acme = (store as Partial<AcmeStoreProvider>).acme;
+  return typeof acme === 'object' && acme !== null && typeof acme.createOrder === 'function';
+}
