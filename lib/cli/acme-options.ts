@@ -10,8 +10,8 @@
  */
 import { Option } from 'commander';
 import type { CaAcmeSettings } from '../ca/authorities';
+import { CA_PATCH_FIELDS } from '../ca/ca-fields';
 import { CaError } from '../ca/errors';
-import { DEFAULT_PROFILE_NAME } from '../ca/profiles';
 import type { CommandContext } from './context';
 import { flagName, flagPair } from './commands/shared';
 
@@ -30,21 +30,23 @@ const FLAG_PAIRS = [
   },
 ] as const;
 
-const PROFILE_FLAG = '--acme-profile <profile>';
-
-/** The model defaults a new CA gets (lib/ca/ca-fields.ts), named in init_ca's and import_ca's help. */
-const NEW_CA_DEFAULTS: ReadonlySet<string> = new Set(['--acme-disable', '--acme-enable-account-registration', '--acme-contact-required']);
+/** The model default of a new CA's field (lib/ca/ca-fields.ts), which init_ca's and import_ca's help name. */
+const modelDefault = (field: 'acmeEnabled' | 'acmeRegistration' | 'acmeRequiresContact' | 'acmeProfile') =>
+  CA_PATCH_FIELDS.get(field)?.default;
 
 /**
  * The seven options. `forNewCa` marks the defaults in the help; `enabled` false (`CA_ENABLE_ACME=false`)
  * hides them.
  */
 export function acmeOptions(o: { enabled: boolean; forNewCa: boolean }): Option[] {
-  const described = ([flag, text]: readonly [string, string]) =>
-    new Option(flag, o.forNewCa && NEW_CA_DEFAULTS.has(flag) ? `${text} (default)` : text);
+  const described = ([flag, text]: readonly [string, string], isDefault: boolean) =>
+    new Option(flag, o.forNewCa && isDefault ? `${text} (default)` : text);
   const options = [
-    ...FLAG_PAIRS.flatMap((p) => [described(p.yes), described(p.no)]),
-    new Option(PROFILE_FLAG, `profile of the certificates issued through ACME${o.forNewCa ? ` (default: ${DEFAULT_PROFILE_NAME})` : ''}`),
+    ...FLAG_PAIRS.flatMap((p) => [described(p.yes, modelDefault(p.field) === true), described(p.no, modelDefault(p.field) === false)]),
+    new Option(
+      '--acme-profile <profile>',
+      `profile of the certificates issued through ACME${o.forNewCa ? ` (default: ${String(modelDefault('acmeProfile'))})` : ''}`,
+    ),
   ];
   return o.enabled ? options : options.map((option) => option.hideHelp());
 }

@@ -123,7 +123,12 @@ describe.each(testDatabaseTargets())('ACME options on $name', (target) => {
       for (const flag of ACME_FLAGS) expect({ command, flag, listed: help.includes(`${flag} `) }).toEqual({ command, flag, listed: true });
     }
     const initHelp = (await f.cli(['init_ca', '--help'])).stdout;
-    expect(initHelp).toMatch(/--acme-disable\s+disable ACME for this CA \(default\)\n/);
+    // The defaults a new CA gets are marked, and only those.
+    expect(initHelp.match(/^ +--acme-\S+ .*\(default\)$/gm)?.map((l) => l.trim().split(' ')[0])).toEqual([
+      '--acme-disable',
+      '--acme-enable-account-registration',
+      '--acme-contact-required',
+    ]);
     expect(initHelp).toMatch(/--acme-profile <profile>\s+profile of the certificates issued through ACME \(default: webserver\)\n/);
   });
 
