@@ -102,6 +102,8 @@ async function run(label: string, databaseUrl: string | undefined): Promise<void
     log: () => undefined,
   });
   try {
+    // A fresh data directory on a fresh database (or scratch schema): the server made the user just now.
+    if (!server.credentials) throw new Error('the demo server knows no password for its demo user');
     const auth = `${server.credentials.username}:${server.credentials.password}`;
     const csr = benchCsrPem();
     console.log(`\n== ${label}`);
@@ -212,7 +214,7 @@ async function measureIssue(server: HostServer, auth: string, csr: string): Prom
 async function measureWrongPasswords(server: HostServer): Promise<void> {
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
-  const wrong = `${server.credentials.username}:wrong-password`;
+  const wrong = 'demo:wrong-password';
   const rps = await remoteLoad({ kind: 'wrong', url: `${server.apiRoot}/ca/`, auth: wrong, total: 400, clients: 20 });
   histogram.disable();
   console.log(

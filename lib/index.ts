@@ -58,7 +58,7 @@ export { inProcessOrderRunner, type InProcessOrderRunner, type InProcessOrderRun
 
 // Administration (the functions behind `ca-admin`)
 export { createApiUser, setApiUserPermissions, type ApiUserPermissions, type CreateApiUserOptions } from './ca/users';
-export { initCa, importCa, listCas, type InitCaOptions, type ImportCaOptions } from './ca/authorities';
+export { initCa, importCa, listCas, type CaAcmeSettings, type InitCaOptions, type ImportCaOptions } from './ca/authorities';
 export { editCa } from './ca/ca-update';
 export { importCert, signCert, resignCert, type SignCertOptions, type ResignCertOptions } from './ca/certificates';
 export { revokeCert } from './ca/revocation';

@@ -30,6 +30,12 @@ export const CA_DEFAULTS = {
   keyBackendAlias: 'default',
 };
 
+/**
+ * A new CA's ACME fields (docs/COMPATIBILITY.md §2); each one omitted keeps the model default of
+ * lib/ca/ca-fields.ts: disabled, registration on, profile `webserver`, contact required.
+ */
+export type CaAcmeSettings = Partial<Pick<CaRecord, 'acmeEnabled' | 'acmeRegistration' | 'acmeProfile' | 'acmeRequiresContact'>>;
+
 export interface InitCaOptions {
   store: Store;
   keyBackends: KeyBackends;
@@ -54,6 +60,7 @@ export interface InitCaOptions {
   /** Explicit sign_* values; they win over the URLs derived from the hostname. */
   sign?: Partial<CaSignExtensions>;
   apiEnabled?: boolean;
+  acme?: CaAcmeSettings;
   caaIdentity?: string;
   website?: string;
   termsOfService?: string;
@@ -186,6 +193,7 @@ export async function initCa(o: InitCaOptions): Promise<CaRecord> {
       keyBackendOptions: stored.options,
       sign,
       apiEnabled: o.apiEnabled,
+      ...o.acme,
       caaIdentity: o.caaIdentity,
       website: o.website,
       termsOfService: o.termsOfService,
@@ -206,6 +214,7 @@ export interface ImportCaOptions {
   keyBackendAlias?: string;
   sign?: Partial<CaSignExtensions>;
   apiEnabled?: boolean;
+  acme?: CaAcmeSettings;
   caaIdentity?: string;
   website?: string;
   termsOfService?: string;
@@ -236,6 +245,7 @@ export async function importCa(o: ImportCaOptions): Promise<CaRecord> {
       keyBackendOptions: keyOptions,
       sign: o.sign,
       apiEnabled: o.apiEnabled,
+      ...o.acme,
       caaIdentity: o.caaIdentity,
       website: o.website,
       termsOfService: o.termsOfService,

@@ -16,6 +16,21 @@ export interface Settings {
   defaultProfile: string;
   defaultCa: string | null;
   defaultExpiresMs: number | undefined;
+  /** `CA_ENABLE_ACME`: the ACME options and view_ca's ACME lines; on unless set to false. */
+  enableAcme: boolean;
+}
+
+/**
+ * A switch from the environment, in the words the router accepts for its own (`CA_ENABLE_REST_API`):
+ * true/false, 1/0, yes/no, on/off; unset → `fallback`.
+ */
+function envSwitch(env: Record<string, string | undefined>, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  const word = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(word)) return true;
+  if (['', '0', 'false', 'no', 'off'].includes(word)) return false;
+  throw new CaError('invalid', `${name}=${raw}: must be true/false, 1/0, yes/no or on/off.`);
 }
 
 /** Who runs `ca-admin`: the operating-system user (`USER` where the system has no name for the uid). */
@@ -48,6 +63,8 @@ export class CommandContext {
       defaultProfile: env.CA_DEFAULT_PROFILE || DEFAULT_PROFILE_NAME,
       defaultCa: env.CA_DEFAULT_CA || null,
       defaultExpiresMs: expiresDays === undefined ? undefined : expiresDays * DAY_MS,
+      // On by default, as in the original: a CA's ACME fields can be set before a server serves ACME.
+      enableAcme: envSwitch(env, 'CA_ENABLE_ACME', true),
     };
   }
 

@@ -89,11 +89,27 @@ async function chain(store: Store, ca: CaRecord | null): Promise<CaRecord[]> {
   return out;
 }
 
+/**
+ * The original's ACME section, word for word (Python's True/False included: scripts may read it);
+ * registration and profile are ours, after its two lines.
+ */
+function acmeLines(ca: CaRecord): string[] {
+  const bool = (b: boolean) => (b ? 'True' : 'False');
+  if (!ca.acmeEnabled) return ['ACMEv2 support:', '* Enabled: False'];
+  return [
+    'ACMEv2 support:',
+    '* Enabled: True',
+    `* Requires contact: ${bool(ca.acmeRequiresContact)}`,
+    `* Account registration: ${bool(ca.acmeRegistration)}`,
+    `* Profile: ${ca.acmeProfile}`,
+  ];
+}
+
 function textView(
   rec: CaRecord | CertificateRecord,
   kind: 'ca' | 'cert',
   o: OutputOptions,
-  extra: { parent?: CaRecord | null; children?: CaRecord[]; issuer?: CaRecord | null },
+  extra: { parent?: CaRecord | null; children?: CaRecord[]; issuer?: CaRecord | null; acme?: boolean },
 ): string {
   const now = new Date();
   const c = rec.certificate;
@@ -122,6 +138,7 @@ function textView(
     lines.push(`Path length: ${pathLength === null ? 'unlimited' : pathLength}`);
     lines.push(`Key storage: ${ca.keyBackendAlias}${ca.keyBackendOptions === null ? ' (no private key)' : ''}`);
     lines.push(`CAA identity: ${ca.caaIdentity}`, `Website: ${ca.website}`, `Terms of service: ${ca.termsOfService}`);
+    if (extra.acme) lines.push(...acmeLines(ca));
   } else if (extra.issuer) {
     lines.push(`Certificate Authority: ${extra.issuer.name} (${serialToColons(extra.issuer.serial)})`);
   }
@@ -146,6 +163,8 @@ function textView(
 export interface ShowContext {
   store: Store;
   write: (data: string | Buffer) => void;
+  /** Print a CA's ACME section in text output (`CA_ENABLE_ACME`, as the original). */
+  acme?: boolean;
 }
 
 /** Print a CA or certificate in the requested format. */
@@ -175,7 +194,7 @@ export async function show(ctx: ShowContext, rec: CaRecord | CertificateRecord, 
     }
     case 'text': {
       const children = kind === 'ca' ? (await ctx.store.listCas()).filter((ca) => ca.parentId === (rec as CaRecord).id) : undefined;
-      ctx.write(textView(rec, kind, o, { parent, children, issuer }));
+      ctx.write(textView(rec, kind, o, { parent, children, issuer, acme: ctx.acme }));
       return;
     }
   }

@@ -25,7 +25,9 @@ Environment:
   CA_DEFAULT_PROFILE      profile of sign_cert without a profile flag (default webserver)
   CA_DEFAULT_CA           CA of sign_cert without --ca
   CA_DEFAULT_EXPIRES      default validity in days (default 100)
-  CA_PROFILES             JSON merged into the built-in profiles`;
+  CA_PROFILES             JSON merged into the built-in profiles
+  CA_ENABLE_ACME          false hides the --acme-* options of init_ca, import_ca and edit_ca (given anyway:
+                          an error) and view_ca's ACME lines (default true)`;
 
 /** The same, short, after every command's own `--help`. */
 const COMMAND_ENVIRONMENT_HELP = `
@@ -85,7 +87,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
       .showSuggestionAfterError();
     registerAdminCommands(program, run);
-    registerCaCommands(program, run);
+    registerCaCommands(program, run, ctx.settings.enableAcme);
     registerCertCommands(program, run, ctx.profiles());
     registerRevocationCommands(program, run);
     registerKeyCommands(program, run);

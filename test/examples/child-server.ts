@@ -35,18 +35,24 @@ afterEach(() => {
     );
 });
 
-export interface ChildServer {
+/** A started example server before its output is read: the process and everything it printed so far. */
+export interface StartedChild {
   child: ChildProcess;
-  /** Everything printed so far. */
   output(): string;
+}
+
+export interface ChildServer extends StartedChild {
   apiRoot: string;
   username: string;
   password: string;
   caSerial: string;
 }
 
-/** Start the example server; resolves once it printed its walk-through. */
-export function startChildServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ChildServer> {
+/**
+ * Start the example server; resolves once `ready(output)` holds, rejects if it exits first (with its
+ * output: a start that fails says why).
+ */
+export function startChild(env: Record<string, string>, ready: (out: string) => boolean, timeoutMs = 60_000): Promise<StartedChild> {
   const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), '-r', RESPONSE_CHECK, SERVER], {
     cwd: env.CA_DATA_DIR ?? ROOT,
     env: {
@@ -60,34 +66,41 @@ export function startChildServer(env: Record<string, string>, timeoutMs = 60_000
   });
   let out = '';
   started.push({ output: () => out });
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`server did not start:\n${out}`));
     }, timeoutMs);
-    child.on('exit', (code) => {
+    const onExit = (code: number | null) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code}:\n${out}`));
-    });
-    const check = () => {
-      if (!out.includes('--- end ---')) return;
-      clearTimeout(timer);
-      child.stdout?.off('data', check);
-      const api = /^API='([^']+)'$/m.exec(out);
-      const user = /username: (\S+)/.exec(out);
-      const pass = /password: (\S+)/.exec(out);
-      const ca = /^CA='([0-9A-F]+)'$/m.exec(out);
-      if (!api || !user || !pass || !ca) {
-        reject(new Error(`unexpected output:\n${out}`));
-        return;
-      }
-      child.removeAllListeners('exit');
-      resolve({ child, output: () => out, apiRoot: api[1], username: user[1], password: pass[1], caSerial: ca[1] });
     };
-    child.stdout?.on('data', check);
+    child.on('exit', onExit);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (!ready(out)) return;
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      resolve({ child, output: () => out });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
   });
+}
+
+/** Start the example server; resolves once it printed its walk-through. */
+export async function startChildServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ChildServer> {
+  const { child, output } = await startChild(env, (out) => out.includes('--- end ---'), timeoutMs);
+  const out = output();
+  const api = /^API='([^']+)'$/m.exec(out);
+  const user = /username: (\S+)/.exec(out);
+  const pass = /password: (\S+)/.exec(out);
+  const ca = /^CA='([0-9A-F]+)'$/m.exec(out);
+  if (!api || !user || !pass || !ca) {
+    await stopChild(child);
+    throw new Error(`unexpected output:\n${out}`);
+  }
+  return { child, output, apiRoot: api[1], username: user[1], password: pass[1], caSerial: ca[1] };
 }
 
 export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {

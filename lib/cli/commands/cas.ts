@@ -10,23 +10,19 @@ import type { CaPatch, CaRecord } from '../../ports';
 import { parseRfc4514 } from '../../x509/rfc4514';
 import { serialToColons } from '../../x509/serial-format';
 import type { EllipticCurveName, HashAlgorithmName, KeyType } from '../../x509/types';
+import { acmeOptions, acmeSettings, type AcmeFlags } from '../acme-options';
 import type { CommandContext } from '../context';
 import { signFlagOptions, signPatch, type SignFlags } from '../extension-options';
 import { readInput } from '../files';
 import { outputOptions, show, type OutputOptions } from '../output';
-import { intOption, type Action } from './shared';
+import { flagPair, intOption, type Action } from './shared';
 
 function addOptions(cmd: Command, options: Option[]): Command {
   for (const o of options) cmd.addOption(o);
   return cmd;
 }
 
-function apiFlag(o: { apiEnable?: boolean; apiDisable?: boolean }): boolean | undefined {
-  if (o.apiEnable && o.apiDisable) throw new CaError('invalid', '--api-enable and --api-disable are mutually exclusive.');
-  return o.apiEnable ? true : o.apiDisable ? false : undefined;
-}
-
-interface InitCaFlags extends SignFlags, OutputOptions {
+interface InitCaFlags extends SignFlags, OutputOptions, AcmeFlags {
   keyType: KeyType;
   keySize?: string;
   ellipticCurve?: EllipticCurveName;
@@ -43,7 +39,8 @@ interface InitCaFlags extends SignFlags, OutputOptions {
   apiDisable?: boolean;
 }
 
-export function registerCaCommands(program: Command, run: Action): void {
+/** `enableAcme`: `CA_ENABLE_ACME` (lib/cli/acme-options.ts hides the ACME options when it is false). */
+export function registerCaCommands(program: Command, run: Action, enableAcme: boolean): void {
   addOptions(
     program
       .command('init_ca')
@@ -66,9 +63,10 @@ export function registerCaCommands(program: Command, run: Action): void {
       .option('--tos <url>', 'terms of service of the CA')
       .option('--api-enable', 'enable the REST API for this CA')
       .option('--api-disable', 'disable the REST API for this CA (default)'),
-    [...signFlagOptions(), ...outputOptions('serial')],
+    [...acmeOptions({ enabled: enableAcme, forNewCa: true }), ...signFlagOptions(), ...outputOptions('serial')],
   ).action(
     run(async (ctx: CommandContext, name: string, subjectText: string, o: InitCaFlags) => {
+      const acme = acmeSettings(o, ctx);
       const store = await ctx.store();
       const parent = o.parent ? await findCa(store, o.parent) : null;
       const hostname = o.defaultHostname === false ? null : (o.defaultHostname ?? ctx.settings.defaultHostname);
@@ -88,12 +86,13 @@ export function registerCaCommands(program: Command, run: Action): void {
         defaultHostname: hostname,
         urlPath: ctx.settings.urlPath,
         sign: signPatch(o),
-        apiEnabled: apiFlag(o),
+        apiEnabled: flagPair(o, 'apiEnable', 'apiDisable'),
+        acme,
         caaIdentity: o.caa,
         website: o.website,
         termsOfService: o.tos,
       });
-      await show({ store, write: (d) => ctx.write(d) }, ca, 'ca', o);
+      await show({ store, write: (d) => ctx.write(d), acme: ctx.settings.enableAcme }, ca, 'ca', o);
     }),
   );
 
@@ -112,25 +111,27 @@ export function registerCaCommands(program: Command, run: Action): void {
       .option('--tos <url>', 'terms of service of the CA')
       .option('--api-enable', 'enable the REST API for this CA')
       .option('--api-disable', 'disable the REST API for this CA (default)'),
-    signFlagOptions(),
+    [...acmeOptions({ enabled: enableAcme, forNewCa: true }), ...signFlagOptions()],
   ).action(
     run(
       async (
         ctx: CommandContext,
         name: string,
         files: string[],
-        o: SignFlags & {
-          key: boolean;
-          importPassword?: string;
-          parent?: string;
-          keyBackend: string;
-          caa?: string;
-          website?: string;
-          tos?: string;
-          apiEnable?: boolean;
-          apiDisable?: boolean;
-        },
+        o: SignFlags &
+          AcmeFlags & {
+            key: boolean;
+            importPassword?: string;
+            parent?: string;
+            keyBackend: string;
+            caa?: string;
+            website?: string;
+            tos?: string;
+            apiEnable?: boolean;
+            apiDisable?: boolean;
+          },
       ) => {
+        const acme = acmeSettings(o, ctx);
         const expected = o.key ? 2 : 1;
         if (files.length !== expected) {
           throw new CaError('invalid', o.key ? 'Expected two files: KEY PEM.' : 'Expected one file with --no-key: PEM.');
@@ -149,7 +150,8 @@ export function registerCaCommands(program: Command, run: Action): void {
           parent,
           keyBackendAlias: o.keyBackend,
           sign: signPatch(o),
-          apiEnabled: apiFlag(o),
+          apiEnabled: flagPair(o, 'apiEnable', 'apiDisable'),
+          acme,
           caaIdentity: o.caa,
           website: o.website,
           termsOfService: o.tos,
@@ -170,42 +172,22 @@ export function registerCaCommands(program: Command, run: Action): void {
       .option('--caa <identity>', 'CAA identity')
       .option('--website <url>', 'website of the CA')
       .option('--tos <url>', 'terms of service of the CA')
-      .option('--acme-enable', 'enable ACME')
-      .option('--acme-disable', 'disable ACME')
-      .option('--acme-enable-account-registration', 'allow ACME account registration')
-      .option('--acme-disable-account-registration', 'forbid ACME account registration')
-      .option('--acme-profile <profile>', 'profile for ACME certificates')
-      .option('--acme-contact-optional', 'ACME accounts need no contact')
-      .option('--acme-contact-required', 'ACME accounts need a contact')
       .option('--ocsp-responder-key-validity <days>', 'validity of OCSP responder keys in days')
       .option('--ocsp-response-validity <seconds>', 'validity of OCSP responses in seconds'),
-    signFlagOptions(),
+    [...acmeOptions({ enabled: enableAcme, forNewCa: false }), ...signFlagOptions()],
   ).action(
     run(async (ctx: CommandContext, serial: string, o: Record<string, string | boolean | string[] | undefined>) => {
+      const patch: CaPatch = { ...signPatch(o as SignFlags), ...acmeSettings(o as AcmeFlags, ctx) };
       const store = await ctx.store();
       const ca = await findCa(store, serial, { allowDisabled: true });
-      const patch: CaPatch = { ...signPatch(o as SignFlags) };
-      const pair = (yes: string, no: string): boolean | undefined => {
-        if (o[yes] && o[no]) throw new CaError('invalid', `Options for ${yes} and ${no} are mutually exclusive.`);
-        return o[yes] ? true : o[no] ? false : undefined;
-      };
       const set = <K extends keyof CaPatch>(key: K, value: CaPatch[K] | undefined) => {
         if (value !== undefined) patch[key] = value;
       };
-      set('apiEnabled', pair('apiEnable', 'apiDisable'));
-      set('enabled', pair('enable', 'disable'));
-      set('acmeEnabled', pair('acmeEnable', 'acmeDisable'));
-      set('acmeRegistration', pair('acmeEnableAccountRegistration', 'acmeDisableAccountRegistration'));
-      const contactOptional = pair('acmeContactOptional', 'acmeContactRequired');
-      set('acmeRequiresContact', contactOptional === undefined ? undefined : !contactOptional);
+      set('apiEnabled', flagPair(o, 'apiEnable', 'apiDisable'));
+      set('enabled', flagPair(o, 'enable', 'disable'));
       set('caaIdentity', o.caa as string | undefined);
       set('website', o.website as string | undefined);
       set('termsOfService', o.tos as string | undefined);
-      if (o.acmeProfile !== undefined) {
-        const profile = o.acmeProfile as string;
-        if (!ctx.profiles().has(profile)) throw new CaError('invalid', `${profile}: Profile is not defined.`);
-        patch.acmeProfile = profile;
-      }
       if (o.ocspResponderKeyValidity !== undefined) {
         patch.ocspResponderKeyValidity = intOption(o.ocspResponderKeyValidity as string, '--ocsp-responder-key-validity');
       }
@@ -235,7 +217,7 @@ export function registerCaCommands(program: Command, run: Action): void {
     run(async (ctx: CommandContext, serial: string, o: OutputOptions) => {
       const store = await ctx.store();
       const ca = await findCa(store, serial, { allowDisabled: true });
-      await show({ store, write: (d) => ctx.write(d) }, ca, 'ca', o);
+      await show({ store, write: (d) => ctx.write(d), acme: ctx.settings.enableAcme }, ca, 'ca', o);
     }),
   );
 }
