@@ -14,12 +14,13 @@
  * `express-ca-api/x509`.
  */
 import { signatureVerifierPool } from '../adapters/crypto/verify-pool';
+import { challengeValidator, validatorSettingsFromEnv } from '../adapters/acme-validation';
 import { buildCaApiRouter, type ApiPorts, type CaApiRouter, type Closable, type CreateCaApiRouterInternals } from './router';
 import { OptionsError, resolveOptions, type CaApiRouterOptions, type ResolvedOptions } from './options';
 import type { OptionsEntry } from './http/option-checks';
 import { resolveRevocationRouterOptions, type RevocationRouterOptions } from './revocation-endpoints/options';
 import { buildRevocationRouter, type RevocationRouter } from './revocation-endpoints/router';
-import type { Authenticator, KeyBackend, Store } from './ports';
+import type { Authenticator, ChallengeValidator, KeyBackend, Store } from './ports';
 import { defaultKeyBackend, KEK_ENV, KeyBackendError } from '../adapters/keys';
 import { storeAuthenticator } from '../adapters/auth/store-authenticator';
 import { storePermissionChecker } from '../adapters/auth/store-permissions';
@@ -140,7 +141,31 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
   // CSR self-signatures of sign requests, checked on a worker thread (docs/DESIGN.md "Issuance throughput").
   const signatureVerifier = signatureVerifierPool();
   owned.push(signatureVerifier);
-  return { store, keyBackends, authenticator, permissions, loginLimiter, orderRunner, signatureVerifier, owned };
+  return {
+    store,
+    keyBackends,
+    authenticator,
+    permissions,
+    loginLimiter,
+    orderRunner,
+    signatureVerifier,
+    owned,
+    acmeValidator: acmeValidatorOf(resolved, given),
+  };
+}
+
+/**
+ * The ACME challenge validator: the host's, or the package's own configured by `CA_ACME_DNS_SERVERS`,
+ * `CA_ACME_HTTP01_PORT` and `CA_ACME_TLS_ALPN01_PORT` (README "ACME"); a bad setting is an OptionsError now.
+ */
+function acmeValidatorOf(resolved: ResolvedOptions, given: CaApiRouterOptions): ChallengeValidator | null {
+  if (!resolved.acme.enabled) return null;
+  if (resolved.acme.validator) return resolved.acme.validator;
+  try {
+    return challengeValidator(validatorSettingsFromEnv(given.env ?? process.env));
+  } catch (e) {
+    throw new OptionsError(e instanceof Error ? e.message : String(e), 'createCaApiRouter');
+  }
 }
 
 /**

@@ -73,7 +73,15 @@ function mountModules(
       throw new Error('ACME needs a store with the ACME capabilities (the knex store has them) and a challenge validator');
     }
     const settings = { prefix: `/${resolved.urlPath}acme/`, options: resolved.acme, profiles: resolved.effectiveProfiles };
-    const acmePorts = { store, acme: store.acme, nonces: store, cas, keyBackends, validator: ports.acmeValidator, verifier: ports.signatureVerifier ?? null };
+    const acmePorts = {
+      store,
+      acme: store.acme,
+      nonces: store,
+      cas,
+      keyBackends,
+      validator: ports.acmeValidator,
+      verifier: ports.signatureVerifier ?? null,
+    };
     modules.push(mountAcme(settings, acmePorts, shared));
   }
   return modules;

@@ -19,7 +19,11 @@ function nameKey(id: AcmeIdentifier): string {
   return `${id.type}:${id.type === 'dns' ? id.value.toLowerCase() : (canonicalIp(id.value) ?? id.value)}`;
 }
 
-export async function checkedCsr(der: Buffer, identifiers: readonly AcmeIdentifier[], verify?: Parameters<typeof parseVerifiedCsr>[1]): Promise<ParsedCsr> {
+export async function checkedCsr(
+  der: Buffer,
+  identifiers: readonly AcmeIdentifier[],
+  verify?: Parameters<typeof parseVerifiedCsr>[1],
+): Promise<ParsedCsr> {
   let csr: ParsedCsr;
   try {
     csr = await parseVerifiedCsr(der, verify);
@@ -34,7 +38,9 @@ export async function checkedCsr(der: Buffer, identifiers: readonly AcmeIdentifi
     key.keyType === 'Ed25519' ||
     key.keyType === 'Ed448';
   if (!acceptable) {
-    throw badPublicKey(`A ${key.keyType} key of ${key.keySize} bits is not accepted: RSA ≥ 2048 bits, EC P-256/P-384/P-521, Ed25519 or Ed448.`);
+    throw badPublicKey(
+      `A ${key.keyType} key of ${key.keySize} bits is not accepted: RSA ≥ 2048 bits, EC P-256/P-384/P-521, Ed25519 or Ed448.`,
+    );
   }
 
   const wanted = new Set(identifiers.map(nameKey));

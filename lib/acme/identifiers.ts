@@ -59,8 +59,7 @@ export function parseOrderIdentifiers(value: unknown): OrderIdentifier[] {
     if (!isJsonObject(item) || typeof item.type !== 'string' || typeof item.value !== 'string') {
       throw malformed('Each identifier must be an object with a string "type" and "value".');
     }
-    const parsed =
-      item.type === 'dns' ? dnsIdentifier(item.value) : item.type === 'ip' ? ipIdentifier(item.value) : unsupported(item.type);
+    const parsed = item.type === 'dns' ? dnsIdentifier(item.value) : item.type === 'ip' ? ipIdentifier(item.value) : unsupported(item.type);
     const key = `${parsed.requested.type}:${parsed.requested.value}`;
     if (seen.has(key)) throw malformed(`The identifier ${quoted(parsed.requested.value)} is named twice.`);
     seen.add(key);

@@ -17,7 +17,14 @@ import { HttpError } from '../http/http-errors';
 import type { MountedModule, SharedContext } from '../http/modules';
 import { RETRY_AFTER_SECONDS } from '../http/outage';
 import { compileRoute, matchingRoutes, routeForMethod } from '../http/path-matcher';
-import { StoreUnavailableError, type AcmeNonceStore, type AcmeStore, type ChallengeValidator, type SignatureVerifier, type Store } from '../ports';
+import {
+  StoreUnavailableError,
+  type AcmeNonceStore,
+  type AcmeStore,
+  type ChallengeValidator,
+  type SignatureVerifier,
+  type Store,
+} from '../ports';
 import { authenticate } from './authenticate';
 import { acmeCa } from './ca-lookup';
 import type { ResolvedAcmeOptions } from './options';

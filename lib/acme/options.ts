@@ -91,11 +91,13 @@ function duration(
 ): number {
   let value: number;
   if (given !== undefined) {
-    if (typeof given !== 'number' || !Number.isFinite(given)) throw new OptionsError(`option \`acme.${name}\` must be a number of milliseconds, got ${show(given)}`);
+    if (typeof given !== 'number' || !Number.isFinite(given))
+      throw new OptionsError(`option \`acme.${name}\` must be a number of milliseconds, got ${show(given)}`);
     value = given;
   } else if (env[envName] !== undefined) {
     const parsed = parseDuration(env[envName] ?? '');
-    if (parsed === null) throw new OptionsError(`${envName} must be a number of days or a number with a unit (90s, 30m, 1h, 45d), got ${show(env[envName])}`);
+    if (parsed === null)
+      throw new OptionsError(`${envName} must be a number of days or a number with a unit (90s, 30m, 1h, 45d), got ${show(env[envName])}`);
     value = parsed;
   } else value = fallback;
   if (value < bounds[0] || value > bounds[1]) {
@@ -130,10 +132,18 @@ export function resolveAcmeOptions(given: unknown, env: Record<string, string | 
   let enabled = checkBoolean('acme.enabled', o.enabled, false);
   if (o.enabled === undefined && env.CA_ENABLE_ACME !== undefined) enabled = parseEnvBoolean('CA_ENABLE_ACME', env.CA_ENABLE_ACME);
   const orderValidityMs = duration('orderValidityMs', 'CA_ACME_ORDER_VALIDITY', o.orderValidityMs, env, HOUR, [MINUTE, DAY]);
-  const defaultCertValidityMs = duration('defaultCertValidityMs', 'CA_ACME_DEFAULT_CERT_VALIDITY', o.defaultCertValidityMs, env, 45 * DAY, [DAY, 365 * DAY]);
-  const maxCertValidityMs = duration('maxCertValidityMs', 'CA_ACME_MAX_CERT_VALIDITY', o.maxCertValidityMs, env, 90 * DAY, [DAY, 365 * DAY]);
+  const defaultCertValidityMs = duration('defaultCertValidityMs', 'CA_ACME_DEFAULT_CERT_VALIDITY', o.defaultCertValidityMs, env, 45 * DAY, [
+    DAY,
+    365 * DAY,
+  ]);
+  const maxCertValidityMs = duration('maxCertValidityMs', 'CA_ACME_MAX_CERT_VALIDITY', o.maxCertValidityMs, env, 90 * DAY, [
+    DAY,
+    365 * DAY,
+  ]);
   if (maxCertValidityMs < defaultCertValidityMs) {
-    throw new OptionsError('the maximum ACME certificate validity (CA_ACME_MAX_CERT_VALIDITY) must not be shorter than the default (CA_ACME_DEFAULT_CERT_VALIDITY)');
+    throw new OptionsError(
+      'the maximum ACME certificate validity (CA_ACME_MAX_CERT_VALIDITY) must not be shorter than the default (CA_ACME_DEFAULT_CERT_VALIDITY)',
+    );
   }
   const defaultCa = o.defaultCa ?? env.CA_DEFAULT_CA ?? null;
   if (defaultCa !== null && (typeof defaultCa !== 'string' || !/^[0-9A-Fa-f:]+$/.test(defaultCa))) {
@@ -147,7 +157,13 @@ export function resolveAcmeOptions(given: unknown, env: Record<string, string | 
     orderValidityMs,
     defaultCertValidityMs,
     maxCertValidityMs,
-    defaultCa: defaultCa === null ? null : defaultCa.replace(/:/g, '').toUpperCase().replace(/^0+(?=.)/, ''),
+    defaultCa:
+      defaultCa === null
+        ? null
+        : defaultCa
+            .replace(/:/g, '')
+            .toUpperCase()
+            .replace(/^0+(?=.)/, ''),
     validator: o.validator ?? null,
     validationAttempts: Math.max(1, positiveInteger('validationAttempts', o.validationAttempts, 5)),
     validationRetryMs: positiveInteger('validationRetryMs', o.validationRetryMs, 2000),

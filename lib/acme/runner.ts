@@ -190,7 +190,9 @@ export class AcmeRunner {
       if (!(e instanceof StoreUnavailableError)) this.deps.logError('express-ca-api: ACME runner', e);
       const detail = e instanceof CaError || e instanceof X509Error ? e.message : 'The certificate could not be issued.';
       const retryAt = final ? null : new Date(Date.now() + this.settings.validationRetryMs * 2 ** attempts);
-      await this.deps.acme.failIssuance(order.id, problem('serverInternal', detail), retryAt).catch((f: unknown) => this.deps.logError('express-ca-api: ACME runner', f));
+      await this.deps.acme
+        .failIssuance(order.id, problem('serverInternal', detail), retryAt)
+        .catch((f: unknown) => this.deps.logError('express-ca-api: ACME runner', f));
       return false;
     }
   }

@@ -8,7 +8,7 @@
  * makes the order `ready` in the same transaction, with the order row locked, whoever validates
  * which authorization at the same time.
  */
-import type { AcmeChallengeType, AcmeIdentifier, ValidationProblem } from './acme';
+import type { AcmeChallengeType, AcmeIdentifier } from './acme';
 import type { Actor } from './events';
 import type { CertificateRecord, NewCertificate, SignRequest } from './records';
 
@@ -143,7 +143,10 @@ export interface AcmeStore {
   findAccount(caId: number, slug: string): Promise<AcmeAccountRecord | null>;
   countAccountsFrom(remoteAddress: string, since: Date): Promise<number>;
   /** Contact or terms; `status: 'deactivated'` also invalidates the account's pending orders and authorizations (RFC 8555 §7.3.6). */
-  updateAccount(id: number, patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: 'deactivated' }): Promise<AcmeAccountRecord>;
+  updateAccount(
+    id: number,
+    patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: 'deactivated' },
+  ): Promise<AcmeAccountRecord>;
   /** Key rollover (RFC 8555 §7.3.5): null when another account of the CA already has the new key. */
   changeAccountKey(id: number, jwk: Record<string, string>, thumbprint: string): Promise<AcmeAccountRecord | null>;
 

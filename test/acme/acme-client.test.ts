@@ -46,6 +46,7 @@ describe.each(testDatabaseTargets())('ACME with acme-client ($name)', (target) =
     const pem = await client.auto({
       csr,
       challengePriority: ['http-01'],
+      skipChallengeVerification: true,
       challengeCreateFn: async (_authz, challenge, keyAuthorization) => {
         server.http01.set(challenge.token, keyAuthorization);
       },
@@ -71,6 +72,7 @@ describe.each(testDatabaseTargets())('ACME with acme-client ($name)', (target) =
     const pem = await client.auto({
       csr,
       challengePriority: ['dns-01'],
+      skipChallengeVerification: true,
       challengeCreateFn: async (authz, _challenge, keyAuthorization) => {
         expect(authz.wildcard).toBe(true);
         expect(authz.identifier.value).toBe('wild.acme.test');
@@ -84,7 +86,7 @@ describe.each(testDatabaseTargets())('ACME with acme-client ($name)', (target) =
     expect(openssl(['x509', '-in', 'wild.pem', '-noout', '-ext', 'subjectAltName'], dir).out).toContain('DNS:*.wild.acme.test');
   });
 
-  test('a wrong http-01 answer leaves the order invalid with the validator\'s error, and no certificate', async () => {
+  test("a wrong http-01 answer leaves the order invalid with the validator's error, and no certificate", async () => {
     const client = await newClient();
     server.dns.setA('wrong.acme.test', ['127.0.0.1']);
     const order = await client.createOrder({ identifiers: [{ type: 'dns', value: 'wrong.acme.test' }] });
@@ -93,7 +95,7 @@ describe.each(testDatabaseTargets())('ACME with acme-client ($name)', (target) =
     if (!challenge) throw new Error('no http-01 challenge');
     server.http01.set(challenge.token, 'not the key authorization');
     await client.completeChallenge(challenge);
-    await expect(client.waitForValidStatus(challenge)).rejects.toThrow(/incorrect|invalid/i);
+    await expect(client.waitForValidStatus(challenge)).rejects.toThrow(/the body is not the key authorization/);
     const after = await client.getOrder(order);
     expect(after.status).toBe('invalid');
     expect(after).not.toHaveProperty('certificate');

@@ -9,7 +9,15 @@ import express from 'express';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 import { challengeValidator } from '../../adapters/acme-validation';
-import { createCaApiRouter, defaultKeyBackend, initCa, type CaApiRouter, type CaApiRouterOptions, type CaRecord, type Store } from '../../lib';
+import {
+  createCaApiRouter,
+  defaultKeyBackend,
+  initCa,
+  type CaApiRouter,
+  type CaApiRouterOptions,
+  type CaRecord,
+  type Store,
+} from '../../lib';
 import { openTestDatabase, type DatabaseTarget, type TestDatabase } from '../helpers/database';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
 

@@ -101,7 +101,13 @@ export async function finalize(call: AcmeCall): Promise<AcmeAnswer> {
   if (!der) throw malformed('"csr" must be the CSR in base64url DER.');
   const verify = services.verifier ? services.verifier.verify.bind(services.verifier) : undefined;
   const csr = await checkedCsr(der, current.identifiers, verify);
-  const request = orderSignRequest(current, csr, ca, { profiles: services.profiles, defaultValidityMs: services.options.defaultCertValidityMs }, now);
+  const request = orderSignRequest(
+    current,
+    csr,
+    ca,
+    { profiles: services.profiles, defaultValidityMs: services.options.defaultCertValidityMs },
+    now,
+  );
   if (!(await services.acme.startIssuance(current.id, request, services.runner.owner, 60_000))) {
     const again = await ownOrder(call);
     if (again.status === 'processing' || again.status === 'valid') return orderAnswer(again, call);

@@ -19,7 +19,10 @@ export async function renewalInfo(call: AcmeCall): Promise<AcmeAnswer> {
   if (!decodeBase64url(aki) || !serialBytes || serialBytes.length === 0 || serialBytes.length > 20) {
     throw malformed('The certificate identifier must be base64url(keyIdentifier) "." base64url(serial) (RFC 9773 §4.1).');
   }
-  const serial = serialBytes.toString('hex').toUpperCase().replace(/^0+(?=.)/, '');
+  const serial = serialBytes
+    .toString('hex')
+    .toUpperCase()
+    .replace(/^0+(?=.)/, '');
   const cert = await services.store.findCertificate(ca.id, serial);
   if (!cert) throw notFound('Certificate not found.');
   const lifetime = cert.notAfter.getTime() - cert.notBefore.getTime();

@@ -46,7 +46,11 @@ export async function findAccount(db: Knex, caId: number, slug: string): Promise
 }
 
 export async function countAccountsFrom(db: Knex, remoteAddress: string, since: Date): Promise<number> {
-  const row = (await db(acmeAccounts).where({ remote_address: remoteAddress }).andWhere('created', '>=', since).count({ n: '*' }).first()) as Row;
+  const row = (await db(acmeAccounts)
+    .where({ remote_address: remoteAddress })
+    .andWhere('created', '>=', since)
+    .count({ n: '*' })
+    .first()) as Row;
   return toNumber(row.n);
 }
 
@@ -66,12 +70,21 @@ export async function updateAccount(
     await db(acmeAuthorizations).whereIn('order_id', open.clone()).where({ status: 'pending' }).update({ status: 'deactivated' });
     await db(acmeOrders)
       .whereIn('id', open)
-      .update({ status: 'invalid', error: toJson({ type: 'urn:ietf:params:acme:error:unauthorized', detail: 'The account was deactivated.' }), updated: new Date() });
+      .update({
+        status: 'invalid',
+        error: toJson({ type: 'urn:ietf:params:acme:error:unauthorized', detail: 'The account was deactivated.' }),
+        updated: new Date(),
+      });
   }
   return accountFromRow(updated);
 }
 
-export async function changeAccountKey(db: Knex, id: number, jwk: Record<string, string>, thumbprint: string): Promise<AcmeAccountRecord | null> {
+export async function changeAccountKey(
+  db: Knex,
+  id: number,
+  jwk: Record<string, string>,
+  thumbprint: string,
+): Promise<AcmeAccountRecord | null> {
   const rows = (await db.raw(
     `UPDATE ?? SET jwk = ?, thumbprint = ?, updated = ? WHERE id = ?
        AND NOT EXISTS (SELECT 1 FROM ?? other WHERE other.ca_id = ??.ca_id AND other.thumbprint = ?)

@@ -11,12 +11,11 @@ const { acmeOrders, acmeAuthorizations, acmeChallenges, certificates } = TABLES;
 
 /** The order columns plus its authorizations' slugs (in identifier order) and its certificate's serial. */
 export function orderQuery(db: Knex): Knex.QueryBuilder {
-  return db(`${acmeOrders} as o`)
-    .select(
-      'o.*',
-      db.raw(`(SELECT json_agg(a.slug ORDER BY a.id) FROM ?? a WHERE a.order_id = o.id) AS authorization_slugs`, [acmeAuthorizations]),
-      db.raw(`(SELECT c.serial FROM ?? c WHERE c.id = o.certificate_id) AS certificate_serial`, [certificates]),
-    );
+  return db(`${acmeOrders} as o`).select(
+    'o.*',
+    db.raw(`(SELECT json_agg(a.slug ORDER BY a.id) FROM ?? a WHERE a.order_id = o.id) AS authorization_slugs`, [acmeAuthorizations]),
+    db.raw(`(SELECT c.serial FROM ?? c WHERE c.id = o.certificate_id) AS certificate_serial`, [certificates]),
+  );
 }
 
 /** Call inside a transaction: the order, its authorizations and their challenges appear together. */
@@ -52,7 +51,13 @@ export async function createOrder(db: Knex, order: NewAcmeOrder): Promise<AcmeOr
     .returning(['id', 'slug'])) as Row[];
   // RETURNING follows the VALUES order for a plain multi-row INSERT.
   const challengeRows = order.authorizations.flatMap((a, i) =>
-    a.challenges.map((c) => ({ slug: randomSlug(), authorization_id: toNumber(authzRows[i].id), type: c.type, token: c.token, status: 'pending' })),
+    a.challenges.map((c) => ({
+      slug: randomSlug(),
+      authorization_id: toNumber(authzRows[i].id),
+      type: c.type,
+      token: c.token,
+      status: 'pending',
+    })),
   );
   if (challengeRows.length > 0) await db(acmeChallenges).insert(challengeRows);
   const created = await findOrderById(db, orderId);

@@ -59,7 +59,10 @@ export class KnexAcmeStore implements AcmeStore {
   countAccountsFrom(remoteAddress: string, since: Date): Promise<number> {
     return mappingErrors(() => accounts.countAccountsFrom(this.db, remoteAddress, since));
   }
-  updateAccount(id: number, patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: 'deactivated' }): Promise<AcmeAccountRecord> {
+  updateAccount(
+    id: number,
+    patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: 'deactivated' },
+  ): Promise<AcmeAccountRecord> {
     return this.atomically((trx) => accounts.updateAccount(trx, id, patch));
   }
   changeAccountKey(id: number, jwk: Record<string, string>, thumbprint: string): Promise<AcmeAccountRecord | null> {

@@ -33,7 +33,11 @@ export async function startValidation(db: Knex, challengeId: number, now: Date):
 export async function claimValidations(db: Knex, owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]> {
   const now = new Date();
   return db.transaction(async (trx) => {
-    const due = unleased(trx(acmeChallenges).select('id').where({ status: 'processing' }).andWhere('next_attempt', '<=', now), acmeChallenges, now)
+    const due = unleased(
+      trx(acmeChallenges).select('id').where({ status: 'processing' }).andWhere('next_attempt', '<=', now),
+      acmeChallenges,
+      now,
+    )
       .orderBy('next_attempt', 'asc')
       .limit(limit)
       .forUpdate()
