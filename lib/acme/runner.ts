@@ -28,6 +28,8 @@ import {
   type ClaimedValidation,
   type SignRequest,
   type Store,
+  type ValidationOutcome,
+  type ValidationResult,
 } from '../ports';
 import { X509Error } from '../x509/errors';
 import { issueOrder, type AcmeSigning } from './issue';
@@ -64,6 +66,8 @@ export class AcmeRunner {
   private closed = false;
   private lastExpiry = 0;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Challenge id → who waits for this runner to record its next outcome (`settled`). */
+  private readonly waiting = new Map<number, (() => void)[]>();
 
   constructor(
     private readonly deps: AcmeRunnerDeps,
@@ -104,6 +108,30 @@ export class AcmeRunner {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Resolves once this runner has recorded an outcome for challenge `id`, or after `waitMs`: a
+   * challenge POST waits a little, so that a client's first poll usually finds the result (most
+   * validations take milliseconds). Another instance's runner may take the work; then this times out.
+   */
+  settled(id: number, waitMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, waitMs);
+      const list = this.waiting.get(id) ?? [];
+      list.push(done);
+      this.waiting.set(id, list);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  }
+
+  private recorded(id: number): void {
+    const list = this.waiting.get(id);
+    this.waiting.delete(id);
+    for (const done of list ?? []) done();
   }
 
   private track<T>(work: Promise<T>): Promise<T> {
@@ -156,7 +184,7 @@ export class AcmeRunner {
 
   private async validate(claimed: ClaimedValidation): Promise<void> {
     const { challenge, identifier, thumbprint } = claimed;
-    let outcome;
+    let outcome: ValidationOutcome;
     try {
       outcome = await this.deps.validator.validate({
         type: challenge.type,
@@ -167,17 +195,21 @@ export class AcmeRunner {
     } catch (e) {
       // The port says validators never throw; one that does fails the attempt, not the runner.
       this.deps.logError('express-ca-api: ACME runner', e);
-      outcome = { valid: false as const, retryable: true, problem: { type: 'serverInternal' as const, detail: 'The validator failed.' } };
+      outcome = { valid: false, retryable: true, problem: { type: 'serverInternal', detail: 'The validator failed.' } };
     }
+    await this.deps.acme.recordValidation(challenge.id, this.result(challenge.attempts + 1, outcome));
+    this.recorded(challenge.id);
+  }
+
+  private result(attempt: number, outcome: ValidationOutcome): ValidationResult {
     const now = new Date();
-    if (outcome.valid) return this.deps.acme.recordValidation(challenge.id, { kind: 'valid', at: now });
+    if (outcome.valid) return { kind: 'valid', at: now };
     const error = problem(outcome.problem.type, outcome.problem.detail);
-    const attempt = challenge.attempts + 1;
     if (outcome.retryable && attempt < this.settings.validationAttempts) {
       const delay = this.settings.validationRetryMs * 2 ** (attempt - 1);
-      return this.deps.acme.recordValidation(challenge.id, { kind: 'retry', problem: error, at: new Date(now.getTime() + delay) });
+      return { kind: 'retry', problem: error, at: new Date(now.getTime() + delay) };
     }
-    return this.deps.acme.recordValidation(challenge.id, { kind: 'invalid', problem: error });
+    return { kind: 'invalid', problem: error };
   }
 
   /** Issue, and on failure record it: for good when retrying cannot help, else for another attempt later. */

@@ -9,6 +9,12 @@ import { authorizationJson, challengeJson } from '../objects';
 import { malformed, unauthorized } from '../problems';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
 
+/**
+ * How long a challenge POST waits for the validation it started: most finish in milliseconds, and a
+ * client whose first poll finds the result saves its poll interval (acme-client waits 5 s, certbot 3 s).
+ */
+const CHALLENGE_WAIT_MS = 2000;
+
 function owned(call: AcmeCall, authz: AcmeAuthorizationRecord | null): AcmeAuthorizationRecord {
   if (!authz || !call.account || authz.accountId !== call.account.id) throw unauthorized('You are not authorized to perform this request.');
   return authz;
@@ -41,9 +47,13 @@ export async function challenge(call: AcmeCall): Promise<AcmeAnswer> {
   if (!current) throw unauthorized('You are not authorized to perform this request.');
   if (jws && !jws.postAsGet && current.status === 'pending') {
     await services.acme.startValidation(current.id, now);
+    const settled = services.runner.settled(current.id, CHALLENGE_WAIT_MS);
     services.runner.wake();
+    await settled;
     authz = owned(call, await services.acme.findAuthorizationByChallenge(ca.id, params.slug));
   }
   const shown = find(authz) ?? current;
-  return { status: 200, body: challengeJson(shown, urls), links: [`<${urls.authorization(authz.slug)}>;rel="up"`] };
+  // RFC 8555 §8.2: while validation goes on, when to ask again.
+  const headers: Record<string, string> = shown.status === 'processing' ? { 'Retry-After': '1' } : {};
+  return { status: 200, body: challengeJson(shown, urls), headers, links: [`<${urls.authorization(authz.slug)}>;rel="up"`] };
 }
