@@ -49,10 +49,10 @@ function listen(app: http.RequestListener): Promise<http.Server> {
 export async function startAcmeServer(
   target: DatabaseTarget,
   acme: NonNullable<CaApiRouterOptions['acme']> = {},
-  existing?: { db: TestDatabase; root: CaRecord; ca: CaRecord },
+  existing?: { db: TestDatabase; root?: CaRecord; ca?: CaRecord; store?: Store },
 ): Promise<AcmeFixture> {
   const db = existing?.db ?? (await openTestDatabase(target));
-  const store = db.store;
+  const store = existing?.store ?? db.store;
   const keyBackends = { default: defaultKeyBackend({ keyEncryptionKey: KEK }) };
   let root = existing?.root;
   let ca = existing?.ca;
