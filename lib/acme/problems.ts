@@ -128,3 +128,8 @@ export function quoted(value: unknown, max = 40): string {
   const text = typeof value === 'string' ? JSON.stringify(value) : typeof value;
   return text.length > max ? `${text.slice(0, max - 2)}…"` : text;
 }
+
+/** `problem` with the `Retry-After` seconds the module writes (RFC 8555 §6.6), for a wait of `ms`. */
+export function withRetryAfter(problem: AcmeProblem, ms: number): AcmeProblem {
+  return Object.assign(problem, { retryAfterSeconds: Math.max(1, Math.ceil(ms / 1000)) });
+}

@@ -200,10 +200,7 @@ export class KnexStore
 
   /** The ACME server's store (`AcmeStoreProvider`), on this store's connection and transactions (acme/store.ts). */
   get acme(): KnexAcmeStore {
-    return (this.acmeStore ??= new KnexAcmeStore(this.db, {
-      actingAs: (actor) => this.actingAs(actor),
-      knexOf: (tx) => (tx as KnexStore).db,
-    }));
+    return (this.acmeStore ??= new KnexAcmeStore(this.db, { actingAs: (a) => this.actingAs(a), knexOf: (tx) => (tx as KnexStore).db }));
   }
   private acmeStore: KnexAcmeStore | undefined;
 

@@ -5,7 +5,7 @@
 import { isJsonObject, ownMember } from '../encoding';
 import { jwkThumbprint } from '../jwk';
 import { accountJson } from '../objects';
-import { AcmeProblem, accountDoesNotExist, malformed, rateLimited, unauthorized } from '../problems';
+import { accountDoesNotExist, malformed, rateLimited, unauthorized, withRetryAfter } from '../problems';
 import { parseContacts } from '../contacts';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
 import type { AcmeAccountRecord } from '../../ports';
@@ -86,9 +86,4 @@ export async function accountOrders(call: AcmeCall): Promise<AcmeAnswer> {
   const page = await services.acme.listOrders(current.id, { beforeId: before, limit: ORDERS_PAGE_SIZE });
   const links = page.nextBeforeId === null ? [] : [`<${urls.accountOrders(current.slug)}?before=${page.nextBeforeId}>;rel="next"`];
   return { status: 200, body: { orders: page.slugs.map((slug) => urls.order(slug)) }, links };
-}
-
-/** A problem with the `Retry-After` seconds the module writes (RFC 8555 §6.6). */
-export function withRetryAfter(problem: AcmeProblem, ms: number): AcmeProblem {
-  return Object.assign(problem, { retryAfterSeconds: Math.max(1, Math.ceil(ms / 1000)) });
 }

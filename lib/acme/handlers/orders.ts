@@ -7,11 +7,10 @@ import type { AcmeOrderRecord } from '../../ports';
 import { decodeBase64url, isJsonObject, ownMember } from '../encoding';
 import { parseOrderIdentifiers } from '../identifiers';
 import { orderJson } from '../objects';
-import { malformed, orderNotReady, rateLimited, unauthorized } from '../problems';
+import { malformed, orderNotReady, rateLimited, unauthorized, withRetryAfter } from '../problems';
 import { checkedCsr } from '../csr-policy';
 import { orderSignRequest } from '../issue';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
-import { withRetryAfter } from './accounts';
 
 /** What a client waiting on `processing` is told to wait before asking again (RFC 8555 §7.4). */
 const PROCESSING_RETRY_AFTER_S = '1';
