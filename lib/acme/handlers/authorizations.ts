@@ -9,6 +9,13 @@ import { authorizationJson, challengeJson } from '../objects';
 import { malformed, unauthorized } from '../problems';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
 
+/**
+ * What a client polling a challenge being validated is told to wait (RFC 8555 §8.2: the server
+ * provides its retry state "via the Retry-After HTTP header field in response to requests to the
+ * challenge resource"). Without it lego waits 5 s before its first look at the authorization.
+ */
+const VALIDATING_RETRY_AFTER_S = '1';
+
 function owned(call: AcmeCall, authz: AcmeAuthorizationRecord | null): AcmeAuthorizationRecord {
   if (!authz || !call.account || authz.accountId !== call.account.id) throw unauthorized('You are not authorized to perform this request.');
   return authz;
@@ -45,5 +52,10 @@ export async function challenge(call: AcmeCall): Promise<AcmeAnswer> {
     authz = owned(call, await services.acme.findAuthorizationByChallenge(ca.id, params.slug));
   }
   const shown = find(authz) ?? current;
-  return { status: 200, body: challengeJson(shown, urls), links: [`<${urls.authorization(authz.slug)}>;rel="up"`] };
+  return {
+    status: 200,
+    body: challengeJson(shown, urls),
+    links: [`<${urls.authorization(authz.slug)}>;rel="up"`],
+    ...(shown.status === 'processing' ? { headers: { 'Retry-After': VALIDATING_RETRY_AFTER_S } } : {}),
+  };
 }
