@@ -13,7 +13,9 @@ import * as path from 'path';
 import { startDnsServer, TYPE, type TestDnsServer } from '../helpers/dns-server';
 import { closeServer, unusedPort } from '../helpers/sockets';
 import {
+  certbot as runCertbot,
   certbotDnsHooks,
+  certbotStandaloneArgs,
   certificateFilesUnder,
   describeWith,
   expectSuccess,
@@ -21,9 +23,10 @@ import {
   opensslOcsp,
   opensslVerify,
   pemCertificates,
-  run,
+  restCertificate,
   serialOf,
   startAcmeExample,
+  subjectAltName,
   type AcmeExample,
 } from './harness';
 
@@ -50,37 +53,9 @@ describeWith(['certbot', 'openssl'], 'certbot against the example server', () =>
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  /** certbot with its config, work and logs directories under `home` (it runs as root here). */
-  function certbot(home: string, args: string[]) {
-    return run('certbot', [
-      ...args,
-      '--server',
-      example.directory,
-      '--non-interactive',
-      '--config-dir',
-      path.join(home, 'config'),
-      '--work-dir',
-      path.join(home, 'work'),
-      '--logs-dir',
-      path.join(home, 'logs'),
-    ]);
-  }
-
+  const certbot = (home: string, args: string[]) => runCertbot(example.directory, home, args);
   /** `certbot certonly --standalone` on 127.0.0.1 and the port the server's validator fetches from. */
-  function standalone(home: string, names: string[]) {
-    const domains = names.flatMap((n) => ['-d', n]);
-    return certbot(home, [
-      'certonly',
-      '--standalone',
-      '--http-01-port',
-      String(http01Port),
-      '--http-01-address',
-      '127.0.0.1',
-      ...domains,
-      '--register-unsafely-without-email',
-      '--agree-tos',
-    ]);
-  }
+  const standalone = (home: string, names: string[]) => certbot(home, certbotStandaloneArgs(http01Port, names));
 
   /** The files certbot keeps for a lineage, checked: chain of intermediate + root, the leaf verifies. */
   async function lineage(home: string, name: string): Promise<{ cert: string; chain: string }> {
@@ -92,18 +67,6 @@ describeWith(['certbot', 'openssl'], 'certbot against the example server', () =>
     expect(pemCertificates(fs.readFileSync(path.join(live, 'fullchain.pem'), 'utf8'))).toHaveLength(3);
     expect(await opensslVerify(example.rootPem, chain, cert)).toBe(`${cert}: OK\n`);
     return { cert, chain };
-  }
-
-  const subjectAltName = async (cert: string) => (await run('openssl', ['x509', '-in', cert, '-noout', '-ext', 'subjectAltName'])).out;
-
-  /** The certificate as the REST API shows it. */
-  async function restCertificate(serial: string): Promise<{ revoked: boolean; revoked_reason: string | null }> {
-    const { server } = example;
-    const res = await fetch(`${server.apiRoot}/ca/${server.caSerial}/certs/${serial}/`, {
-      headers: { Authorization: `Basic ${Buffer.from(`${server.username}:${server.password}`).toString('base64')}` },
-    });
-    expect(res.status).toBe(200);
-    return (await res.json()) as { revoked: boolean; revoked_reason: string | null };
   }
 
   const asked = (name: string, type: number) => dns.queries.some((q) => q.name === name && q.type === type);
@@ -159,14 +122,14 @@ describeWith(['certbot', 'openssl'], 'certbot against the example server', () =>
     const { cert, chain } = await lineage(home, 'r.example.test');
     const serial = await serialOf(cert);
     expect((await opensslOcsp(cert, chain, example.rootPem, home)).status).toBe('good');
-    expect(await restCertificate(serial)).toMatchObject({ revoked: false });
+    expect(await restCertificate(example, serial)).toMatchObject({ revoked: false });
 
     const result = await certbot(home, ['revoke', '--cert-path', cert, '--reason', 'keycompromise', '--no-delete-after-revoke']);
     expectSuccess('certbot revoke', result);
     expect(result.out).toContain('successfully revoked the certificate');
     const ocsp = await opensslOcsp(cert, chain, example.rootPem, home);
     expect({ status: ocsp.status, reason: ocsp.reason }).toEqual({ status: 'revoked', reason: 'keyCompromise' });
-    expect(await restCertificate(serial)).toMatchObject({ revoked: true, revoked_reason: 'key_compromise' });
+    expect(await restCertificate(example, serial)).toMatchObject({ revoked: true, revoked_reason: 'key_compromise' });
   });
 
   test("a failed http-01 challenge: certbot exits non-zero with the server's detail, and no certificate", async () => {

@@ -68,10 +68,12 @@ export interface RunResult {
 export function run(
   command: string,
   args: string[],
-  o: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+  o: { env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number } = {},
 ): Promise<RunResult> {
+  // The test's environment, with `env` on top; a variable set to undefined there is left out.
+  const env = Object.fromEntries(Object.entries({ ...process.env, ...o.env }).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: o.cwd, env: { ...process.env, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: o.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -93,6 +95,35 @@ export function run(
 /** Fails the test with the command's output when it did not exit 0. */
 export function expectSuccess(what: string, result: RunResult): void {
   if (result.code !== 0) throw new Error(`${what} exited with ${result.code}:\n${result.out}`);
+}
+
+/**
+ * certbot against `directory`, non-interactive, with its config, work and logs directories under `home`
+ * (it runs as root here, and would write /etc/letsencrypt otherwise).
+ */
+export function certbot(directory: string, home: string, args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
+  const dirs = ['config', 'work', 'logs'].flatMap((d) => [`--${d}-dir`, path.join(home, d)]);
+  return run('certbot', [...args, '--server', directory, '--non-interactive', ...dirs], { env });
+}
+
+/** certbot's standalone http-01 server on 127.0.0.1:`port`, for `names`, with an account without e-mail. */
+export function certbotStandaloneArgs(port: number, names: string[]): string[] {
+  return [
+    'certonly',
+    '--standalone',
+    '--http-01-port',
+    String(port),
+    '--http-01-address',
+    '127.0.0.1',
+    ...names.flatMap((n) => ['-d', n]),
+    '--register-unsafely-without-email',
+    '--agree-tos',
+  ];
+}
+
+/** lego against `directory` with its data in `home`, registering you@example.com; `args` name the names, the challenge and the command. */
+export function lego(directory: string, home: string, args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
+  return run('lego', ['--server', directory, '--email', 'you@example.com', '--path', home, '--accept-tos', ...args], { env });
 }
 
 export interface AcmeExample {
@@ -120,6 +151,21 @@ export async function startAcmeExample(dataDir: string, env: Record<string, stri
     throw new Error(`no ACME directory or root.pem:\n${server.output()}`);
   }
   return { server, directory, port: Number(new URL(directory).port), rootPem, stop: () => stopChild(server.child) };
+}
+
+/** The certificate as the example server's REST API shows it (with the demo user). */
+export async function restCertificate(example: AcmeExample, serial: string): Promise<{ revoked: boolean; revoked_reason: string | null }> {
+  const { server } = example;
+  const res = await fetch(`${server.apiRoot}/ca/${server.caSerial}/certs/${serial}/`, {
+    headers: { Authorization: `Basic ${Buffer.from(`${server.username}:${server.password}`).toString('base64')}` },
+  });
+  if (res.status !== 200) throw new Error(`GET certs/${serial}/: ${res.status} ${await res.text()}`);
+  return (await res.json()) as { revoked: boolean; revoked_reason: string | null };
+}
+
+/** `openssl x509 -ext subjectAltName` of a PEM file (its first certificate). */
+export async function subjectAltName(cert: string): Promise<string> {
+  return (await run('openssl', ['x509', '-in', cert, '-noout', '-ext', 'subjectAltName'])).out;
 }
 
 /** The PEM certificates in `text`, in order. */

@@ -17,13 +17,15 @@ import {
   describeWith,
   expectSuccess,
   hookCalls,
+  lego as runLego,
   legoExecScript,
   opensslOcsp,
   opensslVerify,
   pemCertificates,
-  run,
+  restCertificate,
   serialOf,
   startAcmeExample,
+  subjectAltName,
   type AcmeExample,
 } from './harness';
 
@@ -53,10 +55,7 @@ describeWith(['lego', 'openssl'], 'lego against the example server', () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  /** lego with its data in `home`, registering you@example.com; `args` name the names, the challenge and the command. */
-  function lego(home: string, args: string[], env: Record<string, string> = {}) {
-    return run('lego', ['--server', example.directory, '--email', 'you@example.com', '--path', home, '--accept-tos', ...args], { env });
-  }
+  const lego = (home: string, args: string[], env: Record<string, string> = {}) => runLego(example.directory, home, args, env);
   /** The solvers, on 127.0.0.1 and the ports the server's validator connects to. */
   const solver = {
     http: () => ['--http', '--http.port', `127.0.0.1:${http01Port}`],
@@ -73,17 +72,6 @@ describeWith(['lego', 'openssl'], 'lego against the example server', () => {
     expect(fs.readFileSync(`${base}.key`, 'utf8')).toContain('PRIVATE KEY');
     expect(await opensslVerify(example.rootPem, issuer, cert)).toBe(`${cert}: OK\n`);
     return { cert, issuer };
-  }
-
-  const subjectAltName = async (cert: string) => (await run('openssl', ['x509', '-in', cert, '-noout', '-ext', 'subjectAltName'])).out;
-
-  async function restCertificate(serial: string): Promise<{ revoked: boolean; revoked_reason: string | null }> {
-    const { server } = example;
-    const res = await fetch(`${server.apiRoot}/ca/${server.caSerial}/certs/${serial}/`, {
-      headers: { Authorization: `Basic ${Buffer.from(`${server.username}:${server.password}`).toString('base64')}` },
-    });
-    expect(res.status).toBe(200);
-    return (await res.json()) as { revoked: boolean; revoked_reason: string | null };
   }
 
   const asked = (name: string, type: number) => dns.queries.some((q) => q.name === name && q.type === type);
@@ -140,8 +128,8 @@ describeWith(['lego', 'openssl'], 'lego against the example server', () => {
     await issued(home, 'n.example.test');
     const after = await serialOf(cert);
     expect(after).not.toBe(before);
-    expect(await restCertificate(before)).toMatchObject({ revoked: false });
-    expect(await restCertificate(after)).toMatchObject({ revoked: false });
+    expect(await restCertificate(example, before)).toMatchObject({ revoked: false });
+    expect(await restCertificate(example, after)).toMatchObject({ revoked: false });
   });
 
   test('revoke --reason 5: OCSP and the REST API say revoked, cessation of operation', async () => {
@@ -157,7 +145,7 @@ describeWith(['lego', 'openssl'], 'lego against the example server', () => {
     expect(result.out).toContain('Certificate was revoked.');
     const ocsp = await opensslOcsp(cert, issuer, example.rootPem, home);
     expect({ status: ocsp.status, reason: ocsp.reason }).toEqual({ status: 'revoked', reason: 'cessationOfOperation' });
-    expect(await restCertificate(serial)).toMatchObject({ revoked: true, revoked_reason: 'cessation_of_operation' });
+    expect(await restCertificate(example, serial)).toMatchObject({ revoked: true, revoked_reason: 'cessation_of_operation' });
   });
 
   test("a failed http-01 challenge: lego exits non-zero with the server's detail, and no certificate", async () => {
