@@ -10,6 +10,9 @@ import * as os from 'os';
 import * as path from 'path';
 import { startChildServer, stopChild, type ChildServer } from './child-server';
 
+// Up to four starts of the example server in one test, each several seconds on a loaded 2-core machine.
+jest.setTimeout(180_000);
+
 let dir: string;
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'host-acme-'));
