@@ -18,7 +18,7 @@ import { CaCache } from './cache/ca-cache';
 import { serveModules, type MountedModule, type SharedContext } from './http/modules';
 import { OutageLog } from './http/outage';
 import type { ResolvedOptions } from './options';
-import { hasAcmeNonces, hasAcmeStore, hasRevocationStore, type ChallengeValidator } from './ports';
+import { hasAcmeNonces, hasAcmeStore, hasRevocationStore, type ChallengeValidator, type SecretBox } from './ports';
 import { mountAcme } from './acme/mount';
 import { mountRevocationEndpoints } from './revocation-endpoints/mount';
 
@@ -51,6 +51,8 @@ export interface ApiPorts extends Omit<RestApiPorts, 'cas'> {
   owned: readonly Closable[];
   /** Checks ACME challenges; required when ACME is enabled. */
   acmeValidator?: ChallengeValidator | null;
+  /** Opens the sealed MAC keys of ACME external account bindings. */
+  acmeSecrets?: SecretBox | null;
 }
 
 /** The modules the options ask for, over one CA cache. */
@@ -81,6 +83,7 @@ function mountModules(
       keyBackends,
       validator: ports.acmeValidator,
       verifier: ports.signatureVerifier ?? null,
+      secrets: ports.acmeSecrets ?? null,
     };
     modules.push(mountAcme(settings, acmePorts, shared));
   }

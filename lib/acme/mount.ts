@@ -22,6 +22,7 @@ import {
   type AcmeNonceStore,
   type AcmeStore,
   type ChallengeValidator,
+  type SecretBox,
   type SignatureVerifier,
   type Store,
 } from '../ports';
@@ -51,6 +52,7 @@ export interface AcmePorts {
   keyBackends: KeyBackends;
   validator: ChallengeValidator;
   verifier: SignatureVerifier | null;
+  secrets: SecretBox | null;
 }
 
 type ProblemExtras = { retryAfterSeconds?: number; location?: string };

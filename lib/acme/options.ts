@@ -7,7 +7,7 @@
  */
 import { OptionsError, checkBoolean, checkOptionNames, isObjectLike, parseEnvBoolean, show } from '../http/option-checks';
 import { hasMethods } from '../http/option-checks';
-import type { ChallengeValidator } from '../ports';
+import type { ChallengeValidator, SecretBox } from '../ports';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -33,6 +33,8 @@ export interface AcmeOptions {
   defaultCa?: string | null;
   /** Checks challenges (http-01, dns-01, tls-alpn-01). Default: the package's validator, configured by `CA_ACME_DNS_SERVERS`, `CA_ACME_HTTP01_PORT`, `CA_ACME_TLS_ALPN01_PORT`. */
   validator?: ChallengeValidator;
+  /** Opens the sealed MAC keys of external account bindings. Default: sealed under `CA_KEY_ENCRYPTION_KEY`, as CA keys are. */
+  eabSecrets?: SecretBox;
   /** Attempts per challenge before it is `invalid` (RFC 8555 §8.2 retries). Default 5. */
   validationAttempts?: number;
   /** Delay before the first retry; doubled for each further one. Default 2000 ms. */
@@ -52,6 +54,7 @@ export interface ResolvedAcmeOptions {
   maxCertValidityMs: number;
   defaultCa: string | null;
   validator: ChallengeValidator | null;
+  eabSecrets: SecretBox | null;
   validationAttempts: number;
   validationRetryMs: number;
   finalizeWaitMs: number;
@@ -66,6 +69,7 @@ const KNOWN = [
   'maxCertValidityMs',
   'defaultCa',
   'validator',
+  'eabSecrets',
   'validationAttempts',
   'validationRetryMs',
   'finalizeWaitMs',
@@ -149,6 +153,9 @@ export function resolveAcmeOptions(given: unknown, env: Record<string, string | 
   if (defaultCa !== null && (typeof defaultCa !== 'string' || !/^[0-9A-Fa-f:]+$/.test(defaultCa))) {
     throw new OptionsError(`option \`acme.defaultCa\` (CA_DEFAULT_CA) must be a CA serial in hex, got ${show(defaultCa)}`);
   }
+  if (o.eabSecrets !== undefined && !hasMethods(o.eabSecrets, ['seal', 'open'])) {
+    throw new OptionsError(`option \`acme.eabSecrets\` must have seal(secret) and open(sealed) methods, got ${show(o.eabSecrets)}`);
+  }
   if (o.validator !== undefined && !hasMethods(o.validator, ['validate'])) {
     throw new OptionsError(`option \`acme.validator\` must have a validate(challenge) method, got ${show(o.validator)}`);
   }
@@ -165,6 +172,7 @@ export function resolveAcmeOptions(given: unknown, env: Record<string, string | 
             .toUpperCase()
             .replace(/^0+(?=.)/, ''),
     validator: o.validator ?? null,
+    eabSecrets: o.eabSecrets ?? null,
     validationAttempts: Math.max(1, positiveInteger('validationAttempts', o.validationAttempts, 5)),
     validationRetryMs: positiveInteger('validationRetryMs', o.validationRetryMs, 2000),
     finalizeWaitMs: positiveInteger('finalizeWaitMs', o.finalizeWaitMs, 10_000),

@@ -6,7 +6,7 @@
 import type { CaCache } from '../cache/ca-cache';
 import type { KeyBackends } from '../ca/key-backends';
 import type { Profiles } from '../ca/profiles';
-import type { AcmeNonceStore, AcmeStore, SignatureVerifier, Store } from '../ports';
+import type { AcmeNonceStore, AcmeStore, SecretBox, SignatureVerifier, Store } from '../ports';
 import type { ResolvedAcmeOptions } from './options';
 import type { AcmeRunner } from './runner';
 
@@ -18,6 +18,8 @@ export interface AcmeServices {
   keyBackends: KeyBackends;
   profiles: Profiles;
   verifier: SignatureVerifier | null;
+  /** Opens the sealed MAC keys of external account bindings; null: none can be checked. */
+  secrets: SecretBox | null;
   options: ResolvedAcmeOptions;
   runner: AcmeRunner;
 }

@@ -138,7 +138,16 @@ export interface ClaimedIssuance {
 }
 
 export interface AcmeStore {
+  /**
+   * Insert, or find the account this key already has at this CA. With `eabKid`, the EAB key is bound
+   * to the new account in the same transaction; a key already bound is a StoreConflictError.
+   */
   createAccount(account: NewAcmeAccount): Promise<{ account: AcmeAccountRecord; created: boolean }>;
+  listAccounts(caId: number): Promise<AcmeAccountRecord[]>;
+  policy(caId: number): Promise<AcmeCaPolicy>;
+  setPolicy(caId: number, patch: Partial<AcmeCaPolicy>): Promise<AcmeCaPolicy>;
+  createEabKey(key: { kid: string; caId: number; sealed: unknown }): Promise<AcmeEabKeyRecord>;
+  findEabKey(caId: number, kid: string): Promise<AcmeEabKeyRecord | null>;
   findAccountByThumbprint(caId: number, thumbprint: string): Promise<AcmeAccountRecord | null>;
   findAccount(caId: number, slug: string): Promise<AcmeAccountRecord | null>;
   countAccountsFrom(remoteAddress: string, since: Date): Promise<number>;
@@ -182,6 +191,30 @@ export interface AcmeStore {
   expire(now: Date): Promise<number>;
   /** The order that produced certificate `certificateId`, if it came through ACME. */
   findOrderOfCertificate(certificateId: number): Promise<AcmeOrderRecord | null>;
+}
+
+/**
+ * What a CA allows through ACME beyond `acme_enabled` (README "ACME"): whether accounts need an
+ * external account binding (RFC 8555 §7.3.4), and which names it issues for — DNS suffixes
+ * (`example.internal` covers the name and everything under it) and IP networks (`10.0.0.0/8`). A
+ * denied name is refused whatever the allow list says; with an allow list, only what it covers.
+ */
+export interface AcmeCaPolicy {
+  eabRequired: boolean;
+  allow: string[];
+  deny: string[];
+}
+
+export const DEFAULT_ACME_POLICY: Readonly<AcmeCaPolicy> = Object.freeze({ eabRequired: false, allow: [], deny: [] });
+
+/** An external account binding key: its MAC key is kept sealed (`SecretBox`), never as given. */
+export interface AcmeEabKeyRecord {
+  kid: string;
+  caId: number;
+  sealed: unknown;
+  /** The account it bound, once used: each key binds one account. */
+  accountId: number | null;
+  created: Date;
 }
 
 /** Optional store capability: the ACME server's store. */

@@ -64,3 +64,15 @@ export interface ChallengeValidator {
   /** Never throws: every failure is an outcome. Resolves within the validator's own time limit. */
   validate(challenge: ChallengeToValidate): Promise<ValidationOutcome>;
 }
+
+/**
+ * Seals secrets the store must keep but must not hold readable — the MAC keys of external account
+ * bindings (RFC 8555 §7.3.4). The default seals with the key-encryption key (`CA_KEY_ENCRYPTION_KEY`,
+ * adapters/keys), as the CA keys are.
+ */
+export interface SecretBox {
+  /** A JSON value the store keeps. */
+  seal(secret: Buffer): unknown;
+  /** The secret; throws when `sealed` was not sealed by this box (another key, tampered). */
+  open(sealed: unknown): Buffer;
+}

@@ -16,4 +16,6 @@ export const TABLES = {
   acmeOrders: 'ca_api_acme_orders',
   acmeAuthorizations: 'ca_api_acme_authorizations',
   acmeChallenges: 'ca_api_acme_challenges',
+  acmePolicies: 'ca_api_acme_policies',
+  acmeEabKeys: 'ca_api_acme_eab_keys',
 } as const;

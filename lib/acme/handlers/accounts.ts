@@ -5,7 +5,8 @@
 import { isJsonObject, ownMember } from '../encoding';
 import { jwkThumbprint } from '../jwk';
 import { accountJson } from '../objects';
-import { accountDoesNotExist, malformed, rateLimited, unauthorized, withRetryAfter } from '../problems';
+import { accountDoesNotExist, externalAccountRequired, malformed, rateLimited, unauthorized, withRetryAfter } from '../problems';
+import { checkedEabKid } from '../eab';
 import { parseContacts } from '../contacts';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
 import type { AcmeAccountRecord } from '../../ports';
@@ -32,6 +33,14 @@ export async function newAccount(call: AcmeCall): Promise<AcmeAnswer> {
   const contact = parseContacts(ownMember(payload, 'contact'));
   if (ca.acmeRequiresContact && contact.length === 0) throw unauthorized('Must provide at least one contact address.');
   const agreed = ownMember(payload, 'termsOfServiceAgreed') === true;
+  const binding = ownMember(payload, 'externalAccountBinding');
+  let eabKid: string | null = null;
+  if (binding !== undefined) {
+    const context = { url: urls.newAccount, accountJwk: jws.signer.jwk, caId: ca.id, acme: services.acme, box: services.secrets };
+    eabKid = await checkedEabKid(binding, context);
+  } else if ((await services.acme.policy(ca.id)).eabRequired) {
+    throw externalAccountRequired('This CA requires an external account binding (RFC 8555 §7.3.4).');
+  }
   const limit = services.options.newAccountsPerAddress;
   const address = req.ip ?? null;
   if (limit && address) {
@@ -47,6 +56,7 @@ export async function newAccount(call: AcmeCall): Promise<AcmeAnswer> {
     contact,
     termsOfServiceAgreed: agreed,
     remoteAddress: address,
+    eabKid,
   });
   return { status: created ? 201 : 200, body: accountJson(account, urls), headers: { Location: urls.account(account.slug) } };
 }

@@ -9,12 +9,13 @@ import { defaultAcmeCa } from '../ca-lookup';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
 import { AcmeUrls } from '../urls';
 
-function directoryAnswer(call: AcmeCall, urls: AcmeUrls): AcmeAnswer {
+async function directoryAnswer(call: AcmeCall, urls: AcmeUrls): Promise<AcmeAnswer> {
   const { ca } = call;
   const meta: Record<string, unknown> = {};
   if (ca.website) meta.website = ca.website;
   if (ca.termsOfService) meta.termsOfService = ca.termsOfService;
   if (ca.caaIdentity) meta.caaIdentities = [ca.caaIdentity];
+  if ((await call.services.acme.policy(ca.id)).eabRequired) meta.externalAccountRequired = true;
   const body: Record<string, unknown> = {
     // A random member, as the original and Let's Encrypt add, so that clients do not expect a fixed set.
     [randomBytes(16).toString('base64url')]: 'https://community.letsencrypt.org/t/adding-random-entries-to-the-directory/33417',

@@ -6,6 +6,7 @@ import { randomBytes } from 'crypto';
 import type { AcmeOrderRecord } from '../../ports';
 import { decodeBase64url, isJsonObject, ownMember } from '../encoding';
 import { parseOrderIdentifiers } from '../identifiers';
+import { checkNamePolicy } from '../name-policy';
 import { orderJson } from '../objects';
 import { malformed, orderNotReady, rateLimited, unauthorized, withRetryAfter } from '../problems';
 import { checkedCsr } from '../csr-policy';
@@ -31,6 +32,10 @@ export async function newOrder(call: AcmeCall): Promise<AcmeAnswer> {
   if (!account) throw malformed('Request requires a JWK key ID.');
   if (!isJsonObject(payload)) throw malformed('The payload must be a JSON object.');
   const identifiers = parseOrderIdentifiers(ownMember(payload, 'identifiers'));
+  checkNamePolicy(
+    await services.acme.policy(ca.id),
+    identifiers.map((i) => i.authorized),
+  );
   const notBefore = dateMember(payload, 'notBefore');
   const notAfter = dateMember(payload, 'notAfter');
   const { maxCertValidityMs, orderValidityMs, newOrdersPerAccount } = services.options;

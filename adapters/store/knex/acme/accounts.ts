@@ -6,10 +6,15 @@ import { randomSlug } from '../slug';
 import { TABLES } from '../tables';
 import { toJson, toNumber } from '../values';
 import { accountFromRow } from './rows';
+import { bindEabKey } from './policies';
+import { StoreConflictError } from '../../../../lib/ports';
 
 const { acmeAccounts, acmeOrders, acmeAuthorizations } = TABLES;
 
-/** Insert, or return the account that already has this key at this CA (RFC 8555 §7.3.1: 200 with it). */
+/**
+ * Insert, or return the account that already has this key at this CA (RFC 8555 §7.3.1: 200 with it).
+ * Call inside a transaction when `eabKid` is given: the key is bound to the new account with it.
+ */
 export async function createAccount(db: Knex, account: NewAcmeAccount): Promise<{ account: AcmeAccountRecord; created: boolean }> {
   const now = new Date();
   const rows = (await db(acmeAccounts)
@@ -29,7 +34,13 @@ export async function createAccount(db: Knex, account: NewAcmeAccount): Promise<
     .onConflict(['ca_id', 'thumbprint'])
     .ignore()
     .returning('*')) as Row[];
-  if (rows.length === 1) return { account: accountFromRow(rows[0]), created: true };
+  if (rows.length === 1) {
+    const created = accountFromRow(rows[0]);
+    if (account.eabKid && !(await bindEabKey(db, account.caId, account.eabKid, created.id))) {
+      throw new StoreConflictError('The external account binding key is unknown or has already bound an account.', 'order', 'eab_kid');
+    }
+    return { account: created, created: true };
+  }
   const existing = await findAccountByThumbprint(db, account.caId, account.thumbprint);
   if (!existing) throw new Error('ACME account vanished between insert and read');
   return { account: existing, created: false };
@@ -92,4 +103,8 @@ export async function changeAccountKey(
     [acmeAccounts, toJson(jwk), thumbprint, new Date(), id, acmeAccounts, acmeAccounts, thumbprint],
   )) as { rows: Row[] };
   return rows.rows.length === 1 ? accountFromRow(rows.rows[0]) : null;
+}
+
+export async function listAccounts(db: Knex, caId: number): Promise<AcmeAccountRecord[]> {
+  return ((await db(acmeAccounts).where({ ca_id: caId }).orderBy('id', 'asc')) as Row[]).map(accountFromRow);
 }

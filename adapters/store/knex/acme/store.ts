@@ -10,6 +10,8 @@ import {
   StoreConflictError,
   type AcmeAccountRecord,
   type AcmeAuthorizationRecord,
+  type AcmeCaPolicy,
+  type AcmeEabKeyRecord,
   type AcmeErrorDocument,
   type AcmeOrderRecord,
   type AcmeStore,
@@ -28,6 +30,7 @@ import { mappingErrors } from '../errors';
 import * as accounts from './accounts';
 import * as authorizations from './authorizations';
 import * as orders from './orders';
+import * as policies from './policies';
 import * as work from './work';
 
 /** What the ACME store needs of the knex store it belongs to. */
@@ -48,7 +51,22 @@ export class KnexAcmeStore implements AcmeStore {
   }
 
   createAccount(account: NewAcmeAccount): Promise<{ account: AcmeAccountRecord; created: boolean }> {
-    return mappingErrors(() => accounts.createAccount(this.db, account));
+    return this.atomically((trx) => accounts.createAccount(trx, account));
+  }
+  listAccounts(caId: number): Promise<AcmeAccountRecord[]> {
+    return mappingErrors(() => accounts.listAccounts(this.db, caId));
+  }
+  policy(caId: number): Promise<AcmeCaPolicy> {
+    return mappingErrors(() => policies.policy(this.db, caId));
+  }
+  setPolicy(caId: number, patch: Partial<AcmeCaPolicy>): Promise<AcmeCaPolicy> {
+    return this.atomically((trx) => policies.setPolicy(trx, caId, patch));
+  }
+  createEabKey(key: { kid: string; caId: number; sealed: unknown }): Promise<AcmeEabKeyRecord> {
+    return mappingErrors(() => policies.createEabKey(this.db, key));
+  }
+  findEabKey(caId: number, kid: string): Promise<AcmeEabKeyRecord | null> {
+    return mappingErrors(() => policies.findEabKey(this.db, caId, kid));
   }
   findAccountByThumbprint(caId: number, thumbprint: string): Promise<AcmeAccountRecord | null> {
     return mappingErrors(() => accounts.findAccountByThumbprint(this.db, caId, thumbprint));
