@@ -15,14 +15,17 @@ export type EcCurve = 'P-256' | 'P-384' | 'P-521';
 
 /** A public key as a JWK with its required members only (RFC 7638 §3.2), the form kept here. */
 export type PublicJwk =
-  { kty: 'RSA'; n: string; e: string } | { kty: 'EC'; crv: EcCurve; x: string; y: string } | { kty: 'OKP'; crv: 'Ed25519'; x: string };
+  | { kty: 'RSA'; n: string; e: string }
+  | { kty: 'EC'; crv: EcCurve; x: string; y: string }
+  | { kty: 'OKP'; crv: 'Ed25519' | 'Ed448'; x: string };
 
 /** Bytes of one coordinate (RFC 7518 §6.2.1.2: the full size, leading zeros kept). */
 export const EC_COORDINATE_BYTES: Readonly<Record<EcCurve, number>> = { 'P-256': 32, 'P-384': 48, 'P-521': 66 };
 
 export const MIN_RSA_BITS = 2048;
 export const MAX_RSA_BITS = 8192;
-const ED25519_BYTES = 32;
+/** Public key sizes of the EdDSA curves (RFC 8032 §5.1.5, §5.2.5). */
+const OKP_BYTES = { Ed25519: 32, Ed448: 57 } as const;
 /**
  * Public exponents beyond 32 bits only make each verification slower (real keys use 65537), and a
  * client picks the exponent: the bound keeps a request's cost bounded.
@@ -88,9 +91,9 @@ function ecKey(jwk: Record<string, unknown>): PublicJwk {
 
 function okpKey(jwk: Record<string, unknown>): PublicJwk {
   const crv = ownMember(jwk, 'crv');
-  if (crv !== 'Ed25519') throw badPublicKey(`Unsupported OKP curve ${quoted(crv)}: Ed25519 is (RFC 8037).`);
+  if (crv !== 'Ed25519' && crv !== 'Ed448') throw badPublicKey(`Unsupported OKP curve ${quoted(crv)}: Ed25519 and Ed448 are (RFC 8037).`);
   const x = bytesOf(jwk, 'x');
-  if (x.length !== ED25519_BYTES) throw badPublicKey(`An Ed25519 key is ${ED25519_BYTES} octets (RFC 8037 §2).`);
+  if (x.length !== OKP_BYTES[crv]) throw badPublicKey(`An ${crv} key is ${OKP_BYTES[crv]} octets (RFC 8037 §2).`);
   return { kty: 'OKP', crv, x: x.toString('base64url') };
 }
 

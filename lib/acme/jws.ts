@@ -30,15 +30,15 @@ export const MAX_PAYLOAD_DEPTH = 32;
 type AlgorithmSpec =
   | { kty: 'rsa'; hash: string; pssSaltLength?: number }
   | { kty: 'ec'; hash: string; namedCurve: string; coordinate: number }
-  | { kty: 'ed25519' };
+  | { kty: 'eddsa' };
 
 const rsa = (hash: string, pssSaltLength?: number): AlgorithmSpec => ({ kty: 'rsa', hash, pssSaltLength });
 const ec = (hash: string, namedCurve: string, coordinate: number): AlgorithmSpec => ({ kty: 'ec', hash, namedCurve, coordinate });
 
 /**
  * What each `alg` means. RSASSA-PSS uses MGF1 with the same hash and a salt as long as the hash
- * (RFC 7518 §3.5); ECDSA names one curve per hash (RFC 7518 §3.4); EdDSA with an Ed25519 key
- * (RFC 8037 §3.1) hashes nothing itself.
+ * (RFC 7518 §3.5); ECDSA names one curve per hash (RFC 7518 §3.4); EdDSA with an Ed25519 or Ed448
+ * key (RFC 8037 §3.1) hashes nothing itself.
  */
 const ALGORITHMS: Readonly<Record<JwsAlgorithm, AlgorithmSpec>> = {
   RS256: rsa('sha256'),
@@ -51,7 +51,7 @@ const ALGORITHMS: Readonly<Record<JwsAlgorithm, AlgorithmSpec>> = {
   ES256: ec('sha256', 'prime256v1', EC_COORDINATE_BYTES['P-256']),
   ES384: ec('sha384', 'secp384r1', EC_COORDINATE_BYTES['P-384']),
   ES512: ec('sha512', 'secp521r1', EC_COORDINATE_BYTES['P-521']),
-  EdDSA: { kty: 'ed25519' },
+  EdDSA: { kty: 'eddsa' },
 };
 
 const isSupported = (alg: string): alg is JwsAlgorithm => (SUPPORTED_ALGORITHMS as readonly string[]).includes(alg);
@@ -256,6 +256,7 @@ export function parseJws(body: unknown): ParsedJws {
 /** Whether `key` is of the kind `alg` signs with (an RSA key of any size for RS*, PS*). */
 function fits(spec: AlgorithmSpec, key: crypto.KeyObject): boolean {
   if (spec.kty === 'ec') return key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === spec.namedCurve;
+  if (spec.kty === 'eddsa') return key.asymmetricKeyType === 'ed25519' || key.asymmetricKeyType === 'ed448';
   return key.asymmetricKeyType === spec.kty;
 }
 
@@ -263,7 +264,7 @@ function fits(spec: AlgorithmSpec, key: crypto.KeyObject): boolean {
 function signatureLength(spec: AlgorithmSpec, key: crypto.KeyObject): number {
   if (spec.kty === 'rsa') return Math.ceil((key.asymmetricKeyDetails?.modulusLength ?? 0) / 8);
   if (spec.kty === 'ec') return 2 * spec.coordinate;
-  return 64;
+  return key.asymmetricKeyType === 'ed448' ? 114 : 64;
 }
 
 function keyDescription(key: crypto.KeyObject): string {
@@ -285,7 +286,7 @@ function signatureVerifies(spec: AlgorithmSpec, key: crypto.KeyObject, data: Buf
       }
       case 'ec':
         return crypto.verify(spec.hash, data, { key, dsaEncoding: 'ieee-p1363' }, signature);
-      case 'ed25519':
+      case 'eddsa':
         return crypto.verify(null, data, key, signature);
     }
   } catch {

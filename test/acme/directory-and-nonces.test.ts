@@ -113,10 +113,12 @@ describe.each(testDatabaseTargets())('ACME directory, nonces and request checks 
     expect([nothing.status, problemType(nothing)]).toEqual([404, 'urn:ietf:params:acme:error:not-found']);
   });
 
-  test('an EdDSA (Ed25519) and an RS256 account key register', async () => {
-    for (const kind of ['ed25519', 'rsa'] as const) {
+  test('EdDSA (Ed25519, Ed448) and RS256 account keys register and sign orders', async () => {
+    for (const kind of ['ed25519', 'ed448', 'rsa'] as const) {
       const other = await new WireClient(server.directory, newKey(kind)).init();
-      expect((await other.register()).status).toBe(201);
+      expect([kind, (await other.register()).status]).toEqual([kind, 201]);
+      const order = await other.post(other.directory.newOrder, { identifiers: [{ type: 'dns', value: `${kind}.example.com` }] });
+      expect([kind, order.status]).toEqual([kind, 201]);
     }
   });
 });

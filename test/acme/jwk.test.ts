@@ -115,7 +115,7 @@ describe('publicKeyFromJwk', () => {
     ['a kty that is not a string', { kty: 1 }],
     ['secp256k1', { ...RFC7515_EC_KEY, crv: 'secp256k1' }],
     ['P-192', { ...RFC7515_EC_KEY, crv: 'P-192' }],
-    ['Ed448', { kty: 'OKP', crv: 'Ed448', x: RFC8037_KEY.x }],
+    ['an Ed448 key of 32 octets', { kty: 'OKP', crv: 'Ed448', x: RFC8037_KEY.x }],
     ['X25519', { ...RFC8037_KEY, crv: 'X25519' }],
     ['an Ed25519 key of 31 octets', { ...RFC8037_KEY, x: Buffer.alloc(31, 7).toString('base64url') }],
     ['n missing', { kty: 'RSA', e: 'AQAB' }],

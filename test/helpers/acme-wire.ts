@@ -18,20 +18,22 @@ export interface WireKey {
   alg: string;
 }
 
-export function newKey(kind: 'ec' | 'ed25519' | 'rsa' = 'ec'): WireKey {
+export function newKey(kind: 'ec' | 'ed25519' | 'ed448' | 'rsa' = 'ec'): WireKey {
   const pair =
     kind === 'ec'
       ? crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' })
       : kind === 'rsa'
         ? crypto.generateKeyPairSync('rsa', { modulusLength: 2048 })
-        : crypto.generateKeyPairSync('ed25519');
+        : kind === 'ed448'
+          ? crypto.generateKeyPairSync('ed448')
+          : crypto.generateKeyPairSync('ed25519');
   const full = pair.publicKey.export({ format: 'jwk' }) as Record<string, string>;
   const jwk: Record<string, string> =
     kind === 'ec'
       ? { kty: 'EC', crv: full.crv, x: full.x, y: full.y }
       : kind === 'rsa'
         ? { kty: 'RSA', n: full.n, e: full.e }
-        : { kty: 'OKP', crv: 'Ed25519', x: full.x };
+        : { kty: 'OKP', crv: full.crv, x: full.x };
   return { privateKey: pair.privateKey, jwk, alg: kind === 'ec' ? 'ES256' : kind === 'rsa' ? 'RS256' : 'EdDSA' };
 }
 
