@@ -118,7 +118,7 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
   const acme = resolveAcmeOptions(options.acme, env);
   if ((enableRestApi || acme.enabled) && store === null) {
     throw new OptionsError(
-      'option `store` is required when the REST API is enabled, e.g. createCaApiRouter({ enableRestApi: true, store: knexStore(db) })',
+      `option \`store\` is required when ${enableRestApi ? 'the REST API' : 'ACME'} is enabled, e.g. createCaApiRouter({ enableRestApi: true, store: knexStore(db) })`,
     );
   }
   // Without an explicit choice the package entry adds the default backend (keys in the store).

@@ -17,7 +17,7 @@ import type { RouteDefinition } from './api/route-types';
 import { CaCache } from './cache/ca-cache';
 import { serveModules, type MountedModule, type SharedContext } from './http/modules';
 import { OutageLog } from './http/outage';
-import type { ResolvedOptions } from './options';
+import { OptionsError, type ResolvedOptions } from './options';
 import { hasAcmeNonces, hasAcmeStore, hasRevocationStore, type ChallengeValidator, type SecretBox } from './ports';
 import { mountAcme } from './acme/mount';
 import { mountRevocationEndpoints } from './revocation-endpoints/mount';
@@ -72,7 +72,7 @@ function mountModules(
   }
   if (resolved.acme.enabled) {
     if (!hasAcmeStore(store) || !hasAcmeNonces(store) || !ports.acmeValidator) {
-      throw new Error('ACME needs a store with the ACME capabilities (the knex store has them) and a challenge validator');
+      throw new OptionsError('`acme.enabled` needs a store with the ACME capabilities (the knex store has them) and a challenge validator');
     }
     const settings = { prefix: `/${resolved.urlPath}acme/`, options: resolved.acme, profiles: resolved.effectiveProfiles };
     const acmePorts = {
