@@ -17,6 +17,7 @@ import { HttpError } from '../http/http-errors';
 import type { MountedModule, SharedContext } from '../http/modules';
 import { RETRY_AFTER_SECONDS } from '../http/outage';
 import { compileRoute, matchingRoutes, routeForMethod } from '../http/path-matcher';
+import { redirectToSlash } from '../http/trailing-slash';
 import {
   StoreUnavailableError,
   type AcmeNonceStore,
@@ -140,7 +141,13 @@ export function mountAcme(settings: AcmeSettings, ports: AcmePorts, shared: Shar
     prefix,
     handle(req: Request, res: Response, next: NextFunction): void {
       if (!req.path.startsWith(prefix)) return next();
-      const matches = matchingRoutes(routes, `/${req.path.slice(prefix.length)}`);
+      const path = `/${req.path.slice(prefix.length)}`;
+      const matches = matchingRoutes(routes, path);
+      // The original's URLs end in `/`; without it, a redirect to them, as the original answers (APPEND_SLASH).
+      if (matches.length === 0 && !path.endsWith('/') && matchingRoutes(routes, `${path}/`).length > 0) {
+        redirectToSlash(req, res, `${req.baseUrl}${req.path}/`);
+        return;
+      }
       if (matches.length === 0) {
         write(res, problemAnswer(notFound(`${req.path}: No ACME resource here.`), req), [], {});
         return;

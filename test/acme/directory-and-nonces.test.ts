@@ -104,11 +104,13 @@ describe.each(testDatabaseTargets())('ACME directory, nonces and request checks 
     expect(problemType(unknownKid)).toBe('urn:ietf:params:acme:error:accountDoesNotExist');
   });
 
-  test('a GET on a POST resource is a 405 problem with Allow; a path under acme/ that names nothing is a 404 problem', async () => {
+  test('a GET on a POST resource is a 405 problem with Allow; a path without its slash is redirected; one that names nothing is a 404 problem', async () => {
     const answer = await send(client.directory.newOrder);
     expect(answer.status).toBe(405);
     expect(answer.headers.get('allow')).toBe('POST');
     expect(answer.headers.get('content-type')).toBe('application/problem+json');
+    const noSlash = await fetch(server.directory.slice(0, -1), { redirect: 'manual' });
+    expect([noSlash.status, noSlash.headers.get('location')]).toEqual([301, new URL(server.directory).pathname]);
     const nothing = await send(`${acmeRoot()}nothing/here/`);
     expect([nothing.status, problemType(nothing)]).toEqual([404, 'urn:ietf:params:acme:error:not-found']);
   });
