@@ -10,22 +10,12 @@ import { knexStore } from '../../adapters/store/knex';
 import { jwkThumbprint, type PublicJwk } from '../../lib/acme/jwk';
 import { WireClient, problemType } from '../helpers/acme-wire';
 import { isPostgresUrl, openSecondPool, openTestDatabase, testDatabaseTargets } from '../helpers/database';
-import { startAcmeServer, type AcmeFixture } from './fixture';
+import { issueWithAcmeClient, startAcmeServer, type AcmeFixture } from './fixture';
 
 jest.setTimeout(90_000);
 
 async function autoIssue(client: acme.Client, server: AcmeFixture, name: string): Promise<string> {
-  server.dns.setA(name, ['127.0.0.1']);
-  const [, csr] = await acme.crypto.createCsr({ commonName: name });
-  return client.auto({
-    csr,
-    skipChallengeVerification: true,
-    challengePriority: ['http-01'],
-    challengeCreateFn: async (_a, challenge, keyAuthorization) => {
-      server.http01.set(challenge.token, keyAuthorization);
-    },
-    challengeRemoveFn: async () => {},
-  });
+  return (await issueWithAcmeClient(client, server, name)).chain;
 }
 
 describe.each(testDatabaseTargets())('ACME durability ($name)', (target) => {

@@ -8,6 +8,7 @@ import { randomBytes } from 'crypto';
 import express from 'express';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
+import * as acme from 'acme-client';
 import { challengeValidator } from '../../adapters/acme-validation';
 import { hasAcmeStore, type AcmeStoreProvider } from '../../lib/ports';
 import {
@@ -105,4 +106,20 @@ export async function startAcmeServer(
       if (!existing) await db.close();
     },
   };
+}
+
+/** A certificate for `name` through acme-client's `auto` and the fixture's http-01 responder: the chain, and the key as PEM. */
+export async function issueWithAcmeClient(client: acme.Client, server: AcmeFixture, name: string): Promise<{ chain: string; key: string }> {
+  server.dns.setA(name, ['127.0.0.1']);
+  const [key, csr] = await acme.crypto.createCsr({ commonName: name });
+  const chain = await client.auto({
+    csr,
+    skipChallengeVerification: true,
+    challengePriority: ['http-01'],
+    challengeCreateFn: async (_authz, challenge, keyAuthorization) => {
+      server.http01.set(challenge.token, keyAuthorization);
+    },
+    challengeRemoveFn: async () => {},
+  });
+  return { chain, key: key.toString() };
 }

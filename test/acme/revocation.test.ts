@@ -14,7 +14,7 @@ import * as path from 'path';
 import { pemEncode } from '../../lib/x509/pem';
 import { WireClient, problemType, type WireKey } from '../helpers/acme-wire';
 import { testDatabaseTargets } from '../helpers/database';
-import { startAcmeServer, type AcmeFixture } from './fixture';
+import { issueWithAcmeClient, startAcmeServer, type AcmeFixture } from './fixture';
 
 jest.setTimeout(60_000);
 const execFileAsync = promisify(execFile);
@@ -35,18 +35,8 @@ describe.each(testDatabaseTargets())('ACME revocation and renewal information ($
 
   /** A certificate for `name` through acme-client; its key as PEM. */
   async function issue(client: acme.Client, name: string): Promise<{ pem: string; key: string }> {
-    server.dns.setA(name, ['127.0.0.1']);
-    const [key, csr] = await acme.crypto.createCsr({ commonName: name });
-    const chain = await client.auto({
-      csr,
-      skipChallengeVerification: true,
-      challengePriority: ['http-01'],
-      challengeCreateFn: async (_a, challenge, keyAuthorization) => {
-        server.http01.set(challenge.token, keyAuthorization);
-      },
-      challengeRemoveFn: async () => {},
-    });
-    return { pem: chain.slice(0, chain.indexOf('-----END CERTIFICATE-----') + 26), key: key.toString() };
+    const { chain, key } = await issueWithAcmeClient(client, server, name);
+    return { pem: chain.slice(0, chain.indexOf('-----END CERTIFICATE-----') + 26), key };
   }
 
   /** openssl asks the server in this process: run it without blocking the event loop that answers it. */

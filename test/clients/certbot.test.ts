@@ -28,6 +28,7 @@ import {
   startAcmeExample,
   subjectAltName,
   type AcmeExample,
+  expectRevokedEverywhere,
 } from './harness';
 
 describeWith(['certbot', 'openssl'], 'certbot against the example server', () => {
@@ -127,9 +128,7 @@ describeWith(['certbot', 'openssl'], 'certbot against the example server', () =>
     const result = await certbot(home, ['revoke', '--cert-path', cert, '--reason', 'keycompromise', '--no-delete-after-revoke']);
     expectSuccess('certbot revoke', result);
     expect(result.out).toContain('successfully revoked the certificate');
-    const ocsp = await opensslOcsp(cert, chain, example.rootPem, home);
-    expect({ status: ocsp.status, reason: ocsp.reason }).toEqual({ status: 'revoked', reason: 'keyCompromise' });
-    expect(await restCertificate(example, serial)).toMatchObject({ revoked: true, revoked_reason: 'key_compromise' });
+    await expectRevokedEverywhere(example, { cert, chain, serial, workDir: home }, { ocsp: 'keyCompromise', rest: 'key_compromise' });
   });
 
   test("a failed http-01 challenge: certbot exits non-zero with the server's detail, and no certificate", async () => {

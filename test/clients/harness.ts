@@ -311,3 +311,14 @@ export async function makeTlsServerCertificate(dir: string): Promise<{ ca: strin
   ]);
   return { ca: file('tls-ca.pem'), cert: file('tls-server.pem'), key: file('tls-server.key') };
 }
+
+/** What a revocation must show, wherever it was made: OCSP through the server (openssl) and the REST inventory agree on the reason. */
+export async function expectRevokedEverywhere(
+  example: AcmeExample,
+  certificate: { cert: string; chain: string; serial: string; workDir: string },
+  reason: { ocsp: string; rest: string },
+): Promise<void> {
+  const ocsp = await opensslOcsp(certificate.cert, certificate.chain, example.rootPem, certificate.workDir);
+  expect({ status: ocsp.status, reason: ocsp.reason }).toEqual({ status: 'revoked', reason: reason.ocsp });
+  expect(await restCertificate(example, certificate.serial)).toMatchObject({ revoked: true, revoked_reason: reason.rest });
+}

@@ -27,6 +27,7 @@ import {
   startAcmeExample,
   subjectAltName,
   type AcmeExample,
+  expectRevokedEverywhere,
 } from './harness';
 
 describeWith(['lego', 'openssl'], 'lego against the example server', () => {
@@ -143,9 +144,11 @@ describeWith(['lego', 'openssl'], 'lego against the example server', () => {
     const result = await lego(home, ['--domains', 'v.example.test', 'revoke', '--reason', '5', '--keep']);
     expectSuccess('lego revoke', result);
     expect(result.out).toContain('Certificate was revoked.');
-    const ocsp = await opensslOcsp(cert, issuer, example.rootPem, home);
-    expect({ status: ocsp.status, reason: ocsp.reason }).toEqual({ status: 'revoked', reason: 'cessationOfOperation' });
-    expect(await restCertificate(example, serial)).toMatchObject({ revoked: true, revoked_reason: 'cessation_of_operation' });
+    await expectRevokedEverywhere(
+      example,
+      { cert, chain: issuer, serial, workDir: home },
+      { ocsp: 'cessationOfOperation', rest: 'cessation_of_operation' },
+    );
   });
 
   test("a failed http-01 challenge: lego exits non-zero with the server's detail, and no certificate", async () => {
