@@ -20,9 +20,8 @@ import { OptionsError, resolveOptions, type CaApiRouterOptions, type ResolvedOpt
 import type { OptionsEntry } from './http/option-checks';
 import { resolveRevocationRouterOptions, type RevocationRouterOptions } from './revocation-endpoints/options';
 import { buildRevocationRouter, type RevocationRouter } from './revocation-endpoints/router';
-import type { Authenticator, ChallengeValidator, KeyBackend, SecretBox, Store } from './ports';
-import { kekSecretBox } from '../adapters/keys/secret-box';
-import { loadKek } from '../adapters/keys/kek';
+import type { Authenticator, ChallengeValidator, KeyBackend, Store } from './ports';
+import { envKekSecretBox } from '../adapters/keys/secret-box';
 import { defaultKeyBackend, KEK_ENV, KeyBackendError } from '../adapters/keys';
 import { storeAuthenticator } from '../adapters/auth/store-authenticator';
 import { storePermissionChecker } from '../adapters/auth/store-permissions';
@@ -153,14 +152,8 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
     signatureVerifier,
     owned,
     acmeValidator: acmeValidatorOf(resolved, given),
-    acmeSecrets: resolved.acme.eabSecrets ?? kekSecretBoxFrom(given.env ?? process.env),
+    acmeSecrets: resolved.acme.eabSecrets ?? envKekSecretBox(given.env ?? process.env),
   };
-}
-
-/** EAB MAC keys sealed under `CA_KEY_ENCRYPTION_KEY` (adapters/keys/secret-box.ts); none without one. */
-function kekSecretBoxFrom(env: Record<string, string | undefined>): SecretBox | null {
-  const kek = loadKek(env[KEK_ENV] ?? '');
-  return kek ? kekSecretBox(kek) : null;
 }
 
 /**

@@ -5,11 +5,21 @@
  * after `ca-admin rotate_kek` unused binding keys sealed under the old KEK no longer open (README "ACME").
  */
 import type { SecretBox } from '../../lib/ports';
-import { decryptKey, encryptKey, parseEnvelope, type Kek } from './kek';
+import { decryptKey, encryptKey, KEK_ENV, loadKek, parseEnvelope, type Kek } from './kek';
 
 export function kekSecretBox(kek: Kek): SecretBox {
   return {
     seal: (secret) => encryptKey(kek, secret),
     open: (sealed) => decryptKey(kek, parseEnvelope(sealed)),
   };
+}
+
+/**
+ * The box under `CA_KEY_ENCRYPTION_KEY` of `env` — the router's default and `ca-admin
+ * create_acme_eab_key`'s, so that the server opens what the command sealed; null when it is unset or
+ * empty (a malformed one is an error).
+ */
+export function envKekSecretBox(env: Record<string, string | undefined>): SecretBox | null {
+  const kek = loadKek(env[KEK_ENV] ?? '');
+  return kek ? kekSecretBox(kek) : null;
 }

@@ -2,16 +2,20 @@
  * The ACME options of init_ca, import_ca and edit_ca (docs/COMPATIBILITY.md §4.4): one definition for
  * all three, so that the flags, their pairs and the profile check cannot drift apart. They set a CA's
  * `acme_enabled`, `acme_registration` (new accounts allowed, RFC 8555 §7.3), `acme_profile` and
- * `acme_requires_contact` (whether a new account must give a contact, RFC 8555 §7.3). A flag not given
- * leaves its field alone: unchanged on edit_ca, the model default on a new CA.
+ * `acme_requires_contact` (whether a new account must give a contact, RFC 8555 §7.3), and — ours, kept
+ * by the ACME store beside the CA (`AcmeCaPolicy`, README "ACME") — whether a new account needs an
+ * external account binding (RFC 8555 §7.3.4) and the names the CA issues for. A flag not given leaves
+ * its field alone: unchanged on edit_ca, the default on a new CA.
  *
  * With `CA_ENABLE_ACME=false` the original removes these options; here they are hidden from `--help`
  * and refused with an error naming the setting, rather than commander's bare "unknown option".
  */
 import { Option } from 'commander';
+import { policyNames } from '../ca/acme-policy';
 import type { CaAcmeSettings } from '../ca/authorities';
 import { CA_PATCH_FIELDS } from '../ca/ca-fields';
 import { CaError } from '../ca/errors';
+import { DEFAULT_ACME_POLICY, type AcmeCaPolicy } from '../ports';
 import type { CommandContext } from './context';
 import { flagName, flagPair } from './commands/shared';
 
@@ -30,12 +34,21 @@ const FLAG_PAIRS = [
   },
 ] as const;
 
+/** The policy's boolean, as the pairs above; its default is `DEFAULT_ACME_POLICY`'s. */
+const EAB_PAIR = {
+  yes: ['--acme-eab-required', 'new ACME accounts must have an external account binding (create_acme_eab_key)'],
+  no: ['--acme-eab-optional', 'new ACME accounts need no external account binding'],
+} as const;
+
+/** Each occurrence of a repeatable option appended to the list. */
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
 /** The model default of a new CA's field (lib/ca/ca-fields.ts), which init_ca's and import_ca's help name. */
 const modelDefault = (field: 'acmeEnabled' | 'acmeRegistration' | 'acmeRequiresContact' | 'acmeProfile') =>
   CA_PATCH_FIELDS.get(field)?.default;
 
 /**
- * The seven options. `forNewCa` marks the defaults in the help; `enabled` false (`CA_ENABLE_ACME=false`)
+ * The twelve options. `forNewCa` marks the defaults in the help; `enabled` false (`CA_ENABLE_ACME=false`)
  * hides them.
  */
 export function acmeOptions(o: { enabled: boolean; forNewCa: boolean }): Option[] {
@@ -47,22 +60,43 @@ export function acmeOptions(o: { enabled: boolean; forNewCa: boolean }): Option[
       '--acme-profile <profile>',
       `profile of the certificates issued through ACME${o.forNewCa ? ` (default: ${String(modelDefault('acmeProfile'))})` : ''}`,
     ),
+    described(EAB_PAIR.yes, DEFAULT_ACME_POLICY.eabRequired),
+    described(EAB_PAIR.no, !DEFAULT_ACME_POLICY.eabRequired),
+    new Option(
+      '--acme-allow <name>',
+      'issue through ACME only for names under this DNS suffix or in this IP network (repeatable; replaces the allow list)',
+    ).argParser(collect),
+    new Option(
+      '--acme-deny <name>',
+      'never issue through ACME for names under this DNS suffix or in this IP network (repeatable; replaces the deny list)',
+    ).argParser(collect),
+    new Option('--acme-clear-names', 'empty both name lists (an --acme-allow or --acme-deny given with it then fills its own)'),
   ];
   return o.enabled ? options : options.map((option) => option.hideHelp());
 }
 
 /** What commander parsed for the options of `acmeOptions`. */
-export type AcmeFlags = Readonly<Record<string, unknown>> & { acmeProfile?: string };
+export type AcmeFlags = Readonly<Record<string, unknown>> & {
+  acmeProfile?: string;
+  acmeAllow?: string[];
+  acmeDeny?: string[];
+  acmeClearNames?: boolean;
+};
 
-/** commander's attribute names of the seven options (`--acme-enable` → `acmeEnable`). */
+/** commander's attribute names of the twelve options (`--acme-enable` → `acmeEnable`). */
 const ATTRIBUTES = acmeOptions({ enabled: true, forNewCa: false }).map((option) => option.attributeName());
 
-/** The ACME fields the flags give; refused when ACME is switched off, or for an unknown profile. */
-export function acmeSettings(o: AcmeFlags, ctx: CommandContext): CaAcmeSettings {
+/** With `CA_ENABLE_ACME=false`, any of the options is an error naming the setting. */
+function refuseWhenOff(o: AcmeFlags, ctx: CommandContext): void {
   const given = ATTRIBUTES.find((a) => o[a] !== undefined);
   if (given !== undefined && !ctx.settings.enableAcme) {
     throw new CaError('invalid', `${flagName(given)}: ACME is disabled (CA_ENABLE_ACME=false).`);
   }
+}
+
+/** The ACME fields of the CA row the flags give; refused when ACME is switched off, or for an unknown profile. */
+export function acmeSettings(o: AcmeFlags, ctx: CommandContext): CaAcmeSettings {
+  refuseWhenOff(o, ctx);
   const settings: CaAcmeSettings = {};
   for (const pair of FLAG_PAIRS) {
     const value = flagPair(o, new Option(pair.yes[0]).attributeName(), new Option(pair.no[0]).attributeName());
@@ -73,4 +107,18 @@ export function acmeSettings(o: AcmeFlags, ctx: CommandContext): CaAcmeSettings 
     settings.acmeProfile = o.acmeProfile;
   }
   return settings;
+}
+
+/**
+ * The change to the CA's ACME policy the flags give, checked before anything is written (null: none
+ * given). `--acme-clear-names` empties both lists; a list given replaces the stored one whole.
+ */
+export function acmePolicyPatch(o: AcmeFlags, ctx: CommandContext): Partial<AcmeCaPolicy> | null {
+  refuseWhenOff(o, ctx);
+  const patch: Partial<AcmeCaPolicy> = o.acmeClearNames ? { allow: [], deny: [] } : {};
+  const eabRequired = flagPair(o, new Option(EAB_PAIR.yes[0]).attributeName(), new Option(EAB_PAIR.no[0]).attributeName());
+  if (eabRequired !== undefined) patch.eabRequired = eabRequired;
+  if (o.acmeAllow !== undefined) patch.allow = policyNames(o.acmeAllow, '--acme-allow');
+  if (o.acmeDeny !== undefined) patch.deny = policyNames(o.acmeDeny, '--acme-deny');
+  return Object.keys(patch).length ? patch : null;
 }

@@ -3,7 +3,7 @@
  * settings of the same names) and closed afterwards.
  */
 import * as os from 'os';
-import { actingAs, type Actor, type Store } from '../ports';
+import { actingAs, type Actor, type SecretBox, type Store } from '../ports';
 import type { KeyBackends } from '../ca/key-backends';
 import { CaError } from '../ca/errors';
 import { DEFAULT_PROFILE_NAME, resolveProfiles, type Profiles, type ProfilesConfig } from '../ca/profiles';
@@ -97,6 +97,23 @@ export class CommandContext {
     const given = this.io.keyBackends;
     this.backendCache ??= typeof given === 'function' ? given(this.io.env) : (given ?? []);
     return this.backendCache;
+  }
+
+  /**
+   * The box that seals ACME external account binding keys; without one (no `CA_KEY_ENCRYPTION_KEY`) an
+   * error, as a key the server cannot open would be worse than none.
+   */
+  secretBox(): SecretBox {
+    const given = this.io.secretBox;
+    const box = typeof given === 'function' ? given(this.io.env) : given;
+    if (!box) {
+      throw new CaError(
+        'invalid',
+        'No key-encryption key: set CA_KEY_ENCRYPTION_KEY (the key of the CA keys, and of the ACME server) — ' +
+          'the MAC keys of external account bindings are stored sealed under it.',
+      );
+    }
+    return box;
   }
 
   profiles(): Profiles {

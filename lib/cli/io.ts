@@ -1,5 +1,5 @@
 /** What a command may touch of the outside world; tests pass their own (runCli is in-process). */
-import type { Store } from '../ports';
+import type { SecretBox, Store } from '../ports';
 import type { KeyBackends } from '../ca/key-backends';
 
 export interface CliStream {
@@ -24,6 +24,12 @@ export interface CliIo {
   openStore?: (databaseUrl: string | undefined) => Promise<Store>;
   /** Key backends by alias, or how to make them from the environment (main.ts: the built-in backend). */
   keyBackends?: KeyBackends | ((env: Record<string, string | undefined>) => KeyBackends);
+  /**
+   * Seals the MAC keys of ACME external account bindings (create_acme_eab_key), or how to make it from
+   * the environment — null when the environment has no key to seal with. main.ts: under
+   * `CA_KEY_ENCRYPTION_KEY`, which the ACME server's default box opens them with.
+   */
+  secretBox?: SecretBox | null | ((env: Record<string, string | undefined>) => SecretBox | null);
   /** bcrypt cost for create_api_user (tests lower it). */
   bcryptCost?: number;
 }

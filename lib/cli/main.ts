@@ -5,6 +5,7 @@
  * import adapters.
  */
 import { defaultKeyBackend } from '../../adapters/keys/default-backend';
+import { envKekSecretBox } from '../../adapters/keys/secret-box';
 import type { Store } from '../ports';
 import type { CliIo } from './io';
 import { runCli } from './run';
@@ -27,6 +28,8 @@ export function runCaAdmin(argv: string[], io: CliIo): Promise<number> {
   return runCli(argv, {
     openStore: openDefaultStore,
     keyBackends: (env) => [defaultKeyBackend({ keyEncryptionKey: env.CA_KEY_ENCRYPTION_KEY })],
+    // The box the router opens binding keys with by default (adapters/keys/secret-box.ts).
+    secretBox: envKekSecretBox,
     ...io,
   });
 }

@@ -2,7 +2,7 @@
  * Output options shared by init_ca, sign_cert, view_ca and view_cert (docs/COMPATIBILITY.md §4.3).
  */
 import { Option } from 'commander';
-import type { CaRecord, CertificateRecord, Store } from '../ports';
+import { hasAcmeStore, type AcmeCaPolicy, type CaRecord, type CertificateRecord, type Store } from '../ports';
 import { caToJson, certificateToJson, FINGERPRINT_ORDER } from '../ca/serialize';
 import { pemEncode } from '../x509/pem';
 import { serialToColons } from '../x509/serial-format';
@@ -91,25 +91,36 @@ async function chain(store: Store, ca: CaRecord | null): Promise<CaRecord[]> {
 
 /**
  * The original's ACME section, word for word (Python's True/False included: scripts may read it);
- * registration and profile are ours, after its two lines.
+ * registration, profile and the CA's ACME policy (README "ACME") are ours, after its two lines — the
+ * name lists only when they hold something, so that a CA without them reads as before.
  */
-function acmeLines(ca: CaRecord): string[] {
+function acmeLines(ca: CaRecord, policy: AcmeCaPolicy | null): string[] {
   const bool = (b: boolean) => (b ? 'True' : 'False');
   if (!ca.acmeEnabled) return ['ACMEv2 support:', '* Enabled: False'];
-  return [
+  const lines = [
     'ACMEv2 support:',
     '* Enabled: True',
     `* Requires contact: ${bool(ca.acmeRequiresContact)}`,
     `* Account registration: ${bool(ca.acmeRegistration)}`,
     `* Profile: ${ca.acmeProfile}`,
   ];
+  if (!policy) return lines;
+  lines.push(`* External account binding: ${policy.eabRequired ? 'required' : 'optional'}`);
+  if (policy.allow.length) lines.push(`* Names allowed: ${policy.allow.join(', ')}`);
+  if (policy.deny.length) lines.push(`* Names denied: ${policy.deny.join(', ')}`);
+  return lines;
+}
+
+/** The policy view_ca shows: only where the ACME section has more than `Enabled: False`, and the store keeps one. */
+async function shownPolicy(store: Store, ca: CaRecord): Promise<AcmeCaPolicy | null> {
+  return ca.acmeEnabled && hasAcmeStore(store) ? store.acme.policy(ca.id) : null;
 }
 
 function textView(
   rec: CaRecord | CertificateRecord,
   kind: 'ca' | 'cert',
   o: OutputOptions,
-  extra: { parent?: CaRecord | null; children?: CaRecord[]; issuer?: CaRecord | null; acme?: boolean },
+  extra: { parent?: CaRecord | null; children?: CaRecord[]; issuer?: CaRecord | null; acme?: { policy: AcmeCaPolicy | null } },
 ): string {
   const now = new Date();
   const c = rec.certificate;
@@ -138,7 +149,7 @@ function textView(
     lines.push(`Path length: ${pathLength === null ? 'unlimited' : pathLength}`);
     lines.push(`Key storage: ${ca.keyBackendAlias}${ca.keyBackendOptions === null ? ' (no private key)' : ''}`);
     lines.push(`CAA identity: ${ca.caaIdentity}`, `Website: ${ca.website}`, `Terms of service: ${ca.termsOfService}`);
-    if (extra.acme) lines.push(...acmeLines(ca));
+    if (extra.acme) lines.push(...acmeLines(ca, extra.acme.policy));
   } else if (extra.issuer) {
     lines.push(`Certificate Authority: ${extra.issuer.name} (${serialToColons(extra.issuer.serial)})`);
   }
@@ -194,7 +205,8 @@ export async function show(ctx: ShowContext, rec: CaRecord | CertificateRecord, 
     }
     case 'text': {
       const children = kind === 'ca' ? (await ctx.store.listCas()).filter((ca) => ca.parentId === (rec as CaRecord).id) : undefined;
-      ctx.write(textView(rec, kind, o, { parent, children, issuer, acme: ctx.acme }));
+      const acme = kind === 'ca' && ctx.acme ? { policy: await shownPolicy(ctx.store, rec as CaRecord) } : undefined;
+      ctx.write(textView(rec, kind, o, { parent, children, issuer, acme }));
       return;
     }
   }

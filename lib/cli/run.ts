@@ -10,6 +10,7 @@ import { registerCaCommands } from './commands/cas';
 import { registerCertCommands } from './commands/certs';
 import { registerRevocationCommands } from './commands/revocation';
 import { registerKeyCommands } from './commands/keys';
+import { registerAcmeCommands } from './commands/acme';
 import type { Action } from './commands/shared';
 import { X509Error } from '../x509/errors';
 
@@ -20,6 +21,7 @@ const ENVIRONMENT_HELP = `
 Environment:
   DATABASE_URL            postgres://… URL, or a directory for the embedded PGlite database (default ./.ca-data)
   CA_KEY_ENCRYPTION_KEY   32 random bytes, base64, that encrypt every CA private key; keep it and reuse it
+                          (it also seals the ACME binding keys that create_acme_eab_key makes)
   CA_DEFAULT_HOSTNAME     host[:port] for the URLs init_ca puts into a new CA's sign_* fields
   CA_URL_PATH             path prefix of those URLs (default django_ca/)
   CA_DEFAULT_PROFILE      profile of sign_cert without a profile flag (default webserver)
@@ -91,6 +93,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     registerCertCommands(program, run, ctx.profiles());
     registerRevocationCommands(program, run);
     registerKeyCommands(program, run);
+    registerAcmeCommands(program, run);
     for (const cmd of program.commands)
       cmd
         .addHelpText('after', COMMAND_ENVIRONMENT_HELP)

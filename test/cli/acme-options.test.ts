@@ -3,7 +3,7 @@
  * hiding and refusing them (docs/COMPATIBILITY.md §4.4).
  */
 import * as path from 'path';
-import type { CaRecord } from '../../lib/ports';
+import { hasAcmeStore, type CaRecord } from '../../lib/ports';
 import { testDatabaseTargets } from '../helpers/database';
 import { cliFixture, cliRunner } from './helpers';
 import { openssl } from './openssl';
@@ -16,13 +16,26 @@ const ACME_FLAGS = [
   '--acme-profile',
   '--acme-contact-optional',
   '--acme-contact-required',
+  '--acme-eab-required',
+  '--acme-eab-optional',
+  '--acme-allow',
+  '--acme-deny',
+  '--acme-clear-names',
 ];
+
+/** The value each option that takes one is given here. */
+const VALUES: Readonly<Record<string, string[]>> = {
+  '--acme-profile': ['webserver'],
+  '--acme-allow': ['example.internal'],
+  '--acme-deny': ['10.0.0.0/8'],
+};
 
 /** The pairs, each with the error both at once give. */
 const PAIRS: [string, string][] = [
   ['--acme-enable', '--acme-disable'],
   ['--acme-enable-account-registration', '--acme-disable-account-registration'],
   ['--acme-contact-required', '--acme-contact-optional'],
+  ['--acme-eab-required', '--acme-eab-optional'],
 ];
 
 const acmeFields = (ca: CaRecord | null) =>
@@ -61,13 +74,15 @@ describe.each(testDatabaseTargets())('ACME options on $name', (target) => {
     expect(await fields(name)).toEqual({ enabled: true, registration: false, profile: 'client', requiresContact: false });
     const view = await f.cli(['view_ca', name, '--no-pem']);
     expect(acmeSection(view.stdout)).toBe(
-      'ACMEv2 support:\n* Enabled: True\n* Requires contact: False\n* Account registration: False\n* Profile: client\n',
+      'ACMEv2 support:\n* Enabled: True\n* Requires contact: False\n* Account registration: False\n* Profile: client\n' +
+        '* External account binding: optional\n',
     );
     // init_ca's own text output shows the same.
     const other = fresh();
     const text = await init(other, ['--acme-enable', '--output-format', 'text', '--no-pem']);
     expect(acmeSection(text.stdout)).toBe(
-      'ACMEv2 support:\n* Enabled: True\n* Requires contact: True\n* Account registration: True\n* Profile: webserver\n',
+      'ACMEv2 support:\n* Enabled: True\n* Requires contact: True\n* Account registration: True\n* Profile: webserver\n' +
+        '* External account binding: optional\n',
     );
   });
 
@@ -112,9 +127,24 @@ describe.each(testDatabaseTargets())('ACME options on $name', (target) => {
     const key = path.join(f.dir, `${name}.key`);
     const pem = path.join(f.dir, `${name}.pem`);
     openssl(['req', '-x509', '-newkey', 'ed25519', '-nodes', '-subj', `/CN=${name}`, '-days', '30', '-keyout', key, '-out', pem]);
-    const r = await f.cli(['import_ca', '--acme-enable', '--acme-profile', 'client', name, key, pem]);
+    const r = await f.cli([
+      'import_ca',
+      '--acme-enable',
+      '--acme-profile',
+      'client',
+      '--acme-eab-required',
+      '--acme-allow',
+      '10.0.0.0/8',
+      name,
+      key,
+      pem,
+    ]);
     expect(r.stderr).toBe('');
     expect(await fields(name)).toEqual({ enabled: true, registration: true, profile: 'client', requiresContact: true });
+    // The policy options (test/cli/acme-policy.test.ts) too.
+    const store = f.db.store;
+    if (!hasAcmeStore(store)) throw new Error('the test store has no ACME capability');
+    expect(await store.acme.policy((await store.findCaByName(name))!.id)).toEqual({ eabRequired: true, allow: ['10.0.0.0/8'], deny: [] });
   });
 
   it('every command that takes them lists them in --help', async () => {
@@ -128,6 +158,7 @@ describe.each(testDatabaseTargets())('ACME options on $name', (target) => {
       '--acme-disable',
       '--acme-enable-account-registration',
       '--acme-contact-required',
+      '--acme-eab-optional',
     ]);
     expect(initHelp).toMatch(/--acme-profile <profile>\s+profile of the certificates issued through ACME \(default: webserver\)\n/);
   });
@@ -146,7 +177,7 @@ describe.each(testDatabaseTargets())('ACME options on $name', (target) => {
     });
 
     it.each(ACME_FLAGS)('refuses %s with an error naming the setting', async (flag) => {
-      const value = flag === '--acme-profile' ? ['webserver'] : [];
+      const value = VALUES[flag] ?? [];
       const name = fresh();
       const r = await off()(['init_ca', '--key-type', 'Ed25519', flag, ...value, name, `CN=${name}.example.com`]);
       expect(r).toMatchObject({ code: 1, stdout: '', stderr: `Error: ${flag}: ACME is disabled (CA_ENABLE_ACME=false).\n` });

@@ -1,16 +1,17 @@
 /** init_ca, import_ca, edit_ca, list_cas, view_ca (docs/COMPATIBILITY.md §4). */
 import { Command, Option } from 'commander';
+import { acmeStoreOf } from '../../ca/acme-policy';
 import { caTree, importCa, initCa, listCas, type CaTreeNode } from '../../ca/authorities';
 import { editCa } from '../../ca/ca-update';
 import { OFFERED_CURVE_NAMES } from '../../x509/curves';
 import { CaError } from '../../ca/errors';
 import { findCa } from '../../ca/lookup';
 import { HASH_ALGORITHMS } from '../../ca/profiles';
-import type { CaPatch, CaRecord } from '../../ports';
+import type { AcmeCaPolicy, AcmeStore, CaPatch, CaRecord, Store } from '../../ports';
 import { parseRfc4514 } from '../../x509/rfc4514';
 import { serialToColons } from '../../x509/serial-format';
 import type { EllipticCurveName, HashAlgorithmName, KeyType } from '../../x509/types';
-import { acmeOptions, acmeSettings, type AcmeFlags } from '../acme-options';
+import { acmeOptions, acmePolicyPatch, acmeSettings, type AcmeFlags } from '../acme-options';
 import type { CommandContext } from '../context';
 import { signFlagOptions, signPatch, type SignFlags } from '../extension-options';
 import { readInput } from '../files';
@@ -37,6 +38,14 @@ interface InitCaFlags extends SignFlags, OutputOptions, AcmeFlags {
   tos?: string;
   apiEnable?: boolean;
   apiDisable?: boolean;
+}
+
+/**
+ * Where a policy change goes: the store's ACME capability, looked up before the CA is created or
+ * changed, so that a store without one refuses the flags with nothing written.
+ */
+function policyTarget(store: Store, policy: Partial<AcmeCaPolicy> | null): { acme: AcmeStore; policy: Partial<AcmeCaPolicy> } | null {
+  return policy && { acme: acmeStoreOf(store), policy };
 }
 
 /** `enableAcme`: `CA_ENABLE_ACME` (lib/cli/acme-options.ts hides the ACME options when it is false). */
@@ -67,7 +76,9 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
   ).action(
     run(async (ctx: CommandContext, name: string, subjectText: string, o: InitCaFlags) => {
       const acme = acmeSettings(o, ctx);
+      const policyPatch = acmePolicyPatch(o, ctx);
       const store = await ctx.store();
+      const policy = policyTarget(store, policyPatch);
       const parent = o.parent ? await findCa(store, o.parent) : null;
       const hostname = o.defaultHostname === false ? null : (o.defaultHostname ?? ctx.settings.defaultHostname);
       const ca = await initCa({
@@ -92,6 +103,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
         website: o.website,
         termsOfService: o.tos,
       });
+      if (policy) await policy.acme.setPolicy(ca.id, policy.policy);
       await show({ store, write: (d) => ctx.write(d), acme: ctx.settings.enableAcme }, ca, 'ca', o);
     }),
   );
@@ -132,6 +144,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
           },
       ) => {
         const acme = acmeSettings(o, ctx);
+        const policyPatch = acmePolicyPatch(o, ctx);
         const expected = o.key ? 2 : 1;
         if (files.length !== expected) {
           throw new CaError('invalid', o.key ? 'Expected two files: KEY PEM.' : 'Expected one file with --no-key: PEM.');
@@ -139,8 +152,9 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
         const key = o.key ? await readInput(ctx.io, files[0], 'private key') : null;
         const pem = await readInput(ctx.io, files[files.length - 1], 'certificate');
         const store = await ctx.store();
+        const policy = policyTarget(store, policyPatch);
         const parent = o.parent ? await findCa(store, o.parent, { allowDisabled: true }) : null;
-        await importCa({
+        const ca = await importCa({
           store,
           keyBackends: ctx.keyBackends(),
           name,
@@ -156,6 +170,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
           website: o.website,
           termsOfService: o.tos,
         });
+        if (policy) await policy.acme.setPolicy(ca.id, policy.policy);
       },
     ),
   );
@@ -178,7 +193,9 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
   ).action(
     run(async (ctx: CommandContext, serial: string, o: Record<string, string | boolean | string[] | undefined>) => {
       const patch: CaPatch = { ...signPatch(o as SignFlags), ...acmeSettings(o as AcmeFlags, ctx) };
+      const policyPatch = acmePolicyPatch(o as AcmeFlags, ctx);
       const store = await ctx.store();
+      const policy = policyTarget(store, policyPatch);
       const ca = await findCa(store, serial, { allowDisabled: true });
       const set = <K extends keyof CaPatch>(key: K, value: CaPatch[K] | undefined) => {
         if (value !== undefined) patch[key] = value;
@@ -195,6 +212,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
         patch.ocspResponseValidity = intOption(o.ocspResponseValidity as string, '--ocsp-response-validity');
       }
       await editCa(store, ca, patch);
+      if (policy) await policy.acme.setPolicy(ca.id, policy.policy);
     }),
   );
 
