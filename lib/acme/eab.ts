@@ -55,7 +55,13 @@ export async function checkedEabKid(
   }
   const key = await context.acme.findEabKey(context.caId, kid);
   if (!key || key.accountId !== null || !context.box) throw unauthorized('The external account binding key is unknown or already used.');
-  const secret = context.box.open(key.sealed);
+  let secret: Buffer;
+  try {
+    secret = context.box.open(key.sealed);
+  } catch {
+    // Sealed under another key-encryption key (after `ca-admin rotate_kek`), or damaged: the operator makes a new one.
+    throw unauthorized('The external account binding key cannot be used any more; ask for a new one.');
+  }
   const expected = crypto.createHmac(hash, secret).update(`${protectedB64}.${payloadB64}`).digest();
   const given = Buffer.from(signatureB64, 'base64url');
   if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {

@@ -60,6 +60,18 @@ describe.each(testDatabaseTargets())('ACME external account binding and name pol
     await expect(second.createAccount({ termsOfServiceAgreed: true })).rejects.toThrow(/unknown or already used/);
   });
 
+  test('a binding key sealed under another key-encryption key is refused (unauthorized), not a server error', async () => {
+    await server.store.acme.setPolicy(server.ca.id, { eabRequired: true });
+    const otherBox = kekSecretBox(loadKek(randomBytes(32).toString('base64')) as NonNullable<ReturnType<typeof loadKek>>);
+    const { kid, hmac } = await createAcmeEabKey(server.store.acme, otherBox, server.ca);
+    const client = new acme.Client({
+      directoryUrl: server.directory,
+      accountKey: await acme.crypto.createPrivateEcdsaKey(),
+      externalAccountBinding: { kid, hmacKey: hmac },
+    });
+    await expect(client.createAccount({ termsOfServiceAgreed: true })).rejects.toThrow(/cannot be used any more/);
+  });
+
   test('the name policy: denied names and names outside the allow list are rejectedIdentifier, one subproblem each', async () => {
     await server.store.acme.setPolicy(server.ca.id, { allow: ['example.internal', '10.0.0.0/8'], deny: ['secret.example.internal'] });
     const c = await new WireClient(server.directory).init();
