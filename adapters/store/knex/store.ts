@@ -99,6 +99,9 @@ interface ChangeHubs {
   newOrders: GroupCommit<NewOrder, OrderRecord>;
   /** Group commit of `createIssuedOrder` (root store only). */
   issuedOrders: GroupCommit<NewIssuedOrder, OrderRecord | null>;
+  /** Group commit of `createAcmeNonce` (the ttl of each) and `consumeAcmeNonce` (root store only). */
+  newNonces: GroupCommit<number, string>;
+  usedNonces: GroupCommit<string, boolean>;
 }
 
 /** Ids changed inside a transaction, announced once it has committed. */
@@ -148,6 +151,14 @@ export class KnexStore
         (many) => issuedOrders.createIssuedOrders(this.db, many),
         (one) => issuedOrders.createIssuedOrder(this.db, one),
       ),
+      newNonces: new GroupCommit(
+        (many) => acmeNonces.createAcmeNonces(this.db, many),
+        (one) => acmeNonces.createAcmeNonce(this.db, one),
+      ),
+      usedNonces: new GroupCommit(
+        (many) => acmeNonces.consumeAcmeNonces(this.db, many),
+        (one) => acmeNonces.consumeAcmeNonce(this.db, one),
+      ),
     };
   }
 
@@ -190,12 +201,17 @@ export class KnexStore
     return mappingErrors(() => events.latestEventId(this.db));
   }
 
+  // Every ACME request mints a nonce and every POST uses one: outside a transaction, those of
+  // concurrent requests share one statement (group-commit.ts).
   createAcmeNonce(ttlMs: number): Promise<string> {
-    return mappingErrors(() => acmeNonces.createAcmeNonce(this.db, ttlMs));
+    return mappingErrors(async () => {
+      acmeNonces.checkNonceTtl(ttlMs); // the caller's mistake is the caller's, not the group's
+      return this.bound ? acmeNonces.createAcmeNonce(this.db, ttlMs) : this.hubs.newNonces.write(ttlMs);
+    });
   }
 
   consumeAcmeNonce(nonce: string): Promise<boolean> {
-    return mappingErrors(() => acmeNonces.consumeAcmeNonce(this.db, nonce));
+    return mappingErrors(() => (this.bound ? acmeNonces.consumeAcmeNonce(this.db, nonce) : this.hubs.usedNonces.write(nonce)));
   }
 
   /** The ACME server's store (`AcmeStoreProvider`), on this store's connection and transactions (acme/store.ts). */
