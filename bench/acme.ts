@@ -28,6 +28,7 @@ import express from 'express';
 import type { Knex } from 'knex';
 import * as fs from 'fs';
 import * as http from 'http';
+import * as inspector from 'inspector';
 import type { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
@@ -50,6 +51,28 @@ const HOUR = 3_600_000;
 const DATABASES = new Set((process.env.ACME_DATABASES ?? 'postgres,pglite').split(','));
 /** ACME_QUERIES=1: count the server's SQL statements per order and the time they took (knex events). */
 const QUERIES = process.env.ACME_QUERIES === '1';
+/** ACME_PROFILE=<dir>: a V8 CPU profile of the server process during the first ACME half, per database. */
+const PROFILE_DIR = process.env.ACME_PROFILE;
+
+/** Run `work` under the V8 profiler of this process and write the profile to `file`. */
+async function profiled<T>(file: string, work: () => Promise<T>): Promise<T> {
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) => session.post(method, params, (e, r) => (e ? reject(e) : resolve(r))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 500 });
+  await post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+    console.log(`  (CPU profile of the server: ${file})`);
+  }
+}
 
 const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(n >= 100 ? 0 : 1) : 'n/a');
 
@@ -141,10 +164,14 @@ class QueryStats {
     this.byText = new Map();
   }
 
-  print(orders: number): void {
+  /** The statements since the last reset, per `unit` (an ACME order, a REST certificate); then reset. */
+  print(orders: number, unit: string): void {
     const all = [...this.byText.entries()].sort((a, b) => b[1].ms - a[1].ms);
     const n = all.reduce((sum, [, e]) => sum + e.n, 0);
-    console.log(`  SQL: ${(n / orders).toFixed(1)} statements per order; by time from sent to answered (per order: count, ms):`);
+    this.reset();
+    console.log(
+      `  SQL: ${(n / orders).toFixed(1)} statements per ${unit} (BEGIN/COMMIT not counted); by time from sent to answered (per ${unit}: count, ms):`,
+    );
     for (const [text, e] of all.slice(0, Number(process.env.ACME_QUERIES_TOP ?? 20)))
       console.log(`    ${(e.n / orders).toFixed(2)}  ${(e.ms / orders).toFixed(2)} ms  ${text}`);
   }
@@ -230,12 +257,15 @@ async function runOn(label: string, databaseUrl: string, acme: AcmeLoader, setup
     const restLatencies: { p50: number; p95: number; p99: number }[] = [];
     server.queries.reset();
     for (let half = 0; half < 2; half++) {
-      const a = await measured(acme.pid, () => acme.run((ACME_SECONDS * 1000) / 2));
-      if (QUERIES && half === 0) server.queries.print(a.value.orders);
+      const halfRun = () => acme.run((ACME_SECONDS * 1000) / 2);
+      const file = PROFILE_DIR && half === 0 ? path.join(PROFILE_DIR, `acme-${label.split(' ')[0].toLowerCase()}.cpuprofile`) : null;
+      const a = await measured(acme.pid, file ? () => profiled(file, halfRun) : halfRun);
+      if (QUERIES && half === 0) server.queries.print(a.value.orders, 'ACME order');
       runs.push(a.value);
       acmeCpu = addCpu(acmeCpu, a.cpu);
       const r = await measured(rest.pid, () => rest.measure(restJob(REST_SECONDS / 2)));
       restCount += (r.value.perSecond * r.cpu.wallMs) / 1000;
+      if (QUERIES && half === 0) server.queries.print((r.value.perSecond * r.cpu.wallMs) / 1000, 'REST certificate');
       restLatencies.push(r.value.latency as { p50: number; p95: number; p99: number });
       restCpu = addCpu(restCpu, r.cpu);
     }
