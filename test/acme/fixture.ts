@@ -25,7 +25,7 @@ export const KEK = randomBytes(32).toString('base64');
 
 export interface AcmeFixture {
   db: TestDatabase;
-  store: Store;
+  store: Store & AcmeStoreProvider;
   root: CaRecord;
   ca: CaRecord;
   dns: TestDnsServer;
@@ -53,6 +53,7 @@ export async function startAcmeServer(
 ): Promise<AcmeFixture> {
   const db = existing?.db ?? (await openTestDatabase(target));
   const store = existing?.store ?? db.store;
+  if (!hasAcmeStore(store)) throw new Error('the ACME tests need a store with the ACME capability');
   const keyBackends = { default: defaultKeyBackend({ keyEncryptionKey: KEK }) };
   let root = existing?.root;
   let ca = existing?.ca;
