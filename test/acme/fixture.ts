@@ -9,6 +9,7 @@ import express from 'express';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 import { challengeValidator } from '../../adapters/acme-validation';
+import { hasAcmeStore, type AcmeStoreProvider } from '../../lib/ports';
 import {
   createCaApiRouter,
   defaultKeyBackend,
