@@ -9,6 +9,7 @@
  */
 import { randomBytes } from 'crypto';
 import type { Knex } from 'knex';
+import { GroupCommit } from './group-commit';
 import type { Row } from './rows';
 import { TABLES } from './tables';
 
@@ -20,7 +21,7 @@ const NONCE_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 let minted = 0;
 
-export function checkNonceTtl(ttlMs: number): void {
+function checkNonceTtl(ttlMs: number): void {
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError('ttlMs must be a positive number of milliseconds');
 }
 
@@ -64,4 +65,33 @@ export async function sweepExpired(db: Knex): Promise<number> {
     new Date(),
   ])) as { rowCount?: number; affectedRows?: number };
   return result.rowCount ?? result.affectedRows ?? 0;
+}
+
+/**
+ * The root store's nonces: the mints and uses of concurrent requests each grouped into one statement
+ * (group-commit.ts). A ttl that is not positive is the caller's mistake, refused before it joins a group.
+ */
+export class GroupedNonces {
+  private readonly minting: GroupCommit<number, string>;
+  private readonly using: GroupCommit<string, boolean>;
+
+  constructor(db: Knex) {
+    this.minting = new GroupCommit(
+      (ttls) => createAcmeNonces(db, ttls),
+      (ttl) => createAcmeNonce(db, ttl),
+    );
+    this.using = new GroupCommit(
+      (nonces) => consumeAcmeNonces(db, nonces),
+      (nonce) => consumeAcmeNonce(db, nonce),
+    );
+  }
+
+  async create(ttlMs: number): Promise<string> {
+    checkNonceTtl(ttlMs);
+    return this.minting.write(ttlMs);
+  }
+
+  consume(nonce: string): Promise<boolean> {
+    return this.using.write(nonce);
+  }
 }

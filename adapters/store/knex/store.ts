@@ -99,9 +99,7 @@ interface ChangeHubs {
   newOrders: GroupCommit<NewOrder, OrderRecord>;
   /** Group commit of `createIssuedOrder` (root store only). */
   issuedOrders: GroupCommit<NewIssuedOrder, OrderRecord | null>;
-  /** Group commit of `createAcmeNonce` (the ttl of each) and `consumeAcmeNonce` (root store only). */
-  newNonces: GroupCommit<number, string>;
-  usedNonces: GroupCommit<string, boolean>;
+  nonces: acmeNonces.GroupedNonces; // group commit of ACME nonces (root store only)
 }
 
 /** Ids changed inside a transaction, announced once it has committed. */
@@ -151,14 +149,7 @@ export class KnexStore
         (many) => issuedOrders.createIssuedOrders(this.db, many),
         (one) => issuedOrders.createIssuedOrder(this.db, one),
       ),
-      newNonces: new GroupCommit(
-        (many) => acmeNonces.createAcmeNonces(this.db, many),
-        (one) => acmeNonces.createAcmeNonce(this.db, one),
-      ),
-      usedNonces: new GroupCommit(
-        (many) => acmeNonces.consumeAcmeNonces(this.db, many),
-        (one) => acmeNonces.consumeAcmeNonce(this.db, one),
-      ),
+      nonces: new acmeNonces.GroupedNonces(this.db),
     };
   }
 
@@ -201,25 +192,17 @@ export class KnexStore
     return mappingErrors(() => events.latestEventId(this.db));
   }
 
-  // Every ACME request mints a nonce and every POST uses one: outside a transaction, those of
-  // concurrent requests share one statement (group-commit.ts).
   createAcmeNonce(ttlMs: number): Promise<string> {
-    return mappingErrors(async () => {
-      acmeNonces.checkNonceTtl(ttlMs); // the caller's mistake is the caller's, not the group's
-      return this.bound ? acmeNonces.createAcmeNonce(this.db, ttlMs) : this.hubs.newNonces.write(ttlMs);
-    });
+    return mappingErrors(() => (this.bound ? acmeNonces.createAcmeNonce(this.db, ttlMs) : this.hubs.nonces.create(ttlMs)));
   }
 
   consumeAcmeNonce(nonce: string): Promise<boolean> {
-    return mappingErrors(() => (this.bound ? acmeNonces.consumeAcmeNonce(this.db, nonce) : this.hubs.usedNonces.write(nonce)));
+    return mappingErrors(() => (this.bound ? acmeNonces.consumeAcmeNonce(this.db, nonce) : this.hubs.nonces.consume(nonce)));
   }
 
   /** The ACME server's store (`AcmeStoreProvider`), on this store's connection and transactions (acme/store.ts). */
   get acme(): KnexAcmeStore {
-    return (this.acmeStore ??= new KnexAcmeStore(this.db, {
-      actingAs: (actor) => this.actingAs(actor),
-      knexOf: (tx) => (tx as KnexStore).db,
-    }));
+    return (this.acmeStore ??= new KnexAcmeStore(this.db, { actingAs: (a) => this.actingAs(a), knexOf: (tx) => (tx as KnexStore).db }));
   }
   private acmeStore: KnexAcmeStore | undefined;
 
