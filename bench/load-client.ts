@@ -15,7 +15,16 @@ import * as path from 'path';
 export type LoadJob =
   | { kind: 'get'; url: string; auth?: string; total: number; clients: number }
   | { kind: 'wrong'; url: string; auth: string; total: number; clients: number }
-  | { kind: 'issue'; targets: IssueTarget[]; csr: string; total: number; clients: number; pollMs: number }
+  | {
+      kind: 'issue';
+      targets: IssueTarget[];
+      csr: string;
+      total: number;
+      clients: number;
+      pollMs: number;
+      /** When given, a time bound instead of a count: no new order starts after this many ms (bench/acme.ts). */
+      durationMs?: number;
+    }
   | { kind: 'post'; url: string; bodyBase64: string; contentType: string; total: number; clients: number };
 
 /** Where `issue` clients send their orders: client i uses `targets[i % targets.length]` throughout. */
@@ -41,6 +50,7 @@ export interface StreamFigures {
 /** Milliseconds one operation took (an `issue`: POST sign until the order reads issued), by percentile. */
 export interface Latency {
   p50: number;
+  p95: number;
   p99: number;
 }
 
@@ -168,23 +178,28 @@ function percentile(sorted: number[], p: number): number {
 
 function lastLatency(): Latency {
   const sorted = [...durations].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
 }
 
-async function load(total: number, clients: number, one: (client: number) => Promise<void>): Promise<number> {
-  let left = total;
+/**
+ * `total` operations by `clients` closed loops; with `durationMs`, as many as start within that time
+ * (those under way then finish and count). Operations per second over the whole time.
+ */
+async function load(total: number, clients: number, one: (client: number) => Promise<void>, durationMs?: number): Promise<number> {
+  let left = durationMs === undefined ? total : Infinity;
   durations = [];
   const start = process.hrtime.bigint();
+  const end = durationMs === undefined ? Infinity : Date.now() + durationMs;
   await Promise.all(
     Array.from({ length: clients }, async (_, client) => {
-      while (left-- > 0) {
+      while (left-- > 0 && Date.now() < end) {
         const t0 = process.hrtime.bigint();
         await one(client);
         durations.push(Number(process.hrtime.bigint() - t0) / 1e6);
       }
     }),
   );
-  return total / (Number(process.hrtime.bigint() - start) / 1e9);
+  return durations.length / (Number(process.hrtime.bigint() - start) / 1e9);
 }
 
 async function issueOne(job: Extract<LoadJob, { kind: 'issue' }>, target: IssueTarget): Promise<void> {
@@ -220,7 +235,7 @@ async function run(job: LoadJob): Promise<number> {
         if (r.status !== 401) throw new Error(`expected 401, got ${r.status}`);
       });
     case 'issue':
-      return load(job.total, job.clients, (client) => issueOne(job, job.targets[client % job.targets.length]));
+      return load(job.total, job.clients, (client) => issueOne(job, job.targets[client % job.targets.length]), job.durationMs);
     case 'post': {
       const body = Buffer.from(job.bodyBase64, 'base64');
       return load(job.total, job.clients, async () => {

@@ -44,13 +44,28 @@ function bytesOf(jwk: Record<string, unknown>, name: string): Buffer {
   return bytes;
 }
 
+/**
+ * Keys already made, by their canonical JWK: every request of an account imports the account's key
+ * again (an EC point check each time, a few per cent of a request's CPU). Only valid keys are kept;
+ * the oldest goes when the map is full.
+ */
+const KEY_CACHE_SIZE = 1000;
+const keyCache = new Map<string, crypto.KeyObject>();
+
 /** Node's own checks of the key (EC points on their curve included), as badPublicKey. */
 function keyObject(jwk: PublicJwk): crypto.KeyObject {
+  const canonical = thumbprintInput(jwk);
+  const cached = keyCache.get(canonical);
+  if (cached) return cached;
+  let key: crypto.KeyObject;
   try {
-    return crypto.createPublicKey({ key: jwk, format: 'jwk' });
+    key = crypto.createPublicKey({ key: jwk, format: 'jwk' });
   } catch {
     throw badPublicKey(`The JWK is not a valid ${jwk.kty} public key.`);
   }
+  if (keyCache.size >= KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value as string);
+  keyCache.set(canonical, key);
+  return key;
 }
 
 /** The integer's octets without prepended zeros (an empty buffer for zero). */

@@ -66,6 +66,16 @@ describe.each(testDatabaseTargets())('ACME nonces on $name', (target) => {
     expect(results.filter(Boolean)).toHaveLength(1);
   });
 
+  it('concurrent requests share statements (group commit): each of fifty nonces accepted once, malformed and unknown ones refused', async () => {
+    const nonces = await Promise.all(Array.from({ length: 50 }, () => store.createAcmeNonce(MINUTE)));
+    const unknown = 'B'.repeat(43);
+    const asked = [...nonces, ...nonces.slice(0, 10), unknown, 'short'];
+    const results = await Promise.all(asked.map((n) => store.consumeAcmeNonce(n)));
+    expect(results.slice(0, 50).every(Boolean)).toBe(true);
+    expect(results.slice(50)).toEqual(Array.from({ length: 12 }, () => false));
+    expect(Number((await db.knex(TABLES.acmeNonces).count({ n: '*' }).first())?.n)).toBe(0);
+  });
+
   it('refuses a ttl that is not a positive number', async () => {
     await expect(store.createAcmeNonce(0)).rejects.toThrow(RangeError);
     await expect(store.createAcmeNonce(Number.NaN)).rejects.toThrow(RangeError);

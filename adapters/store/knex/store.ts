@@ -99,6 +99,7 @@ interface ChangeHubs {
   newOrders: GroupCommit<NewOrder, OrderRecord>;
   /** Group commit of `createIssuedOrder` (root store only). */
   issuedOrders: GroupCommit<NewIssuedOrder, OrderRecord | null>;
+  nonces: acmeNonces.GroupedNonces; // group commit of ACME nonces (root store only)
 }
 
 /** Ids changed inside a transaction, announced once it has committed. */
@@ -148,6 +149,7 @@ export class KnexStore
         (many) => issuedOrders.createIssuedOrders(this.db, many),
         (one) => issuedOrders.createIssuedOrder(this.db, one),
       ),
+      nonces: new acmeNonces.GroupedNonces(this.db),
     };
   }
 
@@ -191,11 +193,11 @@ export class KnexStore
   }
 
   createAcmeNonce(ttlMs: number): Promise<string> {
-    return mappingErrors(() => acmeNonces.createAcmeNonce(this.db, ttlMs));
+    return mappingErrors(() => (this.bound ? acmeNonces.createAcmeNonce(this.db, ttlMs) : this.hubs.nonces.create(ttlMs)));
   }
 
   consumeAcmeNonce(nonce: string): Promise<boolean> {
-    return mappingErrors(() => acmeNonces.consumeAcmeNonce(this.db, nonce));
+    return mappingErrors(() => (this.bound ? acmeNonces.consumeAcmeNonce(this.db, nonce) : this.hubs.nonces.consume(nonce)));
   }
 
   /** The ACME server's store (`AcmeStoreProvider`), on this store's connection and transactions (acme/store.ts). */

@@ -3,27 +3,35 @@ import type { Knex } from 'knex';
 import type { AcmeAuthorizationRecord } from '../../../../lib/ports';
 import type { Row } from '../rows';
 import { TABLES } from '../tables';
-import { toJson, toNumber } from '../values';
+import { fromNullableJson, toJson, toNumber } from '../values';
 import { authorizationFromRow, challengeFromRow } from './rows';
 
 const { acmeOrders, acmeAuthorizations, acmeChallenges } = TABLES;
 
+/** The authorization columns, the order's `account_id` and `ca_id`, and its challenges (in id order) as one JSON array: one statement. */
 function authorizationQuery(db: Knex): Knex.QueryBuilder {
-  return db(`${acmeAuthorizations} as a`).join(`${acmeOrders} as o`, 'o.id', 'a.order_id').select('a.*', 'o.account_id', 'o.ca_id');
+  return db(`${acmeAuthorizations} as a`)
+    .join(`${acmeOrders} as o`, 'o.id', 'a.order_id')
+    .select(
+      'a.*',
+      'o.account_id',
+      'o.ca_id',
+      db.raw(`(SELECT json_agg(ch ORDER BY ch.id) FROM ?? ch WHERE ch.authorization_id = a.id) AS challenges`, [acmeChallenges]),
+    );
 }
 
-async function withChallenges(db: Knex, row: Row | undefined): Promise<AcmeAuthorizationRecord | null> {
+function withChallenges(row: Row | undefined): AcmeAuthorizationRecord | null {
   if (!row) return null;
-  const challenges = (await db(acmeChallenges).where({ authorization_id: row.id }).orderBy('id', 'asc')) as Row[];
-  return authorizationFromRow(row, challenges.map(challengeFromRow));
+  // Timestamps inside JSON are text; challengeFromRow reads both forms.
+  return authorizationFromRow(row, (fromNullableJson<Row[]>(row.challenges) ?? []).map(challengeFromRow));
 }
 
 export async function findAuthorization(db: Knex, caId: number, slug: string): Promise<AcmeAuthorizationRecord | null> {
-  return withChallenges(db, (await authorizationQuery(db).where({ 'a.slug': slug, 'o.ca_id': caId }).first()) as Row | undefined);
+  return withChallenges((await authorizationQuery(db).where({ 'a.slug': slug, 'o.ca_id': caId }).first()) as Row | undefined);
 }
 
 export async function findAuthorizationById(db: Knex, id: number): Promise<AcmeAuthorizationRecord | null> {
-  return withChallenges(db, (await authorizationQuery(db).where('a.id', id).first()) as Row | undefined);
+  return withChallenges((await authorizationQuery(db).where('a.id', id).first()) as Row | undefined);
 }
 
 export async function findAuthorizationByChallenge(db: Knex, caId: number, slug: string): Promise<AcmeAuthorizationRecord | null> {
@@ -31,7 +39,7 @@ export async function findAuthorizationByChallenge(db: Knex, caId: number, slug:
     .join(`${acmeChallenges} as c`, 'c.authorization_id', 'a.id')
     .where({ 'c.slug': slug, 'o.ca_id': caId })
     .first()) as Row | undefined;
-  return withChallenges(db, row);
+  return withChallenges(row);
 }
 
 /** Call inside a transaction. A deactivated authorization can no longer make its order `ready`. */

@@ -34,7 +34,7 @@ export async function createOrder(db: Knex, order: NewAcmeOrder): Promise<AcmeOr
       created: now,
       updated: now,
     })
-    .returning('id')) as Row[];
+    .returning('*')) as Row[];
   const orderId = toNumber(row.id);
   const authzRows = (await db(acmeAuthorizations)
     .insert(
@@ -60,9 +60,8 @@ export async function createOrder(db: Knex, order: NewAcmeOrder): Promise<AcmeOr
     })),
   );
   if (challengeRows.length > 0) await db(acmeChallenges).insert(challengeRows);
-  const created = await findOrderById(db, orderId);
-  if (!created) throw new Error('ACME order vanished inside its own transaction');
-  return created;
+  // What orderQuery would read back: the row as inserted, its authorizations' slugs, no certificate yet.
+  return orderFromRow({ ...row, authorization_slugs: authzRows.map((a) => String(a.slug)), certificate_serial: null });
 }
 
 export async function findOrderById(db: Knex, id: number): Promise<AcmeOrderRecord | null> {

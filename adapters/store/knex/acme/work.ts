@@ -78,15 +78,17 @@ export async function claimValidations(db: Knex, owner: string, leaseMs: number,
  */
 export async function recordValidation(db: Knex, challengeId: number, result: ValidationResult): Promise<void> {
   const now = new Date();
+  // The challenge's authorization and order, the order row locked (FOR UPDATE OF o) in the same statement.
   const found = (await db(`${acmeChallenges} as c`)
     .join(`${acmeAuthorizations} as a`, 'a.id', 'c.authorization_id')
+    .join(`${acmeOrders} as o`, 'o.id', 'a.order_id')
     .where('c.id', challengeId)
     .select('c.authorization_id', 'a.order_id')
+    .forUpdate('o')
     .first()) as Row | undefined;
   if (!found) return;
   const authorizationId = toNumber(found.authorization_id);
   const orderId = toNumber(found.order_id);
-  await db(acmeOrders).where({ id: orderId }).forUpdate().select('id');
   const clearLease = { lease_owner: null, lease_expires: null };
   if (result.kind === 'retry') {
     await db(acmeChallenges)
@@ -100,10 +102,11 @@ export async function recordValidation(db: Knex, challengeId: number, result: Va
       .update({ ...clearLease, status: 'valid', validated: result.at, error: null, attempts: db.raw('attempts + 1') });
     if (moved === 0) return;
     await db(acmeAuthorizations).where({ id: authorizationId, status: 'pending' }).update({ status: 'valid' });
-    const open = (await db(acmeAuthorizations).where({ order_id: orderId }).whereNot({ status: 'valid' }).count({ n: '*' }).first()) as Row;
-    if (toNumber(open.n) === 0) {
-      await db(acmeOrders).where({ id: orderId, status: 'pending' }).update({ status: 'ready', updated: now });
-    }
+    // Ready once no authorization of the order is left that is not valid.
+    await db(acmeOrders)
+      .where({ id: orderId, status: 'pending' })
+      .whereNotExists((q) => q.select(db.raw('1')).from(acmeAuthorizations).where({ order_id: orderId }).whereNot({ status: 'valid' }))
+      .update({ status: 'ready', updated: now });
     return;
   }
   const moved = await db(acmeChallenges)
