@@ -39,6 +39,8 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0003_inventory',
         '0004_events',
         '0005_acme_nonces',
+        '0006_acme',
+        '0007_acme_policy',
       ]);
     });
   });
