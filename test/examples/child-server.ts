@@ -50,9 +50,15 @@ export interface ChildServer extends StartedChild {
 
 /**
  * Start the example server; resolves once `ready(output)` holds, rejects if it exits first (with its
- * output: a start that fails says why).
+ * output: a start that fails says why). `spawned` gets the process at once, for a test that must be
+ * able to kill it before it is ready.
  */
-export function startChild(env: Record<string, string>, ready: (out: string) => boolean, timeoutMs = 60_000): Promise<StartedChild> {
+export function startChild(
+  env: Record<string, string>,
+  ready: (out: string) => boolean,
+  timeoutMs = 60_000,
+  spawned?: (child: ChildProcess) => void,
+): Promise<StartedChild> {
   const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), '-r', RESPONSE_CHECK, SERVER], {
     cwd: env.CA_DATA_DIR ?? ROOT,
     env: {
@@ -64,6 +70,7 @@ export function startChild(env: Record<string, string>, ready: (out: string) => 
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  spawned?.(child);
   let out = '';
   started.push({ output: () => out });
   return new Promise((resolve, reject) => {

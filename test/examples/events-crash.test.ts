@@ -16,7 +16,8 @@ import { childEnv, runFixture } from '../cli/child';
 import { childDatabaseUrl } from '../cli/database-url';
 import { TEST_KEK } from '../cli/helpers';
 import { openTestDatabase, type TestDatabase } from '../helpers/database';
-import { startChildServer, stopChild, type ChildServer } from './child-server';
+import type { ChildProcess } from 'child_process';
+import { startChild, startChildServer, stopChild, type ChildServer } from './child-server';
 
 const url = process.env.TEST_DATABASE_URL;
 const ORDERS = 1500;
@@ -88,16 +89,24 @@ const IN_FLIGHT = 24;
     }
     expect(await count(TABLES.orders, { status: 'pending' })).toBe(ORDERS);
 
-    // A server with a runner takes the backlog in batches; killed as soon as the first are stored.
-    const worker = await startChildServer(env);
+    // A server with a runner takes the backlog in batches; killed as soon as the first are stored —
+    // watched from the moment it is spawned, since its runner may start before it says it is ready.
+    let worker: ChildProcess | null = null;
+    const starting = startChild(
+      env,
+      (out) => out.includes('--- end ---'),
+      60_000,
+      (child) => (worker = child),
+    ).catch(() => null);
     let issuedAtKill = 0;
     try {
-      for (let i = 0; i < 3000 && issuedAtKill === 0; i++) {
+      for (let i = 0; i < 6000 && issuedAtKill === 0; i++) {
         issuedAtKill = await count(TABLES.orders, { status: 'issued' });
         if (issuedAtKill === 0) await new Promise((r) => setTimeout(r, 5));
       }
     } finally {
-      await stopChild(worker.child, 'SIGKILL');
+      if (worker) await stopChild(worker, 'SIGKILL');
+      await starting;
     }
     const stored = await expectOneEventPerCertificate();
     expect(stored).toBeGreaterThan(0);
