@@ -67,7 +67,7 @@ export async function authenticate(
 
   if (!(await services.nonces.consumeAcmeNonce(jws.nonce))) throw badNonce('Bad or invalid nonce.');
   if (jws.url !== requestUrl(req)) throw unauthorized('URL does not match.');
-  if (account && ca.termsOfService && !account.termsOfServiceAgreed && !req.path.includes('/acct/')) {
+  if (account && ca.termsOfService && !account.termsOfServiceAgreed && !route.beforeTerms) {
     throw unauthorized('Account did not agree to the terms of service.');
   }
   if (route.postAsGet && !jws.postAsGet) throw malformed('Non-empty payload in get-as-post request.');

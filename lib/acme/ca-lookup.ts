@@ -4,11 +4,12 @@
  * as the original answers.
  */
 import type { CaCache } from '../cache/ca-cache';
+import { isUsable } from '../ca/lookup';
 import type { CaRecord, Store } from '../ports';
 import { notFound } from './problems';
 
 export function servesAcme(ca: CaRecord, now: Date): boolean {
-  return ca.acmeEnabled && ca.enabled && !ca.revoked && ca.notBefore <= now && now < ca.notAfter;
+  return ca.acmeEnabled && isUsable(ca, now);
 }
 
 export async function acmeCa(cas: CaCache, serial: string, now: Date): Promise<CaRecord> {

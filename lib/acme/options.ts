@@ -7,6 +7,7 @@
  */
 import { OptionsError, checkBoolean, checkOptionNames, isObjectLike, parseEnvBoolean, show } from '../http/option-checks';
 import { hasMethods } from '../http/option-checks';
+import { sanitizeSerial } from '../http/path-matcher';
 import type { ChallengeValidator, SecretBox } from '../ports';
 
 const SECOND = 1000;
@@ -164,13 +165,7 @@ export function resolveAcmeOptions(given: unknown, env: Record<string, string | 
     orderValidityMs,
     defaultCertValidityMs,
     maxCertValidityMs,
-    defaultCa:
-      defaultCa === null
-        ? null
-        : defaultCa
-            .replace(/:/g, '')
-            .toUpperCase()
-            .replace(/^0+(?=.)/, ''),
+    defaultCa: defaultCa === null ? null : sanitizeSerial(defaultCa),
     validator: o.validator ?? null,
     eabSecrets: o.eabSecrets ?? null,
     validationAttempts: Math.max(1, positiveInteger('validationAttempts', o.validationAttempts, 5)),

@@ -54,6 +54,11 @@ export interface AcmeRoute extends PathRoute {
   signer?: AcmeSigner;
   /** POST-as-GET (RFC 8555 §6.3): the payload must be empty. */
   postAsGet?: boolean;
+  /**
+   * Served to an account that has not agreed to the CA's terms of service: its own account resources,
+   * where it can agree (the original checks the terms everywhere else).
+   */
+  beforeTerms?: boolean;
   /** A GET answered without a CA check of its own (the directory resolves the CA itself). */
   handler: AcmeHandler;
 }

@@ -24,8 +24,8 @@ export const ACME_ROUTES: readonly AcmeRoute[] = [
   { method: 'GET', path: '/{serial}/new-nonce/', handler: getNonce },
   // Accounts (§7.3) → AcmeStore accounts.
   { method: 'POST', path: '/{serial}/new-account/', signer: 'jwk', handler: newAccount },
-  { method: 'POST', path: '/{serial}/acct/{slug}/', handler: account },
-  { method: 'POST', path: '/{serial}/acct/{slug}/orders/', postAsGet: true, handler: accountOrders },
+  { method: 'POST', path: '/{serial}/acct/{slug}/', beforeTerms: true, handler: account },
+  { method: 'POST', path: '/{serial}/acct/{slug}/orders/', postAsGet: true, beforeTerms: true, handler: accountOrders },
   { method: 'POST', path: '/{serial}/key-change/', handler: keyChange },
   // Orders (§7.4) → AcmeStore orders; finalize → issue.ts (lib/ca/issuing.ts issueInto).
   { method: 'POST', path: '/{serial}/new-order/', handler: newOrder },

@@ -23,6 +23,16 @@ export async function findCa(store: Store, value: string, options: FindCaOptions
   return matches[0];
 }
 
+/**
+ * `ca` and the CAs above it, up to the root (at most 32: a loop in parent links would be a store bug,
+ * and must not spin): the bundle `dump_cert --bundle` writes and ACME's certificate chain.
+ */
+export async function caChain(store: Pick<Store, 'getCa'>, ca: CaRecord | null): Promise<CaRecord[]> {
+  const out: CaRecord[] = [];
+  for (let cur = ca; cur && out.length < 32; cur = cur.parentId === null ? null : await store.getCa(cur.parentId)) out.push(cur);
+  return out;
+}
+
 /** Enabled, not revoked, inside its validity window at `now` (validity.ts). */
 export function isUsable(ca: CaRecord, now: Date): boolean {
   return ca.enabled && !ca.revoked && isWithinValidity(ca, now);

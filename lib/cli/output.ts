@@ -10,6 +10,7 @@ import { NAME_OID_ALIASES } from '../x509/oids';
 import { formatUtc } from '../x509/datetime';
 import type { Name } from '../x509/types';
 import { CaError } from '../ca/errors';
+import { caChain } from '../ca/lookup';
 
 export type OutputFormat = 'pem' | 'der' | 'serial' | 'text' | 'json' | 'none';
 
@@ -81,12 +82,6 @@ function status(rec: CaRecord | CertificateRecord, now: Date): string {
 
 function extensionLines(exts: { type: string; critical: boolean; value: unknown }[]): string[] {
   return exts.map((e) => `    ${e.type}${e.critical ? ' (critical)' : ''}: ${JSON.stringify(e.value)}`);
-}
-
-async function chain(store: Store, ca: CaRecord | null): Promise<CaRecord[]> {
-  const out: CaRecord[] = [];
-  for (let cur = ca; cur && out.length < 32; cur = cur.parentId === null ? null : await store.getCa(cur.parentId)) out.push(cur);
-  return out;
 }
 
 /**
@@ -194,7 +189,7 @@ export async function show(ctx: ShowContext, rec: CaRecord | CertificateRecord, 
       ctx.write(rec.der);
       return;
     case 'pem': {
-      const certs = [rec.der, ...(o.bundle ? (await chain(ctx.store, kind === 'ca' ? parent : issuer)).map((ca) => ca.der) : [])];
+      const certs = [rec.der, ...(o.bundle ? (await caChain(ctx.store, kind === 'ca' ? parent : issuer)).map((ca) => ca.der) : [])];
       ctx.write(certs.map((der) => pemEncode(der, 'CERTIFICATE')).join(''));
       return;
     }

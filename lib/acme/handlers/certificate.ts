@@ -3,7 +3,7 @@
  * `application/pem-certificate-chain` — the leaf, then every CA above it up to and including the
  * root, as the original serves it (certbot refuses a chain of one certificate).
  */
-import type { CaRecord } from '../../ports';
+import { caChain } from '../../ca/lookup';
 import { pemEncode } from '../../x509/pem';
 import { unauthorized } from '../problems';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
@@ -18,10 +18,7 @@ export async function certificate(call: AcmeCall): Promise<AcmeAnswer> {
   }
   const leaf = await services.store.findCertificate(ca.id, order.certificateSerial);
   if (!leaf) throw unauthorized('You are not authorized to perform this request.');
-  const chain: CaRecord[] = [];
-  for (let at: CaRecord | null = ca; at && chain.length < 16; at = at.parentId === null ? null : await services.cas.getCa(at.parentId)) {
-    chain.push(at);
-  }
+  const chain = await caChain(services.cas, ca);
   const body = [leaf.der, ...chain.map((c) => c.der)].map((der) => pemEncode(der, 'CERTIFICATE')).join('');
   return { status: 200, body, contentType: PEM_CHAIN_TYPE };
 }

@@ -4,6 +4,7 @@
  * suggested window is the last third of the certificate's life but its last sixth; once the
  * certificate is revoked, it is now (RFC 9773 §4.2: renew at once).
  */
+import { sanitizeSerial } from '../../http/path-matcher';
 import { decodeBase64url } from '../encoding';
 import { malformed, notFound } from '../problems';
 import { timestamp } from '../objects';
@@ -19,10 +20,7 @@ export async function renewalInfo(call: AcmeCall): Promise<AcmeAnswer> {
   if (!decodeBase64url(aki) || !serialBytes || serialBytes.length === 0 || serialBytes.length > 20) {
     throw malformed('The certificate identifier must be base64url(keyIdentifier) "." base64url(serial) (RFC 9773 §4.1).');
   }
-  const serial = serialBytes
-    .toString('hex')
-    .toUpperCase()
-    .replace(/^0+(?=.)/, '');
+  const serial = sanitizeSerial(serialBytes.toString('hex'));
   const cert = await services.store.findCertificate(ca.id, serial);
   if (!cert) throw notFound('Certificate not found.');
   const lifetime = cert.notAfter.getTime() - cert.notBefore.getTime();
