@@ -10,6 +10,7 @@
  * outage is a 503 `serverInternal` with `Retry-After`; anything unexpected is logged and a 500.
  */
 import type { NextFunction, Request, Response } from 'express';
+import { AcmePolicyCache } from '../cache/acme-policy-cache';
 import type { CaCache } from '../cache/ca-cache';
 import type { KeyBackends } from '../ca/key-backends';
 import type { Profiles } from '../ca/profiles';
@@ -72,7 +73,8 @@ export function mountAcme(settings: AcmeSettings, ports: AcmePorts, shared: Shar
     { validationAttempts: options.validationAttempts, validationRetryMs: options.validationRetryMs },
   );
   runner.start();
-  const services: AcmeServices = { ...ports, profiles, options, runner };
+  const policies = new AcmePolicyCache(ports.acme);
+  const services: AcmeServices = { ...ports, profiles, options, runner, policies };
 
   async function nonceHeader(): Promise<Record<string, string>> {
     try {
@@ -167,6 +169,7 @@ export function mountAcme(settings: AcmeSettings, ports: AcmePorts, shared: Shar
       });
     },
     async close(): Promise<void> {
+      policies.close();
       await runner.close();
     },
   };

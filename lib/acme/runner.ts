@@ -1,9 +1,10 @@
 /**
  * The ACME runner: the durable work of the ACME server, on any instance (README "ACME").
  *
- * - Validations: a challenge the client asked to validate is `processing` in the store with the time
- *   of its next attempt. The runner claims due ones (`FOR UPDATE SKIP LOCKED` and a lease), asks the
- *   validator, and records the outcome: valid; invalid with the validator's `error` when the answer
+ * - Validations: a challenge the client asked to validate is `processing` in the store, leased to
+ *   the instance that answered the request, which makes the first attempt at once (`validateNow`).
+ *   Later attempts have the time they are due; the runner claims due ones (`FOR UPDATE SKIP
+ *   LOCKED` and a lease), asks the validator, and records the outcome: valid; invalid with the validator's `error` when the answer
  *   is wrong; or, when the failure may pass (a timeout, a refused connection, a record not there
  *   yet), another attempt after a doubling delay, up to `validationAttempts` (RFC 8555 §8.2), after
  *   which it is invalid with the last error. A runner that dies leaves its lease to lapse, and
@@ -20,10 +21,12 @@ import { CaError } from '../ca/errors';
 import type { LogError } from '../http/error-catch';
 import {
   StoreUnavailableError,
+  type AcmeChallengeRecord,
   type AcmeErrorDocument,
   type AcmeOrderRecord,
   type AcmeStore,
   type CaRecord,
+  type CertificateRecord,
   type ChallengeValidator,
   type ClaimedValidation,
   type SignRequest,
@@ -45,7 +48,7 @@ export interface AcmeRunnerSettings {
 }
 
 /** How long a claimed validation or issuance belongs to its runner: more than one attempt may take. */
-const LEASE_MS = 60_000;
+export const LEASE_MS = 60_000;
 const EXPIRY_EVERY_MS = 60_000;
 const ISSUANCE_ATTEMPTS = 5;
 
@@ -66,8 +69,6 @@ export class AcmeRunner {
   private closed = false;
   private lastExpiry = 0;
   private readonly inFlight = new Set<Promise<unknown>>();
-  /** Challenge id → who waits for this runner to record its next outcome (`settled`). */
-  private readonly waiting = new Map<number, (() => void)[]>();
 
   constructor(
     private readonly deps: AcmeRunnerDeps,
@@ -93,45 +94,23 @@ export class AcmeRunner {
   }
 
   /**
-   * Issue an order that finalize has just moved to `processing` (leased to this runner). Resolves
-   * true when it is `valid` within `waitMs`; false when it is still being issued (the client polls)
-   * or failed (the order then says why).
+   * Validate a challenge the client has just asked for (`startValidation` leased it to this runner),
+   * here and now rather than on the runner's next round: most validations take milliseconds, and the
+   * client's answer then already says `valid` or `invalid`. Resolves with the challenge as recorded,
+   * or null when the attempt takes longer than `waitMs` (it goes on; the client polls) or was
+   * overtaken (nothing recorded: the caller reads the challenge again).
    */
-  async issueNow(ca: CaRecord, order: AcmeOrderRecord, request: SignRequest, waitMs: number): Promise<boolean> {
-    const work = this.track(this.issue(ca, order, request, 0));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), waitMs);
-    });
-    try {
-      return await Promise.race([work, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+  async validateNow(claimed: ClaimedValidation, waitMs: number): Promise<AcmeChallengeRecord | null> {
+    return raceTimeout(this.track(this.validate(claimed)), waitMs, null);
   }
 
   /**
-   * Resolves once this runner has recorded an outcome for challenge `id`, or after `waitMs`: a
-   * challenge POST waits a little, so that a client's first poll usually finds the result (most
-   * validations take milliseconds). Another instance's runner may take the work; then this times out.
+   * Issue an order that finalize has just moved to `processing` (leased to this runner). Resolves
+   * the certificate when the order is `valid` within `waitMs`; null when it is still being issued
+   * (the client polls) or failed (the order then says why).
    */
-  settled(id: number, waitMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, waitMs);
-      const list = this.waiting.get(id) ?? [];
-      list.push(done);
-      this.waiting.set(id, list);
-      function done(): void {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  }
-
-  private recorded(id: number): void {
-    const list = this.waiting.get(id);
-    this.waiting.delete(id);
-    for (const done of list ?? []) done();
+  async issueNow(ca: CaRecord, order: AcmeOrderRecord, request: SignRequest, waitMs: number): Promise<CertificateRecord | null> {
+    return raceTimeout(this.track(this.issue(ca, order, request, 0)), waitMs, null);
   }
 
   private track<T>(work: Promise<T>): Promise<T> {
@@ -182,7 +161,8 @@ export class AcmeRunner {
     }
   }
 
-  private async validate(claimed: ClaimedValidation): Promise<void> {
+  /** One attempt, recorded; the challenge as recorded (null: it was no longer `processing`). */
+  private async validate(claimed: ClaimedValidation): Promise<AcmeChallengeRecord | null> {
     const { challenge, identifier, thumbprint } = claimed;
     let outcome: ValidationOutcome;
     try {
@@ -197,8 +177,11 @@ export class AcmeRunner {
       this.deps.logError('express-ca-api: ACME runner', e);
       outcome = { valid: false, retryable: true, problem: { type: 'serverInternal', detail: 'The validator failed.' } };
     }
-    await this.deps.acme.recordValidation(challenge.id, this.result(challenge.attempts + 1, outcome));
-    this.recorded(challenge.id);
+    const result = this.result(challenge.attempts + 1, outcome);
+    if (!(await this.deps.acme.recordValidation(challenge.id, result))) return null;
+    const attempts = challenge.attempts + 1;
+    if (result.kind === 'valid') return { ...challenge, status: 'valid', validated: result.at, error: null, attempts };
+    return { ...challenge, status: result.kind === 'retry' ? 'processing' : 'invalid', error: result.problem, attempts };
   }
 
   private result(attempt: number, outcome: ValidationOutcome): ValidationResult {
@@ -213,10 +196,9 @@ export class AcmeRunner {
   }
 
   /** Issue, and on failure record it: for good when retrying cannot help, else for another attempt later. */
-  private async issue(ca: CaRecord, order: AcmeOrderRecord, request: SignRequest, attempts: number): Promise<boolean> {
+  private async issue(ca: CaRecord, order: AcmeOrderRecord, request: SignRequest, attempts: number): Promise<CertificateRecord | null> {
     try {
-      await issueOrder(this.deps.signing, ca, order, request);
-      return true;
+      return await issueOrder(this.deps.signing, ca, order, request);
     } catch (e) {
       const final = e instanceof CaError || e instanceof X509Error || attempts + 1 >= ISSUANCE_ATTEMPTS;
       if (!(e instanceof StoreUnavailableError)) this.deps.logError('express-ca-api: ACME runner', e);
@@ -225,8 +207,21 @@ export class AcmeRunner {
       await this.deps.acme
         .failIssuance(order.id, problem('serverInternal', detail), retryAt)
         .catch((f: unknown) => this.deps.logError('express-ca-api: ACME runner', f));
-      return false;
+      return null;
     }
+  }
+}
+
+/** `work`'s value, or `fallback` once `ms` have passed (the work goes on). */
+async function raceTimeout<T, F>(work: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<F>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -3,6 +3,7 @@
  * store of lib/ports/acme-store.ts, the nonces, the certificates), the CA cache, the issuing and
  * revocation services of lib/ca, and the runner that validates challenges and issues certificates.
  */
+import type { AcmePolicyCache } from '../cache/acme-policy-cache';
 import type { CaCache } from '../cache/ca-cache';
 import type { KeyBackends } from '../ca/key-backends';
 import type { Profiles } from '../ca/profiles';
@@ -21,6 +22,8 @@ export interface AcmeServices {
   /** Opens the sealed MAC keys of external account bindings; null: none can be checked. */
   secrets: SecretBox | null;
   options: ResolvedAcmeOptions;
+  /** Each CA's ACME policy, read through a short-lived cache (lib/cache/acme-policy-cache.ts). */
+  policies: AcmePolicyCache;
   runner: AcmeRunner;
 }
 

@@ -113,6 +113,12 @@ export interface NewAcmeOrder {
   authorizations: { identifier: AcmeIdentifier; wildcard: boolean; challenges: { type: AcmeChallengeType; token: string }[] }[];
 }
 
+/** An order and its certificate's DER (null until it has one). */
+export interface OrderCertificate {
+  order: AcmeOrderRecord;
+  der: Buffer | null;
+}
+
 /** A validation claimed by a runner: the challenge and what checking it needs. */
 export interface ClaimedValidation {
   challenge: AcmeChallengeRecord;
@@ -159,23 +165,33 @@ export interface AcmeStore {
   /** Key rollover (RFC 8555 §7.3.5): null when another account of the CA already has the new key. */
   changeAccountKey(id: number, jwk: Record<string, string>, thumbprint: string): Promise<AcmeAccountRecord | null>;
 
-  createOrder(order: NewAcmeOrder): Promise<AcmeOrderRecord>;
+  /**
+   * The order with its authorizations and challenges, atomically. With `limit`: nothing is written
+   * (null) when the account has placed `max` orders since `since` (a rate limit, README "ACME").
+   */
+  createOrder(order: NewAcmeOrder, limit?: { max: number; since: Date }): Promise<AcmeOrderRecord | null>;
   findOrder(caId: number, slug: string): Promise<AcmeOrderRecord | null>;
+  /** The order and its certificate's DER (null until it has one): what a download needs, in one read. */
+  findOrderCertificate(caId: number, slug: string): Promise<OrderCertificate | null>;
   /** The account's orders, newest first after `beforeId` (paged). */
   listOrders(accountId: number, page: { beforeId?: number; limit: number }): Promise<{ slugs: string[]; nextBeforeId: number | null }>;
-  countOrdersSince(accountId: number, since: Date): Promise<number>;
   findAuthorization(caId: number, slug: string): Promise<AcmeAuthorizationRecord | null>;
   /** The authorization holding challenge `slug`. */
   findAuthorizationByChallenge(caId: number, slug: string): Promise<AcmeAuthorizationRecord | null>;
   /** Deactivate a pending or valid authorization (RFC 8555 §7.5.2); its order becomes `invalid` if it was not yet finalized. */
   deactivateAuthorization(id: number): Promise<AcmeAuthorizationRecord>;
 
-  /** Start validating a `pending` challenge of a `pending` authorization (RFC 8555 §7.5.1); anything else is left as it is. */
-  startValidation(challengeId: number, now: Date): Promise<void>;
+  /**
+   * Start validating a `pending` challenge of a `pending` authorization of an open order (RFC 8555
+   * §7.5.1), leased to `owner` for `leaseMs` so that the caller validates it at once (and, should the
+   * caller die, another runner takes it over when the lease lapses). Null when it was not pending:
+   * anything else is left as it is.
+   */
+  startValidation(challengeId: number, owner: string, leaseMs: number, now: Date): Promise<ClaimedValidation | null>;
   /** Up to `limit` challenges due for an attempt, leased to `owner` for `leaseMs`. */
   claimValidations(owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]>;
-  /** Record an attempt: the challenge, its authorization and its order move together (one transaction). */
-  recordValidation(challengeId: number, result: ValidationResult): Promise<void>;
+  /** Record an attempt: the challenge, its authorization and its order move together, atomically. False: the challenge was not `processing`. */
+  recordValidation(challengeId: number, result: ValidationResult): Promise<boolean>;
   /** When the next validation is due (null: none waiting), for a runner deciding how long to sleep. */
   nextValidationDue(): Promise<Date | null>;
 
@@ -215,6 +231,11 @@ export interface AcmeEabKeyRecord {
   /** The account it bound, once used: each key binds one account. */
   accountId: number | null;
   created: Date;
+}
+
+/** Optional capability of an ACME store: hear of policy changes once committed (caches drop the CA's entry). */
+export interface AcmePolicyChangeEvents {
+  onAcmePolicyChanged(listener: (caId: number) => void): () => void;
 }
 
 /** Optional store capability: the ACME server's store. */

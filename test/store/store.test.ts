@@ -41,6 +41,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0005_acme_nonces',
         '0006_acme',
         '0007_acme_policy',
+        '0008_acme_pending_count',
       ]);
     });
   });

@@ -70,6 +70,11 @@ function recordFromRow(row: Row, watchers: Watcher[]): CertificateRecord {
   return record;
 }
 
+/** The record of a certificate a statement of another file inserted as `id` at `now` (certificate-values.ts). */
+export function insertedCertificateRecord(cert: NewCertificate, id: number, now: Date): CertificateRecord {
+  return recordFromRow({ ...rowOf(cert, now), id }, []);
+}
+
 /** Bind-parameter lists stay well below PostgreSQL's 65535 limit. */
 const WATCHER_CHUNK = 1000;
 

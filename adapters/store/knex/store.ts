@@ -58,37 +58,17 @@ import * as cas from './cas';
 import * as certificates from './certificates';
 import { mappingErrors } from './errors';
 import * as acmeNonces from './acme-nonces';
-import { KnexAcmeStore } from './acme/store';
+import { groupedReads } from './acme/grouped-reads';
+import { KnexAcmeStore, type AcmeHubs } from './acme/store';
 import * as events from './events';
 import { MIGRATIONS_TABLE, migrationSource } from './migrations';
+import { ChangeHub } from './change-hub';
 import { GroupCommit } from './group-commit';
 import * as issuedOrders from './issued-orders';
 import * as keyRotation from './key-rotation';
 import * as orders from './orders';
 import * as revocation from './revocation';
 import * as users from './users';
-
-/** Listeners of row changes, shared by a root store and the stores bound to its transactions. */
-class ChangeHub {
-  private readonly listeners = new Set<(id: number) => void>();
-
-  subscribe(listener: (id: number) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  emit(ids: readonly number[]): void {
-    for (const id of new Set(ids)) {
-      for (const listener of this.listeners) {
-        try {
-          listener(id);
-        } catch {
-          // A listener's failure must not turn a committed change into an error for the caller.
-        }
-      }
-    }
-  }
-}
 
 /** What a root store shares with the stores bound to its transactions. */
 interface ChangeHubs {
@@ -100,6 +80,7 @@ interface ChangeHubs {
   /** Group commit of `createIssuedOrder` (root store only). */
   issuedOrders: GroupCommit<NewIssuedOrder, OrderRecord | null>;
   nonces: acmeNonces.GroupedNonces; // group commit of ACME nonces (root store only)
+  acme: AcmeHubs; // grouped ACME lookups (root store only), policy listeners
 }
 
 /** Ids changed inside a transaction, announced once it has committed. */
@@ -150,6 +131,7 @@ export class KnexStore
         (one) => issuedOrders.createIssuedOrder(this.db, one),
       ),
       nonces: new acmeNonces.GroupedNonces(this.db),
+      acme: { reads: groupedReads(this.db), policyListeners: new Set() },
     };
   }
 
@@ -202,7 +184,8 @@ export class KnexStore
 
   /** The ACME server's store (`AcmeStoreProvider`), on this store's connection and transactions (acme/store.ts). */
   get acme(): KnexAcmeStore {
-    return (this.acmeStore ??= new KnexAcmeStore(this.db, { actingAs: (a) => this.actingAs(a), knexOf: (tx) => (tx as KnexStore).db }));
+    const { acme } = this.hubs;
+    return (this.acmeStore ??= new KnexAcmeStore(this.db, this.bound ? { ...acme, reads: null } : acme));
   }
   private acmeStore: KnexAcmeStore | undefined;
 

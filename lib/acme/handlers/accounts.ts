@@ -38,7 +38,7 @@ export async function newAccount(call: AcmeCall): Promise<AcmeAnswer> {
   if (binding !== undefined) {
     const context = { url: urls.newAccount, accountJwk: jws.signer.jwk, caId: ca.id, acme: services.acme, box: services.secrets };
     eabKid = await checkedEabKid(binding, context);
-  } else if ((await services.acme.policy(ca.id)).eabRequired) {
+  } else if ((await services.policies.policy(ca.id)).eabRequired) {
     throw externalAccountRequired('This CA requires an external account binding (RFC 8555 §7.3.4).');
   }
   const limit = services.options.newAccountsPerAddress;

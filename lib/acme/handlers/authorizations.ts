@@ -7,11 +7,13 @@ import type { AcmeAuthorizationRecord } from '../../ports';
 import { isJsonObject, ownMember } from '../encoding';
 import { authorizationJson, challengeJson } from '../objects';
 import { malformed, unauthorized } from '../problems';
+import { LEASE_MS } from '../runner';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
 
 /**
  * How long a challenge POST waits for the validation it started: most finish in milliseconds, and a
- * client whose first poll finds the result saves its poll interval (acme-client waits 5 s, certbot 3 s).
+ * client whose answer already has the result saves its poll interval (acme-client waits 5 s, certbot
+ * 3 s). A slower one goes on; the answer is then `processing` with `Retry-After`.
  */
 const CHALLENGE_WAIT_MS = 2000;
 
@@ -41,18 +43,23 @@ export async function authorization(call: AcmeCall): Promise<AcmeAnswer> {
  */
 export async function challenge(call: AcmeCall): Promise<AcmeAnswer> {
   const { services, ca, urls, params, jws, now } = call;
-  let authz = owned(call, await services.acme.findAuthorizationByChallenge(ca.id, params.slug));
-  const find = (a: AcmeAuthorizationRecord) => a.challenges.find((c) => c.slug === params.slug);
-  const current = find(authz);
+  const authz = owned(call, await services.acme.findAuthorizationByChallenge(ca.id, params.slug));
+  const current = authz.challenges.find((c) => c.slug === params.slug);
   if (!current) throw unauthorized('You are not authorized to perform this request.');
+  let shown = current;
   if (jws && !jws.postAsGet && current.status === 'pending') {
-    await services.acme.startValidation(current.id, now);
-    const settled = services.runner.settled(current.id, CHALLENGE_WAIT_MS);
-    services.runner.wake();
-    await settled;
-    authz = owned(call, await services.acme.findAuthorizationByChallenge(ca.id, params.slug));
+    // Leased to this instance's runner, which validates at once; a crash leaves the lease to lapse,
+    // and another runner takes the work over (lib/acme/runner.ts).
+    const claimed = await services.acme.startValidation(current.id, services.runner.owner, LEASE_MS, now);
+    const recorded = claimed ? await services.runner.validateNow(claimed, CHALLENGE_WAIT_MS) : null;
+    if (recorded) shown = recorded;
+    else if (claimed) shown = claimed.challenge;
+    else {
+      // Someone else moved it meanwhile (another request, expiry): show it as it is now.
+      const again = owned(call, await services.acme.findAuthorizationByChallenge(ca.id, params.slug));
+      shown = again.challenges.find((c) => c.slug === params.slug) ?? current;
+    }
   }
-  const shown = find(authz) ?? current;
   // RFC 8555 §8.2: while validation goes on, when to ask again.
   const headers: Record<string, string> = shown.status === 'processing' ? { 'Retry-After': '1' } : {};
   return { status: 200, body: challengeJson(shown, urls), headers, links: [`<${urls.authorization(authz.slug)}>;rel="up"`] };

@@ -12,13 +12,11 @@ export const PEM_CHAIN_TYPE = 'application/pem-certificate-chain';
 
 export async function certificate(call: AcmeCall): Promise<AcmeAnswer> {
   const { services, ca, params, account } = call;
-  const order = await services.acme.findOrder(ca.id, params.slug);
-  if (!order || !account || order.accountId !== account.id || order.status !== 'valid' || order.certificateSerial === null) {
+  const found = await services.acme.findOrderCertificate(ca.id, params.slug);
+  if (!found || !account || found.order.accountId !== account.id || found.order.status !== 'valid' || !found.der) {
     throw unauthorized('You are not authorized to perform this request.');
   }
-  const leaf = await services.store.findCertificate(ca.id, order.certificateSerial);
-  if (!leaf) throw unauthorized('You are not authorized to perform this request.');
   const chain = await caChain(services.cas, ca);
-  const body = [leaf.der, ...chain.map((c) => c.der)].map((der) => pemEncode(der, 'CERTIFICATE')).join('');
+  const body = [found.der, ...chain.map((c) => c.der)].map((der) => pemEncode(der, 'CERTIFICATE')).join('');
   return { status: 200, body, contentType: PEM_CHAIN_TYPE };
 }

@@ -15,7 +15,7 @@ async function directoryAnswer(call: AcmeCall, urls: AcmeUrls): Promise<AcmeAnsw
   if (ca.website) meta.website = ca.website;
   if (ca.termsOfService) meta.termsOfService = ca.termsOfService;
   if (ca.caaIdentity) meta.caaIdentities = [ca.caaIdentity];
-  if ((await call.services.acme.policy(ca.id)).eabRequired) meta.externalAccountRequired = true;
+  if ((await call.services.policies.policy(ca.id)).eabRequired) meta.externalAccountRequired = true;
   const body: Record<string, unknown> = {
     // A random member, as the original and Let's Encrypt add, so that clients do not expect a fixed set.
     [randomBytes(16).toString('base64url')]: 'https://community.letsencrypt.org/t/adding-random-entries-to-the-directory/33417',

@@ -33,7 +33,7 @@ export async function newOrder(call: AcmeCall): Promise<AcmeAnswer> {
   if (!isJsonObject(payload)) throw malformed('The payload must be a JSON object.');
   const identifiers = parseOrderIdentifiers(ownMember(payload, 'identifiers'));
   checkNamePolicy(
-    await services.acme.policy(ca.id),
+    await services.policies.policy(ca.id),
     identifiers.map((i) => i.authorized),
   );
   const notBefore = dateMember(payload, 'notBefore');
@@ -44,29 +44,33 @@ export async function newOrder(call: AcmeCall): Promise<AcmeAnswer> {
   if (notAfter && notAfter.getTime() > now.getTime() + maxCertValidityMs) throw malformed('Certificate cannot be valid that long.');
   if (notAfter && notAfter <= now) throw malformed('"notAfter" must be in the future.');
   if (notBefore && notAfter && notBefore > notAfter) throw malformed('notBefore must be before notAfter.');
-  if (newOrdersPerAccount) {
-    const since = new Date(now.getTime() - newOrdersPerAccount.windowMs);
-    if ((await services.acme.countOrdersSince(account.id, since)) >= newOrdersPerAccount.limit) {
-      throw withRetryAfter(
-        rateLimited(`At most ${newOrdersPerAccount.limit} new orders per account in ${newOrdersPerAccount.windowMs / 1000} s.`),
-        newOrdersPerAccount.windowMs,
-      );
-    }
+  const limit = newOrdersPerAccount
+    ? { max: newOrdersPerAccount.limit, since: new Date(now.getTime() - newOrdersPerAccount.windowMs) }
+    : undefined;
+  const order = await services.acme.createOrder(
+    {
+      accountId: account.id,
+      caId: ca.id,
+      expires: new Date(now.getTime() + orderValidityMs),
+      notBefore,
+      notAfter,
+      identifiers: identifiers.map((i) => i.requested),
+      authorizations: identifiers.map((i) => ({
+        identifier: i.authorized,
+        wildcard: i.wildcard,
+        // 128 bits or more of entropy, base64url (RFC 8555 §8.3): 32 bytes.
+        challenges: i.challenges.map((type) => ({ type, token: randomBytes(32).toString('base64url') })),
+      })),
+    },
+    limit,
+  );
+  if (!order && newOrdersPerAccount) {
+    throw withRetryAfter(
+      rateLimited(`At most ${newOrdersPerAccount.limit} new orders per account in ${newOrdersPerAccount.windowMs / 1000} s.`),
+      newOrdersPerAccount.windowMs,
+    );
   }
-  const order = await services.acme.createOrder({
-    accountId: account.id,
-    caId: ca.id,
-    expires: new Date(now.getTime() + orderValidityMs),
-    notBefore,
-    notAfter,
-    identifiers: identifiers.map((i) => i.requested),
-    authorizations: identifiers.map((i) => ({
-      identifier: i.authorized,
-      wildcard: i.wildcard,
-      // 128 bits or more of entropy, base64url (RFC 8555 §8.3): 32 bytes.
-      challenges: i.challenges.map((type) => ({ type, token: randomBytes(32).toString('base64url') })),
-    })),
-  });
+  if (!order) throw new Error('ACME order not written');
   return { status: 201, body: orderJson(order, urls), headers: { Location: urls.order(order.slug) } };
 }
 
@@ -117,6 +121,9 @@ export async function finalize(call: AcmeCall): Promise<AcmeAnswer> {
     if (again.status === 'processing' || again.status === 'valid') return orderAnswer(again, call);
     throw orderNotReady(`This order is not ready (its status is "${again.status}").`);
   }
-  await services.runner.issueNow(ca, { ...current, status: 'processing' }, request, services.options.finalizeWaitMs);
+  const issued = await services.runner.issueNow(ca, { ...current, status: 'processing' }, request, services.options.finalizeWaitMs);
+  // Issued in time: the order is what completeIssuance wrote. Otherwise (still issuing, or failed
+  // with its error recorded), as the store has it now.
+  if (issued) return orderAnswer({ ...current, status: 'valid', certificateId: issued.id, certificateSerial: issued.serial }, call);
   return orderAnswer(await ownOrder(call), call);
 }

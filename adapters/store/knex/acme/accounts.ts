@@ -6,6 +6,7 @@ import { randomSlug } from '../slug';
 import { TABLES } from '../tables';
 import { toJson, toNumber } from '../values';
 import { accountFromRow } from './rows';
+import { matchKeys, tuples, type SlugKey } from './slug-keys';
 import { bindEabKey } from './policies';
 import { StoreConflictError } from '../../../../lib/ports';
 
@@ -51,9 +52,10 @@ export async function findAccountByThumbprint(db: Knex, caId: number, thumbprint
   return row ? accountFromRow(row) : null;
 }
 
-export async function findAccount(db: Knex, caId: number, slug: string): Promise<AcmeAccountRecord | null> {
-  const row = (await db(acmeAccounts).where({ ca_id: caId, slug }).first()) as Row | undefined;
-  return row ? accountFromRow(row) : null;
+/** Several accounts by (CA, slug) in one statement; results in input order, null where there is none. */
+export async function findAccounts(db: Knex, keys: readonly SlugKey[]): Promise<(AcmeAccountRecord | null)[]> {
+  const rows = (await db(acmeAccounts).whereIn(['ca_id', 'slug'], tuples(keys))) as Row[];
+  return matchKeys(keys, rows, (r) => [r.ca_id, r.slug], accountFromRow);
 }
 
 export async function countAccountsFrom(db: Knex, remoteAddress: string, since: Date): Promise<number> {

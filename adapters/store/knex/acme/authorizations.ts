@@ -5,6 +5,7 @@ import type { Row } from '../rows';
 import { TABLES } from '../tables';
 import { fromNullableJson, toJson, toNumber } from '../values';
 import { authorizationFromRow, challengeFromRow } from './rows';
+import { matchKeys, tuples, type SlugKey } from './slug-keys';
 
 const { acmeOrders, acmeAuthorizations, acmeChallenges } = TABLES;
 
@@ -26,20 +27,23 @@ function withChallenges(row: Row | undefined): AcmeAuthorizationRecord | null {
   return authorizationFromRow(row, (fromNullableJson<Row[]>(row.challenges) ?? []).map(challengeFromRow));
 }
 
-export async function findAuthorization(db: Knex, caId: number, slug: string): Promise<AcmeAuthorizationRecord | null> {
-  return withChallenges((await authorizationQuery(db).where({ 'a.slug': slug, 'o.ca_id': caId }).first()) as Row | undefined);
-}
-
 export async function findAuthorizationById(db: Knex, id: number): Promise<AcmeAuthorizationRecord | null> {
   return withChallenges((await authorizationQuery(db).where('a.id', id).first()) as Row | undefined);
 }
 
-export async function findAuthorizationByChallenge(db: Knex, caId: number, slug: string): Promise<AcmeAuthorizationRecord | null> {
-  const row = (await authorizationQuery(db)
+/** Several authorizations by (CA, slug) in one statement; results in input order, null where there is none. */
+export async function findAuthorizations(db: Knex, keys: readonly SlugKey[]): Promise<(AcmeAuthorizationRecord | null)[]> {
+  const rows = (await authorizationQuery(db).whereIn(['o.ca_id', 'a.slug'], tuples(keys))) as Row[];
+  return matchKeys(keys, rows, (r) => [r.ca_id, r.slug], withChallenges);
+}
+
+/** Several authorizations by (CA, slug of one of their challenges); results in input order. */
+export async function findAuthorizationsByChallenge(db: Knex, keys: readonly SlugKey[]): Promise<(AcmeAuthorizationRecord | null)[]> {
+  const rows = (await authorizationQuery(db)
+    .select({ challenge_slug: 'c.slug' })
     .join(`${acmeChallenges} as c`, 'c.authorization_id', 'a.id')
-    .where({ 'c.slug': slug, 'o.ca_id': caId })
-    .first()) as Row | undefined;
-  return withChallenges(row);
+    .whereIn(['o.ca_id', 'c.slug'], tuples(keys))) as Row[];
+  return matchKeys(keys, rows, (r) => [r.ca_id, r.challenge_slug], withChallenges);
 }
 
 /** Call inside a transaction. A deactivated authorization can no longer make its order `ready`. */

@@ -1,9 +1,14 @@
 /**
  * `AcmeStore` (lib/ports/acme-store.ts) over knex: the ACME server's own small store, offered by the
- * knex store as `store.acme`. It shares the knex store's connection and, for the one write that
- * crosses into the certificates (`completeIssuance`), its transaction — so the certificate, its
- * `certificate.issued` event (naming the ACME account) and the order's `valid` commit together, and
- * the caches hear of the certificate as they hear of every other.
+ * knex store as `store.acme`, on its connection (or transaction).
+ *
+ * An ACME order is five requests, each of which used to cost several round trips to the database;
+ * on a small machine those round trips were most of an order's cost (bench/acme). So every step of
+ * an order is one statement where it can be (docs/DESIGN.md "ACME"): a new order with its
+ * authorizations and challenges, starting a validation, recording its outcome, storing the
+ * certificate with the order made `valid` and its `certificate.issued` event (naming the account);
+ * and the lookups of concurrent requests (the account, then what the request names) share one
+ * statement per kind (grouped-reads.ts).
  */
 import type { Knex } from 'knex';
 import {
@@ -14,6 +19,7 @@ import {
   type AcmeEabKeyRecord,
   type AcmeErrorDocument,
   type AcmeOrderRecord,
+  type AcmePolicyChangeEvents,
   type AcmeStore,
   type Actor,
   type CertificateRecord,
@@ -22,29 +28,40 @@ import {
   type NewAcmeAccount,
   type NewAcmeOrder,
   type NewCertificate,
+  type OrderCertificate,
   type SignRequest,
-  type Store,
   type ValidationResult,
 } from '../../../../lib/ports';
 import { mappingErrors } from '../errors';
+import { readOne, type AcmeReads } from './grouped-reads';
 import * as accounts from './accounts';
 import * as authorizations from './authorizations';
 import * as orders from './orders';
 import * as policies from './policies';
 import * as work from './work';
 
-/** What the ACME store needs of the knex store it belongs to. */
-export interface CertificateSide {
-  actingAs(actor: Actor): Pick<Store, 'transaction'>;
-  /** The knex a store bound by `transaction` runs on. */
-  knexOf(tx: Store): Knex;
+/** What the root store shares with the ACME stores of its transactions and actors. */
+export interface AcmeHubs {
+  /** Grouped lookups by (CA, slug); null in a transaction (a group would run outside it). */
+  reads: AcmeReads | null;
+  /** Policy-change listeners (`onAcmePolicyChanged`). */
+  policyListeners: Set<(caId: number) => void>;
 }
 
-export class KnexAcmeStore implements AcmeStore {
+export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents {
   constructor(
     private readonly db: Knex,
-    private readonly side: CertificateSide,
+    private readonly hubs: AcmeHubs,
   ) {}
+
+  private read<K extends keyof AcmeReads>(kind: K, caId: number, slug: string) {
+    return mappingErrors(() => readOne(this.db, this.hubs.reads, kind, { caId, slug }));
+  }
+
+  onAcmePolicyChanged(listener: (caId: number) => void): () => void {
+    this.hubs.policyListeners.add(listener);
+    return () => this.hubs.policyListeners.delete(listener);
+  }
 
   private atomically<T>(fn: (trx: Knex) => Promise<T>): Promise<T> {
     return mappingErrors(() => (this.db.isTransaction ? fn(this.db) : this.db.transaction(fn)));
@@ -59,8 +76,10 @@ export class KnexAcmeStore implements AcmeStore {
   policy(caId: number): Promise<AcmeCaPolicy> {
     return mappingErrors(() => policies.policy(this.db, caId));
   }
-  setPolicy(caId: number, patch: Partial<AcmeCaPolicy>): Promise<AcmeCaPolicy> {
-    return this.atomically((trx) => policies.setPolicy(trx, caId, patch));
+  async setPolicy(caId: number, patch: Partial<AcmeCaPolicy>): Promise<AcmeCaPolicy> {
+    const policy = await this.atomically((trx) => policies.setPolicy(trx, caId, patch));
+    for (const listener of this.hubs.policyListeners) listener(caId);
+    return policy;
   }
   createEabKey(key: { kid: string; caId: number; sealed: unknown }): Promise<AcmeEabKeyRecord> {
     return mappingErrors(() => policies.createEabKey(this.db, key));
@@ -72,7 +91,7 @@ export class KnexAcmeStore implements AcmeStore {
     return mappingErrors(() => accounts.findAccountByThumbprint(this.db, caId, thumbprint));
   }
   findAccount(caId: number, slug: string): Promise<AcmeAccountRecord | null> {
-    return mappingErrors(() => accounts.findAccount(this.db, caId, slug));
+    return this.read('account', caId, slug);
   }
   countAccountsFrom(remoteAddress: string, since: Date): Promise<number> {
     return mappingErrors(() => accounts.countAccountsFrom(this.db, remoteAddress, since));
@@ -87,36 +106,36 @@ export class KnexAcmeStore implements AcmeStore {
     return mappingErrors(() => accounts.changeAccountKey(this.db, id, jwk, thumbprint));
   }
 
-  createOrder(order: NewAcmeOrder): Promise<AcmeOrderRecord> {
-    return this.atomically((trx) => orders.createOrder(trx, order));
+  createOrder(order: NewAcmeOrder, limit?: { max: number; since: Date }): Promise<AcmeOrderRecord | null> {
+    return mappingErrors(() => orders.createOrder(this.db, order, limit));
   }
   findOrder(caId: number, slug: string): Promise<AcmeOrderRecord | null> {
-    return mappingErrors(() => orders.findOrder(this.db, caId, slug));
+    return this.read('order', caId, slug);
+  }
+  findOrderCertificate(caId: number, slug: string): Promise<OrderCertificate | null> {
+    return this.read('orderCertificate', caId, slug);
   }
   listOrders(accountId: number, page: { beforeId?: number; limit: number }): Promise<{ slugs: string[]; nextBeforeId: number | null }> {
     return mappingErrors(() => orders.listOrders(this.db, accountId, page));
   }
-  countOrdersSince(accountId: number, since: Date): Promise<number> {
-    return mappingErrors(() => orders.countOrdersSince(this.db, accountId, since));
-  }
   findAuthorization(caId: number, slug: string): Promise<AcmeAuthorizationRecord | null> {
-    return mappingErrors(() => authorizations.findAuthorization(this.db, caId, slug));
+    return this.read('authorization', caId, slug);
   }
   findAuthorizationByChallenge(caId: number, slug: string): Promise<AcmeAuthorizationRecord | null> {
-    return mappingErrors(() => authorizations.findAuthorizationByChallenge(this.db, caId, slug));
+    return this.read('authorizationByChallenge', caId, slug);
   }
   deactivateAuthorization(id: number): Promise<AcmeAuthorizationRecord> {
     return this.atomically((trx) => authorizations.deactivateAuthorization(trx, id));
   }
 
-  startValidation(challengeId: number, now: Date): Promise<void> {
-    return mappingErrors(() => work.startValidation(this.db, challengeId, now));
+  startValidation(challengeId: number, owner: string, leaseMs: number, now: Date): Promise<ClaimedValidation | null> {
+    return mappingErrors(() => work.startValidation(this.db, challengeId, owner, leaseMs, now));
   }
   claimValidations(owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]> {
     return mappingErrors(() => work.claimValidations(this.db, owner, leaseMs, limit));
   }
-  recordValidation(challengeId: number, result: ValidationResult): Promise<void> {
-    return this.atomically((trx) => work.recordValidation(trx, challengeId, result));
+  recordValidation(challengeId: number, result: ValidationResult): Promise<boolean> {
+    return mappingErrors(() => work.recordValidation(this.db, challengeId, result));
   }
   nextValidationDue(): Promise<Date | null> {
     return mappingErrors(() => work.nextValidationDue(this.db));
@@ -128,15 +147,11 @@ export class KnexAcmeStore implements AcmeStore {
   claimIssuances(owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]> {
     return mappingErrors(() => work.claimIssuances(this.db, owner, leaseMs, limit));
   }
-  completeIssuance(orderId: number, certificate: NewCertificate, actor: Actor): Promise<CertificateRecord> {
-    return this.side.actingAs(actor).transaction(async (tx) => {
-      const stored = await tx.insertCertificate(certificate);
-      if (!(await mappingErrors(() => work.markIssued(this.side.knexOf(tx), orderId, stored.id)))) {
-        // Another runner finished (or failed) the order meanwhile: this certificate must not exist.
-        throw new StoreConflictError('The ACME order is no longer being issued.', 'order', 'status');
-      }
-      return stored;
-    });
+  async completeIssuance(orderId: number, certificate: NewCertificate, actor: Actor): Promise<CertificateRecord> {
+    const stored = await mappingErrors(() => work.completeIssuance(this.db, orderId, certificate, actor));
+    // Another runner finished (or failed) the order meanwhile: this certificate was not stored.
+    if (!stored) throw new StoreConflictError('The ACME order is no longer being issued.', 'order', 'status');
+    return stored;
   }
   failIssuance(orderId: number, problem: AcmeErrorDocument, retryAt: Date | null): Promise<void> {
     return mappingErrors(() => work.failIssuance(this.db, orderId, problem, retryAt));

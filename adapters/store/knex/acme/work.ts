@@ -5,29 +5,62 @@
  * another takes the work over, so nothing stays `processing` for ever.
  */
 import type { Knex } from 'knex';
-import type { AcmeErrorDocument, ClaimedIssuance, ClaimedValidation, SignRequest, ValidationResult } from '../../../../lib/ports';
+import type {
+  AcmeErrorDocument,
+  Actor,
+  CertificateRecord,
+  ClaimedIssuance,
+  ClaimedValidation,
+  NewCertificate,
+  SignRequest,
+  ValidationResult,
+} from '../../../../lib/ports';
+import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from '../certificate-values';
+import { insertedCertificateRecord } from '../certificates';
 import type { Row } from '../rows';
 import { TABLES } from '../tables';
 import { toJson, toNullableDate, toNumber } from '../values';
 import { challengeFromRow } from './rows';
 import { findOrderById } from './orders';
 
-const { acmeOrders, acmeAuthorizations, acmeChallenges, acmeAccounts } = TABLES;
+const { acmeOrders, acmeAuthorizations, acmeChallenges, acmeAccounts, certificates } = TABLES;
 
 /** Work no live lease holds. */
 function unleased(q: Knex.QueryBuilder, table: string, now: Date): Knex.QueryBuilder {
   return q.andWhere((w) => w.whereNull(`${table}.lease_expires`).orWhere(`${table}.lease_expires`, '<', now));
 }
 
-/** Call inside a transaction: a pending challenge of a pending authorization of an open order starts. */
-export async function startValidation(db: Knex, challengeId: number, now: Date): Promise<void> {
-  await db.raw(
-    `UPDATE ?? c SET status = 'processing', next_attempt = ?, error = NULL
-       FROM ?? a, ?? o
+/**
+ * A pending challenge of a pending authorization of an open order starts (RFC 8555 §7.5.1), leased to
+ * `owner`, who validates it now; null when it was not pending (anything else is left as it is). One
+ * statement, which also returns what validating needs: the identifier and the account key's thumbprint.
+ */
+export async function startValidation(
+  db: Knex,
+  challengeId: number,
+  owner: string,
+  leaseMs: number,
+  now: Date,
+): Promise<ClaimedValidation | null> {
+  const result = (await db.raw(
+    `UPDATE ?? c SET status = 'processing', next_attempt = ?, error = NULL, lease_owner = ?, lease_expires = ?
+       FROM ?? a, ?? o, ?? acc
       WHERE c.id = ? AND c.status = 'pending' AND a.id = c.authorization_id AND a.status = 'pending'
-        AND o.id = a.order_id AND o.status = 'pending' AND o.expires > ?`,
-    [acmeChallenges, now, acmeAuthorizations, acmeOrders, challengeId, now],
-  );
+        AND o.id = a.order_id AND o.status = 'pending' AND o.expires > ? AND acc.id = o.account_id
+      RETURNING c.*, a.identifier_type, a.identifier_value, a.order_id, acc.thumbprint`,
+    [acmeChallenges, now, owner, new Date(now.getTime() + leaseMs), acmeAuthorizations, acmeOrders, acmeAccounts, challengeId, now],
+  )) as { rows: Row[] };
+  const [row] = result.rows;
+  return row ? claimedFromRow(row, row) : null;
+}
+
+function claimedFromRow(challenge: Row, context: Row): ClaimedValidation {
+  return {
+    challenge: challengeFromRow(challenge),
+    identifier: { type: String(context.identifier_type) as 'dns' | 'ip', value: String(context.identifier_value) },
+    thumbprint: String(context.thumbprint),
+    orderId: toNumber(context.order_id),
+  };
 }
 
 export async function claimValidations(db: Knex, owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]> {
@@ -58,66 +91,57 @@ export async function claimValidations(db: Knex, owner: string, leaseMs: number,
     const byAuthz = new Map(context.map((r) => [toNumber(r.id), r]));
     return rows.flatMap((row) => {
       const a = byAuthz.get(toNumber(row.authorization_id));
-      if (!a) return [];
-      return [
-        {
-          challenge: challengeFromRow(row),
-          identifier: { type: String(a.identifier_type) as 'dns' | 'ip', value: String(a.identifier_value) },
-          thumbprint: String(a.thumbprint),
-          orderId: toNumber(a.order_id),
-        },
-      ];
+      return a ? [claimedFromRow(row, a)] : [];
     });
   });
 }
 
 /**
- * Call inside a transaction. The order row is locked first: two validations of the same order's
- * last authorizations, finishing at once, then see each other's result, and exactly one of them
- * makes the order `ready`.
+ * Record an attempt in ONE statement (no transaction): the challenge, its authorization and its order
+ * move together. A valid authorization decrements its order's `authorizations_pending` (migration
+ * 0008) and the order becomes `ready` when none is left: two validations of one order finishing at
+ * once serialise on the order row, so exactly one of them makes it `ready`. False when the challenge
+ * was no longer `processing` (nothing changed).
  */
-export async function recordValidation(db: Knex, challengeId: number, result: ValidationResult): Promise<void> {
+export async function recordValidation(db: Knex, challengeId: number, result: ValidationResult): Promise<boolean> {
   const now = new Date();
-  // The challenge's authorization and order, the order row locked (FOR UPDATE OF o) in the same statement.
-  const found = (await db(`${acmeChallenges} as c`)
-    .join(`${acmeAuthorizations} as a`, 'a.id', 'c.authorization_id')
-    .join(`${acmeOrders} as o`, 'o.id', 'a.order_id')
-    .where('c.id', challengeId)
-    .select('c.authorization_id', 'a.order_id')
-    .forUpdate('o')
-    .first()) as Row | undefined;
-  if (!found) return;
-  const authorizationId = toNumber(found.authorization_id);
-  const orderId = toNumber(found.order_id);
-  const clearLease = { lease_owner: null, lease_expires: null };
+  const clearLease = 'lease_owner = NULL, lease_expires = NULL, attempts = attempts + 1';
+  let sql: string;
+  let bindings: Knex.RawBinding[];
   if (result.kind === 'retry') {
-    await db(acmeChallenges)
-      .where({ id: challengeId, status: 'processing' })
-      .update({ ...clearLease, error: toJson(result.problem), next_attempt: result.at, attempts: db.raw('attempts + 1') });
-    return;
+    sql = `UPDATE ?? SET ${clearLease}, error = ?, next_attempt = ? WHERE id = ? AND status = 'processing' RETURNING id`;
+    bindings = [acmeChallenges, toJson(result.problem), result.at, challengeId];
+  } else if (result.kind === 'valid') {
+    sql = `WITH ch AS (
+             UPDATE ?? SET ${clearLease}, status = 'valid', validated = ?, error = NULL WHERE id = ? AND status = 'processing' RETURNING id, authorization_id
+           ),
+           az AS (
+             UPDATE ?? SET status = 'valid' WHERE id = (SELECT authorization_id FROM ch) AND status = 'pending' RETURNING order_id
+           ),
+           o AS (
+             UPDATE ?? SET authorizations_pending = authorizations_pending - 1,
+                    status = CASE WHEN authorizations_pending <= 1 THEN 'ready' ELSE status END, updated = ?
+              WHERE id = (SELECT order_id FROM az) AND status = 'pending'
+           )
+           SELECT id FROM ch`;
+    bindings = [acmeChallenges, result.at, challengeId, acmeAuthorizations, acmeOrders, now];
+  } else {
+    const error = toJson(result.problem);
+    sql = `WITH ch AS (
+             UPDATE ?? SET ${clearLease}, status = 'invalid', error = ? WHERE id = ? AND status = 'processing' RETURNING id, authorization_id
+           ),
+           az AS (
+             UPDATE ?? SET status = 'invalid' WHERE id = (SELECT authorization_id FROM ch) AND status = 'pending'
+           ),
+           o AS (
+             UPDATE ?? SET status = 'invalid', error = ?, updated = ?
+              WHERE id = (SELECT a.order_id FROM ?? a WHERE a.id = (SELECT authorization_id FROM ch)) AND status IN ('pending', 'ready')
+           )
+           SELECT id FROM ch`;
+    bindings = [acmeChallenges, error, challengeId, acmeAuthorizations, acmeOrders, error, now, acmeAuthorizations];
   }
-  if (result.kind === 'valid') {
-    const moved = await db(acmeChallenges)
-      .where({ id: challengeId, status: 'processing' })
-      .update({ ...clearLease, status: 'valid', validated: result.at, error: null, attempts: db.raw('attempts + 1') });
-    if (moved === 0) return;
-    await db(acmeAuthorizations).where({ id: authorizationId, status: 'pending' }).update({ status: 'valid' });
-    // Ready once no authorization of the order is left that is not valid.
-    await db(acmeOrders)
-      .where({ id: orderId, status: 'pending' })
-      .whereNotExists((q) => q.select(db.raw('1')).from(acmeAuthorizations).where({ order_id: orderId }).whereNot({ status: 'valid' }))
-      .update({ status: 'ready', updated: now });
-    return;
-  }
-  const moved = await db(acmeChallenges)
-    .where({ id: challengeId, status: 'processing' })
-    .update({ ...clearLease, status: 'invalid', error: toJson(result.problem), attempts: db.raw('attempts + 1') });
-  if (moved === 0) return;
-  await db(acmeAuthorizations).where({ id: authorizationId }).whereIn('status', ['pending']).update({ status: 'invalid' });
-  await db(acmeOrders)
-    .where({ id: orderId })
-    .whereIn('status', ['pending', 'ready'])
-    .update({ status: 'invalid', error: toJson(result.problem), updated: now });
+  const { rows } = (await db.raw(sql, bindings)) as { rows: Row[] };
+  return rows.length === 1;
 }
 
 export async function nextValidationDue(db: Knex): Promise<Date | null> {
@@ -166,13 +190,37 @@ async function attemptsOf(db: Knex, orderId: number): Promise<number | null> {
   return row ? toNumber(row.attempts) : null;
 }
 
-/** Call inside the transaction that stored the certificate. False when the order was not (or no longer) being issued. */
-export async function markIssued(db: Knex, orderId: number, certificateId: number): Promise<boolean> {
-  const moved = await db(acmeOrders)
-    .where({ id: orderId, status: 'processing' })
-    .whereNull('certificate_id')
-    .update({ status: 'valid', certificate_id: certificateId, request: null, lease_owner: null, lease_expires: null, updated: new Date() });
-  return moved === 1;
+/**
+ * Store the certificate and make the order `valid`, in ONE statement: the order row is locked first
+ * (`FOR UPDATE`), so of two runners finishing the same order only one finds it still `processing`;
+ * the other inserts nothing (null). `actor` is named for the event triggers (migration 0004), which
+ * run at the statement's commit.
+ */
+export async function completeIssuance(
+  db: Knex,
+  orderId: number,
+  certificate: NewCertificate,
+  actor: Actor,
+): Promise<CertificateRecord | null> {
+  const now = new Date();
+  const { rows } = (await db.raw(
+    `WITH actor AS (SELECT set_config('ca_api.actor', ?, true) AS actor),
+     o AS (SELECT id FROM ?? WHERE id = ? AND status = 'processing' AND certificate_id IS NULL FOR UPDATE),
+     incoming (${CERTIFICATE_COLUMN_LIST}) AS (VALUES (${CERTIFICATE_PLACEHOLDERS})),
+     cert AS (
+       INSERT INTO ?? (${CERTIFICATE_COLUMN_LIST}, created, updated)
+       SELECT ${certificateColumnsOf('i')}, ?, ? FROM incoming i, o, actor
+       RETURNING id
+     ),
+     done AS (
+       UPDATE ?? SET status = 'valid', certificate_id = (SELECT id FROM cert), request = NULL, lease_owner = NULL,
+              lease_expires = NULL, updated = ?
+        WHERE id = (SELECT id FROM o) AND EXISTS (SELECT 1 FROM cert)
+     )
+     SELECT id FROM cert`,
+    [JSON.stringify(actor), acmeOrders, orderId, ...certificateBindings(certificate), certificates, now, now, acmeOrders, now],
+  )) as { rows: Row[] };
+  return rows.length === 1 ? insertedCertificateRecord(certificate, toNumber(rows[0].id), now) : null;
 }
 
 export async function failIssuance(db: Knex, orderId: number, problem: AcmeErrorDocument, retryAt: Date | null): Promise<void> {

@@ -13,6 +13,7 @@ import * as m0004 from './0004_events';
 import * as m0005 from './0005_acme_nonces';
 import * as m0006 from './0006_acme';
 import * as m0007 from './0007_acme_policy';
+import * as m0008 from './0008_acme_pending_count';
 
 /** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -23,6 +24,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0005_acme_nonces', m0005],
   ['0006_acme', m0006],
   ['0007_acme_policy', m0007],
+  ['0008_acme_pending_count', m0008],
 ];
 
 /** Table in which knex records applied migrations; prefixed so it cannot clash with a host's own. */

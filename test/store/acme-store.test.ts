@@ -1,0 +1,229 @@
+/**
+ * The knex store's ACME writes and reads (`store.acme`, adapters/store/knex/acme/), on every test
+ * database target: a new order with its authorizations and challenges in one statement (and nothing
+ * written past a rate limit), validations recorded in one statement each — an order with two
+ * authorizations validated at once becomes `ready` exactly when both are valid, whichever records
+ * last —, the certificate stored with the order made `valid` by one of two racing completions only,
+ * and lookups of concurrent requests grouped into one statement, each caller getting its own record.
+ */
+import { knexStore } from '../../adapters/store/knex';
+import { TABLES } from '../../adapters/store/knex/tables';
+import { StoreConflictError, type AcmeStore, type CaRecord, type NewAcmeOrder } from '../../lib/ports';
+import { isPostgresUrl, openSecondPool, openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
+import { newCa, newCertificate, randomSerial, signRequest } from './records';
+
+const HOUR = 3_600_000;
+const ACTOR = { type: 'acme_account', id: 1, protocol: 'acme' } as const;
+
+describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
+  let db: TestDatabase;
+  let acme: AcmeStore;
+  let ca: CaRecord;
+  let accountId: number;
+
+  beforeAll(async () => {
+    db = await openTestDatabase(target);
+    acme = (db.store as unknown as { acme: AcmeStore }).acme;
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+  beforeEach(async () => {
+    await db.truncate();
+    ca = await db.store.insertCa(newCa());
+    const created = await acme.createAccount({
+      caId: ca.id,
+      jwk: { kty: 'EC', crv: 'P-256', x: 'x', y: 'y' },
+      thumbprint: 'thumb',
+      contact: [],
+      termsOfServiceAgreed: true,
+    });
+    accountId = created.account.id;
+  });
+
+  function anOrder(names: string[]): NewAcmeOrder {
+    return {
+      accountId,
+      caId: ca.id,
+      expires: new Date(Date.now() + HOUR),
+      notBefore: null,
+      notAfter: null,
+      identifiers: names.map((value) => ({ type: 'dns' as const, value })),
+      authorizations: names.map((value) => ({
+        identifier: { type: 'dns' as const, value },
+        wildcard: false,
+        challenges: [
+          { type: 'http-01' as const, token: `${value}-http` },
+          { type: 'dns-01' as const, token: `${value}-dns` },
+        ],
+      })),
+    };
+  }
+
+  async function count(table: string): Promise<number> {
+    const row = (await db.knex(table).count({ n: '*' }).first()) as { n: string | number };
+    return Number(row.n);
+  }
+
+  test('createOrder writes the order, its authorizations in identifier order and their challenges', async () => {
+    const order = await acme.createOrder(anOrder(['a.example', 'b.example', 'c.example']));
+    if (!order) throw new Error('no order');
+    expect(order).toMatchObject({ status: 'pending', accountId, caId: ca.id });
+    expect(order.authorizations).toHaveLength(3);
+    const read = await acme.findOrder(ca.id, order.slug);
+    expect(read?.authorizations).toEqual(order.authorizations);
+    const authz = await Promise.all(order.authorizations.map((slug) => acme.findAuthorization(ca.id, slug)));
+    expect(authz.map((a) => a?.identifier.value)).toEqual(['a.example', 'b.example', 'c.example']);
+    expect(authz.map((a) => a?.challenges.map((c) => c.token))).toEqual([
+      ['a.example-http', 'a.example-dns'],
+      ['b.example-http', 'b.example-dns'],
+      ['c.example-http', 'c.example-dns'],
+    ]);
+  });
+
+  test('createOrder past the limit writes nothing and answers null', async () => {
+    const since = new Date(Date.now() - HOUR);
+    expect(await acme.createOrder(anOrder(['one.example']), { max: 2, since })).not.toBeNull();
+    expect(await acme.createOrder(anOrder(['two.example']), { max: 2, since })).not.toBeNull();
+    expect(await acme.createOrder(anOrder(['three.example']), { max: 2, since })).toBeNull();
+    expect(await count(TABLES.acmeOrders)).toBe(2);
+    expect(await count(TABLES.acmeAuthorizations)).toBe(2);
+    expect(await count(TABLES.acmeChallenges)).toBe(4);
+  });
+
+  async function startBoth(names: string[]) {
+    const order = await acme.createOrder(anOrder(names));
+    if (!order) throw new Error('no order');
+    const authz = await Promise.all(order.authorizations.map((slug) => acme.findAuthorization(ca.id, slug)));
+    const claimed = await Promise.all(
+      authz.map((a) => acme.startValidation(a?.challenges[0].id as number, 'test-runner', 60_000, new Date())),
+    );
+    return { order, claimed };
+  }
+
+  test('startValidation leases a pending challenge once, with what validating it needs', async () => {
+    const { claimed } = await startBoth(['lease.example']);
+    expect(claimed[0]).toMatchObject({
+      identifier: { type: 'dns', value: 'lease.example' },
+      thumbprint: 'thumb',
+      challenge: { status: 'processing', token: 'lease.example-http' },
+    });
+    expect(await acme.startValidation(claimed[0]?.challenge.id as number, 'another', 60_000, new Date())).toBeNull();
+  });
+
+  test('two authorizations validated one after the other: the order is ready once both are valid', async () => {
+    const { order, claimed } = await startBoth(['first.example', 'second.example']);
+    const at = new Date();
+    const [one, two] = claimed.map((c) => c?.challenge.id as number);
+    expect(await acme.recordValidation(one, { kind: 'valid', at })).toBe(true);
+    expect((await acme.findOrder(ca.id, order.slug))?.status).toBe('pending');
+    expect(await acme.recordValidation(two, { kind: 'valid', at })).toBe(true);
+    expect((await acme.findOrder(ca.id, order.slug))?.status).toBe('ready');
+    // Recorded again: nothing changes.
+    expect(await acme.recordValidation(two, { kind: 'valid', at })).toBe(false);
+    expect((await acme.findOrder(ca.id, order.slug))?.status).toBe('ready');
+  });
+
+  test('two authorizations recorded valid at the same moment, from two connections: every order ends ready', async () => {
+    const second = isPostgresUrl(target.url) ? knexStore(openSecondPool(target.url, db.knex)) : null;
+    const other = second ? (second as unknown as { acme: AcmeStore }).acme : acme;
+    try {
+      for (let i = 0; i < 8; i++) {
+        const { order, claimed } = await startBoth([`a${i}.example`, `b${i}.example`]);
+        const at = new Date();
+        const recorded = await Promise.all([
+          acme.recordValidation(claimed[0]?.challenge.id as number, { kind: 'valid', at }),
+          other.recordValidation(claimed[1]?.challenge.id as number, { kind: 'valid', at }),
+        ]);
+        expect(recorded).toEqual([true, true]);
+        expect((await acme.findOrder(ca.id, order.slug))?.status).toBe('ready');
+      }
+    } finally {
+      await second?.close();
+    }
+  });
+
+  test('an invalid authorization makes the order invalid with the error, and a later valid one does not revive it', async () => {
+    const { order, claimed } = await startBoth(['bad.example', 'good.example']);
+    const problem = { type: 'urn:ietf:params:acme:error:connection', detail: 'refused' };
+    expect(await acme.recordValidation(claimed[0]?.challenge.id as number, { kind: 'invalid', problem })).toBe(true);
+    expect(await acme.recordValidation(claimed[1]?.challenge.id as number, { kind: 'valid', at: new Date() })).toBe(true);
+    const read = await acme.findOrder(ca.id, order.slug);
+    expect(read).toMatchObject({ status: 'invalid', error: problem });
+  });
+
+  test('a retry keeps the challenge processing with its error and the next attempt, lease cleared', async () => {
+    const { claimed } = await startBoth(['later.example']);
+    const problem = { type: 'urn:ietf:params:acme:error:dns', detail: 'no record yet' };
+    const at = new Date(Date.now() + 5000);
+    expect(await acme.recordValidation(claimed[0]?.challenge.id as number, { kind: 'retry', problem, at })).toBe(true);
+    const row = (await db.knex(TABLES.acmeChallenges).where({ id: claimed[0]?.challenge.id }).first()) as Record<string, unknown>;
+    expect(row).toMatchObject({ status: 'processing', lease_owner: null, attempts: 1 });
+    expect(new Date(row.next_attempt as string).getTime()).toBe(at.getTime());
+  });
+
+  async function readyOrder() {
+    const { order, claimed } = await startBoth(['issue.example']);
+    await acme.recordValidation(claimed[0]?.challenge.id as number, { kind: 'valid', at: new Date() });
+    expect(await acme.startIssuance(order.id, signRequest(), 'test-runner', 60_000)).toBe(true);
+    return order;
+  }
+
+  test('completeIssuance stores the certificate with the order valid and its event naming the account', async () => {
+    const order = await readyOrder();
+    const certificate = newCertificate(ca.id, { serial: randomSerial() });
+    const stored = await acme.completeIssuance(order.id, certificate, ACTOR);
+    expect(stored.serial).toBe(certificate.serial);
+    expect(await acme.findOrder(ca.id, order.slug)).toMatchObject({
+      status: 'valid',
+      certificateSerial: certificate.serial,
+      request: null,
+    });
+    const download = await acme.findOrderCertificate(ca.id, order.slug);
+    expect(download?.der?.equals(certificate.der)).toBe(true);
+    const events = (await db.knex(TABLES.events).where({ serial: certificate.serial })) as { type: string; actor: unknown }[];
+    expect(events).toHaveLength(1);
+    expect(events[0].type).toBe('certificate.issued');
+    const actor = typeof events[0].actor === 'string' ? JSON.parse(events[0].actor) : events[0].actor;
+    expect(actor).toMatchObject(ACTOR);
+  });
+
+  test('of two completions racing for one order, one stores its certificate; the other stores nothing', async () => {
+    const order = await readyOrder();
+    const second = isPostgresUrl(target.url) ? knexStore(openSecondPool(target.url, db.knex)) : null;
+    const other = second ? (second as unknown as { acme: AcmeStore }).acme : acme;
+    try {
+      const results = await Promise.allSettled([
+        acme.completeIssuance(order.id, newCertificate(ca.id, { serial: randomSerial() }), ACTOR),
+        other.completeIssuance(order.id, newCertificate(ca.id, { serial: randomSerial() }), ACTOR),
+      ]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      expect(rejected.reason).toBeInstanceOf(StoreConflictError);
+      expect(await count(TABLES.certificates)).toBe(1);
+      expect(await db.knex(TABLES.events).where({ type: 'certificate.issued' })).toHaveLength(1);
+    } finally {
+      await second?.close();
+    }
+  });
+
+  test('concurrent lookups share a statement, and each caller gets its own record (or null)', async () => {
+    const orders = await Promise.all(['x.example', 'y.example', 'z.example'].map((n) => acme.createOrder(anOrder([n]))));
+    const slugs = orders.map((o) => o?.slug as string);
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }) => statements.push(q.sql);
+    db.knex.on('query', onQuery);
+    let found;
+    try {
+      found = await Promise.all([...slugs, 'nosuchorder1'].map((slug) => acme.findOrder(ca.id, slug)));
+    } finally {
+      db.knex.off('query', onQuery);
+    }
+    expect(found.map((o) => o?.slug ?? null)).toEqual([...slugs, null]);
+    expect(found.map((o) => o?.identifiers[0].value ?? null)).toEqual(['x.example', 'y.example', 'z.example', null]);
+    expect(statements).toHaveLength(1);
+    // Another CA's order is not found under this CA.
+    const otherCa = await db.store.insertCa(newCa());
+    expect(await acme.findOrder(otherCa.id, slugs[0])).toBeNull();
+  });
+});
