@@ -76,6 +76,32 @@ describe.each(testDatabaseTargets())('ACME nonces on $name', (target) => {
     expect(Number((await db.knex(TABLES.acmeNonces).count({ n: '*' }).first())?.n)).toBe(0);
   });
 
+  it('mints and uses of concurrent requests go in one statement, each caller getting its own result', async () => {
+    const [a, b] = await Promise.all([store.createAcmeNonce(MINUTE), store.createAcmeNonce(MINUTE)]);
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }) => statements.push(q.sql);
+    db.knex.on('query', onQuery);
+    let results: (string | boolean)[];
+    try {
+      results = await Promise.all([
+        store.consumeAcmeNonce(a),
+        store.createAcmeNonce(MINUTE),
+        store.consumeAcmeNonce(a),
+        store.consumeAcmeNonce('short'),
+        store.createAcmeNonce(MINUTE),
+        store.consumeAcmeNonce(b),
+      ]);
+    } finally {
+      db.knex.off('query', onQuery);
+    }
+    // (The sweep of expired nonces, every 256 minted, may follow: not counted.)
+    expect(statements.filter((sql) => !/expires <= /.test(sql))).toHaveLength(1);
+    expect([results[0], results[2], results[3], results[5]]).toEqual([true, false, false, true]);
+    const minted = [results[1], results[4]] as string[];
+    for (const n of minted) expect(n).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await Promise.all(minted.map((n) => store.consumeAcmeNonce(n)))).toEqual([true, true]);
+  });
+
   it('refuses a ttl that is not a positive number', async () => {
     await expect(store.createAcmeNonce(0)).rejects.toThrow(RangeError);
     await expect(store.createAcmeNonce(Number.NaN)).rejects.toThrow(RangeError);

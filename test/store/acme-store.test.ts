@@ -111,6 +111,23 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     expect(await acme.startValidation(claimed[0]?.challenge.id as number, 'another', 60_000, new Date())).toBeNull();
   });
 
+  test('concurrent starts share one statement; a challenge started twice at once is claimed once', async () => {
+    const orders = await Promise.all(['p.example', 'q.example'].map((n) => acme.createOrder(anOrder([n]))));
+    const authz = await Promise.all(orders.map((o) => acme.findAuthorization(ca.id, o?.authorizations[0] as string)));
+    const [p, q] = authz.map((a) => a?.challenges[0].id as number);
+    const statements: string[] = [];
+    const onQuery = (s: { sql: string }) => statements.push(s.sql);
+    db.knex.on('query', onQuery);
+    let claimed;
+    try {
+      claimed = await Promise.all([p, q, p].map((id) => acme.startValidation(id, 'test-runner', 60_000, new Date())));
+    } finally {
+      db.knex.off('query', onQuery);
+    }
+    expect(statements).toHaveLength(1);
+    expect(claimed.map((c) => c?.identifier.value ?? null)).toEqual(['p.example', 'q.example', null]);
+  });
+
   test('two authorizations validated one after the other: the order is ready once both are valid', async () => {
     const { order, claimed } = await startBoth(['first.example', 'second.example']);
     const at = new Date();
@@ -162,9 +179,25 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     expect(new Date(row.next_attempt as string).getTime()).toBe(at.getTime());
   });
 
-  async function readyOrder() {
-    const { order, claimed } = await startBoth(['issue.example']);
+  test('startIssuance moves a ready order once; a second start, or one of an order not ready, is refused', async () => {
+    const order = await readyOrder();
+    expect(await acme.startIssuance(order.id, signRequest(), 'test-runner', 60_000)).toBe(false);
+    const pending = await acme.createOrder(anOrder(['not-ready.example']));
+    expect(await acme.startIssuance(pending?.id as number, signRequest(), 'r', 60_000)).toBe(false);
+    const ready = await validatedOrder();
+    const twice = await Promise.all([ready, ready].map((o) => acme.startIssuance(o.id, signRequest(), 'r', 60_000)));
+    expect(twice).toEqual([true, false]);
+    expect((await acme.findOrder(ca.id, order.slug))?.request).toMatchObject({ profile: signRequest().profile });
+  });
+
+  async function validatedOrder() {
+    const { order, claimed } = await startBoth([`issue-${Math.random().toString(36).slice(2, 8)}.example`]);
     await acme.recordValidation(claimed[0]?.challenge.id as number, { kind: 'valid', at: new Date() });
+    return order;
+  }
+
+  async function readyOrder() {
+    const order = await validatedOrder();
     expect(await acme.startIssuance(order.id, signRequest(), 'test-runner', 60_000)).toBe(true);
     return order;
   }

@@ -4,8 +4,8 @@
  * once across every instance on the database.
  *
  * Every ACME request mints one nonce and (a POST) uses one: the root store groups those of
- * concurrent requests (group-commit.ts), so that many nonces cost one INSERT and many uses one
- * DELETE (`createAcmeNonces`, `consumeAcmeNonces`).
+ * concurrent requests (group-commit.ts), so that many mints and many uses together cost one
+ * statement (`nonceOps`).
  */
 import { randomBytes } from 'crypto';
 import type { Knex } from 'knex';
@@ -35,10 +35,15 @@ export async function createAcmeNonces(db: Knex, ttlsMs: number[]): Promise<stri
   const now = Date.now();
   const rows = ttlsMs.map((ttlMs) => ({ nonce: randomBytes(32).toString('base64url'), expires: new Date(now + ttlMs) }));
   await db(TABLES.acmeNonces).insert(rows);
-  const before = minted;
-  minted += rows.length;
-  if (Math.floor(before / SWEEP_EVERY) !== Math.floor(minted / SWEEP_EVERY)) await sweepExpired(db);
+  await afterMinting(db, rows.length);
   return rows.map((r) => r.nonce);
+}
+
+/** Every SWEEP_EVERY nonces minted, the expired ones go. */
+async function afterMinting(db: Knex, count: number): Promise<void> {
+  const before = minted;
+  minted += count;
+  if (Math.floor(before / SWEEP_EVERY) !== Math.floor(minted / SWEEP_EVERY)) await sweepExpired(db);
 }
 
 export async function consumeAcmeNonce(db: Knex, nonce: string): Promise<boolean> {
@@ -67,31 +72,66 @@ export async function sweepExpired(db: Knex): Promise<number> {
   return result.rowCount ?? result.affectedRows ?? 0;
 }
 
+/** A mint (a nonce valid for `ttlMs`) or a use (accept `nonce` once), for `nonceOps`. */
+export type NonceOp = { mint: number } | { use: string };
+
 /**
- * The root store's nonces: the mints and uses of concurrent requests each grouped into one statement
- * (group-commit.ts). A ttl that is not positive is the caller's mistake, refused before it joins a group.
+ * Mints and uses together in ONE statement — the DELETE of the nonces used and the INSERT of those
+ * minted as two parts of one `WITH` — or the one of the two there is. Results in input order: the new
+ * nonce of a mint, whether a use was accepted.
+ */
+export async function nonceOps(db: Knex, ops: NonceOp[]): Promise<(string | boolean)[]> {
+  const ttls = ops.flatMap((op) => ('mint' in op ? [op.mint] : []));
+  const uses = ops.flatMap((op) => ('use' in op ? [op.use] : []));
+  if (uses.length === 0) return answer(ops, await createAcmeNonces(db, ttls), []);
+  if (ttls.length === 0) return answer(ops, [], await consumeAcmeNonces(db, uses));
+  ttls.forEach(checkNonceTtl);
+  const wellFormed = [...new Set(uses.filter((n) => typeof n === 'string' && NONCE_SHAPE.test(n)))];
+  const now = Date.now();
+  const rows = ttls.map((ttlMs) => ({ nonce: randomBytes(32).toString('base64url'), expires: new Date(now + ttlMs) }));
+  const result = (await db.raw(
+    `WITH used AS (DELETE FROM ?? WHERE nonce IN (${wellFormed.length ? wellFormed.map(() => '?').join(', ') : 'NULL'}) AND expires > ? RETURNING nonce),
+     minted AS (INSERT INTO ?? (nonce, expires) VALUES ${rows.map(() => '(?, ?)').join(', ')})
+     SELECT nonce FROM used`,
+    [TABLES.acmeNonces, ...wellFormed, new Date(now), TABLES.acmeNonces, ...rows.flatMap((r) => [r.nonce, r.expires])],
+  )) as { rows: Row[] };
+  await afterMinting(db, rows.length);
+  const accepted = new Set(result.rows.map((r) => String(r.nonce)));
+  return answer(
+    ops,
+    rows.map((r) => r.nonce),
+    uses.map((n) => accepted.delete(n)),
+  );
+}
+
+/** Each op's result, taken in turn from the mints' nonces and the uses' verdicts. */
+function answer(ops: NonceOp[], minted: string[], used: boolean[]): (string | boolean)[] {
+  let m = 0;
+  let u = 0;
+  return ops.map((op) => ('mint' in op ? minted[m++] : used[u++]));
+}
+
+/**
+ * The root store's nonces: the mints and uses of concurrent requests grouped into one statement
+ * (group-commit.ts, `nonceOps`). A ttl that is not positive is the caller's mistake, refused before
+ * it joins a group.
  */
 export class GroupedNonces {
-  private readonly minting: GroupCommit<number, string>;
-  private readonly using: GroupCommit<string, boolean>;
+  private readonly ops: GroupCommit<NonceOp, string | boolean>;
 
   constructor(db: Knex) {
-    this.minting = new GroupCommit(
-      (ttls) => createAcmeNonces(db, ttls),
-      (ttl) => createAcmeNonce(db, ttl),
-    );
-    this.using = new GroupCommit(
-      (nonces) => consumeAcmeNonces(db, nonces),
-      (nonce) => consumeAcmeNonce(db, nonce),
+    this.ops = new GroupCommit(
+      (ops) => nonceOps(db, ops),
+      async (op) => (await nonceOps(db, [op]))[0],
     );
   }
 
   async create(ttlMs: number): Promise<string> {
     checkNonceTtl(ttlMs);
-    return this.minting.write(ttlMs);
+    return (await this.ops.write({ mint: ttlMs })) as string;
   }
 
-  consume(nonce: string): Promise<boolean> {
-    return this.using.write(nonce);
+  async consume(nonce: string): Promise<boolean> {
+    return (await this.ops.write({ use: nonce })) as boolean;
   }
 }

@@ -58,7 +58,7 @@ import * as cas from './cas';
 import * as certificates from './certificates';
 import { mappingErrors } from './errors';
 import * as acmeNonces from './acme-nonces';
-import { groupedReads } from './acme/grouped-reads';
+import { groupedStatements } from './acme/grouped';
 import { KnexAcmeStore, type AcmeHubs } from './acme/store';
 import * as events from './events';
 import { MIGRATIONS_TABLE, migrationSource } from './migrations';
@@ -80,7 +80,7 @@ interface ChangeHubs {
   /** Group commit of `createIssuedOrder` (root store only). */
   issuedOrders: GroupCommit<NewIssuedOrder, OrderRecord | null>;
   nonces: acmeNonces.GroupedNonces; // group commit of ACME nonces (root store only)
-  acme: AcmeHubs; // grouped ACME lookups (root store only), policy listeners
+  acme: AcmeHubs; // grouped ACME statements (root store only), policy listeners
 }
 
 /** Ids changed inside a transaction, announced once it has committed. */
@@ -131,7 +131,7 @@ export class KnexStore
         (one) => issuedOrders.createIssuedOrder(this.db, one),
       ),
       nonces: new acmeNonces.GroupedNonces(this.db),
-      acme: { reads: groupedReads(this.db), policyListeners: new Set() },
+      acme: { groups: groupedStatements(this.db), policyListeners: new Set() },
     };
   }
 
@@ -185,7 +185,7 @@ export class KnexStore
   /** The ACME server's store (`AcmeStoreProvider`), on this store's connection and transactions (acme/store.ts). */
   get acme(): KnexAcmeStore {
     const { acme } = this.hubs;
-    return (this.acmeStore ??= new KnexAcmeStore(this.db, this.bound ? { ...acme, reads: null } : acme));
+    return (this.acmeStore ??= new KnexAcmeStore(this.db, this.bound ? { ...acme, groups: null } : acme));
   }
   private acmeStore: KnexAcmeStore | undefined;
 

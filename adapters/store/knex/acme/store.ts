@@ -33,7 +33,7 @@ import {
   type ValidationResult,
 } from '../../../../lib/ports';
 import { mappingErrors } from '../errors';
-import { readOne, type AcmeReads } from './grouped-reads';
+import { runOne, type AcmeGroups } from './grouped';
 import * as accounts from './accounts';
 import * as authorizations from './authorizations';
 import * as orders from './orders';
@@ -42,8 +42,8 @@ import * as work from './work';
 
 /** What the root store shares with the ACME stores of its transactions and actors. */
 export interface AcmeHubs {
-  /** Grouped lookups by (CA, slug); null in a transaction (a group would run outside it). */
-  reads: AcmeReads | null;
+  /** Grouped statements; null in a transaction (a group would run outside it). */
+  groups: AcmeGroups | null;
   /** Policy-change listeners (`onAcmePolicyChanged`). */
   policyListeners: Set<(caId: number) => void>;
 }
@@ -54,8 +54,9 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents {
     private readonly hubs: AcmeHubs,
   ) {}
 
-  private read<K extends keyof AcmeReads>(kind: K, caId: number, slug: string) {
-    return mappingErrors(() => readOne(this.db, this.hubs.reads, kind, { caId, slug }));
+  /** A grouped statement (grouped.ts). */
+  private run<K extends keyof AcmeGroups>(kind: K, item: Parameters<typeof runOne<K>>[3]) {
+    return mappingErrors(() => runOne(this.db, this.hubs.groups, kind, item));
   }
 
   onAcmePolicyChanged(listener: (caId: number) => void): () => void {
@@ -91,7 +92,7 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents {
     return mappingErrors(() => accounts.findAccountByThumbprint(this.db, caId, thumbprint));
   }
   findAccount(caId: number, slug: string): Promise<AcmeAccountRecord | null> {
-    return this.read('account', caId, slug);
+    return this.run('account', { caId, slug });
   }
   countAccountsFrom(remoteAddress: string, since: Date): Promise<number> {
     return mappingErrors(() => accounts.countAccountsFrom(this.db, remoteAddress, since));
@@ -110,26 +111,26 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents {
     return mappingErrors(() => orders.createOrder(this.db, order, limit));
   }
   findOrder(caId: number, slug: string): Promise<AcmeOrderRecord | null> {
-    return this.read('order', caId, slug);
+    return this.run('order', { caId, slug });
   }
   findOrderCertificate(caId: number, slug: string): Promise<OrderCertificate | null> {
-    return this.read('orderCertificate', caId, slug);
+    return this.run('orderCertificate', { caId, slug });
   }
   listOrders(accountId: number, page: { beforeId?: number; limit: number }): Promise<{ slugs: string[]; nextBeforeId: number | null }> {
     return mappingErrors(() => orders.listOrders(this.db, accountId, page));
   }
   findAuthorization(caId: number, slug: string): Promise<AcmeAuthorizationRecord | null> {
-    return this.read('authorization', caId, slug);
+    return this.run('authorization', { caId, slug });
   }
   findAuthorizationByChallenge(caId: number, slug: string): Promise<AcmeAuthorizationRecord | null> {
-    return this.read('authorizationByChallenge', caId, slug);
+    return this.run('authorizationByChallenge', { caId, slug });
   }
   deactivateAuthorization(id: number): Promise<AcmeAuthorizationRecord> {
     return this.atomically((trx) => authorizations.deactivateAuthorization(trx, id));
   }
 
   startValidation(challengeId: number, owner: string, leaseMs: number, now: Date): Promise<ClaimedValidation | null> {
-    return mappingErrors(() => work.startValidation(this.db, challengeId, owner, leaseMs, now));
+    return this.run('startValidation', { challengeId, owner, leaseMs, now });
   }
   claimValidations(owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]> {
     return mappingErrors(() => work.claimValidations(this.db, owner, leaseMs, limit));
@@ -142,7 +143,7 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents {
   }
 
   startIssuance(orderId: number, request: SignRequest, owner: string, leaseMs: number): Promise<boolean> {
-    return mappingErrors(() => work.startIssuance(this.db, orderId, request, owner, leaseMs));
+    return this.run('startIssuance', { orderId, request, owner, leaseMs });
   }
   claimIssuances(owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]> {
     return mappingErrors(() => work.claimIssuances(this.db, owner, leaseMs, limit));

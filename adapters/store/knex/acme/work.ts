@@ -30,28 +30,42 @@ function unleased(q: Knex.QueryBuilder, table: string, now: Date): Knex.QueryBui
   return q.andWhere((w) => w.whereNull(`${table}.lease_expires`).orWhere(`${table}.lease_expires`, '<', now));
 }
 
+/** A challenge to start validating, leased to `owner` (`startValidations`). */
+export interface ValidationStart {
+  challengeId: number;
+  owner: string;
+  leaseMs: number;
+  now: Date;
+}
+
 /**
- * A pending challenge of a pending authorization of an open order starts (RFC 8555 §7.5.1), leased to
- * `owner`, who validates it now; null when it was not pending (anything else is left as it is). One
- * statement, which also returns what validating needs: the identifier and the account key's thumbprint.
+ * Pending challenges of pending authorizations of open orders start (RFC 8555 §7.5.1), each leased
+ * to its `owner`, who validates it now; null where one was not pending (anything else is left as it
+ * is), and for the second of two starts of one challenge in the group. One statement, which also
+ * returns what validating needs: the identifier and the account key's thumbprint.
  */
-export async function startValidation(
-  db: Knex,
-  challengeId: number,
-  owner: string,
-  leaseMs: number,
-  now: Date,
-): Promise<ClaimedValidation | null> {
+export async function startValidations(db: Knex, starts: readonly ValidationStart[]): Promise<(ClaimedValidation | null)[]> {
   const result = (await db.raw(
-    `UPDATE ?? c SET status = 'processing', next_attempt = ?, error = NULL, lease_owner = ?, lease_expires = ?
-       FROM ?? a, ?? o, ?? acc
-      WHERE c.id = ? AND c.status = 'pending' AND a.id = c.authorization_id AND a.status = 'pending'
-        AND o.id = a.order_id AND o.status = 'pending' AND o.expires > ? AND acc.id = o.account_id
+    `UPDATE ?? c SET status = 'processing', next_attempt = v.now, error = NULL, lease_owner = v.owner, lease_expires = v.lease_expires
+       FROM (VALUES ${starts.map(() => '(?::integer, ?::timestamptz, ?::text, ?::timestamptz)').join(', ')}) AS v (id, now, owner, lease_expires),
+            ?? a, ?? o, ?? acc
+      WHERE c.id = v.id AND c.status = 'pending' AND a.id = c.authorization_id AND a.status = 'pending'
+        AND o.id = a.order_id AND o.status = 'pending' AND o.expires > v.now AND acc.id = o.account_id
       RETURNING c.*, a.identifier_type, a.identifier_value, a.order_id, acc.thumbprint`,
-    [acmeChallenges, now, owner, new Date(now.getTime() + leaseMs), acmeAuthorizations, acmeOrders, acmeAccounts, challengeId, now],
+    [
+      acmeChallenges,
+      ...starts.flatMap((s) => [s.challengeId, s.now, s.owner, new Date(s.now.getTime() + s.leaseMs)]),
+      acmeAuthorizations,
+      acmeOrders,
+      acmeAccounts,
+    ],
   )) as { rows: Row[] };
-  const [row] = result.rows;
-  return row ? claimedFromRow(row, row) : null;
+  const byId = new Map(result.rows.map((row) => [toNumber(row.id), row]));
+  return starts.map((s) => {
+    const row = byId.get(s.challengeId);
+    byId.delete(s.challengeId); // a second start of the same challenge in this group did not start it
+    return row ? claimedFromRow(row, row) : null;
+  });
 }
 
 function claimedFromRow(challenge: Row, context: Row): ClaimedValidation {
@@ -149,18 +163,26 @@ export async function nextValidationDue(db: Knex): Promise<Date | null> {
   return toNullableDate(row?.due);
 }
 
-export async function startIssuance(db: Knex, orderId: number, request: SignRequest, owner: string, leaseMs: number): Promise<boolean> {
+/** An order to move from `ready` to `processing` with its sign request, leased to `owner` (`startIssuances`). */
+export interface IssuanceStart {
+  orderId: number;
+  request: SignRequest;
+  owner: string;
+  leaseMs: number;
+}
+
+/** `ready` → `processing` with the sign request, for several orders in one statement; false where one was not `ready`. */
+export async function startIssuances(db: Knex, starts: readonly IssuanceStart[]): Promise<boolean[]> {
   const now = new Date();
-  const moved = await db(acmeOrders)
-    .where({ id: orderId, status: 'ready' })
-    .update({
-      status: 'processing',
-      request: JSON.stringify(request),
-      lease_owner: owner,
-      lease_expires: new Date(now.getTime() + leaseMs),
-      updated: now,
-    });
-  return moved === 1;
+  const result = (await db.raw(
+    `UPDATE ?? o SET status = 'processing', request = v.request, lease_owner = v.owner, lease_expires = v.lease_expires, updated = ?
+       FROM (VALUES ${starts.map(() => '(?::integer, ?::jsonb, ?::text, ?::timestamptz)').join(', ')}) AS v (id, request, owner, lease_expires)
+      WHERE o.id = v.id AND o.status = 'ready'
+      RETURNING o.id`,
+    [acmeOrders, now, ...starts.flatMap((s) => [s.orderId, JSON.stringify(s.request), s.owner, new Date(now.getTime() + s.leaseMs)])],
+  )) as { rows: Row[] };
+  const started = new Set(result.rows.map((row) => toNumber(row.id)));
+  return starts.map((s) => started.delete(s.orderId));
 }
 
 export async function claimIssuances(db: Knex, owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]> {
