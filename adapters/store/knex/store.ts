@@ -34,11 +34,14 @@ import type {
   NewIssuedOrder,
   NewOrder,
   IssuedOrderStore,
+  OrderFilter,
+  OrderListing,
   OrderRecord,
   Permission,
   Store,
   CaChangeEvents,
   CertificateChangeEvents,
+  UserAdministration,
   UserChangeEvents,
   UserRecord,
   BatchOrderStore,
@@ -55,6 +58,7 @@ import type {
   EventLog,
 } from '../../../lib/ports';
 import * as cas from './cas';
+import { ChangeHub } from './change-hub';
 import * as certificates from './certificates';
 import { mappingErrors } from './errors';
 import * as acmeNonces from './acme-nonces';
@@ -67,28 +71,6 @@ import * as keyRotation from './key-rotation';
 import * as orders from './orders';
 import * as revocation from './revocation';
 import * as users from './users';
-
-/** Listeners of row changes, shared by a root store and the stores bound to its transactions. */
-class ChangeHub {
-  private readonly listeners = new Set<(id: number) => void>();
-
-  subscribe(listener: (id: number) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  emit(ids: readonly number[]): void {
-    for (const id of new Set(ids)) {
-      for (const listener of this.listeners) {
-        try {
-          listener(id);
-        } catch {
-          // A listener's failure must not turn a committed change into an error for the caller.
-        }
-      }
-    }
-  }
-}
 
 /** What a root store shares with the stores bound to its transactions. */
 interface ChangeHubs {
@@ -112,11 +94,13 @@ interface PendingChanges {
 export class KnexStore
   implements
     Store,
+    UserAdministration,
     UserChangeEvents,
     CaChangeEvents,
     CertificateChangeEvents,
     BatchOrderStore,
     IssuedOrderStore,
+    OrderListing,
     RevocationStore,
     StoredKeyRewriting,
     CertificateVersionListing,
@@ -206,9 +190,11 @@ export class KnexStore
   }
   private acmeStore: KnexAcmeStore | undefined;
 
-  async migrate(): Promise<void> {
+  /** Resolves to the number of migrations applied now (0: the tables were current). */
+  async migrate(): Promise<number> {
     if (this.bound) throw new Error('migrate() cannot run inside a store transaction');
-    await this.db.migrate.latest({ migrationSource, tableName: MIGRATIONS_TABLE });
+    const [, applied] = (await this.db.migrate.latest({ migrationSource, tableName: MIGRATIONS_TABLE })) as [number, string[]];
+    return applied.length;
   }
 
   async close(): Promise<void> {
@@ -306,6 +292,9 @@ export class KnexStore
   getOrder(slug: string): Promise<OrderRecord | null> {
     return mappingErrors(() => orders.getOrder(this.db, slug));
   }
+  listOrders(filter: OrderFilter): Promise<OrderRecord[]> {
+    return mappingErrors(() => orders.listOrders(this.db, filter));
+  }
   insertCertificateIds(certs: NewCertificate[]): Promise<number[]> {
     return mappingErrors(() => this.write((db) => certificates.insertCertificateIds(db, certs)));
   }
@@ -377,6 +366,14 @@ export class KnexStore
     const user = await mappingErrors(() => this.inTransaction((db) => users.updateUser(db, id, patch)));
     this.changed('users', user.id);
     return user;
+  }
+  listUsers(): Promise<UserRecord[]> {
+    return mappingErrors(() => users.listUsers(this.db));
+  }
+  async deleteUser(id: number): Promise<{ orders: number }> {
+    const deleted = await mappingErrors(() => this.write((db) => users.deleteUser(db, id), true));
+    this.changed('users', id);
+    return deleted;
   }
 
   /**
