@@ -1,5 +1,5 @@
 /** migrate, create_api_user, set_api_user_permissions, view_api_user. */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { findCa } from '../../ca/lookup';
 import { createApiUser, setApiUserPermissions, type ApiUserPermissions } from '../../ca/users';
 import { CaError } from '../../ca/errors';
@@ -33,11 +33,10 @@ function permissionOptions(cmd: Command): Command {
     .option('--no-sign-certificate', 'withhold the sign_certificate permission')
     .option('--no-view-certificate', 'withhold the view_certificate permission')
     .option('--no-revoke-certificate', 'withhold the revoke_certificate permission')
-    .option(
-      '--ca <serial>',
-      'grant the permissions for this CA only (serial or name); repeat for several (default: every CA)',
-      collect,
-      [],
+    .addOption(
+      new Option('--ca <serial>', 'grant the permissions for this CA only (serial or name); repeat for several')
+        .argParser(collect)
+        .default([], 'every CA'),
     );
 }
 
@@ -62,8 +61,9 @@ export function registerAdminCommands(program: Command, run: Action): void {
     .description('Create or update the database tables.')
     .action(
       run(async (ctx: CommandContext) => {
-        const store = await ctx.store();
-        await store.migrate();
+        const store = await ctx.unmigratedStore();
+        const applied = await store.migrate();
+        ctx.write(typeof applied === 'number' ? `Migrations applied (${applied} new).\n` : 'Migrations applied.\n');
       }),
     );
 
@@ -80,6 +80,7 @@ export function registerAdminCommands(program: Command, run: Action): void {
       const permissions = await permissionsOf(store, o);
       const password = o.password ?? (await promptPassword(ctx.io.stdin, ctx.io.stderr));
       await createApiUser(store, username, password, permissions, { bcryptCost: ctx.io.bcryptCost });
+      ctx.write(`Created API user ${username}.\n`);
     }),
   );
 
