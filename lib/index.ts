@@ -59,7 +59,15 @@ export {
 export { inProcessOrderRunner, type InProcessOrderRunner, type InProcessOrderRunnerOptions } from './ca/order-runner/in-process';
 
 // Administration (the functions behind `ca-admin`)
-export { createApiUser, setApiUserPermissions, type ApiUserPermissions, type CreateApiUserOptions } from './ca/users';
+export {
+  createApiUser,
+  setApiUserPermissions,
+  setApiUserPassword,
+  listApiUsers,
+  deleteApiUser,
+  type ApiUserPermissions,
+  type CreateApiUserOptions,
+} from './ca/users';
 export { initCa, importCa, listCas, type CaAcmeSettings, type InitCaOptions, type ImportCaOptions } from './ca/authorities';
 export { editCa } from './ca/ca-update';
 export { importCert, signCert, resignCert, type SignCertOptions, type ResignCertOptions } from './ca/certificates';

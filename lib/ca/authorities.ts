@@ -46,6 +46,10 @@ export interface InitCaOptions {
   curve?: EllipticCurveName;
   /** Hash of the CA certificate's signature; default SHA-512 (SHA-256 if the signing key is DSA, none for EdDSA). */
   algorithm?: HashAlgorithmName | null;
+  /**
+   * Validity in days. Omitted: 3650, or for an intermediate at most until its parent expires
+   * (`caNotAfter`); given, an intermediate that would outlive its parent is refused.
+   */
   expiresDays?: number;
   /** Basic Constraints path length; null = unlimited. Default 0 (as upstream). */
   pathLength?: number | null;
@@ -117,6 +121,27 @@ async function assertNameFree(store: Store, name: string): Promise<void> {
   }
 }
 
+/**
+ * When a new CA's certificate ends: `expiresDays` after `now` (floored to the minute), by default
+ * `CA_DEFAULTS.expiresDays`. An intermediate cannot outlive its parent: the default then ends with
+ * the parent (`cappedAtParent`) — else an intermediate made with the defaults under a root made with
+ * the defaults would fail whenever it is made in a later minute than the root — while an explicit
+ * `expiresDays` that outlives it is an error.
+ */
+export function caNotAfter(
+  now: Date,
+  expiresDays: number | undefined,
+  parent: Pick<CaRecord, 'notAfter'> | null,
+): { notAfter: Date; cappedAtParent: boolean } {
+  const days = expiresDays ?? CA_DEFAULTS.expiresDays;
+  const notAfter = floorToMinute(new Date(now.getTime() + days * DAY_MS));
+  if (!parent || notAfter <= parent.notAfter) return { notAfter, cappedAtParent: false };
+  if (expiresDays !== undefined) {
+    throw new CaError('invalid', `Certificate would outlive the parent CA, which expires ${formatUtc(parent.notAfter)}.`);
+  }
+  return { notAfter: parent.notAfter, cappedAtParent: true };
+}
+
 /** init_ca: a new root or intermediate CA with a fresh key. */
 export async function initCa(o: InitCaOptions): Promise<CaRecord> {
   const { store } = o;
@@ -124,15 +149,14 @@ export async function initCa(o: InitCaOptions): Promise<CaRecord> {
   const subject = parseName(o.subject);
   await assertNameFree(store, o.name);
   const spec = keySpec(o);
-  const expiresDays = o.expiresDays ?? CA_DEFAULTS.expiresDays;
-  if (!(expiresDays > 0)) throw new CaError('invalid', `${expiresDays}: Expires must be a positive number of days.`);
+  if (o.expiresDays !== undefined && !(o.expiresDays > 0)) {
+    throw new CaError('invalid', `${o.expiresDays}: Expires must be a positive number of days.`);
+  }
   const pathLength = o.pathLength === undefined ? CA_DEFAULTS.pathLength : o.pathLength;
   if (pathLength !== null && !(Number.isInteger(pathLength) && pathLength >= 0)) {
     throw new CaError('invalid', `${pathLength}: Path length must be a non-negative integer.`);
   }
   const notBefore = floorToMinute(now);
-  const notAfter = floorToMinute(new Date(now.getTime() + expiresDays * DAY_MS));
-
   const parent = o.parent ?? null;
   if (parent) {
     if (!isUsable(parent, now)) throw new CaError('conflict', `${parent.name}: Parent CA is not usable (disabled, revoked or expired).`);
@@ -140,10 +164,8 @@ export async function initCa(o: InitCaOptions): Promise<CaRecord> {
     if (remaining !== null && remaining <= 0) {
       throw new CaError('conflict', 'Parent CA cannot create intermediate CA due to path length restrictions.');
     }
-    if (notAfter > parent.notAfter) {
-      throw new CaError('invalid', `Certificate would outlive the parent CA, which expires ${formatUtc(parent.notAfter)}.`);
-    }
   }
+  const { notAfter } = caNotAfter(now, o.expiresDays, parent);
 
   const alias = o.keyBackendAlias ?? CA_DEFAULTS.keyBackendAlias;
   const backend = keyBackendFor(o.keyBackends, alias);

@@ -3,6 +3,7 @@
  * serial (colons, leading zeros and case ignored) or an exact name/CN; failing that, a serial prefix.
  */
 import type { CaRecord, CertificateRecord, Store } from '../ports';
+import { parseCertificate, verifyCertificateSignature } from '../x509/certificate';
 import { normaliseSerial } from '../x509/serial-format';
 import { CaError } from './errors';
 import { isWithinValidity } from './validity';
@@ -36,6 +37,19 @@ export async function caChain(store: Pick<Store, 'getCa'>, ca: CaRecord | null):
 /** Enabled, not revoked, inside its validity window at `now` (validity.ts). */
 export function isUsable(ca: CaRecord, now: Date): boolean {
   return ca.enabled && !ca.revoked && isWithinValidity(ca, now);
+}
+
+/**
+ * A root: the CA's certificate names itself as issuer and its own key verifies its signature (RFC 5280
+ * §3.2 "self-signed"). An intermediate imported without its parent is not one, whatever its `parentId`.
+ */
+export function isSelfSigned(ca: Pick<CaRecord, 'der'>): boolean {
+  try {
+    const cert = parseCertificate(ca.der);
+    return cert.issuerDer.equals(cert.subjectDer) && verifyCertificateSignature(cert, cert.publicKey.der);
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -4,7 +4,7 @@
  * (README D23): a permission may hold for every CA, as upstream, or for named CAs only.
  */
 import * as bcrypt from 'bcryptjs';
-import type { CaGrant, Permission, Store, UserRecord } from '../ports';
+import { hasUserAdministration, type CaGrant, type Permission, type Store, type UserAdministration, type UserRecord } from '../ports';
 import { normaliseSerial } from '../x509/serial-format';
 import { CaError } from './errors';
 
@@ -66,10 +66,58 @@ export async function createApiUser(
  * next request in this process, and in other processes within their user cache's TTL.
  */
 export async function setApiUserPermissions(store: Store, username: string, permissions: ApiUserPermissions): Promise<UserRecord> {
-  const user = await store.findUser(username);
-  if (!user) throw new CaError('not-found', `${username}: User not found.`);
+  const user = await findApiUser(store, username);
   const { global, caGrants } = await resolveGrants(store, permissions);
   return store.transaction((tx) => updateGrants(tx, user.id, { permissions: global, caGrants }));
+}
+
+/**
+ * Give a user a new password, hashed as `createApiUser` hashes (bcrypt, same cost). The user's
+ * `updated` stamp moves with it, so credentials verified under the old password stop counting: at
+ * once in this process (the store's change events), within the user cache's TTL in others.
+ */
+export async function setApiUserPassword(
+  store: Store,
+  username: string,
+  password: string,
+  options: CreateApiUserOptions = {},
+): Promise<UserRecord> {
+  const user = await findApiUser(store, username);
+  if (!password) throw new CaError('invalid', 'The password must not be empty.');
+  const hash = await bcrypt.hash(password, options.bcryptCost ?? DEFAULT_BCRYPT_COST);
+  return store.updateUser(user.id, { passwordHash: hash });
+}
+
+/** Every API user with its permissions and per-CA grants, by username (code-unit order, whatever the database's collation). */
+export async function listApiUsers(store: Store): Promise<UserRecord[]> {
+  const users = await userAdministrationOf(store).listUsers();
+  return users.sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
+}
+
+/**
+ * Delete an API user, its grants and the sign orders it placed (`UserAdministration.deleteUser`);
+ * returns the user as it was and how many orders went with it. It can no longer log in: at once in
+ * this process, within the user cache's TTL in others.
+ */
+export async function deleteApiUser(store: Store, username: string): Promise<{ user: UserRecord; orders: number }> {
+  const admin = userAdministrationOf(store);
+  const user = await findApiUser(store, username);
+  const { orders } = await admin.deleteUser(user.id);
+  return { user, orders };
+}
+
+/** The user named `username`, or the not-found error the commands print (`<name>: User not found.`). */
+export async function findApiUser(store: Pick<Store, 'findUser'>, username: string): Promise<UserRecord> {
+  const user = await store.findUser(username);
+  if (!user) throw new CaError('not-found', `${username}: User not found.`);
+  return user;
+}
+
+function userAdministrationOf(store: Store): Store & UserAdministration {
+  if (!hasUserAdministration(store)) {
+    throw new CaError('invalid', 'This store cannot list or delete users (no UserAdministration capability).');
+  }
+  return store;
 }
 
 /** Write the grants; refuse (rolling the caller's transaction back) a store that drops per-CA ones. */

@@ -74,16 +74,24 @@ export class CommandContext {
    * database.
    */
   async store(): Promise<Store> {
-    return actingAs(await this.openedStore(), operatorActor(this.io.env));
+    return actingAs(await this.openedStore(true), operatorActor(this.io.env));
   }
 
-  private openedStore(): Promise<Store> {
+  /**
+   * The store as `store()` gives it, but opened without migrating it first (the `migrate` command,
+   * which counts what it applies). A store handed in by the caller is given as it is.
+   */
+  async unmigratedStore(): Promise<Store> {
+    return actingAs(await this.openedStore(false), operatorActor(this.io.env));
+  }
+
+  private openedStore(migrate: boolean): Promise<Store> {
     if (!this.storePromise) {
       const { store, openStore } = this.io;
       if (store) this.storePromise = Promise.resolve(store);
       else if (openStore) {
         this.ownsStore = true;
-        this.storePromise = openStore(this.io.env.DATABASE_URL);
+        this.storePromise = openStore(this.io.env.DATABASE_URL, { migrate });
       } else {
         this.storePromise = Promise.reject(
           new CaError('invalid', 'No database: the command was given neither a store nor a way to open one.'),
@@ -136,6 +144,11 @@ export class CommandContext {
 
   write(text: string | Buffer): void {
     this.io.stdout.write(text);
+  }
+
+  /** A line for the operator on stderr (what a command chose for them, a warning): never data. */
+  note(line: string): void {
+    this.io.stderr.write(`${line}\n`);
   }
 
   async close(): Promise<void> {

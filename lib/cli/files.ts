@@ -23,3 +23,12 @@ export async function writeOutput(path: string, data: string | Buffer): Promise<
     throw new CaError('invalid', `${path}: Cannot write the file (${(e as NodeJS.ErrnoException).code ?? 'error'}).`);
   }
 }
+
+/** Make `path` a directory if it is not one yet, with any missing parents (`mkdir -p`). */
+export async function ensureDirectory(path: string): Promise<void> {
+  try {
+    await fs.mkdir(path, { recursive: true });
+  } catch (e) {
+    throw new CaError('invalid', `${path}: Cannot create the directory (${(e as NodeJS.ErrnoException).code ?? 'error'}).`);
+  }
+}

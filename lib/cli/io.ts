@@ -18,10 +18,11 @@ export interface CliIo {
   /** Use this store instead of opening DATABASE_URL (it is then neither migrated nor closed). */
   store?: Store;
   /**
-   * Open (and migrate) the store named by `DATABASE_URL` when no `store` is given; it is closed when
-   * the command ends. The CLI's entry (main.ts) passes the knex store.
+   * Open (and, unless `migrate: false`, migrate) the store named by `DATABASE_URL` when no `store` is
+   * given; it is closed when the command ends. The CLI's entry (main.ts) passes the knex store. The
+   * `migrate` command opens it unmigrated, to count what it applies.
    */
-  openStore?: (databaseUrl: string | undefined) => Promise<Store>;
+  openStore?: (databaseUrl: string | undefined, options?: { migrate?: boolean }) => Promise<Store>;
   /** Key backends by alias, or how to make them from the environment (main.ts: the built-in backend). */
   keyBackends?: KeyBackends | ((env: Record<string, string | undefined>) => KeyBackends);
   /**

@@ -10,8 +10,8 @@ import type { Store } from '../ports';
 import type { CliIo } from './io';
 import { runCli } from './run';
 
-/** The knex store on `DATABASE_URL` (a PGlite directory by default), migrated. */
-async function openDefaultStore(databaseUrl: string | undefined): Promise<Store> {
+/** The knex store on `DATABASE_URL` (a PGlite directory by default), migrated unless told not to. */
+async function openDefaultStore(databaseUrl: string | undefined, options: { migrate?: boolean } = {}): Promise<Store> {
   // Loaded on demand: `--help` and usage errors should not pay for the database drivers.
   // (require, not import(): with module node16 a dynamic import() stays an ES import.)
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -19,7 +19,7 @@ async function openDefaultStore(databaseUrl: string | undefined): Promise<Store>
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { knexStore } = require('../../adapters/store/knex') as typeof import('../../adapters/store/knex');
   const store = knexStore(await openDatabase(databaseUrl));
-  await store.migrate();
+  if (options.migrate !== false) await store.migrate();
   return store;
 }
 

@@ -38,8 +38,15 @@ function readHidden(tty: RawTty, prompt: string, out: CliStream): Promise<string
   });
 }
 
-export async function promptPassword(stdin: CliInput | undefined, prompts: CliStream): Promise<string> {
-  if (!stdin) throw new CaError('invalid', 'No password given: use --password.');
+export interface PromptOptions {
+  /** The command's option that takes the password as a value, named in the errors; null: it has none. */
+  option?: string | null;
+}
+
+export async function promptPassword(stdin: CliInput | undefined, prompts: CliStream, options: PromptOptions = {}): Promise<string> {
+  const option = options.option === undefined ? '--password' : options.option;
+  const elsewhere = 'type it on a terminal or pipe it on standard input';
+  if (!stdin) throw new CaError('invalid', option ? `No password given: use ${option}.` : `No password given: ${elsewhere}.`);
   const tty = stdin as RawTty;
   if (stdin.isTTY && tty.setRawMode && tty.on && tty.removeListener) {
     const first = await readHidden(tty, 'Password: ', prompts);
@@ -49,6 +56,11 @@ export async function promptPassword(stdin: CliInput | undefined, prompts: CliSt
     return first;
   }
   const line = (await readAll(stdin)).toString('utf8').split(/\r?\n/)[0];
-  if (!line) throw new CaError('invalid', 'No password given: use --password, a terminal, or pipe it on standard input.');
+  if (!line) {
+    throw new CaError(
+      'invalid',
+      option ? `No password given: use ${option}, a terminal, or pipe it on standard input.` : `No password given: ${elsewhere}.`,
+    );
+  }
   return line;
 }

@@ -11,6 +11,7 @@ import { registerCertCommands } from './commands/certs';
 import { registerRevocationCommands } from './commands/revocation';
 import { registerKeyCommands } from './commands/keys';
 import { registerAcmeCommands } from './commands/acme';
+import { registerOrderCommands } from './commands/orders';
 import type { Action } from './commands/shared';
 import { X509Error } from '../x509/errors';
 
@@ -91,6 +92,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     registerAdminCommands(program, run);
     registerCaCommands(program, run, ctx.settings.enableAcme);
     registerCertCommands(program, run, ctx.profiles());
+    registerOrderCommands(program, run);
     registerRevocationCommands(program, run);
     registerKeyCommands(program, run);
     registerAcmeCommands(program, run);

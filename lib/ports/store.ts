@@ -6,7 +6,7 @@
  */
 import type { Permission, UserPatch, UserRecord } from './users';
 import type { CertificateFilter } from './inventory';
-import type { CaFilter, CaPatch, CaRecord, CertificateRecord, NewCa, NewCertificate, NewOrder, OrderRecord } from './records';
+import type { CaFilter, CaPatch, CaRecord, CertificateRecord, NewCa, NewCertificate, NewOrder, OrderRecord, OrderStatus } from './records';
 
 /** Finding CAs: the read paths (views, lists, the public revocation endpoints). */
 export interface CaReader {
@@ -50,6 +50,25 @@ export interface OrderStore {
   markOrderFailed(orderId: number, error: string): Promise<OrderRecord>;
 }
 
+/** Which sign orders `OrderListing.listOrders` returns: one CA's, oldest first. */
+export interface OrderFilter {
+  caId: number;
+  status?: OrderStatus;
+  /** Keyset pagination: orders with an id above this one, at most `limit` of them. */
+  afterId?: number;
+  limit?: number;
+}
+
+/** Optional store capability: a CA's sign orders as an operator reads them (`ca-admin list_orders`). */
+export interface OrderListing {
+  /** The orders `filter` names, oldest (lowest id) first, with the issued certificate's serial. */
+  listOrders(filter: OrderFilter): Promise<OrderRecord[]>;
+}
+
+export function hasOrderListing<S extends object>(store: S): store is S & OrderListing {
+  return typeof (store as Partial<OrderListing>).listOrders === 'function';
+}
+
 /** API users and their permissions (lib/ports/users.ts has the records). */
 export interface UserStore {
   createUser(username: string, passwordHash: string, permissions: Permission[]): Promise<UserRecord>;
@@ -60,7 +79,8 @@ export interface UserStore {
 
 /** The whole persistence port. */
 export interface Store extends CaStore, CertificateStore, OrderStore, UserStore {
-  migrate(): Promise<void>;
+  /** Create or update the tables; resolves to how many migrations it applied now, where the store can tell. */
+  migrate(): Promise<number | void>;
   close(): Promise<void>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
 }

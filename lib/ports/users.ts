@@ -71,9 +71,30 @@ export interface UserPatch {
 }
 
 /**
+ * Optional store capability: the users as an operator manages them (`ca-admin list_api_users` and
+ * `delete_api_user`). A password change needs none: it is `Store.updateUser` with a new hash.
+ */
+export interface UserAdministration {
+  /** Every user with its permissions and per-CA grants, in any order. */
+  listUsers(): Promise<UserRecord[]>;
+  /**
+   * Delete the user with its permissions and grants, and the sign orders it placed (an order names
+   * its user; django-ca's orders go with their user too); returns how many orders went. Announced to
+   * `onUserChanged` listeners once committed, like any change of the user (`getUserById` then answers
+   * null). An unknown id is a `StoreNotFoundError('user')`.
+   */
+  deleteUser(id: number): Promise<{ orders: number }>;
+}
+
+export function hasUserAdministration<S extends object>(store: S): store is S & UserAdministration {
+  const s = store as Partial<UserAdministration>;
+  return typeof s.listUsers === 'function' && typeof s.deleteUser === 'function';
+}
+
+/**
  * Optional store capability: tell in-process caches at once when a user row changed (password,
- * permissions, per-CA grants, creation). Listeners run after the change is committed, so a cache that re-reads on
- * the notification sees the new row. Changes made by other processes are not reported: caches bound
+ * permissions, per-CA grants, creation, deletion). Listeners run after the change is committed, so a
+ * cache that re-reads on the notification sees the new row. Changes made by other processes are not reported: caches bound
  * that staleness with a TTL instead.
  */
 export interface UserChangeEvents {

@@ -14,6 +14,8 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
   let dir: string;
   let csr: string;
   let rootPem: string;
+  /** What sign_cert without --ca says on stderr while Root, a root CA, is the default CA. */
+  let rootNote: string;
   beforeAll(async () => {
     db = await openTestDatabase(target);
     cli = cliRunner(db.store);
@@ -32,6 +34,9 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
     ]);
     expect(r.stderr).toBe('');
     rootPem = (await cli(['view_ca', 'Root', '--output-format', 'pem'])).stdout;
+    rootNote =
+      `No --ca given: signing with Root (${r.stdout.trim()}), the usable CA that expires last.\n` +
+      'Warning: Root is a root CA (self-signed); certificates are usually signed by an intermediate. Choose one with --ca.\n';
   });
   afterAll(async () => {
     await db?.close();
@@ -48,7 +53,7 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
   describe('sign_cert', () => {
     it('applies the default profile (webserver): KU, EKU, CA URLs, 100 days, minute boundaries', async () => {
       const r = await cli(['sign_cert', '--csr', csr, '--subject', 'CN=web.example.com']);
-      expect(r.stderr).toBe('');
+      expect(r.stderr).toBe(rootNote);
       expect(opensslVerify(dir, rootPem, r.stdout)).toContain(': OK');
       const t = text(r.stdout);
       expect(t).toMatch(/X509v3 Key Usage: critical\s+Digital Signature, Key Encipherment, Key Agreement/);
@@ -83,7 +88,7 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
         '--algorithm',
         'SHA-256',
       ]);
-      expect(r.stderr).toBe('');
+      expect(r.stderr).toBe(rootNote);
       const t = text(r.stdout);
       expect(t).toContain('Subject: CN = san.example.com');
       expect(t).toMatch(/X509v3 Extended Key Usage:\s+Code Signing\n/);
@@ -99,7 +104,7 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
       const r = await cli(['sign_cert', '--ocsp', '--csr', '-', '--subject', 'CN=ocsp.example.com'], {
         stdin: Readable.from([fs.readFileSync(csr)]),
       });
-      expect(r.stderr).toBe('');
+      expect(r.stderr).toBe(rootNote);
       const t = text(r.stdout);
       expect(t).toContain('OCSP No Check');
       expect(t).not.toContain('OCSP - URI');
@@ -112,8 +117,9 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
       const max = Math.floor((ca.notAfter.getTime() - Date.now()) / 86_400_000);
       const r = await cli(['sign_cert', '--csr', csr, '--subject', 'CN=long.example.com', '--expires', '400']);
       expect(r.code).not.toBe(0);
-      expect(r.stderr).toBe(`Error: Certificate would outlive CA, maximum expiry for this CA is ${max} days.\n`);
-      const none = await cli(['sign_cert', '--csr', csr, '--subject', 'O=Example']);
+      // Which CA was tried is said before the error.
+      expect(r.stderr).toBe(`${rootNote}Error: Certificate would outlive CA, maximum expiry for this CA is ${max} days.\n`);
+      const none = await cli(['sign_cert', '--ca', 'Root', '--csr', csr, '--subject', 'O=Example']);
       expect(none.stderr).toBe('Error: Must name at least a CN or a subjectAlternativeName.\n');
       const two = await cli(['sign_cert', '--csr', csr, '--subject', 'CN=x.example.com', '--client', '--server']);
       expect(two.code).not.toBe(0);
@@ -128,6 +134,36 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
       const w = await cli(['sign_cert', '--ca', 'Root', '--csr', csr, '--subject', 'CN=file.example.com', '--out', out]);
       expect(w.stdout).toBe('');
       expect(text(fs.readFileSync(out, 'utf8'))).toContain('CN = file.example.com');
+    });
+
+    it('sign_cert without --ca says which CA signs (CA_DEFAULT_CA or the usable CA that expires last), warning only for a root', async () => {
+      // An intermediate (under a root of its own: Root has path length 0) that, like its root, expires
+      // before Root: Root stays the default.
+      expect((await cli(['init_ca', '--key-type', 'EC', '--expires', '30', '--path-length', '1', 'Top', 'CN=top.example.com'])).code).toBe(
+        0,
+      );
+      const inter = await cli(['init_ca', '--key-type', 'EC', '--expires', '20', '--parent', 'Top', 'Inter', 'CN=inter.example.com']);
+      expect(inter.stderr).toBe('');
+      const byRule = await cli(['sign_cert', '--csr', csr, '--subject', 'CN=by-rule.example.com']);
+      expect(byRule).toMatchObject({ code: 0, stderr: rootNote });
+      expect(opensslVerify(dir, rootPem, byRule.stdout)).toContain(': OK');
+
+      const named = await cliRunner(db.store, { CA_DEFAULT_CA: 'Inter' })([
+        'sign_cert',
+        '--csr',
+        csr,
+        '--subject',
+        'CN=named.example.com',
+        '--expires',
+        '10',
+      ]);
+      expect(named.code).toBe(0);
+      expect(named.stderr).toBe(`No --ca given: signing with Inter (${inter.stdout.trim()}), named by CA_DEFAULT_CA.\n`);
+      expect(text(named.stdout)).toContain('Issuer: CN = inter.example.com');
+
+      // An explicit --ca, root or not, is the operator's choice: nothing to say.
+      expect((await cli(['sign_cert', '--ca', 'Root', '--csr', csr, '--subject', 'CN=chosen.example.com'])).stderr).toBe('');
+      for (const ca of ['Inter', 'Top']) expect((await cli(['edit_ca', ca, '--disable'])).code).toBe(0);
     });
   });
 
@@ -202,10 +238,16 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
       ]);
       expect(ok.stderr).toBe('');
       const revoked = await record(r.stdout);
+      const colons = (revoked.serial.length % 2 ? '0' + revoked.serial : revoked.serial).match(/../g)!.join(':');
+      expect(ok.stdout).toBe(`Revoked ${colons} (reason: key_compromise, key compromised 2019-12-31T22:00:00Z).\n`);
       expect(revoked).toMatchObject({ revoked: true, revokedReason: 'key_compromise' });
       expect(revoked.compromised!.toISOString()).toBe('2019-12-31T22:00:00.000Z');
       const again = await cli(['revoke_cert', cert.serial]);
-      expect(again.stderr).toBe(`Error: ${cert.serial}: Certificate is already revoked.\n`);
+      expect(again).toMatchObject({ code: 1, stdout: '', stderr: `Error: ${cert.serial}: Certificate is already revoked.\n` });
+      const plain = await record((await cli(['sign_cert', '--ca', 'Root', '--csr', csr, '--subject', 'CN=plain.example.com'])).stdout);
+      const unspecified = await cli(['revoke_cert', plain.serial]);
+      expect(unspecified).toMatchObject({ code: 0, stderr: '' });
+      expect(unspecified.stdout).toMatch(/^Revoked [0-9A-F:]+ \(reason: unspecified\)\.\n$/);
     });
 
     it('list_certs prints the reference line format, filters and ordering', async () => {
@@ -242,7 +284,7 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
   describe('create_api_user', () => {
     it('creates a user with all permissions and a bcrypt hash', async () => {
       const r = await cli(['create_api_user', 'alice', '--password', 's3cret']);
-      expect(r.stderr).toBe('');
+      expect(r).toMatchObject({ code: 0, stdout: 'Created API user alice.\n', stderr: '' });
       const user = (await db.store.findUser('alice'))!;
       expect(await bcrypt.compare('s3cret', user.passwordHash)).toBe(true);
       expect(await bcrypt.compare('wrong', user.passwordHash)).toBe(false);
@@ -259,7 +301,7 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
       const r = await cli(['create_api_user', 'bob', '--no-revoke-certificate', '--no-change-certificateauthority'], {
         stdin: Readable.from(['pipe-pass\n']),
       });
-      expect(r.stderr).toBe('');
+      expect(r).toMatchObject({ stdout: 'Created API user bob.\n', stderr: '' });
       const user = (await db.store.findUser('bob'))!;
       expect(await bcrypt.compare('pipe-pass', user.passwordHash)).toBe(true);
       expect([...user.permissions].sort()).toEqual(['sign_certificate', 'view_certificate', 'view_certificateauthority']);
@@ -268,6 +310,15 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
       const none = await cli(['create_api_user', 'carol'], { stdin: Readable.from([]) });
       expect(none.code).not.toBe(0);
       expect(await db.store.findUser('carol')).toBeNull();
+    });
+
+    it('create_api_user --help and set_api_user_permissions --help name one default for --ca', async () => {
+      for (const command of ['create_api_user', 'set_api_user_permissions']) {
+        const help = (await cli([command, '--help'])).stdout.replace(/\s+/g, ' ');
+        expect(help).toContain('repeat for several (default: every CA)');
+        expect(help.match(/\(default: /g)).toHaveLength(command === 'create_api_user' ? 2 : 1); // and --password's
+        expect(help).not.toContain('(default: [])');
+      }
     });
   });
 

@@ -222,6 +222,74 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
       expect(dup.stderr).toBe('Error: Short: A certificate authority with this name already exists.\n');
     });
 
+    it('init_ca --parent without --expires: an intermediate the default would let outlive its parent ends with it, and says so', async () => {
+      // The README's two commands with the default expiry, the root made in an earlier minute: the
+      // default (3650 days from now) reaches past the root. A 10-day root shows the same at once.
+      const root = await f.cli([
+        'init_ca',
+        '--key-type',
+        'Ed25519',
+        '--path-length',
+        '1',
+        '--expires',
+        '10',
+        'TenDays',
+        'CN=ten.example.com',
+      ]);
+      expect(root.stderr).toBe('');
+      const r = await f.cli(['init_ca', '--key-type', 'Ed25519', '--parent', 'TenDays', 'Capped', 'CN=capped.example.com']);
+      const parent = (await f.db.store.findCaByName('TenDays'))!;
+      const ca = (await f.db.store.findCaByName('Capped'))!;
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(colons(ca.serial) + '\n');
+      const until = parent.notAfter.toISOString().replace('.000Z', 'Z');
+      expect(r.stderr).toBe(
+        `No --expires given: Capped expires with its parent TenDays, at ${until} (the default of 3650 days would outlive it).\n`,
+      );
+      expect(ca.notAfter).toEqual(parent.notAfter);
+      expect(ca.parentId).toBe(parent.id);
+      expect(opensslVerify(f.dir, await pemOf('TenDays'), await pemOf('Capped'))).toContain(': OK');
+      expect(openssl(['x509', '-noout', '-enddate'], await pemOf('Capped'))).toBe(
+        openssl(['x509', '-noout', '-enddate'], await pemOf('TenDays')),
+      );
+
+      // An explicit --expires is taken at its word: within the parent's life it is used, beyond it refused.
+      const within = await f.cli([
+        'init_ca',
+        '--key-type',
+        'Ed25519',
+        '--parent',
+        'TenDays',
+        '--expires',
+        '5',
+        'Within',
+        'CN=within.example.com',
+      ]);
+      expect(within).toMatchObject({ code: 0, stderr: '' });
+      const beyond = await f.cli([
+        'init_ca',
+        '--key-type',
+        'Ed25519',
+        '--parent',
+        'TenDays',
+        '--expires',
+        '11',
+        'Beyond',
+        'CN=beyond.example.com',
+      ]);
+      expect(beyond).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: `Error: Certificate would outlive the parent CA, which expires ${until}.\n`,
+      });
+      expect(await f.db.store.findCaByName('Beyond')).toBeNull();
+      // A root is never capped, and says nothing.
+      expect(await f.cli(['init_ca', '--key-type', 'Ed25519', 'LongRoot', 'CN=long-root.example.com'])).toMatchObject({
+        code: 0,
+        stderr: '',
+      });
+    });
+
     it('rejects an algorithm for EdDSA keys, small RSA keys and the slash subject form', async () => {
       const ed = await f.cli(['init_ca', '--key-type', 'Ed448', '--algorithm', 'SHA-256', 'EdAlg', 'CN=edalg.example.com']);
       expect(ed.stderr).toBe('Error: Ed448 keys do not allow an algorithm for signing.\n');

@@ -15,7 +15,15 @@ describe.each(testDatabaseTargets())('revocation commands on $name', (target) =>
     cli = cliRunner(db.store);
     dir = tmpDir();
     expect((await cli(['init_ca', '--key-type', 'EC', '--expires', '365', 'Root', 'CN=Revoking Root'])).stderr).toBe('');
-    const signed = await cli(['sign_cert', '--csr', opensslCsr(dir, 'leaf', '/CN=x.example.com'), '--subject', 'CN=leaf.example.com']);
+    const signed = await cli([
+      'sign_cert',
+      '--ca',
+      'Root',
+      '--csr',
+      opensslCsr(dir, 'leaf', '/CN=x.example.com'),
+      '--subject',
+      'CN=leaf.example.com',
+    ]);
     expect(signed.stderr).toBe('');
     serial = openssl(['x509', '-noout', '-serial'], signed.stdout).trim().split('=')[1].replace(/^0+/, '');
     expect((await cli(['revoke_cert', serial, '--reason', 'key_compromise'])).stderr).toBe('');
@@ -54,8 +62,8 @@ describe.each(testDatabaseTargets())('revocation commands on $name', (target) =>
     });
   });
 
-  it('generate_crls builds both scopes for every usable CA and writes them with --out', async () => {
-    const out = fs.mkdtempSync(path.join(dir, 'out-'));
+  it('generate_crls builds both scopes for every usable CA and writes them with --out, making the directory', async () => {
+    const out = path.join(dir, 'not', 'yet', 'there');
     const r = await cli(['generate_crls', '--out', out]);
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/ - Root: CRL #\d+, CA CRL #\d+\n$/);
@@ -66,6 +74,15 @@ describe.each(testDatabaseTargets())('revocation commands on $name', (target) =>
     expect(openssl(['crl', '-inform', 'DER', '-in', path.join(out, caCrl.replace('-ca.crl', '.crl')), '-noout', '-text'])).toContain(
       'Only User Certificates',
     );
+    // Again into the directory that now exists: the files are replaced.
+    expect(await cli(['generate_crls', '--out', out])).toMatchObject({ code: 0, stderr: '' });
+    expect(fs.readdirSync(out).sort()).toEqual(files);
+    // A path that cannot be a directory: one line, non-zero.
+    const blocked = path.join(dir, 'a-file');
+    fs.writeFileSync(blocked, '');
+    const bad = await cli(['generate_crls', '--out', path.join(blocked, 'crls')]);
+    expect(bad).toMatchObject({ code: 1, stdout: '' });
+    expect(bad.stderr).toMatch(/^Error: .*a-file\/crls: Cannot create the directory \(ENOTDIR\)\.\n$/);
   });
 
   it('generate_ocsp_keys makes a responder once, keeps it, and renews it with --force', async () => {

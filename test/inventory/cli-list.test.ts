@@ -19,7 +19,7 @@ describe.each(testDatabaseTargets())('list_certs filters and formats on $name', 
 
   const sign = async (name: string, cn: string, sans: string[], expiresInDays: number, rfc4514 = cn) => {
     const csr = opensslCsr(dir, name, `/CN=${name}.ignored`);
-    const args = ['sign_cert', '--csr', csr, '--subject', `CN=${rfc4514}`, '--output-format', 'pem'];
+    const args = ['sign_cert', '--ca', 'Root', '--csr', csr, '--subject', `CN=${rfc4514}`, '--output-format', 'pem'];
     for (const san of sans) args.push('--subject-alternative-name', san);
     const r = await cli(args);
     expect(r.stderr).toBe('');

@@ -1,4 +1,7 @@
-/** Listeners of row changes, shared by a root store and the stores bound to its transactions. */
+/**
+ * Listeners of row changes (`onUserChanged`, `onCaChanged`, `onCertificateChanged`), shared by a root
+ * store and the stores bound to its transactions (store.ts), told once a change has committed.
+ */
 export class ChangeHub {
   private readonly listeners = new Set<(id: number) => void>();
 

@@ -1,6 +1,6 @@
 /** Queries on `ca_api_orders`. */
 import type { Knex } from 'knex';
-import { StoreNotFoundError, type NewCertificate, type NewOrder, type OrderRecord } from '../../../lib/ports';
+import { StoreNotFoundError, type NewCertificate, type NewOrder, type OrderFilter, type OrderRecord } from '../../../lib/ports';
 import { mappingErrors } from './errors';
 import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from './certificate-values';
 import { orderFromRow, type Row } from './rows';
@@ -86,6 +86,15 @@ function withSerial(db: Knex): Knex.QueryBuilder {
 export async function getOrder(db: Knex, slug: string): Promise<OrderRecord | null> {
   const row = (await withSerial(db).where('o.slug', slug).first()) as Row | undefined;
   return row ? orderFromRow(row) : null;
+}
+
+/** One CA's orders, oldest first (`OrderListing`): a page of at most `limit` after `afterId`. */
+export async function listOrders(db: Knex, filter: OrderFilter): Promise<OrderRecord[]> {
+  const query = withSerial(db).where('o.ca_id', filter.caId).orderBy('o.id', 'asc');
+  if (filter.status !== undefined) query.where('o.status', filter.status);
+  if (filter.afterId !== undefined) query.where('o.id', '>', filter.afterId);
+  if (filter.limit !== undefined) query.limit(filter.limit);
+  return ((await query) as Row[]).map((row) => orderFromRow(row));
 }
 
 async function getOrderById(db: Knex, id: number): Promise<OrderRecord> {

@@ -34,11 +34,14 @@ import type {
   NewIssuedOrder,
   NewOrder,
   IssuedOrderStore,
+  OrderFilter,
+  OrderListing,
   OrderRecord,
   Permission,
   Store,
   CaChangeEvents,
   CertificateChangeEvents,
+  UserAdministration,
   UserChangeEvents,
   UserRecord,
   BatchOrderStore,
@@ -55,6 +58,7 @@ import type {
   EventLog,
 } from '../../../lib/ports';
 import * as cas from './cas';
+import { ChangeHub } from './change-hub';
 import * as certificates from './certificates';
 import { mappingErrors } from './errors';
 import * as acmeNonces from './acme-nonces';
@@ -62,7 +66,6 @@ import { groupedStatements } from './acme/grouped';
 import { KnexAcmeStore, type AcmeHubs } from './acme/store';
 import * as events from './events';
 import { MIGRATIONS_TABLE, migrationSource } from './migrations';
-import { ChangeHub } from './change-hub';
 import { GroupCommit } from './group-commit';
 import * as issuedOrders from './issued-orders';
 import * as keyRotation from './key-rotation';
@@ -75,10 +78,8 @@ interface ChangeHubs {
   users: ChangeHub;
   cas: ChangeHub;
   certificates: ChangeHub;
-  /** Group commit of `createOrder` (root store only). */
-  newOrders: GroupCommit<NewOrder, OrderRecord>;
-  /** Group commit of `createIssuedOrder` (root store only). */
-  issuedOrders: GroupCommit<NewIssuedOrder, OrderRecord | null>;
+  newOrders: GroupCommit<NewOrder, OrderRecord>; // group commit of `createOrder` (root store only)
+  issuedOrders: GroupCommit<NewIssuedOrder, OrderRecord | null>; // and of `createIssuedOrder`
   nonces: acmeNonces.GroupedNonces; // group commit of ACME nonces (root store only)
   acme: AcmeHubs; // grouped ACME statements (root store only), policy listeners
 }
@@ -93,11 +94,13 @@ interface PendingChanges {
 export class KnexStore
   implements
     Store,
+    UserAdministration,
     UserChangeEvents,
     CaChangeEvents,
     CertificateChangeEvents,
     BatchOrderStore,
     IssuedOrderStore,
+    OrderListing,
     RevocationStore,
     StoredKeyRewriting,
     CertificateVersionListing,
@@ -189,9 +192,11 @@ export class KnexStore
   }
   private acmeStore: KnexAcmeStore | undefined;
 
-  async migrate(): Promise<void> {
+  /** Resolves to the number of migrations applied now (0: the tables were current). */
+  async migrate(): Promise<number> {
     if (this.bound) throw new Error('migrate() cannot run inside a store transaction');
-    await this.db.migrate.latest({ migrationSource, tableName: MIGRATIONS_TABLE });
+    const [, applied] = (await this.db.migrate.latest({ migrationSource, tableName: MIGRATIONS_TABLE })) as [number, string[]];
+    return applied.length;
   }
 
   async close(): Promise<void> {
@@ -289,6 +294,9 @@ export class KnexStore
   getOrder(slug: string): Promise<OrderRecord | null> {
     return mappingErrors(() => orders.getOrder(this.db, slug));
   }
+  listOrders(filter: OrderFilter): Promise<OrderRecord[]> {
+    return mappingErrors(() => orders.listOrders(this.db, filter));
+  }
   insertCertificateIds(certs: NewCertificate[]): Promise<number[]> {
     return mappingErrors(() => this.write((db) => certificates.insertCertificateIds(db, certs)));
   }
@@ -360,6 +368,14 @@ export class KnexStore
     const user = await mappingErrors(() => this.inTransaction((db) => users.updateUser(db, id, patch)));
     this.changed('users', user.id);
     return user;
+  }
+  listUsers(): Promise<UserRecord[]> {
+    return mappingErrors(() => users.listUsers(this.db));
+  }
+  async deleteUser(id: number): Promise<{ orders: number }> {
+    const deleted = await mappingErrors(() => this.write((db) => users.deleteUser(db, id), true));
+    this.changed('users', id);
+    return deleted;
   }
 
   /**

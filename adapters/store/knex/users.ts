@@ -38,6 +38,33 @@ export async function getUserById(db: Knex, id: number): Promise<UserRecord | nu
   return row ? withGrants(db, row) : null;
 }
 
+/** Every user with its grants, by id: two queries whatever the number of users. */
+export async function listUsers(db: Knex): Promise<UserRecord[]> {
+  const rows = (await db(USERS).orderBy('id')) as Row[];
+  const grants = (await db(`${PERMISSIONS} as p`)
+    .leftJoin(`${CAS} as c`, 'c.id', 'p.ca_id')
+    .select('p.user_id', 'p.permission', 'c.serial')) as Row[];
+  const byUser = new Map<number, Row[]>();
+  for (const g of grants) {
+    const id = toNumber(g.user_id);
+    const list = byUser.get(id);
+    if (list) list.push(g);
+    else byUser.set(id, [g]);
+  }
+  return rows.map((row) => withGrantRows(row, byUser.get(toNumber(row.id)) ?? []));
+}
+
+/**
+ * Delete a user; its permission rows and its orders go with it (ON DELETE CASCADE, migration 0001).
+ * Run inside a transaction: the count and the delete see the same orders.
+ */
+export async function deleteUser(db: Knex, id: number): Promise<{ orders: number }> {
+  const counted = (await db(TABLES.orders).where({ user_id: id }).count({ n: '*' }).first()) as Row | undefined;
+  const deleted = await db(USERS).where({ id }).delete();
+  if (!deleted) throw new StoreNotFoundError('user', id);
+  return { orders: toNumber(counted?.n ?? 0) };
+}
+
 /** Always bumps `updated`: credential caches use it to notice a change. Run inside a transaction. */
 export async function updateUser(db: Knex, id: number, patch: UserPatch): Promise<UserRecord> {
   const columns: Row = { updated: new Date() };
@@ -84,6 +111,11 @@ async function withGrants(db: Knex, row: Row): Promise<UserRecord> {
     .leftJoin(`${CAS} as c`, 'c.id', 'p.ca_id')
     .where('p.user_id', toNumber(row.id))
     .select('p.permission', 'c.serial')) as Row[];
+  return withGrantRows(row, rows);
+}
+
+/** A user row and its permission rows (`permission`, the CA's `serial` or null) as a record. */
+function withGrantRows(row: Row, rows: readonly Row[]): UserRecord {
   const global: Permission[] = [];
   const caGrants: CaGrant[] = [];
   for (const r of rows) {

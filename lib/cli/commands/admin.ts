@@ -1,9 +1,19 @@
-/** migrate, create_api_user, set_api_user_permissions, view_api_user. */
-import type { Command } from 'commander';
+/**
+ * migrate and the API users: create_api_user, set_api_user_permissions, set_api_user_password,
+ * view_api_user, list_api_users, delete_api_user.
+ */
+import { Option, type Command } from 'commander';
 import { findCa } from '../../ca/lookup';
-import { createApiUser, setApiUserPermissions, type ApiUserPermissions } from '../../ca/users';
-import { CaError } from '../../ca/errors';
-import { ALL_PERMISSIONS, type Store } from '../../ports';
+import {
+  createApiUser,
+  deleteApiUser,
+  findApiUser,
+  listApiUsers,
+  setApiUserPassword,
+  setApiUserPermissions,
+  type ApiUserPermissions,
+} from '../../ca/users';
+import { ALL_PERMISSIONS, type Permission, type Store, type UserRecord } from '../../ports';
 import { serialToColons } from '../../x509/serial-format';
 import type { CommandContext } from '../context';
 import { promptPassword } from '../password-prompt';
@@ -33,11 +43,10 @@ function permissionOptions(cmd: Command): Command {
     .option('--no-sign-certificate', 'withhold the sign_certificate permission')
     .option('--no-view-certificate', 'withhold the view_certificate permission')
     .option('--no-revoke-certificate', 'withhold the revoke_certificate permission')
-    .option(
-      '--ca <serial>',
-      'grant the permissions for this CA only (serial or name); repeat for several (default: every CA)',
-      collect,
-      [],
+    .addOption(
+      new Option('--ca <serial>', 'grant the permissions for this CA only (serial or name); repeat for several')
+        .argParser(collect)
+        .default([], 'every CA'),
     );
 }
 
@@ -62,8 +71,9 @@ export function registerAdminCommands(program: Command, run: Action): void {
     .description('Create or update the database tables.')
     .action(
       run(async (ctx: CommandContext) => {
-        const store = await ctx.store();
-        await store.migrate();
+        const store = await ctx.unmigratedStore();
+        const applied = await store.migrate();
+        ctx.write(typeof applied === 'number' ? `Migrations applied (${applied} new).\n` : 'Migrations applied.\n');
       }),
     );
 
@@ -80,6 +90,7 @@ export function registerAdminCommands(program: Command, run: Action): void {
       const permissions = await permissionsOf(store, o);
       const password = o.password ?? (await promptPassword(ctx.io.stdin, ctx.io.stderr));
       await createApiUser(store, username, password, permissions, { bcryptCost: ctx.io.bcryptCost });
+      ctx.write(`Created API user ${username}.\n`);
     }),
   );
 
@@ -104,8 +115,7 @@ export function registerAdminCommands(program: Command, run: Action): void {
     .action(
       run(async (ctx: CommandContext, username: string) => {
         const store = await ctx.store();
-        const user = await store.findUser(username);
-        if (!user) throw new CaError('not-found', `${username}: User not found.`);
+        const user = await findApiUser(store, username);
         const names = new Map((await store.listCas()).map((ca) => [ca.serial, ca.name]));
         const lines = [`Username: ${user.username}`];
         for (const permission of ALL_PERMISSIONS) {
@@ -118,4 +128,70 @@ export function registerAdminCommands(program: Command, run: Action): void {
         ctx.write(lines.join('\n') + '\n');
       }),
     );
+
+  program
+    .command('set_api_user_password')
+    .description(
+      "Set a REST API user's password: typed twice on a terminal (not shown), or the first line of piped stdin " +
+        '(never a command-line value; takes effect at once).',
+    )
+    .argument('<username>', 'user name')
+    .action(
+      run(async (ctx: CommandContext, username: string) => {
+        const store = await ctx.store();
+        // The user first: a mistyped name fails before the prompt.
+        await findApiUser(store, username);
+        const password = await promptPassword(ctx.io.stdin, ctx.io.stderr, { option: null });
+        await setApiUserPassword(store, username, password, { bcryptCost: ctx.io.bcryptCost });
+        ctx.write(`Changed the password of API user ${username}.\n`);
+      }),
+    );
+
+  program
+    .command('list_api_users')
+    .description('List the REST API users, each with its permissions and the CAs they hold for.')
+    .action(
+      run(async (ctx: CommandContext) => {
+        const store = await ctx.store();
+        const users = await listApiUsers(store);
+        const names = new Map((await store.listCas()).map((ca) => [ca.serial, ca.name]));
+        ctx.write(users.length ? users.map((u) => userLine(u, names) + '\n').join('') : 'No API users.\n');
+      }),
+    );
+
+  program
+    .command('delete_api_user')
+    .description('Delete a REST API user with its permissions and the sign orders it placed (takes effect at once).')
+    .argument('<username>', 'user name')
+    .action(
+      run(async (ctx: CommandContext, username: string) => {
+        const { orders } = await deleteApiUser(await ctx.store(), username);
+        const gone = orders ? ` (and its ${orders} sign order${orders === 1 ? '' : 's'})` : '';
+        ctx.write(`Deleted API user ${username}${gone}.\n`);
+      }),
+    );
+}
+
+/**
+ * `<username> - <permissions> on <CAs>; …` for list_api_users: the permissions that hold for the same
+ * CAs together (`every permission` when all five do), `all CAs` for a grant on every CA, else the CAs
+ * by name; `no permissions` for a user without any.
+ */
+export function userLine(user: UserRecord, caNames: ReadonlyMap<string, string>): string {
+  const byScope = new Map<string, Permission[]>();
+  for (const permission of ALL_PERMISSIONS) {
+    const cas = user.permissions.includes(permission)
+      ? ['all CAs']
+      : (user.caGrants ?? [])
+          .filter((g) => g.permission === permission)
+          .map((g) => caNames.get(g.caSerial) ?? serialToColons(g.caSerial))
+          .sort();
+    if (!cas.length) continue;
+    const scope = cas.join(', ');
+    byScope.set(scope, [...(byScope.get(scope) ?? []), permission]);
+  }
+  const parts = [...byScope].map(
+    ([scope, permissions]) => `${permissions.length === ALL_PERMISSIONS.length ? 'every permission' : permissions.join(', ')} on ${scope}`,
+  );
+  return `${user.username} - ${parts.length ? parts.join('; ') : 'no permissions'}`;
 }

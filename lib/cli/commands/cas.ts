@@ -1,7 +1,7 @@
 /** init_ca, import_ca, edit_ca, list_cas, view_ca (docs/COMPATIBILITY.md §4). */
 import { Command, Option } from 'commander';
 import { acmeStoreOf } from '../../ca/acme-policy';
-import { caTree, importCa, initCa, listCas, type CaTreeNode } from '../../ca/authorities';
+import { CA_DEFAULTS, caNotAfter, caTree, importCa, initCa, listCas, type CaTreeNode } from '../../ca/authorities';
 import { editCa } from '../../ca/ca-update';
 import { OFFERED_CURVE_NAMES } from '../../x509/curves';
 import { CaError } from '../../ca/errors';
@@ -9,6 +9,7 @@ import { findCa } from '../../ca/lookup';
 import { HASH_ALGORITHMS } from '../../ca/profiles';
 import type { AcmeCaPolicy, AcmeStore, CaPatch, CaRecord, Store } from '../../ports';
 import { parseRfc4514 } from '../../x509/rfc4514';
+import { formatUtc } from '../../x509/datetime';
 import { serialToColons } from '../../x509/serial-format';
 import type { EllipticCurveName, HashAlgorithmName, KeyType } from '../../x509/types';
 import { acmeOptions, acmePolicyPatch, acmeSettings, type AcmeFlags } from '../acme-options';
@@ -28,7 +29,7 @@ interface InitCaFlags extends SignFlags, OutputOptions, AcmeFlags {
   keySize?: string;
   ellipticCurve?: EllipticCurveName;
   algorithm?: HashAlgorithmName;
-  expires: string;
+  expires?: string;
   pathLength?: string | false;
   parent?: string;
   keyBackend: string;
@@ -60,7 +61,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
       .option('--key-size <bits>', 'key size for RSA/DSA keys (default 4096, min 2048)')
       .addOption(new Option('--elliptic-curve <curve>', 'curve for EC keys').choices(OFFERED_CURVE_NAMES))
       .addOption(new Option('--algorithm <hash>', 'hash algorithm of the signature').choices([...HASH_ALGORITHMS]))
-      .option('--expires <days>', 'validity in days', '3650')
+      .option('--expires <days>', "validity in days (default: 3650, for an intermediate at most until its parent's expiry)")
       .option('--path-length <n>', 'path length of the Basic Constraints (default 0)')
       .option('--no-path-length', 'no path length restriction')
       .option('--parent <ca>', 'sign the new CA with this CA, named by name or serial (makes an intermediate)')
@@ -81,7 +82,10 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
       const policy = policyTarget(store, policyPatch);
       const parent = o.parent ? await findCa(store, o.parent) : null;
       const hostname = o.defaultHostname === false ? null : (o.defaultHostname ?? ctx.settings.defaultHostname);
+      const expiresDays = o.expires === undefined ? undefined : intOption(o.expires, '--expires');
+      const now = new Date();
       const ca = await initCa({
+        now,
         store,
         keyBackends: ctx.keyBackends(),
         name,
@@ -90,7 +94,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
         keySize: o.keySize === undefined ? undefined : intOption(o.keySize, '--key-size'),
         curve: o.ellipticCurve,
         algorithm: o.algorithm,
-        expiresDays: intOption(o.expires, '--expires'),
+        expiresDays,
         pathLength: o.pathLength === false ? null : o.pathLength === undefined ? undefined : intOption(o.pathLength, '--path-length'),
         parent,
         keyBackendAlias: o.keyBackend,
@@ -104,6 +108,12 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
         termsOfService: o.tos,
       });
       if (policy) await policy.acme.setPolicy(ca.id, policy.policy);
+      if (parent && caNotAfter(now, expiresDays, parent).cappedAtParent) {
+        ctx.note(
+          `No --expires given: ${ca.name} expires with its parent ${parent.name}, at ${formatUtc(ca.notAfter)} ` +
+            `(the default of ${CA_DEFAULTS.expiresDays} days would outlive it).`,
+        );
+      }
       await show({ store, write: (d) => ctx.write(d), acme: ctx.settings.enableAcme }, ca, 'ca', o);
     }),
   );

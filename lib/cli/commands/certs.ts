@@ -3,15 +3,16 @@ import { Command, Option } from 'commander';
 import { importCert, resignCert, signCert } from '../../ca/certificates';
 import { revokeCert } from '../../ca/revocation';
 import { CaError } from '../../ca/errors';
-import { defaultCa, findCa, findCertificate } from '../../ca/lookup';
+import { defaultCa, findCa, findCertificate, isSelfSigned } from '../../ca/lookup';
 import { HASH_ALGORITHMS, type Profiles } from '../../ca/profiles';
 import { REVOCATION_REASONS } from '../../ca/reasons';
 import { certificateRecordText, exactJsonText } from '../../ca/serialize';
-import type { CertificateFilter, CertificateRecord } from '../../ports';
+import type { CaRecord, CertificateFilter, CertificateRecord } from '../../ports';
 import { X509Error } from '../../x509/errors';
 import { pemEncode } from '../../x509/pem';
 import { parseRfc4514 } from '../../x509/rfc4514';
 import { serialToColons } from '../../x509/serial-format';
+import { formatUtc } from '../../x509/datetime';
 import type { HashAlgorithmName } from '../../x509/types';
 import type { CommandContext } from '../context';
 import { extensionFlagOptions, extensionInputs, type ExtensionFlags } from '../extension-options';
@@ -135,6 +136,18 @@ export function certificatesCsv(certs: readonly CertificateRecord[], caNames: Re
   return lines.join('\r\n') + '\r\n';
 }
 
+/**
+ * sign_cert without --ca signs with the default CA (docs/COMPATIBILITY.md §4.1): say which, on stderr
+ * (stdout is the certificate), and warn when it is a root — leaves are usually an intermediate's.
+ */
+function noteDefaultCa(ctx: CommandContext, ca: CaRecord): void {
+  const why = ctx.settings.defaultCa ? 'named by CA_DEFAULT_CA' : 'the usable CA that expires last';
+  ctx.note(`No --ca given: signing with ${ca.name} (${serialToColons(ca.serial)}), ${why}.`);
+  if (isSelfSigned(ca)) {
+    ctx.note(`Warning: ${ca.name} is a root CA (self-signed); certificates are usually signed by an intermediate. Choose one with --ca.`);
+  }
+}
+
 export function registerCertCommands(program: Command, run: Action, profiles: Profiles): void {
   program
     .command('import_cert')
@@ -222,6 +235,7 @@ export function registerCertCommands(program: Command, run: Action, profiles: Pr
         const store = await ctx.store();
         const now = new Date();
         const ca = o.ca ? await findCa(store, o.ca) : await defaultCa(store, now, ctx.settings.defaultCa ?? undefined);
+        if (!o.ca) noteDefaultCa(ctx, ca);
         const cert = await signCert({
           store,
           keyBackends: ctx.keyBackends(),
@@ -278,7 +292,9 @@ export function registerCertCommands(program: Command, run: Action, profiles: Pr
       run(async (ctx: CommandContext, value: string, o: { reason: string; compromised?: string }) => {
         const store = await ctx.store();
         const cert = await findCertificate(store, value, { includeRevoked: true });
-        await revokeCert(store, cert, { reason: o.reason, compromised: o.compromised });
+        const revoked = await revokeCert(store, cert, { reason: o.reason, compromised: o.compromised });
+        const compromised = revoked.compromised ? `, key compromised ${formatUtc(revoked.compromised)}` : '';
+        ctx.write(`Revoked ${serialToColons(revoked.serial)} (reason: ${revoked.revokedReason || 'unspecified'}${compromised}).\n`);
       }),
     );
 }

@@ -6,6 +6,7 @@
  * the usable CAs (a check that every CA key can sign) and, with `--out DIR`, writes them for static
  * hosting. `generate_ocsp_keys` makes or renews the delegated OCSP responder of each CA ahead of time.
  */
+import { join } from 'path';
 import type { Command } from 'commander';
 import { CrlPublisher } from '../../ca/crls';
 import { CaError } from '../../ca/errors';
@@ -14,7 +15,7 @@ import { OcspDelegates } from '../../ca/ocsp-delegate';
 import { hasRevocationStore, type CaRecord, type CrlScope, type RevocationStore, type Store } from '../../ports';
 import { serialToColons } from '../../x509/serial-format';
 import type { CommandContext } from '../context';
-import { writeOutput } from '../files';
+import { ensureDirectory, writeOutput } from '../files';
 import { intOption, type Action } from './shared';
 
 async function revocationStore(ctx: CommandContext): Promise<Store & RevocationStore> {
@@ -75,17 +76,18 @@ export function registerRevocationCommands(program: Command, run: Action): void 
     .description('Build the CRLs (end-entity and CA scope) of the named or all usable CAs.')
     .argument('[serials...]', 'CAs (serial or name); default: all usable CAs')
     .option('--exclude <serial...>', 'leave these CAs out')
-    .option('--out <dir>', 'also write <SERIAL>.crl and <SERIAL>-ca.crl (DER) into this directory')
+    .option('--out <dir>', 'also write <SERIAL>.crl and <SERIAL>-ca.crl (DER) into this directory (made if missing)')
     .action(
       run(async (ctx: CommandContext, serials: string[], o: { exclude?: string[]; out?: string }) => {
         const store = await revocationStore(ctx);
         const publisher = new CrlPublisher(store, ctx.keyBackends());
+        if (o.out) await ensureDirectory(o.out);
         for (const ca of await chosenCas(store, serials, o.exclude, new Date())) {
           const user = await publisher.build(ca, 'user');
           const child = await publisher.build(ca, 'ca');
           if (o.out) {
-            await writeOutput(`${o.out}/${ca.serial}.crl`, user.der);
-            await writeOutput(`${o.out}/${ca.serial}-ca.crl`, child.der);
+            await writeOutput(join(o.out, `${ca.serial}.crl`), user.der);
+            await writeOutput(join(o.out, `${ca.serial}-ca.crl`), child.der);
           }
           ctx.write(`${serialToColons(ca.serial)} - ${ca.name}: CRL #${user.crlNumber}, CA CRL #${child.crlNumber}\n`);
         }
