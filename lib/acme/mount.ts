@@ -10,6 +10,7 @@
  * outage is a 503 `serverInternal` with `Retry-After`; anything unexpected is logged and a 500.
  */
 import type { NextFunction, Request, Response } from 'express';
+import { AcmeAccountCache } from '../cache/acme-account-cache';
 import { AcmePolicyCache } from '../cache/acme-policy-cache';
 import type { CaCache } from '../cache/ca-cache';
 import type { KeyBackends } from '../ca/key-backends';
@@ -74,7 +75,8 @@ export function mountAcme(settings: AcmeSettings, ports: AcmePorts, shared: Shar
   );
   runner.start();
   const policies = new AcmePolicyCache(ports.acme);
-  const services: AcmeServices = { ...ports, profiles, options, runner, policies };
+  const accounts = new AcmeAccountCache(ports.acme);
+  const services: AcmeServices = { ...ports, profiles, options, runner, policies, accounts };
 
   async function nonceHeader(): Promise<Record<string, string>> {
     try {
@@ -170,6 +172,7 @@ export function mountAcme(settings: AcmeSettings, ports: AcmePorts, shared: Shar
     },
     async close(): Promise<void> {
       policies.close();
+      accounts.close();
       await runner.close();
     },
   };

@@ -3,6 +3,7 @@
  * store of lib/ports/acme-store.ts, the nonces, the certificates), the CA cache, the issuing and
  * revocation services of lib/ca, and the runner that validates challenges and issues certificates.
  */
+import type { AcmeAccountCache } from '../cache/acme-account-cache';
 import type { AcmePolicyCache } from '../cache/acme-policy-cache';
 import type { CaCache } from '../cache/ca-cache';
 import type { KeyBackends } from '../ca/key-backends';
@@ -24,6 +25,8 @@ export interface AcmeServices {
   options: ResolvedAcmeOptions;
   /** Each CA's ACME policy, read through a short-lived cache (lib/cache/acme-policy-cache.ts). */
   policies: AcmePolicyCache;
+  /** The accounts that `kid`s name, read through a short-lived cache (lib/cache/acme-account-cache.ts). */
+  accounts: AcmeAccountCache;
   runner: AcmeRunner;
 }
 

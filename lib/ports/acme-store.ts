@@ -238,6 +238,11 @@ export interface AcmePolicyChangeEvents {
   onAcmePolicyChanged(listener: (caId: number) => void): () => void;
 }
 
+/** Optional capability of an ACME store: hear of account changes (update, deactivation, key rollover) once committed. */
+export interface AcmeAccountChangeEvents {
+  onAcmeAccountChanged(listener: (accountId: number) => void): () => void;
+}
+
 /** Optional store capability: the ACME server's store. */
 export interface AcmeStoreProvider {
   readonly acme: AcmeStore;

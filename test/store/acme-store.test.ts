@@ -218,7 +218,39 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     expect(events).toHaveLength(1);
     expect(events[0].type).toBe('certificate.issued');
     const actor = typeof events[0].actor === 'string' ? JSON.parse(events[0].actor) : events[0].actor;
-    expect(actor).toMatchObject(ACTOR);
+    expect(actor).toEqual({ type: 'acme_account', id: accountId, protocol: 'acme' });
+  });
+
+  test('certificates of two accounts stored by one statement: each event names its own account', async () => {
+    const first = await readyOrder();
+    const other = await acme.createAccount({
+      caId: ca.id,
+      jwk: { kty: 'EC', crv: 'P-256', x: 'x3', y: 'y3' },
+      thumbprint: 'other-thumb',
+      contact: [],
+      termsOfServiceAgreed: true,
+    });
+    const mine = accountId;
+    accountId = other.account.id;
+    const second = await readyOrder();
+    accountId = mine;
+    const certificates = [first, second].map(() => newCertificate(ca.id, { serial: randomSerial() }));
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }) => statements.push(q.sql);
+    db.knex.on('query', onQuery);
+    try {
+      await Promise.all([first, second].map((o, i) => acme.completeIssuance(o.id, certificates[i], ACTOR)));
+    } finally {
+      db.knex.off('query', onQuery);
+    }
+    expect(statements).toHaveLength(1);
+    const actors = await Promise.all(
+      certificates.map(async (c) => {
+        const [event] = (await db.knex(TABLES.events).where({ serial: c.serial })) as { actor: unknown }[];
+        return typeof event.actor === 'string' ? JSON.parse(event.actor) : event.actor;
+      }),
+    );
+    expect(actors.map((a: { id: number }) => a.id)).toEqual([mine, other.account.id]);
   });
 
   test('of two completions racing for one order, one stores its certificate; the other stores nothing', async () => {

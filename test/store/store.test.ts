@@ -42,6 +42,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0006_acme',
         '0007_acme_policy',
         '0008_acme_pending_count',
+        '0009_acme_event_actor',
       ]);
     });
   });

@@ -134,7 +134,7 @@ export class KnexStore
         (one) => issuedOrders.createIssuedOrder(this.db, one),
       ),
       nonces: new acmeNonces.GroupedNonces(this.db),
-      acme: { groups: groupedStatements(this.db), policyListeners: new Set() },
+      acme: { groups: groupedStatements(this.db), policyListeners: new Set(), accountListeners: new Set() },
     };
   }
 

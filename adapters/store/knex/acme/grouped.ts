@@ -1,6 +1,7 @@
 /**
- * The statements every ACME order makes many of — the account lookup of each request, then the
- * authorization, challenge or order it names; starting a validation; starting an issuance — grouped
+ * The statements every ACME order makes — the account lookup of each request, then the
+ * authorization, challenge or order it names; the new order; starting and recording a validation;
+ * starting an issuance and storing the certificate — grouped
  * across concurrent requests into one statement per kind (group-commit.ts): with 32 clients each
  * costs a fraction of a round trip to the database instead of one (bench/acme). The root store's
  * only: inside a transaction, each runs on the transaction, as a group of one.
@@ -21,6 +22,9 @@ export const STATEMENTS = {
   orderCertificate: orders.findOrderCertificates,
   startValidation: work.startValidations,
   startIssuance: work.startIssuances,
+  recordValidation: work.recordValidations,
+  completeIssuance: work.completeIssuances,
+  createOrder: orders.createOrders,
 };
 
 type Kind = keyof typeof STATEMENTS;

@@ -19,32 +19,50 @@ export function orderQuery(db: Knex): Knex.QueryBuilder {
   );
 }
 
+/** A new order, and the rate limit it is placed under (`createOrders`). */
+export interface OrderPlacement {
+  order: NewAcmeOrder;
+  /** Nothing is written (null) when the account already placed `max` orders since `since`. */
+  limit?: { max: number; since: Date };
+}
+
 /**
- * The order, its authorizations and their challenges in ONE statement (atomic without a transaction,
- * one round trip): slugs are drawn here, the authorizations are inserted in identifier order (their
- * ids keep that order, which `orderQuery` lists them by), each challenge finds its authorization by
- * slug. With `limit`, nothing is written (null) when the account already placed `max` orders since
- * `since` — the rate limit of README "ACME", checked by the same statement.
+ * Orders, their authorizations and their challenges in ONE statement (atomic without a transaction,
+ * one round trip for the orders of concurrent requests): slugs are drawn here, each order's
+ * authorizations are inserted in identifier order (their ids keep that order, which `orderQuery`
+ * lists them by), each challenge finds its authorization by slug. An order past its `limit` — the
+ * rate limit of README "ACME", counted by the same statement — is not written (null); orders of one
+ * account in one statement do not count each other, so a burst may pass the limit by a few.
  */
-export async function createOrder(db: Knex, order: NewAcmeOrder, limit?: { max: number; since: Date }): Promise<AcmeOrderRecord | null> {
+export async function createOrders(db: Knex, placements: readonly OrderPlacement[]): Promise<(AcmeOrderRecord | null)[]> {
   const now = new Date();
-  const slugs = distinctSlugs(1 + order.authorizations.length + order.authorizations.reduce((n, a) => n + a.challenges.length, 0));
-  const orderSlug = slugs.shift() as string;
-  const authz = order.authorizations.map((a, position) => ({ ...a, position, slug: slugs.shift() as string }));
-  const challenges = authz.flatMap((a) => a.challenges.map((c) => ({ ...c, authzSlug: a.slug, slug: slugs.shift() as string })));
-  const underLimit = limit ? `WHERE (SELECT count(*) FROM ?? WHERE account_id = ? AND created >= ?) < ?` : '';
+  const size = placements.reduce((n, p) => n + 1 + p.order.authorizations.reduce((m, a) => m + 1 + a.challenges.length, 0), 0);
+  const slugs = distinctSlugs(size);
+  const planned = placements.map(({ order, limit }) => {
+    const slug = slugs.shift() as string;
+    const authz = order.authorizations.map((a, position) => ({ ...a, position, slug: slugs.shift() as string }));
+    const challenges = authz.flatMap((a) => a.challenges.map((c) => ({ ...c, authzSlug: a.slug, slug: slugs.shift() as string })));
+    return { order, limit, slug, authz, challenges };
+  });
+  const authz = planned.flatMap((p) => p.authz.map((a) => ({ ...a, orderSlug: p.slug })));
+  const challenges = planned.flatMap((p) => p.challenges);
   const result = (await db.raw(
-    `WITH o AS (
+    `WITH vo (slug, account_id, ca_id, expires, not_before, not_after, identifiers, pending, max, since) AS (
+       VALUES ${planned.map(() => '(?::text, ?::integer, ?::integer, ?::timestamptz, ?::timestamptz, ?::timestamptz, ?::json, ?::integer, ?::integer, ?::timestamptz)').join(', ')}
+     ),
+     o AS (
        INSERT INTO ?? (slug, account_id, ca_id, status, expires, not_before, not_after, identifiers, authorizations_pending, created, updated)
-       SELECT ?::text, ?::integer, ?::integer, 'pending', ?::timestamptz, ?::timestamptz, ?::timestamptz, ?::json, ?::integer, ?::timestamptz, ?::timestamptz
-       ${underLimit}
+       SELECT vo.slug, vo.account_id, vo.ca_id, 'pending', vo.expires, vo.not_before, vo.not_after, vo.identifiers, vo.pending, ?, ?
+         FROM vo
+        WHERE vo.max IS NULL OR (SELECT count(*) FROM ?? x WHERE x.account_id = vo.account_id AND x.created >= vo.since) < vo.max
        RETURNING *
      ),
      az AS (
        INSERT INTO ?? (slug, order_id, identifier_type, identifier_value, wildcard, status, expires)
        SELECT v.slug, o.id, v.type, v.value, v.wildcard, 'pending', o.expires
-         FROM o, (VALUES ${authz.map(() => '(?::text, ?::text, ?::text, ?::boolean, ?::integer)').join(', ')}) AS v (slug, type, value, wildcard, position)
-        ORDER BY v.position
+         FROM o JOIN (VALUES ${authz.map(() => '(?::text, ?::text, ?::text, ?::text, ?::boolean, ?::integer)').join(', ')})
+              AS v (slug, order_slug, type, value, wildcard, position) ON v.order_slug = o.slug
+        ORDER BY o.id, v.position
        RETURNING id, slug
      ),
      ch AS (
@@ -54,28 +72,34 @@ export async function createOrder(db: Knex, order: NewAcmeOrder, limit?: { max: 
      )
      SELECT * FROM o`,
     [
+      ...planned.flatMap(({ order, limit, slug, authz: a }) => [
+        slug,
+        order.accountId,
+        order.caId,
+        order.expires,
+        order.notBefore,
+        order.notAfter,
+        toJson(order.identifiers),
+        a.length,
+        limit?.max ?? null,
+        limit?.since ?? null,
+      ]),
       acmeOrders,
-      orderSlug,
-      order.accountId,
-      order.caId,
-      order.expires,
-      order.notBefore,
-      order.notAfter,
-      toJson(order.identifiers),
-      authz.length,
       now,
       now,
-      ...(limit ? [acmeOrders, order.accountId, limit.since, limit.max] : []),
+      acmeOrders,
       acmeAuthorizations,
-      ...authz.flatMap((a) => [a.slug, a.identifier.type, a.identifier.value, a.wildcard, a.position]),
+      ...authz.flatMap((a) => [a.slug, a.orderSlug, a.identifier.type, a.identifier.value, a.wildcard, a.position]),
       acmeChallenges,
       ...challenges.flatMap((c) => [c.slug, c.authzSlug, c.type, c.token]),
     ],
   )) as { rows: Row[] };
-  const [row] = result.rows;
-  if (!row) return null;
-  // What orderQuery would read back: the row as inserted, its authorizations' slugs, no certificate yet.
-  return orderFromRow({ ...row, authorization_slugs: authz.map((a) => a.slug), certificate_serial: null });
+  const bySlug = new Map(result.rows.map((row) => [String(row.slug), row]));
+  return planned.map((p) => {
+    const row = bySlug.get(p.slug);
+    // What orderQuery would read back: the row as inserted, its authorizations' slugs, no certificate yet.
+    return row ? orderFromRow({ ...row, authorization_slugs: p.authz.map((a) => a.slug), certificate_serial: null }) : null;
+  });
 }
 
 /** `n` slugs, distinct from each other (a clash with a stored one fails the statement's unique index). */

@@ -19,6 +19,7 @@ import {
   type AcmeEabKeyRecord,
   type AcmeErrorDocument,
   type AcmeOrderRecord,
+  type AcmeAccountChangeEvents,
   type AcmePolicyChangeEvents,
   type AcmeStore,
   type Actor,
@@ -46,9 +47,11 @@ export interface AcmeHubs {
   groups: AcmeGroups | null;
   /** Policy-change listeners (`onAcmePolicyChanged`). */
   policyListeners: Set<(caId: number) => void>;
+  /** Account-change listeners (`onAcmeAccountChanged`). */
+  accountListeners: Set<(accountId: number) => void>;
 }
 
-export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents {
+export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents, AcmeAccountChangeEvents {
   constructor(
     private readonly db: Knex,
     private readonly hubs: AcmeHubs,
@@ -57,6 +60,24 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents {
   /** A grouped statement (grouped.ts). */
   private run<K extends keyof AcmeGroups>(kind: K, item: Parameters<typeof runOne<K>>[3]) {
     return mappingErrors(() => runOne(this.db, this.hubs.groups, kind, item));
+  }
+
+  onAcmeAccountChanged(listener: (accountId: number) => void): () => void {
+    this.hubs.accountListeners.add(listener);
+    return () => this.hubs.accountListeners.delete(listener);
+  }
+
+  /** Tell the listeners once `write` has committed (or, inside a transaction, once it is done). */
+  private async announcing<T>(listeners: Set<(id: number) => void>, id: number, write: Promise<T>): Promise<T> {
+    const result = await write;
+    for (const listener of listeners) {
+      try {
+        listener(id);
+      } catch {
+        // A listener's failure must not turn a committed change into an error for the caller.
+      }
+    }
+    return result;
   }
 
   onAcmePolicyChanged(listener: (caId: number) => void): () => void {
@@ -77,10 +98,12 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents {
   policy(caId: number): Promise<AcmeCaPolicy> {
     return mappingErrors(() => policies.policy(this.db, caId));
   }
-  async setPolicy(caId: number, patch: Partial<AcmeCaPolicy>): Promise<AcmeCaPolicy> {
-    const policy = await this.atomically((trx) => policies.setPolicy(trx, caId, patch));
-    for (const listener of this.hubs.policyListeners) listener(caId);
-    return policy;
+  setPolicy(caId: number, patch: Partial<AcmeCaPolicy>): Promise<AcmeCaPolicy> {
+    return this.announcing(
+      this.hubs.policyListeners,
+      caId,
+      this.atomically((trx) => policies.setPolicy(trx, caId, patch)),
+    );
   }
   createEabKey(key: { kid: string; caId: number; sealed: unknown }): Promise<AcmeEabKeyRecord> {
     return mappingErrors(() => policies.createEabKey(this.db, key));
@@ -101,14 +124,22 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents {
     id: number,
     patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: 'deactivated' },
   ): Promise<AcmeAccountRecord> {
-    return this.atomically((trx) => accounts.updateAccount(trx, id, patch));
+    return this.announcing(
+      this.hubs.accountListeners,
+      id,
+      this.atomically((trx) => accounts.updateAccount(trx, id, patch)),
+    );
   }
   changeAccountKey(id: number, jwk: Record<string, string>, thumbprint: string): Promise<AcmeAccountRecord | null> {
-    return mappingErrors(() => accounts.changeAccountKey(this.db, id, jwk, thumbprint));
+    return this.announcing(
+      this.hubs.accountListeners,
+      id,
+      mappingErrors(() => accounts.changeAccountKey(this.db, id, jwk, thumbprint)),
+    );
   }
 
   createOrder(order: NewAcmeOrder, limit?: { max: number; since: Date }): Promise<AcmeOrderRecord | null> {
-    return mappingErrors(() => orders.createOrder(this.db, order, limit));
+    return this.run('createOrder', { order, limit });
   }
   findOrder(caId: number, slug: string): Promise<AcmeOrderRecord | null> {
     return this.run('order', { caId, slug });
@@ -136,7 +167,7 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents {
     return mappingErrors(() => work.claimValidations(this.db, owner, leaseMs, limit));
   }
   recordValidation(challengeId: number, result: ValidationResult): Promise<boolean> {
-    return mappingErrors(() => work.recordValidation(this.db, challengeId, result));
+    return this.run('recordValidation', { challengeId, result });
   }
   nextValidationDue(): Promise<Date | null> {
     return mappingErrors(() => work.nextValidationDue(this.db));
@@ -148,8 +179,9 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents {
   claimIssuances(owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]> {
     return mappingErrors(() => work.claimIssuances(this.db, owner, leaseMs, limit));
   }
-  async completeIssuance(orderId: number, certificate: NewCertificate, actor: Actor): Promise<CertificateRecord> {
-    const stored = await mappingErrors(() => work.completeIssuance(this.db, orderId, certificate, actor));
+  /** The event names the order's account (migration 0009) — the `actor` the caller names — whoever stores it. */
+  async completeIssuance(orderId: number, certificate: NewCertificate, _actor: Actor): Promise<CertificateRecord> {
+    const stored = await this.run('completeIssuance', { orderId, certificate });
     // Another runner finished (or failed) the order meanwhile: this certificate was not stored.
     if (!stored) throw new StoreConflictError('The ACME order is no longer being issued.', 'order', 'status');
     return stored;

@@ -7,7 +7,6 @@
 import type { Knex } from 'knex';
 import type {
   AcmeErrorDocument,
-  Actor,
   CertificateRecord,
   ClaimedIssuance,
   ClaimedValidation,
@@ -158,6 +157,50 @@ export async function recordValidation(db: Knex, challengeId: number, result: Va
   return rows.length === 1;
 }
 
+/**
+ * Several attempts (`recordValidation`): the valid ones in ONE statement — each order's
+ * `authorizations_pending` decremented by its authorizations made valid here, `ready` at zero —,
+ * the others (rare: retries and failures) one by one. A challenge named twice is recorded once.
+ */
+export async function recordValidations(
+  db: Knex,
+  records: readonly { challengeId: number; result: ValidationResult }[],
+): Promise<boolean[]> {
+  const results: boolean[] = records.map(() => false);
+  const valid: { index: number; challengeId: number; at: Date }[] = [];
+  const seen = new Set<number>();
+  for (const [index, { challengeId, result }] of records.entries()) {
+    if (seen.has(challengeId)) continue;
+    seen.add(challengeId);
+    if (result.kind === 'valid') valid.push({ index, challengeId, at: result.at });
+    else results[index] = await recordValidation(db, challengeId, result);
+  }
+  if (valid.length === 1) results[valid[0].index] = await recordValidation(db, valid[0].challengeId, { kind: 'valid', at: valid[0].at });
+  if (valid.length > 1) {
+    const { rows } = (await db.raw(
+      `WITH v (id, at) AS (VALUES ${valid.map(() => '(?::integer, ?::timestamptz)').join(', ')}),
+       ch AS (
+         UPDATE ?? c SET lease_owner = NULL, lease_expires = NULL, attempts = c.attempts + 1, status = 'valid', validated = v.at, error = NULL
+           FROM v WHERE c.id = v.id AND c.status = 'processing' RETURNING c.id, c.authorization_id
+       ),
+       az AS (
+         UPDATE ?? a SET status = 'valid' WHERE a.id IN (SELECT authorization_id FROM ch) AND a.status = 'pending' RETURNING a.order_id
+       ),
+       d AS (SELECT order_id, count(*) AS n FROM az GROUP BY order_id),
+       o AS (
+         UPDATE ?? o SET authorizations_pending = o.authorizations_pending - d.n,
+                status = CASE WHEN o.authorizations_pending <= d.n THEN 'ready' ELSE o.status END, updated = ?
+           FROM d WHERE o.id = d.order_id AND o.status = 'pending'
+       )
+       SELECT id FROM ch`,
+      [...valid.flatMap((v) => [v.challengeId, v.at]), acmeChallenges, acmeAuthorizations, acmeOrders, new Date()],
+    )) as { rows: Row[] };
+    const recorded = new Set(rows.map((r) => toNumber(r.id)));
+    for (const v of valid) results[v.index] = recorded.has(v.challengeId);
+  }
+  return results;
+}
+
 export async function nextValidationDue(db: Knex): Promise<Date | null> {
   const row = (await db(acmeChallenges).where({ status: 'processing' }).min({ due: 'next_attempt' }).first()) as Row | undefined;
   return toNullableDate(row?.due);
@@ -212,37 +255,44 @@ async function attemptsOf(db: Knex, orderId: number): Promise<number | null> {
   return row ? toNumber(row.attempts) : null;
 }
 
+/** A certificate to store for the order it was issued for (`completeIssuances`). */
+export interface IssuanceCompletion {
+  orderId: number;
+  certificate: NewCertificate;
+}
+
 /**
- * Store the certificate and make the order `valid`, in ONE statement: the order row is locked first
- * (`FOR UPDATE`), so of two runners finishing the same order only one finds it still `processing`;
- * the other inserts nothing (null). `actor` is named for the event triggers (migration 0004), which
- * run at the statement's commit.
+ * Store certificates and make their orders `valid`, in ONE statement: the order rows are locked
+ * first (`FOR UPDATE`), so of two runners finishing one order only the first finds it still
+ * `processing`; the other stores nothing (null), as does the second of two completions of one order
+ * in the group. Each `certificate.issued` event names the account of its order (migration 0009).
  */
-export async function completeIssuance(
-  db: Knex,
-  orderId: number,
-  certificate: NewCertificate,
-  actor: Actor,
-): Promise<CertificateRecord | null> {
+export async function completeIssuances(db: Knex, completions: readonly IssuanceCompletion[]): Promise<(CertificateRecord | null)[]> {
   const now = new Date();
+  const first = new Map<number, number>();
+  completions.forEach((c, index) => first.has(c.orderId) || first.set(c.orderId, index));
+  const unique = [...first.values()].map((index) => completions[index]);
   const { rows } = (await db.raw(
-    `WITH actor AS (SELECT set_config('ca_api.actor', ?, true) AS actor),
-     o AS (SELECT id FROM ?? WHERE id = ? AND status = 'processing' AND certificate_id IS NULL FOR UPDATE),
-     incoming (${CERTIFICATE_COLUMN_LIST}) AS (VALUES (${CERTIFICATE_PLACEHOLDERS})),
+    `WITH incoming (order_id, ${CERTIFICATE_COLUMN_LIST}) AS (VALUES ${unique.map(() => `(?::integer, ${CERTIFICATE_PLACEHOLDERS})`).join(', ')}),
+     o AS (SELECT id FROM ?? WHERE id IN (SELECT order_id FROM incoming) AND status = 'processing' AND certificate_id IS NULL FOR UPDATE),
      cert AS (
        INSERT INTO ?? (${CERTIFICATE_COLUMN_LIST}, created, updated)
-       SELECT ${certificateColumnsOf('i')}, ?, ? FROM incoming i, o, actor
-       RETURNING id
+       SELECT ${certificateColumnsOf('i')}, ?, ? FROM incoming i JOIN o ON o.id = i.order_id
+       RETURNING id, ca_id, serial
      ),
      done AS (
-       UPDATE ?? SET status = 'valid', certificate_id = (SELECT id FROM cert), request = NULL, lease_owner = NULL,
-              lease_expires = NULL, updated = ?
-        WHERE id = (SELECT id FROM o) AND EXISTS (SELECT 1 FROM cert)
+       UPDATE ?? ao SET status = 'valid', certificate_id = c.id, request = NULL, lease_owner = NULL, lease_expires = NULL, updated = ?
+         FROM incoming i JOIN cert c ON c.ca_id = i.ca_id AND c.serial = i.serial
+        WHERE ao.id = i.order_id
      )
-     SELECT id FROM cert`,
-    [JSON.stringify(actor), acmeOrders, orderId, ...certificateBindings(certificate), certificates, now, now, acmeOrders, now],
+     SELECT i.order_id, c.id FROM incoming i JOIN cert c ON c.ca_id = i.ca_id AND c.serial = i.serial`,
+    [...unique.flatMap((c) => [c.orderId, ...certificateBindings(c.certificate)]), acmeOrders, certificates, now, now, acmeOrders, now],
   )) as { rows: Row[] };
-  return rows.length === 1 ? insertedCertificateRecord(certificate, toNumber(rows[0].id), now) : null;
+  const stored = new Map(rows.map((r) => [toNumber(r.order_id), toNumber(r.id)]));
+  return completions.map((c, index) => {
+    const id = stored.get(c.orderId);
+    return id !== undefined && first.get(c.orderId) === index ? insertedCertificateRecord(c.certificate, id, now) : null;
+  });
 }
 
 export async function failIssuance(db: Knex, orderId: number, problem: AcmeErrorDocument, retryAt: Date | null): Promise<void> {

@@ -14,6 +14,7 @@ import * as m0005 from './0005_acme_nonces';
 import * as m0006 from './0006_acme';
 import * as m0007 from './0007_acme_policy';
 import * as m0008 from './0008_acme_pending_count';
+import * as m0009 from './0009_acme_event_actor';
 
 /** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -25,6 +26,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0006_acme', m0006],
   ['0007_acme_policy', m0007],
   ['0008_acme_pending_count', m0008],
+  ['0009_acme_event_actor', m0009],
 ];
 
 /** Table in which knex records applied migrations; prefixed so it cannot clash with a host's own. */
