@@ -4,7 +4,8 @@
  * instances of a fleet are — and refused when unknown, malformed or expired.
  */
 import { knexStore } from '../../adapters/store/knex';
-import { sweepExpired } from '../../adapters/store/knex/acme-nonces';
+import { randomBytes } from 'crypto';
+import { mintNonce, sweepExpired } from '../../adapters/store/knex/acme-nonces';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { hasAcmeNonces, type AcmeNonceStore, type Store } from '../../lib/ports';
 import { isPostgresUrl, openSecondPool, openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
@@ -46,18 +47,39 @@ describe.each(testDatabaseTargets())('ACME nonces on $name', (target) => {
     }
   });
 
-  it('refuses an expired nonce; the sweep deletes expired rows only', async () => {
+  it('refuses an expired nonce; a used nonce is kept until it expires, then swept', async () => {
     const old = await store.createAcmeNonce(1);
     const live = await store.createAcmeNonce(MINUTE);
+    const brief = await store.createAcmeNonce(40);
     await new Promise((r) => setTimeout(r, 20));
     expect(await store.consumeAcmeNonce(old)).toBe(false);
-    const other = await store.createAcmeNonce(1);
-    await new Promise((r) => setTimeout(r, 20));
-    expect(await sweepExpired(db.knex)).toBeGreaterThanOrEqual(1);
-    const left = (await db.knex(TABLES.acmeNonces).pluck('nonce')) as string[];
-    expect(left).toEqual([live]);
-    expect(left).not.toContain(other);
     expect(await store.consumeAcmeNonce(live)).toBe(true);
+    expect(await store.consumeAcmeNonce(brief)).toBe(true);
+    expect(((await db.knex(TABLES.acmeNonces).pluck('nonce')) as string[]).sort()).toEqual([brief, live].sort());
+    await new Promise((r) => setTimeout(r, 40));
+    expect(await sweepExpired(db.knex)).toBe(1);
+    expect(await db.knex(TABLES.acmeNonces).pluck('nonce')).toEqual([live]);
+    // Swept, but still refused: it has expired.
+    expect(await store.consumeAcmeNonce(brief)).toBe(false);
+    expect(await store.consumeAcmeNonce(live)).toBe(false);
+  });
+
+  it('refuses a nonce whose MAC is not this database’s, and another spelling of a used nonce', async () => {
+    const nonce = await store.createAcmeNonce(MINUTE);
+    const raw = Buffer.from(nonce, 'base64url');
+    raw[31] ^= 1; // the MAC
+    expect(await store.consumeAcmeNonce(raw.toString('base64url'))).toBe(false);
+    raw[31] ^= 1;
+    raw[0] ^= 1; // the expiry, under the MAC
+    expect(await store.consumeAcmeNonce(raw.toString('base64url'))).toBe(false);
+    expect(await store.consumeAcmeNonce(mintNonce(randomBytes(32), MINUTE))).toBe(false);
+    expect(await store.consumeAcmeNonce(nonce)).toBe(true);
+    // The last character carries 4 bits of the last byte and 2 unused ones: the same bytes, another string.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(nonce[42]);
+    const variant = nonce.slice(0, 42) + alphabet[last ^ 1];
+    expect(Buffer.from(variant, 'base64url').equals(Buffer.from(nonce, 'base64url'))).toBe(true);
+    expect(await store.consumeAcmeNonce(variant)).toBe(false);
   });
 
   it('twenty concurrent uses of one nonce: exactly one is accepted', async () => {
@@ -73,10 +95,11 @@ describe.each(testDatabaseTargets())('ACME nonces on $name', (target) => {
     const results = await Promise.all(asked.map((n) => store.consumeAcmeNonce(n)));
     expect(results.slice(0, 50).every(Boolean)).toBe(true);
     expect(results.slice(50)).toEqual(Array.from({ length: 12 }, () => false));
-    expect(Number((await db.knex(TABLES.acmeNonces).count({ n: '*' }).first())?.n)).toBe(0);
+    // Kept as used until they expire.
+    expect(Number((await db.knex(TABLES.acmeNonces).count({ n: '*' }).first())?.n)).toBe(50);
   });
 
-  it('mints and uses of concurrent requests go in one statement, each caller getting its own result', async () => {
+  it('minting needs no statement; the uses of concurrent requests share one, each caller getting its own result', async () => {
     const [a, b] = await Promise.all([store.createAcmeNonce(MINUTE), store.createAcmeNonce(MINUTE)]);
     const statements: string[] = [];
     const onQuery = (q: { sql: string }) => statements.push(q.sql);
@@ -94,7 +117,7 @@ describe.each(testDatabaseTargets())('ACME nonces on $name', (target) => {
     } finally {
       db.knex.off('query', onQuery);
     }
-    // (The sweep of expired nonces, every 256 minted, may follow: not counted.)
+    // One INSERT of the used nonces (the sweep of expired ones, every 256 uses, may follow: not counted).
     expect(statements.filter((sql) => !/expires <= /.test(sql))).toHaveLength(1);
     expect([results[0], results[2], results[3], results[5]]).toEqual([true, false, false, true]);
     const minted = [results[1], results[4]] as string[];

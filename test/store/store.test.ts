@@ -43,6 +43,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0007_acme_policy',
         '0008_acme_pending_count',
         '0009_acme_event_actor',
+        '0010_acme_stateless_nonces',
       ]);
     });
   });

@@ -1,68 +1,103 @@
 /**
- * `AcmeNonceStore` (lib/ports/acme.ts) on `ca_api_acme_nonces` (migration 0005): one row per live
- * nonce. Accepting a nonce deletes its row in the same statement that checks it, so it is accepted
- * once across every instance on the database.
+ * `AcmeNonceStore` (lib/ports/acme.ts, RFC 8555 §6.5) for every instance on one database.
  *
- * Every ACME request mints one nonce and (a POST) uses one: the root store groups those of
- * concurrent requests (group-commit.ts), so that many mints and many uses together cost one
- * statement (`nonceOps`).
+ * A nonce carries its own proof of origin: its expiry and 80 random bits, and a MAC over both under
+ * the database's nonce key (migration 0010, made by whichever instance needs it first). Minting one
+ * is therefore no database write at all — an ACME answer no longer waits for one (bench/acme) — and
+ * a nonce no instance of this database minted, or one past its expiry, is refused without asking
+ * the database. Using a nonce writes it to `ca_api_acme_nonces` (migration 0005, now the nonces
+ * used): the INSERT that succeeds accepts it, so it is accepted once across every instance, and a
+ * nonce is kept there only until its own expiry, after which its MAC refuses it anyway.
+ *
+ * The uses of concurrent requests share one INSERT (group-commit.ts); the expired rows are swept
+ * every SWEEP_EVERY uses.
  */
-import { randomBytes } from 'crypto';
+import { createHmac, randomBytes, randomFillSync, timingSafeEqual } from 'crypto';
 import type { Knex } from 'knex';
 import { GroupCommit } from './group-commit';
 import type { Row } from './rows';
 import { TABLES } from './tables';
 
-/** Every this many new nonces, the expired ones are deleted (a bounded statement, on the `expires` index). */
+/** Every this many nonces used, the expired ones are deleted (a bounded statement, on the `expires` index). */
 const SWEEP_EVERY = 256;
 const SWEEP_BATCH = 5000;
-/** A nonce is 43 base64url characters (32 bytes); anything else was never minted here. */
+/** A nonce is 43 base64url characters: 32 bytes — 6 of expiry (ms), 10 random, 16 of MAC. */
 const NONCE_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+const BODY_BYTES = 16;
+const MAC_BYTES = 16;
+const KEY_TABLE = 'ca_api_acme_nonce_key';
 
-let minted = 0;
+let used = 0;
 
 function checkNonceTtl(ttlMs: number): void {
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError('ttlMs must be a positive number of milliseconds');
 }
 
-export async function createAcmeNonce(db: Knex, ttlMs: number): Promise<string> {
-  return (await createAcmeNonces(db, [ttlMs]))[0];
+function mac(key: Buffer, body: Buffer): Buffer {
+  return createHmac('sha256', key).update(body).digest().subarray(0, MAC_BYTES);
 }
 
-/** One INSERT for a nonce per `ttlsMs` entry (each valid for that long); the nonces in the same order. */
-export async function createAcmeNonces(db: Knex, ttlsMs: number[]): Promise<string[]> {
-  ttlsMs.forEach(checkNonceTtl);
-  const now = Date.now();
-  const rows = ttlsMs.map((ttlMs) => ({ nonce: randomBytes(32).toString('base64url'), expires: new Date(now + ttlMs) }));
-  await db(TABLES.acmeNonces).insert(rows);
-  await afterMinting(db, rows.length);
-  return rows.map((r) => r.nonce);
-}
-
-/** Every SWEEP_EVERY nonces minted, the expired ones go. */
-async function afterMinting(db: Knex, count: number): Promise<void> {
-  const before = minted;
-  minted += count;
-  if (Math.floor(before / SWEEP_EVERY) !== Math.floor(minted / SWEEP_EVERY)) await sweepExpired(db);
-}
-
-export async function consumeAcmeNonce(db: Knex, nonce: string): Promise<boolean> {
-  return (await consumeAcmeNonces(db, [nonce]))[0];
+/** A new nonce under `key`, good for `ttlMs`. */
+export function mintNonce(key: Buffer, ttlMs: number, now = Date.now()): string {
+  checkNonceTtl(ttlMs);
+  const body = Buffer.alloc(BODY_BYTES);
+  body.writeUIntBE(Math.min(now + Math.ceil(ttlMs), 2 ** 48 - 1), 0, 6);
+  randomFillSync(body, 6);
+  return Buffer.concat([body, mac(key, body)]).toString('base64url');
 }
 
 /**
- * One DELETE for all of `nonces`: for each, whether it was accepted. A nonce named twice is accepted
- * for its first entry only (once, as ever).
+ * When `nonce` expires (ms), if it was minted under `key` and written as minted; else null. The
+ * encoding must be the canonical one: a 43-character base64url string has variants that decode to
+ * the same bytes, and a variant of a used nonce must not pass for a new one.
  */
-export async function consumeAcmeNonces(db: Knex, nonces: string[]): Promise<boolean[]> {
-  const wellFormed = [...new Set(nonces.filter((n) => typeof n === 'string' && NONCE_SHAPE.test(n)))];
-  if (wellFormed.length === 0) return nonces.map(() => false);
-  const rows = (await db(TABLES.acmeNonces).whereIn('nonce', wellFormed).andWhere('expires', '>', new Date()).del(['nonce'])) as Row[];
-  const accepted = new Set(rows.map((r) => String(r.nonce)));
-  return nonces.map((n) => accepted.delete(n));
+export function nonceExpiry(key: Buffer, nonce: unknown): number | null {
+  if (typeof nonce !== 'string' || !NONCE_SHAPE.test(nonce)) return null;
+  const raw = Buffer.from(nonce, 'base64url');
+  if (raw.length !== BODY_BYTES + MAC_BYTES || raw.toString('base64url') !== nonce) return null;
+  const body = raw.subarray(0, BODY_BYTES);
+  if (!timingSafeEqual(mac(key, body), raw.subarray(BODY_BYTES))) return null;
+  return body.readUIntBE(0, 6);
 }
 
-/** Delete up to SWEEP_BATCH expired nonces. */
+/** The database's nonce key, made now if there is none yet (whoever comes first wins; all read the same). */
+export async function nonceKey(db: Knex): Promise<Buffer> {
+  const read = async () => ((await db(KEY_TABLE).where({ id: 1 }).first()) as Row | undefined)?.key;
+  let key = await read();
+  if (!key) {
+    await db(KEY_TABLE)
+      .insert({ id: 1, key: randomBytes(32) })
+      .onConflict('id')
+      .ignore();
+    key = await read();
+  }
+  if (!key) throw new Error('ACME nonce key missing after it was written');
+  return Buffer.from(key as Uint8Array);
+}
+
+/**
+ * Use `nonces` in one statement: for each, whether it is accepted — minted under `key`, not expired,
+ * and not used before (its INSERT is the one that succeeds). A nonce named twice is accepted for its
+ * first entry only.
+ */
+export async function useNonces(db: Knex, key: Buffer, nonces: readonly string[]): Promise<boolean[]> {
+  const now = Date.now();
+  const fresh = new Map<string, number>();
+  nonces.forEach((nonce, index) => {
+    const expires = nonceExpiry(key, nonce);
+    if (expires !== null && expires > now && !fresh.has(nonce)) fresh.set(nonce, index);
+  });
+  if (fresh.size === 0) return nonces.map(() => false);
+  const rows = [...fresh.keys()].map((nonce) => ({ nonce, expires: new Date(nonceExpiry(key, nonce) as number) }));
+  const inserted = (await db(TABLES.acmeNonces).insert(rows).onConflict('nonce').ignore().returning('nonce')) as Row[];
+  const before = used;
+  used += rows.length;
+  if (Math.floor(before / SWEEP_EVERY) !== Math.floor(used / SWEEP_EVERY)) await sweepExpired(db);
+  const accepted = new Set(inserted.map((r) => String(r.nonce)));
+  return nonces.map((nonce, index) => fresh.get(nonce) === index && accepted.has(nonce));
+}
+
+/** Delete up to SWEEP_BATCH used nonces past their expiry (their MAC refuses them by now anyway). */
 export async function sweepExpired(db: Knex): Promise<number> {
   const result = (await db.raw(`DELETE FROM ?? WHERE nonce IN (SELECT nonce FROM ?? WHERE expires <= ? LIMIT ${SWEEP_BATCH})`, [
     TABLES.acmeNonces,
@@ -72,66 +107,38 @@ export async function sweepExpired(db: Knex): Promise<number> {
   return result.rowCount ?? result.affectedRows ?? 0;
 }
 
-/** A mint (a nonce valid for `ttlMs`) or a use (accept `nonce` once), for `nonceOps`. */
-export type NonceOp = { mint: number } | { use: string };
-
 /**
- * Mints and uses together in ONE statement — the DELETE of the nonces used and the INSERT of those
- * minted as two parts of one `WITH` — or the one of the two there is. Results in input order: the new
- * nonce of a mint, whether a use was accepted.
+ * A root store's nonces: the key read once (outside any transaction), the uses of concurrent
+ * requests grouped into one statement. A store bound to a transaction passes its own `db`, on which
+ * the key is read (and not kept: that transaction may yet roll back the key it made).
  */
-export async function nonceOps(db: Knex, ops: NonceOp[]): Promise<(string | boolean)[]> {
-  const ttls = ops.flatMap((op) => ('mint' in op ? [op.mint] : []));
-  const uses = ops.flatMap((op) => ('use' in op ? [op.use] : []));
-  if (uses.length === 0) return answer(ops, await createAcmeNonces(db, ttls), []);
-  if (ttls.length === 0) return answer(ops, [], await consumeAcmeNonces(db, uses));
-  ttls.forEach(checkNonceTtl);
-  const wellFormed = [...new Set(uses.filter((n) => typeof n === 'string' && NONCE_SHAPE.test(n)))];
-  const now = Date.now();
-  const rows = ttls.map((ttlMs) => ({ nonce: randomBytes(32).toString('base64url'), expires: new Date(now + ttlMs) }));
-  const result = (await db.raw(
-    `WITH used AS (DELETE FROM ?? WHERE nonce IN (${wellFormed.length ? wellFormed.map(() => '?').join(', ') : 'NULL'}) AND expires > ? RETURNING nonce),
-     minted AS (INSERT INTO ?? (nonce, expires) VALUES ${rows.map(() => '(?, ?)').join(', ')})
-     SELECT nonce FROM used`,
-    [TABLES.acmeNonces, ...wellFormed, new Date(now), TABLES.acmeNonces, ...rows.flatMap((r) => [r.nonce, r.expires])],
-  )) as { rows: Row[] };
-  await afterMinting(db, rows.length);
-  const accepted = new Set(result.rows.map((r) => String(r.nonce)));
-  return answer(
-    ops,
-    rows.map((r) => r.nonce),
-    uses.map((n) => accepted.delete(n)),
-  );
-}
+export class StoreNonces {
+  private key: Promise<Buffer> | null = null;
+  private readonly uses: GroupCommit<string, boolean>;
 
-/** Each op's result, taken in turn from the mints' nonces and the uses' verdicts. */
-function answer(ops: NonceOp[], minted: string[], used: boolean[]): (string | boolean)[] {
-  let m = 0;
-  let u = 0;
-  return ops.map((op) => ('mint' in op ? minted[m++] : used[u++]));
-}
-
-/**
- * The root store's nonces: the mints and uses of concurrent requests grouped into one statement
- * (group-commit.ts, `nonceOps`). A ttl that is not positive is the caller's mistake, refused before
- * it joins a group.
- */
-export class GroupedNonces {
-  private readonly ops: GroupCommit<NonceOp, string | boolean>;
-
-  constructor(db: Knex) {
-    this.ops = new GroupCommit(
-      (ops) => nonceOps(db, ops),
-      async (op) => (await nonceOps(db, [op]))[0],
+  constructor(private readonly db: Knex) {
+    this.uses = new GroupCommit(
+      async (nonces) => useNonces(db, await this.keyOf(db), nonces),
+      async (nonce) => (await useNonces(db, await this.keyOf(db), [nonce]))[0],
     );
   }
 
-  async create(ttlMs: number): Promise<string> {
-    checkNonceTtl(ttlMs);
-    return (await this.ops.write({ mint: ttlMs })) as string;
+  private keyOf(db: Knex): Promise<Buffer> {
+    if (db !== this.db) return nonceKey(db);
+    this.key ??= nonceKey(db).catch((e: unknown) => {
+      this.key = null; // the database was away: try again next time
+      throw e;
+    });
+    return this.key;
   }
 
-  async consume(nonce: string): Promise<boolean> {
-    return (await this.ops.write({ use: nonce })) as boolean;
+  async create(ttlMs: number, db: Knex = this.db): Promise<string> {
+    checkNonceTtl(ttlMs);
+    return mintNonce(await this.keyOf(db), ttlMs);
+  }
+
+  async consume(nonce: string, db: Knex = this.db): Promise<boolean> {
+    if (db === this.db) return this.uses.write(nonce);
+    return (await useNonces(db, await this.keyOf(db), [nonce]))[0];
   }
 }

@@ -80,7 +80,7 @@ interface ChangeHubs {
   certificates: ChangeHub;
   newOrders: GroupCommit<NewOrder, OrderRecord>; // group commit of `createOrder` (root store only)
   issuedOrders: GroupCommit<NewIssuedOrder, OrderRecord | null>; // and of `createIssuedOrder`
-  nonces: acmeNonces.GroupedNonces; // group commit of ACME nonces (root store only)
+  nonces: acmeNonces.StoreNonces; // the nonce key, and group commit of nonce uses (root store only)
   acme: AcmeHubs; // grouped ACME statements (root store only), policy listeners
 }
 
@@ -133,7 +133,7 @@ export class KnexStore
         (many) => issuedOrders.createIssuedOrders(this.db, many),
         (one) => issuedOrders.createIssuedOrder(this.db, one),
       ),
-      nonces: new acmeNonces.GroupedNonces(this.db),
+      nonces: new acmeNonces.StoreNonces(this.db),
       acme: { groups: groupedStatements(this.db), policyListeners: new Set(), accountListeners: new Set() },
     };
   }
@@ -178,11 +178,11 @@ export class KnexStore
   }
 
   createAcmeNonce(ttlMs: number): Promise<string> {
-    return mappingErrors(() => (this.bound ? acmeNonces.createAcmeNonce(this.db, ttlMs) : this.hubs.nonces.create(ttlMs)));
+    return mappingErrors(() => this.hubs.nonces.create(ttlMs, this.db));
   }
 
   consumeAcmeNonce(nonce: string): Promise<boolean> {
-    return mappingErrors(() => (this.bound ? acmeNonces.consumeAcmeNonce(this.db, nonce) : this.hubs.nonces.consume(nonce)));
+    return mappingErrors(() => this.hubs.nonces.consume(nonce, this.db));
   }
 
   /** The ACME server's store (`AcmeStoreProvider`), on this store's connection and transactions (acme/store.ts). */
