@@ -126,6 +126,7 @@ export interface ClaimedValidation {
   /** The account key's thumbprint, for the key authorization (RFC 8555 §8.1). */
   thumbprint: string;
   orderId: number;
+  authorizationSlug: string;
 }
 
 /** What a validation attempt found. */
@@ -182,12 +183,18 @@ export interface AcmeStore {
   deactivateAuthorization(id: number): Promise<AcmeAuthorizationRecord>;
 
   /**
-   * Start validating a `pending` challenge of a `pending` authorization of an open order (RFC 8555
-   * §7.5.1), leased to `owner` for `leaseMs` so that the caller validates it at once (and, should the
-   * caller die, another runner takes it over when the lease lapses). Null when it was not pending:
-   * anything else is left as it is.
+   * Start validating the challenge `slug` of CA `caId` when it is `pending`, of a `pending`
+   * authorization of an open order of account `accountId` (RFC 8555 §7.5.1), leased to `owner` for
+   * `leaseMs` so that the caller validates it at once (and, should the caller die, another runner
+   * takes it over when the lease lapses). Null otherwise — unknown, another account's, not pending —
+   * with everything left as it is.
    */
-  startValidation(challengeId: number, owner: string, leaseMs: number, now: Date): Promise<ClaimedValidation | null>;
+  startValidation(
+    challenge: { caId: number; slug: string; accountId: number },
+    owner: string,
+    leaseMs: number,
+    now: Date,
+  ): Promise<ClaimedValidation | null>;
   /** Up to `limit` challenges due for an attempt, leased to `owner` for `leaseMs`. */
   claimValidations(owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]>;
   /** Record an attempt: the challenge, its authorization and its order move together, atomically. False: the challenge was not `processing`. */

@@ -95,32 +95,42 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     const order = await acme.createOrder(anOrder(names));
     if (!order) throw new Error('no order');
     const authz = await Promise.all(order.authorizations.map((slug) => acme.findAuthorization(ca.id, slug)));
-    const claimed = await Promise.all(
-      authz.map((a) => acme.startValidation(a?.challenges[0].id as number, 'test-runner', 60_000, new Date())),
-    );
+    const claimed = await Promise.all(authz.map((a) => start(a?.challenges[0].slug as string)));
     return { order, claimed };
   }
 
-  test('startValidation leases a pending challenge once, with what validating it needs', async () => {
-    const { claimed } = await startBoth(['lease.example']);
-    expect(claimed[0]).toMatchObject({
+  function start(slug: string, owner = 'test-runner', account = accountId) {
+    return acme.startValidation({ caId: ca.id, slug, accountId: account }, owner, 60_000, new Date());
+  }
+
+  test('startValidation leases a pending challenge of the account once, with what validating and answering need', async () => {
+    const order = await acme.createOrder(anOrder(['lease.example']));
+    const authz = await acme.findAuthorization(ca.id, order?.authorizations[0] as string);
+    const slug = authz?.challenges[0].slug as string;
+    // Another account's challenge, or one of another CA, does not start.
+    expect(await start(slug, 'test-runner', accountId + 1000)).toBeNull();
+    expect(await acme.startValidation({ caId: ca.id + 1000, slug, accountId }, 'r', 60_000, new Date())).toBeNull();
+    expect((await acme.findAuthorization(ca.id, authz?.slug as string))?.challenges[0].status).toBe('pending');
+    const claimed = await start(slug);
+    expect(claimed).toMatchObject({
       identifier: { type: 'dns', value: 'lease.example' },
       thumbprint: 'thumb',
+      authorizationSlug: authz?.slug,
       challenge: { status: 'processing', token: 'lease.example-http' },
     });
-    expect(await acme.startValidation(claimed[0]?.challenge.id as number, 'another', 60_000, new Date())).toBeNull();
+    expect(await start(slug, 'another')).toBeNull();
   });
 
   test('concurrent starts share one statement; a challenge started twice at once is claimed once', async () => {
     const orders = await Promise.all(['p.example', 'q.example'].map((n) => acme.createOrder(anOrder([n]))));
     const authz = await Promise.all(orders.map((o) => acme.findAuthorization(ca.id, o?.authorizations[0] as string)));
-    const [p, q] = authz.map((a) => a?.challenges[0].id as number);
+    const [p, q] = authz.map((a) => a?.challenges[0].slug as string);
     const statements: string[] = [];
     const onQuery = (s: { sql: string }) => statements.push(s.sql);
     db.knex.on('query', onQuery);
     let claimed;
     try {
-      claimed = await Promise.all([p, q, p].map((id) => acme.startValidation(id, 'test-runner', 60_000, new Date())));
+      claimed = await Promise.all([p, q, p].map((slug) => start(slug)));
     } finally {
       db.knex.off('query', onQuery);
     }

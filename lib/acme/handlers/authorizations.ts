@@ -3,7 +3,7 @@
  * the original refuses), and start a challenge's validation (§7.5.1), which the runner carries out
  * (lib/acme/runner.ts). Only the account that owns the order may see or act on them.
  */
-import type { AcmeAuthorizationRecord } from '../../ports';
+import type { AcmeAuthorizationRecord, AcmeChallengeRecord } from '../../ports';
 import { isJsonObject, ownMember } from '../encoding';
 import { authorizationJson, challengeJson } from '../objects';
 import { malformed, unauthorized } from '../problems';
@@ -42,25 +42,27 @@ export async function authorization(call: AcmeCall): Promise<AcmeAnswer> {
  * authorization.
  */
 export async function challenge(call: AcmeCall): Promise<AcmeAnswer> {
-  const { services, ca, urls, params, jws, now } = call;
+  const { services, ca, urls, params, jws, now, account } = call;
+  if (jws && !jws.postAsGet && account) {
+    // Started in one statement, which finds the challenge and checks it is this account's and pending;
+    // leased to this instance's runner, which validates at once. A crash leaves the lease to lapse,
+    // and another runner takes the work over (lib/acme/runner.ts).
+    const start = { caId: ca.id, slug: params.slug, accountId: account.id };
+    const claimed = await services.acme.startValidation(start, services.runner.owner, LEASE_MS, now);
+    if (claimed) {
+      const shown = (await services.runner.validateNow(claimed, CHALLENGE_WAIT_MS)) ?? claimed.challenge;
+      return challengeAnswer(shown, claimed.authorizationSlug, urls);
+    }
+  }
+  // A read, or a start that did not apply (not pending, not this account's, unknown): as it is now.
   const authz = owned(call, await services.acme.findAuthorizationByChallenge(ca.id, params.slug));
   const current = authz.challenges.find((c) => c.slug === params.slug);
   if (!current) throw unauthorized('You are not authorized to perform this request.');
-  let shown = current;
-  if (jws && !jws.postAsGet && current.status === 'pending') {
-    // Leased to this instance's runner, which validates at once; a crash leaves the lease to lapse,
-    // and another runner takes the work over (lib/acme/runner.ts).
-    const claimed = await services.acme.startValidation(current.id, services.runner.owner, LEASE_MS, now);
-    const recorded = claimed ? await services.runner.validateNow(claimed, CHALLENGE_WAIT_MS) : null;
-    if (recorded) shown = recorded;
-    else if (claimed) shown = claimed.challenge;
-    else {
-      // Someone else moved it meanwhile (another request, expiry): show it as it is now.
-      const again = owned(call, await services.acme.findAuthorizationByChallenge(ca.id, params.slug));
-      shown = again.challenges.find((c) => c.slug === params.slug) ?? current;
-    }
-  }
+  return challengeAnswer(current, authz.slug, urls);
+}
+
+function challengeAnswer(shown: AcmeChallengeRecord, authorizationSlug: string, urls: AcmeCall['urls']): AcmeAnswer {
   // RFC 8555 §8.2: while validation goes on, when to ask again.
   const headers: Record<string, string> = shown.status === 'processing' ? { 'Retry-After': '1' } : {};
-  return { status: 200, body: challengeJson(shown, urls), headers, links: [`<${urls.authorization(authz.slug)}>;rel="up"`] };
+  return { status: 200, body: challengeJson(shown, urls), headers, links: [`<${urls.authorization(authorizationSlug)}>;rel="up"`] };
 }

@@ -160,9 +160,15 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents, AcmeAcc
     return this.atomically((trx) => authorizations.deactivateAuthorization(trx, id));
   }
 
-  startValidation(challengeId: number, owner: string, leaseMs: number, now: Date): Promise<ClaimedValidation | null> {
-    return this.run('startValidation', { challengeId, owner, leaseMs, now });
+  startValidation(
+    challenge: { caId: number; slug: string; accountId: number },
+    owner: string,
+    leaseMs: number,
+    now: Date,
+  ): Promise<ClaimedValidation | null> {
+    return this.run('startValidation', { ...challenge, owner, leaseMs, now });
   }
+
   claimValidations(owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]> {
     return mappingErrors(() => work.claimValidations(this.db, owner, leaseMs, limit));
   }

@@ -29,9 +29,11 @@ function unleased(q: Knex.QueryBuilder, table: string, now: Date): Knex.QueryBui
   return q.andWhere((w) => w.whereNull(`${table}.lease_expires`).orWhere(`${table}.lease_expires`, '<', now));
 }
 
-/** A challenge to start validating, leased to `owner` (`startValidations`). */
+/** A challenge to start validating — the one with `slug` at CA `caId`, if `accountId` owns it — leased to `owner` (`startValidations`). */
 export interface ValidationStart {
-  challengeId: number;
+  caId: number;
+  slug: string;
+  accountId: number;
   owner: string;
   leaseMs: number;
   now: Date;
@@ -39,30 +41,34 @@ export interface ValidationStart {
 
 /**
  * Pending challenges of pending authorizations of open orders start (RFC 8555 §7.5.1), each leased
- * to its `owner`, who validates it now; null where one was not pending (anything else is left as it
- * is), and for the second of two starts of one challenge in the group. One statement, which also
- * returns what validating needs: the identifier and the account key's thumbprint.
+ * to its `owner`, who validates it now; null where one was not pending or is not the account's
+ * (anything else is left as it is), and for the second of two starts of one challenge in the group.
+ * One statement — the challenge found by its slug, so the request needs no read before it — which
+ * also returns what validating and answering need: the identifier, the account key's thumbprint, the
+ * authorization's slug.
  */
 export async function startValidations(db: Knex, starts: readonly ValidationStart[]): Promise<(ClaimedValidation | null)[]> {
   const result = (await db.raw(
     `UPDATE ?? c SET status = 'processing', next_attempt = v.now, error = NULL, lease_owner = v.owner, lease_expires = v.lease_expires
-       FROM (VALUES ${starts.map(() => '(?::integer, ?::timestamptz, ?::text, ?::timestamptz)').join(', ')}) AS v (id, now, owner, lease_expires),
+       FROM (VALUES ${starts.map(() => '(?::text, ?::integer, ?::integer, ?::timestamptz, ?::text, ?::timestamptz)').join(', ')})
+            AS v (slug, ca_id, account_id, now, owner, lease_expires),
             ?? a, ?? o, ?? acc
-      WHERE c.id = v.id AND c.status = 'pending' AND a.id = c.authorization_id AND a.status = 'pending'
-        AND o.id = a.order_id AND o.status = 'pending' AND o.expires > v.now AND acc.id = o.account_id
-      RETURNING c.*, a.identifier_type, a.identifier_value, a.order_id, acc.thumbprint`,
+      WHERE c.slug = v.slug AND c.status = 'pending' AND a.id = c.authorization_id AND a.status = 'pending'
+        AND o.id = a.order_id AND o.status = 'pending' AND o.expires > v.now AND o.ca_id = v.ca_id AND o.account_id = v.account_id
+        AND acc.id = o.account_id
+      RETURNING c.*, a.identifier_type, a.identifier_value, a.order_id, a.slug AS authorization_slug, acc.thumbprint`,
     [
       acmeChallenges,
-      ...starts.flatMap((s) => [s.challengeId, s.now, s.owner, new Date(s.now.getTime() + s.leaseMs)]),
+      ...starts.flatMap((s) => [s.slug, s.caId, s.accountId, s.now, s.owner, new Date(s.now.getTime() + s.leaseMs)]),
       acmeAuthorizations,
       acmeOrders,
       acmeAccounts,
     ],
   )) as { rows: Row[] };
-  const byId = new Map(result.rows.map((row) => [toNumber(row.id), row]));
+  const bySlug = new Map(result.rows.map((row) => [String(row.slug), row]));
   return starts.map((s) => {
-    const row = byId.get(s.challengeId);
-    byId.delete(s.challengeId); // a second start of the same challenge in this group did not start it
+    const row = bySlug.get(s.slug);
+    bySlug.delete(s.slug); // a second start of the same challenge in this group did not start it
     return row ? claimedFromRow(row, row) : null;
   });
 }
@@ -73,6 +79,7 @@ function claimedFromRow(challenge: Row, context: Row): ClaimedValidation {
     identifier: { type: String(context.identifier_type) as 'dns' | 'ip', value: String(context.identifier_value) },
     thumbprint: String(context.thumbprint),
     orderId: toNumber(context.order_id),
+    authorizationSlug: String(context.authorization_slug),
   };
 }
 
@@ -100,7 +107,7 @@ export async function claimValidations(db: Knex, owner: string, leaseMs: number,
         'a.id',
         rows.map((r) => toNumber(r.authorization_id)),
       )
-      .select('a.id', 'a.identifier_type', 'a.identifier_value', 'a.order_id', 'acc.thumbprint')) as Row[];
+      .select('a.id', 'a.identifier_type', 'a.identifier_value', 'a.order_id', 'a.slug as authorization_slug', 'acc.thumbprint')) as Row[];
     const byAuthz = new Map(context.map((r) => [toNumber(r.id), r]));
     return rows.flatMap((row) => {
       const a = byAuthz.get(toNumber(row.authorization_id));
