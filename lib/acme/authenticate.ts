@@ -2,7 +2,8 @@
  * Every ACME POST, checked in RFC 8555's order before any handler sees it (§6.2–§6.5): the content
  * type, the JWS and its signer (`jwk` or `kid`, as the route wants), the account behind a `kid`, the
  * signature, the nonce (consumed only once the signature verified, so a forged request cannot burn a
- * client's nonce), the `url`, and for POST-as-GET an empty payload. The first failure wins.
+ * client's nonce), the `url`, and for POST-as-GET an empty payload. The first failure wins. A request
+ * that only reads has its nonce used while its handler reads (`readsOnPostAsGet`).
  */
 import type { Request } from 'express';
 import { readRawBody } from '../http/body';
@@ -19,6 +20,11 @@ export const JOSE_CONTENT_TYPE = 'application/jose+json';
 export interface Authenticated {
   jws: ParsedJws;
   account: AcmeAccountRecord | null;
+  /**
+   * Settles once the nonce is used: rejects with `badNonce` if it was not accepted. Already settled
+   * unless the request only reads (`readsOnPostAsGet`), whose handler may run meanwhile.
+   */
+  nonceUsed: Promise<void>;
 }
 
 async function readJws(req: Request): Promise<ParsedJws> {
@@ -65,11 +71,21 @@ export async function authenticate(
   } else key = jws.signer.key;
   verifyJws(jws, key);
 
-  if (!(await services.nonces.consumeAcmeNonce(jws.nonce))) throw badNonce('Bad or invalid nonce.');
-  if (jws.url !== requestUrl(req)) throw unauthorized('URL does not match.');
-  if (account && ca.termsOfService && !account.termsOfServiceAgreed && !route.beforeTerms) {
-    throw unauthorized('Account did not agree to the terms of service.');
+  const nonceUsed = services.nonces.consumeAcmeNonce(jws.nonce).then((accepted) => {
+    if (!accepted) throw badNonce('Bad or invalid nonce.');
+  });
+  nonceUsed.catch(() => undefined); // settled by whoever awaits it below or in the mount
+  const reads = jws.postAsGet && (route.postAsGet === true || route.readsOnPostAsGet === true);
+  if (!reads) await nonceUsed;
+  try {
+    if (jws.url !== requestUrl(req)) throw unauthorized('URL does not match.');
+    if (account && ca.termsOfService && !account.termsOfServiceAgreed && !route.beforeTerms) {
+      throw unauthorized('Account did not agree to the terms of service.');
+    }
+    if (route.postAsGet && !jws.postAsGet) throw malformed('Non-empty payload in get-as-post request.');
+  } catch (error) {
+    await nonceUsed; // RFC 8555's order: a bad nonce is reported before these
+    throw error;
   }
-  if (route.postAsGet && !jws.postAsGet) throw malformed('Non-empty payload in get-as-post request.');
-  return { jws, account };
+  return { jws, account, nonceUsed };
 }

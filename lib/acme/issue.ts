@@ -63,7 +63,27 @@ export function orderSignRequest(
   }
 }
 
-/** Sign and store; the order becomes `valid` with its certificate. */
-export function issueOrder(signing: AcmeSigning, ca: CaRecord, order: AcmeOrderRecord, request: SignRequest): Promise<CertificateRecord> {
-  return issueInto(signing, ca, request, (certificate) => signing.acme.completeIssuance(order.id, certificate, acmeActor(order.accountId)));
+/** The order was not moved to `processing` by the request that signed for it: nothing is stored. */
+export class IssuanceNotStarted extends Error {
+  constructor() {
+    super('The ACME order was not started for issuance by this request.');
+  }
+}
+
+/**
+ * Sign and store; the order becomes `valid` with its certificate. With `started` (finalize moves the
+ * order to `processing` while the certificate is being signed, lib/acme/handlers/orders.ts), the
+ * certificate is stored only if that move succeeded; else IssuanceNotStarted.
+ */
+export function issueOrder(
+  signing: AcmeSigning,
+  ca: CaRecord,
+  order: AcmeOrderRecord,
+  request: SignRequest,
+  started?: Promise<boolean>,
+): Promise<CertificateRecord> {
+  return issueInto(signing, ca, request, async (certificate) => {
+    if (started && !(await started.catch(() => false))) throw new IssuanceNotStarted();
+    return signing.acme.completeIssuance(order.id, certificate, acmeActor(order.accountId));
+  });
 }

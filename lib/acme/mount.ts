@@ -133,8 +133,18 @@ export function mountAcme(settings: AcmeSettings, ports: AcmePorts, shared: Shar
       const urls = new AcmeUrls(req, prefix, ca?.serial ?? '');
       if (ca && !route.path.startsWith('/directory/')) links = [`<${urls.directory(ca.serial)}>;rel="index"`];
       const call: AcmeCall = { req, params, ca: ca as AcmeCall['ca'], urls, services, jws: null, account: null, now };
-      if (route.method === 'POST' && ca) Object.assign(call, await authenticate(req, route, ca, urls, services));
-      answer = await route.handler(call);
+      let nonceUsed: Promise<void> = Promise.resolve();
+      if (route.method === 'POST' && ca) {
+        const authenticated = await authenticate(req, route, ca, urls, services);
+        call.jws = authenticated.jws;
+        call.account = authenticated.account;
+        nonceUsed = authenticated.nonceUsed;
+      }
+      // A read's nonce may still be on its way (authenticate.ts): the answer waits for it, and a bad one wins.
+      const [handled, used] = await Promise.allSettled([route.handler(call), nonceUsed]);
+      if (used.status === 'rejected') throw used.reason;
+      if (handled.status === 'rejected') throw handled.reason;
+      answer = handled.value;
     } catch (error) {
       answer = problemAnswer(error, req);
     }

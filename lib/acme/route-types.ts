@@ -55,6 +55,12 @@ export interface AcmeRoute extends PathRoute {
   /** POST-as-GET (RFC 8555 §6.3): the payload must be empty. */
   postAsGet?: boolean;
   /**
+   * A POST-as-GET here only reads (a payload may change something). For a read — and on every
+   * `postAsGet` route — the nonce is used alongside the handler's own reads instead of before them
+   * (one round trip to the database fewer); the answer waits for both, and a bad nonce still wins.
+   */
+  readsOnPostAsGet?: boolean;
+  /**
    * Served to an account that has not agreed to the CA's terms of service: its own account resources,
    * where it can agree (the original checks the terms everywhere else).
    */

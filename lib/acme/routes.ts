@@ -24,7 +24,7 @@ export const ACME_ROUTES: readonly AcmeRoute[] = [
   { method: 'GET', path: '/{serial}/new-nonce/', handler: getNonce },
   // Accounts (§7.3) → AcmeStore accounts.
   { method: 'POST', path: '/{serial}/new-account/', signer: 'jwk', handler: newAccount },
-  { method: 'POST', path: '/{serial}/acct/{slug}/', beforeTerms: true, handler: account },
+  { method: 'POST', path: '/{serial}/acct/{slug}/', beforeTerms: true, readsOnPostAsGet: true, handler: account },
   { method: 'POST', path: '/{serial}/acct/{slug}/orders/', postAsGet: true, beforeTerms: true, handler: accountOrders },
   { method: 'POST', path: '/{serial}/key-change/', handler: keyChange },
   // Orders (§7.4) → AcmeStore orders; finalize → issue.ts (lib/ca/issuing.ts issueInto).
@@ -32,8 +32,8 @@ export const ACME_ROUTES: readonly AcmeRoute[] = [
   { method: 'POST', path: '/{serial}/order/{slug}/', postAsGet: true, handler: order },
   { method: 'POST', path: '/{serial}/order/{slug}/finalize/', handler: finalize },
   // Authorizations and challenges (§7.5) → AcmeStore; validation by runner.ts.
-  { method: 'POST', path: '/{serial}/authz/{slug}/', handler: authorization },
-  { method: 'POST', path: '/{serial}/chall/{slug}/', handler: challenge },
+  { method: 'POST', path: '/{serial}/authz/{slug}/', readsOnPostAsGet: true, handler: authorization },
+  { method: 'POST', path: '/{serial}/chall/{slug}/', readsOnPostAsGet: true, handler: challenge },
   // The certificate chain (§7.4.2), revocation (§7.6) → lib/ca/revocation.ts, renewal information (RFC 9773).
   { method: 'POST', path: '/{serial}/cert/{slug}/', postAsGet: true, handler: certificate },
   { method: 'POST', path: '/{serial}/revoke/', signer: 'either', handler: revoke },

@@ -35,7 +35,7 @@ import {
   type ValidationResult,
 } from '../ports';
 import { X509Error } from '../x509/errors';
-import { issueOrder, type AcmeSigning } from './issue';
+import { IssuanceNotStarted, issueOrder, type AcmeSigning } from './issue';
 import { ACME_ERROR_NAMESPACE } from './problems';
 
 export interface AcmeRunnerSettings {
@@ -105,12 +105,19 @@ export class AcmeRunner {
   }
 
   /**
-   * Issue an order that finalize has just moved to `processing` (leased to this runner). Resolves
+   * Issue an order that finalize has just moved to `processing` (leased to this runner), or is moving
+   * there (`started`: the certificate is signed meanwhile and stored only if the move succeeded). Resolves
    * the certificate when the order is `valid` within `waitMs`; null when it is still being issued
    * (the client polls) or failed (the order then says why).
    */
-  async issueNow(ca: CaRecord, order: AcmeOrderRecord, request: SignRequest, waitMs: number): Promise<CertificateRecord | null> {
-    return raceTimeout(this.track(this.issue(ca, order, request, 0)), waitMs, null);
+  async issueNow(
+    ca: CaRecord,
+    order: AcmeOrderRecord,
+    request: SignRequest,
+    waitMs: number,
+    started?: Promise<boolean>,
+  ): Promise<CertificateRecord | null> {
+    return raceTimeout(this.track(this.issue(ca, order, request, 0, started)), waitMs, null);
   }
 
   private track<T>(work: Promise<T>): Promise<T> {
@@ -196,10 +203,19 @@ export class AcmeRunner {
   }
 
   /** Issue, and on failure record it: for good when retrying cannot help, else for another attempt later. */
-  private async issue(ca: CaRecord, order: AcmeOrderRecord, request: SignRequest, attempts: number): Promise<CertificateRecord | null> {
+  private async issue(
+    ca: CaRecord,
+    order: AcmeOrderRecord,
+    request: SignRequest,
+    attempts: number,
+    started?: Promise<boolean>,
+  ): Promise<CertificateRecord | null> {
     try {
-      return await issueOrder(this.deps.signing, ca, order, request);
+      return await issueOrder(this.deps.signing, ca, order, request, started);
     } catch (e) {
+      // Signed while the order was being moved to `processing`: record nothing unless that move
+      // succeeded (else another request has the order), and only once it has.
+      if (e instanceof IssuanceNotStarted || (started && !(await started.catch(() => false)))) return null;
       const final = e instanceof CaError || e instanceof X509Error || attempts + 1 >= ISSUANCE_ATTEMPTS;
       if (!(e instanceof StoreUnavailableError)) this.deps.logError('express-ca-api: ACME runner', e);
       const detail = e instanceof CaError || e instanceof X509Error ? e.message : 'The certificate could not be issued.';

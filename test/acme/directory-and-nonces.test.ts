@@ -69,6 +69,32 @@ describe.each(testDatabaseTargets())('ACME directory, nonces and request checks 
     expect(retried.status).toBe(200);
   });
 
+  test('a read (POST-as-GET) with a used nonce is badNonce too, whatever the read would have answered', async () => {
+    const owner = await new WireClient(server.directory).init();
+    await owner.register();
+    const order = await owner.post(owner.directory.newOrder, { identifiers: [{ type: 'dns', value: 'reads.example.com' }] });
+    const orderUrl = order.headers.get('location') as string;
+    const authzUrl = (order.body as { authorizations: string[] }).authorizations[0];
+    const accountUrl = owner.kid as string;
+    const stranger = await new WireClient(server.directory).init();
+    await stranger.register();
+    for (const [who, url] of [
+      [owner, orderUrl], // postAsGet route
+      [owner, authzUrl], // readsOnPostAsGet routes
+      [owner, accountUrl],
+      [stranger, authzUrl], // would be unauthorized
+      [owner, `${server.base}/django_ca/acme/${server.ca.serial}/order/nosuchorder/`], // would be unauthorized
+    ] as const) {
+      const nonce = await who.freshNonce();
+      const first = await who.post(url, undefined, { nonce });
+      const again = await who.post(url, undefined, { nonce });
+      expect([url, problemType(again)]).toEqual([url, 'urn:ietf:params:acme:error:badNonce']);
+      expect(first.status === 200 || problemType(first) === 'urn:ietf:params:acme:error:unauthorized').toBe(true);
+    }
+    // With a fresh nonce the read answers.
+    expect((await owner.post(orderUrl, undefined)).status).toBe(200);
+  });
+
   test('the checks before any handler: content type, url, jwk/kid, signature', async () => {
     const url = client.directory.newAccount;
     const key = newKey();

@@ -85,6 +85,24 @@ describe.each(testDatabaseTargets())('ACME orders and finalize ($name)', (target
     expect(leaf.subject ?? '').toBe('');
   });
 
+  test('four finalizes of one order at once: one certificate is stored, and every answer names it or says processing', async () => {
+    const c = await registered();
+    const { url, body } = await readyOrder(c, ['race.example.com']);
+    const csrs = await Promise.all([0, 1, 2, 3].map(async () => (await acme.crypto.createCsr({ commonName: 'race.example.com' }))[1]));
+    // Each request its own nonce, so that all four pass authentication.
+    const nonces = await Promise.all(csrs.map(() => c.freshNonce()));
+    const answers = await Promise.all(csrs.map((csr, i) => c.post(body.finalize as string, { csr: csrB64(csr) }, { nonce: nonces[i] })));
+    for (const answer of answers) expect(['valid', 'processing']).toContain((answer.body as { status: string }).status);
+    const final = (await c.post(url, undefined)).body as { status: string; certificate: string };
+    expect(final.status).toBe('valid');
+    for (const answer of answers) {
+      const shown = answer.body as { status: string; certificate?: string };
+      if (shown.status === 'valid') expect(shown.certificate).toBe(final.certificate);
+    }
+    const listed = await server.store.listCertificates({ caId: server.ca.id, subject: 'race.example.com' });
+    expect(listed.filter((cert) => cert.cn === 'race.example.com')).toHaveLength(1);
+  });
+
   test('finalize before ready is orderNotReady; a CSR with other names is badCSR, a weak key badPublicKey', async () => {
     const c = await registered();
     const early = await c.post(c.directory.newOrder, { identifiers: [{ type: 'dns', value: 'early.example.com' }] });

@@ -12,6 +12,7 @@ import { malformed, orderNotReady, rateLimited, unauthorized, withRetryAfter } f
 import { checkedCsr } from '../csr-policy';
 import { orderSignRequest } from '../issue';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
+import { LEASE_MS } from '../runner';
 
 /** What a client waiting on `processing` is told to wait before asking again (RFC 8555 §7.4). */
 const PROCESSING_RETRY_AFTER_S = '1';
@@ -116,12 +117,16 @@ export async function finalize(call: AcmeCall): Promise<AcmeAnswer> {
     { profiles: services.profiles, defaultValidityMs: services.options.defaultCertValidityMs },
     now,
   );
-  if (!(await services.acme.startIssuance(current.id, request, services.runner.owner, 60_000))) {
+  // The order moves to `processing` while its certificate is being signed; it is stored only if the
+  // move succeeded (lib/acme/issue.ts), so a finalize that lost a race stores nothing.
+  const started = services.acme.startIssuance(current.id, request, services.runner.owner, LEASE_MS);
+  const issuing = services.runner.issueNow(ca, { ...current, status: 'processing' }, request, services.options.finalizeWaitMs, started);
+  if (!(await started)) {
     const again = await ownOrder(call);
     if (again.status === 'processing' || again.status === 'valid') return orderAnswer(again, call);
     throw orderNotReady(`This order is not ready (its status is "${again.status}").`);
   }
-  const issued = await services.runner.issueNow(ca, { ...current, status: 'processing' }, request, services.options.finalizeWaitMs);
+  const issued = await issuing;
   // Issued in time: the order is what completeIssuance wrote. Otherwise (still issuing, or failed
   // with its error recorded), as the store has it now.
   if (issued) return orderAnswer({ ...current, status: 'valid', certificateId: issued.id, certificateSerial: issued.serial }, call);
