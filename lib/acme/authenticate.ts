@@ -44,7 +44,7 @@ async function readJws(req: Request): Promise<ParsedJws> {
 /** The account a `kid` names: its URL at this CA, whatever host the client reached it by (README "ACME"). */
 export async function accountOfKid(kid: string, ca: CaRecord, services: AcmeServices): Promise<AcmeAccountRecord> {
   const m = /\/([0-9A-F]+)\/acct\/([A-Za-z0-9]{1,32})\/?$/.exec(kid);
-  const account = m && m[1] === ca.serial ? await services.acme.findAccount(ca.id, m[2]) : null;
+  const account = m && m[1] === ca.serial ? await services.accounts.findAccount(ca.id, m[2]) : null;
   if (!account) throw accountDoesNotExist('Account not found.');
   if (account.status === 'deactivated') throw new AcmeProblem('unauthorized', 401, 'Account has been deactivated.');
   if (account.status !== 'valid') throw new AcmeProblem('unauthorized', 401, 'Account not usable.');
