@@ -80,11 +80,6 @@ export class AcmeRunner {
     this.schedule(0);
   }
 
-  /** Look for due work now (a challenge was just started). */
-  wake(): void {
-    this.schedule(0);
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
