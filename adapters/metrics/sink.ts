@@ -1,8 +1,8 @@
 /**
  * The `MetricsSink` (lib/ports/metrics.ts) over prom-client: what the services report lands in the
- * metrics of definitions.ts. The children of labels with a fixed set of values are made once, here,
- * so that a call on the request path is one increment (no label lookup), and so that every series is
- * scraped from the start, at 0, rather than appearing with its first event.
+ * metrics of definitions.ts: one increment or observation per call, nothing else — several calls
+ * are on the request path. The children of labels with a fixed set of values are made once, here, so
+ * that every series is scraped from the start, at 0, rather than appearing with its first event.
  */
 import type { AcmeOrderOutcome, CrlBuild, IssuancePath, MetricsSink, OcspAnswer } from '../../lib/ports';
 import type { CaMetrics } from './definitions';
