@@ -42,6 +42,7 @@ export {
   type MetricsAuthorizer,
   type MetricsEndpointOptions,
   type MetricsOptions,
+  type MetricsReportTarget,
   type MetricsRouterOptions,
   type ResolvedMetricsRouterOptions,
 } from './metrics/options';
