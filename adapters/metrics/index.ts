@@ -65,7 +65,16 @@ export class PromMetrics implements MetricsExposition {
     if (!this.follower && !this.readings) this.registry.removeSingleMetric('ca_api_database_up');
   }
 
-  async render(): Promise<string> {
+  /** Scrapes that arrive while one is being answered share its answer (the gauges are reset and set again). */
+  render(): Promise<string> {
+    this.rendering ??= this.renderNow().finally(() => {
+      this.rendering = null;
+    });
+    return this.rendering;
+  }
+  private rendering: Promise<string> | null = null;
+
+  private async renderNow(): Promise<string> {
     await this.follower?.catchUp();
     await this.readStore();
     return this.registry.metrics();
