@@ -7,6 +7,8 @@
  *   app.use(createCaApiRouter({ enableRestApi: true, store }));
  *   // or the public CRL/OCSP/issuer endpoints alone, e.g. on another host app:
  *   revocationApp.use(createRevocationRouter({ store }));
+ *   // Prometheus metrics: `metrics: { enabled: true }` above, or alone on an internal port:
+ *   internalApp.use(createMetricsRouter({ store }));
  *
  * This file is the package's composition root: the one place (with the CLI's entry,
  * lib/cli/main.ts) where the library core (which depends only on the ports of lib/ports) meets
@@ -20,7 +22,10 @@ import { OptionsError, resolveOptions, type CaApiRouterOptions, type ResolvedOpt
 import type { OptionsEntry } from './http/option-checks';
 import { resolveRevocationRouterOptions, type RevocationRouterOptions } from './revocation-endpoints/options';
 import { buildRevocationRouter, type RevocationRouter } from './revocation-endpoints/router';
-import type { Authenticator, ChallengeValidator, KeyBackend, Store } from './ports';
+import { NO_METRICS, type Authenticator, type ChallengeValidator, type KeyBackend, type Store } from './ports';
+import { resolveMetricsRouterOptions, type MetricsRouterOptions } from './metrics/options';
+import { buildMetricsRouter, type MetricsRouter } from './metrics/router';
+import { promMetrics } from '../adapters/metrics';
 import { envKekSecretBox } from '../adapters/keys/secret-box';
 import { defaultKeyBackend, KEK_ENV, KeyBackendError } from '../adapters/keys';
 import { storeAuthenticator } from '../adapters/auth/store-authenticator';
@@ -31,6 +36,16 @@ import { inProcessOrderRunner } from './ca/order-runner/in-process';
 
 export { type CaApiRouter, type CreateCaApiRouterInternals } from './router';
 export { type RevocationRouter } from './revocation-endpoints/router';
+export { type MetricsRouter } from './metrics/router';
+export {
+  DEFAULT_METRICS_PATH,
+  type MetricsAuthorizer,
+  type MetricsEndpointOptions,
+  type MetricsOptions,
+  type MetricsReportTarget,
+  type MetricsRouterOptions,
+  type ResolvedMetricsRouterOptions,
+} from './metrics/options';
 export { type RevocationRouterOptions, type ResolvedRevocationOptions, type OcspSigning } from './revocation-endpoints/options';
 export { answerClientErrorsAsJson } from './client-errors';
 export {
@@ -121,10 +136,12 @@ function keyBackendsOrDefault(
 /**
  * The ports the host did not bring, filled with the default adapters: keys in the store encrypted
  * under `CA_KEY_ENCRYPTION_KEY`, Basic auth against the store's users (one user cache shared by the
- * authenticator and the permission checker), and the in-process order runner.
+ * authenticator and the permission checker), the in-process order runner, and the prom-client
+ * metrics when the router serves them.
  */
 function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRouterOptions): ApiPorts {
   const owned: Closable[] = [];
+  const acmeValidator = acmeValidatorOf(resolved, given); // may throw: before anything is started
   let users: UserCache | null = null;
   const sharedUsers = (): UserCache => (users ??= new UserCache(store));
 
@@ -137,6 +154,12 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
   }
   const permissions = resolved.permissions ?? storePermissionChecker(store, { users: sharedUsers() });
   if (users) owned.push(users);
+  const { metrics } = resolved;
+  const metricsExposition = metrics.enabled
+    ? promMetrics({ store, eventPollMs: metrics.eventPollMs, processMetrics: metrics.processMetrics, logError: resolved.logError })
+    : null;
+  if (metricsExposition) owned.push(metricsExposition);
+  const metricsSink = metricsExposition?.sink ?? metrics.reportTo ?? NO_METRICS;
   const orderRunner =
     resolved.orderRunner ??
     inProcessOrderRunner({
@@ -145,6 +168,7 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
       profiles: resolved.effectiveProfiles,
       defaultExpiresMs: resolved.defaultExpiresMs,
       logError: resolved.logError,
+      metrics: metricsSink,
     });
   const loginLimiter = resolved.loginLimiter === false ? null : (resolved.loginLimiter ?? loginAttemptLimiter());
   // CSR self-signatures of sign requests, checked on a worker thread (docs/DESIGN.md "Issuance throughput").
@@ -159,7 +183,9 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
     orderRunner,
     signatureVerifier,
     owned,
-    acmeValidator: acmeValidatorOf(resolved, given),
+    metricsExposition,
+    metricsSink,
+    acmeValidator,
     acmeSecrets: resolved.acme.eabSecrets ?? envKekSecretBox(given.env ?? process.env),
   };
 }
@@ -200,4 +226,16 @@ export function createRevocationRouter(options: RevocationRouterOptions): Revoca
   const resolved = resolveRevocationRouterOptions(options);
   const keyBackends = keyBackendsOrDefault(options.keyBackends, resolved.keyBackends, options.env ?? process.env, 'createRevocationRouter');
   return buildRevocationRouter(resolved, keyBackends);
+}
+
+/**
+ * The Prometheus metrics endpoint alone (README "Metrics"), e.g. on an internal port away from the
+ * API: counts from the store's domain events (every process on the database), its state when scraped,
+ * and — once the router is given as their `metrics` option — the reports of this process's
+ * `createCaApiRouter` and `createRevocationRouter`. Options are validated here (`OptionsError`).
+ */
+export function createMetricsRouter(options: MetricsRouterOptions): MetricsRouter {
+  const resolved = resolveMetricsRouterOptions(options);
+  const { store, eventPollMs, processMetrics, logError } = resolved;
+  return buildMetricsRouter(resolved, promMetrics({ store, eventPollMs, processMetrics, logError }));
 }

@@ -25,9 +25,10 @@ import type { DefaultExpires } from './http/profile-options';
 import { REST_API_OPTION_NAMES, resolveRestApiOptions, type ResolvedRestApiOptions, type RestApiOptions } from './api/options';
 import { checkOcspSigning, type OcspSigning } from './revocation-endpoints/options';
 import { resolveAcmeOptions, type AcmeOptions, type ResolvedAcmeOptions } from './acme/options';
+import { resolveMetricsOptions, type MetricsOptions, type MetricsReportTarget, type ResolvedMetricsOptions } from './metrics/options';
 import type { KeyBackend, Store } from './ports';
 
-export type { ProfileConfig, DefaultExpires, AcmeOptions, ResolvedAcmeOptions };
+export type { ProfileConfig, DefaultExpires, AcmeOptions, ResolvedAcmeOptions, MetricsOptions, ResolvedMetricsOptions };
 export { OptionsError };
 export { DEFAULT_BODY_LIMIT, DEFAULT_ORDER_WAIT_MS } from './api/options';
 export { DEFAULT_URL_PATH } from './http/option-checks';
@@ -66,6 +67,12 @@ export interface CaApiRouterOptions extends RestApiOptions {
    */
   acme?: AcmeOptions;
   /**
+   * Prometheus metrics (README "Metrics"): `{ enabled: true }` serves them at `/metrics` beside the
+   * other modules; a router made by `createMetricsRouter` (served elsewhere) receives this router's
+   * reports instead. Off by default.
+   */
+  metrics?: MetricsOptions | MetricsReportTarget;
+  /**
    * Environment to read `CA_ENABLE_REST_API`, `CA_URL_PATH` and (for the default key backend)
    * `CA_KEY_ENCRYPTION_KEY` from. Default `process.env`.
    */
@@ -85,6 +92,7 @@ export interface ResolvedOptions extends ResolvedRestApiOptions {
   ocspSigning: OcspSigning;
   logError: LogError;
   acme: ResolvedAcmeOptions;
+  metrics: ResolvedMetricsOptions;
 }
 
 const KNOWN_OPTIONS: readonly string[] = [
@@ -97,6 +105,7 @@ const KNOWN_OPTIONS: readonly string[] = [
   'ocspSigning',
   'logError',
   'acme',
+  'metrics',
   'env',
 ];
 
@@ -128,6 +137,7 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
   const serveRevocation = checkBoolean('serveRevocation', options.serveRevocation, true);
   const ocspSigning = checkOcspSigning(options.ocspSigning, entry);
   const logError = checkLogError(options.logError, entry);
+  const metrics = resolveMetricsOptions(options.metrics);
 
   return {
     enableRestApi,
@@ -140,5 +150,6 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
     ocspSigning,
     logError,
     acme,
+    metrics,
   };
 }

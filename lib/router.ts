@@ -5,11 +5,12 @@
  *   {urlPath}api/   the REST API (lib/api/mount.ts): django-ca's API, JSON everywhere (D11)
  *   {urlPath}       the revocation endpoints (lib/revocation-endpoints/mount.ts): issuer, CRLs, OCSP
  *   {urlPath}acme/  the ACME server (lib/acme/mount.ts): RFC 8555 for CAs with `acme_enabled`, when `acme.enabled`
+ *   /metrics        the metrics endpoint (lib/metrics/mount.ts), when `metrics.enabled` (README "Metrics")
  *
  * A request goes to the module with the longest prefix it falls under; anything else falls through
  * to the host app (lib/http/modules.ts). The modules share one CA cache, one outage log (a database
- * outage is logged once, not per module) and `logError`; `close()` closes every module, then what the
- * composition root made for them.
+ * outage is logged once, not per module), `logError` and the metrics sink their services report to;
+ * `close()` closes every module, then what the composition root made for them.
  */
 import type { RequestHandler } from 'express';
 import { mountRestApi, type RestApiPorts } from './api/mount';
@@ -18,9 +19,19 @@ import { CaCache } from './cache/ca-cache';
 import { serveModules, type MountedModule, type SharedContext } from './http/modules';
 import { OutageLog } from './http/outage';
 import { OptionsError, type ResolvedOptions } from './options';
-import { hasAcmeNonces, hasAcmeStore, hasRevocationStore, type ChallengeValidator, type SecretBox } from './ports';
+import {
+  hasAcmeNonces,
+  hasAcmeStore,
+  hasRevocationStore,
+  NO_METRICS,
+  type ChallengeValidator,
+  type MetricsExposition,
+  type MetricsSink,
+  type SecretBox,
+} from './ports';
 import { mountAcme } from './acme/mount';
 import { mountRevocationEndpoints } from './revocation-endpoints/mount';
+import { mountMetrics } from './metrics/mount';
 
 export type { CaApiRouterOptions } from './options';
 
@@ -53,6 +64,10 @@ export interface ApiPorts extends Omit<RestApiPorts, 'cas'> {
   acmeValidator?: ChallengeValidator | null;
   /** Opens the sealed MAC keys of ACME external account bindings. */
   acmeSecrets?: SecretBox | null;
+  /** What the metrics endpoint serves, when this router serves it (`metrics.enabled`); closed through `owned`. */
+  metricsExposition?: MetricsExposition | null;
+  /** Where the modules' services report: the exposition's sink, a metrics router's, or none. */
+  metricsSink?: MetricsSink;
 }
 
 /** The modules the options ask for, over one CA cache. */
@@ -87,6 +102,7 @@ function mountModules(
     };
     modules.push(mountAcme(settings, acmePorts, shared));
   }
+  if (resolved.metrics.enabled && ports.metricsExposition) modules.push(mountMetrics(resolved.metrics, ports.metricsExposition, shared));
   return modules;
 }
 
@@ -100,7 +116,8 @@ export function buildCaApiRouter(
   ports: ApiPorts | null,
   internals: CreateCaApiRouterInternals = {},
 ): CaApiRouter {
-  const shared: SharedContext = { logError: resolved.logError, outages: new OutageLog(resolved.logError) };
+  const metrics = ports?.metricsSink ?? NO_METRICS;
+  const shared: SharedContext = { logError: resolved.logError, outages: new OutageLog(resolved.logError, Date.now, metrics), metrics };
   const cas = ports ? new CaCache(ports.store) : null;
   const modules = ports && cas ? mountModules(resolved, ports, cas, shared, internals) : [];
   const router = serveModules(modules, async () => {

@@ -30,6 +30,7 @@ import {
   type Store,
 } from '../ports';
 import { authenticate } from './authenticate';
+import { newOrder } from './handlers/orders';
 import { acmeCa } from './ca-lookup';
 import type { ResolvedAcmeOptions } from './options';
 import { ACME_PATH_PARAMS } from './path-params';
@@ -70,6 +71,7 @@ export function mountAcme(settings: AcmeSettings, ports: AcmePorts, shared: Shar
       validator: ports.validator,
       signing: { acme: ports.acme, keyBackends: ports.keyBackends, profiles },
       logError: shared.logError,
+      metrics: shared.metrics,
     },
     { validationAttempts: options.validationAttempts, validationRetryMs: options.validationRetryMs },
   );
@@ -145,6 +147,7 @@ export function mountAcme(settings: AcmeSettings, ports: AcmePorts, shared: Shar
       if (used.status === 'rejected') throw used.reason;
       if (handled.status === 'rejected') throw handled.reason;
       answer = handled.value;
+      if (answer.status === 201 && route.handler === newOrder) shared.metrics?.acmeOrders('created'); // README "Metrics"
     } catch (error) {
       answer = problemAnswer(error, req);
     }

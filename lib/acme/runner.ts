@@ -29,6 +29,7 @@ import {
   type CertificateRecord,
   type ChallengeValidator,
   type ClaimedValidation,
+  type MetricsSink,
   type SignRequest,
   type Store,
   type ValidationOutcome,
@@ -58,6 +59,8 @@ export interface AcmeRunnerDeps {
   validator: ChallengeValidator;
   signing: AcmeSigning;
   logError: LogError;
+  /** Told when orders become valid or invalid here (README "Metrics"). */
+  metrics?: MetricsSink;
 }
 
 export class AcmeRunner {
@@ -159,7 +162,8 @@ export class AcmeRunner {
     }
     if (Date.now() - this.lastExpiry >= EXPIRY_EVERY_MS) {
       this.lastExpiry = Date.now();
-      await acme.expire(new Date());
+      const expired = await acme.expire(new Date());
+      if (expired > 0) this.deps.metrics?.acmeOrders('invalid', expired);
     }
   }
 
@@ -181,6 +185,7 @@ export class AcmeRunner {
     }
     const result = this.result(challenge.attempts + 1, outcome);
     if (!(await this.deps.acme.recordValidation(challenge.id, result))) return null;
+    if (result.kind === 'invalid') this.deps.metrics?.acmeOrders('invalid'); // its authorization, so its order (RFC 8555 §7.1.6)
     const attempts = challenge.attempts + 1;
     if (result.kind === 'valid') return { ...challenge, status: 'valid', validated: result.at, error: null, attempts };
     return { ...challenge, status: result.kind === 'retry' ? 'processing' : 'invalid', error: result.problem, attempts };
@@ -206,7 +211,9 @@ export class AcmeRunner {
     started?: Promise<boolean>,
   ): Promise<CertificateRecord | null> {
     try {
-      return await issueOrder(this.deps.signing, ca, order, request, started);
+      const certificate = await issueOrder(this.deps.signing, ca, order, request, started);
+      this.deps.metrics?.acmeOrders('valid');
+      return certificate;
     } catch (e) {
       // Signed while the order was being moved to `processing`: record nothing unless that move
       // succeeded (else another request has the order), and only once it has.
@@ -215,6 +222,7 @@ export class AcmeRunner {
       if (!(e instanceof StoreUnavailableError)) this.deps.logError('express-ca-api: ACME runner', e);
       const detail = e instanceof CaError || e instanceof X509Error ? e.message : 'The certificate could not be issued.';
       const retryAt = final ? null : new Date(Date.now() + this.settings.validationRetryMs * 2 ** attempts);
+      if (final) this.deps.metrics?.acmeOrders('invalid');
       await this.deps.acme
         .failIssuance(order.id, problem('serverInternal', detail), retryAt)
         .catch((f: unknown) => this.deps.logError('express-ca-api: ACME runner', f));

@@ -15,7 +15,7 @@ import { isUtf8 } from 'buffer';
 import type { Request, Response } from 'express';
 import { Passport } from 'passport';
 import { BasicStrategy } from 'passport-http';
-import type { ApiUser, Authenticator, LoginAttemptLimiter } from '../ports';
+import { NO_METRICS, type ApiUser, type Authenticator, type LoginAttemptLimiter, type MetricsSink } from '../ports';
 import { HttpError } from '../http/http-errors';
 
 export interface BasicCredentials {
@@ -90,16 +90,30 @@ export const tooManyFailedLogins = (retryAfterSeconds: number): HttpError =>
  * `authenticator` behind the limiter: a username or client address at its limit is refused before its
  * password is checked (no bcrypt work, no answer about the password), failures are counted, and a
  * success after failures starts the username's count again. The address is Express's `req.ip`, which
- * honours the host app's `trust proxy` setting.
+ * honours the host app's `trust proxy` setting. Failures and refusals are counted (README "Metrics").
  */
-function limited(authenticator: Authenticator, limiter: LoginAttemptLimiter) {
+function limited(authenticator: Authenticator, limiter: LoginAttemptLimiter, metrics: MetricsSink) {
   return async (username: string, password: string, req: Request): Promise<ApiUser | null> => {
     const address = req.ip ?? req.socket.remoteAddress ?? '';
     const { retryAfterSeconds, userFailures } = await limiter.check(username, address);
-    if (retryAfterSeconds > 0) throw tooManyFailedLogins(retryAfterSeconds);
+    if (retryAfterSeconds > 0) {
+      metrics.loginRateLimited();
+      throw tooManyFailedLogins(retryAfterSeconds);
+    }
     const user = await authenticator.authenticate(username, password);
-    if (!user) await limiter.failed(username, address);
-    else if (userFailures > 0) await limiter.succeeded(username, address);
+    if (!user) {
+      metrics.loginFailed();
+      await limiter.failed(username, address);
+    } else if (userFailures > 0) await limiter.succeeded(username, address);
+    return user;
+  };
+}
+
+/** `authenticator` without a limiter: failures are still counted. */
+function counted(authenticator: Authenticator, metrics: MetricsSink) {
+  return async (username: string, password: string): Promise<ApiUser | null> => {
+    const user = await authenticator.authenticate(username, password);
+    if (!user) metrics.loginFailed();
     return user;
   };
 }
@@ -108,9 +122,10 @@ export function basicAuthenticator(
   authenticator: Authenticator,
   realm: string,
   limiter: LoginAttemptLimiter | null = null,
+  metrics: MetricsSink = NO_METRICS,
 ): RequestAuthenticator {
   const passport = new Passport();
-  const verify = limiter ? limited(authenticator, limiter) : (u: string, p: string) => authenticator.authenticate(u, p);
+  const verify = limiter ? limited(authenticator, limiter, metrics) : counted(authenticator, metrics);
   passport.use('basic', new Rfc7617BasicStrategy(realm, verify));
   return (req, res) =>
     new Promise<ApiUser | null>((resolve, reject) => {

@@ -48,8 +48,8 @@ export function mountRestApi(
 ): MountedModule {
   const routes = routeTable.map((route) => compileRoute(route, REST_PATH_PARAMS));
   compileAll(); // a broken schema fails here, not in a request
-  const running = startServices(settings, ports, shared.logError);
-  const authenticate = basicAuthenticator(ports.authenticator, BASIC_REALM, ports.loginLimiter);
+  const running = startServices(settings, ports, shared.logError, shared.metrics);
+  const authenticate = basicAuthenticator(ports.authenticator, BASIC_REALM, ports.loginLimiter, shared.metrics);
   const serveDocs = docsEndpoints(routes.map((r) => r.route));
   const failure: ErrorCatch = { ...shared, toHttpError: (error) => toHttpError(error, ['body']) };
   const prefix = settings.apiRoot;

@@ -4,7 +4,17 @@
  */
 import type { CertificateTexts } from '../ca/certificate-texts';
 import type { Request } from 'express';
-import type { ApiUser, KeyBackend, OrderRecord, OrderRunner, Permission, PermissionChecker, SignatureVerifier, Store } from '../ports';
+import type {
+  ApiUser,
+  KeyBackend,
+  MetricsSink,
+  OrderRecord,
+  OrderRunner,
+  Permission,
+  PermissionChecker,
+  SignatureVerifier,
+  Store,
+} from '../ports';
 import type { Profiles } from '../ca/profiles';
 
 /**
@@ -36,6 +46,8 @@ export interface ApiServices {
   signInRequest: boolean;
   /** Checks the CSR self-signatures of sign requests off the event loop; null: libuv's thread pool. */
   signatureVerifier: SignatureVerifier | null;
+  /** Where the services report what they do (README "Metrics"): issuance latency here. */
+  metrics: MetricsSink;
 }
 
 /** One request, authenticated, authorised and validated. */

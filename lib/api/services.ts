@@ -6,7 +6,17 @@
 import { CertificateTexts } from '../ca/certificate-texts';
 import type { CaCache } from '../cache/ca-cache';
 import type { LogError } from '../http/error-catch';
-import type { Authenticator, KeyBackend, LoginAttemptLimiter, OrderRunner, PermissionChecker, SignatureVerifier, Store } from '../ports';
+import {
+  NO_METRICS,
+  type Authenticator,
+  type KeyBackend,
+  type LoginAttemptLimiter,
+  type MetricsSink,
+  type OrderRunner,
+  type PermissionChecker,
+  type SignatureVerifier,
+  type Store,
+} from '../ports';
 import { CertificateCache } from './certificate-cache';
 import { OrderCache } from './order-cache';
 import type { ResolvedRestApiOptions } from './options';
@@ -34,7 +44,12 @@ export interface RunningServices {
   close(): Promise<void>;
 }
 
-export function startServices(settings: ResolvedRestApiOptions, ports: RestApiPorts, logError: LogError): RunningServices {
+export function startServices(
+  settings: ResolvedRestApiOptions,
+  ports: RestApiPorts,
+  logError: LogError,
+  metrics: MetricsSink = NO_METRICS,
+): RunningServices {
   const { store, orderRunner } = ports;
   const certificates = new CertificateCache(store);
   // Finished orders from memory for polling clients; fed by the runner when it announces them.
@@ -57,6 +72,7 @@ export function startServices(settings: ResolvedRestApiOptions, ports: RestApiPo
     orderWaitMs: settings.orderWaitMs,
     signInRequest: settings.signInRequest,
     signatureVerifier: ports.signatureVerifier ?? null,
+    metrics,
   };
   return {
     services,

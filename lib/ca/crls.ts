@@ -12,7 +12,7 @@
  * certificates (an index scan), one CRL Number from the store (never reused, also across instances:
  * RFC 5280 §5.2.3) and one signature.
  */
-import type { CaRecord, CrlScope, RevocationStore } from '../ports';
+import { NO_METRICS, type CaRecord, type CrlScope, type MetricsSink, type RevocationStore } from '../ports';
 import { crlToPem, buildCrl } from '../x509/revocation/crl';
 import { caFacts, defaultHashFor } from './ca-facts';
 import { caSigner, type KeyBackends } from './key-backends';
@@ -26,6 +26,8 @@ export interface CrlSettings {
   /** How long a cached CRL is served before the revocation version is read again. Default 1000 ms. */
   versionCheckMs?: number;
   now?: () => Date;
+  /** Told how long each build took and how large its CRL is (README "Metrics"). */
+  metrics?: MetricsSink;
 }
 
 export interface PublishedCrl {
@@ -50,6 +52,7 @@ export class CrlPublisher {
   private readonly validityMs: number;
   private readonly versionCheckMs: number;
   private readonly now: () => Date;
+  private readonly metrics: MetricsSink;
 
   constructor(
     private readonly store: RevocationStore,
@@ -59,6 +62,7 @@ export class CrlPublisher {
     this.validityMs = settings.validityMs ?? 86_400_000;
     this.versionCheckMs = settings.versionCheckMs ?? 1000;
     this.now = settings.now ?? (() => new Date());
+    this.metrics = settings.metrics ?? NO_METRICS;
   }
 
   /** Something was revoked through this process: read the versions again before serving. */
@@ -93,6 +97,7 @@ export class CrlPublisher {
    * scope option does.
    */
   async build(ca: CaRecord, scope: CrlScope | 'all', version?: number): Promise<PublishedCrl> {
+    const started = performance.now();
     const seenVersion = version ?? (await this.store.revocationVersion(ca.id));
     const now = this.now();
     const thisUpdate = new Date(Math.floor(now.getTime() / 1000) * 1000);
@@ -129,6 +134,8 @@ export class CrlPublisher {
       etag: `"${ca.serial}-${scope}-${crlNumber}"`,
     };
     if (scope !== 'all') this.cache.set(`${ca.id}:${scope}`, { crl, version: seenVersion, checkedAt: now.getTime() });
+    const seconds = (performance.now() - started) / 1000;
+    this.metrics.crlBuilt({ ca: ca.name, scope, seconds, bytes: der.length, entries: revoked.length });
     return crl;
   }
 }

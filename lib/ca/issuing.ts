@@ -17,6 +17,7 @@ import {
   hasImmediateOrders,
   type CaRecord,
   type CertificateRecord,
+  type MetricsSink,
   type NewCertificate,
   type OrderRecord,
   type OrderRunner,
@@ -79,6 +80,8 @@ export interface OrderQueue {
   /** How long to wait for a queued order before answering (router option `orderWaitMs`). */
   orderWaitMs: number;
   orders: { waitUntilFinished(orderId: number, timeoutMs: number): Promise<void> };
+  /** Told how long an order signed in the request took (README "Metrics"); queued ones are the runner's to tell. */
+  metrics?: MetricsSink;
 }
 
 /**
@@ -92,13 +95,23 @@ export const ORDER_LEASE_MS = 5000;
  * Place an order for `request` on behalf of API user `userId`: finished at once by this process's
  * runner where it can (signed and written already issued, in one statement), else written pending,
  * handed to the runner, and waited for up to `orderWaitMs`. Returns the order as placed (`pending`,
- * as upstream answers even when it signed at once: docs/COMPATIBILITY.md §3.1).
+ * as upstream answers even when it signed at once: docs/COMPATIBILITY.md §3.1). `requested`: when the
+ * request came in, for the issuance latency of an order signed at once.
  */
-export async function placeOrder(queue: OrderQueue, ca: CaRecord, userId: number, request: SignRequest): Promise<OrderRecord> {
+export async function placeOrder(
+  queue: OrderQueue,
+  ca: CaRecord,
+  userId: number,
+  request: SignRequest,
+  requested?: Date,
+): Promise<OrderRecord> {
   const runner = queue.orderRunner;
   if (queue.signInRequest && runner && hasImmediateOrders(runner)) {
     const issued = await runner.finishNow({ caId: ca.id, userId, request }, ca);
-    if (issued) return asPlaced(issued);
+    if (issued) {
+      if (requested) queue.metrics?.issuanceCompleted('in_request', (Date.now() - requested.getTime()) / 1000);
+      return asPlaced(issued);
+    }
   }
   const owner = runner?.leaseOwner;
   const lease = owner ? { owner, expires: new Date(Date.now() + ORDER_LEASE_MS) } : undefined;

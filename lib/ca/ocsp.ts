@@ -13,9 +13,10 @@
  * again at most every `versionCheckMs` (default 1 s) and at once after a revocation through this
  * process — the same rule as the CRLs (crls.ts) — so a revocation made through any instance shows
  * within about a second. `unknown` answers are never kept (the certificate may be issued next).
- * Nonces are echoed (RFC 8954); an answer with a nonce is signed for that request alone.
+ * Nonces are echoed (RFC 8954); an answer with a nonce is signed for that request alone. Each answer
+ * is counted by the metrics sink it is given (README "Metrics": `ca_api_ocsp_responses_total`).
  */
-import type { CaRecord, RevocationStore, Store } from '../ports';
+import { NO_METRICS, type CaRecord, type MetricsSink, type OcspAnswer, type RevocationStore, type Store } from '../ports';
 import { X509Error } from '../x509/errors';
 import { certIdMatchesIssuer } from '../x509/revocation/cert-id';
 import { parseOcspRequest, type CertId } from '../x509/revocation/ocsp-request';
@@ -36,6 +37,8 @@ export interface OcspSettings {
   now?: () => Date;
   /** Where unexpected failures are reported (never with key material). */
   logError?: (message: string, error: unknown) => void;
+  /** Told the answer of every request. */
+  metrics?: MetricsSink;
 }
 
 /** How long a signed answer is reused at most, whatever else happens. */
@@ -45,6 +48,7 @@ const MAX_KEPT_ANSWERS = 10_000;
 interface KeptAnswer {
   caId: number;
   der: Buffer;
+  answer: OcspAnswer;
   version: number;
   checkedAt: number;
   until: number;
@@ -71,26 +75,32 @@ export class OcspResponder {
   }
 
   /** A kept answer that is still right, or null. The hot path: no database read most of the time. */
-  private async kept(key: string, now: number): Promise<Buffer | null> {
+  private async kept(key: string, now: number): Promise<KeptAnswer | null> {
     const answer = this.answers.get(key);
     if (!answer || now >= answer.until) return null;
-    if (now - answer.checkedAt < (this.settings.versionCheckMs ?? 1000)) return answer.der;
+    if (now - answer.checkedAt < (this.settings.versionCheckMs ?? 1000)) return answer;
     if ((await this.store.revocationVersion(answer.caId)) !== answer.version) return null;
     answer.checkedAt = now;
-    return answer.der;
+    return answer;
   }
 
   /** The DER OCSPResponse for a request to the responder of CA `caSerial`. */
   async respond(caSerial: string, target: OcspTarget, requestDer: Buffer | null): Promise<Buffer> {
+    const { der, answer } = await this.answer(caSerial, target, requestDer);
+    (this.settings.metrics ?? NO_METRICS).ocspAnswered(answer);
+    return der;
+  }
+
+  private async answer(caSerial: string, target: OcspTarget, requestDer: Buffer | null): Promise<{ der: Buffer; answer: OcspAnswer }> {
     let request;
     try {
-      if (!requestDer) return ocspErrorResponse('malformedRequest');
+      if (!requestDer) return refused('malformedRequest');
       request = parseOcspRequest(requestDer);
     } catch (e) {
-      if (e instanceof X509Error) return ocspErrorResponse('malformedRequest');
+      if (e instanceof X509Error) return refused('malformedRequest');
       throw e;
     }
-    if (request.unknownCriticalExtension) return ocspErrorResponse('malformedRequest');
+    if (request.unknownCriticalExtension) return refused('malformedRequest');
     try {
       const now = this.now();
       // Kept answers are looked up by the request itself: it names the issuer (CertID hashes) exactly.
@@ -100,10 +110,10 @@ export class OcspResponder {
         if (kept) return kept;
       }
       const ca = await this.store.findCaBySerial(caSerial);
-      if (!ca) return ocspErrorResponse('unauthorized');
+      if (!ca) return refused('unauthorized');
       const facts = caFacts(ca);
       if (!request.certIds.every((id) => certIdMatchesIssuer(id, facts.subjectDer, facts.publicKeyDer))) {
-        return ocspErrorResponse('unauthorized');
+        return refused('unauthorized');
       }
       // Read before the statuses: a revocation in between makes the kept answer stale, never wrong.
       const version = key ? await this.store.revocationVersion(ca.id) : 0;
@@ -125,14 +135,15 @@ export class OcspResponder {
         },
         signing.signer,
       );
+      const answer = answerOf(responses.map((r) => r.certStatus.status));
       if (key && responses.every((r) => r.certStatus.status !== 'unknown')) {
         if (this.answers.size >= MAX_KEPT_ANSWERS) this.answers.clear();
-        this.answers.set(key, { caId: ca.id, der, version, checkedAt: now.getTime(), until: now.getTime() + ANSWER_TTL_MS });
+        this.answers.set(key, { caId: ca.id, der, answer, version, checkedAt: now.getTime(), until: now.getTime() + ANSWER_TTL_MS });
       }
-      return der;
+      return { der, answer };
     } catch (e) {
       this.settings.logError?.('express-ca-api: OCSP response failed', e);
-      return ocspErrorResponse('internalError');
+      return refused('internalError');
     }
   }
 
@@ -151,4 +162,18 @@ export class OcspResponder {
     }
     return { status: 'good' };
   }
+}
+
+/** An OCSP error response (RFC 6960 §4.2.1) and its answer for the metrics. */
+function refused(status: 'malformedRequest' | 'unauthorized' | 'internalError'): { der: Buffer; answer: OcspAnswer } {
+  const answer = ({ malformedRequest: 'malformed_request', unauthorized: 'unauthorized', internalError: 'internal_error' } as const)[
+    status
+  ];
+  return { der: ocspErrorResponse(status), answer };
+}
+
+/** The answer of a request about several certificates: `revoked` if any is, else `unknown` if any is, else `good`. */
+function answerOf(statuses: readonly CertStatus['status'][]): OcspAnswer {
+  if (statuses.includes('revoked')) return 'revoked';
+  return statuses.includes('unknown') ? 'unknown' : 'good';
 }

@@ -5,6 +5,7 @@
  * the longest prefix it falls under, or to the host app (`next()`) when it falls under none.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { MetricsSink } from '../ports';
 import type { LogError } from './error-catch';
 import type { OutageLog } from './outage';
 
@@ -21,10 +22,14 @@ export interface MountedModule {
   close(): Promise<void>;
 }
 
-/** What modules mounted together share: where errors go, and one outage log (logged once, not per module). */
+/**
+ * What modules mounted together share: where errors go, one outage log (logged once, not per module),
+ * and where their services report what they do (README "Metrics"; absent: nowhere).
+ */
 export interface SharedContext {
   logError: LogError;
   outages: OutageLog;
+  metrics?: MetricsSink;
 }
 
 export interface ModuleRouter extends RequestHandler {

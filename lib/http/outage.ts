@@ -7,9 +7,10 @@
  * The outage is logged once when it starts and then at most every `LOG_EVERY_MS` with the number of
  * requests answered 503 meanwhile: a flood of requests during a database restart does not flood the log.
  * A router gives every module it mounts the same log (lib/http/modules.ts `SharedContext`), so an
- * outage seen by the REST API and the revocation endpoints alike is still logged once.
+ * outage seen by the REST API and the revocation endpoints alike is still logged once. Each 503 is
+ * counted by the metrics sink it is given (README "Metrics": `ca_api_database_unavailable_total`).
  */
-import { StoreUnavailableError } from '../ports';
+import { NO_METRICS, StoreUnavailableError, type MetricsSink } from '../ports';
 import { HttpError } from './http-errors';
 
 /** What the `Retry-After` header tells clients (seconds): a database restart is over in a few. */
@@ -31,11 +32,13 @@ export class OutageLog {
   constructor(
     private readonly logError: (message: string, error: unknown) => void,
     private readonly clock: () => number = Date.now,
+    private readonly metrics: MetricsSink = NO_METRICS,
   ) {}
 
   /** `error` as a 503 when it is the store's outage error (logged), else null. */
   toHttpError(error: unknown): HttpError | null {
     if (!(error instanceof StoreUnavailableError)) return null;
+    this.metrics.storeUnavailable();
     const now = this.clock();
     if (now - this.lastLoggedAt >= LOG_EVERY_MS) {
       const more = this.unlogged ? ` (${this.unlogged} more request(s) answered 503 since the last message)` : '';

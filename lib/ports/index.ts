@@ -27,3 +27,5 @@ export * from './events';
 export * from './crypto';
 export * from './acme';
 export * from './acme-store';
+export * from './metrics';
+export * from './metrics-readings';

@@ -49,8 +49,12 @@ export function mountRevocationEndpoints(
   const ownCas = ports.cas ? null : new CaCache(store);
   const services: RevocationServices = {
     cas: ports.cas ?? (ownCas as CaCache),
-    crls: new CrlPublisher(store, keyBackends),
-    ocsp: new OcspResponder(store, keyBackends, settings.profiles, { signWith: settings.ocspSigning, logError: shared.logError }),
+    crls: new CrlPublisher(store, keyBackends, { metrics: shared.metrics }),
+    ocsp: new OcspResponder(store, keyBackends, settings.profiles, {
+      signWith: settings.ocspSigning,
+      logError: shared.logError,
+      metrics: shared.metrics,
+    }),
   };
   // A revocation through this process: CRLs and OCSP answers re-check the store's revocation version at once.
   const seen = (): void => {

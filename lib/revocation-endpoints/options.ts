@@ -11,13 +11,15 @@ import {
   checkLogError,
   checkOptionNames,
   checkStore,
+  hasMethods,
+  isObjectLike,
   OptionsError,
   resolveUrlPath,
   show,
   type OptionsEntry,
 } from '../http/option-checks';
 import { checkProfilesOption, effectiveProfiles } from '../http/profile-options';
-import { hasRevocationStore, type KeyBackend, type RevocationStore, type Store } from '../ports';
+import { hasRevocationStore, METRICS_SINK_METHODS, type KeyBackend, type MetricsSink, type RevocationStore, type Store } from '../ports';
 
 export type OcspSigning = 'delegate' | 'ca';
 
@@ -43,6 +45,8 @@ export interface RevocationRouterOptions {
   logError?: LogError;
   /** Environment to read `CA_URL_PATH` and (for the default key backend) `CA_KEY_ENCRYPTION_KEY` from. Default `process.env`. */
   env?: Record<string, string | undefined>;
+  /** A router made by `createMetricsRouter`: OCSP answers and CRL builds are counted there (README "Metrics"). */
+  metrics?: { readonly sink: MetricsSink };
 }
 
 export const REVOCATION_ROUTER_OPTION_NAMES: readonly (keyof RevocationRouterOptions)[] = [
@@ -53,6 +57,7 @@ export const REVOCATION_ROUTER_OPTION_NAMES: readonly (keyof RevocationRouterOpt
   'profiles',
   'logError',
   'env',
+  'metrics',
 ];
 
 /** The options after defaults and validation. */
@@ -67,6 +72,8 @@ export interface ResolvedRevocationOptions {
   /** The profiles in effect (the built-in ones merged with `profiles`). */
   profiles: Profiles;
   logError: LogError;
+  /** Where OCSP answers and CRL builds are reported; null: nowhere. */
+  metrics: MetricsSink | null;
 }
 
 /** What the CA cache, the CRL publisher and the OCSP responder read and write (lib/ca/crls.ts, ocsp.ts). */
@@ -102,5 +109,16 @@ export function resolveRevocationRouterOptions(options: RevocationRouterOptions)
     ocspSigning: checkOcspSigning(options.ocspSigning, entry),
     profiles: effectiveProfiles(checkProfilesOption(options.profiles, entry), DEFAULT_EXPIRES_MS, entry),
     logError: checkLogError(options.logError, entry),
+    metrics: checkMetricsTarget(options.metrics, entry),
   };
+}
+
+/** `metrics`: a router made by `createMetricsRouter` (anything with a `MetricsSink` as `sink`). */
+function checkMetricsTarget(value: unknown, entry: OptionsEntry): MetricsSink | null {
+  if (value === undefined) return null;
+  const sink = isObjectLike(value) ? (value as { sink?: unknown }).sink : undefined;
+  if (!hasMethods(sink, METRICS_SINK_METHODS)) {
+    throw new OptionsError('option `metrics` must be a router made by createMetricsRouter({ store, … })', entry);
+  }
+  return sink as MetricsSink;
 }

@@ -6,7 +6,7 @@
 import type { RequestHandler } from 'express';
 import { serveModules } from '../http/modules';
 import { OutageLog } from '../http/outage';
-import type { KeyBackend } from '../ports';
+import { NO_METRICS, type KeyBackend } from '../ports';
 import { mountRevocationEndpoints } from './mount';
 import type { ResolvedRevocationOptions } from './options';
 
@@ -25,7 +25,8 @@ export function buildRevocationRouter(
   resolved: ResolvedRevocationOptions,
   keyBackends: Readonly<Record<string, KeyBackend>>,
 ): RevocationRouter {
-  const shared = { logError: resolved.logError, outages: new OutageLog(resolved.logError) };
+  const metrics = resolved.metrics ?? NO_METRICS;
+  const shared = { logError: resolved.logError, outages: new OutageLog(resolved.logError, Date.now, metrics), metrics };
   const module = mountRevocationEndpoints(
     { prefix: resolved.prefix, ocspSigning: resolved.ocspSigning, profiles: resolved.profiles },
     { store: resolved.store, keyBackends },

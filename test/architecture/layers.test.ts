@@ -93,11 +93,15 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   'lib/api': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509', 'lib/openapi'],
   'lib/revocation-endpoints': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509'],
   'lib/acme': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509'],
+  // The metrics endpoint: the kit and the ports (its exposition is an adapter, chosen by the composition root).
+  'lib/metrics': ['lib/http', 'lib/ports'],
   'lib/openapi': ['lib/api'],
   'lib/http': ['lib/ca', 'lib/ports', 'lib/x509'],
   'lib/cache': ['lib/ports'],
   // The default ACME challenge validators: their port, and the engine that reads tls-alpn-01 certificates.
   'adapters/acme-validation': ['lib/ports', 'lib/x509'],
+  // The prom-client metrics: the ports they implement and read (events, readings, the sink).
+  'adapters/metrics': ['lib/ports'],
 };
 
 /** Imports of `files` that leave `dir` for a folder not in `allowed`, as `file → import`. */

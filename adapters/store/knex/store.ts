@@ -56,6 +56,7 @@ import type {
   AcmeStoreProvider,
   DomainEvent,
   EventLog,
+  MetricsReadingsProvider,
 } from '../../../lib/ports';
 import * as cas from './cas';
 import { ChangeHub } from './change-hub';
@@ -65,6 +66,7 @@ import * as acmeNonces from './acme-nonces';
 import { groupedStatements } from './acme/grouped';
 import { KnexAcmeStore, type AcmeHubs } from './acme/store';
 import * as events from './events';
+import { KnexMetricsReadings } from './metrics-readings';
 import { MIGRATIONS_TABLE, migrationSource } from './migrations';
 import { GroupCommit } from './group-commit';
 import * as issuedOrders from './issued-orders';
@@ -107,7 +109,8 @@ export class KnexStore
     EventLog,
     ActorScopedStore<KnexStore>,
     AcmeNonceStore,
-    AcmeStoreProvider
+    AcmeStoreProvider,
+    MetricsReadingsProvider
 {
   /**
    * `db` is the root knex instance, or the transaction this store is bound to. `pending` is where a
@@ -143,11 +146,9 @@ export class KnexStore
   onUserChanged(listener: (userId: number) => void): () => void {
     return this.hubs.users.subscribe(listener);
   }
-
   onCaChanged(listener: (caId: number) => void): () => void {
     return this.hubs.cas.subscribe(listener);
   }
-
   onCertificateChanged(listener: (certificateId: number) => void): () => void {
     return this.hubs.certificates.subscribe(listener);
   }
@@ -172,10 +173,14 @@ export class KnexStore
   eventsSince(afterId: number, limit?: number): Promise<DomainEvent[]> {
     return mappingErrors(() => events.eventsSince(this.db, afterId, limit));
   }
-
   latestEventId(): Promise<number> {
     return mappingErrors(() => events.latestEventId(this.db));
   }
+  /** What the metrics endpoint reads (`MetricsReadingsProvider`, metrics-readings.ts), on this store's connection. */
+  get metricsReadings(): KnexMetricsReadings {
+    return (this.readings ??= new KnexMetricsReadings(this.db));
+  }
+  private readings: KnexMetricsReadings | undefined;
 
   createAcmeNonce(ttlMs: number): Promise<string> {
     return mappingErrors(() => this.hubs.nonces.create(ttlMs, this.db));
@@ -329,19 +334,15 @@ export class KnexStore
   listRevoked(caId: number, scope: CrlScope, window: { from: Date; to: Date }): Promise<RevokedCertificate[]> {
     return mappingErrors(() => revocation.listRevoked(this.db, caId, scope, window));
   }
-
   nextCrlNumber(caId: number, scope: CrlScope | 'all'): Promise<bigint> {
     return mappingErrors(() => revocation.nextCrlNumber(this.db, caId, scope));
   }
-
   revocationVersion(caId: number): Promise<number> {
     return mappingErrors(() => revocation.revocationVersion(this.db, caId));
   }
-
   getOcspResponder(caId: number): Promise<OcspResponderRecord | null> {
     return mappingErrors(() => revocation.getOcspResponder(this.db, caId));
   }
-
   setOcspResponder(caId: number, responder: OcspResponderRecord): Promise<void> {
     return mappingErrors(() => revocation.setOcspResponder(this.db, caId, responder));
   }

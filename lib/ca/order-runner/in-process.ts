@@ -27,7 +27,16 @@
 import { randomUUID } from 'crypto';
 import type { KeyBackends } from '../key-backends';
 import { resolveProfiles, type Profiles, type ProfilesConfig } from '../profiles';
-import { hasBatchOrders, type ImmediateOrders, type OrderRecord, type OrderRunner, type OrderSettledEvents, type Store } from '../../ports';
+import {
+  hasBatchOrders,
+  NO_METRICS,
+  type ImmediateOrders,
+  type MetricsSink,
+  type OrderRecord,
+  type OrderRunner,
+  type OrderSettledEvents,
+  type Store,
+} from '../../ports';
 import { processOrderBatch } from './batch';
 import { finishNow } from './finish-now';
 import { drainLanes } from './lanes';
@@ -58,6 +67,11 @@ export interface InProcessOrderRunnerOptions {
   maxAttempts?: number;
   /** Where unexpected errors go (never with key material). Default `console.error`. */
   logError?: (message: string, error: unknown) => void;
+  /**
+   * Told, for each queued order this runner issues, the seconds from the order's `created` to its
+   * certificate stored (README "Metrics"). Orders it finishes in the request are the caller's to time.
+   */
+  metrics?: MetricsSink;
 }
 
 export interface InProcessOrderRunner extends OrderRunner, OrderSettledEvents, ImmediateOrders {
@@ -81,6 +95,7 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
   const intake = new OrderIntake(batchSize, pollIntervalMs);
   const logError = options.logError ?? ((message: string, error: unknown) => console.error(message, error));
   const settled = new SettledEvents(logError);
+  const metrics = options.metrics ?? NO_METRICS;
 
   const leaseOwner = `in-process:${randomUUID()}`;
   const context: RunnerContext = {
@@ -93,8 +108,14 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
     attempts: new Map(),
     intake,
     logError,
-    announce: (orders) => settled.announce(orders),
+    announce: (orders) => {
+      const now = Date.now();
+      for (const o of orders) if (o.status === 'issued') metrics.issuanceCompleted('queued', (now - o.created.getTime()) / 1000);
+      settled.announce(orders);
+    },
   };
+  // Orders finished in the request are announced without timing: the request that placed them times them.
+  const immediate: RunnerContext = { ...context, announce: (orders) => settled.announce(orders) };
   const drainOnce = () =>
     drainLanes({
       concurrency,
@@ -137,7 +158,7 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
     },
     drain: () => drain(true),
     // Only while running: a stopped runner finishes nothing, in the request or otherwise.
-    finishNow: (order, ca) => (loop.isRunning ? finishNow(context, order, ca) : Promise.resolve(null)),
+    finishNow: (order, ca) => (loop.isRunning ? finishNow(immediate, order, ca) : Promise.resolve(null)),
     // Only while polling: a stopped runner takes nothing, so orders must not wait for it (a lease
     // would hold them from every other instance for ORDER_LEASE_MS).
     get leaseOwner() {

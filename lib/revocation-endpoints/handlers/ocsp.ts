@@ -11,7 +11,6 @@ import type { Request } from 'express';
 import type { OcspTarget } from '../../ca/ocsp';
 import { readRawBody } from '../../http/body';
 import { sendContent } from '../../http/send';
-import { ocspErrorResponse } from '../../x509/revocation/ocsp-response';
 import type { RevocationHandler, RevocationRequest } from '../route-types';
 
 /** An OCSP request is a few hundred bytes; anything near this is not one. */
@@ -33,7 +32,8 @@ function requestFromPath(encoded: string): Buffer | null {
 const requestFromBody = (req: Request): Promise<Buffer | null> => readRawBody(req, OCSP_BODY_LIMIT).catch(() => null);
 
 async function answerOcsp({ res, params, services }: RevocationRequest, target: OcspTarget, request: Buffer | null): Promise<void> {
-  const body = request ? await services.ocsp.respond(params.serial, target, request) : ocspErrorResponse('malformedRequest');
+  // No request at all is answered (and counted) by the responder too: `malformedRequest`.
+  const body = await services.ocsp.respond(params.serial, target, request);
   sendContent(res, 'application/ocsp-response', body, { 'Cache-Control': 'no-cache' });
 }
 
