@@ -199,8 +199,6 @@ export interface AcmeStore {
   claimValidations(owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]>;
   /** Record an attempt: the challenge, its authorization and its order move together, atomically. False: the challenge was not `processing`. */
   recordValidation(challengeId: number, result: ValidationResult): Promise<boolean>;
-  /** When the next validation is due (null: none waiting), for a runner deciding how long to sleep. */
-  nextValidationDue(): Promise<Date | null>;
 
   /** `ready` → `processing` with the sign request, atomically; false when the order was not `ready`. */
   startIssuance(orderId: number, request: SignRequest, owner: string, leaseMs: number): Promise<boolean>;

@@ -175,9 +175,6 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents, AcmeAcc
   recordValidation(challengeId: number, result: ValidationResult): Promise<boolean> {
     return this.run('recordValidation', { challengeId, result });
   }
-  nextValidationDue(): Promise<Date | null> {
-    return mappingErrors(() => work.nextValidationDue(this.db));
-  }
 
   startIssuance(orderId: number, request: SignRequest, owner: string, leaseMs: number): Promise<boolean> {
     return this.run('startIssuance', { orderId, request, owner, leaseMs });

@@ -18,7 +18,7 @@ import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings,
 import { insertedCertificateRecord } from '../certificates';
 import type { Row } from '../rows';
 import { TABLES } from '../tables';
-import { toJson, toNullableDate, toNumber } from '../values';
+import { toJson, toNumber } from '../values';
 import { challengeFromRow } from './rows';
 import { findOrderById } from './orders';
 
@@ -208,11 +208,6 @@ export async function recordValidations(
   return results;
 }
 
-export async function nextValidationDue(db: Knex): Promise<Date | null> {
-  const row = (await db(acmeChallenges).where({ status: 'processing' }).min({ due: 'next_attempt' }).first()) as Row | undefined;
-  return toNullableDate(row?.due);
-}
-
 /** An order to move from `ready` to `processing` with its sign request, leased to `owner` (`startIssuances`). */
 export interface IssuanceStart {
   orderId: number;
@@ -237,7 +232,7 @@ export async function startIssuances(db: Knex, starts: readonly IssuanceStart[])
 
 export async function claimIssuances(db: Knex, owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]> {
   const now = new Date();
-  const ids = await db.transaction(async (trx) => {
+  const leased = await db.transaction(async (trx) => {
     const due = unleased(trx(acmeOrders).select('id').where({ status: 'processing' }).whereNull('certificate_id'), acmeOrders, now)
       .orderBy('id', 'asc')
       .limit(limit)
@@ -246,20 +241,15 @@ export async function claimIssuances(db: Knex, owner: string, leaseMs: number, l
     const rows = (await trx(acmeOrders)
       .whereIn('id', due)
       .update({ lease_owner: owner, lease_expires: new Date(now.getTime() + leaseMs) })
-      .returning(['id'])) as Row[];
-    return rows.map((r) => toNumber(r.id));
+      .returning(['id', 'attempts'])) as Row[];
+    return rows.map((r) => ({ id: toNumber(r.id), attempts: toNumber(r.attempts) }));
   });
   const claimed: ClaimedIssuance[] = [];
-  for (const id of ids) {
+  for (const { id, attempts } of leased) {
     const order = await findOrderById(db, id);
-    if (order?.request) claimed.push({ order, request: order.request, attempts: (await attemptsOf(db, id)) ?? 0 });
+    if (order?.request) claimed.push({ order, request: order.request, attempts });
   }
   return claimed;
-}
-
-async function attemptsOf(db: Knex, orderId: number): Promise<number | null> {
-  const row = (await db(acmeOrders).where({ id: orderId }).select('attempts').first()) as Row | undefined;
-  return row ? toNumber(row.attempts) : null;
 }
 
 /** A certificate to store for the order it was issued for (`completeIssuances`). */
