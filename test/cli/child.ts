@@ -1,6 +1,6 @@
 /**
  * Node child processes for the CLI tests: `ca-admin` itself (lib/cli/main.ts) and the fixtures under
- * fixtures/, run from the TypeScript sources (no build needed) through fixtures/register-cached.js:
+ * fixtures/, run from the TypeScript sources (no build needed) through ../helpers/ts-register-cached.js:
  * ts-node's transpile-only mode with a disk cache, because re-transpiling for every process start
  * would make these tests several times slower.
  */
@@ -9,7 +9,7 @@ import * as path from 'path';
 import { TEST_KEK } from './helpers';
 
 export const ROOT = path.resolve(__dirname, '../..');
-const TS_NODE = ['-r', path.join(__dirname, 'fixtures', 'register-cached.js')];
+const TS_NODE = ['-r', path.join(__dirname, '..', 'helpers', 'ts-register-cached.js')];
 
 export interface ProcessResult {
   code: number | null;

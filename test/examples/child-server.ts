@@ -1,5 +1,5 @@
 /**
- * The example host server as a child process (node -r ts-node/register/transpile-only), for tests
+ * The example host server as a child process (node -r ../helpers/ts-register-cached.js), for tests
  * that need a real process: walk the printed flow, kill it mid-order, restart it on the same data.
  */
 import { spawn, type ChildProcess } from 'child_process';
@@ -9,6 +9,8 @@ import * as path from 'path';
 export const SERVER = path.resolve(__dirname, '../../examples/host-server/server.ts');
 const ROOT = path.resolve(__dirname, '../..');
 /** Checks the child's API responses against the OpenAPI document (see the preload's comment). */
+/** Runs the TypeScript sources with a disk cache of the transpiled files (see its comment). */
+export const TS_REGISTER = path.resolve(__dirname, '../helpers/ts-register-cached.js');
 const RESPONSE_CHECK = path.resolve(__dirname, '../helpers/response-validator-preload.ts');
 const VERDICT = /^\[response-validator\] (validated|skipped|violation) (.*)$/gm;
 
@@ -59,7 +61,7 @@ export function startChild(
   timeoutMs = 60_000,
   spawned?: (child: ChildProcess) => void,
 ): Promise<StartedChild> {
-  const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), '-r', RESPONSE_CHECK, SERVER], {
+  const child = spawn(process.execPath, ['-r', TS_REGISTER, '-r', RESPONSE_CHECK, SERVER], {
     cwd: env.CA_DATA_DIR ?? ROOT,
     env: {
       ...process.env,

@@ -10,6 +10,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { openssl, opensslCsr } from '../cli/openssl';
 import { caAdmin } from '../cli/child';
+import { TS_REGISTER } from './child-server';
 import { TEST_KEK } from '../cli/helpers';
 import { sanitizeSerial } from '../../lib/http/path-matcher';
 
@@ -31,7 +32,7 @@ afterAll(async () => {
 });
 
 function startApp(env: Record<string, string>): Promise<string> {
-  child = spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), APP], {
+  child = spawn(process.execPath, ['-r', TS_REGISTER, APP], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: '0', TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json') },
     stdio: ['ignore', 'pipe', 'pipe'],

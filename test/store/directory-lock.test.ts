@@ -22,7 +22,7 @@ function holder(directory: string): Promise<ChildProcess> {
     const { openDatabase } = require('./adapters/store/database');
     openDatabase(${JSON.stringify(directory)}).then(() => process.stdout.write('ready\\n'), (e) => { console.error(e.message); process.exit(2); });
     setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], {
+  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'test/helpers/ts-register-cached.js'), '-e', script], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
