@@ -6,10 +6,8 @@
  * same TLS port — the walk-through says so — so OCSP is the other files' business.)
  */
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
-import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
-import { unusedPort } from '../helpers/sockets';
+import { type TestDnsServer } from '../helpers/dns-server';
 import {
   certbot,
   certbotStandaloneArgs,
@@ -17,14 +15,14 @@ import {
   describeWith,
   expectSuccess,
   lego,
-  makeTlsServerCertificate,
   opensslVerify,
-  startAcmeExample,
   subjectAltName,
   type AcmeExample,
 } from './harness';
+import { startClientLab, type ClientLab } from './lab';
 
 describeWith(['certbot', 'lego', 'openssl'], 'ACME clients against the example server over HTTPS', () => {
+  let lab: ClientLab;
   let dir: string;
   let dns: TestDnsServer;
   let http01Port: number;
@@ -32,23 +30,11 @@ describeWith(['certbot', 'lego', 'openssl'], 'ACME clients against the example s
   let example: AcmeExample;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clients-https-'));
-    const tls = await makeTlsServerCertificate(dir);
-    tlsCa = tls.ca;
-    dns = await startDnsServer({ zones: ['example.test'] });
-    http01Port = await unusedPort();
-    example = await startAcmeExample(path.join(dir, 'data'), {
-      TLS_CERT_FILE: tls.cert,
-      TLS_KEY_FILE: tls.key,
-      CA_ACME_DNS_SERVERS: dns.address,
-      CA_ACME_HTTP01_PORT: String(http01Port),
-    });
+    lab = await startClientLab('https', { tls: true, env: (tls) => ({ TLS_CERT_FILE: tls!.cert, TLS_KEY_FILE: tls!.key }) });
+    ({ dir, dns, http01Port, example } = lab);
+    tlsCa = lab.tls!.ca;
   });
-  afterAll(async () => {
-    await example?.stop();
-    await dns?.close();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => lab?.close());
 
   test('lego (LEGO_CA_CERTIFICATES): refused without the CA; with it, a certificate and https:// URLs for it and the account', async () => {
     expect(example.directory).toMatch(/^https:\/\/localhost:\d+\/django_ca\/acme\/directory\/[0-9A-F]+\/$/);

@@ -8,10 +8,9 @@
  */
 import * as fs from 'fs';
 import * as http from 'http';
-import * as os from 'os';
 import * as path from 'path';
-import { startDnsServer, TYPE, type TestDnsServer } from '../helpers/dns-server';
-import { closeServer, unusedPort } from '../helpers/sockets';
+import { TYPE, type TestDnsServer } from '../helpers/dns-server';
+import { closeServer } from '../helpers/sockets';
 import {
   certificateFilesUnder,
   describeWith,
@@ -24,13 +23,14 @@ import {
   pemCertificates,
   restCertificate,
   serialOf,
-  startAcmeExample,
   subjectAltName,
   type AcmeExample,
   expectRevokedEverywhere,
 } from './harness';
+import { startClientLab, type ClientLab } from './lab';
 
 describeWith(['lego', 'openssl'], 'lego against the example server', () => {
+  let lab: ClientLab;
   let dir: string;
   let dns: TestDnsServer;
   let records: string;
@@ -39,22 +39,10 @@ describeWith(['lego', 'openssl'], 'lego against the example server', () => {
   let example: AcmeExample;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clients-lego-'));
-    records = path.join(dir, 'dns-records.json');
-    dns = await startDnsServer({ recordsFile: records, zones: ['example.test'] });
-    http01Port = await unusedPort();
-    tlsAlpnPort = await unusedPort();
-    example = await startAcmeExample(path.join(dir, 'data'), {
-      CA_ACME_DNS_SERVERS: dns.address,
-      CA_ACME_HTTP01_PORT: String(http01Port),
-      CA_ACME_TLS_ALPN01_PORT: String(tlsAlpnPort),
-    });
+    lab = await startClientLab('lego', { tlsAlpn: true });
+    ({ dir, dns, records, http01Port, tlsAlpnPort, example } = lab);
   });
-  afterAll(async () => {
-    await example?.stop();
-    await dns?.close();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => lab?.close());
 
   const lego = (home: string, args: string[], env: Record<string, string> = {}) => runLego(example.directory, home, args, env);
   /** The solvers, on 127.0.0.1 and the ports the server's validator connects to. */

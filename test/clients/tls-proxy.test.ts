@@ -10,23 +10,12 @@
 import * as fs from 'fs';
 import * as http from 'http';
 import * as https from 'https';
-import * as os from 'os';
 import * as path from 'path';
 import type { AddressInfo } from 'net';
-import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
-import { closeServer, unusedPort } from '../helpers/sockets';
-import {
-  certbot,
-  certbotStandaloneArgs,
-  describeWith,
-  expectSuccess,
-  lego,
-  makeTlsServerCertificate,
-  opensslOcsp,
-  opensslVerify,
-  startAcmeExample,
-  type AcmeExample,
-} from './harness';
+import { type TestDnsServer } from '../helpers/dns-server';
+import { closeServer } from '../helpers/sockets';
+import { certbot, certbotStandaloneArgs, describeWith, expectSuccess, lego, opensslOcsp, opensslVerify, type AcmeExample } from './harness';
+import { startClientLab, type ClientLab } from './lab';
 
 /** One request the proxy passed on: what was asked, the status, and the URLs in the answer's headers and JSON body. */
 interface Passed {
@@ -73,6 +62,7 @@ async function startTlsProxy(
 }
 
 describeWith(['certbot', 'lego', 'openssl'], 'ACME clients through a TLS-terminating proxy (TRUST_PROXY=loopback)', () => {
+  let lab: ClientLab;
   let dir: string;
   let dns: TestDnsServer;
   let http01Port: number;
@@ -83,24 +73,15 @@ describeWith(['certbot', 'lego', 'openssl'], 'ACME clients through a TLS-termina
   let directory: string;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clients-proxy-'));
-    const tls = await makeTlsServerCertificate(dir);
-    tlsCa = tls.ca;
-    dns = await startDnsServer({ zones: ['example.test'] });
-    http01Port = await unusedPort();
-    example = await startAcmeExample(path.join(dir, 'data'), {
-      TRUST_PROXY: 'loopback',
-      CA_ACME_DNS_SERVERS: dns.address,
-      CA_ACME_HTTP01_PORT: String(http01Port),
-    });
-    proxy = await startTlsProxy(tls, example.port);
+    lab = await startClientLab('proxy', { tls: true, env: () => ({ TRUST_PROXY: 'loopback' }) });
+    ({ dir, dns, http01Port, example } = lab);
+    tlsCa = lab.tls!.ca;
+    proxy = await startTlsProxy(lab.tls!, example.port);
     directory = `https://localhost:${proxy.port}${new URL(example.directory).pathname}`;
   });
   afterAll(async () => {
     await proxy?.close();
-    await example?.stop();
-    await dns?.close();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    await lab?.close();
   });
   beforeEach(() => {
     proxy.passed.length = 0;
