@@ -64,6 +64,7 @@ export function knexConfig(target: DatabaseTarget, options: { searchPath?: strin
         client: 'pg',
         connection: { connectionString: target.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true },
         acquireConnectionTimeout: CONNECT_TIMEOUT_MS,
+        log: { warn: knexWarning },
         ...searchPath,
       };
     case 'pglite-memory':
@@ -71,6 +72,15 @@ export function knexConfig(target: DatabaseTarget, options: { searchPath?: strin
     case 'pglite-directory':
       return { client: ClientPgLite, dialect: 'postgres', connection: { filename: target.directory, ...instance }, ...searchPath };
   }
+}
+
+/**
+ * knex's warnings, but for its "Acquire connection error: <stack>" on every failed connection attempt:
+ * in an outage that is a line per request on the host's console. The failure reaches the caller as an
+ * error, which the router reports once (README "Outages").
+ */
+function knexWarning(message: string): void {
+  if (!String(message).startsWith('Acquire connection error')) console.warn(message);
 }
 
 /**
