@@ -84,6 +84,6 @@ export function issueOrder(
 ): Promise<CertificateRecord> {
   return issueInto(signing, ca, request, async (certificate) => {
     if (started && !(await started.catch(() => false))) throw new IssuanceNotStarted();
-    return signing.acme.completeIssuance(order.id, certificate, acmeActor(order.accountId));
+    return signing.acme.completeIssuance(order.id, certificate);
   });
 }

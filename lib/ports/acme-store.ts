@@ -9,7 +9,6 @@
  * which authorization at the same time.
  */
 import type { AcmeChallengeType, AcmeIdentifier } from './acme';
-import type { Actor } from './events';
 import type { CertificateRecord, NewCertificate, SignRequest } from './records';
 
 /** A problem document as kept in an `error` member (RFC 8555 §6.7, RFC 7807). */
@@ -203,8 +202,11 @@ export interface AcmeStore {
   /** `ready` → `processing` with the sign request, atomically; false when the order was not `ready`. */
   startIssuance(orderId: number, request: SignRequest, owner: string, leaseMs: number): Promise<boolean>;
   claimIssuances(owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]>;
-  /** Store the certificate and make the order `valid`, in one transaction whose events name `actor`. */
-  completeIssuance(orderId: number, certificate: NewCertificate, actor: Actor): Promise<CertificateRecord>;
+  /**
+   * Store the certificate and make the order `valid`, atomically; its `certificate.issued` event names
+   * the order's account (`{ type: 'acme_account', id, protocol: 'acme' }`).
+   */
+  completeIssuance(orderId: number, certificate: NewCertificate): Promise<CertificateRecord>;
   /** Issuance failed for good: the order becomes `invalid` with `problem`; `retryAt`: leave it `processing` and try again then. */
   failIssuance(orderId: number, problem: AcmeErrorDocument, retryAt: Date | null): Promise<void>;
 

@@ -13,7 +13,6 @@ import { isPostgresUrl, openSecondPool, openTestDatabase, testDatabaseTargets, t
 import { newCa, newCertificate, randomSerial, signRequest } from './records';
 
 const HOUR = 3_600_000;
-const ACTOR = { type: 'acme_account', id: 1, protocol: 'acme' } as const;
 
 describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
   let db: TestDatabase;
@@ -214,7 +213,7 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
   test('completeIssuance stores the certificate with the order valid and its event naming the account', async () => {
     const order = await readyOrder();
     const certificate = newCertificate(ca.id, { serial: randomSerial() });
-    const stored = await acme.completeIssuance(order.id, certificate, ACTOR);
+    const stored = await acme.completeIssuance(order.id, certificate);
     expect(stored.serial).toBe(certificate.serial);
     expect(await acme.findOrder(ca.id, order.slug)).toMatchObject({
       status: 'valid',
@@ -242,7 +241,7 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     const onQuery = (q: { sql: string }) => statements.push(q.sql);
     db.knex.on('query', onQuery);
     try {
-      await Promise.all([first, second].map((o, i) => acme.completeIssuance(o.id, certificates[i], ACTOR)));
+      await Promise.all([first, second].map((o, i) => acme.completeIssuance(o.id, certificates[i])));
     } finally {
       db.knex.off('query', onQuery);
     }
@@ -262,8 +261,8 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     const other = second ? (second as unknown as { acme: AcmeStore }).acme : acme;
     try {
       const results = await Promise.allSettled([
-        acme.completeIssuance(order.id, newCertificate(ca.id, { serial: randomSerial() }), ACTOR),
-        other.completeIssuance(order.id, newCertificate(ca.id, { serial: randomSerial() }), ACTOR),
+        acme.completeIssuance(order.id, newCertificate(ca.id, { serial: randomSerial() })),
+        other.completeIssuance(order.id, newCertificate(ca.id, { serial: randomSerial() })),
       ]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;

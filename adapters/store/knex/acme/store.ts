@@ -22,7 +22,6 @@ import {
   type AcmeAccountChangeEvents,
   type AcmePolicyChangeEvents,
   type AcmeStore,
-  type Actor,
   type CertificateRecord,
   type ClaimedIssuance,
   type ClaimedValidation,
@@ -183,7 +182,7 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents, AcmeAcc
     return mappingErrors(() => work.claimIssuances(this.db, owner, leaseMs, limit));
   }
   /** The event names the order's account (migration 0009) — the `actor` the caller names — whoever stores it. */
-  async completeIssuance(orderId: number, certificate: NewCertificate, _actor: Actor): Promise<CertificateRecord> {
+  async completeIssuance(orderId: number, certificate: NewCertificate): Promise<CertificateRecord> {
     const stored = await this.run('completeIssuance', { orderId, certificate });
     // Another runner finished (or failed) the order meanwhile: this certificate was not stored.
     if (!stored) throw new StoreConflictError('The ACME order is no longer being issued.', 'order', 'status');
