@@ -4,6 +4,7 @@
  * it accepted. It can be taken down and brought back on the same port, or made to refuse.
  */
 import * as http from 'http';
+import * as net from 'net';
 import type { AddressInfo } from 'net';
 import { Webhook } from 'standardwebhooks';
 
@@ -16,6 +17,8 @@ export interface Received {
 
 export class Receiver {
   readonly received: Received[] = [];
+  /** Every request that reached the receiver. */
+  requests = 0;
   /** Requests whose signature did not verify (answered 401). */
   rejected = 0;
   /** Answer this status instead of 204 (a receiver that is up but failing). */
@@ -37,6 +40,7 @@ export class Receiver {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
+        this.requests++;
         if (this.failWith !== null) {
           res.writeHead(this.failWith).end();
           return;
@@ -78,3 +82,25 @@ export class Receiver {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A receiver that never answers: it accepts connections and stays silent. */
+export async function silentServer(): Promise<{ url: string; connections: () => number; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  let count = 0;
+  const server = net.createServer((socket) => {
+    count++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/never`,
+    connections: () => count,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

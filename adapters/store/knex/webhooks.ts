@@ -80,7 +80,8 @@ export class KnexWebhookStore implements WebhookStore {
   }
 
   removeWebhookEndpoint(id: number): Promise<boolean> {
-    return this.write(async (db) => (await db(TABLES.webhookEndpoints).where({ id }).delete()) > 0);
+    // `returning`: the affected-row count of a DELETE is not reported alike by both drivers.
+    return this.write(async (db) => ((await db(TABLES.webhookEndpoints).where({ id }).delete().returning('id')) as Row[]).length > 0);
   }
 
   setWebhookSecret(id: number, sealedSecret: unknown): Promise<boolean> {
