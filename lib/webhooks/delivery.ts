@@ -77,22 +77,29 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
   }
 
   start(): this {
-    this.every(this.settings.pollMs, () => this.deliverNow());
+    this.every(this.settings.pollMs, () => this.startTurns().then(() => undefined));
     if (this.settings.expiringDays > 0) this.every(this.settings.expiringScanMs, () => this.announceExpiring().then(() => undefined), true);
     return this;
   }
 
   async deliverNow(): Promise<void> {
-    if (this.closed) return;
+    await Promise.all(await this.startTurns());
+  }
+
+  /**
+   * Lease what is due and start a turn for each; the turns are not waited for, so that the timer
+   * keeps polling (and the other endpoints keep moving) while one endpoint's receiver is slow.
+   */
+  private async startTurns(): Promise<Promise<void>[]> {
     const free = this.settings.concurrency - this.turns.size;
-    if (free <= 0) return;
+    if (this.closed || free <= 0) return [];
     let claimed: WebhookEndpointRecord[];
     try {
       claimed = await this.ports.store.webhooks.claimWebhookEndpoints(this.owner, this.leaseMs, free);
       this.failing = false;
     } catch (error) {
       this.reportOnce('express-ca-api: webhooks could not read their endpoints; retrying', error);
-      return;
+      return [];
     }
     const started: Promise<void>[] = [];
     for (const endpoint of claimed) {
@@ -101,7 +108,7 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
       this.turns.set(endpoint.id, turn);
       started.push(turn);
     }
-    await Promise.all(started);
+    return started;
   }
 
   async announceExpiring(): Promise<number> {
