@@ -187,12 +187,12 @@ describe.each(testDatabaseTargets())('webhook delivery over the store, on $name'
       // While a request to the silent receiver is out, the other endpoint still gets what comes next.
       await receiver.waitFor(2);
       await store.createUser('someone else', 'hash', []);
-      await receiver.waitFor(3, 2000);
+      await receiver.waitFor(3, 10_000); // well within the silent request's 30 s
       expect(receiver.received.map((r) => r.type)).toEqual(['webhook.created', 'user.created', 'user.created']);
 
       const started = Date.now();
       await d.close();
-      expect(Date.now() - started).toBeLessThan(1000);
+      expect(Date.now() - started).toBeLessThan(10_000); // cut short, not waited for (30 s)
       expect(await hooks.getWebhookEndpoint(endpoint.id)).toMatchObject({ attempts: 0, delivered: 0, lastError: null });
     } finally {
       await silent.close();
