@@ -167,6 +167,12 @@ function keyBackendsOrDefault(
 function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRouterOptions): ApiPorts {
   const owned: Closable[] = [];
   const acmeValidator = acmeValidatorOf(resolved, given); // may throw: before anything is started
+  const webhooks = resolved.webhooks.enabled // the same
+    ? {
+        secrets: webhookSecrets(undefined, given.env ?? process.env, 'createCaApiRouter'),
+        store: checkWebhookStore(store, 'createCaApiRouter', 'webhooks.enabled: '),
+      }
+    : null;
   let users: UserCache | null = null;
   const sharedUsers = (): UserCache => (users ??= new UserCache(store));
 
@@ -199,11 +205,7 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
   // CSR self-signatures of sign requests, checked on a worker thread (docs/DESIGN.md "Issuance throughput").
   const signatureVerifier = signatureVerifierPool();
   owned.push(signatureVerifier);
-  if (resolved.webhooks.enabled) {
-    const secrets = webhookSecrets(undefined, given.env ?? process.env, 'createCaApiRouter');
-    const webhookStore = checkWebhookStore(store, 'createCaApiRouter', 'webhooks.enabled: ');
-    owned.push(startDelivery(resolved.webhooks, webhookStore, secrets, resolved.logError, metricsSink));
-  }
+  if (webhooks) owned.push(startDelivery(resolved.webhooks, webhooks.store, webhooks.secrets, resolved.logError, metricsSink));
   return {
     store,
     keyBackends,

@@ -214,5 +214,15 @@ describe('webhook options', () => {
     expect(() => createCaApiRouter({ webhooks: { enabled: true, retries: 3 } as never })).toThrow(OptionsError);
     expect(() => createCaApiRouter({ webhooks: { enabled: 'yes' } as never })).toThrow(/`webhooks.enabled` must be true or false/);
     expect(() => createCaApiRouter({ webhooks: { maxAttempts: 0 } })).toThrow(/`webhooks.maxAttempts` must be an integer from 1 to 1000/);
+    // Enabled over a store without webhooks, or without a key-encryption key: refused before anything starts.
+    const methods = ['findCaBySerial', 'listCas', 'findUser', 'getUserById', 'createOrder', 'getOrder'];
+    const plainStore = Object.fromEntries(methods.map((m) => [m, () => undefined])) as unknown as Store;
+    const keyBackends = {
+      default: { alias: 'default', createKey: () => undefined, importKey: () => undefined, getSigner: () => undefined } as never,
+    };
+    const router = (o: object) =>
+      createCaApiRouter({ enableRestApi: true, store: plainStore, keyBackends, webhooks: { enabled: true }, ...o });
+    expect(() => router({ env })).toThrow(/createCaApiRouter: webhooks.enabled: option `store` must be a store with the webhook/);
+    expect(() => router({ env: {} })).toThrow(/createCaApiRouter: webhooks need CA_KEY_ENCRYPTION_KEY/);
   });
 });
