@@ -85,6 +85,8 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
   async deliverNow(): Promise<void> {
     await Promise.all(await this.startTurns());
   }
+  /** The claim under way, which `close()` waits for (so that no turn starts unseen after it). */
+  private claiming: Promise<unknown> = Promise.resolve();
 
   /**
    * Lease what is due and start a turn for each; the turns are not waited for, so that the timer
@@ -95,10 +97,17 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
     if (this.closed || free <= 0) return [];
     let claimed: WebhookEndpointRecord[];
     try {
-      claimed = await this.ports.store.webhooks.claimWebhookEndpoints(this.owner, this.leaseMs, free);
+      const claim = this.ports.store.webhooks.claimWebhookEndpoints(this.owner, this.leaseMs, free);
+      this.claiming = claim.catch(() => undefined);
+      claimed = await claim;
       this.failing = false;
     } catch (error) {
       this.reportOnce('express-ca-api: webhooks could not read their endpoints; retrying', error);
+      return [];
+    }
+    if (this.closed) {
+      // Closed while claiming: hand the leases back rather than leave them to run out.
+      await Promise.all(claimed.map((e) => this.ports.store.webhooks.releaseWebhookEndpoint(e.id, this.owner).catch(() => undefined)));
       return [];
     }
     const started: Promise<void>[] = [];
@@ -130,6 +139,7 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
     this.closed = true;
     this.closing.abort();
     for (const t of this.timers) clearTimeout(t);
+    await this.claiming;
     await Promise.all(this.turns.values());
     await this.ports.sender.close?.();
   }
@@ -242,7 +252,8 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
 
   /** Log a failure once until things work again (not every `pollMs`); a lost connection is an outage, not news. */
   private reportOnce(message: string, error: unknown): void {
-    if (!this.failing && !isConnectionLost(error)) this.ports.logError(message, error);
+    // After close() the store may be closed under a statement still running: that is no failure.
+    if (!this.failing && !this.closed && !isConnectionLost(error)) this.ports.logError(message, error);
     this.failing = true;
   }
 }
