@@ -88,10 +88,11 @@ export interface WebhookStore {
 
   /**
    * Lease up to `limit` enabled endpoints that have events after their position and are due, for
-   * `leaseMs`, to `owner`: no other owner gets them until the lease runs out or is released. Endpoints
-   * already leased by `owner` are not returned again.
+   * `leaseMs`, to `owner`: no other owner gets them until the lease runs out or is released. Leased
+   * endpoints are not returned again, nor those of `except` (the caller's turns still under way, whose
+   * lease a replay may have ended).
    */
-  claimWebhookEndpoints(owner: string, leaseMs: number, limit: number): Promise<WebhookEndpointRecord[]>;
+  claimWebhookEndpoints(owner: string, leaseMs: number, limit: number, except?: readonly number[]): Promise<WebhookEndpointRecord[]>;
   /** Record `outcome` and extend the lease by `leaseMs`; false when `owner` no longer holds the lease (stop). */
   recordWebhookOutcome(id: number, owner: string, outcome: WebhookOutcome, leaseMs: number): Promise<boolean>;
   releaseWebhookEndpoint(id: number, owner: string): Promise<void>;

@@ -21,7 +21,6 @@ import type { LogError } from '../http/error-catch';
 import {
   isConnectionLost,
   NO_METRICS,
-  type DomainEvent,
   type EventLog,
   type MetricsSink,
   type SecretBox,
@@ -97,7 +96,7 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
     if (this.closed || free <= 0) return [];
     let claimed: WebhookEndpointRecord[];
     try {
-      const claim = this.ports.store.webhooks.claimWebhookEndpoints(this.owner, this.leaseMs, free);
+      const claim = this.ports.store.webhooks.claimWebhookEndpoints(this.owner, this.leaseMs, free, [...this.turns.keys()]);
       this.claiming = claim.catch(() => undefined);
       claimed = await claim;
       this.failing = false;
@@ -112,7 +111,6 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
     }
     const started: Promise<void>[] = [];
     for (const endpoint of claimed) {
-      if (this.turns.has(endpoint.id)) continue;
       const turn = this.turn(endpoint).finally(() => this.turns.delete(endpoint.id));
       this.turns.set(endpoint.id, turn);
       started.push(turn);
@@ -261,5 +259,3 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
 export function webhookDelivery(settings: ResolvedWebhookTuning, ports: WebhookDeliveryPorts): OutboxWebhookDelivery {
   return new OutboxWebhookDelivery(settings, ports).start();
 }
-
-export type { DomainEvent };

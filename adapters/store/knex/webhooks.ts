@@ -116,7 +116,7 @@ export class KnexWebhookStore implements WebhookStore {
     );
   }
 
-  claimWebhookEndpoints(owner: string, leaseMs: number, limit: number): Promise<WebhookEndpointRecord[]> {
+  claimWebhookEndpoints(owner: string, leaseMs: number, limit: number, except: readonly number[] = []): Promise<WebhookEndpointRecord[]> {
     return mappingErrors(async () => {
       const result = (await this.db.raw(
         `UPDATE ${TABLES.webhookEndpoints} SET lease_owner = ?, lease_until = ${leaseUntil(leaseMs)}
@@ -125,9 +125,10 @@ export class KnexWebhookStore implements WebhookStore {
            WHERE enabled AND (lease_until IS NULL OR lease_until < clock_timestamp())
              AND (next_attempt IS NULL OR next_attempt <= clock_timestamp())
              AND position < (SELECT coalesce(max(id), 0) FROM ${TABLES.events})
+             AND NOT (id = ANY(?::integer[]))
            ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
          RETURNING *`,
-        [owner, limit],
+        [owner, `{${except.map((id) => Math.floor(id)).join(',')}}`, limit],
       )) as { rows: Row[] };
       return result.rows.map(toEndpoint).sort((a, b) => a.id - b.id);
     });
