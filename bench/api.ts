@@ -10,7 +10,10 @@
  *     only verifies the CSR and signs in memory), with the CPU milliseconds the server and the load
  *     client spent per certificate: on a small machine these say where the ceiling is;
  *  3. event-loop delay p99 while 20 clients with wrong passwords hammer the server (bcrypt must not
- *     run on the event loop).
+ *     run on the event loop);
+ *  4. (`BENCH_PARTS=webhook`, not by default) issued certificates/s with webhooks enabled and no
+ *     endpoint, next to the same with an endpoint that never answers (a TCP server that accepts and
+ *     stays silent), interleaved in one run: delivery must not slow issuance (README "Webhooks").
  *
  * Soundness: the load comes from a separate process (bench/load-client.ts) so that the client does
  * not starve the server's event loop; the API and the bare route are measured the same way, in the
@@ -37,11 +40,12 @@ import { benchCsrPem } from './csr';
 import { startFloorServer } from './floor';
 import { benchPostgresUrl, withScratchSchema } from './scratch-schema';
 import { call as httpCall, RemoteLoader, type LoadJob } from './load-client';
+import { measureWebhookCost } from './webhook-cost';
 
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 /** How often an issuing client polls its order (each poll is a request, and a query). */
 const POLL_MS = Number(process.env.POLL_MS ?? 20);
-/** Which measurements to run (comma-separated): get, issue, wrong. Default all. */
+/** Which measurements to run (comma-separated): get, issue, wrong, webhook. Default get, issue, wrong. */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'get,issue,wrong').split(','));
 /** Certificates per issuance measurement (after a warm-up of 200). */
 const ISSUE_TOTAL = Number(process.env.ISSUE_TOTAL ?? 3000);
@@ -94,12 +98,15 @@ async function rawSignsPerSecond(server: HostServer, ca: CaRecord, hash: 'SHA-25
 
 async function run(label: string, databaseUrl: string | undefined): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-api-'));
+  const kek = randomBytes(32).toString('base64');
   const server = await startHostServer({
     dataDir,
     databaseUrl: databaseUrl ?? dataDir,
     port: 0,
-    keyEncryptionKey: randomBytes(32).toString('base64'),
+    keyEncryptionKey: kek,
     log: () => undefined,
+    // Delivery on (in every part, so that a part measures the same server); polled as by default.
+    ...(PARTS.has('webhook') ? { webhooks: { enabled: true } } : {}),
   });
   try {
     // A fresh data directory on a fresh database (or scratch schema): the server made the user just now.
@@ -111,6 +118,17 @@ async function run(label: string, databaseUrl: string | undefined): Promise<void
     if (PARTS.has('get')) await measureGet(server, auth, csr);
     if (PARTS.has('issue')) await measureIssue(server, auth, csr);
     if (PARTS.has('wrong')) await measureWrongPasswords(server);
+    if (PARTS.has('webhook')) {
+      const issueJob = (total: number): LoadJob => ({
+        kind: 'issue',
+        targets: [{ apiRoot: server.apiRoot, caSerial: server.intermediate.serial, auth }],
+        csr,
+        total,
+        clients: CLIENTS,
+        pollMs: POLL_MS,
+      });
+      await measureWebhookCost(server.store, kek, (total) => remoteLoad(issueJob(total)), ISSUE_TOTAL);
+    }
   } finally {
     await server.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

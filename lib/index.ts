@@ -33,6 +33,16 @@ import { storePermissionChecker } from '../adapters/auth/store-permissions';
 import { UserCache } from '../adapters/auth/user-cache';
 import { loginAttemptLimiter } from '../adapters/auth/login-limiter';
 import { inProcessOrderRunner } from './ca/order-runner/in-process';
+import { httpWebhookSender } from '../adapters/webhooks/http-sender';
+import { webhookDelivery, type WebhookDelivery } from './webhooks/delivery';
+import {
+  checkWebhookStore,
+  resolveWebhookDeliveryOptions,
+  type ResolvedWebhookTuning,
+  type WebhookDeliveryOptions,
+} from './webhooks/options';
+import type { LogError } from './http/error-catch';
+import type { MetricsSink, SecretBox } from './ports';
 
 export { type CaApiRouter, type CreateCaApiRouterInternals } from './router';
 export { type RevocationRouter } from './revocation-endpoints/router';
@@ -100,6 +110,21 @@ export {
 } from './ca/profiles';
 export { caToJson, certificateToJson, orderToJson } from './ca/serialize';
 
+// Webhooks (README "Webhooks")
+export {
+  addWebhook,
+  listWebhooks,
+  removeWebhook,
+  rotateWebhookSecret,
+  replayWebhook,
+  type AddWebhookOptions,
+  type WebhookEndpointView,
+} from './webhooks/management';
+export { type WebhookDelivery } from './webhooks/delivery';
+export { type WebhookOptions, type WebhookDeliveryOptions, type WebhookDeliveryTuning } from './webhooks/options';
+export { type WebhookPayload } from './webhooks/payload';
+export { httpWebhookSender } from '../adapters/webhooks/http-sender';
+
 /**
  * The default key backend, with its key-encryption key checked now: a missing or malformed key is an
  * `OptionsError` when the router is built, never a failed order later. A host that wants another
@@ -142,6 +167,12 @@ function keyBackendsOrDefault(
 function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRouterOptions): ApiPorts {
   const owned: Closable[] = [];
   const acmeValidator = acmeValidatorOf(resolved, given); // may throw: before anything is started
+  const webhooks = resolved.webhooks.enabled // the same
+    ? {
+        secrets: webhookSecrets(undefined, given.env ?? process.env, 'createCaApiRouter'),
+        store: checkWebhookStore(store, 'createCaApiRouter', 'webhooks.enabled: '),
+      }
+    : null;
   let users: UserCache | null = null;
   const sharedUsers = (): UserCache => (users ??= new UserCache(store));
 
@@ -174,6 +205,7 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
   // CSR self-signatures of sign requests, checked on a worker thread (docs/DESIGN.md "Issuance throughput").
   const signatureVerifier = signatureVerifierPool();
   owned.push(signatureVerifier);
+  if (webhooks) owned.push(startDelivery(resolved.webhooks, webhooks.store, webhooks.secrets, resolved.logError, metricsSink));
   return {
     store,
     keyBackends,
@@ -238,4 +270,40 @@ export function createMetricsRouter(options: MetricsRouterOptions): MetricsRoute
   const resolved = resolveMetricsRouterOptions(options);
   const { store, eventPollMs, processMetrics, logError } = resolved;
   return buildMetricsRouter(resolved, promMetrics({ store, eventPollMs, processMetrics, logError }));
+}
+
+/** The box that opens the endpoints' secrets: the host's, or the one under `CA_KEY_ENCRYPTION_KEY` (as `ca-admin add_webhook` seals them). */
+function webhookSecrets(given: SecretBox | null | undefined, env: Record<string, string | undefined>, entry: OptionsEntry): SecretBox {
+  let box: SecretBox | null = given ?? null;
+  try {
+    box ??= envKekSecretBox(env);
+  } catch (e) {
+    throw new OptionsError(`${KEK_ENV}: ${e instanceof Error ? e.message : String(e)}`, entry);
+  }
+  if (!box) {
+    throw new OptionsError(`webhooks need ${KEK_ENV} (the endpoints' secrets are sealed under it), or \`secrets\``, entry);
+  }
+  return box;
+}
+
+function startDelivery(
+  tuning: ResolvedWebhookTuning,
+  store: Parameters<typeof webhookDelivery>[1]['store'],
+  secrets: SecretBox,
+  logError: LogError,
+  metrics: MetricsSink,
+): WebhookDelivery {
+  return webhookDelivery(tuning, { store, secrets, sender: httpWebhookSender(), logError, metrics });
+}
+
+/**
+ * Webhook delivery alone (README "Webhooks"), e.g. in a worker process beside the API servers: the
+ * store's domain events, to the endpoints in the store, signed per Standard Webhooks. Several
+ * deliveries (in one fleet on one PostgreSQL) share the work; each event reaches each endpoint once.
+ * Options are validated here (`OptionsError`); `close()` stops it.
+ */
+export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookDelivery {
+  const resolved = resolveWebhookDeliveryOptions(options);
+  const secrets = webhookSecrets(resolved.secrets, options.env ?? process.env, 'createWebhookDelivery');
+  return startDelivery(resolved, resolved.store, secrets, resolved.logError, NO_METRICS);
 }

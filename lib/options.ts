@@ -26,9 +26,11 @@ import { REST_API_OPTION_NAMES, resolveRestApiOptions, type ResolvedRestApiOptio
 import { checkOcspSigning, type OcspSigning } from './revocation-endpoints/options';
 import { resolveAcmeOptions, type AcmeOptions, type ResolvedAcmeOptions } from './acme/options';
 import { resolveMetricsOptions, type MetricsOptions, type MetricsReportTarget, type ResolvedMetricsOptions } from './metrics/options';
+import { resolveWebhookOptions, type ResolvedWebhookOptions, type WebhookOptions } from './webhooks/options';
 import type { KeyBackend, Store } from './ports';
 
 export type { ProfileConfig, DefaultExpires, AcmeOptions, ResolvedAcmeOptions, MetricsOptions, ResolvedMetricsOptions };
+export type { WebhookOptions, ResolvedWebhookOptions };
 export { OptionsError };
 export { DEFAULT_BODY_LIMIT, DEFAULT_ORDER_WAIT_MS } from './api/options';
 export { DEFAULT_URL_PATH } from './http/option-checks';
@@ -73,6 +75,12 @@ export interface CaApiRouterOptions extends RestApiOptions {
    */
   metrics?: MetricsOptions | MetricsReportTarget;
   /**
+   * Webhooks (README "Webhooks"): `{ enabled: true }` delivers the store's domain events to the
+   * endpoints managed by `ca-admin add_webhook` (or `addWebhook`), signed per Standard Webhooks, from
+   * this process. Off by default; `createWebhookDelivery` runs delivery alone.
+   */
+  webhooks?: WebhookOptions;
+  /**
    * Environment to read `CA_ENABLE_REST_API`, `CA_URL_PATH` and (for the default key backend)
    * `CA_KEY_ENCRYPTION_KEY` from. Default `process.env`.
    */
@@ -93,6 +101,7 @@ export interface ResolvedOptions extends ResolvedRestApiOptions {
   logError: LogError;
   acme: ResolvedAcmeOptions;
   metrics: ResolvedMetricsOptions;
+  webhooks: ResolvedWebhookOptions;
 }
 
 const KNOWN_OPTIONS: readonly string[] = [
@@ -106,6 +115,7 @@ const KNOWN_OPTIONS: readonly string[] = [
   'logError',
   'acme',
   'metrics',
+  'webhooks',
   'env',
 ];
 
@@ -138,6 +148,7 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
   const ocspSigning = checkOcspSigning(options.ocspSigning, entry);
   const logError = checkLogError(options.logError, entry);
   const metrics = resolveMetricsOptions(options.metrics);
+  const webhooks = resolveWebhookOptions(options.webhooks);
 
   return {
     enableRestApi,
@@ -151,5 +162,6 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
     logError,
     acme,
     metrics,
+    webhooks,
   };
 }

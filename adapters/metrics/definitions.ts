@@ -110,6 +110,19 @@ export function defineMetrics(registry: Registry) {
       help: 'Requests answered 503 because the database was unavailable.',
       registers,
     }),
+    // Webhook delivery from this process (README "Webhooks"); `endpoint` is the endpoint's id.
+    webhookDeliveries: new Counter({
+      name: 'ca_api_webhook_deliveries_total',
+      help: 'Webhook delivery attempts by this process, by endpoint id and outcome (delivered, failed, dead_letter).',
+      labelNames: ['endpoint', 'outcome'] as const,
+      registers,
+    }),
+    webhookLag: new Gauge({
+      name: 'ca_api_webhook_lag_seconds',
+      help: 'Seconds from the commit of the event last attempted for an endpoint to the end of the attempt, by endpoint id.',
+      labelNames: ['endpoint'] as const,
+      registers,
+    }),
   };
 }
 

@@ -35,5 +35,9 @@ export function promSink(m: CaMetrics): MetricsSink {
     loginRateLimited: () => m.loginRateLimited.inc(),
     acmeOrders: (outcome, count = 1) => acme[outcome]?.inc(count),
     storeUnavailable: () => m.databaseUnavailable.inc(),
+    webhookDelivery: ({ endpoint, outcome, lagSeconds }) => {
+      m.webhookDeliveries.inc({ endpoint: String(endpoint), outcome });
+      m.webhookLag.set({ endpoint: String(endpoint) }, lagSeconds);
+    },
   };
 }

@@ -29,6 +29,7 @@ import {
   type KeyBackend,
   type OrderRunner,
   type Store,
+  type WebhookOptions,
 } from '../../lib';
 import { demoFolder, ensureDemoData, type DemoCredentials } from './demo-data';
 import { applyTrustProxy, listen, tlsCredentials } from './listen';
@@ -43,6 +44,8 @@ export interface HostServerOptions {
   keyEncryptionKey?: string;
   /** Accept orders without processing them (for tests of recovery, or an API-only instance). */
   holdOrders?: boolean;
+  /** Webhook delivery (README "Webhooks"), e.g. `{ enabled: true }`; secrets sealed under the key-encryption key. */
+  webhooks?: WebhookOptions;
   log?: (line: string) => void;
 }
 
@@ -103,17 +106,15 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
   fs.mkdirSync(dataDir, { recursive: true });
   const store = knexStore(db);
   await store.migrate();
-  const keyBackends = {
-    default: defaultKeyBackend({
-      keyEncryptionKey: keyEncryptionKey(dataDir, options.keyEncryptionKey ?? process.env.CA_KEY_ENCRYPTION_KEY, log),
-    }),
-  };
+  const kek = keyEncryptionKey(dataDir, options.keyEncryptionKey ?? process.env.CA_KEY_ENCRYPTION_KEY, log);
+  const keyBackends = { default: defaultKeyBackend({ keyEncryptionKey: kek }) };
 
   const router = createCaApiRouter({
     enableRestApi: true,
     store,
     keyBackends,
     ...((options.holdOrders ?? process.env.CA_ORDER_RUNNER === 'off') ? { orderRunner: holdingRunner } : {}),
+    ...(options.webhooks ? { webhooks: options.webhooks, env: { ...process.env, CA_KEY_ENCRYPTION_KEY: kek } } : {}),
   });
   app.use(router);
   let acmeDirectoryPath: string | null = null;

@@ -118,7 +118,7 @@ export class CommandContext {
       throw new CaError(
         'invalid',
         'No key-encryption key: set CA_KEY_ENCRYPTION_KEY (the key of the CA keys, and of the ACME server) — ' +
-          'the MAC keys of external account bindings are stored sealed under it.',
+          'the MAC keys of external account bindings and the webhook secrets are stored sealed under it.',
       );
     }
     return box;

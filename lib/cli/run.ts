@@ -12,6 +12,7 @@ import { registerRevocationCommands } from './commands/revocation';
 import { registerKeyCommands } from './commands/keys';
 import { registerAcmeCommands } from './commands/acme';
 import { registerOrderCommands } from './commands/orders';
+import { registerWebhookCommands } from './commands/webhooks';
 import type { Action } from './commands/shared';
 import { X509Error } from '../x509/errors';
 
@@ -22,7 +23,8 @@ const ENVIRONMENT_HELP = `
 Environment:
   DATABASE_URL            postgres://… URL, or a directory for the embedded PGlite database (default ./.ca-data)
   CA_KEY_ENCRYPTION_KEY   32 random bytes, base64, that encrypt every CA private key; keep it and reuse it
-                          (it also seals the ACME binding keys that create_acme_eab_key makes)
+                          (it also seals the ACME binding keys that create_acme_eab_key makes and the
+                          webhook secrets of add_webhook and rotate_webhook_secret)
   CA_DEFAULT_HOSTNAME     host[:port] for the URLs init_ca puts into a new CA's sign_* fields
   CA_URL_PATH             path prefix of those URLs (default django_ca/)
   CA_DEFAULT_PROFILE      profile of sign_cert without a profile flag (default webserver)
@@ -96,6 +98,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     registerRevocationCommands(program, run);
     registerKeyCommands(program, run);
     registerAcmeCommands(program, run);
+    registerWebhookCommands(program, run);
     for (const cmd of program.commands)
       cmd
         .addHelpText('after', COMMAND_ENVIRONMENT_HELP)

@@ -8,7 +8,7 @@ import { isPlainObject } from '../x509/plain-object';
 import type { LogError } from './error-catch';
 
 /** The host's entry point the message starts with, e.g. `createCaApiRouter`. */
-export type OptionsEntry = 'createCaApiRouter' | 'createRevocationRouter' | 'createMetricsRouter';
+export type OptionsEntry = 'createCaApiRouter' | 'createRevocationRouter' | 'createMetricsRouter' | 'createWebhookDelivery';
 
 export class OptionsError extends Error {
   constructor(message: string, entry: OptionsEntry = 'createCaApiRouter') {

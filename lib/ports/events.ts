@@ -19,7 +19,17 @@ export type DomainEventType =
   /** A CA's settings changed; `data.changed` names the fields (never their values). */
   | 'ca.updated'
   | 'ca.revoked'
-  | 'user.created';
+  | 'user.created'
+  /** A certificate's `not_after` is near (webhooks' `expiringDays`); once per certificate, for the fleet. */
+  | 'certificate.expiring'
+  /** A CRL number was drawn for a CRL being built (lib/ca/crls.ts); `data.scope`, `data.crl_number`. */
+  | 'crl.published'
+  /** An ACME account was registered; `data.account` is its slug. */
+  | 'acme.account.created'
+  /** A webhook endpoint was added, removed, or given a new secret; `data.webhook` is its id (never the secret). */
+  | 'webhook.created'
+  | 'webhook.removed'
+  | 'webhook.secret_rotated';
 
 /** The protocols through which something happens; a store adds `sql` for writes made around the library. */
 export type Protocol = 'rest' | 'cli' | 'library' | 'sql' | (string & {});

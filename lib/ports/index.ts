@@ -29,3 +29,4 @@ export * from './acme';
 export * from './acme-store';
 export * from './metrics';
 export * from './metrics-readings';
+export * from './webhooks';

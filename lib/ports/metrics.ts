@@ -38,6 +38,18 @@ export interface CrlBuild {
   entries: number;
 }
 
+/** One attempt to deliver one event to one webhook endpoint (lib/webhooks/delivery.ts). */
+export interface WebhookAttempt {
+  /** The endpoint's id. */
+  endpoint: number;
+  /** `delivered`: answered 2xx; `failed`: to be retried; `dead_letter`: failed for the last time. */
+  outcome: 'delivered' | 'failed' | 'dead_letter';
+  /** How long the request took. */
+  seconds: number;
+  /** How long after the event committed the attempt ended. */
+  lagSeconds: number;
+}
+
 /**
  * Observations of the services. Every method returns at once and does no I/O: several run on the
  * request path (a sign request, an OCSP request, a login), where nothing but a counter may be touched.
@@ -55,6 +67,8 @@ export interface MetricsSink {
   acmeOrders(outcome: AcmeOrderOutcome, count?: number): void;
   /** A request was answered 503 because the database is unavailable (README "Outages"). */
   storeUnavailable(): void;
+  /** A webhook delivery attempt ended (optional: sinks written before webhooks need not have it). */
+  webhookDelivery?(attempt: WebhookAttempt): void;
 }
 
 /** The sink of a library without metrics: does nothing. */

@@ -41,6 +41,9 @@ export interface TestDatabase {
 /** Tables in an order that TRUNCATE ... CASCADE accepts in one statement. */
 const TABLES_IN_TRUNCATE_ORDER = [
   TABLES.events,
+  TABLES.webhookDeadLetters,
+  TABLES.webhookEndpoints,
+  TABLES.expiryNotices,
   TABLES.acmeNonces,
   TABLES.acmeChallenges,
   TABLES.acmeAuthorizations,

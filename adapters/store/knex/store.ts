@@ -4,20 +4,12 @@
  * A `KnexStore` wraps either the root knex instance or an open transaction. `transaction(fn)` on the
  * root opens one and hands `fn` a store bound to it; on a bound store it simply reuses the open
  * transaction, so code can call `transaction` without knowing whether it already runs inside one.
- * Methods that write several rows open a transaction themselves (or join the caller's).
- *
- * PGlite serves a single connection: code inside `fn` must use the `tx` store it is given; calling
- * the outer store from inside would wait for the connection the transaction holds.
- *
- * User, CA and certificate changes are announced (`onUserChanged`, `onCaChanged`,
- * `onCertificateChanged`: for the in-process caches) once committed: a store bound by `transaction`
- * collects them and the root announces them after the commit.
- *
+ * Methods that write several rows open a transaction themselves (or join the caller's). PGlite
+ * serves one connection: code inside `fn` must use the `tx` store it is given. Changes are announced
+ * (`onUserChanged`, `onCaChanged`, `onCertificateChanged`, for the caches) once committed.
  * Events (`EventLog`): the database writes them in each change's own transaction (migration 0004);
- * `actingAs(actor)` gives a store whose writes name that actor in them.
- *
- * Every method (and `transaction`) throws the store's typed errors of lib/ports, never the driver's
- * (errors.ts): the order runner tells a failed database from a refusing rule by type alone.
+ * `actingAs(actor)` gives a store whose writes name that actor. Every method throws the store's typed
+ * errors of lib/ports, never the driver's (errors.ts).
  */
 import type { Knex } from 'knex';
 import type {
@@ -57,6 +49,7 @@ import type {
   DomainEvent,
   EventLog,
   MetricsReadingsProvider,
+  WebhookStoreProvider,
 } from '../../../lib/ports';
 import * as cas from './cas';
 import { ChangeHub } from './change-hub';
@@ -67,6 +60,7 @@ import { groupedStatements } from './acme/grouped';
 import { KnexAcmeStore, type AcmeHubs } from './acme/store';
 import * as events from './events';
 import { KnexMetricsReadings } from './metrics-readings';
+import { KnexWebhookStore } from './webhooks';
 import { MIGRATIONS_TABLE, migrationSource } from './migrations';
 import { GroupCommit } from './group-commit';
 import * as issuedOrders from './issued-orders';
@@ -110,7 +104,8 @@ export class KnexStore
     ActorScopedStore<KnexStore>,
     AcmeNonceStore,
     AcmeStoreProvider,
-    MetricsReadingsProvider
+    MetricsReadingsProvider,
+    WebhookStoreProvider
 {
   /**
    * `db` is the root knex instance, or the transaction this store is bound to. `pending` is where a
@@ -181,6 +176,11 @@ export class KnexStore
     return (this.readings ??= new KnexMetricsReadings(this.db));
   }
   private readings: KnexMetricsReadings | undefined;
+  /** The webhook endpoints and their delivery (`WebhookStoreProvider`, webhooks.ts); writes name this store's actor. */
+  get webhooks(): KnexWebhookStore {
+    return (this.webhookStore ??= new KnexWebhookStore(this.db, this.bound, this.actor));
+  }
+  private webhookStore: KnexWebhookStore | undefined;
 
   createAcmeNonce(ttlMs: number): Promise<string> {
     return mappingErrors(() => this.hubs.nonces.create(ttlMs, this.db));

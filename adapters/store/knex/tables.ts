@@ -18,4 +18,7 @@ export const TABLES = {
   acmeChallenges: 'ca_api_acme_challenges',
   acmePolicies: 'ca_api_acme_policies',
   acmeEabKeys: 'ca_api_acme_eab_keys',
+  webhookEndpoints: 'ca_api_webhook_endpoints',
+  webhookDeadLetters: 'ca_api_webhook_dead_letters',
+  expiryNotices: 'ca_api_certificate_expiry_notices',
 } as const;
