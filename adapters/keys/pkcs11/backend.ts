@@ -162,6 +162,15 @@ export function pkcs11KeyBackend(options: Pkcs11KeyBackendOptions): Pkcs11KeyBac
             : `${spec.keyType} keys`;
       try {
         const { mechanism, publicTemplate, privateTemplate } = generation(b, spec, ref);
+        // Asked first: tokens answer an unsupported size with anything up to CKR_GENERAL_ERROR.
+        const limits = tokens.mechanism(mechanism.mechanism);
+        if (!limits) throw new KeyBackendError('unsupported', `${where}: the token does not support generating ${what}.`);
+        if (spec.keyType === 'RSA' && (spec.keySize < limits.minKeySize || spec.keySize > limits.maxKeySize)) {
+          throw new KeyBackendError(
+            'unsupported',
+            `${where}: the token does not support generating ${what} (RSA keys of ${limits.minKeySize} to ${limits.maxKeySize} bits).`,
+          );
+        }
         return await tokens.use(async (session) => {
           const pair = await m.C_GenerateKeyPairAsync(session, mechanism, publicTemplate, privateTemplate);
           return storedKey(ref, spec.keyType, publicKeyOf(session, pair.publicKey, spec.keyType));

@@ -26,6 +26,9 @@ const unb64 = (value: string | undefined) => Buffer.from(value ?? '', 'base64url
 
 export function importObjects(b: Binding, key: crypto.KeyObject, ref: KeyRef): ImportObjects {
   const keyType = keyTypeOf(key);
+  if (!['RSA', 'EC', 'Ed25519', 'Ed448'].includes(keyType)) {
+    throw new Error(`${keyType} keys cannot be imported into the HSM (RSA, EC, Ed25519 and Ed448 can).`);
+  }
   const jwk = key.export({ format: 'jwk' });
   const secrets: Buffer[] = [];
   const secret = (value: string | undefined) => {

@@ -197,6 +197,16 @@ export class TokenSessions {
     }
   }
 
+  /**
+   * The token's limits for `mechanism` (key sizes in bits for RSA), or null when it lacks the
+   * mechanism (C_GetMechanismList, C_GetMechanismInfo: PKCS#11 v2.40 §5.5).
+   */
+  mechanism(mechanism: number): { minKeySize: number; maxKeySize: number } | null {
+    if (!this.slot) return { minKeySize: 0, maxKeySize: Infinity }; // not connected: the call itself will say so
+    if (!this.module.C_GetMechanismList(this.slot).includes(mechanism)) return null;
+    return this.module.C_GetMechanismInfo(this.slot, mechanism);
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
