@@ -170,7 +170,10 @@ export class TokenSessions {
         if (!this.slot) this.reset(); // a reset before failed: try again now
         session = await this.acquire();
       } catch (e) {
-        throw e instanceof KeyBackendUnavailableError ? e : this.unavailable(e);
+        if (e instanceof KeyBackendUnavailableError) throw e;
+        if (attempt > 0 || !isResetCode(this.binding, ckr(e))) throw this.unavailable(e);
+        this.reset(); // C_OpenSession after a reset: the slot is stale (throws when the token stays gone)
+        continue;
       }
       const generation = this.generation;
       try {
