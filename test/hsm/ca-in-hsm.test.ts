@@ -103,6 +103,19 @@ describeWithSoftHsm('CA keys in a SoftHSM2 token', () => {
       throw new Error('order still pending');
     }
 
+    /** OCSP about the leaf (no nonce: the responder may keep the answer); openssl's verdict on the answer. */
+    async function askLeafOcsp(): Promise<string> {
+      const issuing = await ca('hsm-issuing');
+      const answer = await request(app)
+        .post(`${PUBLIC}/ocsp/${issuing.serial}/cert/`)
+        .set('Content-Type', 'application/ocsp-request')
+        .send(fs.readFileSync(path.join(dir, 'req.der')))
+        .buffer(true)
+        .parse(binary);
+      fs.writeFileSync(path.join(dir, 'resp.der'), answer.body as Buffer);
+      return openssl(['ocsp', '-respin', 'resp.der', '-issuer', 'issuing.pem', '-cert', 'leaf.pem', '-no_nonce', '-CAfile', 'chain.pem']);
+    }
+
     beforeAll(async () => {
       token = await createSoftHsmToken(`ca-${target.name}`);
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hsm-ca-'));
@@ -271,6 +284,7 @@ describeWithSoftHsm('CA keys in a SoftHSM2 token', () => {
       for (const slot of module.C_GetSlotList(true)) module.C_CloseAllSessions(slot);
       closeLibrary(token.library);
       expect(await signThroughApi('after-reset.example.com')).toMatchObject({ status: 'issued' });
+      expect(await askLeafOcsp()).toContain('leaf.pem: revoked'); // signed now, kept for a minute
     });
 
     test('a wrong PIN and a missing token are clear start-up errors that do not repeat the PIN', async () => {
@@ -307,6 +321,10 @@ describeWithSoftHsm('CA keys in a SoftHSM2 token', () => {
       expect(answer.status).toBe(200);
       fs.writeFileSync(path.join(dir, 'resp2.der'), answer.body as Buffer);
       expect(openssl(['ocsp', '-respin', 'resp2.der', '-resp_text', '-noverify'])).toMatch(/Responder Error: trylater \(3\)/);
+      // What the responder keeps it still serves: the leaf's answer, signed before the token went.
+      const kept = await askLeafOcsp();
+      expect(kept).toContain('Response verify OK');
+      expect(kept).toContain('leaf.pem: revoked');
       expect(logged.join('\n')).not.toContain(token.pin);
     });
   });
