@@ -118,11 +118,16 @@ export function pkcs11KeyBackend(options: Pkcs11KeyBackendOptions): Pkcs11KeyBac
     } catch (e) {
       throw new KeyBackendError('unsupported', `${alias}: ${(e as Error).message}`);
     }
-    const raw = await tokens.use(async (session, gen) => {
-      m.C_SignInit(session, prepared.mechanism, privateHandle(session, gen, ref));
-      // On libuv's thread pool: a slow token does not stop the event loop, and the pool's sessions sign in parallel.
-      return m.C_SignAsync(session, prepared.input, Buffer.alloc(prepared.outputLength));
-    });
+    let raw: Buffer;
+    try {
+      raw = await tokens.use(async (session, gen) => {
+        m.C_SignInit(session, prepared.mechanism, privateHandle(session, gen, ref));
+        // On libuv's thread pool: a slow token does not stop the event loop, and the pool's sessions sign in parallel.
+        return m.C_SignAsync(session, prepared.input, Buffer.alloc(prepared.outputLength));
+      });
+    } catch (e) {
+      throw failure(e, `signing with ${ref.keyType} keys`);
+    }
     return prepared.finish(raw);
   }
 
