@@ -73,6 +73,8 @@ export * from './ports';
 export { knexStore } from '../adapters/store/knex';
 export { openDatabase, parseDatabaseUrl, DEFAULT_DATA_DIRECTORY, type DatabaseOptions } from '../adapters/store/database';
 export { defaultKeyBackend, DEFAULT_KEY_BACKEND_ALIAS, KeyBackendError, type DefaultKeyBackendOptions } from '../adapters/keys';
+// README "Keys in an HSM": loads the optional pkcs11js only when called.
+export { pkcs11KeyBackend, PKCS11_KEY_BACKEND_ALIAS, type Pkcs11KeyBackend, type Pkcs11KeyBackendOptions } from '../adapters/keys/pkcs11';
 export { storeAuthenticator, type StoreAuthenticator, type StoreAuthenticatorOptions } from '../adapters/auth/store-authenticator';
 export { storePermissionChecker } from '../adapters/auth/store-permissions';
 export {

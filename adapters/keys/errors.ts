@@ -8,7 +8,8 @@ export type KeyBackendErrorCode =
   | 'bad-kek' // the configured key-encryption key is malformed
   | 'wrong-kek' // the CA's key was encrypted under another key-encryption key
   | 'corrupt' // stored key data fails authentication or has an unknown format
-  | 'no-key'; // the CA row holds no key for this backend
+  | 'no-key' // the CA row holds no key for this backend, or the HSM has no key by its label and id
+  | 'unsupported'; // the HSM cannot do this (a key type, a mechanism, an import)
 
 export class KeyBackendError extends Error {
   constructor(

@@ -14,7 +14,9 @@
  * demo-data.ts), CA_KEY_ENCRYPTION_KEY (base64 of 32 bytes; without it a development key is generated
  * and kept in the data directory), CA_ORDER_RUNNER=off (accept orders but leave them to another
  * process), TLS_CERT_FILE + TLS_KEY_FILE (serve HTTPS), TRUST_PROXY (Express's `trust proxy`),
- * CA_ENABLE_ACME (the router's switch; here also: the demo intermediate takes ACME clients).
+ * CA_ENABLE_ACME (the router's switch; here also: the demo intermediate takes ACME clients),
+ * CA_HSM_LIBRARY_PATH + CA_HSM_TOKEN + CA_HSM_USER_PIN (adds the PKCS#11 key backend `hsm`, as
+ * ca-admin does: CAs made with `init_ca --key-backend hsm` sign here; README "Keys in an HSM").
  */
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
@@ -24,6 +26,7 @@ import {
   createCaApiRouter,
   defaultKeyBackend,
   knexStore,
+  pkcs11KeyBackend,
   openDatabase,
   type CaRecord,
   type KeyBackend,
@@ -107,7 +110,12 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
   const store = knexStore(db);
   await store.migrate();
   const kek = keyEncryptionKey(dataDir, options.keyEncryptionKey ?? process.env.CA_KEY_ENCRYPTION_KEY, log);
-  const keyBackends = { default: defaultKeyBackend({ keyEncryptionKey: kek }) };
+  const keyBackends: Record<string, KeyBackend> = { default: defaultKeyBackend({ keyEncryptionKey: kek }) };
+  const hsmEnv = process.env;
+  const hsm = hsmEnv.CA_HSM_LIBRARY_PATH
+    ? pkcs11KeyBackend({ library: hsmEnv.CA_HSM_LIBRARY_PATH, token: hsmEnv.CA_HSM_TOKEN ?? '', pin: hsmEnv.CA_HSM_USER_PIN ?? '' })
+    : null;
+  if (hsm) keyBackends.hsm = hsm;
 
   const router = createCaApiRouter({
     enableRestApi: true,
@@ -135,6 +143,7 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
     listening = await listen(app, requestedPort, tls);
   } catch (e) {
     await router.close();
+    hsm?.close();
     await store.close();
     throw e;
   }
@@ -177,6 +186,7 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await router.close();
+      hsm?.close();
       await store.close();
     },
   };

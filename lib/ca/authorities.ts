@@ -58,6 +58,8 @@ export interface InitCaOptions {
   /** Per-use options for the parent's key backend (e.g. a password). */
   parentKeyOptions?: Record<string, unknown>;
   keyBackendAlias?: string;
+  /** Backend-specific choices for the new key, e.g. `{ keyLabel }` for an HSM (`KeyBackend.createKey`). */
+  keyOptions?: Record<string, unknown>;
   /** `host[:port]` for the automatic sign_* URLs (docs/COMPATIBILITY.md §3.7); null/absent = none. */
   defaultHostname?: string | null;
   urlPath?: string;
@@ -171,7 +173,7 @@ export async function initCa(o: InitCaOptions): Promise<CaRecord> {
   const backend = keyBackendFor(o.keyBackends, alias);
   // Resolve the parent's signer before creating a key, so a locked parent key fails early.
   const parentSigner = parent ? await caSigner(o.keyBackends, parent, o.parentKeyOptions) : null;
-  const stored = await backend.createKey(spec);
+  const stored = await backend.createKey(spec, o.keyOptions);
   const signer = parentSigner ?? (await backend.getSigner(stored.options));
   const hash = signingHash(signer.keyType, o.algorithm);
 
@@ -234,6 +236,8 @@ export interface ImportCaOptions {
   keyPassword?: string;
   parent?: CaRecord | null;
   keyBackendAlias?: string;
+  /** Backend-specific choices for the imported key, e.g. `{ keyLabel }` for an HSM (`KeyBackend.importKey`). */
+  keyOptions?: Record<string, unknown>;
   sign?: Partial<CaSignExtensions>;
   apiEnabled?: boolean;
   acme?: CaAcmeSettings;
@@ -253,7 +257,7 @@ export async function importCa(o: ImportCaOptions): Promise<CaRecord> {
   const alias = o.keyBackendAlias ?? CA_DEFAULTS.keyBackendAlias;
   let keyOptions: Record<string, unknown> | null = null;
   if (o.key !== null) {
-    const stored = await keyBackendFor(o.keyBackends, alias).importKey(o.key, o.keyPassword);
+    const stored = await keyBackendFor(o.keyBackends, alias).importKey(o.key, o.keyPassword, o.keyOptions);
     if (!stored.publicKeyDer.equals(parsed.publicKey.der)) {
       throw new CaError('key', 'The private key does not match the certificate.');
     }

@@ -6,7 +6,9 @@
  * - A CA we do not have, or a CertID naming another issuer → `unauthorized` (RFC 6960 §2.3: not authoritative).
  * - Per certificate: `good`, `revoked` (time = the stored revocation date, reason), or — unlike the
  *   original, which answered errors (README D19) — `unknown` for a serial this CA never issued (RFC 6960 §2.2).
- * - Anything failing inside (store down, key unusable) → `internalError`; the responder keeps answering.
+ * - A key backend that cannot be reached (an HSM token removed) → `tryLater` (RFC 6960 §4.2.1), still
+ *   serving the answers it keeps; anything else failing inside (store down, key unusable) → `internalError`.
+ *   The responder keeps answering.
  *
  * Statuses come from the store (an indexed lookup). A signed answer without a nonce (RFC 5019 clients
  * send none) is kept for up to a minute together with the CA's revocation version, which is read
@@ -16,7 +18,15 @@
  * Nonces are echoed (RFC 8954); an answer with a nonce is signed for that request alone. Each answer
  * is counted by the metrics sink it is given (README "Metrics": `ca_api_ocsp_responses_total`).
  */
-import { NO_METRICS, type CaRecord, type MetricsSink, type OcspAnswer, type RevocationStore, type Store } from '../ports';
+import {
+  KeyBackendUnavailableError,
+  NO_METRICS,
+  type CaRecord,
+  type MetricsSink,
+  type OcspAnswer,
+  type RevocationStore,
+  type Store,
+} from '../ports';
 import { X509Error } from '../x509/errors';
 import { certIdMatchesIssuer } from '../x509/revocation/cert-id';
 import { parseOcspRequest, type CertId } from '../x509/revocation/ocsp-request';
@@ -143,6 +153,8 @@ export class OcspResponder {
       return { der, answer };
     } catch (e) {
       this.settings.logError?.('express-ca-api: OCSP response failed', e);
+      // Counted as internal_error: the metrics' answer labels stay as README "Metrics" lists them.
+      if (e instanceof KeyBackendUnavailableError) return { der: ocspErrorResponse('tryLater'), answer: 'internal_error' };
       return refused('internalError');
     }
   }

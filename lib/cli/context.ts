@@ -3,7 +3,7 @@
  * settings of the same names) and closed afterwards.
  */
 import * as os from 'os';
-import { actingAs, type Actor, type SecretBox, type Store } from '../ports';
+import { actingAs, type Actor, type KeyBackend, type SecretBox, type Store } from '../ports';
 import type { KeyBackends } from '../ca/key-backends';
 import { CaError } from '../ca/errors';
 import { DEFAULT_PROFILE_NAME, resolveProfiles, type Profiles, type ProfilesConfig } from '../ca/profiles';
@@ -50,6 +50,8 @@ export class CommandContext {
   readonly settings: Settings;
   private profileCache: Profiles | null = null;
   private backendCache: KeyBackends | null = null;
+  /** Made here from the environment (not handed in): closed with the command (an HSM's sessions). */
+  private ownsBackends = false;
 
   constructor(readonly io: CliIo) {
     const env = io.env;
@@ -103,7 +105,10 @@ export class CommandContext {
 
   keyBackends(): KeyBackends {
     const given = this.io.keyBackends;
-    this.backendCache ??= typeof given === 'function' ? given(this.io.env) : (given ?? []);
+    if (!this.backendCache) {
+      this.ownsBackends = typeof given === 'function';
+      this.backendCache = typeof given === 'function' ? given(this.io.env) : (given ?? []);
+    }
     return this.backendCache;
   }
 
@@ -152,6 +157,14 @@ export class CommandContext {
   }
 
   async close(): Promise<void> {
+    if (this.ownsBackends && this.backendCache) {
+      const all = Array.isArray(this.backendCache)
+        ? this.backendCache
+        : this.backendCache instanceof Map
+          ? [...this.backendCache.values()]
+          : Object.values(this.backendCache);
+      for (const backend of all as (KeyBackend & { close?: () => void })[]) backend.close?.();
+    }
     if (this.ownsStore && this.storePromise) {
       const store = await this.storePromise.catch(() => null);
       await store?.close();

@@ -6,7 +6,9 @@
  */
 import { defaultKeyBackend } from '../../adapters/keys/default-backend';
 import { envKekSecretBox } from '../../adapters/keys/secret-box';
-import type { Store } from '../ports';
+import { pkcs11KeyBackend, PKCS11_KEY_BACKEND_ALIAS, type Pkcs11KeyBackend } from '../../adapters/keys/pkcs11';
+import { CaError } from '../ca/errors';
+import type { KeyBackend, Store } from '../ports';
 import type { CliIo } from './io';
 import { runCli } from './run';
 
@@ -23,11 +25,43 @@ async function openDefaultStore(databaseUrl: string | undefined, options: { migr
   return store;
 }
 
+/**
+ * The CLI's PKCS#11 backend (README "Keys in an HSM"), configured by the environment with the names of
+ * the original's HSM backend options: `CA_HSM_LIBRARY_PATH` (library_path), `CA_HSM_TOKEN` (token),
+ * `CA_HSM_USER_PIN` (user_pin), and `CA_HSM_ALIAS` (default `hsm`). Registered only when
+ * CA_HSM_LIBRARY_PATH is set; the token is opened on the backend's first use, so that commands that
+ * do not sign (or sign with another backend) neither need nor wait for the HSM. Closed with the
+ * command (lib/cli/context.ts).
+ */
+function hsmKeyBackends(env: Record<string, string | undefined>): KeyBackend[] {
+  const library = env.CA_HSM_LIBRARY_PATH;
+  if (!library) return [];
+  const alias = env.CA_HSM_ALIAS || PKCS11_KEY_BACKEND_ALIAS;
+  let opened: Pkcs11KeyBackend | null = null;
+  const backend = (): Pkcs11KeyBackend => {
+    if (opened) return opened;
+    const token = env.CA_HSM_TOKEN;
+    const pin = env.CA_HSM_USER_PIN;
+    if (!token) throw new CaError('invalid', 'CA_HSM_LIBRARY_PATH is set but CA_HSM_TOKEN (the token label) is not.');
+    if (pin === undefined) throw new CaError('invalid', 'CA_HSM_LIBRARY_PATH is set but CA_HSM_USER_PIN is not.');
+    opened = pkcs11KeyBackend({ library, token, pin, alias });
+    return opened;
+  };
+  const lazy: KeyBackend & { close(): void } = {
+    alias,
+    createKey: (spec, keyOptions) => backend().createKey(spec, keyOptions),
+    importKey: (key, password, keyOptions) => backend().importKey(key, password, keyOptions),
+    getSigner: (options, useOptions) => backend().getSigner(options, useOptions),
+    close: () => opened?.close(),
+  };
+  return [lazy];
+}
+
 /** `ca-admin` with the default adapters for whatever `io` does not bring. */
 export function runCaAdmin(argv: string[], io: CliIo): Promise<number> {
   return runCli(argv, {
     openStore: openDefaultStore,
-    keyBackends: (env) => [defaultKeyBackend({ keyEncryptionKey: env.CA_KEY_ENCRYPTION_KEY })],
+    keyBackends: (env) => [defaultKeyBackend({ keyEncryptionKey: env.CA_KEY_ENCRYPTION_KEY }), ...hsmKeyBackends(env)],
     // The box the router opens binding keys with by default (adapters/keys/secret-box.ts).
     secretBox: envKekSecretBox,
     ...io,

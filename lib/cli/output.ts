@@ -142,7 +142,7 @@ function textView(
     const bc = c.extensions.find((e) => e.type === 'basic_constraints');
     const pathLength = bc ? (bc.value as { path_length: number | null }).path_length : null;
     lines.push(`Path length: ${pathLength === null ? 'unlimited' : pathLength}`);
-    lines.push(`Key storage: ${ca.keyBackendAlias}${ca.keyBackendOptions === null ? ' (no private key)' : ''}`);
+    lines.push(`Key storage: ${ca.keyBackendAlias}${keyStorageDetail(ca.keyBackendOptions)}`);
     lines.push(`CAA identity: ${ca.caaIdentity}`, `Website: ${ca.website}`, `Terms of service: ${ca.termsOfService}`);
     if (extra.acme) lines.push(...acmeLines(ca, extra.acme.policy));
   } else if (extra.issuer) {
@@ -205,4 +205,15 @@ export async function show(ctx: ShowContext, rec: CaRecord | CertificateRecord, 
       return;
     }
   }
+}
+
+/**
+ * What view_ca adds to the backend's alias: an HSM key's label, id and type (the references the
+ * PKCS#11 backend stores, README "Keys in an HSM"); nothing of the default backend's encrypted key.
+ */
+function keyStorageDetail(options: Record<string, unknown> | null): string {
+  if (options === null) return ' (no private key)';
+  const { key_label: label, key_id: id, key_type: type } = options;
+  if (typeof label !== 'string' || typeof id !== 'string') return '';
+  return ` (${typeof type === 'string' ? `${type} ` : ''}key labelled ${JSON.stringify(label)}, id ${id})`;
 }

@@ -32,7 +32,12 @@ Environment:
   CA_DEFAULT_EXPIRES      default validity in days (default 100)
   CA_PROFILES             JSON merged into the built-in profiles
   CA_ENABLE_ACME          false hides the --acme-* options of init_ca, import_ca and edit_ca (given anyway:
-                          an error) and view_ca's ACME lines (default true)`;
+                          an error) and view_ca's ACME lines (default true)
+  CA_HSM_LIBRARY_PATH     PKCS#11 library of an HSM (e.g. /usr/lib/softhsm/libsofthsm2.so): adds the key
+                          backend hsm (init_ca/import_ca --key-backend hsm --hsm-key-label LABEL)
+  CA_HSM_TOKEN            label of the HSM's token
+  CA_HSM_USER_PIN         user PIN of the token (never printed or stored)
+  CA_HSM_ALIAS            alias of that key backend (default hsm)`;
 
 /** The same, short, after every command's own `--help`. */
 const COMMAND_ENVIRONMENT_HELP = `

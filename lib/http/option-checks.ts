@@ -3,19 +3,14 @@
  * options when it is constructed). Every mistake is an `OptionsError` that names the function the
  * host called, the option, what was expected and what was given — never later, inside a request.
  */
-import type { KeyBackend, Store } from '../ports';
+import { OptionsError, type KeyBackend, type Store } from '../ports';
 import { isPlainObject } from '../x509/plain-object';
 import type { LogError } from './error-catch';
 
 /** The host's entry point the message starts with, e.g. `createCaApiRouter`. */
 export type OptionsEntry = 'createCaApiRouter' | 'createRevocationRouter' | 'createMetricsRouter' | 'createWebhookDelivery';
 
-export class OptionsError extends Error {
-  constructor(message: string, entry: OptionsEntry = 'createCaApiRouter') {
-    super(`${entry}: ${message}`);
-    this.name = 'OptionsError';
-  }
-}
+export { OptionsError };
 
 export const DEFAULT_URL_PATH = 'django_ca/';
 

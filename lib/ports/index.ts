@@ -12,6 +12,7 @@
 
 export type { KeySpec } from '../x509/types';
 export * from './keys';
+export { OptionsError } from './options-error';
 export * from './records';
 export * from './store';
 export * from './changes';

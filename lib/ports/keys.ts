@@ -16,9 +16,13 @@ export interface StoredKey {
 export interface KeyBackend {
   /** Name the CA row refers to in `key_backend_alias` (`default` for the built-in backend). */
   readonly alias: string;
-  createKey(spec: KeySpec): Promise<StoredKey>;
-  /** Import an existing private key (DER or PEM, PKCS#8 or traditional, optionally encrypted). */
-  importKey(key: Buffer | string, password?: string): Promise<StoredKey>;
+  /**
+   * `keyOptions`: backend-specific choices for the new key (an HSM backend: its label,
+   * `{ keyLabel }`); backends that need none ignore them.
+   */
+  createKey(spec: KeySpec, keyOptions?: Record<string, unknown>): Promise<StoredKey>;
+  /** Import an existing private key (DER or PEM, PKCS#8 or traditional, optionally encrypted); `keyOptions` as for `createKey`. */
+  importKey(key: Buffer | string, password?: string, keyOptions?: Record<string, unknown>): Promise<StoredKey>;
   /**
    * A signer for the key described by `options`. `useOptions` are per-request options
    * (`key_backend_options` of a sign request); backends that need none ignore them.
@@ -32,4 +36,17 @@ export interface KeyBackend {
    * given, whatever is stored.
    */
   storableUseOptions?(useOptions: Record<string, unknown>): Record<string, unknown>;
+}
+
+/**
+ * The place the key lives cannot be reached now (an HSM whose token was removed or does not answer),
+ * though the request itself is fine: the API answers 503 with `Retry-After` (README "Outages"), an
+ * order fails with this message as its reason. Messages name the backend and the cause, never a PIN.
+ */
+export class KeyBackendUnavailableError extends Error {
+  readonly code = 'key-backend-unavailable' as const;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'KeyBackendUnavailableError';
+  }
 }

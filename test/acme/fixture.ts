@@ -10,7 +10,7 @@ import * as http from 'http';
 import type { AddressInfo } from 'net';
 import * as acme from 'acme-client';
 import { challengeValidator } from '../../adapters/acme-validation';
-import { hasAcmeStore, type AcmeStoreProvider } from '../../lib/ports';
+import { hasAcmeStore, type AcmeStoreProvider, type KeyBackend } from '../../lib/ports';
 import {
   createCaApiRouter,
   defaultKeyBackend,
@@ -51,12 +51,12 @@ function listen(app: http.RequestListener): Promise<http.Server> {
 export async function startAcmeServer(
   target: DatabaseTarget,
   acme: NonNullable<CaApiRouterOptions['acme']> = {},
-  existing?: { db: TestDatabase; root?: CaRecord; ca?: CaRecord; store?: Store },
+  existing?: { db: TestDatabase; root?: CaRecord; ca?: CaRecord; store?: Store; keyBackends?: Record<string, KeyBackend> },
 ): Promise<AcmeFixture> {
   const db = existing?.db ?? (await openTestDatabase(target));
   const store = existing?.store ?? db.store;
   if (!hasAcmeStore(store)) throw new Error('the ACME tests need a store with the ACME capability');
-  const keyBackends = { default: defaultKeyBackend({ keyEncryptionKey: KEK }) };
+  const keyBackends = existing?.keyBackends ?? { default: defaultKeyBackend({ keyEncryptionKey: KEK }) };
   let root = existing?.root;
   let ca = existing?.ca;
   if (!root || !ca) {

@@ -33,6 +33,7 @@ interface InitCaFlags extends SignFlags, OutputOptions, AcmeFlags {
   pathLength?: string | false;
   parent?: string;
   keyBackend: string;
+  hsmKeyLabel?: string;
   defaultHostname?: string | false;
   caa?: string;
   website?: string;
@@ -66,6 +67,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
       .option('--no-path-length', 'no path length restriction')
       .option('--parent <ca>', 'sign the new CA with this CA, named by name or serial (makes an intermediate)')
       .option('--key-backend <alias>', 'key backend to store the key in', 'default')
+      .option('--hsm-key-label <label>', 'label of the key in the HSM (--key-backend hsm; default: the CA name)')
       .option('--default-hostname <host>', 'host[:port] for the URLs of signed certificates (CA_DEFAULT_HOSTNAME)')
       .option('--no-default-hostname', 'do not add URLs based on a hostname')
       .option('--caa <identity>', 'CAA identity')
@@ -98,6 +100,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
         pathLength: o.pathLength === false ? null : o.pathLength === undefined ? undefined : intOption(o.pathLength, '--path-length'),
         parent,
         keyBackendAlias: o.keyBackend,
+        keyOptions: { keyLabel: o.hsmKeyLabel ?? name },
         defaultHostname: hostname,
         urlPath: ctx.settings.urlPath,
         sign: signPatch(o),
@@ -128,6 +131,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
       .option('--import-password <password>', 'password of the private key file')
       .option('--parent <ca>', 'the CA that issued this one, by name or serial')
       .option('--key-backend <alias>', 'key backend to store the key in', 'default')
+      .option('--hsm-key-label <label>', 'label of the key in the HSM (--key-backend hsm; default: the CA name)')
       .option('--caa <identity>', 'CAA identity')
       .option('--website <url>', 'website of the CA')
       .option('--tos <url>', 'terms of service of the CA')
@@ -146,6 +150,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
             importPassword?: string;
             parent?: string;
             keyBackend: string;
+            hsmKeyLabel?: string;
             caa?: string;
             website?: string;
             tos?: string;
@@ -173,6 +178,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
           keyPassword: o.importPassword,
           parent,
           keyBackendAlias: o.keyBackend,
+          keyOptions: { keyLabel: o.hsmKeyLabel ?? name },
           sign: signPatch(o),
           apiEnabled: flagPair(o, 'apiEnable', 'apiDisable'),
           acme,

@@ -1,0 +1,331 @@
+/**
+ * CA keys in a SoftHSM2 token (README "Keys in an HSM"), end to end on a real token and a real store:
+ * `ca-admin init_ca --key-backend hsm` makes a root and an intermediate whose keys the token generated;
+ * the REST API issues through the intermediate; openssl verifies the chain, the CRL and the OCSP
+ * answer; `pkcs11-tool --list-objects` (OpenSC, an independent PKCS#11 client) shows the keys private,
+ * sensitive and never extractable; the database files hold references, no key and no PIN; a restart
+ * finds the keys again; a token reset is survived, a token that disappears fails orders with a reason.
+ */
+import { spawnSync } from 'child_process';
+import express from 'express';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import request from 'supertest';
+import { createCaApiRouter, defaultKeyBackend, pkcs11KeyBackend, type CaApiRouter, type KeyBackend, type Store } from '../../lib';
+import { inProcessOrderRunner } from '../../lib/ca/order-runner/in-process';
+import { pemEncode } from '../../lib/x509/pem';
+import { API, opensslCsr, PASSWORD } from '../api/fixture';
+import { cliRunner, TEST_KEK } from '../cli/helpers';
+import { TABLES } from '../../adapters/store/knex/tables';
+import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
+import { authHeader, hashPassword } from '../helpers/http';
+import { openLibrary, closeLibrary } from '../../adapters/keys/pkcs11/library';
+import { createSoftHsmToken, describeWithSoftHsm, listObjects, type SoftHsmToken } from './softhsm';
+
+const PUBLIC = '/django_ca';
+
+function binary(res: request.Response, cb: (err: Error | null, body: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('end', () => cb(null, Buffer.concat(chunks)));
+}
+
+/** Every file under `dir`, concatenated (the database's files, WAL included). */
+function filesOf(dir: string): Buffer {
+  const parts: Buffer[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) parts.push(fs.readFileSync(path.join(entry.parentPath, entry.name)));
+  }
+  return Buffer.concat(parts);
+}
+
+describeWithSoftHsm('CA keys in a SoftHSM2 token', () => {
+  describe.each(testDatabaseTargets())('on $name', (target) => {
+    let token: SoftHsmToken;
+    let dir: string;
+    let dbDir: string | null = null;
+    let db: TestDatabase;
+    let store: Store;
+    let env: Record<string, string>;
+    let cli: ReturnType<typeof cliRunner>;
+    let hsm: ReturnType<typeof pkcs11KeyBackend>;
+    let router: CaApiRouter;
+    let app: express.Express;
+    const logged: string[] = [];
+    const alice = authHeader('alice', PASSWORD);
+
+    const openssl = (args: string[]) => {
+      const r = spawnSync('openssl', args, { cwd: dir });
+      return `${r.stdout.toString()}${r.stderr.toString()}`;
+    };
+
+    /** The router as a host builds it: the default backend and the HSM's, the runner batching (signInRequest false). */
+    function start(): void {
+      hsm = pkcs11KeyBackend({ library: token.library, token: token.label, pin: token.pin });
+      const keyBackends: Record<string, KeyBackend> = { default: defaultKeyBackend({ keyEncryptionKey: TEST_KEK }), hsm };
+      const orderRunner = inProcessOrderRunner({ store, keyBackends, pollIntervalMs: 20, logError: (m) => logged.push(m) });
+      router = createCaApiRouter({
+        enableRestApi: true,
+        store,
+        keyBackends,
+        orderRunner,
+        signInRequest: false,
+        logError: (m) => logged.push(m),
+      });
+      app = express().use(router);
+    }
+    async function stop(): Promise<void> {
+      await router.close();
+      hsm.close();
+    }
+
+    async function ca(name: string) {
+      const found = (await store.listCas()).find((c) => c.name === name);
+      if (!found) throw new Error(`no CA ${name}`);
+      return found;
+    }
+
+    /** Sign a fresh CSR through the REST API; the order as it ends. */
+    async function signThroughApi(cn: string): Promise<{ status: string; serial: string | null; error: string | null }> {
+      const issuing = await ca('hsm-issuing');
+      const { csr } = opensslCsr('EC', cn);
+      const res = await request(app)
+        .post(`${API}/ca/${issuing.serial}/sign/`)
+        .set(alice)
+        .send({ csr, subject: [{ oid: 'CN', value: cn }] });
+      expect(res.status).toBe(200);
+      for (let i = 0; i < 400; i++) {
+        const order = await request(app).get(`${API}/ca/${issuing.serial}/orders/${res.body.slug}/`).set(alice);
+        if (order.body.status !== 'pending') return order.body;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      throw new Error('order still pending');
+    }
+
+    /** OCSP about the leaf (no nonce: the responder may keep the answer); openssl's verdict on the answer. */
+    async function askLeafOcsp(): Promise<string> {
+      const issuing = await ca('hsm-issuing');
+      const answer = await request(app)
+        .post(`${PUBLIC}/ocsp/${issuing.serial}/cert/`)
+        .set('Content-Type', 'application/ocsp-request')
+        .send(fs.readFileSync(path.join(dir, 'req.der')))
+        .buffer(true)
+        .parse(binary);
+      fs.writeFileSync(path.join(dir, 'resp.der'), answer.body as Buffer);
+      return openssl(['ocsp', '-respin', 'resp.der', '-issuer', 'issuing.pem', '-cert', 'leaf.pem', '-no_nonce', '-CAfile', 'chain.pem']);
+    }
+
+    beforeAll(async () => {
+      token = await createSoftHsmToken(`ca-${target.name}`);
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hsm-ca-'));
+      // PGlite in a directory, so that the test can read the database's files.
+      if (target.name === 'pglite') dbDir = path.join(dir, 'db');
+      db = await openTestDatabase(dbDir ? { ...target, url: dbDir } : target);
+      store = db.store;
+      env = { CA_HSM_LIBRARY_PATH: token.library, CA_HSM_TOKEN: token.label, CA_HSM_USER_PIN: token.pin };
+      cli = cliRunner(store, env);
+      await store.createUser('alice', hashPassword(PASSWORD), [
+        'sign_certificate',
+        'view_certificateauthority',
+        'view_certificate',
+        'revoke_certificate',
+      ]);
+    });
+    afterAll(async () => {
+      await router?.close().catch(() => undefined);
+      hsm?.close();
+      await db?.close();
+      token?.cleanup();
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    test('init_ca --key-backend hsm: a root (EC P-256) and an intermediate (RSA-2048), keys made in the token', async () => {
+      const root = await cli([
+        'init_ca',
+        '--key-backend',
+        'hsm',
+        '--hsm-key-label',
+        'root-key',
+        '--key-type',
+        'EC',
+        '--elliptic-curve',
+        'secp256r1',
+        '--path-length',
+        '1',
+        'hsm-root',
+        'CN=HSM Root',
+      ]);
+      expect(root.stderr).toBe('');
+      expect(root.code).toBe(0);
+      const issuing = await cli([
+        'init_ca',
+        '--key-backend',
+        'hsm',
+        '--hsm-key-label',
+        'issuing-key',
+        '--key-type',
+        'RSA',
+        '--key-size',
+        '2048',
+        '--parent',
+        'hsm-root',
+        '--api-enable',
+        'hsm-issuing',
+        'CN=HSM Issuing',
+      ]);
+      expect(issuing.code).toBe(0);
+      for (const [name, label, type] of [
+        ['hsm-root', 'root-key', 'EC'],
+        ['hsm-issuing', 'issuing-key', 'RSA'],
+      ]) {
+        const record = await ca(name);
+        expect(record.keyBackendAlias).toBe('hsm');
+        expect(Object.keys(record.keyBackendOptions ?? {}).sort()).toEqual(['key_id', 'key_label', 'key_type']);
+        expect(record.keyBackendOptions).toMatchObject({ key_label: label, key_type: type });
+      }
+      fs.writeFileSync(path.join(dir, 'root.pem'), pemEncode((await ca('hsm-root')).der, 'CERTIFICATE'));
+      fs.writeFileSync(path.join(dir, 'issuing.pem'), pemEncode((await ca('hsm-issuing')).der, 'CERTIFICATE'));
+      expect(openssl(['verify', '-CAfile', 'root.pem', 'issuing.pem'])).toContain('issuing.pem: OK');
+
+      // OpenSC's view of the token: both private keys sensitive, always sensitive, never extractable, made there.
+      const objects = listObjects(token);
+      for (const label of ['root-key', 'issuing-key']) {
+        const block = objects.split(/\n(?=\S)/).find((b) => b.startsWith('Private Key Object') && b.includes(`label:      ${label}`));
+        expect(block).toBeDefined();
+        expect(block).toMatch(/Access:\s+sensitive, always sensitive, never extractable, local/);
+        expect(block).toMatch(/Usage:\s+sign\n/);
+      }
+    });
+
+    test('view_ca shows the backend and the key, never the PIN', async () => {
+      const shown = await cli(['view_ca', 'hsm-issuing']);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toMatch(/Key storage: hsm \(RSA key labelled "issuing-key", id [0-9a-f]{32}\)/);
+      expect(shown.stdout).not.toContain(token.pin);
+    });
+
+    test('the REST API issues through the HSM intermediate; openssl verifies the chain', async () => {
+      start();
+      const order = await signThroughApi('leaf.example.com');
+      expect(order).toMatchObject({ status: 'issued', error: null });
+      const issuing = await ca('hsm-issuing');
+      const cert = await request(app).get(`${API}/ca/${issuing.serial}/certs/${order.serial}/`).set(alice);
+      fs.writeFileSync(path.join(dir, 'leaf.pem'), cert.body.certificate.pem);
+      expect(openssl(['verify', '-CAfile', 'root.pem', '-untrusted', 'issuing.pem', 'leaf.pem'])).toContain('leaf.pem: OK');
+    });
+
+    test('a CRL and an OCSP answer signed with HSM keys verify with openssl', async () => {
+      const issuing = await ca('hsm-issuing');
+      const leafSerial = openssl(['x509', '-in', 'leaf.pem', '-noout', '-serial']).trim().split('=')[1];
+      const revoked = await request(app)
+        .post(`${API}/ca/${issuing.serial}/certs/${leafSerial}/revoke/`)
+        .set(alice)
+        .send({ reason: 'key_compromise' });
+      expect(revoked.status).toBe(200);
+      fs.writeFileSync(
+        path.join(dir, 'chain.pem'),
+        fs.readFileSync(path.join(dir, 'issuing.pem'), 'utf8') + fs.readFileSync(path.join(dir, 'root.pem'), 'utf8'),
+      );
+      const crl = await request(app).get(`${PUBLIC}/crl/${issuing.serial}/`).buffer(true).parse(binary);
+      expect(crl.status).toBe(200);
+      fs.writeFileSync(path.join(dir, 'crl.der'), crl.body as Buffer);
+      const crlText = openssl(['crl', '-inform', 'DER', '-in', 'crl.der', '-noout', '-text', '-CAfile', 'chain.pem', '-verify']);
+      expect(crlText).toContain('verify OK');
+      expect(crlText).toContain(leafSerial.replace(/^0+/, ''));
+
+      openssl(['ocsp', '-issuer', 'issuing.pem', '-cert', 'leaf.pem', '-no_nonce', '-reqout', 'req.der']);
+      const answer = await request(app)
+        .post(`${PUBLIC}/ocsp/${issuing.serial}/cert/`)
+        .set('Content-Type', 'application/ocsp-request')
+        .send(fs.readFileSync(path.join(dir, 'req.der')))
+        .buffer(true)
+        .parse(binary);
+      fs.writeFileSync(path.join(dir, 'resp.der'), answer.body as Buffer);
+      const verdict = openssl([
+        'ocsp',
+        '-respin',
+        'resp.der',
+        '-issuer',
+        'issuing.pem',
+        '-cert',
+        'leaf.pem',
+        '-no_nonce',
+        '-CAfile',
+        'chain.pem',
+      ]);
+      expect(verdict).toContain('Response verify OK');
+      expect(verdict).toContain('leaf.pem: revoked');
+      // The delegated responder's key was made in the token too.
+      expect(listObjects(token)).toMatch(/Private Key Object; RSA[\s\S]*?label:\s+express-ca-[0-9a-f]{32}/);
+    });
+
+    test('the database holds references to the keys, no key and no PIN', async () => {
+      const rows = JSON.stringify(await db.knex(TABLES.cas).select('*'));
+      expect(rows).toContain('issuing-key');
+      expect(rows).not.toContain(token.pin);
+      expect(rows).not.toMatch(/privateKey|PRIVATE KEY/);
+      if (dbDir) {
+        await db.knex.raw('CHECKPOINT');
+        const files = filesOf(dbDir);
+        expect(files.includes('issuing-key')).toBe(true); // the search sees the rows: its misses mean something
+        expect(files.includes(token.pin)).toBe(false);
+        expect(files.includes('privateKey')).toBe(false);
+      }
+      expect(logged.join('\n')).not.toContain(token.pin);
+    });
+
+    test('a restart finds the keys again; a token reset (sessions closed, logged out) is survived', async () => {
+      await stop();
+      start();
+      expect(await signThroughApi('after-restart.example.com')).toMatchObject({ status: 'issued' });
+      // Another application closes every session of the token: the backend logs in again and signs.
+      const { module } = openLibrary(token.library);
+      for (const slot of module.C_GetSlotList(true)) module.C_CloseAllSessions(slot);
+      closeLibrary(token.library);
+      expect(await signThroughApi('after-reset.example.com')).toMatchObject({ status: 'issued' });
+      expect(await askLeafOcsp()).toContain('leaf.pem: revoked'); // signed now, kept for a minute
+    });
+
+    test('a wrong PIN and a missing token are clear start-up errors that do not repeat the PIN', async () => {
+      expect(() => pkcs11KeyBackend({ library: token.library, token: token.label, pin: 'wrong-pin-1234' })).toThrow(
+        `pkcs11KeyBackend: hsm: token "${token.label}": the PIN is incorrect`,
+      );
+      expect(() => pkcs11KeyBackend({ library: token.library, token: 'no-such-token', pin: token.pin })).toThrow(
+        `pkcs11KeyBackend: hsm: no token labelled "no-such-token" in ${token.library} (tokens present: "${token.label}")`,
+      );
+      const wrong = await cliRunner(store, { ...env, CA_HSM_USER_PIN: 'wrong-pin-1234' })(['init_ca', '--key-backend', 'hsm', 'x', 'CN=x']);
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain('the PIN is incorrect');
+      expect(wrong.stderr).not.toContain('wrong-pin-1234');
+    });
+
+    test('a token that disappears: orders fail with the reason, the CRL answers 503, OCSP "try later"; the process goes on', async () => {
+      const issuing = await ca('hsm-issuing');
+      token.remove();
+      const order = await signThroughApi('gone.example.com');
+      expect(order.status).toBe('failed');
+      expect(order.error).toMatch(/The HSM is unavailable: hsm: token "ca-[a-z]+"/);
+      // A CRL not made before (the CRL of the CA's child CAs) needs the key: 503, with Retry-After.
+      const crl = await request(app).get(`${PUBLIC}/crl/ca/${issuing.serial}/`);
+      expect(crl.status).toBe(503);
+      expect(crl.headers['retry-after']).toBeDefined();
+      expect(crl.body.detail).toMatch(/The HSM is unavailable/);
+      openssl(['ocsp', '-issuer', 'issuing.pem', '-serial', '0x1234', '-reqout', 'req2.der']);
+      const answer = await request(app)
+        .post(`${PUBLIC}/ocsp/${issuing.serial}/cert/`)
+        .set('Content-Type', 'application/ocsp-request')
+        .send(fs.readFileSync(path.join(dir, 'req2.der')))
+        .buffer(true)
+        .parse(binary);
+      expect(answer.status).toBe(200);
+      fs.writeFileSync(path.join(dir, 'resp2.der'), answer.body as Buffer);
+      expect(openssl(['ocsp', '-respin', 'resp2.der', '-resp_text', '-noverify'])).toMatch(/Responder Error: trylater \(3\)/);
+      // What the responder keeps it still serves: the leaf's answer, signed before the token went.
+      const kept = await askLeafOcsp();
+      expect(kept).toContain('Response verify OK');
+      expect(kept).toContain('leaf.pem: revoked');
+      expect(logged.join('\n')).not.toContain(token.pin);
+    });
+  });
+});
