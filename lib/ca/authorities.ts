@@ -28,6 +28,7 @@ export const CA_DEFAULTS = {
   expiresDays: 3650,
   pathLength: 0 as number | null,
   keyBackendAlias: 'default',
+  ocspKeyBackendAlias: 'default',
 };
 
 /**
@@ -60,6 +61,11 @@ export interface InitCaOptions {
   keyBackendAlias?: string;
   /** Backend-specific choices for the new key, e.g. `{ keyLabel }` for an HSM (`KeyBackend.createKey`). */
   keyOptions?: Record<string, unknown>;
+  /**
+   * Key backend of the delegated OCSP responder's keys (`ocsp_key_backend_alias`; default `default`):
+   * a CA whose key is in an HSM can keep its short-lived responder keys there too, or not.
+   */
+  ocspKeyBackendAlias?: string;
   /** `host[:port]` for the automatic sign_* URLs (docs/COMPATIBILITY.md §3.7); null/absent = none. */
   defaultHostname?: string | null;
   urlPath?: string;
@@ -171,6 +177,7 @@ export async function initCa(o: InitCaOptions): Promise<CaRecord> {
 
   const alias = o.keyBackendAlias ?? CA_DEFAULTS.keyBackendAlias;
   const backend = keyBackendFor(o.keyBackends, alias);
+  const ocspAlias = ocspKeyBackendAlias(o);
   // Resolve the parent's signer before creating a key, so a locked parent key fails early.
   const parentSigner = parent ? await caSigner(o.keyBackends, parent, o.parentKeyOptions) : null;
   const stored = await backend.createKey(spec, o.keyOptions);
@@ -215,6 +222,7 @@ export async function initCa(o: InitCaOptions): Promise<CaRecord> {
       parentId: parent ? parent.id : null,
       keyBackendAlias: alias,
       keyBackendOptions: stored.options,
+      ocspKeyBackendAlias: ocspAlias,
       sign,
       apiEnabled: o.apiEnabled,
       ...o.acme,
@@ -238,12 +246,21 @@ export interface ImportCaOptions {
   keyBackendAlias?: string;
   /** Backend-specific choices for the imported key, e.g. `{ keyLabel }` for an HSM (`KeyBackend.importKey`). */
   keyOptions?: Record<string, unknown>;
+  /** Key backend of the delegated OCSP responder's keys (see `InitCaOptions.ocspKeyBackendAlias`). */
+  ocspKeyBackendAlias?: string;
   sign?: Partial<CaSignExtensions>;
   apiEnabled?: boolean;
   acme?: CaAcmeSettings;
   caaIdentity?: string;
   website?: string;
   termsOfService?: string;
+}
+
+/** The OCSP key backend asked for, checked to be configured now rather than at the first OCSP request. */
+function ocspKeyBackendAlias(o: { keyBackends: KeyBackends; ocspKeyBackendAlias?: string }): string {
+  const alias = o.ocspKeyBackendAlias ?? CA_DEFAULTS.ocspKeyBackendAlias;
+  keyBackendFor(o.keyBackends, alias);
+  return alias;
 }
 
 /** import_ca: an existing CA certificate (and normally its key). No automatic sign_* URLs. */
@@ -255,6 +272,8 @@ export async function importCa(o: ImportCaOptions): Promise<CaRecord> {
     throw new CaError('conflict', `${parsed.serial}: A certificate authority with this serial already exists.`);
   }
   const alias = o.keyBackendAlias ?? CA_DEFAULTS.keyBackendAlias;
+  // Without a key the CA signs nothing, OCSP responders included: no backend needed for them yet.
+  const ocspAlias = o.key !== null ? ocspKeyBackendAlias(o) : (o.ocspKeyBackendAlias ?? CA_DEFAULTS.ocspKeyBackendAlias);
   let keyOptions: Record<string, unknown> | null = null;
   if (o.key !== null) {
     const stored = await keyBackendFor(o.keyBackends, alias).importKey(o.key, o.keyPassword, o.keyOptions);
@@ -269,6 +288,7 @@ export async function importCa(o: ImportCaOptions): Promise<CaRecord> {
       parentId: o.parent ? o.parent.id : null,
       keyBackendAlias: alias,
       keyBackendOptions: keyOptions,
+      ocspKeyBackendAlias: ocspAlias,
       sign: o.sign,
       apiEnabled: o.apiEnabled,
       ...o.acme,

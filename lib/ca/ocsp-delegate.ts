@@ -1,7 +1,8 @@
 /**
- * The delegated OCSP responder of a CA (RFC 6960 §4.2.2.2): a certificate the CA issues to a key of
- * its own key backend, with the `ocsp` profile (extended key usage OCSPSigning, OCSP No Check), made
- * automatically on first use and renewed before it expires. The CA key itself then signs nothing but
+ * The delegated OCSP responder of a CA (RFC 6960 §4.2.2.2): a certificate the CA issues to a key in
+ * the CA's OCSP key backend (`ocsp_key_backend_alias`, README "Keys in an HSM"), with the `ocsp`
+ * profile (extended key usage OCSPSigning, OCSP No Check), made automatically on first use and
+ * renewed before it expires. The CA key itself then signs nothing but
  * certificates and CRLs, and a leaked responder key expires within days.
  *
  * Several instances may find the responder missing at once; each then makes one, the last one stored
@@ -60,7 +61,7 @@ async function issueResponder(
   ca: CaRecord,
   now: Date,
 ): Promise<OcspSigningKey> {
-  const backend = keyBackendFor(keyBackends, ca.keyBackendAlias);
+  const backend = keyBackendFor(keyBackends, ca.ocspKeyBackendAlias);
   const stored = await backend.createKey(keySpecLike(ca));
   const facts = caFacts(ca);
   const profile = profiles.get('ocsp');
@@ -132,7 +133,7 @@ export class OcspDelegates {
     if (record) {
       const cert = await this.store.findCertificate(ca.id, record.certificateSerial);
       if (cert && !cert.revoked && cert.notBefore <= now && cert.notAfter.getTime() - now.getTime() > this.renewBeforeMs) {
-        const signer = await keyBackendFor(this.keyBackends, ca.keyBackendAlias).getSigner(record.keyBackendOptions);
+        const signer = await keyBackendFor(this.keyBackends, ca.ocspKeyBackendAlias).getSigner(record.keyBackendOptions);
         return { signer, certificateDer: cert.der, publicKeyDer: signer.publicKeyDer, notAfter: cert.notAfter };
       }
     }

@@ -33,7 +33,7 @@ export interface StoredKeyReference {
   caId: number;
   caName: string;
   caSerial: string;
-  /** `ca`: the CA's own key; `ocsp`: the key of its delegated OCSP responder (same key backend). */
+  /** `ca`: the CA's own key; `ocsp`: the key of its delegated OCSP responder (in `ocsp_key_backend_alias`). */
   kind: 'ca' | 'ocsp';
   /** The backend-private options stored for the key. */
   options: Record<string, unknown>;

@@ -170,6 +170,9 @@ describeWithSoftHsm('CA keys in a SoftHSM2 token', () => {
         '2048',
         '--parent',
         'hsm-root',
+        // Its OCSP responder keys in the token too; the root's stay in the default backend.
+        '--ocsp-key-backend',
+        'hsm',
         '--api-enable',
         'hsm-issuing',
         'CN=HSM Issuing',
@@ -273,6 +276,47 @@ describeWithSoftHsm('CA keys in a SoftHSM2 token', () => {
         expect(files.includes('privateKey')).toBe(false);
       }
       expect(logged.join('\n')).not.toContain(token.pin);
+    });
+
+    test('--ocsp-key-backend default (the root): its responder key is made in the default backend, encrypted, and the answer verifies', async () => {
+      const before = (listObjects(token).match(/^Private Key Object/gm) ?? []).length;
+      const root = await ca('hsm-root');
+      openssl(['ocsp', '-issuer', 'root.pem', '-cert', 'issuing.pem', '-no_nonce', '-reqout', 'root-req.der']);
+      const answer = await request(app)
+        .post(`${PUBLIC}/ocsp/${root.serial}/ca/`)
+        .set('Content-Type', 'application/ocsp-request')
+        .send(fs.readFileSync(path.join(dir, 'root-req.der')))
+        .buffer(true)
+        .parse(binary);
+      expect(answer.status).toBe(200);
+      fs.writeFileSync(path.join(dir, 'root-resp.der'), answer.body as Buffer);
+      const verdict = openssl([
+        'ocsp',
+        '-respin',
+        'root-resp.der',
+        '-issuer',
+        'root.pem',
+        '-cert',
+        'issuing.pem',
+        '-no_nonce',
+        '-CAfile',
+        'root.pem',
+      ]);
+      expect(verdict).toContain('Response verify OK');
+      expect(verdict).toContain('issuing.pem: good');
+      const row = (await db
+        .knex(TABLES.cas)
+        .select('ocsp_key_backend_alias', 'ocsp_key_backend_options')
+        .where({ id: root.id })
+        .first()) as {
+        ocsp_key_backend_alias: string;
+        ocsp_key_backend_options: unknown;
+      };
+      expect(row.ocsp_key_backend_alias).toBe('default');
+      const stored = JSON.stringify(row.ocsp_key_backend_options);
+      expect(stored).toContain('privateKey'); // the default backend's envelope, encrypted under the KEK
+      expect(stored).not.toContain('PRIVATE KEY');
+      expect((listObjects(token).match(/^Private Key Object/gm) ?? []).length).toBe(before);
     });
 
     test('a restart finds the keys again; a token reset (sessions closed, logged out) is survived', async () => {

@@ -1,8 +1,9 @@
 /**
- * `StoredKeyRewriting` (lib/ports/key-rotation.ts) on `ca_api_certificate_authorities`: every key a
- * CA row refers to — the CA's own (`key_backend_options`) and its OCSP responder's
- * (`ocsp_key_backend_options.key_backend_options`, made by the CA's key backend) — rewritten in the
- * caller's transaction, which the store opens.
+ * `StoredKeyRewriting` (lib/ports/key-rotation.ts) on `ca_api_certificate_authorities`: every key of
+ * one backend that a CA row refers to — the CA's own (`key_backend_options`, in `key_backend_alias`)
+ * and its OCSP responder's (`ocsp_key_backend_options.key_backend_options`, in
+ * `ocsp_key_backend_alias`: a CA with its key in an HSM may keep its responder keys here) —
+ * rewritten in the caller's transaction, which the store opens.
  *
  * The rows are locked first (`FOR UPDATE`) so that nothing changes a key between reading and writing
  * it. `updated` is left alone: the CA as the API shows it did not change, only how its key is wrapped.
@@ -18,7 +19,9 @@ interface KeyRow {
   id: unknown;
   name: string;
   serial: string;
+  key_backend_alias: string;
   key_backend_options: unknown;
+  ocsp_key_backend_alias: string;
   ocsp_key_backend_options: unknown;
 }
 
@@ -35,8 +38,9 @@ function isOptions(value: unknown): value is Record<string, unknown> {
 /** Must run inside a transaction; returns how many keys it rewrote and the ids of the CA rows it changed. */
 export async function rewriteStoredKeys(db: Knex, alias: string, rewrite: Rewrite): Promise<{ keys: number; caIds: number[] }> {
   const rows = (await db(TABLES.cas)
-    .select('id', 'name', 'serial', 'key_backend_options', 'ocsp_key_backend_options')
+    .select('id', 'name', 'serial', 'key_backend_alias', 'key_backend_options', 'ocsp_key_backend_alias', 'ocsp_key_backend_options')
     .where({ key_backend_alias: alias })
+    .orWhere({ ocsp_key_backend_alias: alias })
     .orderBy('id', 'asc')
     .forUpdate()) as KeyRow[];
   const changed: number[] = [];
@@ -51,13 +55,13 @@ export async function rewriteStoredKeys(db: Knex, alias: string, rewrite: Rewrit
     });
     const update: Record<string, string | null> = {};
 
-    const own = fromNullableJson<unknown>(row.key_backend_options);
+    const own = row.key_backend_alias === alias ? fromNullableJson<unknown>(row.key_backend_options) : null;
     if (isOptions(own)) {
       const next = await rewrite(ref('ca', own));
       if (next) update.key_backend_options = toNullableJson(next);
     }
 
-    const responder = fromNullableJson<OcspResponderColumn>(row.ocsp_key_backend_options);
+    const responder = row.ocsp_key_backend_alias === alias ? fromNullableJson<OcspResponderColumn>(row.ocsp_key_backend_options) : null;
     if (isOptions(responder) && isOptions(responder.key_backend_options)) {
       const next = await rewrite(ref('ocsp', responder.key_backend_options));
       if (next) update.ocsp_key_backend_options = toNullableJson({ ...responder, key_backend_options: next });

@@ -34,6 +34,7 @@ interface InitCaFlags extends SignFlags, OutputOptions, AcmeFlags {
   parent?: string;
   keyBackend: string;
   hsmKeyLabel?: string;
+  ocspKeyBackend: string;
   defaultHostname?: string | false;
   caa?: string;
   website?: string;
@@ -68,6 +69,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
       .option('--parent <ca>', 'sign the new CA with this CA, named by name or serial (makes an intermediate)')
       .option('--key-backend <alias>', 'key backend to store the key in', 'default')
       .option('--hsm-key-label <label>', 'label of the key in the HSM (--key-backend hsm; default: the CA name)')
+      .option('--ocsp-key-backend <alias>', 'key backend for the keys of the OCSP responder', 'default')
       .option('--default-hostname <host>', 'host[:port] for the URLs of signed certificates (CA_DEFAULT_HOSTNAME)')
       .option('--no-default-hostname', 'do not add URLs based on a hostname')
       .option('--caa <identity>', 'CAA identity')
@@ -101,6 +103,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
         parent,
         keyBackendAlias: o.keyBackend,
         keyOptions: { keyLabel: o.hsmKeyLabel ?? name },
+        ocspKeyBackendAlias: o.ocspKeyBackend,
         defaultHostname: hostname,
         urlPath: ctx.settings.urlPath,
         sign: signPatch(o),
@@ -132,6 +135,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
       .option('--parent <ca>', 'the CA that issued this one, by name or serial')
       .option('--key-backend <alias>', 'key backend to store the key in', 'default')
       .option('--hsm-key-label <label>', 'label of the key in the HSM (--key-backend hsm; default: the CA name)')
+      .option('--ocsp-key-backend <alias>', 'key backend for the keys of the OCSP responder', 'default')
       .option('--caa <identity>', 'CAA identity')
       .option('--website <url>', 'website of the CA')
       .option('--tos <url>', 'terms of service of the CA')
@@ -151,6 +155,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
             parent?: string;
             keyBackend: string;
             hsmKeyLabel?: string;
+            ocspKeyBackend: string;
             caa?: string;
             website?: string;
             tos?: string;
@@ -179,6 +184,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
           parent,
           keyBackendAlias: o.keyBackend,
           keyOptions: { keyLabel: o.hsmKeyLabel ?? name },
+          ocspKeyBackendAlias: o.ocspKeyBackend,
           sign: signPatch(o),
           apiEnabled: flagPair(o, 'apiEnable', 'apiDisable'),
           acme,
