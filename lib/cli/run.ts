@@ -12,6 +12,7 @@ import { registerRevocationCommands } from './commands/revocation';
 import { registerKeyCommands } from './commands/keys';
 import { registerAcmeCommands } from './commands/acme';
 import { registerOrderCommands } from './commands/orders';
+import { registerAuditCommands } from './commands/audit';
 import type { Action } from './commands/shared';
 import { X509Error } from '../x509/errors';
 
@@ -96,6 +97,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     registerRevocationCommands(program, run);
     registerKeyCommands(program, run);
     registerAcmeCommands(program, run);
+    registerAuditCommands(program, run);
     for (const cmd of program.commands)
       cmd
         .addHelpText('after', COMMAND_ENVIRONMENT_HELP)

@@ -24,6 +24,8 @@ export * from './key-rotation';
 export type { LoginAttemptLimiter } from './login-limits';
 export { isConnectionLost, StoreConflictError, StoreNotFoundError, StoreUnavailableError, type StoreEntity } from './store-errors';
 export * from './events';
+export * from './audit';
+export * from './logger';
 export * from './crypto';
 export * from './acme';
 export * from './acme-store';
