@@ -15,6 +15,8 @@ import {
   checkBoolean,
   checkKeyBackends,
   checkLogError,
+  checkLogger,
+  loggerLogError,
   checkOptionNames,
   checkStore,
   OptionsError,
@@ -26,7 +28,7 @@ import { REST_API_OPTION_NAMES, resolveRestApiOptions, type ResolvedRestApiOptio
 import { checkOcspSigning, type OcspSigning } from './revocation-endpoints/options';
 import { resolveAcmeOptions, type AcmeOptions, type ResolvedAcmeOptions } from './acme/options';
 import { resolveMetricsOptions, type MetricsOptions, type MetricsReportTarget, type ResolvedMetricsOptions } from './metrics/options';
-import type { KeyBackend, Store } from './ports';
+import type { KeyBackend, Logger, Store } from './ports';
 
 export type { ProfileConfig, DefaultExpires, AcmeOptions, ResolvedAcmeOptions, MetricsOptions, ResolvedMetricsOptions };
 export { OptionsError };
@@ -59,7 +61,17 @@ export interface CaApiRouterOptions extends RestApiOptions {
    * certificate of the CA (profile `ocsp`, key in the CA's key backend); or `'ca'`, the CA key itself.
    */
   ocspSigning?: OcspSigning;
-  /** Where unexpected errors are reported (never with credentials). Default `console.error`. */
+  /**
+   * Where the router logs (README "Logs"): unexpected errors, and each request when `accessLog` is on.
+   * Default: errors to `console.error` as before; access lines to `jsonLinesLogger()` (standard output).
+   */
+  logger?: Logger;
+  /** One line per request the router's modules answer (method, path, status, duration, user, address, protocol). Default false. */
+  accessLog?: boolean;
+  /**
+   * Deprecated: pass `logger` instead. Where unexpected errors are reported (never with credentials);
+   * when given, it is used for errors rather than `logger`. Default `console.error`.
+   */
   logError?: LogError;
   /**
    * The ACME server (RFC 8555) under `/{urlPath}acme/` for CAs with `acme_enabled` (README "ACME").
@@ -91,6 +103,9 @@ export interface ResolvedOptions extends ResolvedRestApiOptions {
   serveRevocation: boolean;
   ocspSigning: OcspSigning;
   logError: LogError;
+  /** As given; the package entry fills in `jsonLinesLogger()` when `accessLog` is on without one. */
+  logger: Logger | null;
+  accessLog: boolean;
   acme: ResolvedAcmeOptions;
   metrics: ResolvedMetricsOptions;
 }
@@ -104,6 +119,8 @@ const KNOWN_OPTIONS: readonly string[] = [
   'serveRevocation',
   'ocspSigning',
   'logError',
+  'logger',
+  'accessLog',
   'acme',
   'metrics',
   'env',
@@ -136,7 +153,9 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
   const restApi = resolveRestApiOptions(options);
   const serveRevocation = checkBoolean('serveRevocation', options.serveRevocation, true);
   const ocspSigning = checkOcspSigning(options.ocspSigning, entry);
-  const logError = checkLogError(options.logError, entry);
+  const logger = checkLogger(options.logger, entry);
+  const logError = options.logError === undefined && logger ? loggerLogError(logger) : checkLogError(options.logError, entry);
+  const accessLog = checkBoolean('accessLog', options.accessLog, false);
   const metrics = resolveMetricsOptions(options.metrics);
 
   return {
@@ -149,6 +168,8 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
     serveRevocation,
     ocspSigning,
     logError,
+    logger,
+    accessLog,
     acme,
     metrics,
   };

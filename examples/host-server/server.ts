@@ -23,6 +23,7 @@ import express from 'express';
 import {
   createCaApiRouter,
   defaultKeyBackend,
+  jsonLinesLogger,
   knexStore,
   openDatabase,
   type CaRecord,
@@ -113,6 +114,9 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
     enableRestApi: true,
     store,
     keyBackends,
+    // One JSON line per request (README "Logs"), through the example's own output; CA_ACCESS_LOG=off silences it.
+    accessLog: process.env.CA_ACCESS_LOG !== 'off',
+    logger: jsonLinesLogger({ stream: { write: (line: string) => log(line.trimEnd()) } }),
     ...((options.holdOrders ?? process.env.CA_ORDER_RUNNER === 'off') ? { orderRunner: holdingRunner } : {}),
   });
   app.use(router);

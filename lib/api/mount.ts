@@ -31,6 +31,7 @@ import type { ApiContext, RouteDefinition } from './route-types';
 import { ROUTES } from './routes';
 import { startServices, type RestApiPorts } from './services';
 import { compileAll, pathTextItems, validateBody, validateQuery } from './validation';
+import { ACCESS_USER } from '../http/access-log';
 
 export type { RestApiPorts } from './services';
 
@@ -71,6 +72,7 @@ export function mountRestApi(
     // 3. authentication, then permission
     const user = await authenticate(req, res);
     if (!user) throw unauthorized();
+    res.locals[ACCESS_USER] = user.username;
     const badPath = pathTextItems(chosen.params);
     if (badPath.length) throw unprocessable(badPath);
     const scope = chosen.params.serial ? { caSerial: chosen.params.serial } : undefined;
@@ -96,7 +98,16 @@ export function mountRestApi(
     if (items.length) throw unprocessable(items);
 
     // 5. the handler
-    const ctx: ApiContext = { user, params: chosen.params, query, body, now: new Date(), apiBase, services: running.services };
+    const ctx: ApiContext = {
+      user,
+      address: req.ip ?? null,
+      params: chosen.params,
+      query,
+      body,
+      now: new Date(),
+      apiBase,
+      services: running.services,
+    };
     let result;
     try {
       result = await route.handler(ctx, req);
