@@ -32,6 +32,7 @@ import { ROUTES } from './routes';
 import { startServices, type RestApiPorts } from './services';
 import { compileAll, pathTextItems, validateBody, validateQuery } from './validation';
 import { ACCESS_USER } from '../http/access-log';
+import { recordLockout } from '../ca/lockouts';
 
 export type { RestApiPorts } from './services';
 
@@ -50,7 +51,9 @@ export function mountRestApi(
   const routes = routeTable.map((route) => compileRoute(route, REST_PATH_PARAMS));
   compileAll(); // a broken schema fails here, not in a request
   const running = startServices(settings, ports, shared.logError, shared.metrics);
-  const authenticate = basicAuthenticator(ports.authenticator, BASIC_REALM, ports.loginLimiter, shared.metrics);
+  const authenticate = basicAuthenticator(ports.authenticator, BASIC_REALM, ports.loginLimiter, shared.metrics, (user, address, lockout) =>
+    recordLockout(ports.store, user, address, lockout, shared.logError),
+  );
   const serveDocs = docsEndpoints(routes.map((r) => r.route));
   const failure: ErrorCatch = { ...shared, toHttpError: (error) => toHttpError(error, ['body']) };
   const prefix = settings.apiRoot;

@@ -21,7 +21,7 @@ export * from './users';
 export * from './inventory';
 export * from './revocation';
 export * from './key-rotation';
-export type { LoginAttemptLimiter } from './login-limits';
+export type { LockoutStart, LoginAttemptLimiter } from './login-limits';
 export { isConnectionLost, StoreConflictError, StoreNotFoundError, StoreUnavailableError, type StoreEntity } from './store-errors';
 export * from './events';
 export * from './audit';

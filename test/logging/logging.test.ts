@@ -5,7 +5,8 @@
  * records that address in the audit log.
  */
 import request from 'supertest';
-import { jsonLinesLogger } from '../../lib';
+import { jsonLinesLogger, loginAttemptLimiter } from '../../lib';
+import { verifyAuditChain } from '../../lib/ca/audit-chain';
 import { hasAuditLog } from '../../lib/ports';
 import { API, opensslCsr, PASSWORD, setupApi, waitForOrder, type ApiFixture } from '../api/fixture';
 import { authHeader } from '../helpers/http';
@@ -73,7 +74,11 @@ describe('access log of the router', () => {
   const out = capture();
   let f: ApiFixture;
   beforeAll(async () => {
-    f = await setupApi(undefined, { accessLog: true, logger: jsonLinesLogger({ stream: out.stream }) });
+    f = await setupApi(undefined, {
+      accessLog: true,
+      logger: jsonLinesLogger({ stream: out.stream }),
+      loginLimiter: loginAttemptLimiter({ maxFailuresPerUser: 3 }),
+    });
   });
   afterAll(() => f?.close());
 
@@ -121,5 +126,34 @@ describe('access log of the router', () => {
       protocol: 'rest',
       address: expect.stringMatching(/127\.0\.0\.1|::1/),
     });
+  });
+
+  it('a login lockout is recorded once, when the failure that starts it happens (not a row change, chained all the same)', async () => {
+    if (!hasAuditLog(f.store)) throw new Error('the knex store keeps an audit log');
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++)
+      statuses.push(
+        (
+          await request(f.app)
+            .get(`${API}/ca/`)
+            .set(authHeader('mallory', `guess-${i}`))
+        ).status,
+      );
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    const lockouts = (await f.store.auditLog.auditRows({ limit: 1000 })).filter((r) => r.type === 'login.locked_out');
+    expect(lockouts).toHaveLength(1);
+    expect(JSON.parse(lockouts[0].dataText)).toMatchObject({
+      username: 'mallory',
+      locked_out: ['username'],
+      retry_after_seconds: expect.any(Number),
+    });
+    expect(JSON.parse(lockouts[0].actorText)).toMatchObject({
+      type: 'anonymous',
+      name: 'mallory',
+      protocol: 'rest',
+      address: expect.any(String),
+    });
+    expect(lockouts[0].dataText).not.toContain('guess-');
+    expect((await verifyAuditChain(f.store.auditLog)).intact).toBe(true);
   });
 });
