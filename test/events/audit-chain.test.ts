@@ -97,6 +97,47 @@ describe.each(testDatabaseTargets())('audit log on $name', (target) => {
     });
   });
 
+  it('audit_log exports the records as JSON lines or CSV, filtered by CA and by --since (an id or a date)', async () => {
+    await someHistory();
+    const all = await rows();
+    const ca = all[0];
+    const cli = cliRunner(store);
+    const jsonl = await cli(['audit_log']);
+    expect(jsonl.code).toBe(0);
+    const lines = jsonl.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l.id)).toEqual(all.map((r) => r.id));
+    expect(lines[2]).toEqual({
+      id: all[2].id,
+      created: all[2].created,
+      type: 'certificate.revoked',
+      actor: API_USER,
+      ca_serial: ca.caSerial,
+      serial: all[2].serial,
+      data: expect.objectContaining({ reason: 'key_compromise' }),
+      hash: all[2].hash,
+    });
+
+    const byCa = await cli(['audit_log', '--ca', 'Zürich 🔐', '--since', String(all[0].id)]);
+    expect(
+      byCa.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { type: string }).type),
+    ).toEqual(['certificate.issued', 'certificate.revoked']);
+    const fromId = await cli(['audit_log', '--since', String(all[7].id), '--format', 'csv']);
+    const csv = fromId.stdout.trimEnd().split('\n');
+    expect(csv[0]).toBe('id,created,type,actor_type,actor_name,actor_id,protocol,address,ca_serial,serial,data,hash');
+    expect(csv.slice(1)).toEqual([`${all[8].id},${all[8].created},test.noted,system,,,library,,,,"{""x"" : 1}",${all[8].hash}`]);
+    const revokedCsv = (await cli(['audit_log', '--format', 'csv'])).stdout.split('\n')[3];
+    expect(revokedCsv).toContain(`,certificate.revoked,api_user,alice,1,rest,192.0.2.7,${ca.caSerial},`);
+    expect((await cli(['audit_log', '--since', '2000-01-01'])).stdout).toBe(jsonl.stdout);
+    expect((await cli(['audit_log', '--since', '2999-01-01T00:00:00Z'])).stdout).toBe('');
+    expect((await cli(['audit_log', '--since', 'yesterday'])).stderr).toContain('neither an event id nor an ISO 8601 date');
+  });
+
   it('is append-only; a record changed or removed behind the triggers is named by verify_audit_log', async () => {
     await someHistory();
     const [, , third, fourth] = await rows();
