@@ -19,6 +19,7 @@ import {
 import { cliRunner } from '../cli/helpers';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { newCa, newCertificate } from '../store/records';
+import { MIGRATIONS_TABLE, migrationSource } from '../../adapters/store/knex/migrations';
 
 const OPERATOR: Actor = { type: 'operator', name: 'root', protocol: 'cli' };
 const API_USER: Actor = { type: 'api_user', id: 1, name: 'alice', protocol: 'rest', address: '192.0.2.7' };
@@ -170,6 +171,22 @@ describe.each(testDatabaseTargets())('audit log on $name', (target) => {
     expect((await cli(['verify_audit_log'])).stderr).toContain(
       `broken at record ${fourth.id}: its hash does not follow from record ${third.id - 1}`,
     );
+  });
+
+  it('migration 0011 chains the events written before it (and its down migration undoes it)', async () => {
+    const config = { migrationSource, tableName: MIGRATIONS_TABLE };
+    await db.knex.migrate.down({ ...config, name: '0011_audit_chain' });
+    try {
+      const ca = await store.insertCa(newCa({ name: 'Before' }));
+      await store.insertCertificate(newCertificate(ca.id));
+      await store.createUser('early', 'hash', []);
+    } finally {
+      await db.knex.migrate.latest(config);
+    }
+    await store.insertCertificate(newCertificate((await store.listCas())[0].id));
+    const all = await rows();
+    expect(all.map((r) => r.type)).toEqual(['ca.created', 'certificate.issued', 'user.created', 'certificate.issued']);
+    expect(await verifyAuditChain(store.auditLog)).toEqual({ intact: true, records: 4, head: all[3].hash });
   });
 
   it('forced write failure: no change without its record, no record without its change', async () => {
