@@ -10,6 +10,7 @@ import { TABLES } from '../../adapters/store/knex/tables';
 import {
   actingAs,
   hasAuditLog,
+  type BatchOrderStore,
   type Actor,
   type AuditLogProvider,
   type StoredKeyRewriting,
@@ -18,7 +19,7 @@ import {
 } from '../../lib/ports';
 import { cliRunner } from '../cli/helpers';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
-import { newCa, newCertificate } from '../store/records';
+import { newCa, newCertificate, signRequest } from '../store/records';
 import { MIGRATIONS_TABLE, migrationSource } from '../../adapters/store/knex/migrations';
 
 const OPERATOR: Actor = { type: 'operator', name: 'root', protocol: 'cli' };
@@ -26,7 +27,7 @@ const API_USER: Actor = { type: 'api_user', id: 1, name: 'alice', protocol: 'res
 
 describe.each(testDatabaseTargets())('audit log on $name', (target) => {
   let db: TestDatabase;
-  let store: Store & AuditLogProvider & StoredKeyRewriting & UserAdministration;
+  let store: Store & AuditLogProvider & StoredKeyRewriting & UserAdministration & BatchOrderStore;
   beforeAll(async () => {
     db = await openTestDatabase(target);
     if (!hasAuditLog(db.store)) throw new Error('the knex store keeps an audit log');
@@ -187,6 +188,24 @@ describe.each(testDatabaseTargets())('audit log on $name', (target) => {
     const all = await rows();
     expect(all.map((r) => r.type)).toEqual(['ca.created', 'certificate.issued', 'user.created', 'certificate.issued']);
     expect(await verifyAuditChain(store.auditLog)).toEqual({ intact: true, records: 4, head: all[3].hash });
+  });
+
+  it("a sign order's address is in the actor of its certificate.issued (queued path) and its order.failed", async () => {
+    const ca = await store.insertCa(newCa());
+    const alice = await store.createUser('alice', 'hash', []);
+    const address = '2001:db8::7';
+    const queued = await store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest(), address });
+    const failing = await store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest(), address });
+    await store.issueOrders!([{ orderId: queued.id, certificate: newCertificate(ca.id) }], new Date());
+    await store.markOrderFailed(failing.id, 'no');
+    const actors = (await rows())
+      .filter((r) => r.type !== 'ca.created' && r.type !== 'user.created')
+      .map((r) => [r.type, JSON.parse(r.actorText)]);
+    const actor = { type: 'api_user', id: alice.id, name: 'alice', protocol: 'rest', address };
+    expect(actors).toEqual([
+      ['certificate.issued', actor],
+      ['order.failed', actor],
+    ]);
   });
 
   it('forced write failure: no change without its record, no record without its change', async () => {

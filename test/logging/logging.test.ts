@@ -108,7 +108,7 @@ describe('access log of the router', () => {
     }
   });
 
-  it('a REST revocation records the API user and the client address in the audit log', async () => {
+  it('REST sign and revoke record the API user and the client address in the audit log', async () => {
     const sign = await request(f.app)
       .post(`${API}/ca/${f.ca.serial}/sign/`)
       .set(f.auth('alice'))
@@ -118,6 +118,14 @@ describe('access log of the router', () => {
     expect(revoke.status).toBe(200);
     if (!hasAuditLog(f.store)) throw new Error('the knex store keeps an audit log');
     const rows = await f.store.auditLog.auditRows({ caSerial: f.ca.serial, limit: 1000 });
+    const issued = rows.find((r) => r.type === 'certificate.issued' && r.serial === done.serial)!;
+    expect(JSON.parse(issued.actorText)).toEqual({
+      type: 'api_user',
+      id: expect.any(Number),
+      name: 'alice',
+      protocol: 'rest',
+      address: expect.stringMatching(/127\.0\.0\.1|::1/),
+    });
     const revoked = rows.find((r) => r.type === 'certificate.revoked' && r.serial === done.serial)!;
     expect(JSON.parse(revoked.actorText)).toEqual({
       type: 'api_user',
