@@ -5,7 +5,8 @@
  * records that address in the audit log.
  */
 import request from 'supertest';
-import { jsonLinesLogger, loginAttemptLimiter } from '../../lib';
+import { jsonLinesLogger, loginAttemptLimiter, OptionsError } from '../../lib';
+import { resolveOptions } from '../../lib/options';
 import { verifyAuditChain } from '../../lib/ca/audit-chain';
 import { hasAuditLog } from '../../lib/ports';
 import { API, opensslCsr, PASSWORD, setupApi, waitForOrder, type ApiFixture } from '../api/fixture';
@@ -67,6 +68,27 @@ describe('jsonLinesLogger', () => {
       body: { key_backend_options: '[redacted]', private_key: '[redacted]', csr: 'PUBLIC CSR TEXT' },
       err: { type: 'Error', message: 'could not load [redacted] with Bearer [redacted]', cause: { importPassword: '[redacted]' } },
     });
+  });
+});
+
+describe('router options logger and logError', () => {
+  it('errors go to `logger.error` (redacted) unless the deprecated `logError` is given; a non-logger is refused', () => {
+    const out = capture();
+    const resolved = resolveOptions({ logger: jsonLinesLogger({ stream: out.stream }) });
+    resolved.logError('express-ca-api: boom', new Error(`failed with ${PEM_KEY}`));
+    expect(out.parsed()).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        msg: 'express-ca-api: boom',
+        err: expect.objectContaining({ message: 'failed with [redacted]' }),
+      }),
+    ]);
+    const calls: string[] = [];
+    resolveOptions({ logger: jsonLinesLogger({ stream: out.stream }), logError: (m) => calls.push(m) }).logError('direct', null);
+    expect(calls).toEqual(['direct']);
+    expect(out.lines).toHaveLength(1);
+    expect(() => resolveOptions({ logger: console as never })).toThrow(OptionsError);
+    expect(resolveOptions({}).accessLog).toBe(false);
   });
 });
 
