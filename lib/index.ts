@@ -32,6 +32,7 @@ import { storeAuthenticator } from '../adapters/auth/store-authenticator';
 import { storePermissionChecker } from '../adapters/auth/store-permissions';
 import { UserCache } from '../adapters/auth/user-cache';
 import { loginAttemptLimiter } from '../adapters/auth/login-limiter';
+import { jsonLinesLogger } from '../adapters/logging/json-lines';
 import { inProcessOrderRunner } from './ca/order-runner/in-process';
 import { httpWebhookSender } from '../adapters/webhooks/http-sender';
 import { webhookDelivery, type WebhookDelivery } from './webhooks/delivery';
@@ -83,6 +84,7 @@ export {
   DEFAULT_LOGIN_ATTEMPT_LIMITS,
   type LoginAttemptLimits,
 } from '../adapters/auth/login-limiter';
+export { jsonLinesLogger, type JsonLinesLoggerOptions, type LogLevel } from '../adapters/logging/json-lines';
 export { inProcessOrderRunner, type InProcessOrderRunner, type InProcessOrderRunnerOptions } from './ca/order-runner/in-process';
 
 // Administration (the functions behind `ca-admin`)
@@ -244,7 +246,9 @@ function acmeValidatorOf(resolved: ResolvedOptions, given: CaApiRouterOptions): 
  * mistake is an `OptionsError` that says what to change (README "Options").
  */
 export function createCaApiRouter(options: CaApiRouterOptions = {}, internals: CreateCaApiRouterInternals = {}): CaApiRouter {
-  const resolved = resolveOptions(options);
+  const given = resolveOptions(options);
+  // The access log's default logger: JSON lines on standard output (README "Logs").
+  const resolved = given.accessLog && !given.logger ? { ...given, logger: jsonLinesLogger() } : given;
   if (!(resolved.enableRestApi || resolved.acme.enabled) || !resolved.store) return buildCaApiRouter(resolved, null, internals);
   const ports = defaultPorts(resolved, resolved.store, options);
   return buildCaApiRouter({ ...resolved, keyBackends: { ...ports.keyBackends } }, ports, internals);

@@ -15,6 +15,8 @@ import {
   checkBoolean,
   checkKeyBackends,
   checkLogError,
+  checkLogger,
+  loggerLogError,
   checkOptionNames,
   checkStore,
   OptionsError,
@@ -27,7 +29,7 @@ import { checkOcspSigning, type OcspSigning } from './revocation-endpoints/optio
 import { resolveAcmeOptions, type AcmeOptions, type ResolvedAcmeOptions } from './acme/options';
 import { resolveMetricsOptions, type MetricsOptions, type MetricsReportTarget, type ResolvedMetricsOptions } from './metrics/options';
 import { resolveWebhookOptions, type ResolvedWebhookOptions, type WebhookOptions } from './webhooks/options';
-import type { KeyBackend, Store } from './ports';
+import type { KeyBackend, Logger, Store } from './ports';
 
 export type { ProfileConfig, DefaultExpires, AcmeOptions, ResolvedAcmeOptions, MetricsOptions, ResolvedMetricsOptions };
 export type { WebhookOptions, ResolvedWebhookOptions };
@@ -61,7 +63,17 @@ export interface CaApiRouterOptions extends RestApiOptions {
    * certificate of the CA (profile `ocsp`, key in the CA's key backend); or `'ca'`, the CA key itself.
    */
   ocspSigning?: OcspSigning;
-  /** Where unexpected errors are reported (never with credentials). Default `console.error`. */
+  /**
+   * Where the router logs (README "Logs"): unexpected errors, and each request when `accessLog` is on.
+   * Default: errors to `console.error` as before; access lines to `jsonLinesLogger()` (standard output).
+   */
+  logger?: Logger;
+  /** One line per request the router's modules answer (method, path, status, duration, user, address, protocol). Default false. */
+  accessLog?: boolean;
+  /**
+   * Deprecated: pass `logger` instead. Where unexpected errors are reported (never with credentials);
+   * when given, it is used for errors rather than `logger`. Default `console.error`.
+   */
   logError?: LogError;
   /**
    * The ACME server (RFC 8555) under `/{urlPath}acme/` for CAs with `acme_enabled` (README "ACME").
@@ -99,6 +111,9 @@ export interface ResolvedOptions extends ResolvedRestApiOptions {
   serveRevocation: boolean;
   ocspSigning: OcspSigning;
   logError: LogError;
+  /** As given; the package entry fills in `jsonLinesLogger()` when `accessLog` is on without one. */
+  logger: Logger | null;
+  accessLog: boolean;
   acme: ResolvedAcmeOptions;
   metrics: ResolvedMetricsOptions;
   webhooks: ResolvedWebhookOptions;
@@ -113,6 +128,8 @@ const KNOWN_OPTIONS: readonly string[] = [
   'serveRevocation',
   'ocspSigning',
   'logError',
+  'logger',
+  'accessLog',
   'acme',
   'metrics',
   'webhooks',
@@ -146,7 +163,9 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
   const restApi = resolveRestApiOptions(options);
   const serveRevocation = checkBoolean('serveRevocation', options.serveRevocation, true);
   const ocspSigning = checkOcspSigning(options.ocspSigning, entry);
-  const logError = checkLogError(options.logError, entry);
+  const logger = checkLogger(options.logger, entry);
+  const logError = options.logError === undefined && logger ? loggerLogError(logger) : checkLogError(options.logError, entry);
+  const accessLog = checkBoolean('accessLog', options.accessLog, false);
   const metrics = resolveMetricsOptions(options.metrics);
   const webhooks = resolveWebhookOptions(options.webhooks);
 
@@ -160,6 +179,8 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
     serveRevocation,
     ocspSigning,
     logError,
+    logger,
+    accessLog,
     acme,
     metrics,
     webhooks,

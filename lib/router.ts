@@ -18,6 +18,7 @@ import type { RouteDefinition } from './api/route-types';
 import { CaCache } from './cache/ca-cache';
 import { serveModules, type MountedModule, type SharedContext } from './http/modules';
 import { OutageLog } from './http/outage';
+import { withAccessLog } from './http/access-log';
 import { OptionsError, type ResolvedOptions } from './options';
 import {
   hasAcmeNonces,
@@ -79,11 +80,16 @@ function mountModules(
   internals: CreateCaApiRouterInternals,
 ): MountedModule[] {
   const { store, keyBackends } = ports;
-  const modules: MountedModule[] = [];
-  if (resolved.enableRestApi) modules.push(mountRestApi(resolved, { ...ports, cas }, shared, internals.routes));
+  const mounted: MountedModule[] = [];
+  // Each module's requests in the access log (README "Logs"), named by the way in.
+  const { logger, accessLog } = resolved;
+  const modules = {
+    push: (protocol: string, m: MountedModule) => mounted.push(accessLog && logger ? withAccessLog(m, protocol, logger) : m),
+  };
+  if (resolved.enableRestApi) modules.push('rest', mountRestApi(resolved, { ...ports, cas }, shared, internals.routes));
   if (resolved.serveRevocation && hasRevocationStore(store)) {
     const settings = { prefix: `/${resolved.urlPath}`, ocspSigning: resolved.ocspSigning, profiles: resolved.effectiveProfiles };
-    modules.push(mountRevocationEndpoints(settings, { store, keyBackends, cas }, shared));
+    modules.push('revocation', mountRevocationEndpoints(settings, { store, keyBackends, cas }, shared));
   }
   if (resolved.acme.enabled) {
     if (!hasAcmeStore(store) || !hasAcmeNonces(store) || !ports.acmeValidator) {
@@ -100,10 +106,11 @@ function mountModules(
       verifier: ports.signatureVerifier ?? null,
       secrets: ports.acmeSecrets ?? null,
     };
-    modules.push(mountAcme(settings, acmePorts, shared));
+    modules.push('acme', mountAcme(settings, acmePorts, shared));
   }
-  if (resolved.metrics.enabled && ports.metricsExposition) modules.push(mountMetrics(resolved.metrics, ports.metricsExposition, shared));
-  return modules;
+  if (resolved.metrics.enabled && ports.metricsExposition)
+    modules.push('metrics', mountMetrics(resolved.metrics, ports.metricsExposition, shared));
+  return mounted;
 }
 
 /**

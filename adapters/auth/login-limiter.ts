@@ -13,7 +13,7 @@
 import { createHash } from 'crypto';
 import type { Knex } from 'knex';
 import { RateLimiterMemory, RateLimiterPostgres, type RateLimiterAbstract, type RateLimiterRes } from 'rate-limiter-flexible';
-import type { LoginAttemptLimiter } from '../../lib/ports';
+import type { LockoutStart, LoginAttemptLimiter } from '../../lib/ports';
 import { mapDatabaseError } from '../store/knex/errors';
 
 export interface LoginAttemptLimits {
@@ -60,8 +60,14 @@ class CountingLimiter implements LoginAttemptLimiter {
     };
   }
 
-  async failed(username: string, address: string): Promise<void> {
-    await Promise.all([spend(this.users, userKey(username)), spend(this.addresses, addressKey(address))]);
+  /** The failure that reaches a key's limit starts its lockout: reported once per window, as the count only rises. */
+  async failed(username: string, address: string): Promise<LockoutStart | void> {
+    const [user, from] = await Promise.all([spend(this.users, userKey(username)), spend(this.addresses, addressKey(address))]);
+    const lockedOut: LockoutStart['lockedOut'] = [];
+    if (user?.consumedPoints === this.users.points) lockedOut.push('username');
+    if (from?.consumedPoints === this.addresses.points) lockedOut.push('address');
+    if (!lockedOut.length) return;
+    return { lockedOut, retryAfterSeconds: Math.max(waitOf(user, this.users.points), waitOf(from, this.addresses.points)) };
   }
 
   async succeeded(username: string): Promise<void> {
@@ -75,12 +81,13 @@ function waitOf(res: RateLimiterRes | null, points: number): number {
   return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
 }
 
-/** Count one failure; going over the limit is not an error here (the next check refuses). */
-async function spend(limiter: RateLimiterAbstract, key: string): Promise<void> {
+/** Count one failure; going over the limit is not an error here (the next check refuses). The count after it. */
+async function spend(limiter: RateLimiterAbstract, key: string): Promise<RateLimiterRes | null> {
   try {
-    await limiter.consume(key, 1);
+    return await limiter.consume(key, 1);
   } catch (e) {
     if (e instanceof Error) throw e; // the store failed; a RateLimiterRes means "over the limit"
+    return (e as RateLimiterRes | null) ?? null;
   }
 }
 

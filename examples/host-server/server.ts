@@ -25,6 +25,7 @@ import express from 'express';
 import {
   createCaApiRouter,
   defaultKeyBackend,
+  jsonLinesLogger,
   knexStore,
   pkcs11KeyBackend,
   openDatabase,
@@ -121,6 +122,9 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
     enableRestApi: true,
     store,
     keyBackends,
+    // One JSON line per request (README "Logs"), through the example's own output; CA_ACCESS_LOG=off silences it.
+    accessLog: process.env.CA_ACCESS_LOG !== 'off',
+    logger: jsonLinesLogger({ stream: { write: (line: string) => log(line.trimEnd()) } }),
     ...((options.holdOrders ?? process.env.CA_ORDER_RUNNER === 'off') ? { orderRunner: holdingRunner } : {}),
     ...(options.webhooks ? { webhooks: options.webhooks, env: { ...process.env, CA_KEY_ENCRYPTION_KEY: kek } } : {}),
   });

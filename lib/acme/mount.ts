@@ -30,6 +30,7 @@ import {
   type Store,
 } from '../ports';
 import { authenticate } from './authenticate';
+import { ACCESS_USER } from '../http/access-log';
 import { newOrder } from './handlers/orders';
 import { acmeCa } from './ca-lookup';
 import type { ResolvedAcmeOptions } from './options';
@@ -140,6 +141,8 @@ export function mountAcme(settings: AcmeSettings, ports: AcmePorts, shared: Shar
         const authenticated = await authenticate(req, route, ca, urls, services);
         call.jws = authenticated.jws;
         call.account = authenticated.account;
+        // The access log's user (README "Logs"): the account, by the slug its URL carries.
+        if (authenticated.account) res.locals[ACCESS_USER] = `acme:${authenticated.account.slug}`;
         nonceUsed = authenticated.nonceUsed;
       }
       // A read's nonce may still be on its way (authenticate.ts): the answer waits for it, and a bad one wins.

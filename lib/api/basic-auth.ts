@@ -15,7 +15,7 @@ import { isUtf8 } from 'buffer';
 import type { Request, Response } from 'express';
 import { Passport } from 'passport';
 import { BasicStrategy } from 'passport-http';
-import { NO_METRICS, type ApiUser, type Authenticator, type LoginAttemptLimiter, type MetricsSink } from '../ports';
+import { NO_METRICS, type ApiUser, type Authenticator, type LockoutStart, type LoginAttemptLimiter, type MetricsSink } from '../ports';
 import { HttpError } from '../http/http-errors';
 
 export interface BasicCredentials {
@@ -79,6 +79,9 @@ export class Rfc7617BasicStrategy extends BasicStrategy {
   }
 }
 
+/** Told when a failed attempt starts a lockout (README "Audit": the `login.locked_out` record). */
+export type OnLockout = (username: string, address: string, lockout: LockoutStart) => Promise<void>;
+
 /** Authenticate one request: the user, or null for missing/malformed/wrong credentials. */
 export type RequestAuthenticator = (req: Request, res: Response) => Promise<ApiUser | null>;
 
@@ -92,7 +95,7 @@ export const tooManyFailedLogins = (retryAfterSeconds: number): HttpError =>
  * success after failures starts the username's count again. The address is Express's `req.ip`, which
  * honours the host app's `trust proxy` setting. Failures and refusals are counted (README "Metrics").
  */
-function limited(authenticator: Authenticator, limiter: LoginAttemptLimiter, metrics: MetricsSink) {
+function limited(authenticator: Authenticator, limiter: LoginAttemptLimiter, metrics: MetricsSink, onLockout: OnLockout) {
   return async (username: string, password: string, req: Request): Promise<ApiUser | null> => {
     const address = req.ip ?? req.socket.remoteAddress ?? '';
     const { retryAfterSeconds, userFailures } = await limiter.check(username, address);
@@ -103,7 +106,8 @@ function limited(authenticator: Authenticator, limiter: LoginAttemptLimiter, met
     const user = await authenticator.authenticate(username, password);
     if (!user) {
       metrics.loginFailed();
-      await limiter.failed(username, address);
+      const lockout = await limiter.failed(username, address);
+      if (lockout) await onLockout(username, address, lockout);
     } else if (userFailures > 0) await limiter.succeeded(username, address);
     return user;
   };
@@ -123,9 +127,10 @@ export function basicAuthenticator(
   realm: string,
   limiter: LoginAttemptLimiter | null = null,
   metrics: MetricsSink = NO_METRICS,
+  onLockout: OnLockout = async () => undefined,
 ): RequestAuthenticator {
   const passport = new Passport();
-  const verify = limiter ? limited(authenticator, limiter, metrics) : counted(authenticator, metrics);
+  const verify = limiter ? limited(authenticator, limiter, metrics, onLockout) : counted(authenticator, metrics);
   passport.use('basic', new Rfc7617BasicStrategy(realm, verify));
   return (req, res) =>
     new Promise<ApiUser | null>((resolve, reject) => {

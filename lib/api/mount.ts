@@ -31,6 +31,8 @@ import type { ApiContext, RouteDefinition } from './route-types';
 import { ROUTES } from './routes';
 import { startServices, type RestApiPorts } from './services';
 import { compileAll, pathTextItems, validateBody, validateQuery } from './validation';
+import { ACCESS_USER } from '../http/access-log';
+import { recordLockout } from '../ca/lockouts';
 
 export type { RestApiPorts } from './services';
 
@@ -49,7 +51,9 @@ export function mountRestApi(
   const routes = routeTable.map((route) => compileRoute(route, REST_PATH_PARAMS));
   compileAll(); // a broken schema fails here, not in a request
   const running = startServices(settings, ports, shared.logError, shared.metrics);
-  const authenticate = basicAuthenticator(ports.authenticator, BASIC_REALM, ports.loginLimiter, shared.metrics);
+  const authenticate = basicAuthenticator(ports.authenticator, BASIC_REALM, ports.loginLimiter, shared.metrics, (user, address, lockout) =>
+    recordLockout(ports.store, user, address, lockout, shared.logError),
+  );
   const serveDocs = docsEndpoints(routes.map((r) => r.route));
   const failure: ErrorCatch = { ...shared, toHttpError: (error) => toHttpError(error, ['body']) };
   const prefix = settings.apiRoot;
@@ -71,6 +75,7 @@ export function mountRestApi(
     // 3. authentication, then permission
     const user = await authenticate(req, res);
     if (!user) throw unauthorized();
+    res.locals[ACCESS_USER] = user.username;
     const badPath = pathTextItems(chosen.params);
     if (badPath.length) throw unprocessable(badPath);
     const scope = chosen.params.serial ? { caSerial: chosen.params.serial } : undefined;
@@ -96,7 +101,16 @@ export function mountRestApi(
     if (items.length) throw unprocessable(items);
 
     // 5. the handler
-    const ctx: ApiContext = { user, params: chosen.params, query, body, now: new Date(), apiBase, services: running.services };
+    const ctx: ApiContext = {
+      user,
+      address: req.ip ?? null,
+      params: chosen.params,
+      query,
+      body,
+      now: new Date(),
+      apiBase,
+      services: running.services,
+    };
     let result;
     try {
       result = await route.handler(ctx, req);

@@ -53,6 +53,8 @@ export interface ApiServices {
 /** One request, authenticated, authorised and validated. */
 export interface ApiContext {
   user: ApiUser;
+  /** The client's address (Express's `req.ip`, so the host's `trust proxy`), recorded with the changes it makes. */
+  address: string | null;
   /** Path parameters; `serial`/`certificate_serial` upper-case hex without colons or leading zeros. */
   params: Record<string, string>;
   /** Query parameters declared by the route's query schema, coerced, defaults applied. */

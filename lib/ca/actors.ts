@@ -4,7 +4,8 @@
  */
 import type { Actor, ApiUser } from '../ports';
 
-/** An API user acting through the REST API. */
-export function apiUserActor(user: ApiUser): Actor {
-  return { type: 'api_user', id: user.id, name: user.username, protocol: 'rest' };
+/** An API user acting through the REST API, from `address` where known (the audit log records it). */
+export function apiUserActor(user: ApiUser, address?: string | null): Actor {
+  const actor: Actor = { type: 'api_user', id: user.id, name: user.username, protocol: 'rest' };
+  return address ? { ...actor, address } : actor;
 }

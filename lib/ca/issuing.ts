@@ -104,10 +104,12 @@ export async function placeOrder(
   userId: number,
   request: SignRequest,
   requested?: Date,
+  address?: string | null,
 ): Promise<OrderRecord> {
   const runner = queue.orderRunner;
+  const from = address ? { address } : {}; // recorded with the order's events (the audit log)
   if (queue.signInRequest && runner && hasImmediateOrders(runner)) {
-    const issued = await runner.finishNow({ caId: ca.id, userId, request }, ca);
+    const issued = await runner.finishNow({ caId: ca.id, userId, request, ...from }, ca);
     if (issued) {
       if (requested) queue.metrics?.issuanceCompleted('in_request', (Date.now() - requested.getTime()) / 1000);
       return asPlaced(issued);
@@ -116,7 +118,7 @@ export async function placeOrder(
   const owner = runner?.leaseOwner;
   const lease = owner ? { owner, expires: new Date(Date.now() + ORDER_LEASE_MS) } : undefined;
   const stored = storableRequest(queue.keyBackends, ca, request);
-  const order = await queue.store.createOrder({ caId: ca.id, userId, request: stored, ...(lease ? { lease } : {}) });
+  const order = await queue.store.createOrder({ caId: ca.id, userId, request: stored, ...from, ...(lease ? { lease } : {}) });
   // This process's runner signs with the options as given; the row keeps only what may be stored.
   runner?.notify(stored === request ? order : { ...order, request });
   await queue.orders.waitUntilFinished(order.id, queue.orderWaitMs);

@@ -76,6 +76,8 @@ function keyBackendOptions(body: Record<string, unknown>): Record<string, unknow
 export interface OrderCall {
   caSerial: string;
   userId: number;
+  /** The client's address (`req.ip`), recorded with the order's events. */
+  address?: string | null;
   /** The validated request body. */
   body: Record<string, unknown>;
   now: Date;
@@ -108,7 +110,7 @@ export async function signThroughOrder(desk: OrderDesk, call: OrderCall): Promis
       parsedCsr, // checkCsr above parsed and verified this very text: once is enough
     },
   );
-  return placeOrder(desk, ca, call.userId, request, now);
+  return placeOrder(desk, ca, call.userId, request, now, call.address);
 }
 
 /** `POST /ca/{serial}/certs/{serial}/resign/`: the stored CSR signed again (current CA and profile). */
@@ -126,7 +128,7 @@ export async function resignThroughOrder(desk: OrderDesk, call: OrderCall & { ce
     defaultExpiresMs: desk.defaultExpiresMs,
     now,
   });
-  return placeOrder(desk, ca, call.userId, request, now);
+  return placeOrder(desk, ca, call.userId, request, now, call.address);
 }
 
 /**

@@ -13,6 +13,7 @@ import { registerKeyCommands } from './commands/keys';
 import { registerAcmeCommands } from './commands/acme';
 import { registerOrderCommands } from './commands/orders';
 import { registerWebhookCommands } from './commands/webhooks';
+import { registerAuditCommands } from './commands/audit';
 import type { Action } from './commands/shared';
 import { X509Error } from '../x509/errors';
 
@@ -104,6 +105,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     registerKeyCommands(program, run);
     registerAcmeCommands(program, run);
     registerWebhookCommands(program, run);
+    registerAuditCommands(program, run);
     for (const cmd of program.commands)
       cmd
         .addHelpText('after', COMMAND_ENVIRONMENT_HELP)

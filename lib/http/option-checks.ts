@@ -3,7 +3,7 @@
  * options when it is constructed). Every mistake is an `OptionsError` that names the function the
  * host called, the option, what was expected and what was given — never later, inside a request.
  */
-import { OptionsError, type KeyBackend, type Store } from '../ports';
+import { OptionsError, type KeyBackend, type Logger, type Store } from '../ports';
 import { isPlainObject } from '../x509/plain-object';
 import type { LogError } from './error-catch';
 
@@ -111,6 +111,21 @@ export function checkKeyBackends(value: unknown, entry: OptionsEntry): Record<st
     }
   }
   return { ...(keyBackends as Record<string, KeyBackend>) };
+}
+
+/** `logger`: null when absent, else an object with the `Logger` port's methods. */
+export function checkLogger(value: unknown, entry: OptionsEntry): Logger | null {
+  if (value === undefined) return null;
+  const l = value as Partial<Logger> | null;
+  if (!l || typeof l !== 'object' || !(['info', 'warn', 'error', 'child'] as const).every((m) => typeof l[m] === 'function')) {
+    throw new OptionsError('option `logger` must implement the Logger port: info, warn, error and child', entry);
+  }
+  return l as Logger;
+}
+
+/** A `LogError` that writes through `logger`: the message, and the error as the `err` field (redacted by the logger). */
+export function loggerLogError(logger: Logger): LogError {
+  return (message, error) => logger.error(message, { err: error });
 }
 
 /** `logError`, default `console.error`. */

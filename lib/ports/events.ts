@@ -29,7 +29,17 @@ export type DomainEventType =
   /** A webhook endpoint was added, removed, or given a new secret; `data.webhook` is its id (never the secret). */
   | 'webhook.created'
   | 'webhook.removed'
-  | 'webhook.secret_rotated';
+  | 'webhook.secret_rotated'
+  /** An API user was deleted (with its grants and sign orders). */
+  | 'user.deleted'
+  /** An API user's password was set; the event never carries it or its hash. */
+  | 'user.password_changed'
+  /** An API user's permissions were replaced; `data.permissions` lists them as they now are. */
+  | 'user.permissions_changed'
+  /** Stored CA keys were re-encrypted under a new key-encryption key; `data` names the KEKs by id and the CAs. */
+  | 'kek.rotated'
+  /** Too many failed logins: a username or an address is refused for a while (not a row change). */
+  | 'login.locked_out';
 
 /** The protocols through which something happens; a store adds `sql` for writes made around the library. */
 export type Protocol = 'rest' | 'cli' | 'library' | 'sql' | (string & {});
@@ -43,6 +53,8 @@ export interface Actor {
   /** A username (API user, operating-system user of `ca-admin`, database role) where known. */
   name?: string | null;
   protocol: Protocol;
+  /** The client's network address (Express's `req.ip`) where the change came over the network. */
+  address?: string | null;
 }
 
 export interface DomainEvent {

@@ -47,11 +47,14 @@ export interface StoredKeyRewriting {
   /**
    * In one transaction, with every CA row locked: hand each key of backend `alias` to `rewrite` and
    * store what it returns (null: leave that key as it is). If `rewrite` throws, nothing is changed
-   * and its error is rethrown. Resolves to the number of keys rewritten.
+   * and its error is rethrown. Resolves to the number of keys rewritten. A store with an audit log
+   * records a rotation that rewrote keys in the same transaction (`kek.rotated`), with `about` — public
+   * facts such as the KEKs' identifiers, never a key.
    */
   rewriteStoredKeys(
     alias: string,
     rewrite: (key: StoredKeyReference) => Record<string, unknown> | null | Promise<Record<string, unknown> | null>,
+    about?: Record<string, string>,
   ): Promise<number>;
 }
 

@@ -126,6 +126,8 @@ export type NewOrder = Pick<OrderRecord, 'caId' | 'userId' | 'request'> & {
    * other instances' runners leave it to that one (docs/DESIGN.md "Orders").
    */
   lease?: { owner: string; expires: Date };
+  /** The client's network address the order came from (REST: `req.ip`), for the audit log's records of it. */
+  address?: string | null;
 };
 
 export interface CaFilter {

@@ -12,6 +12,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { pemEncode } from '../../lib/x509/pem';
+import { hasEventLog } from '../../lib/ports';
 import { WireClient, problemType, type WireKey } from '../helpers/acme-wire';
 import { testDatabaseTargets } from '../helpers/database';
 import { issueWithAcmeClient, startAcmeServer, type AcmeFixture } from './fixture';
@@ -65,6 +66,11 @@ describe.each(testDatabaseTargets())('ACME revocation and renewal information ($
     await expect(other.revokeCertificate(pem)).rejects.toThrow(/did not order/);
     await owner.revokeCertificate(pem, { reason: 4 });
     expect(await ocspStatus(pem)).toMatch(/leaf.pem: revoked[\s\S]*Reason: superseded/);
+    // The audit log names the account, the way in and the client's address (README "Audit").
+    const events = hasEventLog(server.store) ? await server.store.eventsSince(0, 1000) : [];
+    expect(events.filter((e) => e.type === 'certificate.revoked').map((e) => e.actor)).toEqual([
+      { type: 'acme_account', id: expect.any(Number), protocol: 'acme', address: expect.stringMatching(/127\.0\.0\.1|::1/) },
+    ]);
     await expect(owner.revokeCertificate(pem)).rejects.toThrow(/already revoked/);
   });
 

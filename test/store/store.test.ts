@@ -44,6 +44,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0008_acme_pending_count',
         '0009_acme_event_actor',
         '0010_acme_stateless_nonces',
+        '0011_audit_chain',
       ]);
     });
   });

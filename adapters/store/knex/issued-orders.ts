@@ -48,15 +48,16 @@ export function createIssuedOrders(db: Knex, orders: NewIssuedOrder[]): Promise<
     const slugs = new Set<string>();
     while (slugs.size < orders.length) slugs.add(randomSlug()); // distinct within the statement
     const fresh = [...slugs];
-    const rowSql = `(?::text, ?::integer, ?::jsonb, ${CERTIFICATE_PLACEHOLDERS})`;
+    const rowSql = `(?::text, ?::integer, ?::jsonb, ?::text, ${CERTIFICATE_PLACEHOLDERS})`;
     const bindings = orders.flatMap((order, i) => [
       fresh[i],
       order.userId,
       toJson(order.request),
+      order.address ?? null,
       ...certificateBindings(order.certificate),
     ]);
     const result = (await db.raw(
-      `with incoming (slug, user_id, request, ${CERTIFICATE_COLUMN_LIST}) as (values ${orders.map(() => rowSql).join(', ')}),
+      `with incoming (slug, user_id, request, source_address, ${CERTIFICATE_COLUMN_LIST}) as (values ${orders.map(() => rowSql).join(', ')}),
        live as (select i.* from incoming i join ?? ca on ca.id = i.ca_id and not ca.revoked),
        inserted as (
          insert into ?? (${CERTIFICATE_COLUMN_LIST}, created, updated)
@@ -64,8 +65,8 @@ export function createIssuedOrders(db: Knex, orders: NewIssuedOrder[]): Promise<
          returning id, ca_id, serial
        ),
        placed as (
-         insert into ?? (created, updated, slug, ca_id, user_id, status, request, certificate_id)
-         select ?, ?, l.slug, l.ca_id, l.user_id, 'issued', l.request, ins.id
+         insert into ?? (created, updated, slug, ca_id, user_id, status, request, certificate_id, source_address)
+         select ?, ?, l.slug, l.ca_id, l.user_id, 'issued', l.request, ins.id, l.source_address
          from live l join inserted ins on ins.ca_id = l.ca_id and ins.serial = l.serial
          returning id, slug, certificate_id
        )

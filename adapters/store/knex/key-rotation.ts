@@ -35,8 +35,17 @@ function isOptions(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Must run inside a transaction; returns how many keys it rewrote and the ids of the CA rows it changed. */
-export async function rewriteStoredKeys(db: Knex, alias: string, rewrite: Rewrite): Promise<{ keys: number; caIds: number[] }> {
+/**
+ * Must run inside a transaction; returns how many keys it rewrote and the ids of the CA rows it changed.
+ * A rotation that rewrote keys is recorded in the same transaction (`kek.rotated`, migration 0011),
+ * with `about` (the KEKs' public identifiers) and the CAs' serials — never a key.
+ */
+export async function rewriteStoredKeys(
+  db: Knex,
+  alias: string,
+  rewrite: Rewrite,
+  about: Record<string, string> = {},
+): Promise<{ keys: number; caIds: number[] }> {
   const rows = (await db(TABLES.cas)
     .select('id', 'name', 'serial', 'key_backend_alias', 'key_backend_options', 'ocsp_key_backend_alias', 'ocsp_key_backend_options')
     .where({ key_backend_alias: alias })
@@ -44,6 +53,7 @@ export async function rewriteStoredKeys(db: Knex, alias: string, rewrite: Rewrit
     .orderBy('id', 'asc')
     .forUpdate()) as KeyRow[];
   const changed: number[] = [];
+  const serials: string[] = [];
   let keys = 0;
   for (const row of rows) {
     const ref = (kind: StoredKeyReference['kind'], options: Record<string, unknown>): StoredKeyReference => ({
@@ -72,7 +82,14 @@ export async function rewriteStoredKeys(db: Knex, alias: string, rewrite: Rewrit
       await db(TABLES.cas).where({ id: row.id }).update(update);
       changed.push(toNumber(row.id));
       keys += columns;
+      serials.push(row.serial);
     }
+  }
+  if (keys) {
+    await db.raw('SELECT ca_api_event(?, ca_api_event_actor(NULL), NULL, NULL, ?::json)', [
+      'kek.rotated',
+      JSON.stringify({ ...about, key_backend: alias, keys, cas: serials }),
+    ]);
   }
   return { keys, caIds: changed };
 }

@@ -25,6 +25,7 @@ function newOrderRow(order: NewOrder, slug: string, now: Date): Row {
     request: toJson(order.request),
     lease_owner: order.lease?.owner ?? null,
     lease_expires: order.lease?.expires ?? null,
+    source_address: order.address ?? null,
   };
 }
 

@@ -19,38 +19,24 @@ import type {
   CertificateFilter,
   CertificateListRow,
   CertificateVersion,
-  CertificateVersionListing,
   CertificateRecord,
   NewCa,
   NewCertificate,
   NewIssuedOrder,
   NewOrder,
-  IssuedOrderStore,
   OrderFilter,
-  OrderListing,
   OrderRecord,
   Permission,
-  Store,
-  CaChangeEvents,
-  CertificateChangeEvents,
-  UserAdministration,
-  UserChangeEvents,
   UserRecord,
-  BatchOrderStore,
   CrlScope,
   OcspResponderRecord,
-  RevocationStore,
   RevokedCertificate,
+  Store,
   StoredKeyRewriting,
   Actor,
-  ActorScopedStore,
-  AcmeNonceStore,
-  AcmeStoreProvider,
   DomainEvent,
-  EventLog,
-  MetricsReadingsProvider,
-  WebhookStoreProvider,
 } from '../../../lib/ports';
+import type { KnexStoreCapabilities } from './capabilities';
 import * as cas from './cas';
 import { ChangeHub } from './change-hub';
 import * as certificates from './certificates';
@@ -59,6 +45,7 @@ import * as acmeNonces from './acme-nonces';
 import { groupedStatements } from './acme/grouped';
 import { KnexAcmeStore, type AcmeHubs } from './acme/store';
 import * as events from './events';
+import { KnexAuditLog } from './audit';
 import { KnexMetricsReadings } from './metrics-readings';
 import { KnexWebhookStore } from './webhooks';
 import { MIGRATIONS_TABLE, migrationSource } from './migrations';
@@ -87,26 +74,7 @@ interface PendingChanges {
   certificates: number[];
 }
 
-export class KnexStore
-  implements
-    Store,
-    UserAdministration,
-    UserChangeEvents,
-    CaChangeEvents,
-    CertificateChangeEvents,
-    BatchOrderStore,
-    IssuedOrderStore,
-    OrderListing,
-    RevocationStore,
-    StoredKeyRewriting,
-    CertificateVersionListing,
-    EventLog,
-    ActorScopedStore<KnexStore>,
-    AcmeNonceStore,
-    AcmeStoreProvider,
-    MetricsReadingsProvider,
-    WebhookStoreProvider
-{
+export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   /**
    * `db` is the root knex instance, or the transaction this store is bound to. `pending` is where a
    * bound store collects changed ids until its transaction commits. `actor` is named in the events
@@ -181,6 +149,12 @@ export class KnexStore
     return (this.webhookStore ??= new KnexWebhookStore(this.db, this.bound, this.actor));
   }
   private webhookStore: KnexWebhookStore | undefined;
+
+  /** The audit log: the events as their hash chain covers them (audit.ts, migration 0011). */
+  get auditLog(): KnexAuditLog {
+    return (this.audit ??= new KnexAuditLog(this.db));
+  }
+  private audit: KnexAuditLog | undefined;
 
   createAcmeNonce(ttlMs: number): Promise<string> {
     return mappingErrors(() => this.hubs.nonces.create(ttlMs, this.db));
@@ -347,9 +321,13 @@ export class KnexStore
     return mappingErrors(() => revocation.setOcspResponder(this.db, caId, responder));
   }
 
-  /** `ca-admin rotate_kek`: every stored key of a backend rewritten in one transaction (key-rotation.ts). */
-  async rewriteStoredKeys(alias: string, rewrite: Parameters<StoredKeyRewriting['rewriteStoredKeys']>[1]): Promise<number> {
-    const done = await mappingErrors(() => this.inTransaction((db) => keyRotation.rewriteStoredKeys(db, alias, rewrite)));
+  /** `ca-admin rotate_kek`: every stored key of a backend rewritten in one transaction, recorded in it (key-rotation.ts). */
+  async rewriteStoredKeys(
+    alias: string,
+    rewrite: Parameters<StoredKeyRewriting['rewriteStoredKeys']>[1],
+    about?: Record<string, string>,
+  ): Promise<number> {
+    const done = await mappingErrors(() => this.write((db) => keyRotation.rewriteStoredKeys(db, alias, rewrite, about), true));
     for (const id of done.caIds) this.changed('cas', id);
     return done.keys;
   }
@@ -366,7 +344,7 @@ export class KnexStore
     return mappingErrors(() => users.getUserById(this.db, id));
   }
   async updateUser(id: number, patch: { passwordHash?: string; permissions?: Permission[] }): Promise<UserRecord> {
-    const user = await mappingErrors(() => this.inTransaction((db) => users.updateUser(db, id, patch)));
+    const user = await mappingErrors(() => this.write((db) => users.updateUser(db, id, patch), true));
     this.changed('users', user.id);
     return user;
   }

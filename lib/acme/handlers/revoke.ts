@@ -48,7 +48,9 @@ export async function revoke(call: AcmeCall): Promise<AcmeAnswer> {
     if (!account || !order || order.accountId !== account.id) throw unauthorized('The account did not order this certificate.');
   }
   if (cert.revoked) throw alreadyRevoked('The certificate is already revoked.');
-  const actor = account ? acmeActor(account.id) : { type: 'certificate_key', protocol: 'acme' };
+  // The client's address too, for the audit log (README "Audit").
+  const from = call.req.ip ? { address: call.req.ip } : {};
+  const actor = { ...(account ? acmeActor(account.id) : { type: 'certificate_key', protocol: 'acme' }), ...from };
   await revokeCert(services.store, cert, { reason, actor, now });
   return { status: 200, body: {} };
 }

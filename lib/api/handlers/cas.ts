@@ -26,4 +26,4 @@ export const viewCertificateAuthority: ApiHandler = async (ctx) =>
   ok(caToJson(await visibleCa(ctx.services.cas, ctx.params.serial, ctx.now, { allowExpired: true })));
 
 export const updateCertificateAuthority: ApiHandler = async (ctx) =>
-  ok(caToJson(await updateCaFromApi(ctx.services.store, ctx.params.serial, ctx.body ?? {}, ctx.now, apiUserActor(ctx.user))));
+  ok(caToJson(await updateCaFromApi(ctx.services.store, ctx.params.serial, ctx.body ?? {}, ctx.now, apiUserActor(ctx.user, ctx.address))));

@@ -62,7 +62,7 @@ export const revokeCertificate: ApiHandler = async (ctx) => {
     reason: body.reason,
     compromised: body.compromised,
     now: ctx.now,
-    actor: apiUserActor(ctx.user),
+    actor: apiUserActor(ctx.user, ctx.address),
   });
   return ok(certificateToJson(revoked));
 };

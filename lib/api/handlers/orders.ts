@@ -9,7 +9,13 @@ import type { ApiHandler } from '../route-types';
 export const signCertificate: ApiHandler = async (ctx) =>
   ok(
     orderToJson(
-      await signThroughOrder(ctx.services, { caSerial: ctx.params.serial, userId: ctx.user.id, body: ctx.body ?? {}, now: ctx.now }),
+      await signThroughOrder(ctx.services, {
+        caSerial: ctx.params.serial,
+        userId: ctx.user.id,
+        address: ctx.address,
+        body: ctx.body ?? {},
+        now: ctx.now,
+      }),
     ),
   );
 
@@ -23,6 +29,7 @@ export const resignCertificate: ApiHandler = async (ctx) =>
         caSerial: ctx.params.serial,
         certificateSerial: ctx.params.certificate_serial,
         userId: ctx.user.id,
+        address: ctx.address,
         body: ctx.body ?? {},
         now: ctx.now,
       }),

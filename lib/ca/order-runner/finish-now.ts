@@ -33,7 +33,7 @@ export async function finishNow(c: RunnerContext, order: NewOrder, ca: CaRecord)
   let issued: OrderRecord | null;
   try {
     const request = storableRequest(c.keyBackends, ca, order.request); // signed already: keep no secret
-    issued = await store.createIssuedOrder({ caId: order.caId, userId: order.userId, request, certificate });
+    issued = await store.createIssuedOrder({ caId: order.caId, userId: order.userId, address: order.address, request, certificate });
   } catch (e) {
     if (isConnectionLost(e)) throw e;
     c.logError('express-ca-api: an order signed in the request could not be stored; it takes the queued path', e);

@@ -68,17 +68,21 @@ export function registerKeyCommands(program: Command, run: Action): void {
         if (!hasStoredKeyRewriting(store)) throw new CaError('invalid', 'This store cannot rewrite stored keys in one transaction.');
 
         const counts = { ca: 0, ocsp: 0, current: 0 };
-        await store.rewriteStoredKeys(o.keyBackend, (key) => {
-          let rewrapped: Record<string, unknown> | null;
-          try {
-            rewrapped = rotation.rewrap(key.options);
-          } catch (e) {
-            throw new CaError('key', `${describe(key)}: ${e instanceof Error ? e.message : String(e)} Nothing was changed.`);
-          }
-          if (rewrapped) counts[key.kind]++;
-          else counts.current++;
-          return o.dryRun ? null : rewrapped;
-        });
+        await store.rewriteStoredKeys(
+          o.keyBackend,
+          (key) => {
+            let rewrapped: Record<string, unknown> | null;
+            try {
+              rewrapped = rotation.rewrap(key.options);
+            } catch (e) {
+              throw new CaError('key', `${describe(key)}: ${e instanceof Error ? e.message : String(e)} Nothing was changed.`);
+            }
+            if (rewrapped) counts[key.kind]++;
+            else counts.current++;
+            return o.dryRun ? null : rewrapped;
+          },
+          { from_kek: rotation.fromKekId, to_kek: rotation.toKekId },
+        );
 
         const what = `${counts.ca + counts.ocsp} key(s) (${counts.ca} CA, ${counts.ocsp} OCSP responder)`;
         const from = `from key-encryption key ${rotation.fromKekId} to ${rotation.toKekId}`;

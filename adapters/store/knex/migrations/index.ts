@@ -16,6 +16,7 @@ import * as m0007 from './0007_acme_policy';
 import * as m0008 from './0008_acme_pending_count';
 import * as m0009 from './0009_acme_event_actor';
 import * as m0010 from './0010_acme_stateless_nonces';
+import * as m0011 from './0011_audit_chain';
 import * as m0012 from './0012_webhooks';
 
 /** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
@@ -30,7 +31,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0008_acme_pending_count', m0008],
   ['0009_acme_event_actor', m0009],
   ['0010_acme_stateless_nonces', m0010],
-  // 0011 is the audit log's (another branch); knex applies whichever is missing.
+  ['0011_audit_chain', m0011],
   ['0012_webhooks', m0012],
 ];
 

@@ -1,0 +1,54 @@
+/**
+ * The knex store's `AuditLog` (lib/ports/audit.ts) over `ca_api_events` and its hash chain (migration
+ * 0011). Rows are read with the exact texts the chain's hash covers — the JSON columns as stored
+ * (`json`, not `jsonb`: never re-serialised) and the commit time formatted in UTC by the database —
+ * so lib/ca/audit-chain.ts recomputes every hash without trusting a database function.
+ */
+import type { Knex } from 'knex';
+import type { AuditFilter, AuditLog, AuditRow } from '../../../lib/ports';
+import { mappingErrors } from './errors';
+import type { Row } from './rows';
+import { TABLES } from './tables';
+import { toNumber } from './values';
+
+/** The most records one read returns. */
+export const MAX_AUDIT_ROWS = 1000;
+
+const CREATED_UTC = `to_char(created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+const nullableText = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+export class KnexAuditLog implements AuditLog {
+  constructor(private readonly db: Knex) {}
+
+  auditRows(filter: AuditFilter): Promise<AuditRow[]> {
+    const afterId = filter.afterId ?? 0;
+    if (!Number.isSafeInteger(afterId) || afterId < 0) throw new RangeError('afterId must be a non-negative integer');
+    const limit = Math.min(Math.max(1, Math.floor(filter.limit ?? 100)), MAX_AUDIT_ROWS);
+    return mappingErrors(async () => {
+      const q = this.db(TABLES.events)
+        .select('id', this.db.raw(`${CREATED_UTC} AS created_text`), 'type', this.db.raw('actor::text AS actor_text'))
+        .select('ca_serial', 'serial', this.db.raw('data::text AS data_text'), 'hash')
+        .where('id', '>', afterId);
+      if (filter.since) q.where('created', '>=', filter.since);
+      if (filter.caSerial) q.where('ca_serial', filter.caSerial);
+      const rows = (await q.orderBy('id').limit(limit)) as Row[];
+      return rows.map((r) => ({
+        id: toNumber(r.id),
+        created: String(r.created_text),
+        type: String(r.type),
+        actorText: String(r.actor_text),
+        caSerial: nullableText(r.ca_serial),
+        serial: nullableText(r.serial),
+        dataText: String(r.data_text),
+        hash: String(r.hash),
+      }));
+    });
+  }
+
+  recordEvent(type: string, actor: Record<string, unknown>, data: Record<string, unknown>): Promise<void> {
+    return mappingErrors(async () => {
+      await this.db.raw('SELECT ca_api_event(?, ?::json, NULL, NULL, ?::json)', [type, JSON.stringify(actor), JSON.stringify(data)]);
+    });
+  }
+}

@@ -1,0 +1,42 @@
+/** Everything the knex store implements: the `Store` port and every optional capability of lib/ports. */
+import type {
+  AcmeNonceStore,
+  AcmeStoreProvider,
+  ActorScopedStore,
+  AuditLogProvider,
+  BatchOrderStore,
+  CaChangeEvents,
+  CertificateChangeEvents,
+  CertificateVersionListing,
+  EventLog,
+  IssuedOrderStore,
+  MetricsReadingsProvider,
+  OrderListing,
+  RevocationStore,
+  Store,
+  StoredKeyRewriting,
+  UserAdministration,
+  UserChangeEvents,
+  WebhookStoreProvider,
+} from '../../../lib/ports';
+
+export interface KnexStoreCapabilities<Self>
+  extends
+    Store,
+    UserAdministration,
+    UserChangeEvents,
+    CaChangeEvents,
+    CertificateChangeEvents,
+    BatchOrderStore,
+    IssuedOrderStore,
+    OrderListing,
+    RevocationStore,
+    StoredKeyRewriting,
+    CertificateVersionListing,
+    EventLog,
+    ActorScopedStore<Self>,
+    AcmeNonceStore,
+    AcmeStoreProvider,
+    MetricsReadingsProvider,
+    WebhookStoreProvider,
+    AuditLogProvider {}

@@ -1,0 +1,53 @@
+/**
+ * The audit log (README "Operating it" → "Audit", docs/DESIGN.md "Audit log"): the outbox of domain
+ * events (lib/ports/events.ts) read as the records a hash chain covers. Each record carries SHA-256
+ * over the previous record's hash and a canonical text of its own fields (lib/ca/audit-chain.ts), so
+ * that a record changed, removed or slipped in afterwards breaks the chain at that record.
+ */
+
+/** One audit record exactly as stored: the texts its hash covers, nothing re-serialised. */
+export interface AuditRow {
+  id: number;
+  /** The commit time in UTC to the microsecond, `2026-11-25T21:43:03.123456Z`. */
+  created: string;
+  type: string;
+  /** The actor's JSON text as stored (lib/ports/events.ts `Actor`). */
+  actorText: string;
+  caSerial: string | null;
+  serial: string | null;
+  /** The data's JSON text as stored. */
+  dataText: string;
+  /** Hex SHA-256 chained over the previous record (lib/ca/audit-chain.ts). */
+  hash: string;
+}
+
+export interface AuditFilter {
+  /** Records with a greater id only (paging; 0 or absent: from the first). */
+  afterId?: number;
+  /** Records committed at or after this time only. */
+  since?: Date;
+  /** Records about this CA only (its certificates' records included). */
+  caSerial?: string;
+  /** At most this many (the store may cap it). */
+  limit?: number;
+}
+
+export interface AuditLog {
+  /** Records in id order (the chain's order), filtered, a page at a time. */
+  auditRows(filter: AuditFilter): Promise<AuditRow[]>;
+  /**
+   * Record an event that is not a row change (a login lockout), in its own transaction and chained
+   * like every other (`actor` as lib/ports/events.ts describes it).
+   */
+  recordEvent(type: string, actor: Record<string, unknown>, data: Record<string, unknown>): Promise<void>;
+}
+
+/** Optional store capability: a store with an audit log offers it as `auditLog`. */
+export interface AuditLogProvider {
+  readonly auditLog: AuditLog;
+}
+
+export function hasAuditLog<S extends object>(store: S): store is S & AuditLogProvider {
+  const log = (store as Partial<AuditLogProvider>).auditLog;
+  return typeof log === 'object' && log !== null && typeof log.auditRows === 'function';
+}

@@ -1,0 +1,247 @@
+/**
+ * The audit log (migration 0011, lib/ca/audit-chain.ts, README "Operating it" → "Audit"): every
+ * record chained by the database, the chain recomputed in JavaScript from the stored texts whatever
+ * the writing session's time zone, the table append-only, a record changed behind the triggers'
+ * back named by `ca-admin verify_audit_log`, and no record without its change nor change without its
+ * record when a write fails.
+ */
+import { auditHash, GENESIS_HASH, verifyAuditChain } from '../../lib/ca/audit-chain';
+import { TABLES } from '../../adapters/store/knex/tables';
+import {
+  actingAs,
+  hasAuditLog,
+  type BatchOrderStore,
+  type Actor,
+  type AuditLogProvider,
+  type StoredKeyRewriting,
+  type Store,
+  type UserAdministration,
+} from '../../lib/ports';
+import { cliRunner } from '../cli/helpers';
+import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
+import { newCa, newCertificate, signRequest } from '../store/records';
+import { MIGRATIONS_TABLE, migrationSource } from '../../adapters/store/knex/migrations';
+
+const OPERATOR: Actor = { type: 'operator', name: 'root', protocol: 'cli' };
+const API_USER: Actor = { type: 'api_user', id: 1, name: 'alice', protocol: 'rest', address: '192.0.2.7' };
+
+describe.each(testDatabaseTargets())('audit log on $name', (target) => {
+  let db: TestDatabase;
+  let store: Store & AuditLogProvider & StoredKeyRewriting & UserAdministration & BatchOrderStore;
+  beforeAll(async () => {
+    db = await openTestDatabase(target);
+    if (!hasAuditLog(db.store)) throw new Error('the knex store keeps an audit log');
+    store = db.store as typeof store;
+  });
+  afterAll(() => db?.close());
+  beforeEach(() => db.truncate());
+
+  const rows = () => store.auditLog.auditRows({ limit: 1000 });
+  const count = async (table: string) => Number(((await db.knex(table).count('* as n').first()) as { n: string | number }).n);
+
+  /** A CA, a certificate with non-ASCII text, a revocation, user changes and a KEK rotation: 9 records. */
+  async function someHistory(): Promise<void> {
+    const ca = await actingAs(store, OPERATOR).insertCa(newCa({ name: 'Zürich 🔐' }));
+    const cert = await store.insertCertificate(newCertificate(ca.id, { cn: 'größe.example' }));
+    await actingAs(store, API_USER).revokeCertificate(cert.id, 'key_compromise', null, new Date());
+    const bob = await actingAs(store, OPERATOR).createUser('bob', 'hash-1', ['view_certificate']);
+    await actingAs(store, OPERATOR).updateUser(bob.id, { passwordHash: 'hash-2' });
+    await actingAs(store, OPERATOR).updateUser(bob.id, { permissions: ['sign_certificate', 'view_certificate'] });
+    await actingAs(store, OPERATOR).deleteUser(bob.id);
+    await actingAs(store, OPERATOR).rewriteStoredKeys('default', (key) => ({ ...key.options, rewrapped: true }), {
+      from_kek: 'aaaa',
+      to_kek: 'bbbb',
+    });
+    // Written in a session whose time zone is far from UTC: the chain must not depend on it.
+    await db.knex.transaction(async (trx) => {
+      await trx.raw(`SET LOCAL TIME ZONE 'Asia/Kolkata'`);
+      await trx.raw(`SELECT ca_api_event('test.noted', '{"type":"system","protocol":"library"}'::json, NULL, NULL, '{"x" : 1}'::json)`);
+    });
+  }
+
+  it('chains every record: the database and the JavaScript recomputation agree, whatever the session time zone', async () => {
+    await someHistory();
+    const all = await rows();
+    expect(all.map((r) => r.type)).toEqual([
+      'ca.created',
+      'certificate.issued',
+      'certificate.revoked',
+      'user.created',
+      'user.password_changed',
+      'user.permissions_changed',
+      'user.deleted',
+      'kek.rotated',
+      'test.noted',
+    ]);
+    let previous = GENESIS_HASH;
+    for (const row of all) {
+      expect(row.hash).toBe(auditHash(previous, row));
+      previous = row.hash;
+    }
+    expect(all[8].created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    expect(Math.abs(Date.parse(all[8].created) - Date.now())).toBeLessThan(60_000); // UTC, not Kolkata's wall clock
+    expect(all[8].dataText).toBe('{"x" : 1}'); // json as stored, not re-serialised
+    expect(JSON.parse(all[2].actorText)).toEqual(API_USER);
+    expect(JSON.parse(all[5].dataText)).toEqual({
+      username: 'bob',
+      user_id: expect.any(Number),
+      permissions: [
+        { permission: 'sign_certificate', ca: null },
+        { permission: 'view_certificate', ca: null },
+      ],
+    });
+    expect(all[4].dataText).not.toContain('hash-2');
+    expect(JSON.parse(all[7].dataText)).toMatchObject({ from_kek: 'aaaa', to_kek: 'bbbb', keys: 1, key_backend: 'default' });
+    expect(await verifyAuditChain(store.auditLog, 4)).toEqual({ intact: true, records: 9, head: all[8].hash });
+    expect(await cliRunner(store)(['verify_audit_log'])).toMatchObject({
+      code: 0,
+      stdout: `Audit log intact: 9 record(s), chain head ${all[8].hash}.\n`,
+    });
+  });
+
+  it('audit_log exports the records as JSON lines or CSV, filtered by CA and by --since (an id or a date)', async () => {
+    await someHistory();
+    const all = await rows();
+    const ca = all[0];
+    const cli = cliRunner(store);
+    const jsonl = await cli(['audit_log']);
+    expect(jsonl.code).toBe(0);
+    const lines = jsonl.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l.id)).toEqual(all.map((r) => r.id));
+    expect(lines[2]).toEqual({
+      id: all[2].id,
+      created: all[2].created,
+      type: 'certificate.revoked',
+      actor: API_USER,
+      ca_serial: ca.caSerial,
+      serial: all[2].serial,
+      data: expect.objectContaining({ reason: 'key_compromise' }),
+      hash: all[2].hash,
+    });
+
+    const byCa = await cli(['audit_log', '--ca', 'Zürich 🔐', '--since', String(all[0].id)]);
+    expect(
+      byCa.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { type: string }).type),
+    ).toEqual(['certificate.issued', 'certificate.revoked']);
+    const fromId = await cli(['audit_log', '--since', String(all[7].id), '--format', 'csv']);
+    const csv = fromId.stdout.trimEnd().split('\n');
+    expect(csv[0]).toBe('id,created,type,actor_type,actor_name,actor_id,protocol,address,ca_serial,serial,data,hash');
+    expect(csv.slice(1)).toEqual([`${all[8].id},${all[8].created},test.noted,system,,,library,,,,"{""x"" : 1}",${all[8].hash}`]);
+    const revokedCsv = (await cli(['audit_log', '--format', 'csv'])).stdout.split('\n')[3];
+    expect(revokedCsv).toContain(`,certificate.revoked,api_user,alice,1,rest,192.0.2.7,${ca.caSerial},`);
+    expect((await cli(['audit_log', '--since', '2000-01-01'])).stdout).toBe(jsonl.stdout);
+    expect((await cli(['audit_log', '--since', '2999-01-01T00:00:00Z'])).stdout).toBe('');
+    expect((await cli(['audit_log', '--since', 'yesterday'])).stderr).toContain('neither an event id nor an ISO 8601 date');
+  });
+
+  it('is append-only; a record changed or removed behind the triggers is named by verify_audit_log', async () => {
+    await someHistory();
+    const [, , third, fourth] = await rows();
+    await expect(db.knex(TABLES.events).where({ id: third.id }).update({ type: 'certificate.issued' })).rejects.toThrow(/append-only/);
+    await expect(db.knex(TABLES.events).where({ id: third.id }).delete()).rejects.toThrow(/append-only/);
+    await expect(db.knex.raw(`TRUNCATE ${TABLES.events}`)).rejects.toThrow(/append-only/);
+
+    // What an intruder who owns the table does: switch the guard off, edit, switch it on.
+    const behindTheTriggers = async (sql: string) => {
+      await db.knex.transaction(async (trx) => {
+        await trx.raw(`ALTER TABLE ${TABLES.events} DISABLE TRIGGER ca_api_audit_append_only`);
+        await trx.raw(sql);
+        await trx.raw(`ALTER TABLE ${TABLES.events} ENABLE TRIGGER ca_api_audit_append_only`);
+      });
+    };
+    const cli = cliRunner(store);
+    await behindTheTriggers(`UPDATE ${TABLES.events} SET data = '{"reason":"superseded"}' WHERE id = ${third.id}`);
+    const changed = await cli(['verify_audit_log']);
+    expect(changed.code).toBe(1);
+    expect(changed.stderr).toContain(`Audit log broken at record ${third.id}:`);
+    expect(changed.stderr).toContain('2 record(s) before it are intact');
+
+    // Hash recomputed too (with the database's own function): then the next record breaks.
+    await behindTheTriggers(
+      `UPDATE ${TABLES.events} e SET hash = ca_api_audit_hash((SELECT hash FROM ${TABLES.events} WHERE id = ${third.id - 1}), e) WHERE id = ${third.id}`,
+    );
+    expect((await cli(['verify_audit_log'])).stderr).toContain(`Audit log broken at record ${fourth.id}:`);
+
+    await behindTheTriggers(`DELETE FROM ${TABLES.events} WHERE id = ${third.id}`);
+    expect((await cli(['verify_audit_log'])).stderr).toContain(
+      `broken at record ${fourth.id}: its hash does not follow from record ${third.id - 1}`,
+    );
+  });
+
+  it('migration 0011 chains the events written before it (and its down migration undoes it)', async () => {
+    const config = { migrationSource, tableName: MIGRATIONS_TABLE };
+    await db.knex.migrate.down({ ...config, name: '0011_audit_chain' });
+    try {
+      const ca = await store.insertCa(newCa({ name: 'Before' }));
+      await store.insertCertificate(newCertificate(ca.id));
+      await store.createUser('early', 'hash', []);
+    } finally {
+      await db.knex.migrate.latest(config);
+    }
+    await store.insertCertificate(newCertificate((await store.listCas())[0].id));
+    const all = await rows();
+    expect(all.map((r) => r.type)).toEqual(['ca.created', 'certificate.issued', 'user.created', 'certificate.issued']);
+    expect(await verifyAuditChain(store.auditLog)).toEqual({ intact: true, records: 4, head: all[3].hash });
+  });
+
+  it("a sign order's address is in the actor of its certificate.issued (queued path) and its order.failed", async () => {
+    const ca = await store.insertCa(newCa());
+    const alice = await store.createUser('alice', 'hash', []);
+    const address = '2001:db8::7';
+    const queued = await store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest(), address });
+    const failing = await store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest(), address });
+    await store.issueOrders!([{ orderId: queued.id, certificate: newCertificate(ca.id) }], new Date());
+    await store.markOrderFailed(failing.id, 'no');
+    const actors = (await rows())
+      .filter((r) => r.type !== 'ca.created' && r.type !== 'user.created')
+      .map((r) => [r.type, JSON.parse(r.actorText)]);
+    const actor = { type: 'api_user', id: alice.id, name: 'alice', protocol: 'rest', address };
+    expect(actors).toEqual([
+      ['certificate.issued', actor],
+      ['order.failed', actor],
+    ]);
+  });
+
+  it('forced write failure: no change without its record, no record without its change', async () => {
+    await db.knex.raw(`ALTER TABLE ${TABLES.events} ADD CONSTRAINT test_no_user_events CHECK (type NOT LIKE 'user.%') NOT VALID`);
+    try {
+      await expect(actingAs(store, OPERATOR).createUser('carol', 'hash', [])).rejects.toThrow();
+      expect(await count(TABLES.users)).toBe(0);
+    } finally {
+      await db.knex.raw(`ALTER TABLE ${TABLES.events} DROP CONSTRAINT test_no_user_events`);
+    }
+    const carol = await store.createUser('carol', 'hash', []);
+    await db.knex.raw(`ALTER TABLE ${TABLES.events} ADD CONSTRAINT test_no_user_events CHECK (type NOT LIKE 'user.%') NOT VALID`);
+    try {
+      await expect(store.deleteUser(carol.id)).rejects.toThrow();
+      await expect(store.updateUser(carol.id, { passwordHash: 'other' })).rejects.toThrow();
+      expect((await store.findUser('carol'))?.passwordHash).toBe('hash');
+    } finally {
+      await db.knex.raw(`ALTER TABLE ${TABLES.events} DROP CONSTRAINT test_no_user_events`);
+    }
+
+    // The record is written, then the commit fails after it (a later deferred check): both go.
+    await db.knex.raw(
+      `CREATE FUNCTION test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$`,
+    );
+    await db.knex.raw(
+      `CREATE CONSTRAINT TRIGGER zz_test_refuse AFTER INSERT ON ${TABLES.users} DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_refuse()`,
+    );
+    const before = (await rows()).length;
+    try {
+      await expect(store.createUser('dave', 'hash', [])).rejects.toThrow(/refused at commit/);
+    } finally {
+      await db.knex.raw(`DROP TRIGGER zz_test_refuse ON ${TABLES.users}`);
+      await db.knex.raw(`DROP FUNCTION test_refuse()`);
+    }
+    expect(await store.findUser('dave')).toBeNull();
+    expect((await rows()).length).toBe(before);
+    expect((await verifyAuditChain(store.auditLog)).intact).toBe(true);
+  });
+});
