@@ -45,6 +45,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0009_acme_event_actor',
         '0010_acme_stateless_nonces',
         '0011_audit_chain',
+        '0012_webhooks',
       ]);
     });
   });
