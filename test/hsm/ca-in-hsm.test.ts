@@ -103,16 +103,22 @@ describeWithSoftHsm('CA keys in a SoftHSM2 token', () => {
       throw new Error('order still pending');
     }
 
+    /** POST the OCSP request in `requestFile` to the responder of `serial` (`cert` or `ca`); the answer is saved in `answerFile`. */
+    async function postOcsp(serial: string, scope: 'cert' | 'ca', requestFile: string, answerFile: string): Promise<request.Response> {
+      const answer = await request(app)
+        .post(`${PUBLIC}/ocsp/${serial}/${scope}/`)
+        .set('Content-Type', 'application/ocsp-request')
+        .send(fs.readFileSync(path.join(dir, requestFile)))
+        .buffer(true)
+        .parse(binary);
+      fs.writeFileSync(path.join(dir, answerFile), answer.body as Buffer);
+      return answer;
+    }
+
     /** OCSP about the leaf (no nonce: the responder may keep the answer); openssl's verdict on the answer. */
     async function askLeafOcsp(): Promise<string> {
       const issuing = await ca('hsm-issuing');
-      const answer = await request(app)
-        .post(`${PUBLIC}/ocsp/${issuing.serial}/cert/`)
-        .set('Content-Type', 'application/ocsp-request')
-        .send(fs.readFileSync(path.join(dir, 'req.der')))
-        .buffer(true)
-        .parse(binary);
-      fs.writeFileSync(path.join(dir, 'resp.der'), answer.body as Buffer);
+      await postOcsp(issuing.serial, 'cert', 'req.der', 'resp.der');
       return openssl(['ocsp', '-respin', 'resp.der', '-issuer', 'issuing.pem', '-cert', 'leaf.pem', '-no_nonce', '-CAfile', 'chain.pem']);
     }
 
@@ -238,13 +244,7 @@ describeWithSoftHsm('CA keys in a SoftHSM2 token', () => {
       expect(crlText).toContain(leafSerial.replace(/^0+/, ''));
 
       openssl(['ocsp', '-issuer', 'issuing.pem', '-cert', 'leaf.pem', '-no_nonce', '-reqout', 'req.der']);
-      const answer = await request(app)
-        .post(`${PUBLIC}/ocsp/${issuing.serial}/cert/`)
-        .set('Content-Type', 'application/ocsp-request')
-        .send(fs.readFileSync(path.join(dir, 'req.der')))
-        .buffer(true)
-        .parse(binary);
-      fs.writeFileSync(path.join(dir, 'resp.der'), answer.body as Buffer);
+      expect((await postOcsp(issuing.serial, 'cert', 'req.der', 'resp.der')).status).toBe(200);
       const verdict = openssl([
         'ocsp',
         '-respin',
@@ -282,14 +282,8 @@ describeWithSoftHsm('CA keys in a SoftHSM2 token', () => {
       const before = (listObjects(token).match(/^Private Key Object/gm) ?? []).length;
       const root = await ca('hsm-root');
       openssl(['ocsp', '-issuer', 'root.pem', '-cert', 'issuing.pem', '-no_nonce', '-reqout', 'root-req.der']);
-      const answer = await request(app)
-        .post(`${PUBLIC}/ocsp/${root.serial}/ca/`)
-        .set('Content-Type', 'application/ocsp-request')
-        .send(fs.readFileSync(path.join(dir, 'root-req.der')))
-        .buffer(true)
-        .parse(binary);
+      const answer = await postOcsp(root.serial, 'ca', 'root-req.der', 'root-resp.der');
       expect(answer.status).toBe(200);
-      fs.writeFileSync(path.join(dir, 'root-resp.der'), answer.body as Buffer);
       const verdict = openssl([
         'ocsp',
         '-respin',
@@ -356,14 +350,8 @@ describeWithSoftHsm('CA keys in a SoftHSM2 token', () => {
       expect(crl.headers['retry-after']).toBeDefined();
       expect(crl.body.detail).toMatch(/The HSM is unavailable/);
       openssl(['ocsp', '-issuer', 'issuing.pem', '-serial', '0x1234', '-reqout', 'req2.der']);
-      const answer = await request(app)
-        .post(`${PUBLIC}/ocsp/${issuing.serial}/cert/`)
-        .set('Content-Type', 'application/ocsp-request')
-        .send(fs.readFileSync(path.join(dir, 'req2.der')))
-        .buffer(true)
-        .parse(binary);
+      const answer = await postOcsp(issuing.serial, 'cert', 'req2.der', 'resp2.der');
       expect(answer.status).toBe(200);
-      fs.writeFileSync(path.join(dir, 'resp2.der'), answer.body as Buffer);
       expect(openssl(['ocsp', '-respin', 'resp2.der', '-resp_text', '-noverify'])).toMatch(/Responder Error: trylater \(3\)/);
       // What the responder keeps it still serves: the leaf's answer, signed before the token went.
       const kept = await askLeafOcsp();
