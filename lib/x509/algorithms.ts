@@ -99,6 +99,11 @@ const HASH_OIDS: Readonly<Record<SignatureHashName, string>> = {
 };
 const HASH_BY_OID = new Map(Object.entries(HASH_OIDS).map(([name, o]) => [o, name as SignatureHashName]));
 
+/** The OID of a hash algorithm (its AlgorithmIdentifier in RSASSA-PSS-params and in a DigestInfo). */
+export function hashOid(hash: SignatureHashName): string {
+  return HASH_OIDS[hash];
+}
+
 /** node:crypto digest names. */
 const NODE_HASH: Readonly<Record<SignatureHashName, string>> = {
   MD5: 'md5',

@@ -10,27 +10,15 @@
  *   - EdDSA: CKM_EDDSA over the message itself (PKCS#11 v3.0 §2.3.14, RFC 8410: pure EdDSA).
  */
 import * as crypto from 'crypto';
-import { digestLength, nodeHashName } from '../../../lib/x509/algorithms';
+import { digestLength, hashOid, nodeHashName } from '../../../lib/x509/algorithms';
+import { integer, nullDer, octets, oid, seq } from '../../../lib/x509/revocation/der';
 import type { SignatureOptions } from '../../../lib/x509/signer';
 import type { HashAlgorithmName, KeyType } from '../../../lib/x509/types';
 import { CKM_EDDSA, type Binding, type Mechanism } from './binding';
 
-/** The last byte of the hash OIDs under 2.16.840.1.101.3.4.2 (NIST hash algorithms). */
-const NIST_HASH_ARC: Record<HashAlgorithmName, number> = {
-  'SHA-256': 1,
-  'SHA-384': 2,
-  'SHA-512': 3,
-  'SHA-224': 4,
-  'SHA3/224': 7,
-  'SHA3/256': 8,
-  'SHA3/384': 9,
-  'SHA3/512': 10,
-};
-
 /** DigestInfo ::= SEQUENCE { SEQUENCE { OID, NULL }, OCTET STRING digest } (RFC 8017 §9.2 note 1). */
 function digestInfo(hash: HashAlgorithmName, digest: Buffer): Buffer {
-  const algorithm = Buffer.from([0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, NIST_HASH_ARC[hash], 0x05, 0x00]);
-  return Buffer.concat([Buffer.from([0x30, algorithm.length + 2 + digest.length]), algorithm, Buffer.from([0x04, digest.length]), digest]);
+  return seq(seq(oid(hashOid(hash)), nullDer()), octets(digest));
 }
 
 /** PSS needs the token to know the hash (for MGF1): the SHA-2 family only (CKG_MGF1_SHA3_* are v3.0 and rare). */
@@ -75,19 +63,9 @@ export function prepareSignature(b: Binding, keyType: KeyType, data: Buffer, opt
   return { mechanism: { mechanism: b.CKM_RSA_PKCS }, input: digestInfo(hash, digest), outputLength: 1024, finish: identity };
 }
 
-/** A DER INTEGER of an unsigned big-endian number. */
-function derInteger(value: Buffer): Buffer {
-  let start = 0;
-  while (start < value.length - 1 && value[start] === 0) start++;
-  let body = value.subarray(start);
-  if (body[0] & 0x80) body = Buffer.concat([Buffer.from([0]), body]);
-  return Buffer.concat([Buffer.from([0x02, body.length]), body]);
-}
-
 /** r||s (each half the length) → SEQUENCE { r, s }. */
 export function rawToDer(raw: Buffer): Buffer {
   const half = raw.length / 2;
-  const content = Buffer.concat([derInteger(raw.subarray(0, half)), derInteger(raw.subarray(half))]);
-  const length = content.length < 0x80 ? Buffer.from([content.length]) : Buffer.from([0x81, content.length]);
-  return Buffer.concat([Buffer.from([0x30]), length, content]);
+  const unsigned = (bytes: Buffer) => integer(BigInt(`0x${bytes.toString('hex')}`));
+  return seq(unsigned(raw.subarray(0, half)), unsigned(raw.subarray(half)));
 }

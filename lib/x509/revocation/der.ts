@@ -1,6 +1,7 @@
 /**
- * A small DER writer for the revocation structures (CRLs, OCSP responses): values are Buffers, a
- * constructed value is its parts' bytes concatenated under one header. Everything is encoded once;
+ * A small DER writer for the revocation structures (CRLs, OCSP responses; also the PKCS#11 key
+ * backend's DigestInfo and ECDSA signatures): values are Buffers, a constructed value is its parts'
+ * bytes concatenated under one header. Everything is encoded once;
  * parts that arrive as DER (a CA's subject Name, a CertID echoed from a request) are copied as is.
  * DER rules of X.690 §10 apply: definite minimal lengths, minimal INTEGERs, GeneralizedTime in UTC
  * with no fraction.
