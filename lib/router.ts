@@ -83,13 +83,11 @@ function mountModules(
   const mounted: MountedModule[] = [];
   // Each module's requests in the access log (README "Logs"), named by the way in.
   const { logger, accessLog } = resolved;
-  const modules = {
-    push: (protocol: string, m: MountedModule) => mounted.push(accessLog && logger ? withAccessLog(m, protocol, logger) : m),
-  };
-  if (resolved.enableRestApi) modules.push('rest', mountRestApi(resolved, { ...ports, cas }, shared, internals.routes));
+  const add = (protocol: string, m: MountedModule) => mounted.push(accessLog && logger ? withAccessLog(m, protocol, logger) : m);
+  if (resolved.enableRestApi) add('rest', mountRestApi(resolved, { ...ports, cas }, shared, internals.routes));
   if (resolved.serveRevocation && hasRevocationStore(store)) {
     const settings = { prefix: `/${resolved.urlPath}`, ocspSigning: resolved.ocspSigning, profiles: resolved.effectiveProfiles };
-    modules.push('revocation', mountRevocationEndpoints(settings, { store, keyBackends, cas }, shared));
+    add('revocation', mountRevocationEndpoints(settings, { store, keyBackends, cas }, shared));
   }
   if (resolved.acme.enabled) {
     if (!hasAcmeStore(store) || !hasAcmeNonces(store) || !ports.acmeValidator) {
@@ -106,10 +104,9 @@ function mountModules(
       verifier: ports.signatureVerifier ?? null,
       secrets: ports.acmeSecrets ?? null,
     };
-    modules.push('acme', mountAcme(settings, acmePorts, shared));
+    add('acme', mountAcme(settings, acmePorts, shared));
   }
-  if (resolved.metrics.enabled && ports.metricsExposition)
-    modules.push('metrics', mountMetrics(resolved.metrics, ports.metricsExposition, shared));
+  if (resolved.metrics.enabled && ports.metricsExposition) add('metrics', mountMetrics(resolved.metrics, ports.metricsExposition, shared));
   return mounted;
 }
 

@@ -4,7 +4,16 @@
  * `OptionsError` naming the option.
  */
 import type { LogError } from '../http/error-catch';
-import { checkBoolean, checkLogError, checkOptionNames, isObjectLike, OptionsError, show, type OptionsEntry } from '../http/option-checks';
+import {
+  checkBoolean,
+  checkLogError,
+  checkOptionNames,
+  hasMethods,
+  isObjectLike,
+  OptionsError,
+  show,
+  type OptionsEntry,
+} from '../http/option-checks';
 import { hasEventLog, hasWebhookStore, type EventLog, type SecretBox, type Store, type WebhookStoreProvider } from '../ports';
 
 export interface WebhookDeliveryTuning {
@@ -126,8 +135,7 @@ export function checkWebhookStore(store: unknown, entry: OptionsEntry, prefix: s
 
 function checkSecretBox(box: unknown, entry: OptionsEntry): SecretBox | null {
   if (box === undefined) return null;
-  const b = box as Partial<SecretBox>;
-  if (!isObjectLike(box) || typeof b.seal !== 'function' || typeof b.open !== 'function') {
+  if (!hasMethods(box, ['seal', 'open'])) {
     throw new OptionsError('option `secrets` must be a SecretBox { seal(secret), open(sealed) }', entry);
   }
   return box as SecretBox;
