@@ -10,7 +10,8 @@ import { keyTypeOf } from '../../../lib/x509/keys';
 import { offeredCurveByOid, OFFERED_CURVES, OFFERED_CURVE_NAMES } from '../../../lib/x509/curves';
 import type { KeyType } from '../../../lib/x509/types';
 import { CKK_EC_EDWARDS, type Binding, type Template } from './binding';
-import { EC_PARAMS, octetString } from './public-key';
+import { octets } from '../../../lib/x509/revocation/der';
+import { EC_PARAMS } from './public-key';
 import { privateKeyAttributes, publicKeyAttributes, type KeyRef } from './templates';
 
 export interface ImportObjects {
@@ -69,14 +70,14 @@ export function importObjects(b: Binding, key: crypto.KeyObject, ref: KeyRef): I
     publicTemplate.push(
       { type: b.CKA_KEY_TYPE, value: b.CKK_EC },
       { type: b.CKA_EC_PARAMS, value: EC_PARAMS[name] },
-      { type: b.CKA_EC_POINT, value: octetString(point) },
+      { type: b.CKA_EC_POINT, value: octets(point) },
     );
   } else if (keyType === 'Ed25519' || keyType === 'Ed448') {
     const params = { type: b.CKA_EC_PARAMS, value: EC_PARAMS[keyType] };
     privateTemplate.push({ type: b.CKA_KEY_TYPE, value: CKK_EC_EDWARDS }, params, { type: b.CKA_VALUE, value: secret(jwk.d) });
     publicTemplate.push({ type: b.CKA_KEY_TYPE, value: CKK_EC_EDWARDS }, params, {
       type: b.CKA_EC_POINT,
-      value: octetString(unb64(jwk.x)),
+      value: octets(unb64(jwk.x)),
     });
   } else {
     throw new Error(`${keyType} keys cannot be imported into the HSM (RSA, EC, Ed25519 and Ed448 can).`);

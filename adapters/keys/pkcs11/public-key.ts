@@ -7,23 +7,18 @@ import * as crypto from 'crypto';
 import type { KeyType } from '../../../lib/x509/types';
 import type { EllipticCurveName } from '../../../lib/x509/curves';
 import { OFFERED_CURVES } from '../../../lib/x509/curves';
+import { OID_ED25519, OID_ED448 } from '../../../lib/x509/key-algorithm-oids';
+import { oid } from '../../../lib/x509/revocation/der';
 import type { Binding, Handle, Pkcs11Module } from './binding';
 
 /** CKA_EC_PARAMS: the DER of the curve's OID (RFC 5480 §2.1.1 namedCurve; RFC 8410 §3 for EdDSA). */
 export const EC_PARAMS: Record<EllipticCurveName | 'Ed25519' | 'Ed448', Buffer> = {
-  secp256r1: Buffer.from('06082a8648ce3d030107', 'hex'),
-  secp384r1: Buffer.from('06052b81040022', 'hex'),
-  secp521r1: Buffer.from('06052b81040023', 'hex'),
-  Ed25519: Buffer.from('06032b6570', 'hex'),
-  Ed448: Buffer.from('06032b6571', 'hex'),
+  secp256r1: oid(OFFERED_CURVES.secp256r1.oid),
+  secp384r1: oid(OFFERED_CURVES.secp384r1.oid),
+  secp521r1: oid(OFFERED_CURVES.secp521r1.oid),
+  Ed25519: oid(OID_ED25519),
+  Ed448: oid(OID_ED448),
 };
-
-/** A DER OCTET STRING of `value` (short or long form length). */
-export function octetString(value: Buffer): Buffer {
-  const n = value.length;
-  const length = n < 0x80 ? Buffer.from([n]) : n < 0x100 ? Buffer.from([0x81, n]) : Buffer.from([0x82, n >> 8, n & 0xff]);
-  return Buffer.concat([Buffer.from([0x04]), length, value]);
-}
 
 /** The point inside a CKA_EC_POINT: unwrapped from its OCTET STRING when it is one. */
 function unwrapPoint(value: Buffer, pointBytes: number): Buffer {
