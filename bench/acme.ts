@@ -28,7 +28,6 @@ import express from 'express';
 import type { Knex } from 'knex';
 import * as fs from 'fs';
 import * as http from 'http';
-import * as inspector from 'inspector';
 import type { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
@@ -36,6 +35,7 @@ import { challengeValidator } from '../adapters/acme-validation';
 import { createApiUser, createCaApiRouter, defaultKeyBackend, initCa, knexStore, openDatabase, type CaApiRouter, type Store } from '../lib';
 import { AcmeLoader, ACME_STEPS, type AcmeRunFigures, type AcmeSetup } from './acme-load';
 import { processesCpuMs, processCpuMs } from './cpu';
+import { profiled } from './profile';
 import { benchCsrPem } from './csr';
 import { RemoteLoader, type LoadJob } from './load-client';
 import { benchPostgresUrl, withScratchSchema } from './scratch-schema';
@@ -53,26 +53,6 @@ const DATABASES = new Set((process.env.ACME_DATABASES ?? 'postgres,pglite').spli
 const QUERIES = process.env.ACME_QUERIES === '1';
 /** ACME_PROFILE=<dir>: a V8 CPU profile of the server process during the first ACME half, per database. */
 const PROFILE_DIR = process.env.ACME_PROFILE;
-
-/** Run `work` under the V8 profiler of this process and write the profile to `file`. */
-async function profiled<T>(file: string, work: () => Promise<T>): Promise<T> {
-  const session = new inspector.Session();
-  session.connect();
-  const post = (method: string, params?: object) =>
-    new Promise<unknown>((resolve, reject) => session.post(method, params, (e, r) => (e ? reject(e) : resolve(r))));
-  await post('Profiler.enable');
-  await post('Profiler.setSamplingInterval', { interval: 500 });
-  await post('Profiler.start');
-  try {
-    return await work();
-  } finally {
-    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, JSON.stringify(profile));
-    session.disconnect();
-    console.log(`  (CPU profile of the server: ${file})`);
-  }
-}
 
 const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(n >= 100 ? 0 : 1) : 'n/a');
 

@@ -38,6 +38,7 @@ import type { CaRecord } from '../lib/ports';
 import { processesCpuMs, withCpu } from './cpu';
 import { benchCsrPem } from './csr';
 import { startFloorServer } from './floor';
+import { profiled } from './profile';
 import { benchPostgresUrl, withScratchSchema } from './scratch-schema';
 import { call as httpCall, RemoteLoader, type LoadJob } from './load-client';
 import { measureWebhookCost } from './webhook-cost';
@@ -47,6 +48,10 @@ const CLIENTS = Number(process.env.CLIENTS ?? 32);
 const POLL_MS = Number(process.env.POLL_MS ?? 20);
 /** Which measurements to run (comma-separated): get, issue, wrong, webhook. Default get, issue, wrong. */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'get,issue,wrong').split(','));
+/** Which databases to run on (comma-separated): pglite, postgres. Default both (postgres needs a URL). */
+const DATABASES = new Set((process.env.API_DATABASES ?? 'pglite,postgres').split(','));
+/** API_PROFILE=<dir>: a V8 CPU profile of the server during each end-to-end issuance measurement. */
+const PROFILE_DIR = process.env.API_PROFILE;
 /** Certificates per issuance measurement (after a warm-up of 200). */
 const ISSUE_TOTAL = Number(process.env.ISSUE_TOTAL ?? 3000);
 
@@ -201,7 +206,9 @@ async function measureIssue(server: HostServer, auth: string, csr: string): Prom
     await remoteLoad({ ...job(server.apiRoot), total: 200 });
     const postgresBefore = processesCpuMs('postgres');
     const wallStart = process.hrtime.bigint();
-    const { value: measured, cpu } = await withCpu(loader.pid, () => loader.measure(job(server.apiRoot)));
+    const measure = () => withCpu(loader.pid, () => loader.measure(job(server.apiRoot)));
+    const profileFile = PROFILE_DIR && path.join(PROFILE_DIR, `api-${name.replace(/\W+/g, '-').toLowerCase()}.cpuprofile`);
+    const { value: measured, cpu } = await (profileFile ? profiled(profileFile, measure) : measure());
     const wallMs = Number(process.hrtime.bigint() - wallStart) / 1e6;
     const postgresMs = processesCpuMs('postgres') - postgresBefore; // 0 on PGlite (its thread is the server's)
     const perSecond = measured.perSecond;
@@ -242,9 +249,10 @@ async function measureWrongPasswords(server: HostServer): Promise<void> {
 
 async function main(): Promise<void> {
   console.log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'})`);
-  await run('PGlite (embedded)', undefined);
+  if (DATABASES.has('pglite')) await run('PGlite (embedded)', undefined);
   const pg = benchPostgresUrl();
-  if (pg) await withScratchSchema(pg, (url) => run('PostgreSQL', url));
+  if (!DATABASES.has('postgres')) console.log('\n(PostgreSQL left out: API_DATABASES)');
+  else if (pg) await withScratchSchema(pg, (url) => run('PostgreSQL', url));
   else console.log('\n(PostgreSQL skipped: set DATABASE_URL or TEST_DATABASE_URL to a postgres:// URL)');
   agent.destroy();
   loader.exit();
