@@ -22,6 +22,12 @@ export interface KekRotation {
    * are under it already. Throws when they cannot be decrypted.
    */
   rewrap(options: Record<string, unknown>): Record<string, unknown> | null;
+  /**
+   * Optional: a secret the store keeps sealed under this KEK (a `SecretBox` envelope: webhook secrets,
+   * ACME binding keys) sealed again under the new KEK, or null when it is under it already. Throws
+   * when it cannot be opened. Backends whose KEK also seals those secrets offer it.
+   */
+  reseal?(sealed: unknown): unknown;
 }
 
 export function hasKekRotation<B extends object>(backend: B): backend is B & KekRotatingKeyBackend {
@@ -39,6 +45,15 @@ export interface StoredKeyReference {
   options: Record<string, unknown>;
 }
 
+/** One sealed secret the store keeps (`SecretBox` envelope), as `rewriteStoredKeys` hands it over. */
+export interface SealedSecretReference {
+  /** `webhook`: an endpoint's signing secret; `acme_eab`: an ACME external account binding's MAC key. */
+  kind: 'webhook' | 'acme_eab';
+  /** The webhook's id, or the binding key's `kid`. */
+  id: string;
+  sealed: unknown;
+}
+
 /**
  * Optional store capability: rewrite the stored options of every key of one key backend atomically,
  * so that a rotation never leaves some keys under the old KEK and others under the new one.
@@ -50,11 +65,17 @@ export interface StoredKeyRewriting {
    * and its error is rethrown. Resolves to the number of keys rewritten. A store with an audit log
    * records a rotation that rewrote keys in the same transaction (`kek.rotated`), with `about` — public
    * facts such as the KEKs' identifiers, never a key.
+   *
+   * With `reseal`, the same transaction also hands every sealed secret the store keeps to it and
+   * stores what it returns (null: leave it), so that webhook secrets and ACME binding keys move to a
+   * new KEK together with the CA keys. Such a rewrite is not a secret rotation: no
+   * `webhook.secret_rotated` event is written for it.
    */
   rewriteStoredKeys(
     alias: string,
     rewrite: (key: StoredKeyReference) => Record<string, unknown> | null | Promise<Record<string, unknown> | null>,
     about?: Record<string, string>,
+    reseal?: (secret: SealedSecretReference) => unknown,
   ): Promise<number>;
 }
 

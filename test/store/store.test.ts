@@ -46,6 +46,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0010_acme_stateless_nonces',
         '0011_audit_chain',
         '0012_webhooks',
+        '0013_kek_rotation_reseal',
       ]);
     });
   });

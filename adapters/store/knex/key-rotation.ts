@@ -5,11 +5,14 @@
  * `ocsp_key_backend_alias`: a CA with its key in an HSM may keep its responder keys here) —
  * rewritten in the caller's transaction, which the store opens.
  *
+ * With `reseal`, the sealed secrets too (secret-resealing.ts).
+ *
  * The rows are locked first (`FOR UPDATE`) so that nothing changes a key between reading and writing
  * it. `updated` is left alone: the CA as the API shows it did not change, only how its key is wrapped.
  */
 import type { Knex } from 'knex';
 import type { StoredKeyReference, StoredKeyRewriting } from '../../../lib/ports';
+import { resealSecrets, type Reseal } from './secret-resealing';
 import { TABLES } from './tables';
 import { fromNullableJson, toNullableJson, toNumber } from './values';
 
@@ -45,6 +48,7 @@ export async function rewriteStoredKeys(
   alias: string,
   rewrite: Rewrite,
   about: Record<string, string> = {},
+  reseal?: Reseal,
 ): Promise<{ keys: number; caIds: number[] }> {
   const rows = (await db(TABLES.cas)
     .select('id', 'name', 'serial', 'key_backend_alias', 'key_backend_options', 'ocsp_key_backend_alias', 'ocsp_key_backend_options')
@@ -85,10 +89,13 @@ export async function rewriteStoredKeys(
       serials.push(row.serial);
     }
   }
-  if (keys) {
+  const secrets = reseal ? await resealSecrets(db, reseal) : [];
+  if (keys || secrets.length) {
+    const ids = (kind: string) => secrets.filter((s) => s.kind === kind).map((s) => s.id);
+    const resealed = secrets.length ? { secrets: secrets.length, webhooks: ids('webhook'), acme_eab_keys: ids('acme_eab') } : {};
     await db.raw('SELECT ca_api_event(?, ca_api_event_actor(NULL), NULL, NULL, ?::json)', [
       'kek.rotated',
-      JSON.stringify({ ...about, key_backend: alias, keys, cas: serials }),
+      JSON.stringify({ ...about, key_backend: alias, keys, cas: serials, ...resealed }),
     ]);
   }
   return { keys, caIds: changed };

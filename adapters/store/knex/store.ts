@@ -326,8 +326,9 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     alias: string,
     rewrite: Parameters<StoredKeyRewriting['rewriteStoredKeys']>[1],
     about?: Record<string, string>,
+    reseal?: Parameters<StoredKeyRewriting['rewriteStoredKeys']>[3],
   ): Promise<number> {
-    const done = await mappingErrors(() => this.write((db) => keyRotation.rewriteStoredKeys(db, alias, rewrite, about), true));
+    const done = await mappingErrors(() => this.write((db) => keyRotation.rewriteStoredKeys(db, alias, rewrite, about, reseal), true));
     for (const id of done.caIds) this.changed('cas', id);
     return done.keys;
   }

@@ -1,6 +1,7 @@
 /**
  * rotate_kek: re-encrypt every stored CA key (and OCSP responder key) under a new key-encryption key,
- * in one transaction (README "Rotating the key-encryption key").
+ * and re-seal the secrets sealed under the old one (webhook secrets, ACME binding keys), in one
+ * transaction (README "Rotating the key-encryption key").
  *
  * The old KEK is the one the command runs with (CA_KEY_ENCRYPTION_KEY). The new one is never a
  * command-line value, which `ps` and shell histories show: it comes from an environment variable the
@@ -9,7 +10,7 @@
 import type { Command } from 'commander';
 import { CaError } from '../../ca/errors';
 import { keyBackendFor } from '../../ca/key-backends';
-import { hasKekRotation, hasStoredKeyRewriting, type StoredKeyReference } from '../../ports';
+import { hasKekRotation, hasStoredKeyRewriting, type KekRotation, type SealedSecretReference, type StoredKeyReference } from '../../ports';
 import type { CommandContext } from '../context';
 import { readAll } from '../io';
 import type { Action } from './shared';
@@ -46,11 +47,52 @@ function describe(key: StoredKeyReference): string {
   return `${key.caName} (${key.caSerial})${key.kind === 'ocsp' ? ', OCSP responder key' : ''}`;
 }
 
+const SECRET_NAMES: Record<SealedSecretReference['kind'], string> = { webhook: 'webhook', acme_eab: 'ACME binding key' };
+
+/**
+ * The sealed secrets' part of a rotation: each one under the old KEK is sealed again under the new
+ * one. One that does not open (under a third KEK, or damaged) is already of no use to any server: it
+ * is left as it is and named, rather than holding up the rotation of the CA keys.
+ */
+function secretResealing(rotation: KekRotation, dryRun: boolean) {
+  const counts = { webhook: 0, acme_eab: 0, current: 0 };
+  const left: string[] = [];
+  const reseal = rotation.reseal?.bind(rotation);
+  return {
+    reseal: reseal
+      ? (secret: SealedSecretReference): unknown => {
+          let next: unknown;
+          try {
+            next = reseal(secret.sealed);
+          } catch {
+            left.push(`${SECRET_NAMES[secret.kind]} ${secret.id}`);
+            return null;
+          }
+          if (next === null) counts.current++;
+          else counts[secret.kind]++;
+          return dryRun ? null : next;
+        }
+      : undefined,
+    /** What to print, or '' when the store holds no sealed secret. */
+    report(): string {
+      const moved = counts.webhook + counts.acme_eab;
+      if (!moved && !counts.current && !left.length) return '';
+      const verb = dryRun ? 'Would re-seal' : 'Re-sealed';
+      const current = counts.current ? `; ${counts.current} were under the new key already` : '';
+      const stale = left.length
+        ? `\nLeft ${left.length} secret(s) that the current key-encryption key does not open (${left.join(', ')}): ` +
+          'make new ones (rotate_webhook_secret, create_acme_eab_key).'
+        : '';
+      return `${verb} ${moved} secret(s) (${counts.webhook} webhook, ${counts.acme_eab} ACME binding key)${current}.${stale}\n`;
+    },
+  };
+}
+
 export function registerKeyCommands(program: Command, run: Action): void {
   program
     .command('rotate_kek')
     .description(
-      'Re-encrypt every stored CA key under a new key-encryption key, in one transaction (the old key is CA_KEY_ENCRYPTION_KEY).',
+      'Re-encrypt every stored CA key, webhook secret and ACME binding key under a new key-encryption key, in one transaction (the old key is CA_KEY_ENCRYPTION_KEY).',
     )
     .option('--new-key-env <name>', 'name of the environment variable that holds the new key (32 bytes, base64)')
     .option('--new-key-stdin', 'read the new key from the first line of piped standard input')
@@ -68,6 +110,7 @@ export function registerKeyCommands(program: Command, run: Action): void {
         if (!hasStoredKeyRewriting(store)) throw new CaError('invalid', 'This store cannot rewrite stored keys in one transaction.');
 
         const counts = { ca: 0, ocsp: 0, current: 0 };
+        const secrets = secretResealing(rotation, o.dryRun ?? false);
         await store.rewriteStoredKeys(
           o.keyBackend,
           (key) => {
@@ -82,16 +125,17 @@ export function registerKeyCommands(program: Command, run: Action): void {
             return o.dryRun ? null : rewrapped;
           },
           { from_kek: rotation.fromKekId, to_kek: rotation.toKekId },
+          secrets.reseal,
         );
 
         const what = `${counts.ca + counts.ocsp} key(s) (${counts.ca} CA, ${counts.ocsp} OCSP responder)`;
         const from = `from key-encryption key ${rotation.fromKekId} to ${rotation.toKekId}`;
         const current = counts.current ? `; ${counts.current} key(s) were under the new key already` : '';
         if (o.dryRun) {
-          ctx.write(`Dry run: would re-encrypt ${what} ${from}${current}. Nothing was changed.\n`);
+          ctx.write(`Dry run: would re-encrypt ${what} ${from}${current}. Nothing was changed.\n${secrets.report()}`);
           return;
         }
-        ctx.write(`Re-encrypted ${what} ${from}${current}.\n`);
+        ctx.write(`Re-encrypted ${what} ${from}${current}.\n${secrets.report()}`);
         ctx.write(
           'Now set CA_KEY_ENCRYPTION_KEY to the new key wherever the CA keys are used (servers, ca-admin) and restart the ' +
             'servers: the old key opens none of these keys any more. Keep the new key safe.\n',

@@ -18,6 +18,7 @@ import * as m0009 from './0009_acme_event_actor';
 import * as m0010 from './0010_acme_stateless_nonces';
 import * as m0011 from './0011_audit_chain';
 import * as m0012 from './0012_webhooks';
+import * as m0013 from './0013_kek_rotation_reseal';
 
 /** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -33,6 +34,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0010_acme_stateless_nonces', m0010],
   ['0011_audit_chain', m0011],
   ['0012_webhooks', m0012],
+  ['0013_kek_rotation_reseal', m0013],
 ];
 
 /** Table in which knex records applied migrations; prefixed so it cannot clash with a host's own. */
