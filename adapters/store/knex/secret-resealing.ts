@@ -14,36 +14,28 @@ import { fromJson, toJson } from './values';
 
 export type Reseal = (secret: SealedSecretReference) => unknown;
 
+/** Where each kind of sealed secret is kept: its table, the column that names it, the sealed column. */
+const SEALED: readonly { kind: SealedSecretReference['kind']; table: string; id: string; column: string }[] = [
+  { kind: 'webhook', table: TABLES.webhookEndpoints, id: 'id', column: 'secret' },
+  { kind: 'acme_eab', table: TABLES.acmeEabKeys, id: 'kid', column: 'sealed' },
+];
+
 /** Must run inside a transaction; returns the references of the secrets it changed. */
 export async function resealSecrets(db: Knex, reseal: Reseal): Promise<SealedSecretReference[]> {
   // Local to the transaction: the rotation's rewrites only, never another session's.
   await db.raw(`SELECT set_config('ca_api.kek_rotation', 'on', true)`);
   const changed: SealedSecretReference[] = [];
-  const webhooks = (await db(TABLES.webhookEndpoints).select('id', 'secret').orderBy('id', 'asc').forUpdate()) as {
-    id: unknown;
-    secret: unknown;
-  }[];
-  for (const row of webhooks) {
-    const ref: SealedSecretReference = { kind: 'webhook', id: String(row.id), sealed: fromJson<unknown>(row.secret) };
-    const next = await reseal(ref);
-    if (next === null || next === undefined) continue;
-    await db(TABLES.webhookEndpoints)
-      .where({ id: row.id })
-      .update({ secret: toJson(next) });
-    changed.push(ref);
-  }
-  const bindings = (await db(TABLES.acmeEabKeys).select('kid', 'sealed').orderBy('kid', 'asc').forUpdate()) as {
-    kid: string;
-    sealed: unknown;
-  }[];
-  for (const row of bindings) {
-    const ref: SealedSecretReference = { kind: 'acme_eab', id: row.kid, sealed: fromJson<unknown>(row.sealed) };
-    const next = await reseal(ref);
-    if (next === null || next === undefined) continue;
-    await db(TABLES.acmeEabKeys)
-      .where({ kid: row.kid })
-      .update({ sealed: toJson(next) });
-    changed.push(ref);
+  for (const { kind, table, id, column } of SEALED) {
+    const rows = (await db(table).select(id, column).orderBy(id, 'asc').forUpdate()) as Record<string, unknown>[];
+    for (const row of rows) {
+      const ref: SealedSecretReference = { kind, id: String(row[id]), sealed: fromJson<unknown>(row[column]) };
+      const next = await reseal(ref);
+      if (next === null || next === undefined) continue;
+      await db(table)
+        .where({ [id]: row[id] })
+        .update({ [column]: toJson(next) });
+      changed.push(ref);
+    }
   }
   return changed;
 }
