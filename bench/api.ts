@@ -223,6 +223,7 @@ async function measureIssue(server: HostServer, auth: string, csr: string): Prom
     }
     const { value: floorPerSecond, cpu: floorCpu } = floorRun;
     const perCert = (ms: number) => (ms / total).toFixed(2);
+    const pct = (share: number) => `${Math.round(share * 100)} %`;
     console.log(
       `issue (${name}): ${fmt(perSecond)} certificates/s end to end (${CLIENTS} clients: POST sign, poll the order every ${POLL_MS} ms); raw crypto.sign: ${fmt(raw)}/s; ratio ${(perSecond / raw).toFixed(3)}`,
     );
@@ -230,7 +231,7 @@ async function measureIssue(server: HostServer, auth: string, csr: string): Prom
       `  latency (POST sign until the order reads issued): p50 ${measured.latency.p50.toFixed(1)} ms, p99 ${measured.latency.p99.toFixed(1)} ms; cores busy ${((cpu.server + cpu.client + postgresMs) / wallMs).toFixed(2)} of ${os.cpus().length} (server ${(cpu.server / wallMs).toFixed(2)}, load client ${(cpu.client / wallMs).toFixed(2)}, PostgreSQL ${(postgresMs / wallMs).toFixed(2)})`,
     );
     console.log(
-      `  CPU per certificate: server ${perCert(cpu.server)} ms, load client ${perCert(cpu.client)} ms, PostgreSQL ${perCert(postgresMs)} ms (${os.cpus().length} CPUs); no-database floor (HTTP + CSR check + signing in memory, one event loop): ${fmt(floorPerSecond)}/s (server ${perCert(floorCpu.server)} ms, client ${perCert(floorCpu.client)} ms per certificate), ratio ${(perSecond / floorPerSecond).toFixed(2)}`,
+      `  CPU per certificate: server ${perCert(cpu.server)} ms (event loop's thread ${perCert(cpu.serverMain)} ms, busy ${pct(cpu.eventLoop)}), load client ${perCert(cpu.client)} ms, PostgreSQL ${perCert(postgresMs)} ms (${os.cpus().length} CPUs); no-database floor (HTTP + CSR check + signing in memory, one event loop): ${fmt(floorPerSecond)}/s (server ${perCert(floorCpu.server)} ms, event loop's thread ${perCert(floorCpu.serverMain)} ms, busy ${pct(floorCpu.eventLoop)}, client ${perCert(floorCpu.client)} ms per certificate), ratio ${(perSecond / floorPerSecond).toFixed(2)}`,
     );
   }
 }

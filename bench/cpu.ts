@@ -1,17 +1,22 @@
 /** CPU time spent by this process and by the load client's process while some work runs (Linux). */
 import * as fs from 'fs';
+import { performance } from 'perf_hooks';
 
 export interface CpuSpent {
   /** ms of user + system time of this process (every thread). */
   server: number;
   /** ms of user + system time of the process `pid`; NaN where /proc is missing. */
   client: number;
+  /** ms of user + system time of this process's main thread (the event loop's); NaN where /proc is missing. */
+  serverMain: number;
+  /** The event loop's utilization over the work (0–1: the share of time it was not waiting for I/O). */
+  eventLoop: number;
 }
 
 /** ms of user + system time the process `pid` has spent so far (every thread); NaN where /proc is missing. */
-export function processCpuMs(pid: number): number {
+export function processCpuMs(pid: number, statFile = `/proc/${pid}/stat`): number {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(statFile, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks (USER_HZ = 100)
   } catch {
@@ -38,15 +43,34 @@ export function processesCpuMs(name: string): number {
   return sum;
 }
 
-function cpuNow(pid: number | undefined): CpuSpent {
+/** ms of CPU of this process's main thread: its task has the process id (Linux). */
+function mainThreadCpuMs(): number {
+  return processCpuMs(process.pid, `/proc/self/task/${process.pid}/stat`);
+}
+
+function cpuNow(pid: number | undefined): Omit<CpuSpent, 'eventLoop'> {
   const usage = process.cpuUsage();
-  return { server: (usage.user + usage.system) / 1000, client: pid === undefined ? 0 : processCpuMs(pid) };
+  return {
+    server: (usage.user + usage.system) / 1000,
+    client: pid === undefined ? 0 : processCpuMs(pid),
+    serverMain: mainThreadCpuMs(),
+  };
 }
 
 /** Run `work` and report what it cost both processes. */
 export async function withCpu<T>(pid: number | undefined, work: () => Promise<T>): Promise<{ value: T; cpu: CpuSpent }> {
   const before = cpuNow(pid);
+  const loopBefore = performance.eventLoopUtilization();
   const value = await work();
+  const eventLoop = performance.eventLoopUtilization(loopBefore).utilization;
   const after = cpuNow(pid);
-  return { value, cpu: { server: after.server - before.server, client: after.client - before.client } };
+  return {
+    value,
+    cpu: {
+      server: after.server - before.server,
+      client: after.client - before.client,
+      serverMain: after.serverMain - before.serverMain,
+      eventLoop,
+    },
+  };
 }

@@ -11,14 +11,22 @@ const FINGERPRINT_ALGORITHMS: readonly (readonly [HashAlgorithmName, string])[] 
   (name) => [name, nodeHashName(name)] as const,
 );
 
-const BYTE_HEX: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).toUpperCase().padStart(2, '0'));
+/** The two ASCII hex digits of each byte value, upper case. */
+const HEX_DIGITS = Buffer.from('0123456789ABCDEF', 'latin1');
 
-/** Upper-case hex bytes joined by ':'. */
+/**
+ * Upper-case hex bytes joined by ':'. Written into one buffer and decoded once: eight fingerprints
+ * per issued certificate made this the largest allocation of issuance when built by concatenation.
+ */
 export function colonHex(bytes: Uint8Array): string {
   if (bytes.length === 0) return '';
-  let out = BYTE_HEX[bytes[0]];
-  for (let i = 1; i < bytes.length; i++) out += ':' + BYTE_HEX[bytes[i]];
-  return out;
+  const out = Buffer.allocUnsafe(bytes.length * 3 - 1);
+  for (let i = 0, at = 0; i < bytes.length; i++, at += 3) {
+    out[at] = HEX_DIGITS[bytes[i] >> 4];
+    out[at + 1] = HEX_DIGITS[bytes[i] & 15];
+    if (at + 2 < out.length) out[at + 2] = 0x3a; // ':'
+  }
+  return out.toString('latin1');
 }
 
 /**

@@ -68,8 +68,26 @@ export function oidToContent(dotted: string): Buffer {
   return Buffer.from(out);
 }
 
+/**
+ * OIDs decoded before, by their content octets (as latin1 text): a certificate names a few dozen,
+ * nearly all from a small set (algorithms, attribute types, extensions), and decoding each again made
+ * a measurable share of issuance's garbage. Bounded, so that input full of novel OIDs cannot grow it.
+ */
+const DECODED = new Map<string, string>();
+const MAX_DECODED = 512;
+const MAX_CACHED_BYTES = 32;
+
 /** Dotted text of OID content octets; a parse error for anything DER does not allow. */
 export function contentToOid(bytes: Uint8Array, what = 'OBJECT IDENTIFIER'): string {
+  const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  const known = DECODED.get(key);
+  if (known !== undefined) return known;
+  const dotted = decodeOid(bytes, what);
+  if (DECODED.size < MAX_DECODED && bytes.length <= MAX_CACHED_BYTES) DECODED.set(key, dotted);
+  return dotted;
+}
+
+function decodeOid(bytes: Uint8Array, what: string): string {
   if (bytes.length === 0 || (bytes[bytes.length - 1] & 0x80) !== 0) throw parseError(`${what}: malformed OID`);
   const arcs: (number | bigint)[] = [];
   let value = 0;
