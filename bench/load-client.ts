@@ -54,7 +54,8 @@ export interface Latency {
   p99: number;
 }
 
-export type LoadReply = { ok: true; perSecond: number; latency?: Latency; stream?: StreamFigures } | { ok: false; error: string };
+export type LoadReply =
+  { ok: true; perSecond: number; latency?: Latency; requestsPerOperation?: number; stream?: StreamFigures } | { ok: false; error: string };
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
@@ -84,9 +85,13 @@ export class RemoteLoader {
     return this.ask(job).then((reply) => reply.perSecond);
   }
 
-  /** `run`, with the latency of the operations as well. */
-  measure(job: LoadJob): Promise<{ perSecond: number; latency: Latency }> {
-    return this.ask(job).then((reply) => ({ perSecond: reply.perSecond, latency: reply.latency! }));
+  /** `run`, with the latency of the operations and the HTTP requests each took (an `issue`: POST sign and its polls). */
+  measure(job: LoadJob): Promise<{ perSecond: number; latency: Latency; requestsPerOperation: number }> {
+    return this.ask(job).then((reply) => ({
+      perSecond: reply.perSecond,
+      latency: reply.latency!,
+      requestsPerOperation: reply.requestsPerOperation!,
+    }));
   }
 
   /** One `stream` job: the figures of reading the body in the client process. */
@@ -112,12 +117,16 @@ export class RemoteLoader {
   }
 }
 
+/** Requests `call` sent since the last `load` began. */
+let requests = 0;
+
 /** One HTTP request; the body is read whole. `via` picks the connection pool (keep-alive here). */
 export function call(
   url: string,
   options: { method?: string; auth?: string; body?: string } = {},
   via: http.Agent = agent,
 ): Promise<{ status: number; body: string }> {
+  requests++;
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
     if (options.auth) headers.Authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`;
@@ -188,6 +197,7 @@ function lastLatency(): Latency {
 async function load(total: number, clients: number, one: (client: number) => Promise<void>, durationMs?: number): Promise<number> {
   let left = durationMs === undefined ? total : Infinity;
   durations = [];
+  requests = 0;
   const start = process.hrtime.bigint();
   const end = durationMs === undefined ? Infinity : Date.now() + durationMs;
   await Promise.all(
@@ -256,7 +266,12 @@ if (require.main === module) {
     const done =
       job.kind === 'stream'
         ? streamOnce(job.url, job.auth).then((stream) => ({ ok: true as const, perSecond: 0, stream }))
-        : run(job).then((perSecond) => ({ ok: true as const, perSecond, latency: lastLatency() }));
+        : run(job).then((perSecond) => ({
+            ok: true as const,
+            perSecond,
+            latency: lastLatency(),
+            requestsPerOperation: durations.length ? requests / durations.length : Number.NaN,
+          }));
     done.then(
       (reply) => process.send?.(reply satisfies LoadReply),
       (e: unknown) => process.send?.({ ok: false, error: String((e as Error)?.message ?? e) } satisfies LoadReply),
