@@ -36,6 +36,8 @@ const PAGE = 100;
 const PAGES_PER_TURN = 10;
 const DAY_MS = 86_400_000;
 const ANNOUNCE_LIMIT = 1000;
+/** How soon an endpoint whose secret did not open is looked at again (see `deliverTo`). */
+const UNOPENED_SECRET_RETRY_MS = 60_000;
 
 export interface WebhookDeliveryPorts {
   store: { webhooks: WebhookStore } & EventLog;
@@ -178,9 +180,14 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
     try {
       secret = this.ports.secrets.open(endpoint.sealedSecret);
     } catch {
-      // A secret sealed under another key-encryption key: nothing can be signed; say so, never what it was.
-      const error = 'the secret cannot be opened with this key-encryption key (rotate it: ca-admin rotate_webhook_secret)';
-      const nextAttempt = new Date(Date.now() + this.settings.backoffMaxMs);
+      // A secret sealed under another key-encryption key: nothing can be signed; say so, never what it
+      // was. Usually a server still on the old key after `ca-admin rotate_kek`, which re-sealed the
+      // secrets: once it restarts with the new key the secret opens, so look again within a minute
+      // (opening costs nothing on the receiver's side), not after the longest back-off.
+      const error =
+        "the secret cannot be opened with this server's key-encryption key (after ca-admin rotate_kek, restart with the new key; " +
+        'else make a new secret: ca-admin rotate_webhook_secret)';
+      const nextAttempt = new Date(Date.now() + Math.min(this.settings.backoffMaxMs, UNOPENED_SECRET_RETRY_MS));
       await webhooks.recordWebhookOutcome(endpoint.id, this.owner, { kind: 'retry', error, nextAttempt }, this.leaseMs);
       return;
     }

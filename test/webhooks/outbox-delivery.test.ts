@@ -5,6 +5,7 @@
  * request out to a receiver that never answers, and the options' errors.
  */
 import { envKekSecretBox } from '../../adapters/keys/secret-box';
+import { TABLES } from '../../adapters/store/knex/tables';
 import { createCaApiRouter, createWebhookDelivery, OptionsError, type WebhookDelivery, type WebhookDeliveryTuning } from '../../lib';
 import { addWebhook, replayWebhook, rotateWebhookSecret } from '../../lib/webhooks/management';
 import {
@@ -122,6 +123,33 @@ describe.each(testDatabaseTargets())('webhook delivery over the store, on $name'
     for (const s of [secret, rotated]) expect(JSON.stringify(events)).not.toContain(s.slice('whsec_'.length));
     expect(await hooks.removeWebhookEndpoint(endpoint.id)).toBe(true);
     expect((await store.eventsSince(events[1].id)).map((e) => e.type)).toEqual(['webhook.removed']);
+  });
+
+  it('a secret sealed under another key waits a minute, not the longest back-off, and goes out once a server has that key', async () => {
+    // A server still on the old key after `ca-admin rotate_kek` re-sealed the secrets under a new one.
+    const newEnv = { CA_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64') };
+    const { endpoint, secret } = await addWebhook(hooks, envKekSecretBox(newEnv)!, { url: receiver.url });
+    receiver.secret = secret;
+    const before = Date.now();
+    const stale = deliver({ backoffMaxMs: 3_600_000 });
+    const waiting = await until(
+      () => hooks.getWebhookEndpoint(endpoint.id),
+      (e) => e?.lastError !== null && e?.lastError !== undefined,
+    );
+    expect(waiting?.lastError).toMatch(/cannot be opened with this server's key-encryption key \(after ca-admin rotate_kek, restart/);
+    expect(waiting!.nextAttempt!.getTime() - before).toBeGreaterThan(50_000);
+    expect(waiting!.nextAttempt!.getTime() - Date.now()).toBeLessThanOrEqual(60_000);
+    expect(receiver.requests).toBe(0);
+    await stale.close();
+    open.splice(open.indexOf(stale), 1);
+
+    // A minute later (moved here by hand), a delivery that has the new key signs and sends.
+    await db.knex(TABLES.webhookEndpoints).where({ id: endpoint.id }).update({ next_attempt: new Date() });
+    const d = createWebhookDelivery({ store, env: newEnv, logError: () => undefined, ...FAST });
+    open.push(d);
+    const [created] = await receiver.waitFor(1);
+    expect(created.type).toBe('webhook.created');
+    expect((await hooks.getWebhookEndpoint(endpoint.id))?.lastError).toBeNull();
   });
 
   it('announces each certificate near its end once, whichever instance looks, and none other', async () => {
