@@ -199,12 +199,16 @@ export interface AcmeStore {
   /** Record an attempt: the challenge, its authorization and its order move together, atomically. False: the challenge was not `processing`. */
   recordValidation(challengeId: number, result: ValidationResult): Promise<boolean>;
 
-  /** `ready` → `processing` with the sign request, atomically; false when the order was not `ready`. */
-  startIssuance(orderId: number, request: SignRequest, owner: string, leaseMs: number): Promise<boolean>;
+  /**
+   * `ready` → `processing` with the sign request, atomically; false when the order was not `ready`.
+   * `address`: where the finalize request came from (Express's `req.ip`), named in the actor of the
+   * certificate's `certificate.issued` event.
+   */
+  startIssuance(orderId: number, request: SignRequest, owner: string, leaseMs: number, address?: string | null): Promise<boolean>;
   claimIssuances(owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]>;
   /**
    * Store the certificate and make the order `valid`, atomically; its `certificate.issued` event names
-   * the order's account (`{ type: 'acme_account', id, protocol: 'acme' }`).
+   * the order's account (`{ type: 'acme_account', id, protocol: 'acme', address }`).
    */
   completeIssuance(orderId: number, certificate: NewCertificate): Promise<CertificateRecord>;
   /** Issuance failed for good: the order becomes `invalid` with `problem`; `retryAt`: leave it `processing` and try again then. */

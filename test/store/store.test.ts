@@ -47,6 +47,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0011_audit_chain',
         '0012_webhooks',
         '0013_kek_rotation_reseal',
+        '0014_acme_source_address',
       ]);
     });
   });

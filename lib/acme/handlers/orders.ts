@@ -119,7 +119,7 @@ export async function finalize(call: AcmeCall): Promise<AcmeAnswer> {
   );
   // The order moves to `processing` while its certificate is being signed; it is stored only if the
   // move succeeded (lib/acme/issue.ts), so a finalize that lost a race stores nothing.
-  const started = services.acme.startIssuance(current.id, request, services.runner.owner, LEASE_MS);
+  const started = services.acme.startIssuance(current.id, request, services.runner.owner, LEASE_MS, call.req.ip ?? null);
   const issuing = services.runner.issueNow(ca, { ...current, status: 'processing' }, request, services.options.finalizeWaitMs, started);
   if (!(await started)) {
     const again = await ownOrder(call);

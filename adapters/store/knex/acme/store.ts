@@ -175,8 +175,8 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents, AcmeAcc
     return this.run('recordValidation', { challengeId, result });
   }
 
-  startIssuance(orderId: number, request: SignRequest, owner: string, leaseMs: number): Promise<boolean> {
-    return this.run('startIssuance', { orderId, request, owner, leaseMs });
+  startIssuance(orderId: number, request: SignRequest, owner: string, leaseMs: number, address?: string | null): Promise<boolean> {
+    return this.run('startIssuance', { orderId, request, owner, leaseMs, address: address ?? null });
   }
   claimIssuances(owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]> {
     return mappingErrors(() => work.claimIssuances(this.db, owner, leaseMs, limit));

@@ -214,17 +214,24 @@ export interface IssuanceStart {
   request: SignRequest;
   owner: string;
   leaseMs: number;
+  /** Where the finalize request came from, for the certificate's event (migration 0014). */
+  address?: string | null;
 }
 
 /** `ready` → `processing` with the sign request, for several orders in one statement; false where one was not `ready`. */
 export async function startIssuances(db: Knex, starts: readonly IssuanceStart[]): Promise<boolean[]> {
   const now = new Date();
   const result = (await db.raw(
-    `UPDATE ?? o SET status = 'processing', request = v.request, lease_owner = v.owner, lease_expires = v.lease_expires, updated = ?
-       FROM (VALUES ${starts.map(() => '(?::integer, ?::jsonb, ?::text, ?::timestamptz)').join(', ')}) AS v (id, request, owner, lease_expires)
+    `UPDATE ?? o SET status = 'processing', request = v.request, lease_owner = v.owner, lease_expires = v.lease_expires, updated = ?,
+            source_address = v.address
+       FROM (VALUES ${starts.map(() => '(?::integer, ?::jsonb, ?::text, ?::timestamptz, ?::text)').join(', ')}) AS v (id, request, owner, lease_expires, address)
       WHERE o.id = v.id AND o.status = 'ready'
       RETURNING o.id`,
-    [acmeOrders, now, ...starts.flatMap((s) => [s.orderId, JSON.stringify(s.request), s.owner, new Date(now.getTime() + s.leaseMs)])],
+    [
+      acmeOrders,
+      now,
+      ...starts.flatMap((s) => [s.orderId, JSON.stringify(s.request), s.owner, new Date(now.getTime() + s.leaseMs), s.address ?? null]),
+    ],
   )) as { rows: Row[] };
   const started = new Set(result.rows.map((row) => toNumber(row.id)));
   return starts.map((s) => started.delete(s.orderId));

@@ -138,7 +138,7 @@ const ORDER_ACTOR = `
   END $$`;
 
 /** Migration 0009's certificate trigger, the order's address added to its actor. */
-const CERTIFICATE_STORED = `
+export const CERTIFICATE_STORED = `
   CREATE OR REPLACE FUNCTION ca_api_event_certificate_stored() RETURNS trigger LANGUAGE plpgsql AS $$
   DECLARE
     o record;

@@ -19,6 +19,7 @@ import * as m0010 from './0010_acme_stateless_nonces';
 import * as m0011 from './0011_audit_chain';
 import * as m0012 from './0012_webhooks';
 import * as m0013 from './0013_kek_rotation_reseal';
+import * as m0014 from './0014_acme_source_address';
 
 /** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -35,6 +36,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0011_audit_chain', m0011],
   ['0012_webhooks', m0012],
   ['0013_kek_rotation_reseal', m0013],
+  ['0014_acme_source_address', m0014],
 ];
 
 /** Table in which knex records applied migrations; prefixed so it cannot clash with a host's own. */
