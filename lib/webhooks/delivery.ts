@@ -10,7 +10,8 @@
  * (a lease outlasts two request timeouts and is renewed with every event).
  *
  * A failure ends the endpoint's turn with a back-off of `backoffBaseMs · 2^(attempts−1)` (at most
- * `backoffMaxMs`); at `maxAttempts` the event goes to the dead letters and the endpoint moves on.
+ * `backoffMaxMs`), of which a random half is waited off (backoff.ts); at `maxAttempts` the event goes
+ * to the dead letters and the endpoint moves on.
  *
  * Nothing here is on the issuing path: delivery runs on its own timers, holds no transaction (nor,
  * on PGlite's single connection, the connection) while a request is out, and a receiver that never
@@ -28,6 +29,7 @@ import {
   type WebhookSender,
   type WebhookStore,
 } from '../ports';
+import { retryDelayMs } from './backoff';
 import type { ResolvedWebhookTuning } from './options';
 import { webhookPayload } from './payload';
 
@@ -236,7 +238,7 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
         }
         this.metrics.webhookDelivery?.({ endpoint: endpoint.id, outcome: 'failed', seconds, lagSeconds });
         if (position > recorded && !(await this.advance(endpoint.id, position))) return;
-        const nextAttempt = new Date(Date.now() + this.backoffMs(attempts));
+        const nextAttempt = new Date(Date.now() + retryDelayMs(attempts, this.settings));
         await webhooks.recordWebhookOutcome(endpoint.id, this.owner, { kind: 'retry', error: result.error, nextAttempt }, this.leaseMs);
         return;
       }
@@ -248,11 +250,6 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
   /** Record events passed over (not wanted) up to `position`. */
   private advance(id: number, position: number): Promise<boolean> {
     return this.ports.store.webhooks.recordWebhookOutcome(id, this.owner, { kind: 'advanced', position, delivered: 0 }, this.leaseMs);
-  }
-
-  private backoffMs(attempts: number): number {
-    const { backoffBaseMs, backoffMaxMs } = this.settings;
-    return Math.min(backoffMaxMs, backoffBaseMs * 2 ** Math.min(attempts - 1, 30));
   }
 
   /** Log a failure once until things work again (not every `pollMs`); a lost connection is an outage, not news. */
