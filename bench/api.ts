@@ -25,7 +25,6 @@
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as http from 'http';
-import type { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { monitorEventLoopDelay } from 'perf_hooks';
@@ -37,6 +36,7 @@ import { initCa } from '../lib/ca/authorities';
 import { certificateToJson } from '../lib/ca/serialize';
 import type { CaRecord } from '../lib/ports';
 import { processesCpuMs, withCpu } from './cpu';
+import { serve } from './serve';
 import { benchCsrPem } from './csr';
 import { startFloorServer } from './floor';
 import { profiled } from './profile';
@@ -157,9 +157,8 @@ async function measureGet(server: HostServer, auth: string, csr: string): Promis
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.end(serializeJson(certificateToJson(record)));
   });
-  const bareServer = bare.listen(0, '127.0.0.1');
-  await new Promise((r) => bareServer.once('listening', r));
-  const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/cert`;
+  const bareServer = await serve(bare);
+  const bareUrl = `${bareServer.url}/cert`;
   const job = (url: string, a: string | undefined, total: number): LoadJob => ({
     kind: 'get',
     url,
@@ -176,7 +175,7 @@ async function measureGet(server: HostServer, auth: string, csr: string): Promis
     apiRps = Math.max(apiRps, await remoteLoad(job(certUrl, auth, 3000)));
     bareRps = Math.max(bareRps, await remoteLoad(job(bareUrl, undefined, 3000)));
   }
-  bareServer.close();
+  await bareServer.close();
   console.log(
     `GET certificate: ${fmt(apiRps)} req/s; bare Express route: ${fmt(bareRps)} req/s; ratio ${(apiRps / bareRps).toFixed(2)} (target >= 0.6; ${CLIENTS} clients in a separate process)`,
   );
@@ -252,9 +251,8 @@ async function measureWrongPasswords(server: HostServer): Promise<void> {
   const router = createCaApiRouter({ enableRestApi: true, store: server.store, keyBackends: server.keyBackends, loginLimiter: false });
   const app = express();
   app.use(router);
-  const listener = app.listen(0, '127.0.0.1');
-  await new Promise((r) => listener.once('listening', r));
-  const url = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/django_ca/api/ca/`;
+  const listener = await serve(app);
+  const url = `${listener.url}/django_ca/api/ca/`;
   try {
     const histogram = monitorEventLoopDelay({ resolution: 10 });
     histogram.enable();
@@ -264,7 +262,7 @@ async function measureWrongPasswords(server: HostServer): Promise<void> {
       `wrong passwords (20 clients): ${fmt(rps)} req/s; event-loop delay p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms, max ${(histogram.max / 1e6).toFixed(1)} ms`,
     );
   } finally {
-    await new Promise((r) => listener.close(r));
+    await listener.close();
     await router.close();
   }
 }

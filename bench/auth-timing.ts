@@ -10,9 +10,9 @@
  *   npm run bench:auth-timing          (ATTEMPTS=200 by default)
  */
 import { randomBytes } from 'crypto';
-import type { AddressInfo } from 'net';
 import express from 'express';
 import { createApiUser, createCaApiRouter, defaultKeyBackend, knexStore, openDatabase } from '../lib';
+import { serve } from './serve';
 
 const ATTEMPTS = Number(process.env.ATTEMPTS ?? 200);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -31,9 +31,8 @@ async function main(): Promise<void> {
   });
   const app = express();
   app.use(router);
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/django_ca/api/profiles/`;
+  const server = await serve(app);
+  const url = `${server.url}/django_ca/api/profiles/`;
 
   const time = async (authorization: string, expected: number): Promise<number> => {
     const t0 = process.hrtime.bigint();
@@ -68,7 +67,7 @@ async function main(): Promise<void> {
     `auth-timing: wrong-password / unknown-user = ${ratio.toFixed(3)} (${Math.abs(ratio - 1) <= 0.1 ? 'within' : 'NOT within'} 10 %)`,
   );
 
-  server.close();
+  await server.close();
   await router.close();
   await db.destroy();
 }

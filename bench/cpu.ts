@@ -14,7 +14,12 @@ export interface CpuSpent {
 }
 
 /** ms of user + system time the process `pid` has spent so far (every thread); NaN where /proc is missing. */
-export function processCpuMs(pid: number, statFile = `/proc/${pid}/stat`): number {
+export function processCpuMs(pid: number): number {
+  return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/** ms of user + system time in a `/proc/…/stat` file (a process's, or one thread's); NaN where it is missing. */
+function statCpuMs(statFile: string): number {
   try {
     const stat = fs.readFileSync(statFile, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -45,7 +50,7 @@ export function processesCpuMs(name: string): number {
 
 /** ms of CPU of this process's main thread: its task has the process id (Linux). */
 function mainThreadCpuMs(): number {
-  return processCpuMs(process.pid, `/proc/self/task/${process.pid}/stat`);
+  return statCpuMs(`/proc/self/task/${process.pid}/stat`);
 }
 
 function cpuNow(pid: number | undefined): Omit<CpuSpent, 'eventLoop'> {

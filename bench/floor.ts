@@ -5,14 +5,13 @@
  * and the end-to-end one is what authentication, validation and durable orders cost.
  */
 import { randomBytes } from 'crypto';
-import type { Server } from 'http';
-import type { AddressInfo } from 'net';
 import express from 'express';
 import { certificateFromRequest, prepareSignRequest } from '../lib/ca/issuance';
 import type { KeyBackends } from '../lib/ca/key-backends';
 import { resolveProfiles } from '../lib/ca/profiles';
 import type { CaRecord } from '../lib/ports';
 import { parseCsr } from '../lib/x509/csr';
+import { serve } from './serve';
 
 export interface FloorServer {
   /** Stands in for `{api_root}`: the load client's `issue` job runs against it unchanged. */
@@ -39,10 +38,6 @@ export async function startFloorServer(ca: CaRecord, keyBackends: KeyBackends): 
     const now = new Date().toISOString();
     res.json({ serial: issued.get(req.params.slug) ?? null, created: now, updated: now, slug: req.params.slug, status: 'issued' });
   });
-  const server: Server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  return {
-    apiRoot: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  const { url, close } = await serve(app);
+  return { apiRoot: url, close };
 }

@@ -17,12 +17,12 @@
  *   npm run bench:inventory
  */
 import { randomBytes } from 'crypto';
-import type { AddressInfo } from 'net';
 import express from 'express';
 import type { Knex } from 'knex';
 import { createApiUser, createCaApiRouter, defaultKeyBackend, defaultProfiles, initCa, knexStore, openDatabase, signCert } from '../lib';
 import type { CaRecord } from '../lib/ports';
 import { benchCsrPem } from './csr';
+import { serve } from './serve';
 import { RemoteLoader } from './load-client';
 import { benchPostgresUrl, withScratchSchema } from './scratch-schema';
 
@@ -82,13 +82,6 @@ async function timedGet(url: string): Promise<{ ms: number; count: number }> {
   const body = (await res.json()) as unknown[];
   if (res.status !== 200) throw new Error(`status ${res.status}`);
   return { ms: ms(t0), count: body.length };
-}
-
-async function serve(app: express.Express): Promise<{ url: string; close(): Promise<void> }> {
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, close: () => new Promise((r) => server.close(() => r())) };
 }
 
 async function run(label: string, databaseUrl: string, reopen: (open: Knex) => Promise<Knex>): Promise<void> {

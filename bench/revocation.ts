@@ -15,7 +15,6 @@
 import { execFileSync } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
-import type { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import express from 'express';
@@ -25,6 +24,7 @@ import { CrlPublisher } from '../lib/ca/crls';
 import { hasRevocationStore, type CaRecord, type NewCertificate, type Store } from '../lib/ports';
 import { pemEncode } from '../lib/x509/pem';
 import { benchCsrPem } from './csr';
+import { serve } from './serve';
 import { RemoteLoader, type LoadJob } from './load-client';
 import { benchPostgresUrl, withScratchSchema } from './scratch-schema';
 
@@ -117,9 +117,8 @@ async function run(label: string, databaseUrl: string): Promise<void> {
   app.post('/bare', (_req, res) => {
     res.type('application/ocsp-response').send(fixed);
   });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await serve(app);
+  const url = server.url;
   const auth = `Basic ${Buffer.from('bench:bench-password').toString('base64')}`;
 
   // 2. revoke latency, 100k revoked vs none
@@ -187,7 +186,7 @@ async function run(label: string, databaseUrl: string): Promise<void> {
   const lines = plan.rows.map((r) => r['QUERY PLAN']);
   console.log(`OCSP lookup plan: ${lines[0].trim()}${lines.some((l) => /Index/.test(l)) ? ' (index, no scan)' : ' (NO INDEX)'}`);
 
-  await new Promise((r) => server.close(r));
+  await server.close();
   await router.close();
   await store.close();
 }
