@@ -79,11 +79,12 @@ const MAX_CACHED_BYTES = 32;
 
 /** Dotted text of OID content octets; a parse error for anything DER does not allow. */
 export function contentToOid(bytes: Uint8Array, what = 'OBJECT IDENTIFIER'): string {
+  if (bytes.length > MAX_CACHED_BYTES) return decodeOid(bytes, what); // never remembered: no key to build
   const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   const known = DECODED.get(key);
   if (known !== undefined) return known;
   const dotted = decodeOid(bytes, what);
-  if (DECODED.size < MAX_DECODED && bytes.length <= MAX_CACHED_BYTES) DECODED.set(key, dotted);
+  if (DECODED.size < MAX_DECODED) DECODED.set(key, dotted);
   return dotted;
 }
 
