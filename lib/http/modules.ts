@@ -8,6 +8,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { MetricsSink } from '../ports';
 import type { LogError } from './error-catch';
 import type { OutageLog } from './outage';
+import { asPropertyBag } from './property-bag';
 
 /** One way in, mounted. */
 export interface MountedModule {
@@ -43,8 +44,11 @@ export function serveModules(modules: readonly MountedModule[], afterModules: ()
   const router = function moduleRouter(req: Request, res: Response, next: NextFunction): void {
     const path = req.path;
     const module = byLongestPrefix.find((m) => path.startsWith(m.prefix) || path === m.prefix.slice(0, -1));
-    if (module) module.handle(req, res, next);
-    else next();
+    if (!module) return next();
+    // Before any module adds a property: one hidden class for all requests (lib/http/property-bag.ts).
+    asPropertyBag(req);
+    asPropertyBag(res);
+    module.handle(req, res, next);
   } as ModuleRouter;
   let closing: Promise<void> | null = null;
   router.close = () => {

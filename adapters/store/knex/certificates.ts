@@ -48,13 +48,14 @@ const columnsOf = (alias?: string): string[] => RECORD_COLUMNS.map((c) => (alias
 
 /** A new certificate's row, with the API text of its certificate produced once, here. */
 function rowOf(cert: NewCertificate, now: Date): Row {
-  return { ...newCertificateToRow(cert), certificate_json: certificateText(cert.certificate), created: now, updated: now };
+  // Spread last (rows.ts says why).
+  return { certificate_json: certificateText(cert.certificate), created: now, updated: now, ...newCertificateToRow(cert) };
 }
 
 /** A record from a row of RECORD_COLUMNS: `certificate` parsed from the stored text on first use. */
 function recordFromRow(row: Row, watchers: Watcher[]): CertificateRecord {
   const text = String(row.certificate_json);
-  const record = certificateFromRow({ ...row, certificate: null }, watchers);
+  const record = certificateFromRow(Object.assign({}, row, { certificate: null }), watchers); // not `{ ...row, x }` (rows.ts)
   let parsed: CertificateJson | undefined;
   Object.defineProperty(record, 'certificate', {
     enumerable: true,
@@ -72,7 +73,7 @@ function recordFromRow(row: Row, watchers: Watcher[]): CertificateRecord {
 
 /** The record of a certificate a statement of another file inserted as `id` at `now` (certificate-values.ts). */
 export function insertedCertificateRecord(cert: NewCertificate, id: number, now: Date): CertificateRecord {
-  return recordFromRow({ ...rowOf(cert, now), id }, []);
+  return recordFromRow(Object.assign(rowOf(cert, now), { id }), []);
 }
 
 /** Bind-parameter lists stay well below PostgreSQL's 65535 limit. */
