@@ -80,6 +80,32 @@ export interface EventLog {
   latestEventId(): Promise<number>;
 }
 
+/** A page of a filtered read of the outbox (`FilteredEventLog`). */
+export interface EventsOfTypes {
+  /** The events of the asked-for types, oldest first. */
+  events: DomainEvent[];
+  /**
+   * Every event up to this id has been looked at: the next read may start here. The last event's id
+   * when the page is full; further (up to the newest event, or as far as one read looks) when not.
+   */
+  scannedTo: number;
+  /** Whether there may be more after `scannedTo` (a full page, or the read stopped looking before the newest event). */
+  more: boolean;
+}
+
+/**
+ * Optional store capability: read only events of some types, the others skipped by the store rather
+ * than handed over (a webhook that wants one type of a busy outbox). Ids rise in commit order
+ * (`DomainEvent.id`), so everything up to `scannedTo` has been seen and none will appear below it.
+ */
+export interface FilteredEventLog {
+  eventsOfTypesSince(afterId: number, types: readonly string[], limit?: number): Promise<EventsOfTypes>;
+}
+
+export function hasFilteredEventLog<S extends object>(store: S): store is S & FilteredEventLog {
+  return typeof (store as Partial<FilteredEventLog>).eventsOfTypesSince === 'function';
+}
+
 export function hasEventLog<S extends object>(store: S): store is S & EventLog {
   const s = store as Partial<EventLog>;
   return typeof s.eventsSince === 'function' && typeof s.latestEventId === 'function';

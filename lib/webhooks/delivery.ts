@@ -20,9 +20,11 @@
 import { randomBytes } from 'crypto';
 import type { LogError } from '../http/error-catch';
 import {
+  hasFilteredEventLog,
   isConnectionLost,
   NO_METRICS,
   type EventLog,
+  type EventsOfTypes,
   type MetricsSink,
   type SecretBox,
   type WebhookEndpointRecord,
@@ -197,7 +199,7 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
     let recorded = position;
     let attempts = endpoint.attempts;
     for (let page = 0; page < PAGES_PER_TURN && !this.closed; page++) {
-      const events = await this.ports.store.eventsSince(position, PAGE);
+      const { events, scannedTo, more } = await this.readPage(position, wantsAll ? null : endpoint.eventTypes);
       for (const event of events) {
         if (this.closed) break;
         if (!wantsAll && !wanted.has(event.type)) {
@@ -242,9 +244,23 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
         await webhooks.recordWebhookOutcome(endpoint.id, this.owner, { kind: 'retry', error: result.error, nextAttempt }, this.leaseMs);
         return;
       }
-      if (events.length < PAGE) break;
+      if (this.closed) break;
+      // Every event of the page was delivered or passed over: what the read skipped is passed over too.
+      position = Math.max(position, scannedTo);
+      if (!more) break;
     }
     if (position > recorded) await this.advance(endpoint.id, position);
+  }
+
+  /**
+   * The events after `position`: of `types` only when the store can filter (the others never leave
+   * the database: a webhook that wants one type of a busy outbox reads what it wants), else all.
+   */
+  private async readPage(position: number, types: readonly string[] | null): Promise<EventsOfTypes> {
+    const { store } = this.ports;
+    if (types && hasFilteredEventLog(store)) return store.eventsOfTypesSince(position, types, PAGE);
+    const events = await store.eventsSince(position, PAGE);
+    return { events, scannedTo: events.at(-1)?.id ?? position, more: events.length === PAGE };
   }
 
   /** Record events passed over (not wanted) up to `position`. */

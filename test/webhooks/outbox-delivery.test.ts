@@ -105,6 +105,39 @@ describe.each(testDatabaseTargets())('webhook delivery over the store, on $name'
     expect(counted?.delivered).toBe(3);
   });
 
+  it('an endpoint that wants some types reads only those from the store, and still moves past the others', async () => {
+    const { endpoint, secret } = await addWebhook(hooks, box, { url: receiver.url, eventTypes: ['ca.created'] });
+    receiver.secret = secret;
+    for (let i = 0; i < 250; i++) await store.createUser(`user${i}`, 'hash', []); // more than two pages of them
+    await store.insertCa(newCa({ name: 'Wanted' }));
+    const handedOver: string[] = [];
+    const counting = new Proxy(store, {
+      get(target, name) {
+        const value = Reflect.get(target, name, target) as unknown;
+        if (name !== 'eventsSince' && name !== 'eventsOfTypesSince') return typeof value === 'function' ? value.bind(target) : value;
+        return async (...args: unknown[]) => {
+          const read = await (value as (...a: unknown[]) => Promise<{ events?: { type: string }[] } | { type: string }[]>).apply(
+            target,
+            args,
+          );
+          handedOver.push(...(Array.isArray(read) ? read : read.events!).map((e) => e.type));
+          return read;
+        };
+      },
+    });
+    const d = createWebhookDelivery({ store: counting, env, logError: () => undefined, ...FAST });
+    open.push(d);
+    const [created] = await receiver.waitFor(1);
+    expect(created.data).toMatchObject({ name: 'Wanted' });
+    const latest = await store.latestEventId();
+    await until(
+      () => hooks.getWebhookEndpoint(endpoint.id),
+      (e) => e?.position === latest,
+    );
+    expect(handedOver).toEqual(['ca.created']);
+    expect(receiver.requests).toBe(1);
+  });
+
   it('a rotated secret signs from the next turn on; webhook changes are events without the secret', async () => {
     const { endpoint, secret } = await addWebhook(hooks, box, { url: receiver.url });
     receiver.secret = secret;

@@ -35,6 +35,7 @@ import type {
   StoredKeyRewriting,
   Actor,
   DomainEvent,
+  EventsOfTypes,
 } from '../../../lib/ports';
 import type { KnexStoreCapabilities } from './capabilities';
 import * as cas from './cas';
@@ -135,6 +136,9 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
 
   eventsSince(afterId: number, limit?: number): Promise<DomainEvent[]> {
     return mappingErrors(() => events.eventsSince(this.db, afterId, limit));
+  }
+  eventsOfTypesSince(afterId: number, types: readonly string[], limit?: number): Promise<EventsOfTypes> {
+    return mappingErrors(() => events.eventsOfTypesSince(this.db, afterId, types, limit));
   }
   latestEventId(): Promise<number> {
     return mappingErrors(() => events.latestEventId(this.db));
