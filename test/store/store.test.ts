@@ -48,6 +48,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0012_webhooks',
         '0013_kek_rotation_reseal',
         '0014_acme_source_address',
+        '0015_san_search_given',
       ]);
     });
   });

@@ -20,6 +20,7 @@ import * as m0011 from './0011_audit_chain';
 import * as m0012 from './0012_webhooks';
 import * as m0013 from './0013_kek_rotation_reseal';
 import * as m0014 from './0014_acme_source_address';
+import * as m0015 from './0015_san_search_given';
 
 /** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -37,6 +38,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0012_webhooks', m0012],
   ['0013_kek_rotation_reseal', m0013],
   ['0014_acme_source_address', m0014],
+  ['0015_san_search_given', m0015],
 ];
 
 /** Table in which knex records applied migrations; prefixed so it cannot clash with a host's own. */
