@@ -17,6 +17,15 @@ import type { Knex } from 'knex';
 
 const CERTS = 'ca_api_certificates';
 
+/** The row trigger's function: the API text if the writer gave none, and the subjectAltName search text. */
+export const INVENTORY_FUNCTION = `
+  CREATE OR REPLACE FUNCTION ca_api_certificates_inventory() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF NEW.certificate_json IS NULL THEN NEW.certificate_json := NEW.certificate::text; END IF;
+    NEW.san_search := ca_api_san_search(NEW.certificate);
+    RETURN NEW;
+  END $$`;
+
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable(CERTS, (t) => {
     t.text('certificate_json').nullable();
@@ -30,13 +39,7 @@ export async function up(knex: Knex): Promise<void> {
            json_array_elements(CASE WHEN json_typeof(e->'value') = 'array' THEN e->'value' ELSE '[]'::json END) g
       WHERE e->>'type' = 'subject_alternative_name'
     $$`);
-  await knex.raw(`
-    CREATE FUNCTION ca_api_certificates_inventory() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF NEW.certificate_json IS NULL THEN NEW.certificate_json := NEW.certificate::text; END IF;
-      NEW.san_search := ca_api_san_search(NEW.certificate);
-      RETURN NEW;
-    END $$`);
+  await knex.raw(INVENTORY_FUNCTION);
   await knex.raw(
     `CREATE TRIGGER ca_api_certificates_inventory BEFORE INSERT ON ${CERTS} FOR EACH ROW EXECUTE FUNCTION ca_api_certificates_inventory()`,
   );

@@ -5,23 +5,24 @@
  * the trigger fills it in as before.
  */
 import type { Knex } from 'knex';
+import { INVENTORY_FUNCTION } from './0003_inventory';
 
 const CERTS = 'ca_api_certificates';
+const ALWAYS = 'NEW.san_search := ca_api_san_search(NEW.certificate);';
+const IF_MISSING = 'IF NEW.san_search IS NULL THEN NEW.san_search := ca_api_san_search(NEW.certificate); END IF;';
 
-const inventoryTrigger = (sanSearch: string) => `
-  CREATE OR REPLACE FUNCTION ca_api_certificates_inventory() RETURNS trigger LANGUAGE plpgsql AS $$
-  BEGIN
-    IF NEW.certificate_json IS NULL THEN NEW.certificate_json := NEW.certificate::text; END IF;
-    ${sanSearch}
-    RETURN NEW;
-  END $$`;
+/** Migration 0003's trigger function, computing `san_search` only when the writer gave none. */
+function inventoryIfMissing(): string {
+  if (!INVENTORY_FUNCTION.includes(ALWAYS)) throw new Error('migration 0015: the inventory trigger of 0003 does not compute san_search');
+  return INVENTORY_FUNCTION.replace(ALWAYS, IF_MISSING);
+}
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`ALTER TABLE ${CERTS} ALTER COLUMN san_search DROP DEFAULT`);
-  await knex.raw(inventoryTrigger('IF NEW.san_search IS NULL THEN NEW.san_search := ca_api_san_search(NEW.certificate); END IF;'));
+  await knex.raw(inventoryIfMissing());
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw(inventoryTrigger('NEW.san_search := ca_api_san_search(NEW.certificate);'));
+  await knex.raw(INVENTORY_FUNCTION);
   await knex.raw(`ALTER TABLE ${CERTS} ALTER COLUMN san_search SET DEFAULT ''`);
 }
