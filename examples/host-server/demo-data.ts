@@ -11,6 +11,7 @@ import { createHash, randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import {
+  actingAs,
   createApiUser,
   editCa,
   initCa,
@@ -19,6 +20,7 @@ import {
   type CaAcmeSettings,
   type CaPatch,
   type CaRecord,
+  type Actor,
   type InitCaOptions,
   type Store,
 } from '../../lib';
@@ -75,6 +77,9 @@ export function demoFolder(dataDir: string, databaseUrl: string): string {
   return path.join(dataDir, 'databases', `${label.replace(/[^A-Za-z0-9._-]/g, '_')}-${hash}`);
 }
 
+/** The audit log names this server as the author of its demo data (README "Domain events"). */
+export const EXAMPLE_SERVER_ACTOR: Actor = { type: 'system', name: 'example-server', protocol: 'library' };
+
 /** Root + API-enabled intermediate + the demo user, each made when the database lacks it. */
 export async function ensureDemoData(o: {
   store: Store;
@@ -85,7 +90,7 @@ export async function ensureDemoData(o: {
   /** CA_ENABLE_ACME: make the intermediate take ACME clients (docs/COMPATIBILITY.md §2, `acme_*`). */
   acme: boolean;
 }): Promise<DemoData> {
-  const { store } = o;
+  const store = actingAs(o.store, EXAMPLE_SERVER_ACTOR);
   const created: string[] = [];
   /** The CA of that name, made with these options when missing. */
   const ensureCa = async (name: string, options: Partial<InitCaOptions>): Promise<CaRecord> => {

@@ -9,3 +9,10 @@ export function apiUserActor(user: ApiUser, address?: string | null): Actor {
   const actor: Actor = { type: 'api_user', id: user.id, name: user.username, protocol: 'rest' };
   return address ? { ...actor, address } : actor;
 }
+
+/**
+ * The library acting on its own: the certificates and settings it makes without anyone asking at
+ * that moment (the automatic OCSP responder certificates, docs/DESIGN.md "Domain events"). The
+ * audit log's `database`/`sql` actor stays reserved for writes made around the library.
+ */
+export const LIBRARY_ACTOR: Actor = Object.freeze({ type: 'system', name: 'express-ca-api', protocol: 'library' });

@@ -19,6 +19,7 @@
  * is counted by the metrics sink it is given (README "Metrics": `ca_api_ocsp_responses_total`).
  */
 import {
+  actingAs,
   KeyBackendUnavailableError,
   NO_METRICS,
   type CaRecord,
@@ -31,6 +32,7 @@ import { X509Error } from '../x509/errors';
 import { certIdMatchesIssuer } from '../x509/revocation/cert-id';
 import { parseOcspRequest, type CertId } from '../x509/revocation/ocsp-request';
 import { buildOcspResponse, ocspErrorResponse, type CertStatus } from '../x509/revocation/ocsp-response';
+import { LIBRARY_ACTOR } from './actors';
 import { caFacts, defaultHashFor } from './ca-facts';
 import type { KeyBackends } from './key-backends';
 import { caAsResponder, OcspDelegates, type OcspSigningKey } from './ocsp-delegate';
@@ -75,7 +77,8 @@ export class OcspResponder {
     profiles: Profiles,
     private readonly settings: OcspSettings = {},
   ) {
-    this.delegates = new OcspDelegates(store, keyBackends, profiles);
+    // Responders made while serving OCSP are the library's own doing, not an anonymous SQL write.
+    this.delegates = new OcspDelegates(actingAs(store, LIBRARY_ACTOR), keyBackends, profiles);
     this.now = settings.now ?? (() => new Date());
   }
 

@@ -7,6 +7,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { caAdmin } from '../cli/child';
 import { startChildServer, stopChild, type ChildServer } from './child-server';
 
 let dir: string;
@@ -45,6 +46,27 @@ test('first start prints a working walk-through; a restart keeps the data', asyn
     await stopChild(first.child);
   }
 
+  // Who did what, as `ca-admin audit_log` tells it: the server's demo data and the responder
+  // certificate made while answering OCSP are named, none is an anonymous write around the library.
+  const audit = caAdmin(env.CA_DATA_DIR, ['audit_log']);
+  expect(audit.code).toBe(0);
+  const records = audit.stdout
+    .trim()
+    .split('\n')
+    .map(
+      (line) => JSON.parse(line) as { type: string; actor: { type: string; name?: string; protocol: string }; data: { profile?: string } },
+    );
+  expect(records.filter((r) => r.actor.protocol === 'sql')).toEqual([]);
+  const created = records.filter((r) => r.type === 'ca.created' || r.type === 'user.created');
+  expect(created.length).toBe(3);
+  for (const r of created) expect(r.actor).toEqual({ type: 'system', name: 'example-server', protocol: 'library' });
+  const responders = records.filter((r) => r.data.profile === 'ocsp');
+  expect(responders.length).toBeGreaterThan(0);
+  for (const r of responders) {
+    expect(r.type).toBe('certificate.issued');
+    expect(r.actor).toEqual({ type: 'system', name: 'express-ca-api', protocol: 'library' });
+  }
+
   const second = await startChildServer(env);
   try {
     expect(second.output()).not.toContain('Created');
@@ -59,4 +81,4 @@ test('first start prints a working walk-through; a restart keeps the data', asyn
   } finally {
     await stopChild(second.child);
   }
-});
+}, 180_000);

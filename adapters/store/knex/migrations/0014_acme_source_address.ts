@@ -13,7 +13,7 @@ const ACME_ACTOR_WITH_ADDRESS = `CASE WHEN a.source_address IS NULL THEN ${ACME_
            ELSE json_build_object('type', 'acme_account', 'id', a.account_id, 'protocol', 'acme', 'address', a.source_address) END`;
 
 /** Migration 0011's certificate trigger, an ACME order's address added to its account's actor. */
-function certificateStoredWithAcmeAddress(): string {
+export function certificateStoredWithAcmeAddress(): string {
   if (!CERTIFICATE_STORED.includes(ACME_ACTOR))
     throw new Error('migration 0014: the certificate trigger of 0011 has no ACME actor to extend');
   return CERTIFICATE_STORED.replace(ACME_ACTOR, ACME_ACTOR_WITH_ADDRESS);
