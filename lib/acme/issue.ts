@@ -9,6 +9,7 @@ import { prepareSignRequest } from '../ca/issuance';
 import { issueInto } from '../ca/issuing';
 import type { KeyBackends } from '../ca/key-backends';
 import type { Profiles } from '../ca/profiles';
+import { clampToCa } from '../ca/signing-ca';
 import type { AcmeOrderRecord, AcmeStore, Actor, CaRecord, CertificateRecord, SignRequest } from '../ports';
 import type { ParsedCsr } from '../x509/csr';
 import { OID_COMMON_NAME } from '../x509/oids';
@@ -38,8 +39,7 @@ export function orderSignRequest(
 ): SignRequest {
   const dnsNames = order.identifiers.filter((i) => i.type === 'dns').map((i) => i.value);
   const commonName = dnsNames.find((n) => n.length <= MAX_COMMON_NAME);
-  const wanted = order.notAfter ?? new Date(now.getTime() + settings.defaultValidityMs);
-  const notAfter = wanted < ca.notAfter ? wanted : ca.notAfter;
+  const notAfter = clampToCa(ca, order.notAfter ?? new Date(now.getTime() + settings.defaultValidityMs));
   try {
     return prepareSignRequest(
       {

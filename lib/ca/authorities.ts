@@ -13,7 +13,7 @@ import { serialToHex } from '../x509/serial-format';
 import type { EllipticCurveName, Extension, HashAlgorithmName, KeySpec, KeyType, Name } from '../x509/types';
 import { caFacts, isEdwards } from './ca-facts';
 import { CaError } from './errors';
-import { floorToMinute } from './issuance';
+import { floorToMinute } from './signing-ca';
 import { caSigner, keyBackendFor, type KeyBackends } from './key-backends';
 import { isUsable } from './lookup';
 import { newCaRecord } from './records';

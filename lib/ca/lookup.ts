@@ -6,7 +6,7 @@ import type { CaRecord, CertificateRecord, Store } from '../ports';
 import { parseCertificate, verifyCertificateSignature } from '../x509/certificate';
 import { normaliseSerial } from '../x509/serial-format';
 import { CaError } from './errors';
-import { isWithinValidity } from './validity';
+import { whyCaCannotSign } from './signing-ca';
 
 export interface FindCaOptions {
   /** Disabled CAs are only accepted where a command says so (edit_ca, view_ca, ...). */
@@ -36,7 +36,7 @@ export async function caChain(store: Pick<Store, 'getCa'>, ca: CaRecord | null):
 
 /** Enabled, not revoked, inside its validity window at `now` (validity.ts). */
 export function isUsable(ca: CaRecord, now: Date): boolean {
-  return ca.enabled && !ca.revoked && isWithinValidity(ca, now);
+  return whyCaCannotSign(ca, now) === null;
 }
 
 /**

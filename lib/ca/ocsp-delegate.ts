@@ -16,7 +16,7 @@ import type { Signer } from '../x509/signer';
 import type { KeySpec } from '../x509/types';
 import { caFacts, defaultHashFor } from './ca-facts';
 import { composeExtensions, mandatoryExtensions } from './extensions';
-import { floorToMinute } from './issuance';
+import { floorToMinute, validityEnd } from './signing-ca';
 import { caSigner, keyBackendFor, type KeyBackends } from './key-backends';
 import type { Profiles } from './profiles';
 import { newCertificateRecord } from './records';
@@ -66,8 +66,7 @@ async function issueResponder(
   const facts = caFacts(ca);
   const profile = profiles.get('ocsp');
   const notBefore = floorToMinute(now);
-  const wanted = new Date(notBefore.getTime() + ca.ocspResponderKeyValidity * DAY_MS);
-  const notAfter = wanted > ca.notAfter ? ca.notAfter : wanted;
+  const notAfter = validityEnd(ca, notBefore, ca.ocspResponderKeyValidity * DAY_MS);
   const der = await buildCertificate(
     {
       issuer: facts.subjectDer,
