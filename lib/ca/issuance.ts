@@ -246,9 +246,6 @@ export async function signRequest(options: Omit<IssueOptions, 'store'>): Promise
   const extensions = [...mandatoryExtensions(facts.keyIdentifier, publicKeyDer), ...composeExtensions(request.extensions, profile, ca)];
 
   const signer = await caSigner(keyBackends, ca, request.keyBackendOptions);
-  if (!signer.publicKeyDer.equals(facts.publicKeyDer)) {
-    throw new CaError('key', `${ca.name}: The private key does not match the certificate authority's certificate.`);
-  }
   try {
     return await buildCertificate(
       {

@@ -6,6 +6,7 @@
  */
 import type { CaRecord, KeyBackend, SignRequest } from '../ports';
 import type { Signer } from '../x509/signer';
+import { caFacts } from './ca-facts';
 import { CaError } from './errors';
 
 export type KeyBackends = readonly KeyBackend[] | ReadonlyMap<string, KeyBackend> | Readonly<Record<string, KeyBackend>>;
@@ -27,7 +28,7 @@ export function keyBackendFor(backends: KeyBackends, alias: string): KeyBackend 
  */
 export async function caSigner(
   backends: KeyBackends,
-  ca: Pick<CaRecord, 'name' | 'keyBackendAlias' | 'keyBackendOptions'>,
+  ca: Pick<CaRecord, 'name' | 'keyBackendAlias' | 'keyBackendOptions' | 'der' | 'fingerprints' | 'certificate'>,
   useOptions?: Record<string, unknown>,
 ): Promise<Signer> {
   if (ca.keyBackendOptions === null) {
@@ -36,7 +37,13 @@ export async function caSigner(
       `${ca.name}: The private key of this certificate authority is not available (it was imported without its key), so it cannot sign.`,
     );
   }
-  return keyBackendFor(backends, ca.keyBackendAlias).getSigner(ca.keyBackendOptions, useOptions);
+  const signer = await keyBackendFor(backends, ca.keyBackendAlias).getSigner(ca.keyBackendOptions, useOptions);
+  // Whatever the CA signs (certificates, responder certificates, CRLs, OCSP answers) must verify
+  // with its certificate's key: a backend handing out another key is refused before it signs.
+  if (!signer.publicKeyDer.equals(caFacts(ca).publicKeyDer)) {
+    throw new CaError('key', `${ca.name}: The private key does not match the certificate authority's certificate.`);
+  }
+  return signer;
 }
 
 /**

@@ -8,12 +8,14 @@ import * as fs from 'fs';
 import { defaultKeyBackend } from '../../adapters/keys/default-backend';
 import { initCa } from '../../lib/ca/authorities';
 import { signCert } from '../../lib/ca/certificates';
+import { CrlPublisher } from '../../lib/ca/crls';
 import { CaError } from '../../lib/ca/errors';
 import { issueFromRequest, prepareSignRequest } from '../../lib/ca/issuance';
 import { isUsable } from '../../lib/ca/lookup';
+import { OcspDelegates } from '../../lib/ca/ocsp-delegate';
 import { defaultProfiles } from '../../lib/ca/profiles';
 import { validityEnd, whyCaCannotSign } from '../../lib/ca/signing-ca';
-import type { CaRecord } from '../../lib/ports';
+import type { CaRecord, RevocationStore, Store } from '../../lib/ports';
 import { TEST_KEK } from '../cli/helpers';
 import { opensslCsr, tmpDir } from '../cli/openssl';
 import { openTestDatabase, type TestDatabase } from '../helpers/database';
@@ -92,4 +94,34 @@ test('a CA that can sign: no reason, and what it signs ends with it at the lates
   expect(isUsable(ca, now)).toBe(true);
   expect(validityEnd(ca, now, 86_400_000)).toEqual(new Date(Math.floor((now.getTime() + 86_400_000) / 60_000) * 60_000));
   expect(validityEnd(ca, now, 365 * 86_400_000)).toEqual(new Date(Math.floor(ca.notAfter.getTime() / 60_000) * 60_000));
+});
+
+test('a CA signs only with its own key: a backend that hands out another key signs no certificate, responder or CRL', async () => {
+  const other = await initCa({
+    store: db.store,
+    keyBackends,
+    name: 'other',
+    subject: [{ oid: 'CN', value: 'Other CA' }],
+    keyType: 'EC',
+    expiresDays: 30,
+  });
+  const swapped: CaRecord = { ...ca, keyBackendOptions: other.keyBackendOptions };
+  const store = db.store as Store & RevocationStore;
+  const before = (await db.store.listCertificates({ caId: ca.id })).length;
+  const keyError = async (work: () => Promise<unknown>): Promise<string> => {
+    try {
+      await work();
+    } catch (e) {
+      if (e instanceof CaError && e.code === 'key') return e.message;
+      throw e;
+    }
+    throw new Error('signed with a foreign key');
+  };
+  const words = "rule: The private key does not match the certificate authority's certificate.";
+  const request = prepareSignRequest({ csr, subject }, { ca, profiles });
+  expect(await keyError(() => issueFromRequest({ store: db.store, keyBackends, ca: swapped, request, profiles }))).toBe(words);
+  expect(await keyError(() => new OcspDelegates(store, keyBackends, profiles).renew(swapped, new Date()))).toBe(words);
+  expect(await keyError(() => new CrlPublisher(store, keyBackends).build(swapped, 'all'))).toBe(words);
+  expect((await db.store.listCertificates({ caId: ca.id })).length).toBe(before);
+  expect(await store.getOcspResponder(ca.id)).toBeNull();
 });
