@@ -10,7 +10,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as ts from 'typescript';
-import { apiReport, exportedNames, REPORT_FILE, ROOT } from './api-report';
+import { apiReport, ENTRIES, exportedNames, REPORT_FILE, ROOT } from './api-report';
 
 const names = exportedNames();
 
@@ -47,4 +47,18 @@ test('the package entry only lists exports: the wiring is lib/wiring.ts', () => 
   // Named exports only: `export *` would publish whatever the module it names adds later.
   const starred = source.statements.filter((s) => ts.isExportDeclaration(s) && !s.exportClause).map((s) => s.getText(source));
   expect(starred).toEqual([]);
+});
+
+test("the report covers every entry point of package.json's exports", () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    name: string;
+    exports: Record<string, string | { types?: string }>;
+  };
+  const entries = Object.entries(manifest.exports)
+    .filter(([, target]) => typeof target === 'object' && target.types)
+    .map(([subpath, target]) => [
+      path.posix.join(manifest.name, subpath),
+      (target as { types: string }).types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts'),
+    ]);
+  expect(Object.fromEntries(entries)).toEqual(ENTRIES);
 });
