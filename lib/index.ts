@@ -10,109 +10,85 @@
  *   // Prometheus metrics: `metrics: { enabled: true }` above, or alone on an internal port:
  *   internalApp.use(createMetricsRouter({ store }));
  *
- * This file is the package's composition root: the one place (with the CLI's entry,
- * lib/cli/main.ts) where the library core (which depends only on the ports of lib/ports) meets
- * the default adapters of adapters/. The certificate engine has its own entry point,
- * `express-ca-api/x509`.
+ * The package entry: an explicit list of what the package promises, no more — the names README
+ * "The package's exports" documents, each once. docs/api-report.md records it with each name's kind
+ * (test/package/api-report.test.ts keeps the three in step), so that a change to it shows in review.
+ * The wiring of the default adapters is lib/wiring.ts. The certificate engine has its own entry
+ * point, `express-ca-api/x509`.
  */
-import { signatureVerifierPool } from '../adapters/crypto/verify-pool';
-import { challengeValidator, validatorSettingsFromEnv } from '../adapters/acme-validation';
-import { buildCaApiRouter, type ApiPorts, type CaApiRouter, type Closable, type CreateCaApiRouterInternals } from './router';
-import { OptionsError, resolveOptions, type CaApiRouterOptions, type ResolvedOptions } from './options';
-import type { OptionsEntry } from './http/option-checks';
-import { resolveRevocationRouterOptions, type RevocationRouterOptions } from './revocation-endpoints/options';
-import { buildRevocationRouter, type RevocationRouter } from './revocation-endpoints/router';
-import { NO_METRICS, type Authenticator, type ChallengeValidator, type KeyBackend, type Store } from './ports';
-import { resolveMetricsRouterOptions, type MetricsRouterOptions } from './metrics/options';
-import { buildMetricsRouter, type MetricsRouter } from './metrics/router';
-import { promMetrics } from '../adapters/metrics';
-import { envKekSecretBox } from '../adapters/keys/secret-box';
-import { defaultKeyBackend, KEK_ENV, KeyBackendError } from '../adapters/keys';
-import { storeAuthenticator } from '../adapters/auth/store-authenticator';
-import { storePermissionChecker } from '../adapters/auth/store-permissions';
-import { UserCache } from '../adapters/auth/user-cache';
-import { loginAttemptLimiter } from '../adapters/auth/login-limiter';
-import { jsonLinesLogger } from '../adapters/logging/json-lines';
-import { inProcessOrderRunner } from './ca/order-runner/in-process';
-import { httpWebhookSender } from '../adapters/webhooks/http-sender';
-import { webhookDelivery, type WebhookDelivery } from './webhooks/delivery';
-import {
-  checkWebhookStore,
-  resolveWebhookDeliveryOptions,
-  type ResolvedWebhookTuning,
-  type WebhookDeliveryOptions,
-} from './webhooks/options';
-import type { LogError } from './http/error-catch';
-import type { MetricsSink, SecretBox } from './ports';
 
-export { type CaApiRouter, type CreateCaApiRouterInternals } from './router';
-export { type RevocationRouter } from './revocation-endpoints/router';
-export { type MetricsRouter } from './metrics/router';
-export {
-  DEFAULT_METRICS_PATH,
-  type MetricsAuthorizer,
-  type MetricsEndpointOptions,
-  type MetricsOptions,
-  type MetricsReportTarget,
-  type MetricsRouterOptions,
-  type ResolvedMetricsRouterOptions,
-} from './metrics/options';
-export { type RevocationRouterOptions, type ResolvedRevocationOptions, type OcspSigning } from './revocation-endpoints/options';
+// Routers and delivery, with the default adapters filled in (lib/wiring.ts)
+export { createCaApiRouter, createRevocationRouter, createMetricsRouter, createWebhookDelivery } from './wiring';
+export type { CaApiRouter } from './router';
+export type { CaApiRouterOptions } from './options';
+export type { RevocationRouter } from './revocation-endpoints/router';
+export type { RevocationRouterOptions } from './revocation-endpoints/options';
+export type { MetricsRouter } from './metrics/router';
+export type { MetricsRouterOptions } from './metrics/options';
+export type { WebhookDelivery } from './webhooks/delivery';
+export type { WebhookOptions, WebhookDeliveryOptions, WebhookDeliveryTuning } from './webhooks/options';
+export type { WebhookPayload } from './webhooks/payload';
 export { answerClientErrorsAsJson } from './client-errors';
-export {
-  resolveOptions,
-  OptionsError,
-  DEFAULT_PROFILE_NAMES,
-  type CaApiRouterOptions,
-  type ProfileConfig,
-  type ResolvedOptions,
-  type DefaultExpires,
-} from './options';
-export * from './ports';
 
-// Default adapters
+// Errors
+export { OptionsError } from './ports/options-error';
+export { CaError, type CaErrorCode } from './ca/errors';
+export { isConnectionLost, StoreUnavailableError } from './ports/store-errors';
+export { KeyBackendUnavailableError } from './ports/keys';
+export { KeyBackendError } from '../adapters/keys/errors';
+
+// Default adapters (README "Adapters: replacing a part")
 export { knexStore } from '../adapters/store/knex';
-export { openDatabase, parseDatabaseUrl, DEFAULT_DATA_DIRECTORY, type DatabaseOptions } from '../adapters/store/database';
-export { defaultKeyBackend, DEFAULT_KEY_BACKEND_ALIAS, KeyBackendError, type DefaultKeyBackendOptions } from '../adapters/keys';
+export { openDatabase, parseDatabaseUrl, type DatabaseOptions } from '../adapters/store/database';
+export { defaultKeyBackend, type DefaultKeyBackendOptions } from '../adapters/keys/default-backend';
 // README "Keys in an HSM": loads the optional pkcs11js only when called.
-export { pkcs11KeyBackend, PKCS11_KEY_BACKEND_ALIAS, type Pkcs11KeyBackend, type Pkcs11KeyBackendOptions } from '../adapters/keys/pkcs11';
-export { storeAuthenticator, type StoreAuthenticator, type StoreAuthenticatorOptions } from '../adapters/auth/store-authenticator';
+export { pkcs11KeyBackend, type Pkcs11KeyBackend, type Pkcs11KeyBackendOptions } from '../adapters/keys/pkcs11';
+export { storeAuthenticator, type StoreAuthenticatorOptions } from '../adapters/auth/store-authenticator';
 export { storePermissionChecker } from '../adapters/auth/store-permissions';
-export {
-  loginAttemptLimiter,
-  databaseLoginAttemptLimiter,
-  DEFAULT_LOGIN_ATTEMPT_LIMITS,
-  type LoginAttemptLimits,
-} from '../adapters/auth/login-limiter';
-export { jsonLinesLogger, type JsonLinesLoggerOptions, type LogLevel } from '../adapters/logging/json-lines';
-export { inProcessOrderRunner, type InProcessOrderRunner, type InProcessOrderRunnerOptions } from './ca/order-runner/in-process';
+export { loginAttemptLimiter, databaseLoginAttemptLimiter, type LoginAttemptLimits } from '../adapters/auth/login-limiter';
+export { jsonLinesLogger, type JsonLinesLoggerOptions } from '../adapters/logging/json-lines';
+export { inProcessOrderRunner, type InProcessOrderRunnerOptions } from './ca/order-runner/in-process';
 
-// Administration (the functions behind `ca-admin`)
+// Ports a host implements, and the optional capabilities README names (lib/ports)
+export type { Store } from './ports/store';
+export type { OrderListing } from './ports/store';
+export type { KeyBackend } from './ports/keys';
+export type { Authenticator, PermissionChecker, UserRecord, UserAdministration } from './ports/users';
+export type { LoginAttemptLimiter } from './ports/login-limits';
+export type { Logger } from './ports/logger';
+export type { OrderRunner, ImmediateOrders, IssuedOrderStore } from './ports/runner';
+export type { BatchOrderStore } from './ports/batch-orders';
+export type { CertificateVersionListing } from './ports/inventory';
+export type { RevocationStore } from './ports/revocation';
+export type { KekRotatingKeyBackend, StoredKeyRewriting } from './ports/key-rotation';
+export type { ChallengeValidator, SecretBox } from './ports/acme';
+export type { CaRecord, CaPatch, CertificateRecord } from './ports/records';
+
+// Domain events (README "Domain events")
+export {
+  hasEventLog,
+  actingAs,
+  type EventLog,
+  type FilteredEventLog,
+  type DomainEvent,
+  type DomainEventType,
+  type Actor,
+} from './ports/events';
+
+// Administration: the functions behind `ca-admin`
+export { initCa, importCa, listCas, type InitCaOptions, type ImportCaOptions, type CaAcmeSettings } from './ca/authorities';
+export { editCa } from './ca/ca-update';
+export { importCert, signCert, resignCert, type SignCertOptions, type ResignCertOptions } from './ca/certificates';
+export { revokeCert } from './ca/revocation';
+export { defaultProfiles } from './ca/profiles';
 export {
   createApiUser,
   setApiUserPermissions,
   setApiUserPassword,
   listApiUsers,
   deleteApiUser,
-  type ApiUserPermissions,
   type CreateApiUserOptions,
 } from './ca/users';
-export { initCa, importCa, listCas, type CaAcmeSettings, type InitCaOptions, type ImportCaOptions } from './ca/authorities';
-export { editCa } from './ca/ca-update';
-export { importCert, signCert, resignCert, type SignCertOptions, type ResignCertOptions } from './ca/certificates';
-export { revokeCert } from './ca/revocation';
-export { CaError, type CaErrorCode } from './ca/errors';
-export {
-  resolveProfiles,
-  defaultProfiles,
-  profileToJson,
-  DEFAULT_PROFILE_CONFIGS,
-  type Profile,
-  type Profiles,
-  type ProfileJson,
-  type ProfilesConfig,
-} from './ca/profiles';
-export { caToJson, certificateToJson, orderToJson } from './ca/serialize';
 
 // Webhooks (README "Webhooks")
 export {
@@ -124,192 +100,3 @@ export {
   type AddWebhookOptions,
   type WebhookEndpointView,
 } from './webhooks/management';
-export { type WebhookDelivery } from './webhooks/delivery';
-export { type WebhookOptions, type WebhookDeliveryOptions, type WebhookDeliveryTuning } from './webhooks/options';
-export { type WebhookPayload } from './webhooks/payload';
-export { httpWebhookSender } from '../adapters/webhooks/http-sender';
-
-/**
- * The default key backend, with its key-encryption key checked now: a missing or malformed key is an
- * `OptionsError` when the router is built, never a failed order later. A host that wants another
- * key (the example server's generated development key, say) passes `keyBackends` itself.
- */
-function checkedDefaultKeyBackend(env: Record<string, string | undefined>, entry: OptionsEntry): KeyBackend {
-  const kek = env[KEK_ENV];
-  if (!kek) {
-    throw new OptionsError(
-      `no key-encryption key for CA private keys: set ${KEK_ENV} to 32 random bytes in base64 (openssl rand -base64 32), ` +
-        'made once and kept — every stored CA key is encrypted under it — or pass keyBackends, e.g. ' +
-        '{ default: defaultKeyBackend({ keyEncryptionKey }) }',
-      entry,
-    );
-  }
-  try {
-    return defaultKeyBackend({ keyEncryptionKey: kek });
-  } catch (e) {
-    if (e instanceof KeyBackendError) throw new OptionsError(`${KEK_ENV}: ${e.message}`, entry);
-    throw e;
-  }
-}
-
-/** The key backends a router signs with: the host's, or the default one (keys in the store, under `CA_KEY_ENCRYPTION_KEY`). */
-function keyBackendsOrDefault(
-  given: Record<string, KeyBackend> | undefined,
-  resolved: Record<string, KeyBackend>,
-  env: Record<string, string | undefined>,
-  entry: OptionsEntry,
-): Record<string, KeyBackend> {
-  return given === undefined ? { default: checkedDefaultKeyBackend(env, entry) } : resolved;
-}
-
-/**
- * The ports the host did not bring, filled with the default adapters: keys in the store encrypted
- * under `CA_KEY_ENCRYPTION_KEY`, Basic auth against the store's users (one user cache shared by the
- * authenticator and the permission checker), the in-process order runner, and the prom-client
- * metrics when the router serves them.
- */
-function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRouterOptions): ApiPorts {
-  const owned: Closable[] = [];
-  const acmeValidator = acmeValidatorOf(resolved, given); // may throw: before anything is started
-  const webhooks = resolved.webhooks.enabled // the same
-    ? {
-        secrets: webhookSecrets(undefined, given.env ?? process.env, 'createCaApiRouter'),
-        store: checkWebhookStore(store, 'createCaApiRouter', 'webhooks.enabled: '),
-      }
-    : null;
-  let users: UserCache | null = null;
-  const sharedUsers = (): UserCache => (users ??= new UserCache(store));
-
-  const keyBackends = keyBackendsOrDefault(given.keyBackends, resolved.keyBackends, given.env ?? process.env, 'createCaApiRouter');
-  let authenticator: Authenticator | null = resolved.authenticator;
-  if (!authenticator) {
-    const own = storeAuthenticator(store, { users: sharedUsers() });
-    owned.push(own);
-    authenticator = own;
-  }
-  const permissions = resolved.permissions ?? storePermissionChecker(store, { users: sharedUsers() });
-  if (users) owned.push(users);
-  const { metrics } = resolved;
-  const metricsExposition = metrics.enabled
-    ? promMetrics({ store, eventPollMs: metrics.eventPollMs, processMetrics: metrics.processMetrics, logError: resolved.logError })
-    : null;
-  if (metricsExposition) owned.push(metricsExposition);
-  const metricsSink = metricsExposition?.sink ?? metrics.reportTo ?? NO_METRICS;
-  const orderRunner =
-    resolved.orderRunner ??
-    inProcessOrderRunner({
-      store,
-      keyBackends,
-      profiles: resolved.effectiveProfiles,
-      defaultExpiresMs: resolved.defaultExpiresMs,
-      logError: resolved.logError,
-      metrics: metricsSink,
-    });
-  const loginLimiter = resolved.loginLimiter === false ? null : (resolved.loginLimiter ?? loginAttemptLimiter());
-  // CSR self-signatures of sign requests, checked on a worker thread (docs/DESIGN.md "Issuance throughput").
-  const signatureVerifier = signatureVerifierPool();
-  owned.push(signatureVerifier);
-  if (webhooks) owned.push(startDelivery(resolved.webhooks, webhooks.store, webhooks.secrets, resolved.logError, metricsSink));
-  return {
-    store,
-    keyBackends,
-    authenticator,
-    permissions,
-    loginLimiter,
-    orderRunner,
-    signatureVerifier,
-    owned,
-    metricsExposition,
-    metricsSink,
-    acmeValidator,
-    acmeSecrets: resolved.acme.eabSecrets ?? envKekSecretBox(given.env ?? process.env),
-  };
-}
-
-/**
- * The ACME challenge validator: the host's, or the package's own configured by `CA_ACME_DNS_SERVERS`,
- * `CA_ACME_HTTP01_PORT` and `CA_ACME_TLS_ALPN01_PORT` (README "ACME"); a bad setting is an OptionsError now.
- */
-function acmeValidatorOf(resolved: ResolvedOptions, given: CaApiRouterOptions): ChallengeValidator | null {
-  if (!resolved.acme.enabled) return null;
-  if (resolved.acme.validator) return resolved.acme.validator;
-  try {
-    return challengeValidator(validatorSettingsFromEnv(given.env ?? process.env));
-  } catch (e) {
-    throw new OptionsError(e instanceof Error ? e.message : String(e), 'createCaApiRouter');
-  }
-}
-
-/**
- * The Express middleware that serves the API under `/{urlPath}api/` and the revocation endpoints under
- * `/{urlPath}` (lib/router.ts composes the modules). Options are validated once, here, and every
- * mistake is an `OptionsError` that says what to change (README "Options").
- */
-export function createCaApiRouter(options: CaApiRouterOptions = {}, internals: CreateCaApiRouterInternals = {}): CaApiRouter {
-  const given = resolveOptions(options);
-  // The access log's default logger: JSON lines on standard output (README "Logs").
-  const resolved = given.accessLog && !given.logger ? { ...given, logger: jsonLinesLogger() } : given;
-  if (!(resolved.enableRestApi || resolved.acme.enabled) || !resolved.store) return buildCaApiRouter(resolved, null, internals);
-  const ports = defaultPorts(resolved, resolved.store, options);
-  return buildCaApiRouter({ ...resolved, keyBackends: { ...ports.keyBackends } }, ports, internals);
-}
-
-/**
- * The public revocation endpoints alone (issuer certificates, CRLs, OCSP under `/{urlPath}`), e.g. on
- * a separate, unauthenticated host app without the REST API (README "Revocation: CRLs and OCSP").
- * Options are validated here, as `createCaApiRouter`'s are; without `keyBackends` the default key
- * backend is wired exactly as for `createCaApiRouter`.
- */
-export function createRevocationRouter(options: RevocationRouterOptions): RevocationRouter {
-  const resolved = resolveRevocationRouterOptions(options);
-  const keyBackends = keyBackendsOrDefault(options.keyBackends, resolved.keyBackends, options.env ?? process.env, 'createRevocationRouter');
-  return buildRevocationRouter(resolved, keyBackends);
-}
-
-/**
- * The Prometheus metrics endpoint alone (README "Metrics"), e.g. on an internal port away from the
- * API: counts from the store's domain events (every process on the database), its state when scraped,
- * and — once the router is given as their `metrics` option — the reports of this process's
- * `createCaApiRouter` and `createRevocationRouter`. Options are validated here (`OptionsError`).
- */
-export function createMetricsRouter(options: MetricsRouterOptions): MetricsRouter {
-  const resolved = resolveMetricsRouterOptions(options);
-  const { store, eventPollMs, processMetrics, logError } = resolved;
-  return buildMetricsRouter(resolved, promMetrics({ store, eventPollMs, processMetrics, logError }));
-}
-
-/** The box that opens the endpoints' secrets: the host's, or the one under `CA_KEY_ENCRYPTION_KEY` (as `ca-admin add_webhook` seals them). */
-function webhookSecrets(given: SecretBox | null | undefined, env: Record<string, string | undefined>, entry: OptionsEntry): SecretBox {
-  let box: SecretBox | null = given ?? null;
-  try {
-    box ??= envKekSecretBox(env);
-  } catch (e) {
-    throw new OptionsError(`${KEK_ENV}: ${e instanceof Error ? e.message : String(e)}`, entry);
-  }
-  if (!box) {
-    throw new OptionsError(`webhooks need ${KEK_ENV} (the endpoints' secrets are sealed under it), or \`secrets\``, entry);
-  }
-  return box;
-}
-
-function startDelivery(
-  tuning: ResolvedWebhookTuning,
-  store: Parameters<typeof webhookDelivery>[1]['store'],
-  secrets: SecretBox,
-  logError: LogError,
-  metrics: MetricsSink,
-): WebhookDelivery {
-  return webhookDelivery(tuning, { store, secrets, sender: httpWebhookSender(), logError, metrics });
-}
-
-/**
- * Webhook delivery alone (README "Webhooks"), e.g. in a worker process beside the API servers: the
- * store's domain events, to the endpoints in the store, signed per Standard Webhooks. Several
- * deliveries (in one fleet on one PostgreSQL) share the work; each event reaches each endpoint once.
- * Options are validated here (`OptionsError`); `close()` stops it.
- */
-export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookDelivery {
-  const resolved = resolveWebhookDeliveryOptions(options);
-  const secrets = webhookSecrets(resolved.secrets, options.env ?? process.env, 'createWebhookDelivery');
-  return startDelivery(resolved, resolved.store, secrets, resolved.logError, NO_METRICS);
-}

@@ -55,7 +55,7 @@ export interface Closable {
 }
 
 /**
- * Every port the API needs, chosen by the composition root (the package entry, lib/index.ts, fills
+ * Every port the API needs, chosen by the composition root (lib/wiring.ts, behind the package entry, fills
  * in the default adapters for what the host did not bring).
  */
 export interface ApiPorts extends Omit<RestApiPorts, 'cas'> {

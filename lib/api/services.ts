@@ -22,7 +22,7 @@ import { OrderCache } from './order-cache';
 import type { ResolvedRestApiOptions } from './options';
 import type { ApiServices } from './route-types';
 
-/** Every port the REST API needs, chosen by the composition root (lib/index.ts fills in the defaults). */
+/** Every port the REST API needs, chosen by the composition root (lib/wiring.ts fills in the defaults). */
 export interface RestApiPorts {
   store: Store;
   keyBackends: Readonly<Record<string, KeyBackend>>;

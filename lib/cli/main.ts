@@ -1,8 +1,8 @@
 /**
  * The CLI's entry and composition root: `ca-admin` with the default adapters (the knex store on
  * `DATABASE_URL`, keys in the store under `CA_KEY_ENCRYPTION_KEY`). bin/ca-admin.js calls `main()`;
- * tests and tools call `runCaAdmin` in-process. Only this file and the package entry (lib/index.ts)
- * import adapters.
+ * tests and tools call `runCaAdmin` in-process. Only this file, the package's wiring (lib/wiring.ts)
+ * and the package entry (lib/index.ts) import adapters.
  */
 import { defaultKeyBackend } from '../../adapters/keys/default-backend';
 import { envKekSecretBox } from '../../adapters/keys/secret-box';

@@ -11,10 +11,49 @@ import { asn1TimeText } from './datetime';
 import { parseError } from './errors';
 import { contentToOid, oidToContent } from './oid-der';
 
-export type Node = forge.asn1.Asn1;
+/**
+ * One ASN.1 value as forge's codec represents it, in a type of our own: the published declarations
+ * (`express-ca-api/x509`) must not need `@types/node-forge`, which is no dependency of the package.
+ * `value` is the children of a constructed value, else the content bytes as a binary string.
+ */
+export interface Node {
+  tagClass: number;
+  type: number;
+  constructed: boolean;
+  composed: boolean;
+  value: string | Node[];
+}
 
-export const Class = forge.asn1.Class;
-export const Type = forge.asn1.Type;
+/** Tag classes (X.690 §8.1.2.2), the numbers forge uses. */
+export const Class = { UNIVERSAL: 0x00, APPLICATION: 0x40, CONTEXT_SPECIFIC: 0x80, PRIVATE: 0xc0 } as const;
+
+/** Universal tag numbers (X.690 §8.4), forge's names. */
+export const Type = {
+  NONE: 0,
+  BOOLEAN: 1,
+  INTEGER: 2,
+  BITSTRING: 3,
+  OCTETSTRING: 4,
+  NULL: 5,
+  OID: 6,
+  ODESC: 7,
+  EXTERNAL: 8,
+  REAL: 9,
+  ENUMERATED: 10,
+  EMBEDDED: 11,
+  UTF8: 12,
+  ROID: 13,
+  SEQUENCE: 16,
+  SET: 17,
+  PRINTABLESTRING: 19,
+  IA5STRING: 22,
+  UTCTIME: 23,
+  GENERALIZEDTIME: 24,
+  BMPSTRING: 30,
+} as const;
+
+/** Our node as forge's (the same object: only the declared types differ). */
+const forgeNode = (node: Node): forge.asn1.Asn1 => node as forge.asn1.Asn1;
 
 /** Universal tag numbers forge does not name. */
 export const TAG_UNIVERSAL_STRING = 28;
@@ -47,7 +86,7 @@ export function parseDer(der: Uint8Array, what = 'DER value'): Node {
 }
 
 export function toDer(node: Node): Buffer {
-  return fromBinary(forge.asn1.toDer(node).getBytes());
+  return fromBinary(forge.asn1.toDer(forgeNode(node)).getBytes());
 }
 
 // ---------------------------------------------------------------------------------------------------

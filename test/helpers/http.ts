@@ -5,7 +5,9 @@
 import express, { type Express } from 'express';
 import * as bcrypt from 'bcryptjs';
 import { randomBytes } from 'crypto';
-import { createCaApiRouter, type CaApiRouter, type CaApiRouterOptions, type CreateCaApiRouterInternals } from '../../lib';
+import { createCaApiRouter, type CaApiRouter, type CaApiRouterOptions } from '../../lib';
+// Not public: the second argument of createCaApiRouter, for tests of the infrastructure.
+import type { CreateCaApiRouterInternals } from '../../lib/router';
 import { HttpError } from '../../lib/http/http-errors';
 import type { OrderRunner, Permission, Store, UserRecord } from '../../lib/ports';
 import type { ApiHandler, RouteDefinition } from '../../lib/api/route-types';

@@ -9,15 +9,8 @@ import express from 'express';
 import request from 'supertest';
 import { defaultKeyBackend } from '../../adapters/keys';
 import { knexStore } from '../../adapters/store/knex';
-import {
-  ALL_PERMISSIONS,
-  createMetricsRouter,
-  createRevocationRouter,
-  initCa,
-  type CaRecord,
-  type MetricsRouter,
-  type RevocationRouter,
-} from '../../lib';
+import { createMetricsRouter, createRevocationRouter, initCa, type CaRecord, type MetricsRouter, type RevocationRouter } from '../../lib';
+import { ALL_PERMISSIONS } from '../../lib/ports';
 import { API, opensslCsr, waitForOrder } from '../api/fixture';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { authHeader, buildApp, hashPassword, type TestApp } from '../helpers/http';

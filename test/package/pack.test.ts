@@ -3,7 +3,8 @@
  * `npm pack --dry-run` lists the built files (the `prepare` script builds them), `npm pack` makes the
  * tarball, `npm install <tarball>` puts it into a scratch CommonJS project, and there: the router
  * mounted from CommonJS, from an ES module and from TypeScript through the published types (the
- * README's snippet included), `npx ca-admin --version / --help / migrate / init_ca /
+ * README's snippet included; a strict ES module project with skipLibCheck off checks every published
+ * declaration, with no type package but Node's and Express's), `npx ca-admin --version / --help / migrate / init_ca /
  * create_api_user`, and one certificate signed through the mounted API that `openssl verify` accepts.
  */
 import { execFileSync, spawn, type ChildProcess } from 'child_process';
@@ -49,9 +50,30 @@ beforeAll(() => {
   );
   run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball]);
   // The published declarations refer to Express's and Node's types, which an Express/TypeScript
-  // project has anyway; lend them from the repository rather than download them.
-  fs.symlinkSync(path.join(ROOT, 'node_modules', '@types'), path.join(project, 'node_modules', '@types'));
+  // project has anyway; lend those (and what they depend on) from the repository rather than
+  // download them — and nothing else of its devDependencies (no @types/node-forge: see the strict
+  // consumer below).
+  const types = path.join(project, 'node_modules', '@types');
+  fs.mkdirSync(types, { recursive: true });
+  for (const name of typesWithTheirDependencies(['@types/node', '@types/express'])) {
+    fs.symlinkSync(path.join(ROOT, 'node_modules', name), path.join(types, name.slice('@types/'.length)));
+  }
 }, 300_000);
+
+/** `names` and the `@types/` packages they depend on, transitively, as installed in the repository. */
+function typesWithTheirDependencies(names: string[]): string[] {
+  const seen = new Set<string>();
+  for (const queue = [...names]; queue.length;) {
+    const name = queue.pop()!;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+    };
+    queue.push(...Object.keys(manifest.dependencies ?? {}).filter((d) => d.startsWith('@types/')));
+  }
+  return [...seen];
+}
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
@@ -178,6 +200,53 @@ export const parse: typeof parseCertificate = parseCertificate;
     complaint = String((e as { stdout?: Buffer }).stdout ?? '');
   }
   expect(complaint).toMatch(/wrong\.ts\(2,\d+\): error TS2322/);
+}, 120_000);
+
+test('a strict ES module project type-checks every published declaration, with only the runtime dependencies installed', () => {
+  // A consumer as strict as they come: "type": "module", node16 resolution, strict, and
+  // skipLibCheck off, so that the compiler checks every declaration the package's `exports` reach.
+  // Nothing of the repository's devDependencies is there but Node's and Express's types (above):
+  // a declaration that needs another type package (TS7016, TS2307) fails here.
+  const consumer = path.join(project, 'strict-esm');
+  fs.mkdirSync(consumer);
+  fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'strict-esm', private: true, type: 'module' }));
+  fs.writeFileSync(
+    path.join(consumer, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        module: 'node16',
+        moduleResolution: 'node16',
+        target: 'es2022',
+        skipLibCheck: false,
+        noEmit: true,
+      },
+      files: ['index.ts'],
+    }),
+  );
+  fs.writeFileSync(
+    path.join(consumer, 'index.ts'),
+    `import express from 'express';
+import * as api from 'express-ca-api';
+import * as x509 from 'express-ca-api/x509';
+import { createCaApiRouter, knexStore, openDatabase, type CaApiRouterOptions } from 'express-ca-api';
+import { parseCertificate, type ParsedCertificate } from 'express-ca-api/x509';
+
+const store = knexStore(await openDatabase(process.env.DATABASE_URL));
+const options: CaApiRouterOptions = { enableRestApi: true, store };
+express().use(createCaApiRouter(options));
+export const parse: (der: Buffer) => ParsedCertificate = (der) => parseCertificate(der);
+export const everything = [api, x509];
+`,
+  );
+  expect(fs.existsSync(path.join(project, 'node_modules', '@types', 'node-forge'))).toBe(false);
+  let complaint = '';
+  try {
+    run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], {}, consumer);
+  } catch (e) {
+    complaint = String((e as { stdout?: Buffer }).stdout ?? e);
+  }
+  expect(complaint).toBe('');
 }, 120_000);
 
 test('from CommonJS with npx ca-admin: migrate, init_ca, create_api_user, then a certificate signed through the API', async () => {

@@ -48,7 +48,7 @@ describe('createCaApiRouter options', () => {
     } finally {
       await router.close();
     }
-    // resolveOptions only validates: the defaults are the composition root's business (lib/index.ts).
+    // resolveOptions only validates: the defaults are the composition root's business (lib/wiring.ts).
     expect(resolveOptions({ store, enableRestApi: true, env: {} }).keyBackends).toEqual({});
     expect(resolveOptions({ env: {} }).keyBackends).toEqual({});
   });
