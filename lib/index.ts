@@ -102,6 +102,7 @@ export { editCa } from './ca/ca-update';
 export { importCert, signCert, resignCert, type SignCertOptions, type ResignCertOptions } from './ca/certificates';
 export { revokeCert } from './ca/revocation';
 export { CaError, type CaErrorCode } from './ca/errors';
+export { readSettings, SettingsError, developmentKekPath, DEVELOPMENT_KEK_FILE, type CaSettings } from './settings';
 export {
   resolveProfiles,
   defaultProfiles,

@@ -19,10 +19,11 @@ import {
   loggerLogError,
   checkOptionNames,
   checkStore,
+  fromEnvironment,
   OptionsError,
-  parseEnvBoolean,
   resolveUrlPath,
 } from './http/option-checks';
+import { defaultCaSetting, profileSettings, switchSetting } from './settings';
 import type { DefaultExpires } from './http/profile-options';
 import { REST_API_OPTION_NAMES, resolveRestApiOptions, type ResolvedRestApiOptions, type RestApiOptions } from './api/options';
 import { checkOcspSigning, type OcspSigning } from './revocation-endpoints/options';
@@ -138,20 +139,36 @@ const KNOWN_OPTIONS: readonly string[] = [
 
 const STORE_METHODS = ['findCaBySerial', 'listCas', 'findUser', 'getUserById', 'createOrder', 'getOrder'];
 
+/**
+ * `CA_PROFILES`, `CA_DEFAULT_PROFILE` and `CA_DEFAULT_EXPIRES` where the host gave no `profiles`,
+ * `defaultProfile` or `defaultExpires`: the REST API then signs with the profiles `ca-admin` signs with.
+ */
+function withProfileSettings(options: CaApiRouterOptions, env: Record<string, string | undefined>): RestApiOptions {
+  if (options.profiles !== undefined && options.defaultProfile !== undefined && options.defaultExpires !== undefined) return options;
+  const fromEnv = fromEnvironment(() => profileSettings(env));
+  return {
+    ...options,
+    profiles: options.profiles ?? fromEnv.profiles ?? undefined,
+    defaultProfile: options.defaultProfile ?? (env.CA_DEFAULT_PROFILE ? fromEnv.defaultProfile : undefined),
+    defaultExpires: options.defaultExpires ?? (fromEnv.defaultExpiresMs === null ? undefined : { ms: fromEnv.defaultExpiresMs }),
+  };
+}
+
 /** Apply defaults and validate. Throws `OptionsError` with an actionable message. */
 export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOptions {
   const entry = 'createCaApiRouter';
   checkOptionNames(options, KNOWN_OPTIONS, '{ enableRestApi: true, store }', entry);
   const env = options.env ?? process.env;
 
-  let enableRestApi = checkBoolean('enableRestApi', options.enableRestApi, false);
-  if (options.enableRestApi === undefined) {
-    const raw = env.CA_ENABLE_REST_API;
-    enableRestApi = raw === undefined ? false : parseEnvBoolean('CA_ENABLE_REST_API', raw);
-  }
+  // The environment's settings are read as ca-admin reads them (lib/settings), only for options the host left out.
+  const enableRestApi =
+    options.enableRestApi === undefined
+      ? fromEnvironment(() => switchSetting(env, 'CA_ENABLE_REST_API', false))
+      : checkBoolean('enableRestApi', options.enableRestApi, false);
   const urlPath = resolveUrlPath(options.urlPath, env, entry);
   const store = checkStore(options.store, STORE_METHODS, entry);
-  const acme = resolveAcmeOptions(options.acme, env);
+  const acmeEnv = fromEnvironment(() => ({ enabled: switchSetting(env, 'CA_ENABLE_ACME', false), defaultCa: defaultCaSetting(env) }));
+  const acme = resolveAcmeOptions(options.acme, env, acmeEnv);
   if ((enableRestApi || acme.enabled) && store === null) {
     throw new OptionsError(
       `option \`store\` is required when ${enableRestApi ? 'the REST API' : 'ACME'} is enabled, e.g. createCaApiRouter({ enableRestApi: true, store: knexStore(db) })`,
@@ -160,7 +177,7 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
   // Without an explicit choice the package entry adds the default backend (keys in the store).
   const keyBackends = checkKeyBackends(options.keyBackends, entry);
 
-  const restApi = resolveRestApiOptions(options);
+  const restApi = resolveRestApiOptions(withProfileSettings(options, env));
   const serveRevocation = checkBoolean('serveRevocation', options.serveRevocation, true);
   const ocspSigning = checkOcspSigning(options.ocspSigning, entry);
   const logger = checkLogger(options.logger, entry);

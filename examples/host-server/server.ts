@@ -15,6 +15,9 @@
  * and kept in the data directory), CA_ORDER_RUNNER=off (accept orders but leave them to another
  * process), TLS_CERT_FILE + TLS_KEY_FILE (serve HTTPS), TRUST_PROXY (Express's `trust proxy`),
  * CA_ENABLE_ACME (the router's switch; here also: the demo intermediate takes ACME clients),
+ * CA_METRICS=true (Prometheus metrics at /metrics), CA_WEBHOOKS=true (webhook delivery; endpoints
+ * added with ca-admin add_webhook), and the settings ca-admin reads (CA_URL_PATH, CA_PROFILES,
+ * CA_DEFAULT_PROFILE, CA_DEFAULT_EXPIRES, CA_DEFAULT_CA), each read by lib/settings as ca-admin reads it,
  * CA_HSM_LIBRARY_PATH + CA_HSM_TOKEN + CA_HSM_USER_PIN (adds the PKCS#11 key backend `hsm`, as
  * ca-admin does: CAs made with `init_ca --key-backend hsm` sign here; README "Keys in an HSM").
  */
@@ -25,11 +28,14 @@ import express from 'express';
 import {
   createCaApiRouter,
   defaultKeyBackend,
+  developmentKekPath,
   jsonLinesLogger,
   knexStore,
+  readSettings,
   pkcs11KeyBackend,
   openDatabase,
   type CaRecord,
+  type CaSettings,
   type KeyBackend,
   type OrderRunner,
   type Store,
@@ -69,7 +75,7 @@ export interface HostServer {
 /** The KEK from the environment, else a development key kept in the data directory. */
 function keyEncryptionKey(dataDir: string, given: string | undefined, log: (line: string) => void): string {
   if (given) return given;
-  const file = path.join(dataDir, 'dev-key-encryption-key');
+  const file = developmentKekPath(dataDir);
   if (!fs.existsSync(file)) {
     fs.writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600 });
     log(`CA_KEY_ENCRYPTION_KEY is not set: generated a development key-encryption key in ${file}.`);
@@ -81,14 +87,27 @@ function keyEncryptionKey(dataDir: string, given: string | undefined, log: (line
 }
 
 /**
- * CA_ENABLE_ACME in the words the router reads it in (true/false, 1/0, yes/no, on/off): the router
- * serves ACME by it, and the demo makes its intermediate take ACME clients by it.
+ * Metrics (CA_METRICS) and webhooks (CA_WEBHOOKS, or the `webhooks` option of a test) as router
+ * options; webhook secrets are sealed under the key-encryption key the server uses (README "Webhooks").
  */
-function acmeSwitch(raw: string | undefined): boolean {
-  const word = (raw ?? '').trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(word)) return true;
-  if (['', '0', 'false', 'no', 'off'].includes(word)) return false;
-  throw new Error(`CA_ENABLE_ACME=${raw}: give true or false (1/0, yes/no, on/off).`);
+function optionalModules(options: HostServerOptions, settings: CaSettings, kek: string) {
+  const webhooks = options.webhooks ?? (settings.webhooks ? { enabled: true } : undefined);
+  return {
+    ...(settings.metrics ? { metrics: { enabled: true } } : {}),
+    ...(webhooks ? { webhooks, env: { ...process.env, CA_KEY_ENCRYPTION_KEY: kek } } : {}),
+  };
+}
+
+/** Where the metrics are and how to add a webhook endpoint, when they are on. */
+function operatingLines(url: string, options: HostServerOptions, settings: CaSettings): string[] {
+  const lines: string[] = [];
+  // The router's default: only scrapes made directly from this machine (README "Metrics").
+  if (settings.metrics) lines.push(`Metrics (Prometheus, from this machine only): ${url}/metrics`);
+  if (options.webhooks?.enabled ?? settings.webhooks) {
+    lines.push('Webhooks: on. Add an endpoint (same DATABASE_URL and CA_KEY_ENCRYPTION_KEY as this server):');
+    lines.push('  npx ca-admin add_webhook https://hooks.example.com/ca   # prints the endpoint id and its signing secret');
+  }
+  return lines;
 }
 
 /** A runner that accepts orders and does nothing: they stay pending for another process. */
@@ -97,11 +116,13 @@ const holdingRunner: OrderRunner = { start: async () => undefined, stop: async (
 export async function startHostServer(options: HostServerOptions = {}): Promise<HostServer> {
   const log = options.log ?? ((line: string) => console.log(line));
   // Every setting is read before anything is opened or written: a mistake ends the start cleanly.
-  const dataDir = path.resolve(options.dataDir ?? process.env.CA_DATA_DIR ?? './.ca-data');
+  // The settings ca-admin reads, read the same way (lib/settings): one environment, one meaning.
+  const settings = readSettings(process.env);
+  const dataDir = path.resolve(options.dataDir ?? settings.dataDir);
   const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL ?? dataDir;
   const requestedPort = options.port ?? Number(process.env.PORT ?? 8000);
   const tls = tlsCredentials(process.env.TLS_CERT_FILE, process.env.TLS_KEY_FILE);
-  const acme = acmeSwitch(process.env.CA_ENABLE_ACME);
+  const acme = settings.enableAcme;
   const app = express();
   applyTrustProxy(app, process.env.TRUST_PROXY);
   const folder = demoFolder(dataDir, databaseUrl);
@@ -126,7 +147,7 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
     accessLog: process.env.CA_ACCESS_LOG !== 'off',
     logger: jsonLinesLogger({ stream: { write: (line: string) => log(line.trimEnd()) } }),
     ...((options.holdOrders ?? process.env.CA_ORDER_RUNNER === 'off') ? { orderRunner: holdingRunner } : {}),
-    ...(options.webhooks ? { webhooks: options.webhooks, env: { ...process.env, CA_KEY_ENCRYPTION_KEY: kek } } : {}),
+    ...optionalModules(options, settings, kek),
   });
   app.use(router);
   let acmeDirectoryPath: string | null = null;
@@ -136,7 +157,7 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
     const base = `${req.protocol}://${req.host}`;
     const lines = [
       'express-ca-api example host.',
-      `REST API: ${base}/django_ca/api/ (docs: ${base}/django_ca/api/docs/)`,
+      `REST API: ${base}/${settings.urlPath}api/ (docs: ${base}/${settings.urlPath}api/docs/)`,
       ...(acmeDirectoryPath ? [`ACME directory: ${base}${acmeDirectoryPath}`] : []),
     ];
     res.type('text/plain').send(lines.join('\n') + '\n');
@@ -153,15 +174,16 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
   }
   const { server, url } = listening;
   const port = Number(new URL(url).port);
-  const apiRoot = `${url}/django_ca/api`;
-  const demo = await ensureDemoData({ store, keyBackends, dataDir, folder, hostname: `localhost:${port}`, acme });
+  const apiRoot = `${url}/${settings.urlPath}api`;
+  const demo = await ensureDemoData({ store, keyBackends, dataDir, folder, hostname: `localhost:${port}`, urlPath: settings.urlPath, acme });
   const { root, intermediate, credentials } = demo;
-  if (acme) acmeDirectoryPath = `/django_ca/acme/directory/${intermediate.serial}/`;
+  if (acme) acmeDirectoryPath = `/${settings.urlPath}acme/directory/${intermediate.serial}/`;
 
   log(`express-ca-api example listening on ${url}`);
   log(`API docs: ${apiRoot}/docs/`);
   if (demo.created.length) log(`Created in this database: ${demo.created.join(', ')}.`);
   if (folder !== dataDir) log(`Kept for this database (demo password, root.pem): ${folder}`);
+  for (const line of operatingLines(url, options, settings)) log(line);
   if (credentials) {
     log('API user:');
     log(`  username: ${credentials.username}`);
