@@ -175,7 +175,15 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
   const { server, url } = listening;
   const port = Number(new URL(url).port);
   const apiRoot = `${url}/${settings.urlPath}api`;
-  const demo = await ensureDemoData({ store, keyBackends, dataDir, folder, hostname: `localhost:${port}`, urlPath: settings.urlPath, acme });
+  const demo = await ensureDemoData({
+    store,
+    keyBackends,
+    dataDir,
+    folder,
+    hostname: `localhost:${port}`,
+    urlPath: settings.urlPath,
+    acme,
+  });
   const { root, intermediate, credentials } = demo;
   if (acme) acmeDirectoryPath = `/${settings.urlPath}acme/directory/${intermediate.serial}/`;
 

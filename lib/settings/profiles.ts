@@ -28,7 +28,10 @@ function profilesConfig(raw: string | undefined): Record<string, ProfileConfig |
   try {
     value = JSON.parse(raw);
   } catch {
-    throw new SettingsError('CA_PROFILES', 'must be JSON: an object mapping profile names to profile settings or null (it is not valid JSON)');
+    throw new SettingsError(
+      'CA_PROFILES',
+      'must be JSON: an object mapping profile names to profile settings or null (it is not valid JSON)',
+    );
   }
   if (!isPlainObject(value)) {
     throw new SettingsError('CA_PROFILES', `must be a JSON object mapping profile names to profile settings or null (got ${shown(raw)})`);
