@@ -34,6 +34,7 @@ import {
   readSettings,
   pkcs11KeyBackend,
   openDatabase,
+  parseDatabaseUrl,
   type CaRecord,
   type CaSettings,
   type KeyBackend,
@@ -99,14 +100,20 @@ function optionalModules(options: HostServerOptions, settings: CaSettings, kek: 
 }
 
 /** Where the metrics are and how to add a webhook endpoint, when they are on. */
-function operatingLines(url: string, options: HostServerOptions, settings: CaSettings): string[] {
+function operatingLines(o: { url: string; webhooks: boolean; metrics: boolean; databaseUrl: string; devKekFile: string | null }): string[] {
   const lines: string[] = [];
   // The router's default: only scrapes made directly from this machine (README "Metrics").
-  if (settings.metrics) lines.push(`Metrics (Prometheus, from this machine only): ${url}/metrics`);
-  if (options.webhooks?.enabled ?? settings.webhooks) {
-    lines.push('Webhooks: on. Add an endpoint (same DATABASE_URL and CA_KEY_ENCRYPTION_KEY as this server):');
-    lines.push('  npx ca-admin add_webhook https://hooks.example.com/ca   # prints the endpoint id and its signing secret');
-  }
+  if (o.metrics) lines.push(`Metrics (Prometheus; scrapes from this machine only): ${o.url}/metrics`);
+  if (!o.webhooks) return lines;
+  const database = parseDatabaseUrl(o.databaseUrl);
+  const shell = (word: string) => (/^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+  lines.push('Webhooks: on (README "Webhooks"). Add an endpoint with ca-admin, on this database and key-encryption key:');
+  // The embedded database serves one process at a time (README "Rotating the key-encryption key").
+  if (database.kind === 'pglite-directory') lines.push('  (stop this server first: its embedded database serves one process at a time)');
+  if (o.devKekFile) lines.push(`  export CA_KEY_ENCRYPTION_KEY=$(cat ${shell(o.devKekFile)})`);
+  // A PostgreSQL URL is not printed: it may hold a password.
+  const databaseWord = database.kind === 'pglite-directory' ? `DATABASE_URL=${shell(database.directory)} ` : '';
+  lines.push(`  ${databaseWord}npx ca-admin add_webhook https://receiver.example/ca   # prints its id and signing secret`);
   return lines;
 }
 
@@ -191,7 +198,9 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
   log(`API docs: ${apiRoot}/docs/`);
   if (demo.created.length) log(`Created in this database: ${demo.created.join(', ')}.`);
   if (folder !== dataDir) log(`Kept for this database (demo password, root.pem): ${folder}`);
-  for (const line of operatingLines(url, options, settings)) log(line);
+  const devKekFile = (options.keyEncryptionKey ?? process.env.CA_KEY_ENCRYPTION_KEY) ? null : developmentKekPath(dataDir);
+  const webhooks = options.webhooks?.enabled ?? settings.webhooks;
+  for (const line of operatingLines({ url, webhooks, metrics: settings.metrics, databaseUrl, devKekFile })) log(line);
   if (credentials) {
     log('API user:');
     log(`  username: ${credentials.username}`);
