@@ -6,8 +6,8 @@
  *
  * Every mistake a host can make here is reported when the router is built, with a message that names
  * the option, says what was expected and shows what was given — never later, inside a request.
- * Environment variables with the names of the original settings (`CA_ENABLE_REST_API`,
- * `CA_URL_PATH`) are read only when the option itself is absent.
+ * Environment variables with the names of the original settings are read only when the option itself
+ * is absent, through lib/settings — the reading `ca-admin` uses, so that both agree.
  */
 import { DEFAULT_PROFILE_CONFIGS, type ProfileConfig } from './ca/profiles';
 import type { LogError } from './http/error-catch';
@@ -94,8 +94,10 @@ export interface CaApiRouterOptions extends RestApiOptions {
    */
   webhooks?: WebhookOptions;
   /**
-   * Environment to read `CA_ENABLE_REST_API`, `CA_URL_PATH` and (for the default key backend)
-   * `CA_KEY_ENCRYPTION_KEY` from. Default `process.env`.
+   * Environment to read the settings of options left out from (`CA_ENABLE_REST_API`, `CA_URL_PATH`,
+   * `CA_ENABLE_ACME`, `CA_DEFAULT_CA`, `CA_PROFILES`, `CA_DEFAULT_PROFILE`, `CA_DEFAULT_EXPIRES`: README
+   * "Settings from the environment") and, for the default key backend, `CA_KEY_ENCRYPTION_KEY`.
+   * Default `process.env`.
    */
   env?: Record<string, string | undefined>;
 }

@@ -3,7 +3,9 @@
  * a name in the original reads its environment variable when the option is absent:
  * `CA_ENABLE_ACME`, `CA_ACME_ORDER_VALIDITY`, `CA_ACME_DEFAULT_CERT_VALIDITY`,
  * `CA_ACME_MAX_CERT_VALIDITY`, `CA_DEFAULT_CA`. Durations in the environment are a number of days
- * (the original's integer form) or a number with a unit: `90s`, `30m`, `1h`, `45d`.
+ * (the original's integer form) or a number with a unit: `90s`, `30m`, `1h`, `45d`. `CA_ENABLE_ACME`
+ * and `CA_DEFAULT_CA` arrive read by the settings (lib/settings, through lib/options.ts), as
+ * `ca-admin` reads them.
  */
 import { OptionsError, checkBoolean, checkOptionNames, isObjectLike, show } from '../http/option-checks';
 import { hasMethods } from '../http/option-checks';
@@ -30,7 +32,10 @@ export interface AcmeOptions {
   defaultCertValidityMs?: number;
   /** The longest validity an order may ask for (`CA_ACME_MAX_CERT_VALIDITY`). 1 to 365 days, ≥ the default; default 90 days. */
   maxCertValidityMs?: number;
-  /** Serial of the CA behind `directory/` (`CA_DEFAULT_CA`); default: the usable ACME CA that expires last. */
+  /**
+   * Serial of the CA behind `directory/`; default `CA_DEFAULT_CA` (a serial or a name), else the
+   * usable ACME CA that expires last, ties to the lowest serial (lib/ca/default-ca.ts).
+   */
   defaultCa?: string | null;
   /** Checks challenges (http-01, dns-01, tls-alpn-01). Default: the package's validator, configured by `CA_ACME_DNS_SERVERS`, `CA_ACME_HTTP01_PORT`, `CA_ACME_TLS_ALPN01_PORT`. */
   validator?: ChallengeValidator;
