@@ -34,9 +34,7 @@ import {
   readSettings,
   pkcs11KeyBackend,
   openDatabase,
-  parseDatabaseUrl,
   type CaRecord,
-  type CaSettings,
   type KeyBackend,
   type OrderRunner,
   type Store,
@@ -44,6 +42,7 @@ import {
 } from '../../lib';
 import { demoFolder, ensureDemoData, type DemoCredentials } from './demo-data';
 import { applyTrustProxy, listen, tlsCredentials } from './listen';
+import { operatingLines, optionalModules } from './operating';
 import { acmeWalkThrough, walkThrough } from './walk-through';
 
 export { walkThrough, type DemoCredentials };
@@ -87,36 +86,6 @@ function keyEncryptionKey(dataDir: string, given: string | undefined, log: (line
   return fs.readFileSync(file, 'utf8').trim();
 }
 
-/**
- * Metrics (CA_METRICS) and webhooks (CA_WEBHOOKS, or the `webhooks` option of a test) as router
- * options; webhook secrets are sealed under the key-encryption key the server uses (README "Webhooks").
- */
-function optionalModules(options: HostServerOptions, settings: CaSettings, kek: string) {
-  const webhooks = options.webhooks ?? (settings.webhooks ? { enabled: true } : undefined);
-  return {
-    ...(settings.metrics ? { metrics: { enabled: true } } : {}),
-    ...(webhooks ? { webhooks, env: { ...process.env, CA_KEY_ENCRYPTION_KEY: kek } } : {}),
-  };
-}
-
-/** Where the metrics are and how to add a webhook endpoint, when they are on. */
-function operatingLines(o: { url: string; webhooks: boolean; metrics: boolean; databaseUrl: string; devKekFile: string | null }): string[] {
-  const lines: string[] = [];
-  // The router's default: only scrapes made directly from this machine (README "Metrics").
-  if (o.metrics) lines.push(`Metrics (Prometheus; scrapes from this machine only): ${o.url}/metrics`);
-  if (!o.webhooks) return lines;
-  const database = parseDatabaseUrl(o.databaseUrl);
-  const shell = (word: string) => (/^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
-  lines.push('Webhooks: on (README "Webhooks"). Add an endpoint with ca-admin, on this database and key-encryption key:');
-  // The embedded database serves one process at a time (README "Rotating the key-encryption key").
-  if (database.kind === 'pglite-directory') lines.push('  (stop this server first: its embedded database serves one process at a time)');
-  if (o.devKekFile) lines.push(`  export CA_KEY_ENCRYPTION_KEY=$(cat ${shell(o.devKekFile)})`);
-  // A PostgreSQL URL is not printed: it may hold a password.
-  const databaseWord = database.kind === 'pglite-directory' ? `DATABASE_URL=${shell(database.directory)} ` : '';
-  lines.push(`  ${databaseWord}npx ca-admin add_webhook https://receiver.example/ca   # prints its id and signing secret`);
-  return lines;
-}
-
 /** A runner that accepts orders and does nothing: they stay pending for another process. */
 const holdingRunner: OrderRunner = { start: async () => undefined, stop: async () => undefined, notify: () => undefined };
 
@@ -154,7 +123,7 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
     accessLog: process.env.CA_ACCESS_LOG !== 'off',
     logger: jsonLinesLogger({ stream: { write: (line: string) => log(line.trimEnd()) } }),
     ...((options.holdOrders ?? process.env.CA_ORDER_RUNNER === 'off') ? { orderRunner: holdingRunner } : {}),
-    ...optionalModules(options, settings, kek),
+    ...optionalModules(options.webhooks, settings, kek),
   });
   app.use(router);
   let acmeDirectoryPath: string | null = null;
