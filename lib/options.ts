@@ -23,7 +23,7 @@ import {
   OptionsError,
   resolveUrlPath,
 } from './http/option-checks';
-import { defaultCaSetting, profileSettings, switchSetting } from './settings';
+import { defaultCaSetting, defaultExpiresSetting, profileSettings, switchSetting } from './settings';
 import type { DefaultExpires } from './http/profile-options';
 import { REST_API_OPTION_NAMES, resolveRestApiOptions, type ResolvedRestApiOptions, type RestApiOptions } from './api/options';
 import { checkOcspSigning, type OcspSigning } from './revocation-endpoints/options';
@@ -147,6 +147,16 @@ const STORE_METHODS = ['findCaBySerial', 'listCas', 'findUser', 'getUserById', '
  */
 function withProfileSettings(options: CaApiRouterOptions, env: Record<string, string | undefined>): RestApiOptions {
   if (options.profiles !== undefined && options.defaultProfile !== undefined && options.defaultExpires !== undefined) return options;
+  if (options.profiles !== undefined) {
+    // The host's own profiles: CA_PROFILES does not count, and CA_DEFAULT_PROFILE is checked against
+    // the host's profiles by the REST API's options.
+    const expiresMs = fromEnvironment(() => defaultExpiresSetting(env));
+    return {
+      ...options,
+      defaultProfile: options.defaultProfile ?? (env.CA_DEFAULT_PROFILE || undefined),
+      defaultExpires: options.defaultExpires ?? (expiresMs === null ? undefined : { ms: expiresMs }),
+    };
+  }
   const fromEnv = fromEnvironment(() => profileSettings(env));
   return {
     ...options,

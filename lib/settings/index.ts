@@ -18,7 +18,7 @@ import { urlPathSetting } from './url-path';
 export { SettingsError } from './errors';
 export { parseSwitch, switchSetting, type Env } from './switch';
 export { DEFAULT_URL_PATH, urlPathProblem, urlPathSetting } from './url-path';
-export { profileSettings, type ProfileSettings } from './profiles';
+export { defaultExpiresSetting, profileSettings, type ProfileSettings } from './profiles';
 export { defaultCaSetting } from './default-ca';
 export { DEFAULT_DATA_DIR, DEVELOPMENT_KEK_FILE, dataDirSetting, developmentKekPath } from './data-dir';
 

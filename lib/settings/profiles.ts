@@ -47,7 +47,9 @@ function profilesConfig(raw: string | undefined): Record<string, ProfileConfig |
   return value as Record<string, ProfileConfig | null>;
 }
 
-function expiresMs(raw: string | undefined): number | null {
+/** `CA_DEFAULT_EXPIRES` in milliseconds; null when unset. */
+export function defaultExpiresSetting(env: Env): number | null {
+  const raw = env.CA_DEFAULT_EXPIRES;
   if (!raw) return null;
   const days = Number(raw);
   if (!(days >= 1) || !Number.isFinite(days)) {
@@ -58,7 +60,7 @@ function expiresMs(raw: string | undefined): number | null {
 
 export function profileSettings(env: Env): ProfileSettings {
   const profiles = profilesConfig(env.CA_PROFILES);
-  const defaultExpiresMs = expiresMs(env.CA_DEFAULT_EXPIRES);
+  const defaultExpiresMs = defaultExpiresSetting(env);
   let effectiveProfiles: Profiles;
   try {
     effectiveProfiles = resolveProfiles(profiles, defaultExpiresMs === null ? {} : { defaultExpiresMs });

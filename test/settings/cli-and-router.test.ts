@@ -69,11 +69,14 @@ test('CA_PROFILES, CA_DEFAULT_PROFILE and CA_DEFAULT_EXPIRES: the REST API serve
   expect(r.options.defaultProfile).toBe(cli.settings.defaultProfile);
   expect(r.options.defaultProfile).toBe('device');
   expect(r.options.defaultExpiresMs).toBe(30 * 86_400_000);
-  // A host's own options still win over the environment.
-  expect(
-    createCaApiRouter({ store: db.store, env: { ...env, CA_KEY_ENCRYPTION_KEY: TEST_KEK }, profiles: {}, defaultProfile: 'webserver' })
-      .options.defaultProfile,
-  ).toBe('webserver');
+  // A host's own options still win over the environment, which then does not count for them.
+  const hostEnv = { ...env, CA_KEY_ENCRYPTION_KEY: TEST_KEK, CA_PROFILES: '{not json' };
+  const own = createCaApiRouter({ store: db.store, env: hostEnv, profiles: {}, defaultProfile: 'webserver' });
+  expect(own.options.defaultProfile).toBe('webserver');
+  await own.close();
+  const withDevice = createCaApiRouter({ store: db.store, env: hostEnv, profiles: { device: {} } });
+  expect(withDevice.options.defaultProfile).toBe('device');
+  await withDevice.close();
 });
 
 test('a bad profile setting is the same error for both, naming the variable', async () => {
