@@ -89,6 +89,7 @@ export {
   deleteApiUser,
   type CreateApiUserOptions,
 } from './ca/users';
+export { readSettings, SettingsError, developmentKekPath, DEVELOPMENT_KEK_FILE, type CaSettings } from './settings';
 
 // Webhooks (README "Webhooks")
 export {

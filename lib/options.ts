@@ -6,8 +6,8 @@
  *
  * Every mistake a host can make here is reported when the router is built, with a message that names
  * the option, says what was expected and shows what was given — never later, inside a request.
- * Environment variables with the names of the original settings (`CA_ENABLE_REST_API`,
- * `CA_URL_PATH`) are read only when the option itself is absent.
+ * Environment variables with the names of the original settings are read only when the option itself
+ * is absent, through lib/settings — the reading `ca-admin` uses, so that both agree.
  */
 import { DEFAULT_PROFILE_CONFIGS, type ProfileConfig } from './ca/profiles';
 import type { LogError } from './http/error-catch';
@@ -19,10 +19,11 @@ import {
   loggerLogError,
   checkOptionNames,
   checkStore,
+  fromEnvironment,
   OptionsError,
-  parseEnvBoolean,
   resolveUrlPath,
 } from './http/option-checks';
+import { defaultCaSetting, defaultExpiresSetting, profileSettings, switchSetting } from './settings';
 import type { DefaultExpires } from './http/profile-options';
 import { REST_API_OPTION_NAMES, resolveRestApiOptions, type ResolvedRestApiOptions, type RestApiOptions } from './api/options';
 import { checkOcspSigning, type OcspSigning } from './revocation-endpoints/options';
@@ -93,8 +94,10 @@ export interface CaApiRouterOptions extends RestApiOptions {
    */
   webhooks?: WebhookOptions;
   /**
-   * Environment to read `CA_ENABLE_REST_API`, `CA_URL_PATH` and (for the default key backend)
-   * `CA_KEY_ENCRYPTION_KEY` from. Default `process.env`.
+   * Environment to read the settings of options left out from (`CA_ENABLE_REST_API`, `CA_URL_PATH`,
+   * `CA_ENABLE_ACME`, `CA_DEFAULT_CA`, `CA_PROFILES`, `CA_DEFAULT_PROFILE`, `CA_DEFAULT_EXPIRES`: README
+   * "Settings from the environment") and, for the default key backend, `CA_KEY_ENCRYPTION_KEY`.
+   * Default `process.env`.
    */
   env?: Record<string, string | undefined>;
 }
@@ -138,20 +141,46 @@ const KNOWN_OPTIONS: readonly string[] = [
 
 const STORE_METHODS = ['findCaBySerial', 'listCas', 'findUser', 'getUserById', 'createOrder', 'getOrder'];
 
+/**
+ * `CA_PROFILES`, `CA_DEFAULT_PROFILE` and `CA_DEFAULT_EXPIRES` where the host gave no `profiles`,
+ * `defaultProfile` or `defaultExpires`: the REST API then signs with the profiles `ca-admin` signs with.
+ */
+function withProfileSettings(options: CaApiRouterOptions, env: Record<string, string | undefined>): RestApiOptions {
+  if (options.profiles !== undefined && options.defaultProfile !== undefined && options.defaultExpires !== undefined) return options;
+  if (options.profiles !== undefined) {
+    // The host's own profiles: CA_PROFILES does not count, and CA_DEFAULT_PROFILE is checked against
+    // the host's profiles by the REST API's options.
+    const expiresMs = fromEnvironment(() => defaultExpiresSetting(env));
+    return {
+      ...options,
+      defaultProfile: options.defaultProfile ?? (env.CA_DEFAULT_PROFILE || undefined),
+      defaultExpires: options.defaultExpires ?? (expiresMs === null ? undefined : { ms: expiresMs }),
+    };
+  }
+  const fromEnv = fromEnvironment(() => profileSettings(env));
+  return {
+    ...options,
+    profiles: options.profiles ?? fromEnv.profiles ?? undefined,
+    defaultProfile: options.defaultProfile ?? (env.CA_DEFAULT_PROFILE ? fromEnv.defaultProfile : undefined),
+    defaultExpires: options.defaultExpires ?? (fromEnv.defaultExpiresMs === null ? undefined : { ms: fromEnv.defaultExpiresMs }),
+  };
+}
+
 /** Apply defaults and validate. Throws `OptionsError` with an actionable message. */
 export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOptions {
   const entry = 'createCaApiRouter';
   checkOptionNames(options, KNOWN_OPTIONS, '{ enableRestApi: true, store }', entry);
   const env = options.env ?? process.env;
 
-  let enableRestApi = checkBoolean('enableRestApi', options.enableRestApi, false);
-  if (options.enableRestApi === undefined) {
-    const raw = env.CA_ENABLE_REST_API;
-    enableRestApi = raw === undefined ? false : parseEnvBoolean('CA_ENABLE_REST_API', raw);
-  }
+  // The environment's settings are read as ca-admin reads them (lib/settings), only for options the host left out.
+  const enableRestApi =
+    options.enableRestApi === undefined
+      ? fromEnvironment(() => switchSetting(env, 'CA_ENABLE_REST_API', false))
+      : checkBoolean('enableRestApi', options.enableRestApi, false);
   const urlPath = resolveUrlPath(options.urlPath, env, entry);
   const store = checkStore(options.store, STORE_METHODS, entry);
-  const acme = resolveAcmeOptions(options.acme, env);
+  const acmeEnv = fromEnvironment(() => ({ enabled: switchSetting(env, 'CA_ENABLE_ACME', false), defaultCa: defaultCaSetting(env) }));
+  const acme = resolveAcmeOptions(options.acme, env, acmeEnv);
   if ((enableRestApi || acme.enabled) && store === null) {
     throw new OptionsError(
       `option \`store\` is required when ${enableRestApi ? 'the REST API' : 'ACME'} is enabled, e.g. createCaApiRouter({ enableRestApi: true, store: knexStore(db) })`,
@@ -160,7 +189,7 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
   // Without an explicit choice the package entry adds the default backend (keys in the store).
   const keyBackends = checkKeyBackends(options.keyBackends, entry);
 
-  const restApi = resolveRestApiOptions(options);
+  const restApi = resolveRestApiOptions(withProfileSettings(options, env));
   const serveRevocation = checkBoolean('serveRevocation', options.serveRevocation, true);
   const ocspSigning = checkOcspSigning(options.ocspSigning, entry);
   const logger = checkLogger(options.logger, entry);

@@ -87,6 +87,8 @@ export async function ensureDemoData(o: {
   dataDir: string;
   folder: string;
   hostname: string;
+  /** CA_URL_PATH: where the server serves the URLs the new CAs' certificates name. */
+  urlPath: string;
   /** CA_ENABLE_ACME: make the intermediate take ACME clients (docs/COMPATIBILITY.md §2, `acme_*`). */
   acme: boolean;
 }): Promise<DemoData> {
@@ -104,6 +106,7 @@ export async function ensureDemoData(o: {
       subject: [{ oid: 'CN', value: name }],
       keyType: 'EC',
       defaultHostname: o.hostname,
+      urlPath: o.urlPath,
       ...options,
     });
   };

@@ -15,6 +15,9 @@
  * and kept in the data directory), CA_ORDER_RUNNER=off (accept orders but leave them to another
  * process), TLS_CERT_FILE + TLS_KEY_FILE (serve HTTPS), TRUST_PROXY (Express's `trust proxy`),
  * CA_ENABLE_ACME (the router's switch; here also: the demo intermediate takes ACME clients),
+ * CA_METRICS=true (Prometheus metrics at /metrics), CA_WEBHOOKS=true (webhook delivery; endpoints
+ * added with ca-admin add_webhook), and the settings ca-admin reads (CA_URL_PATH, CA_PROFILES,
+ * CA_DEFAULT_PROFILE, CA_DEFAULT_EXPIRES, CA_DEFAULT_CA), each read by lib/settings as ca-admin reads it,
  * CA_HSM_LIBRARY_PATH + CA_HSM_TOKEN + CA_HSM_USER_PIN (adds the PKCS#11 key backend `hsm`, as
  * ca-admin does: CAs made with `init_ca --key-backend hsm` sign here; README "Keys in an HSM").
  */
@@ -25,8 +28,10 @@ import express from 'express';
 import {
   createCaApiRouter,
   defaultKeyBackend,
+  developmentKekPath,
   jsonLinesLogger,
   knexStore,
+  readSettings,
   pkcs11KeyBackend,
   openDatabase,
   type CaRecord,
@@ -37,6 +42,7 @@ import {
 } from '../../lib';
 import { demoFolder, ensureDemoData, type DemoCredentials } from './demo-data';
 import { applyTrustProxy, listen, tlsCredentials } from './listen';
+import { operatingLines, optionalModules } from './operating';
 import { acmeWalkThrough, walkThrough } from './walk-through';
 
 export { walkThrough, type DemoCredentials };
@@ -69,7 +75,7 @@ export interface HostServer {
 /** The KEK from the environment, else a development key kept in the data directory. */
 function keyEncryptionKey(dataDir: string, given: string | undefined, log: (line: string) => void): string {
   if (given) return given;
-  const file = path.join(dataDir, 'dev-key-encryption-key');
+  const file = developmentKekPath(dataDir);
   if (!fs.existsSync(file)) {
     fs.writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600 });
     log(`CA_KEY_ENCRYPTION_KEY is not set: generated a development key-encryption key in ${file}.`);
@@ -80,28 +86,19 @@ function keyEncryptionKey(dataDir: string, given: string | undefined, log: (line
   return fs.readFileSync(file, 'utf8').trim();
 }
 
-/**
- * CA_ENABLE_ACME in the words the router reads it in (true/false, 1/0, yes/no, on/off): the router
- * serves ACME by it, and the demo makes its intermediate take ACME clients by it.
- */
-function acmeSwitch(raw: string | undefined): boolean {
-  const word = (raw ?? '').trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(word)) return true;
-  if (['', '0', 'false', 'no', 'off'].includes(word)) return false;
-  throw new Error(`CA_ENABLE_ACME=${raw}: give true or false (1/0, yes/no, on/off).`);
-}
-
 /** A runner that accepts orders and does nothing: they stay pending for another process. */
 const holdingRunner: OrderRunner = { start: async () => undefined, stop: async () => undefined, notify: () => undefined };
 
 export async function startHostServer(options: HostServerOptions = {}): Promise<HostServer> {
   const log = options.log ?? ((line: string) => console.log(line));
   // Every setting is read before anything is opened or written: a mistake ends the start cleanly.
-  const dataDir = path.resolve(options.dataDir ?? process.env.CA_DATA_DIR ?? './.ca-data');
+  // The settings ca-admin reads, read the same way (lib/settings): one environment, one meaning.
+  const settings = readSettings(process.env);
+  const dataDir = path.resolve(options.dataDir ?? settings.dataDir);
   const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL ?? dataDir;
   const requestedPort = options.port ?? Number(process.env.PORT ?? 8000);
   const tls = tlsCredentials(process.env.TLS_CERT_FILE, process.env.TLS_KEY_FILE);
-  const acme = acmeSwitch(process.env.CA_ENABLE_ACME);
+  const acme = settings.enableAcme;
   const app = express();
   applyTrustProxy(app, process.env.TRUST_PROXY);
   const folder = demoFolder(dataDir, databaseUrl);
@@ -126,7 +123,7 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
     accessLog: process.env.CA_ACCESS_LOG !== 'off',
     logger: jsonLinesLogger({ stream: { write: (line: string) => log(line.trimEnd()) } }),
     ...((options.holdOrders ?? process.env.CA_ORDER_RUNNER === 'off') ? { orderRunner: holdingRunner } : {}),
-    ...(options.webhooks ? { webhooks: options.webhooks, env: { ...process.env, CA_KEY_ENCRYPTION_KEY: kek } } : {}),
+    ...optionalModules(options.webhooks, settings, kek),
   });
   app.use(router);
   let acmeDirectoryPath: string | null = null;
@@ -136,7 +133,7 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
     const base = `${req.protocol}://${req.host}`;
     const lines = [
       'express-ca-api example host.',
-      `REST API: ${base}/django_ca/api/ (docs: ${base}/django_ca/api/docs/)`,
+      `REST API: ${base}/${settings.urlPath}api/ (docs: ${base}/${settings.urlPath}api/docs/)`,
       ...(acmeDirectoryPath ? [`ACME directory: ${base}${acmeDirectoryPath}`] : []),
     ];
     res.type('text/plain').send(lines.join('\n') + '\n');
@@ -153,15 +150,26 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
   }
   const { server, url } = listening;
   const port = Number(new URL(url).port);
-  const apiRoot = `${url}/django_ca/api`;
-  const demo = await ensureDemoData({ store, keyBackends, dataDir, folder, hostname: `localhost:${port}`, acme });
+  const apiRoot = `${url}/${settings.urlPath}api`;
+  const demo = await ensureDemoData({
+    store,
+    keyBackends,
+    dataDir,
+    folder,
+    hostname: `localhost:${port}`,
+    urlPath: settings.urlPath,
+    acme,
+  });
   const { root, intermediate, credentials } = demo;
-  if (acme) acmeDirectoryPath = `/django_ca/acme/directory/${intermediate.serial}/`;
+  if (acme) acmeDirectoryPath = `/${settings.urlPath}acme/directory/${intermediate.serial}/`;
 
   log(`express-ca-api example listening on ${url}`);
   log(`API docs: ${apiRoot}/docs/`);
   if (demo.created.length) log(`Created in this database: ${demo.created.join(', ')}.`);
   if (folder !== dataDir) log(`Kept for this database (demo password, root.pem): ${folder}`);
+  const devKekFile = (options.keyEncryptionKey ?? process.env.CA_KEY_ENCRYPTION_KEY) ? null : developmentKekPath(dataDir);
+  const webhooks = options.webhooks?.enabled ?? settings.webhooks;
+  for (const line of operatingLines({ url, webhooks, metrics: settings.metrics, databaseUrl, devKekFile })) log(line);
   if (credentials) {
     log('API user:');
     log(`  username: ${credentials.username}`);

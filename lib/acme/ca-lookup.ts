@@ -4,8 +4,10 @@
  * as the original answers.
  */
 import type { CaCache } from '../cache/ca-cache';
+import { isNamedBy, latestExpiringCa } from '../ca/default-ca';
 import { isUsable } from '../ca/lookup';
 import type { CaRecord, Store } from '../ports';
+import { normaliseSerial } from '../x509/serial-format';
 import { notFound } from './problems';
 
 export function servesAcme(ca: CaRecord, now: Date): boolean {
@@ -19,21 +21,19 @@ export async function acmeCa(cas: CaCache, serial: string, now: Date): Promise<C
 }
 
 /**
- * The CA behind `directory/`: `defaultCa` (`CA_DEFAULT_CA`) if it serves ACME, else the serving CA
- * that expires last (ties: the lowest serial), as the original chooses.
+ * The CA behind `directory/`: the CA `defaultCa` (`CA_DEFAULT_CA`: serial or name) names if it serves
+ * ACME, else the serving CA that expires last, ties broken by the lowest serial — the rule
+ * `ca-admin sign_cert` follows too (lib/ca/default-ca.ts).
  */
 export async function defaultAcmeCa(store: Pick<Store, 'listCas'>, cas: CaCache, defaultCa: string | null, now: Date): Promise<CaRecord> {
   if (defaultCa !== null) {
-    const ca = await cas.findCaBySerial(defaultCa);
+    const serial = normaliseSerial(defaultCa);
+    const bySerial = serial === null ? null : await cas.findCaBySerial(serial);
+    const ca = bySerial ?? (await store.listCas()).find((c) => isNamedBy(c, defaultCa)) ?? null;
     if (ca && servesAcme(ca, now)) return ca;
     throw notFound('No (usable) default CA configured.');
   }
-  const candidates = (await store.listCas({ enabled: true, validAt: now })).filter((ca) => servesAcme(ca, now));
-  candidates.sort((a, b) => b.notAfter.getTime() - a.notAfter.getTime() || compareSerials(a.serial, b.serial));
-  if (candidates.length === 0) throw notFound('No (usable) default CA configured.');
-  return candidates[0];
-}
-
-function compareSerials(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+  const chosen = latestExpiringCa((await store.listCas({ enabled: true, validAt: now })).filter((ca) => servesAcme(ca, now)));
+  if (!chosen) throw notFound('No (usable) default CA configured.');
+  return chosen;
 }

@@ -3,9 +3,11 @@
  * a name in the original reads its environment variable when the option is absent:
  * `CA_ENABLE_ACME`, `CA_ACME_ORDER_VALIDITY`, `CA_ACME_DEFAULT_CERT_VALIDITY`,
  * `CA_ACME_MAX_CERT_VALIDITY`, `CA_DEFAULT_CA`. Durations in the environment are a number of days
- * (the original's integer form) or a number with a unit: `90s`, `30m`, `1h`, `45d`.
+ * (the original's integer form) or a number with a unit: `90s`, `30m`, `1h`, `45d`. `CA_ENABLE_ACME`
+ * and `CA_DEFAULT_CA` arrive read by the settings (lib/settings, through lib/options.ts), as
+ * `ca-admin` reads them.
  */
-import { OptionsError, checkBoolean, checkOptionNames, isObjectLike, parseEnvBoolean, show } from '../http/option-checks';
+import { OptionsError, checkBoolean, checkOptionNames, isObjectLike, show } from '../http/option-checks';
 import { hasMethods } from '../http/option-checks';
 import { sanitizeSerial } from '../http/path-matcher';
 import type { ChallengeValidator, SecretBox } from '../ports';
@@ -30,7 +32,10 @@ export interface AcmeOptions {
   defaultCertValidityMs?: number;
   /** The longest validity an order may ask for (`CA_ACME_MAX_CERT_VALIDITY`). 1 to 365 days, ≥ the default; default 90 days. */
   maxCertValidityMs?: number;
-  /** Serial of the CA behind `directory/` (`CA_DEFAULT_CA`); default: the usable ACME CA that expires last. */
+  /**
+   * Serial of the CA behind `directory/`; default `CA_DEFAULT_CA` (a serial or a name), else the
+   * usable ACME CA that expires last, ties to the lowest serial (lib/ca/default-ca.ts).
+   */
   defaultCa?: string | null;
   /** Checks challenges (http-01, dns-01, tls-alpn-01). Default: the package's validator, configured by `CA_ACME_DNS_SERVERS`, `CA_ACME_HTTP01_PORT`, `CA_ACME_TLS_ALPN01_PORT`. */
   validator?: ChallengeValidator;
@@ -130,12 +135,24 @@ function rateLimit(name: string, given: unknown, fallback: RateLimit): RateLimit
   return { limit: r.limit as number, windowMs: r.windowMs };
 }
 
-export function resolveAcmeOptions(given: unknown, env: Record<string, string | undefined>): ResolvedAcmeOptions {
+/**
+ * What the environment says where an option is absent: `CA_ENABLE_ACME` and `CA_DEFAULT_CA` as the
+ * settings read them (lib/settings, the same reading as `ca-admin`'s), the durations from `env`.
+ */
+export interface AcmeEnvDefaults {
+  enabled: boolean;
+  defaultCa: string | null;
+}
+
+export function resolveAcmeOptions(
+  given: unknown,
+  env: Record<string, string | undefined>,
+  fromEnv: AcmeEnvDefaults = { enabled: false, defaultCa: null },
+): ResolvedAcmeOptions {
   if (given !== undefined && !isObjectLike(given)) throw new OptionsError(`option \`acme\` must be an object, got ${show(given)}`);
   const o = (given ?? {}) as AcmeOptions;
   checkOptionNames(o, KNOWN, '{ acme: { enabled: true } }', 'createCaApiRouter');
-  let enabled = checkBoolean('acme.enabled', o.enabled, false);
-  if (o.enabled === undefined && env.CA_ENABLE_ACME !== undefined) enabled = parseEnvBoolean('CA_ENABLE_ACME', env.CA_ENABLE_ACME);
+  const enabled = checkBoolean('acme.enabled', o.enabled, fromEnv.enabled);
   const orderValidityMs = duration('orderValidityMs', 'CA_ACME_ORDER_VALIDITY', o.orderValidityMs, env, HOUR, [MINUTE, DAY]);
   const defaultCertValidityMs = duration('defaultCertValidityMs', 'CA_ACME_DEFAULT_CERT_VALIDITY', o.defaultCertValidityMs, env, 45 * DAY, [
     DAY,
@@ -150,9 +167,9 @@ export function resolveAcmeOptions(given: unknown, env: Record<string, string | 
       'the maximum ACME certificate validity (CA_ACME_MAX_CERT_VALIDITY) must not be shorter than the default (CA_ACME_DEFAULT_CERT_VALIDITY)',
     );
   }
-  const defaultCa = o.defaultCa ?? env.CA_DEFAULT_CA ?? null;
+  const defaultCa = o.defaultCa ?? null;
   if (defaultCa !== null && (typeof defaultCa !== 'string' || !/^[0-9A-Fa-f:]+$/.test(defaultCa))) {
-    throw new OptionsError(`option \`acme.defaultCa\` (CA_DEFAULT_CA) must be a CA serial in hex, got ${show(defaultCa)}`);
+    throw new OptionsError(`option \`acme.defaultCa\` must be a CA serial in hex, got ${show(defaultCa)}`);
   }
   if (o.eabSecrets !== undefined && !hasMethods(o.eabSecrets, ['seal', 'open'])) {
     throw new OptionsError(`option \`acme.eabSecrets\` must have seal(secret) and open(sealed) methods, got ${show(o.eabSecrets)}`);
@@ -165,7 +182,8 @@ export function resolveAcmeOptions(given: unknown, env: Record<string, string | 
     orderValidityMs,
     defaultCertValidityMs,
     maxCertValidityMs,
-    defaultCa: defaultCa === null ? null : sanitizeSerial(defaultCa),
+    // CA_DEFAULT_CA may also name the CA, as for ca-admin (lib/ca/default-ca.ts).
+    defaultCa: defaultCa === null ? fromEnv.defaultCa : sanitizeSerial(defaultCa),
     validator: o.validator ?? null,
     eabSecrets: o.eabSecrets ?? null,
     validationAttempts: Math.max(1, positiveInteger('validationAttempts', o.validationAttempts, 5)),

@@ -5,6 +5,7 @@
 import type { CaRecord, CertificateRecord, Store } from '../ports';
 import { parseCertificate, verifyCertificateSignature } from '../x509/certificate';
 import { normaliseSerial } from '../x509/serial-format';
+import { latestExpiringCa } from './default-ca';
 import { CaError } from './errors';
 import { whyCaCannotSign } from './signing-ca';
 
@@ -53,15 +54,14 @@ export function isSelfSigned(ca: Pick<CaRecord, 'der'>): boolean {
 }
 
 /**
- * The default CA: `preferred` (CA_DEFAULT_CA) if given, else the usable CA that expires last (ties
- * broken by serial).
+ * The default CA: `preferred` (CA_DEFAULT_CA) if given, else the usable CA that expires last — ties
+ * broken by the lowest serial, by the rule ACME's default directory follows too (default-ca.ts).
  */
 export async function defaultCa(store: Store, now: Date, preferred?: string): Promise<CaRecord> {
   if (preferred) return findCa(store, preferred);
-  const usable = (await store.listCas()).filter((ca) => isUsable(ca, now));
-  usable.sort((a, b) => b.notAfter.getTime() - a.notAfter.getTime() || (a.serial < b.serial ? 1 : a.serial > b.serial ? -1 : 0));
-  if (usable.length === 0) throw new CaError('not-found', 'No usable certificate authority found.');
-  return usable[0];
+  const chosen = latestExpiringCa((await store.listCas()).filter((ca) => isUsable(ca, now)));
+  if (!chosen) throw new CaError('not-found', 'No usable certificate authority found.');
+  return chosen;
 }
 
 export interface FindCertificateOptions {

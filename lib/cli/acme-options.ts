@@ -86,11 +86,11 @@ export type AcmeFlags = Readonly<Record<string, unknown>> & {
 /** commander's attribute names of the twelve options (`--acme-enable` → `acmeEnable`). */
 const ATTRIBUTES = acmeOptions({ enabled: true, forNewCa: false }).map((option) => option.attributeName());
 
-/** With `CA_ENABLE_ACME=false`, any of the options is an error naming the setting. */
+/** Unless `CA_ENABLE_ACME` is on (default off, as for the server), any of the options is an error naming the setting. */
 function refuseWhenOff(o: AcmeFlags, ctx: CommandContext): void {
   const given = ATTRIBUTES.find((a) => o[a] !== undefined);
   if (given !== undefined && !ctx.settings.enableAcme) {
-    throw new CaError('invalid', `${flagName(given)}: ACME is disabled (CA_ENABLE_ACME=false).`);
+    throw new CaError('invalid', `${flagName(given)}: ACME is disabled (set CA_ENABLE_ACME=true, as for the server, to use it).`);
   }
 }
 

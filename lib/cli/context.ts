@@ -6,32 +6,15 @@ import * as os from 'os';
 import { actingAs, type Actor, type KeyBackend, type SecretBox, type Store } from '../ports';
 import type { KeyBackends } from '../ca/key-backends';
 import { CaError } from '../ca/errors';
-import { DEFAULT_PROFILE_NAME, resolveProfiles, type Profiles, type ProfilesConfig } from '../ca/profiles';
-import { DAY_MS } from '../x509/datetime';
+import type { Profiles } from '../ca/profiles';
+import { readSettings, SettingsError, type CaSettings } from '../settings';
 import type { CliIo } from './io';
 
-export interface Settings {
-  defaultHostname: string | null;
-  urlPath: string;
-  defaultProfile: string;
-  defaultCa: string | null;
-  defaultExpiresMs: number | undefined;
-  /** `CA_ENABLE_ACME`: the ACME options and view_ca's ACME lines; on unless set to false. */
-  enableAcme: boolean;
-}
-
 /**
- * A switch from the environment, in the words the router accepts for its own (`CA_ENABLE_REST_API`):
- * true/false, 1/0, yes/no, on/off; unset → `fallback`.
+ * What the commands read of the environment: the settings as every reader takes them (lib/settings),
+ * so that `ca-admin` and a router on the same environment agree.
  */
-function envSwitch(env: Record<string, string | undefined>, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined) return fallback;
-  const word = raw.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(word)) return true;
-  if (['', '0', 'false', 'no', 'off'].includes(word)) return false;
-  throw new CaError('invalid', `${name}=${raw}: must be true/false, 1/0, yes/no or on/off.`);
-}
+export type Settings = CaSettings;
 
 /** Who runs `ca-admin`: the operating-system user (`USER` where the system has no name for the uid). */
 function operatorActor(env: Record<string, string | undefined>): Actor {
@@ -48,26 +31,16 @@ export class CommandContext {
   private storePromise: Promise<Store> | null = null;
   private ownsStore = false;
   readonly settings: Settings;
-  private profileCache: Profiles | null = null;
   private backendCache: KeyBackends | null = null;
   /** Made here from the environment (not handed in): closed with the command (an HSM's sessions). */
   private ownsBackends = false;
 
   constructor(readonly io: CliIo) {
-    const env = io.env;
-    const expiresDays = env.CA_DEFAULT_EXPIRES ? Number(env.CA_DEFAULT_EXPIRES) : undefined;
-    if (expiresDays !== undefined && !(expiresDays >= 1)) {
-      throw new CaError('invalid', `CA_DEFAULT_EXPIRES=${env.CA_DEFAULT_EXPIRES}: must be a number of days >= 1.`);
+    try {
+      this.settings = readSettings(io.env);
+    } catch (e) {
+      throw e instanceof SettingsError ? new CaError('invalid', e.message) : e;
     }
-    this.settings = {
-      defaultHostname: env.CA_DEFAULT_HOSTNAME || null,
-      urlPath: env.CA_URL_PATH ?? 'django_ca/',
-      defaultProfile: env.CA_DEFAULT_PROFILE || DEFAULT_PROFILE_NAME,
-      defaultCa: env.CA_DEFAULT_CA || null,
-      defaultExpiresMs: expiresDays === undefined ? undefined : expiresDays * DAY_MS,
-      // On by default, as in the original: a CA's ACME fields can be set before a server serves ACME.
-      enableAcme: envSwitch(env, 'CA_ENABLE_ACME', true),
-    };
   }
 
   /**
@@ -130,21 +103,7 @@ export class CommandContext {
   }
 
   profiles(): Profiles {
-    if (!this.profileCache) {
-      let config: ProfilesConfig | undefined;
-      if (this.io.env.CA_PROFILES) {
-        try {
-          config = JSON.parse(this.io.env.CA_PROFILES) as ProfilesConfig;
-        } catch {
-          throw new CaError('invalid', 'CA_PROFILES is not valid JSON.');
-        }
-      }
-      this.profileCache = resolveProfiles(config, { defaultExpiresMs: this.settings.defaultExpiresMs });
-      if (!this.profileCache.has(this.settings.defaultProfile)) {
-        throw new CaError('invalid', `${this.settings.defaultProfile}: CA_DEFAULT_PROFILE is not a defined profile.`);
-      }
-    }
-    return this.profileCache;
+    return this.settings.effectiveProfiles;
   }
 
   write(text: string | Buffer): void {

@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { CommandContext } from './context';
 import type { CliIo } from './io';
+import { withDevelopmentKekHint } from './kek-hint';
 import { registerAdminCommands } from './commands/admin';
 import { registerCaCommands } from './commands/cas';
 import { registerCertCommands } from './commands/certs';
@@ -29,11 +30,13 @@ Environment:
   CA_DEFAULT_HOSTNAME     host[:port] for the URLs init_ca puts into a new CA's sign_* fields
   CA_URL_PATH             path prefix of those URLs (default django_ca/)
   CA_DEFAULT_PROFILE      profile of sign_cert without a profile flag (default webserver)
-  CA_DEFAULT_CA           CA of sign_cert without --ca
+  CA_DEFAULT_CA           CA of sign_cert without --ca (serial or name; default: the usable CA that expires last)
   CA_DEFAULT_EXPIRES      default validity in days (default 100)
   CA_PROFILES             JSON merged into the built-in profiles
-  CA_ENABLE_ACME          false hides the --acme-* options of init_ca, import_ca and edit_ca (given anyway:
-                          an error) and view_ca's ACME lines (default true)
+  CA_ENABLE_ACME          true shows the --acme-* options of init_ca, import_ca and edit_ca and view_ca's
+                          ACME lines; false (the default, as for the server) hides them (given anyway: an error)
+  CA_DATA_DIR             the example server's data directory (default ./.ca-data): without
+                          CA_KEY_ENCRYPTION_KEY, errors name the development key kept there
   CA_HSM_LIBRARY_PATH     PKCS#11 library of an HSM (e.g. /usr/lib/softhsm/libsofthsm2.so): adds the key
                           backend hsm (init_ca/import_ca --key-backend hsm --hsm-key-label LABEL)
   CA_HSM_TOKEN            label of the HSM's token
@@ -119,7 +122,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     await ctx.close().catch(() => undefined);
   }
   if (failure !== null) {
-    io.stderr.write(`Error: ${errorLine(failure)}\n`);
+    io.stderr.write(`Error: ${errorLine(withDevelopmentKekHint(failure, io.env))}\n`);
     return 1;
   }
   return 0;

@@ -4,6 +4,7 @@
  * host called, the option, what was expected and what was given — never later, inside a request.
  */
 import { OptionsError, type KeyBackend, type Logger, type Store } from '../ports';
+import { DEFAULT_URL_PATH, SettingsError, urlPathProblem, urlPathSetting, type Env } from '../settings';
 import { isPlainObject } from '../x509/plain-object';
 import type { LogError } from './error-catch';
 
@@ -12,7 +13,7 @@ export type OptionsEntry = 'createCaApiRouter' | 'createRevocationRouter' | 'cre
 
 export { OptionsError };
 
-export const DEFAULT_URL_PATH = 'django_ca/';
+export { DEFAULT_URL_PATH };
 
 /** A short, safe rendering of a bad value for an error message. */
 export function show(value: unknown): string {
@@ -39,11 +40,17 @@ export function checkOptionNames(options: unknown, known: readonly string[], exa
   }
 }
 
-export function parseEnvBoolean(name: string, raw: string, entry: OptionsEntry = 'createCaApiRouter'): boolean {
-  const v = raw.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-  if (['', '0', 'false', 'no', 'off'].includes(v)) return false;
-  throw new OptionsError(`environment variable ${name} must be true/false, 1/0, yes/no or on/off (got ${show(raw)})`, entry);
+/**
+ * A setting of the environment (lib/settings) read for `entry`: its `SettingsError` becomes an
+ * `OptionsError` with the same words, so that the router and `ca-admin` say the same about one mistake.
+ */
+export function fromEnvironment<T>(read: () => T, entry: OptionsEntry = 'createCaApiRouter'): T {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof SettingsError) throw new OptionsError(e.message, entry);
+    throw e;
+  }
 }
 
 /** A boolean option with its default. */
@@ -54,31 +61,15 @@ export function checkBoolean(name: string, value: unknown, fallback: boolean, en
 }
 
 function checkUrlPath(value: unknown, source: string, entry: OptionsEntry): string {
-  if (typeof value !== 'string') {
-    throw new OptionsError(`${source} must be a string such as 'django_ca/' or '' (got ${show(value)})`, entry);
-  }
-  if (value.startsWith('/')) {
-    throw new OptionsError(`${source} must not start with '/'; use 'django_ca/' rather than '/django_ca/' (got ${show(value)})`, entry);
-  }
-  if (value !== '' && !value.endsWith('/')) {
-    throw new OptionsError(`${source} must be '' or end with '/', e.g. '${value}/' (got ${show(value)})`, entry);
-  }
-  // Only unreserved path characters: the value becomes part of a regular expression-free prefix match
-  // and of the OpenAPI paths, and must not smuggle in '..', '?', '#' or percent escapes.
-  if (!/^([A-Za-z0-9._~-]+\/)*$/.test(value) || value.split('/').some((seg) => seg === '.' || seg === '..')) {
-    throw new OptionsError(
-      `${source} may contain only letters, digits, '.', '_', '~', '-' and '/' separators, without empty, '.' or '..' segments (got ${show(value)})`,
-      entry,
-    );
-  }
-  return value;
+  const problem = urlPathProblem(value);
+  if (problem) throw new OptionsError(`${source} ${problem}`, entry);
+  return value as string;
 }
 
-/** The `urlPath` option, else `CA_URL_PATH` (the original's setting), else `'django_ca/'`. */
-export function resolveUrlPath(value: unknown, env: Record<string, string | undefined>, entry: OptionsEntry): string {
+/** The `urlPath` option, else `CA_URL_PATH` (the original's setting, lib/settings), else `'django_ca/'`. */
+export function resolveUrlPath(value: unknown, env: Env, entry: OptionsEntry): string {
   if (value !== undefined) return checkUrlPath(value, 'option `urlPath`', entry);
-  if (env.CA_URL_PATH !== undefined) return checkUrlPath(env.CA_URL_PATH, 'environment variable CA_URL_PATH', entry);
-  return DEFAULT_URL_PATH;
+  return fromEnvironment(() => urlPathSetting(env), entry);
 }
 
 /** The store's shape: `methods` of the Store port (lib/ports) that the entry needs. */

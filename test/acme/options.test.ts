@@ -44,8 +44,10 @@ describe('acme options', () => {
       orderValidityMs: 90 * 60_000,
       defaultCertValidityMs: 30 * DAY,
       maxCertValidityMs: 60 * DAY,
-      defaultCa: '4A1B',
+      // As given: CA_DEFAULT_CA is a serial or a name, as for ca-admin (lib/ca/default-ca.ts matches it).
+      defaultCa: '4a:1b',
     });
+    expect(resolve({ defaultCa: '4a:1b' }).defaultCa).toBe('4A1B');
     expect(resolve({ enabled: false }, env).enabled).toBe(false);
     expect([parseDuration('1h'), parseDuration('45'), parseDuration('x')]).toEqual([3_600_000, 45 * DAY, null]);
   });

@@ -96,7 +96,10 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   // The metrics endpoint: the kit and the ports (its exposition is an adapter, chosen by the composition root).
   'lib/metrics': ['lib/http', 'lib/ports'],
   'lib/openapi': ['lib/api'],
-  'lib/http': ['lib/ca', 'lib/ports', 'lib/x509'],
+  // The kit reads the router's environment defaults through the settings (lib/settings), as ca-admin does.
+  'lib/http': ['lib/ca', 'lib/ports', 'lib/x509', 'lib/settings'],
+  // The settings from the environment: the rules they check (profiles), the engine; no module, no adapter.
+  'lib/settings': ['lib/ca', 'lib/x509'],
   'lib/cache': ['lib/ports'],
   // The default ACME challenge validators: their port, and the engine that reads tls-alpn-01 certificates.
   'adapters/acme-validation': ['lib/ports', 'lib/x509'],

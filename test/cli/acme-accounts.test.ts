@@ -35,7 +35,8 @@ describe.each(testDatabaseTargets())('create_acme_eab_key and list_acme_accounts
   let server: AcmeFixture;
   /** The server opens binding keys with the box of the KEK the command runs with. */
   const box = kekSecretBox(loadKek(KEK) as NonNullable<ReturnType<typeof loadKek>>);
-  const cli = (argv: string[], env: Record<string, string> = {}) => cliRunner(server.store, { CA_KEY_ENCRYPTION_KEY: KEK, ...env })(argv);
+  const cli = (argv: string[], env: Record<string, string> = {}) =>
+    cliRunner(server.store, { CA_KEY_ENCRYPTION_KEY: KEK, CA_ENABLE_ACME: 'true', ...env })(argv);
   const eabRows = async () => (await server.db.knex(TABLES.acmeEabKeys).count({ n: '*' }))[0].n;
 
   beforeAll(async () => {

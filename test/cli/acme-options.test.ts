@@ -6,6 +6,9 @@ import * as path from 'path';
 import { hasAcmeStore, type CaRecord } from '../../lib/ports';
 import { testDatabaseTargets } from '../helpers/database';
 import { cliFixture, cliRunner } from './helpers';
+
+/** The --acme-* options are offered only with ACME switched on, as the server serves it only then. */
+const ACME_ON = { CA_ENABLE_ACME: 'true' };
 import { openssl } from './openssl';
 
 const ACME_FLAGS = [
@@ -45,7 +48,7 @@ const acmeFields = (ca: CaRecord | null) =>
 const acmeSection = (text: string) => /^ACMEv2 support:\n(?:\* .*\n)*/m.exec(text)?.[0] ?? null;
 
 describe.each(testDatabaseTargets())('ACME options on $name', (target) => {
-  const f = cliFixture(target, 'acme-options-');
+  const f = cliFixture(target, 'acme-options-', ACME_ON);
   let n = 0;
   /** A fresh CA name per call, so each test owns its CAs. */
   const fresh = () => `Acme${++n}`;
@@ -103,7 +106,7 @@ describe.each(testDatabaseTargets())('ACME options on $name', (target) => {
     const r = await init(name, ['--acme-profile', 'acme-only']);
     expect(r).toMatchObject({ code: 1, stderr: 'Error: acme-only: Profile is not defined.\n' });
     expect(await f.db.store.findCaByName(name)).toBeNull();
-    const configured = cliRunner(f.db.store, { CA_PROFILES: JSON.stringify({ 'acme-only': { description: 'ACME leaves' } }) });
+    const configured = cliRunner(f.db.store, { ...ACME_ON, CA_PROFILES: JSON.stringify({ 'acme-only': { description: 'ACME leaves' } }) });
     const ok = await configured(['init_ca', '--key-type', 'Ed25519', '--acme-profile', 'acme-only', name, `CN=${name}.example.com`]);
     expect(ok.stderr).toBe('');
     expect((await fields(name))?.profile).toBe('acme-only');
@@ -180,19 +183,31 @@ describe.each(testDatabaseTargets())('ACME options on $name', (target) => {
       const value = VALUES[flag] ?? [];
       const name = fresh();
       const r = await off()(['init_ca', '--key-type', 'Ed25519', flag, ...value, name, `CN=${name}.example.com`]);
-      expect(r).toMatchObject({ code: 1, stdout: '', stderr: `Error: ${flag}: ACME is disabled (CA_ENABLE_ACME=false).\n` });
+      expect(r).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: `Error: ${flag}: ACME is disabled (set CA_ENABLE_ACME=true, as for the server, to use it).\n`,
+      });
       expect(await f.db.store.findCaByName(name)).toBeNull();
       await init(name, []);
       const edit = await off()(['edit_ca', name, flag, ...value]);
-      expect(edit).toMatchObject({ code: 1, stderr: `Error: ${flag}: ACME is disabled (CA_ENABLE_ACME=false).\n` });
+      expect(edit).toMatchObject({
+        code: 1,
+        stderr: `Error: ${flag}: ACME is disabled (set CA_ENABLE_ACME=true, as for the server, to use it).\n`,
+      });
     });
 
     it('takes the words the router takes; anything else is an error', async () => {
-      expect((await f.cli(['--help'])).stdout).toMatch(/\n {2}CA_ENABLE_ACME {10}false hides the --acme-\* options/);
+      expect((await f.cli(['--help'])).stdout).toMatch(/\n {2}CA_ENABLE_ACME {10}true shows the --acme-\* options/);
+      // Unset, as for the server: off (README "ACME").
+      expect((await cliRunner(f.db.store)(['init_ca', '--help'])).stdout).not.toContain('--acme');
       expect((await cliRunner(f.db.store, { CA_ENABLE_ACME: 'off' })(['init_ca', '--help'])).stdout).not.toContain('--acme');
       expect((await cliRunner(f.db.store, { CA_ENABLE_ACME: 'yes' })(['init_ca', '--help'])).stdout).toContain('--acme-enable');
       const bad = await cliRunner(f.db.store, { CA_ENABLE_ACME: 'maybe' })(['list_cas']);
-      expect(bad).toMatchObject({ code: 1, stderr: 'Error: CA_ENABLE_ACME=maybe: must be true/false, 1/0, yes/no or on/off.\n' });
+      expect(bad).toMatchObject({
+        code: 1,
+        stderr: 'Error: environment variable CA_ENABLE_ACME must be true/false, 1/0, yes/no or on/off (got "maybe")\n',
+      });
     });
   });
 });

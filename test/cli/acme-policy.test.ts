@@ -33,7 +33,7 @@ const BAD_ENTRIES: [string, string][] = [
 ];
 
 describe.each(testDatabaseTargets())('ACME policy options on $name', (target) => {
-  const f = cliFixture(target, 'acme-policy-');
+  const f = cliFixture(target, 'acme-policy-', { CA_ENABLE_ACME: 'true' });
   let n = 0;
   const fresh = () => `Policy${++n}`;
   const init = (name: string, flags: string[]) => f.cli(['init_ca', '--key-type', 'Ed25519', ...flags, name, `CN=${name}.example.com`]);
@@ -154,7 +154,7 @@ describe.each(testDatabaseTargets())('ACME policy options on $name', (target) =>
   it('a store without ACME data refuses the options before writing anything; view_ca shows no policy lines', async () => {
     // The same store with its ACME capability hidden (and kept hidden when the CLI scopes it to the operator).
     const bare: Store = Object.create(f.db.store, { acme: { value: undefined }, actingAs: { value: () => bare } }) as Store;
-    const cli = cliRunner(bare);
+    const cli = cliRunner(bare, { CA_ENABLE_ACME: 'true' });
     const name = fresh();
     const r = await cli(['init_ca', '--key-type', 'Ed25519', '--acme-enable', '--acme-eab-required', name, `CN=${name}.example.com`]);
     expect(r).toMatchObject({ code: 1, stderr: 'Error: This store keeps no ACME data (it has no ACME capability).\n' });

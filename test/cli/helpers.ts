@@ -42,13 +42,14 @@ export interface CliFixture {
 
 /**
  * Registers beforeAll/afterAll in the calling describe block: one database on `target` for the
- * block, a `ca-admin` runner on its store, and a scratch directory. Read the fields inside tests.
+ * block, a `ca-admin` runner on its store (with `env` added to its environment), and a scratch
+ * directory. Read the fields inside tests.
  */
-export function cliFixture(target: DatabaseTarget, dirPrefix?: string): CliFixture {
+export function cliFixture(target: DatabaseTarget, dirPrefix?: string, env: Record<string, string> = {}): CliFixture {
   const f = {} as CliFixture;
   beforeAll(async () => {
     f.db = await openTestDatabase(target);
-    f.cli = cliRunner(f.db.store);
+    f.cli = cliRunner(f.db.store, env);
     f.dir = tmpDir(dirPrefix);
   });
   afterAll(async () => {

@@ -424,7 +424,7 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
       // Disabled CAs are still editable, by name too.
       expect((await f.cli(['edit_ca', 'Editable', '--enable', '--api-disable'])).code).toBe(0);
       expect(await f.db.store.findCaByName('Editable')).toMatchObject({ enabled: true, apiEnabled: false, caaIdentity: 'example.com' });
-      const bad = await f.cli(['edit_ca', 'Editable', '--acme-profile', 'nope']);
+      const bad = await cliRunner(f.db.store, { CA_ENABLE_ACME: 'true' })(['edit_ca', 'Editable', '--acme-profile', 'nope']);
       expect(bad.stderr).toBe('Error: nope: Profile is not defined.\n');
       const missing = await f.cli(['edit_ca', 'AB:CD:EF', '--enable']);
       expect(missing.stderr).toBe('Error: AB:CD:EF: Certificate authority not found.\n');

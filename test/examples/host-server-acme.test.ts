@@ -105,7 +105,7 @@ test('a value that is not a switch: says why and exits 1', async () => {
   const data = path.join(dir, 'bad');
   fs.mkdirSync(data);
   await expect(startChildServer({ CA_DATA_DIR: data, CA_ENABLE_ACME: 'maybe' })).rejects.toThrow(
-    /^server exited with 1:\nCA_ENABLE_ACME=maybe: give true or false \(1\/0, yes\/no, on\/off\)\.\n$/,
+    /^server exited with 1:\nenvironment variable CA_ENABLE_ACME must be true\/false, 1\/0, yes\/no or on\/off \(got "maybe"\)\n$/,
   );
   expect(fs.readdirSync(data)).toEqual([]);
 });

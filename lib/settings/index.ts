@@ -1,0 +1,68 @@
+/**
+ * The settings from the environment, read and checked in one place (README "Settings from the
+ * environment"): `ca-admin` (lib/cli/context.ts), the router's defaults for options the host left out
+ * (lib/options.ts) and the example server all take them from here, so that one environment means the
+ * same to each — the same profiles, ACME switch, URL path and default CA. A mistake is a
+ * `SettingsError` that names the variable and what it accepts, raised before anything is opened.
+ *
+ * Each concept has its own reader (one file each) for a caller that needs only that one; `readSettings`
+ * reads them all.
+ */
+import type { ProfileConfig, Profiles } from '../ca/profiles';
+import { dataDirSetting } from './data-dir';
+import { defaultCaSetting } from './default-ca';
+import { profileSettings } from './profiles';
+import { switchSetting, type Env } from './switch';
+import { urlPathSetting } from './url-path';
+
+export { SettingsError } from './errors';
+export { parseSwitch, switchSetting, type Env } from './switch';
+export { DEFAULT_URL_PATH, urlPathProblem, urlPathSetting } from './url-path';
+export { defaultExpiresSetting, profileSettings, type ProfileSettings } from './profiles';
+export { defaultCaSetting } from './default-ca';
+export { DEFAULT_DATA_DIR, DEVELOPMENT_KEK_FILE, dataDirSetting, developmentKekPath } from './data-dir';
+
+export interface CaSettings {
+  /** `CA_ENABLE_REST_API`: serve the REST API. Default false. */
+  enableRestApi: boolean;
+  /** `CA_URL_PATH`: prefix of the API and the revocation URLs, `''` or ending in `/`. Default `django_ca/`. */
+  urlPath: string;
+  /**
+   * `CA_ENABLE_ACME`: the router serves ACME; `ca-admin` offers the `--acme-*` options and shows a
+   * CA's ACME settings. Default false (README "ACME"), for both.
+   */
+  enableAcme: boolean;
+  /** `CA_DEFAULT_CA`: serial or name of the default CA; null: the CA that expires last (lib/ca/default-ca.ts). */
+  defaultCa: string | null;
+  /** `CA_DEFAULT_HOSTNAME`: host[:port] of the URLs `init_ca` writes into a new CA. */
+  defaultHostname: string | null;
+  /** `CA_PROFILES`, merged into the built-in profiles; null when unset. */
+  profiles: Record<string, ProfileConfig | null> | null;
+  /** `CA_DEFAULT_PROFILE`, default `webserver`. */
+  defaultProfile: string;
+  /** `CA_DEFAULT_EXPIRES` (days) in milliseconds; null when unset (100 days). */
+  defaultExpiresMs: number | null;
+  /** The built-in profiles merged with `profiles`, validated. */
+  effectiveProfiles: Profiles;
+  /** `CA_DATA_DIR`, default `./.ca-data`: the example server's data directory. */
+  dataDir: string;
+  /** `CA_METRICS`: the example server serves Prometheus metrics at `/metrics`. Default false. */
+  metrics: boolean;
+  /** `CA_WEBHOOKS`: the example server delivers webhooks. Default false. */
+  webhooks: boolean;
+}
+
+/** Every setting of `env`, checked. Throws `SettingsError` at the first mistake. */
+export function readSettings(env: Env): CaSettings {
+  return {
+    enableRestApi: switchSetting(env, 'CA_ENABLE_REST_API', false),
+    urlPath: urlPathSetting(env),
+    enableAcme: switchSetting(env, 'CA_ENABLE_ACME', false),
+    defaultCa: defaultCaSetting(env),
+    defaultHostname: env.CA_DEFAULT_HOSTNAME || null,
+    ...profileSettings(env),
+    dataDir: dataDirSetting(env),
+    metrics: switchSetting(env, 'CA_METRICS', false),
+    webhooks: switchSetting(env, 'CA_WEBHOOKS', false),
+  };
+}

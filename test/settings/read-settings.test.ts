@@ -1,0 +1,78 @@
+/**
+ * `readSettings` (README "Settings from the environment"): the defaults, the accepted forms, and every
+ * mistake a `SettingsError` that names the variable, says what it accepts and shows what it got.
+ */
+import { readSettings, SettingsError } from '../../lib';
+
+describe('readSettings', () => {
+  test('defaults: REST API and ACME off, django_ca/, no default CA, webserver, ./.ca-data, metrics and webhooks off', () => {
+    expect(readSettings({})).toMatchObject({
+      enableRestApi: false,
+      urlPath: 'django_ca/',
+      enableAcme: false,
+      defaultCa: null,
+      defaultHostname: null,
+      profiles: null,
+      defaultProfile: 'webserver',
+      defaultExpiresMs: null,
+      dataDir: './.ca-data',
+      metrics: false,
+      webhooks: false,
+    });
+  });
+
+  test('the forms each setting takes', () => {
+    const s = readSettings({
+      CA_ENABLE_REST_API: 'Yes',
+      CA_URL_PATH: '',
+      CA_ENABLE_ACME: ' on ',
+      CA_DEFAULT_CA: ' Issuing ',
+      CA_PROFILES: JSON.stringify({ device: { description: 'Devices' }, enduser: null }),
+      CA_DEFAULT_PROFILE: 'device',
+      CA_DEFAULT_EXPIRES: '7',
+      CA_DATA_DIR: '/srv/ca',
+      CA_METRICS: '1',
+      CA_WEBHOOKS: 'true',
+    });
+    expect(s).toMatchObject({
+      enableRestApi: true,
+      urlPath: '',
+      enableAcme: true,
+      defaultCa: 'Issuing',
+      defaultProfile: 'device',
+      defaultExpiresMs: 7 * 86_400_000,
+      dataDir: '/srv/ca',
+      metrics: true,
+      webhooks: true,
+    });
+    expect([...s.effectiveProfiles.keys()]).toEqual(['client', 'server', 'webserver', 'ocsp', 'device']);
+    expect(s.effectiveProfiles.get('device')?.expiresMs).toBe(7 * 86_400_000);
+  });
+
+  test.each([
+    ['CA_ENABLE_ACME', 'maybe', 'environment variable CA_ENABLE_ACME must be true/false, 1/0, yes/no or on/off (got "maybe")'],
+    ['CA_METRICS', 'enabled', 'environment variable CA_METRICS must be true/false, 1/0, yes/no or on/off (got "enabled")'],
+    ['CA_URL_PATH', 'pki', `environment variable CA_URL_PATH must be '' or end with '/', e.g. 'pki/' (got "pki")`],
+    [
+      'CA_URL_PATH',
+      '/pki/',
+      `environment variable CA_URL_PATH must not start with '/'; use 'django_ca/' rather than '/django_ca/' (got "/pki/")`,
+    ],
+    ['CA_URL_PATH', 'a/../', 'environment variable CA_URL_PATH may contain only letters,'],
+    ['CA_DEFAULT_EXPIRES', '0', 'environment variable CA_DEFAULT_EXPIRES must be a number of days >= 1 (got "0")'],
+    ['CA_PROFILES', '{', 'environment variable CA_PROFILES must be JSON'],
+    ['CA_PROFILES', '[]', 'environment variable CA_PROFILES must be a JSON object mapping profile names'],
+    ['CA_PROFILES', '{"x": {"algorithm": "MD5"}}', 'environment variable CA_PROFILES: x.algorithm'],
+    ['CA_DEFAULT_PROFILE', 'nope', 'environment variable CA_DEFAULT_PROFILE must name a configured profile (got "nope"'],
+  ])('%s=%j is a SettingsError naming it', (variable, value, message) => {
+    let error: unknown;
+    try {
+      readSettings({ [variable]: value });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SettingsError);
+    expect((error as SettingsError).variable).toBe(variable);
+    expect((error as SettingsError).message.startsWith(message)).toBe(true);
+  });
+});
