@@ -41,7 +41,9 @@ async function statOrNull(path: string): Promise<Stats | null> {
   try {
     return await fs.stat(path);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    // ENOTDIR: a file stands where a directory on the way should be; the directory check names it.
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     throw e;
   }
 }
