@@ -60,9 +60,13 @@ export async function readPrivateKeyFile(io: CliIo, path: string): Promise<Buffe
     }
     return data;
   }
-  checked(path, what, () => {
+  let der = false;
+  try {
     const top = readTlv(data, 0, data.length, 'private key');
-    if (top.tag !== 0x30 || top.end !== data.length) throw new X509Error('parse', 'not one DER SEQUENCE');
-  });
+    der = top.tag === 0x30 && top.end === data.length;
+  } catch {
+    // not DER either
+  }
+  if (!der) throw new CaError('invalid', `${shown(path)} is not ${what} (no PEM block, and not one DER SEQUENCE).`);
   return data;
 }
