@@ -118,6 +118,7 @@ export { caToJson, certificateToJson, orderToJson } from './ca/serialize';
 export {
   addWebhook,
   listWebhooks,
+  listWebhookDeadLetters,
   removeWebhook,
   rotateWebhookSecret,
   replayWebhook,

@@ -7,7 +7,14 @@
  */
 import { randomBytes } from 'crypto';
 import { CaError } from '../ca/errors';
-import { hasWebhookStore, WEBHOOK_EVENT_TYPES, type SecretBox, type WebhookDeadLetter, type WebhookEndpointRecord, type WebhookStore } from '../ports';
+import {
+  hasWebhookStore,
+  WEBHOOK_EVENT_TYPES,
+  type SecretBox,
+  type WebhookDeadLetter,
+  type WebhookEndpointRecord,
+  type WebhookStore,
+} from '../ports';
 
 const SECRET_PREFIX = 'whsec_';
 const MAX_URL_LENGTH = 2000;
