@@ -165,7 +165,7 @@ describe.each(testDatabaseTargets())('import_ca and import_cert on $name', (targ
       fs.writeFileSync(junk, 'not a certificate');
       const bad = await f.cli(['import_cert', '--ca', 'root', junk]);
       expect(bad.code).not.toBe(0);
-      expect(bad.stderr).toBe(`Error: ${junk} is not a PEM or DER X.509 certificate (expected PEM "CERTIFICATE", found no PEM data).\n`);
+      expect(bad.stderr).toBe(`Error: ${junk} is not a PEM or DER X.509 certificate (certificate: truncated).\n`);
     });
   });
 });
