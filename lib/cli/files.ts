@@ -107,11 +107,6 @@ async function replaceFile(shown: string, target: string, data: string | Buffer,
   }
 }
 
-/** Check `path` and write `data` to it (outputFile, then write): for a file written without acting first. */
-export async function writeOutput(path: string, data: string | Buffer): Promise<void> {
-  await (await outputFile(path)).write(data);
-}
-
 /** Make `path` a directory if it is not one yet, with any missing parents (`mkdir -p`), and check it is writable. */
 export async function ensureDirectory(path: string): Promise<void> {
   try {

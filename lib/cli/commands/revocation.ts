@@ -87,11 +87,11 @@ export function registerRevocationCommands(program: Command, run: Action): void 
         const store = await revocationStore(ctx);
         const publisher = new CrlPublisher(store, ctx.keyBackends());
         const cas = await chosenCas(store, serials, o.exclude, new Date());
-        if (o.out) await ensureDirectory(o.out);
         // Every file checked before the first CRL is built (and published).
         const files = new Map<number, [OutputFile, OutputFile]>();
         const dir = o.out;
         if (dir !== undefined) {
+          await ensureDirectory(dir);
           for (const ca of cas) {
             files.set(ca.id, [await outputFile(join(dir, `${ca.serial}.crl`)), await outputFile(join(dir, `${ca.serial}-ca.crl`))]);
           }
