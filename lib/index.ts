@@ -95,6 +95,7 @@ export { readSettings, SettingsError, developmentKekPath, DEVELOPMENT_KEK_FILE, 
 export {
   addWebhook,
   listWebhooks,
+  listWebhookDeadLetters,
   removeWebhook,
   rotateWebhookSecret,
   replayWebhook,

@@ -35,8 +35,8 @@ async function openDefaultStore(databaseUrl: string | undefined, options: { migr
  */
 function hsmKeyBackends(env: Record<string, string | undefined>): KeyBackend[] {
   const library = env.CA_HSM_LIBRARY_PATH;
-  if (!library) return [];
   const alias = env.CA_HSM_ALIAS || PKCS11_KEY_BACKEND_ALIAS;
+  if (!library) return [unconfiguredHsm(alias)];
   let opened: Pkcs11KeyBackend | null = null;
   const backend = (): Pkcs11KeyBackend => {
     if (opened) return opened;
@@ -55,6 +55,22 @@ function hsmKeyBackends(env: Record<string, string | undefined>): KeyBackend[] {
     close: () => opened?.close(),
   };
   return [lazy];
+}
+
+/**
+ * The HSM's alias without CA_HSM_LIBRARY_PATH: a backend that, used, says which settings to make
+ * (README "Keys in an HSM") instead of the bare `hsm: Key backend is not configured.` of an alias
+ * nobody knows.
+ */
+function unconfiguredHsm(alias: string): KeyBackend {
+  const fail = (): never => {
+    throw new CaError(
+      'key',
+      `${alias}: Key backend is not configured: set CA_HSM_LIBRARY_PATH (the PKCS#11 library, e.g. ` +
+        '/usr/lib/softhsm/libsofthsm2.so), CA_HSM_TOKEN (the token label) and CA_HSM_USER_PIN (the user PIN); see README "Keys in an HSM".',
+    );
+  };
+  return { alias, createKey: fail, importKey: fail, getSigner: fail };
 }
 
 /** `ca-admin` with the default adapters for whatever `io` does not bring. */

@@ -73,6 +73,36 @@ export function errorLine(e: unknown): string {
   return message.replace(/\s*\n\s*/g, ' ');
 }
 
+/**
+ * The `ca-admin` program: every command registered, each running through `run` with `ctx`'s settings,
+ * writing to `ctx.io`. (Tests enumerate its commands: test/cli/command-table.test.ts.)
+ */
+export function caAdminProgram(ctx: CommandContext, run: Action): Command {
+  const io = ctx.io;
+  const program = new Command('ca-admin')
+    .description('Manage the certificate authorities of express-ca-api.')
+    .version(packageVersion(), '-V, --version', 'print the version of express-ca-api')
+    .addHelpText('after', ENVIRONMENT_HELP)
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .showSuggestionAfterError();
+  registerAdminCommands(program, run);
+  registerCaCommands(program, run, ctx.settings.enableAcme);
+  registerCertCommands(program, run, ctx.profiles());
+  registerOrderCommands(program, run);
+  registerRevocationCommands(program, run);
+  registerKeyCommands(program, run);
+  registerAcmeCommands(program, run);
+  registerWebhookCommands(program, run);
+  registerAuditCommands(program, run);
+  for (const cmd of program.commands)
+    cmd
+      .addHelpText('after', COMMAND_ENVIRONMENT_HELP)
+      .exitOverride()
+      .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  return program;
+}
+
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let ctx: CommandContext;
   try {
@@ -93,27 +123,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     };
 
   try {
-    const program = new Command('ca-admin')
-      .description('Manage the certificate authorities of express-ca-api.')
-      .version(packageVersion(), '-V, --version', 'print the version of express-ca-api')
-      .addHelpText('after', ENVIRONMENT_HELP)
-      .exitOverride()
-      .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
-      .showSuggestionAfterError();
-    registerAdminCommands(program, run);
-    registerCaCommands(program, run, ctx.settings.enableAcme);
-    registerCertCommands(program, run, ctx.profiles());
-    registerOrderCommands(program, run);
-    registerRevocationCommands(program, run);
-    registerKeyCommands(program, run);
-    registerAcmeCommands(program, run);
-    registerWebhookCommands(program, run);
-    registerAuditCommands(program, run);
-    for (const cmd of program.commands)
-      cmd
-        .addHelpText('after', COMMAND_ENVIRONMENT_HELP)
-        .exitOverride()
-        .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    const program = caAdminProgram(ctx, run);
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : e.exitCode || 2;

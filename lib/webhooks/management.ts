@@ -7,7 +7,14 @@
  */
 import { randomBytes } from 'crypto';
 import { CaError } from '../ca/errors';
-import { hasWebhookStore, WEBHOOK_EVENT_TYPES, type SecretBox, type WebhookEndpointRecord, type WebhookStore } from '../ports';
+import {
+  hasWebhookStore,
+  WEBHOOK_EVENT_TYPES,
+  type SecretBox,
+  type WebhookDeadLetter,
+  type WebhookEndpointRecord,
+  type WebhookStore,
+} from '../ports';
 
 const SECRET_PREFIX = 'whsec_';
 const MAX_URL_LENGTH = 2000;
@@ -93,8 +100,15 @@ export async function replayWebhook(store: WebhookStore, id: number, fromEventId
   if (!(await store.rewindWebhookEndpoint(id, fromEventId))) throw notFound(id);
 }
 
+/** The events the endpoint gave up on (dead letters), oldest first; an unknown endpoint is an error, not an empty list. */
+export async function listWebhookDeadLetters(store: WebhookStore, id: number, limit?: number): Promise<WebhookDeadLetter[]> {
+  if (!(await store.getWebhookEndpoint(id))) throw notFound(id);
+  return store.listWebhookDeadLetters(id, limit);
+}
+
+/** Worded as the CLI's other unknown names (`<value>: Certificate authority not found.`). */
 function notFound(id: number): CaError {
-  return new CaError('not-found', `no webhook endpoint with id ${id}`);
+  return new CaError('not-found', `${id}: Webhook endpoint not found.`);
 }
 
 /** The store's webhook capability, or an error that says the store has none. */

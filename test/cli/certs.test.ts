@@ -7,6 +7,7 @@ import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../hel
 import { cliRunner } from './helpers';
 import { openssl, opensslCsr, opensslVerify, tmpDir } from './openssl';
 import type { CertificateRecord } from '../../lib/ports';
+import { serialToColons } from '../../lib/x509/serial-format';
 
 describe.each(testDatabaseTargets())('certificate commands on $name', (target) => {
   let db: TestDatabase;
@@ -132,7 +133,8 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
       expect(r.stderr).toBe('Error: Off: Certificate authority not found.\n');
       const out = path.join(dir, 'out.pem');
       const w = await cli(['sign_cert', '--ca', 'Root', '--csr', csr, '--subject', 'CN=file.example.com', '--out', out]);
-      expect(w.stdout).toBe('');
+      const written = await record(fs.readFileSync(out, 'utf8'));
+      expect(w.stdout).toBe(`Wrote certificate ${serialToColons(written.serial)} to ${out}.\n`); // one line: what it did
       expect(text(fs.readFileSync(out, 'utf8'))).toContain('CN = file.example.com');
     });
 

@@ -58,8 +58,8 @@ describe.each(testDatabaseTargets())('ca-admin webhooks on $name', (target) => {
       [['add_webhook', 'not a url'], /"not a url" is not a URL/],
       [['add_webhook', 'https://user:pw@hooks.example.com/'], /must not carry credentials/],
       [['add_webhook', 'https://hooks.example.com/', '--event', 'certificate.exploded'], /unknown event type "certificate.exploded"/],
-      [['remove_webhook', '42'], /no webhook endpoint with id 42/],
-      [['rotate_webhook_secret', '42'], /no webhook endpoint with id 42/],
+      [['remove_webhook', '42'], /^Error: 42: Webhook endpoint not found\.\n$/],
+      [['rotate_webhook_secret', '42'], /^Error: 42: Webhook endpoint not found\.\n$/],
       [['replay_webhook', '42', '--from', '0'], /event id must be a positive integer/],
       [['replay_webhook', 'x', '--from', '1'], /webhook id: x is not an integer/],
     ];

@@ -536,8 +536,9 @@ describe.each(testDatabaseTargets())('a full run on $name', (target) => {
 
     // --- rotate the key-encryption key last (the keys are then read back under the new one)
     const rotated = await cli(['rotate_kek', '--new-key-env', 'SCAN_NEW_KEK'], { SCAN_NEW_KEK: NEW_KEK });
-    ok(rotated);
+    expect(rotated.code).toBe(0);
     expect(rotated.out).toMatch(/^Re-encrypted \d+ key\(s\)/);
+    expect(rotated.err).toMatch(/^Now set CA_KEY_ENCRYPTION_KEY to the new key/); // what to do next: stderr
     await close(server, router);
     server = undefined as unknown as Server;
 

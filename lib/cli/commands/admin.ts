@@ -105,6 +105,7 @@ export function registerAdminCommands(program: Command, run: Action): void {
     run(async (ctx: CommandContext, username: string, o: PermissionFlags) => {
       const store = await ctx.store();
       await setApiUserPermissions(store, username, await permissionsOf(store, o));
+      ctx.write(`Changed the permissions of API user ${username}.\n`);
     }),
   );
 

@@ -15,7 +15,7 @@ import type { EllipticCurveName, HashAlgorithmName, KeyType } from '../../x509/t
 import { acmeOptions, acmePolicyPatch, acmeSettings, type AcmeFlags } from '../acme-options';
 import type { CommandContext } from '../context';
 import { signFlagOptions, signPatch, type SignFlags } from '../extension-options';
-import { readInput } from '../files';
+import { readCertificateFile, readPrivateKeyFile } from '../input-files';
 import { outputOptions, show, type OutputOptions } from '../output';
 import { flagPair, intOption, type Action } from './shared';
 
@@ -169,8 +169,8 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
         if (files.length !== expected) {
           throw new CaError('invalid', o.key ? 'Expected two files: KEY PEM.' : 'Expected one file with --no-key: PEM.');
         }
-        const key = o.key ? await readInput(ctx.io, files[0], 'private key') : null;
-        const pem = await readInput(ctx.io, files[files.length - 1], 'certificate');
+        const key = o.key ? await readPrivateKeyFile(ctx.io, files[0]) : null;
+        const pem = await readCertificateFile(ctx.io, files[files.length - 1]);
         const store = await ctx.store();
         const policy = policyTarget(store, policyPatch);
         const parent = o.parent ? await findCa(store, o.parent, { allowDisabled: true }) : null;
@@ -193,6 +193,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
           termsOfService: o.tos,
         });
         if (policy) await policy.acme.setPolicy(ca.id, policy.policy);
+        ctx.write(`Imported CA ${ca.name} (${serialToColons(ca.serial)}).\n`);
       },
     ),
   );
@@ -235,6 +236,8 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
       }
       await editCa(store, ca, patch);
       if (policy) await policy.acme.setPolicy(ca.id, policy.policy);
+      const changed = Object.keys(patch).length > 0 || policy !== null;
+      ctx.write(`${changed ? 'Changed' : 'Nothing to change for'} CA ${ca.name} (${serialToColons(ca.serial)}).\n`);
     }),
   );
 

@@ -16,7 +16,8 @@ import { formatUtc } from '../../x509/datetime';
 import type { HashAlgorithmName } from '../../x509/types';
 import type { CommandContext } from '../context';
 import { extensionFlagOptions, extensionInputs, type ExtensionFlags } from '../extension-options';
-import { readInput, writeOutput } from '../files';
+import { outputFile, type OutputFile } from '../files';
+import { readCertificateFile, readCsrFile } from '../input-files';
 import { outputOptions, show, type OutputOptions } from '../output';
 import { intOption, type Action } from './shared';
 
@@ -148,6 +149,12 @@ function noteDefaultCa(ctx: CommandContext, ca: CaRecord): void {
   }
 }
 
+/** `--out`: the certificate goes to the file, and stdout says so in one line. */
+async function writtenTo(ctx: CommandContext, out: OutputFile, cert: CertificateRecord): Promise<void> {
+  await out.write(pemEncode(cert.der, 'CERTIFICATE'));
+  ctx.write(`Wrote certificate ${serialToColons(cert.serial)} to ${out.path}.\n`);
+}
+
 export function registerCertCommands(program: Command, run: Action, profiles: Profiles): void {
   program
     .command('import_cert')
@@ -156,10 +163,11 @@ export function registerCertCommands(program: Command, run: Action, profiles: Pr
     .option('--ca <ca>', 'the issuing CA, by name or serial (default: the default CA)')
     .action(
       run(async (ctx: CommandContext, pub: string, o: { ca?: string }) => {
-        const data = await readInput(ctx.io, pub, 'certificate');
+        const data = await readCertificateFile(ctx.io, pub);
         const store = await ctx.store();
         const ca = o.ca ? await findCa(store, o.ca) : await defaultCa(store, new Date(), ctx.settings.defaultCa ?? undefined);
-        await importCert(store, ca, data).catch(loadPublicKeyError);
+        const cert = await importCert(store, ca, data).catch(loadPublicKeyError);
+        ctx.write(`Imported certificate ${serialToColons(cert.serial)} (${ca.name}).\n`);
       }),
     );
 
@@ -231,7 +239,9 @@ export function registerCertCommands(program: Command, run: Action, profiles: Pr
             out?: string;
           } & Record<string, unknown>,
       ) => {
-        const csr = await readInput(ctx.io, o.csr, 'CSR');
+        const csr = await readCsrFile(ctx.io, o.csr);
+        // Before anything is issued: a certificate nobody receives must not exist (README "The `ca-admin` command").
+        const out = o.out ? await outputFile(o.out) : null;
         const store = await ctx.store();
         const now = new Date();
         const ca = o.ca ? await findCa(store, o.ca) : await defaultCa(store, now, ctx.settings.defaultCa ?? undefined);
@@ -250,7 +260,7 @@ export function registerCertCommands(program: Command, run: Action, profiles: Pr
           algorithm: o.algorithm,
           now,
         });
-        if (o.out) await writeOutput(o.out, pemEncode(cert.der, 'CERTIFICATE'));
+        if (out) await writtenTo(ctx, out, cert);
         else await show({ store, write: (d) => ctx.write(d) }, cert, 'cert', o);
       },
     ),
@@ -265,6 +275,7 @@ export function registerCertCommands(program: Command, run: Action, profiles: Pr
   addProfileFlags(resign, profiles);
   resign.action(
     run(async (ctx: CommandContext, value: string, o: { expires?: string; out?: string } & Record<string, unknown>) => {
+      const out = o.out ? await outputFile(o.out) : null;
       const store = await ctx.store();
       const cert = await findCertificate(store, value);
       const renewed = await resignCert({
@@ -276,9 +287,8 @@ export function registerCertCommands(program: Command, run: Action, profiles: Pr
         profile: profileFlag(ctx.profiles(), o),
         expiresDays: o.expires === undefined ? undefined : intOption(o.expires, '--expires'),
       });
-      const pem = pemEncode(renewed.der, 'CERTIFICATE');
-      if (o.out) await writeOutput(o.out, pem);
-      else ctx.write(pem);
+      if (out) await writtenTo(ctx, out, renewed);
+      else ctx.write(pemEncode(renewed.der, 'CERTIFICATE'));
     }),
   );
 

@@ -73,17 +73,21 @@ function secretResealing(rotation: KekRotation, dryRun: boolean) {
           return dryRun ? null : next;
         }
       : undefined,
-    /** What to print, or '' when the store holds no sealed secret. */
-    report(): string {
+    /** The clause of the command's one line (`; re-sealed …`), or '' when the store holds no sealed secret. */
+    clause(): string {
       const moved = counts.webhook + counts.acme_eab;
       if (!moved && !counts.current && !left.length) return '';
-      const verb = dryRun ? 'Would re-seal' : 'Re-sealed';
-      const current = counts.current ? `; ${counts.current} were under the new key already` : '';
-      const stale = left.length
-        ? `\nLeft ${left.length} secret(s) that the current key-encryption key does not open (${left.join(', ')}): ` +
-          'make new ones (rotate_webhook_secret, create_acme_eab_key).'
-        : '';
-      return `${verb} ${moved} secret(s) (${counts.webhook} webhook, ${counts.acme_eab} ACME binding key)${current}.${stale}\n`;
+      const verb = dryRun ? 'would re-seal' : 're-sealed';
+      const current = counts.current ? `, ${counts.current} under the new key already` : '';
+      return `; ${verb} ${moved} secret(s) (${counts.webhook} webhook, ${counts.acme_eab} ACME binding key)${current}`;
+    },
+    /** What the operator has to do about the secrets left behind, or null. */
+    leftBehind(): string | null {
+      if (!left.length) return null;
+      return (
+        `Left ${left.length} secret(s) that the current key-encryption key does not open (${left.join(', ')}): ` +
+        'make new ones (rotate_webhook_secret, create_acme_eab_key).'
+      );
     },
   };
 }
@@ -128,17 +132,21 @@ export function registerKeyCommands(program: Command, run: Action): void {
           secrets.reseal,
         );
 
+        // One line on stdout (README "The `ca-admin` command"); what the operator must do next goes to stderr.
         const what = `${counts.ca + counts.ocsp} key(s) (${counts.ca} CA, ${counts.ocsp} OCSP responder)`;
         const from = `from key-encryption key ${rotation.fromKekId} to ${rotation.toKekId}`;
         const current = counts.current ? `; ${counts.current} key(s) were under the new key already` : '';
+        const stale = secrets.leftBehind();
         if (o.dryRun) {
-          ctx.write(`Dry run: would re-encrypt ${what} ${from}${current}. Nothing was changed.\n${secrets.report()}`);
+          ctx.write(`Dry run: would re-encrypt ${what} ${from}${current}${secrets.clause()}. Nothing was changed.\n`);
+          if (stale) ctx.note(stale);
           return;
         }
-        ctx.write(`Re-encrypted ${what} ${from}${current}.\n${secrets.report()}`);
-        ctx.write(
+        ctx.write(`Re-encrypted ${what} ${from}${current}${secrets.clause()}.\n`);
+        if (stale) ctx.note(stale);
+        ctx.note(
           'Now set CA_KEY_ENCRYPTION_KEY to the new key wherever the CA keys are used (servers, ca-admin) and restart the ' +
-            'servers: the old key opens none of these keys any more. Keep the new key safe.\n',
+            'servers: the old key opens none of these keys any more. Keep the new key safe.',
         );
       }),
     );

@@ -15,7 +15,7 @@ import { OcspDelegates } from '../../ca/ocsp-delegate';
 import { hasRevocationStore, type CaRecord, type CrlScope, type RevocationStore, type Store } from '../../ports';
 import { serialToColons } from '../../x509/serial-format';
 import type { CommandContext } from '../context';
-import { ensureDirectory, writeOutput } from '../files';
+import { ensureDirectory, outputFile, type OutputFile } from '../files';
 import { intOption, type Action } from './shared';
 
 async function revocationStore(ctx: CommandContext): Promise<Store & RevocationStore> {
@@ -49,6 +49,8 @@ export function registerRevocationCommands(program: Command, run: Action): void 
           path: string,
           o: { ca?: string; format: string; expires: string; onlyContainsCaCerts?: boolean; onlyContainsUserCerts?: boolean },
         ) => {
+          // Before the CRL is built (which publishes it: crl.published): README "The `ca-admin` command".
+          const out = path === '-' ? null : await outputFile(path);
           const store = await revocationStore(ctx);
           const format = o.format.toUpperCase();
           if (format !== 'PEM' && format !== 'DER') throw new CaError('invalid', `${o.format}: Unknown format (use PEM or DER).`);
@@ -65,8 +67,11 @@ export function registerRevocationCommands(program: Command, run: Action): void 
           const scope: CrlScope | 'all' = o.onlyContainsCaCerts ? 'ca' : o.onlyContainsUserCerts ? 'user' : 'all';
           const crl = await new CrlPublisher(store, ctx.keyBackends(), { validityMs: seconds * 1000 }).build(ca, scope);
           const data = format === 'PEM' ? crl.pem : crl.der;
-          if (path === '-') ctx.write(data);
-          else await writeOutput(path, data);
+          if (!out) ctx.write(data);
+          else {
+            await out.write(data);
+            ctx.write(`Wrote CRL #${crl.crlNumber} of ${ca.name} (${serialToColons(ca.serial)}) to ${out.path}.\n`);
+          }
         },
       ),
     );
@@ -81,13 +86,23 @@ export function registerRevocationCommands(program: Command, run: Action): void 
       run(async (ctx: CommandContext, serials: string[], o: { exclude?: string[]; out?: string }) => {
         const store = await revocationStore(ctx);
         const publisher = new CrlPublisher(store, ctx.keyBackends());
-        if (o.out) await ensureDirectory(o.out);
-        for (const ca of await chosenCas(store, serials, o.exclude, new Date())) {
+        const cas = await chosenCas(store, serials, o.exclude, new Date());
+        // Every file checked before the first CRL is built (and published).
+        const files = new Map<number, [OutputFile, OutputFile]>();
+        const dir = o.out;
+        if (dir !== undefined) {
+          await ensureDirectory(dir);
+          for (const ca of cas) {
+            files.set(ca.id, [await outputFile(join(dir, `${ca.serial}.crl`)), await outputFile(join(dir, `${ca.serial}-ca.crl`))]);
+          }
+        }
+        for (const ca of cas) {
           const user = await publisher.build(ca, 'user');
           const child = await publisher.build(ca, 'ca');
-          if (o.out) {
-            await writeOutput(join(o.out, `${ca.serial}.crl`), user.der);
-            await writeOutput(join(o.out, `${ca.serial}-ca.crl`), child.der);
+          const written = files.get(ca.id);
+          if (written) {
+            await written[0].write(user.der);
+            await written[1].write(child.der);
           }
           ctx.write(`${serialToColons(ca.serial)} - ${ca.name}: CRL #${user.crlNumber}, CA CRL #${child.crlNumber}\n`);
         }

@@ -6,6 +6,7 @@
 import { Option, type Command } from 'commander';
 import {
   addWebhook,
+  listWebhookDeadLetters,
   listWebhooks,
   removeWebhook,
   replayWebhook,
@@ -31,8 +32,7 @@ export function webhookLine(w: WebhookEndpointView): string {
 }
 
 function idArgument(text: string): number {
-  const id = intOption(text, 'webhook id');
-  return id;
+  return intOption(text, 'webhook id');
 }
 
 export function registerWebhookCommands(program: Command, run: Action): void {
@@ -72,7 +72,9 @@ export function registerWebhookCommands(program: Command, run: Action): void {
     .argument('<id>', 'the endpoint id (list_webhooks)')
     .action(
       run(async (ctx: CommandContext, id: string) => {
-        await removeWebhook(webhookStoreOf(await ctx.store()), idArgument(id));
+        const endpoint = idArgument(id);
+        await removeWebhook(webhookStoreOf(await ctx.store()), endpoint);
+        ctx.write(`Removed webhook endpoint ${endpoint}.\n`);
       }),
     );
 
@@ -95,7 +97,10 @@ export function registerWebhookCommands(program: Command, run: Action): void {
     .requiredOption('--from <event-id>', 'the first event to deliver again')
     .action(
       run(async (ctx: CommandContext, id: string, o: { from: string }) => {
-        await replayWebhook(webhookStoreOf(await ctx.store()), idArgument(id), intOption(o.from, '--from'));
+        const endpoint = idArgument(id);
+        const from = intOption(o.from, '--from');
+        await replayWebhook(webhookStoreOf(await ctx.store()), endpoint, from);
+        ctx.write(`Webhook endpoint ${endpoint} delivers again from event ${from} on.\n`);
       }),
     );
 
@@ -105,7 +110,7 @@ export function registerWebhookCommands(program: Command, run: Action): void {
     .argument('<id>', 'the endpoint id (list_webhooks)')
     .action(
       run(async (ctx: CommandContext, id: string) => {
-        const dead = await webhookStoreOf(await ctx.store()).listWebhookDeadLetters(idArgument(id), 1000);
+        const dead = await listWebhookDeadLetters(webhookStoreOf(await ctx.store()), idArgument(id), 1000);
         const line = (d: (typeof dead)[number]) =>
           `event ${d.eventId} - ${d.eventType} - ${d.attempts} attempts - ${d.lastError ?? ''} - ${formatUtc(d.created)}\n`;
         ctx.write(dead.length ? dead.map(line).join('') : 'No dead letters.\n');
