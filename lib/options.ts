@@ -24,6 +24,7 @@ import {
   resolveUrlPath,
 } from './http/option-checks';
 import type { DefaultExpires } from './http/profile-options';
+import { resolveAllowedHosts, type AllowedHosts } from './http/allowed-hosts';
 import { REST_API_OPTION_NAMES, resolveRestApiOptions, type ResolvedRestApiOptions, type RestApiOptions } from './api/options';
 import { checkOcspSigning, type OcspSigning } from './revocation-endpoints/options';
 import { resolveAcmeOptions, type AcmeOptions, type ResolvedAcmeOptions } from './acme/options';
@@ -47,6 +48,12 @@ export interface CaApiRouterOptions extends RestApiOptions {
   urlPath?: string;
   /** Persistence; required when the API is enabled. */
   store?: Store;
+  /**
+   * The host names the router answers for, as Django's `ALLOWED_HOSTS` (`CA_ALLOWED_HOSTS`,
+   * comma-separated): `'ca.example.com'`, `'.example.com'` (the domain and its subdomains), an IP
+   * address, `'*'`. Other hosts get a 400 (README "Options"). Default: every host.
+   */
+  allowedHosts?: readonly string[];
   /**
    * Key backends by alias (the CA row's `key_backend_alias`). Default (filled in by the package
    * entry): `{ default: defaultKeyBackend() }`, keys in the store under `CA_KEY_ENCRYPTION_KEY`.
@@ -93,7 +100,7 @@ export interface CaApiRouterOptions extends RestApiOptions {
    */
   webhooks?: WebhookOptions;
   /**
-   * Environment to read `CA_ENABLE_REST_API`, `CA_URL_PATH` and (for the default key backend)
+   * Environment to read `CA_ENABLE_REST_API`, `CA_URL_PATH`, `CA_ALLOWED_HOSTS` and (for the default key backend)
    * `CA_KEY_ENCRYPTION_KEY` from. Default `process.env`.
    */
   env?: Record<string, string | undefined>;
@@ -105,6 +112,8 @@ export interface ResolvedOptions extends ResolvedRestApiOptions {
   urlPath: string;
   /** `/${urlPath}api/` */
   apiRoot: string;
+  /** Lower case, IPv6 in brackets; null: every host. */
+  allowedHosts: AllowedHosts;
   store: Store | null;
   /** As given; the package entry adds the default backend when none was given. */
   keyBackends: Record<string, KeyBackend>;
@@ -122,6 +131,7 @@ export interface ResolvedOptions extends ResolvedRestApiOptions {
 const KNOWN_OPTIONS: readonly string[] = [
   'enableRestApi',
   'urlPath',
+  'allowedHosts',
   'store',
   'keyBackends',
   ...REST_API_OPTION_NAMES,
@@ -150,6 +160,7 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
     enableRestApi = raw === undefined ? false : parseEnvBoolean('CA_ENABLE_REST_API', raw);
   }
   const urlPath = resolveUrlPath(options.urlPath, env, entry);
+  const allowedHosts = resolveAllowedHosts(options.allowedHosts, env, entry);
   const store = checkStore(options.store, STORE_METHODS, entry);
   const acme = resolveAcmeOptions(options.acme, env);
   if ((enableRestApi || acme.enabled) && store === null) {
@@ -173,6 +184,7 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
     enableRestApi,
     urlPath,
     apiRoot: `/${urlPath}api/`,
+    allowedHosts,
     store,
     keyBackends,
     ...restApi,
