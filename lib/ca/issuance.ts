@@ -110,7 +110,7 @@ function parseExtensions(input: unknown): Extension[] {
   return out;
 }
 
-/** The names ACME refuses at new-order are refused here too (lib/x509/issuable-names.ts: one rule for every way in). */
+/** The names ACME refuses at new-order are refused here too (README D29; lib/x509/issuable-names.ts: one rule for every way in). */
 function checkIssuableNames(names: readonly GeneralName[], index: number): void {
   collectIssues(
     names.map((name, i) => () => {
