@@ -25,6 +25,7 @@ import {
 } from './http/option-checks';
 import { defaultCaSetting, defaultExpiresSetting, profileSettings, switchSetting } from './settings';
 import type { DefaultExpires } from './http/profile-options';
+import { resolveAllowedHosts, type AllowedHosts } from './http/allowed-hosts';
 import { REST_API_OPTION_NAMES, resolveRestApiOptions, type ResolvedRestApiOptions, type RestApiOptions } from './api/options';
 import { checkOcspSigning, type OcspSigning } from './revocation-endpoints/options';
 import { resolveAcmeOptions, type AcmeOptions, type ResolvedAcmeOptions } from './acme/options';
@@ -48,6 +49,12 @@ export interface CaApiRouterOptions extends RestApiOptions {
   urlPath?: string;
   /** Persistence; required when the API is enabled. */
   store?: Store;
+  /**
+   * The host names the router answers for, as Django's `ALLOWED_HOSTS` (`CA_ALLOWED_HOSTS`,
+   * comma-separated): `'ca.example.com'`, `'.example.com'` (the domain and its subdomains), an IP
+   * address, `'*'`. Other hosts get a 400 (README "Options"). Default: every host.
+   */
+  allowedHosts?: readonly string[];
   /**
    * Key backends by alias (the CA row's `key_backend_alias`). Default (filled in by the package
    * entry): `{ default: defaultKeyBackend() }`, keys in the store under `CA_KEY_ENCRYPTION_KEY`.
@@ -95,9 +102,9 @@ export interface CaApiRouterOptions extends RestApiOptions {
   webhooks?: WebhookOptions;
   /**
    * Environment to read the settings of options left out from (`CA_ENABLE_REST_API`, `CA_URL_PATH`,
-   * `CA_ENABLE_ACME`, `CA_DEFAULT_CA`, `CA_PROFILES`, `CA_DEFAULT_PROFILE`, `CA_DEFAULT_EXPIRES`: README
-   * "Settings from the environment") and, for the default key backend, `CA_KEY_ENCRYPTION_KEY`.
-   * Default `process.env`.
+   * `CA_ALLOWED_HOSTS`, `CA_ENABLE_ACME`, `CA_DEFAULT_CA`, `CA_PROFILES`, `CA_DEFAULT_PROFILE`,
+   * `CA_DEFAULT_EXPIRES`: README "Settings from the environment") and, for the default key backend,
+   * `CA_KEY_ENCRYPTION_KEY`. Default `process.env`.
    */
   env?: Record<string, string | undefined>;
 }
@@ -108,6 +115,8 @@ export interface ResolvedOptions extends ResolvedRestApiOptions {
   urlPath: string;
   /** `/${urlPath}api/` */
   apiRoot: string;
+  /** Lower case, IPv6 in brackets; null: every host. */
+  allowedHosts: AllowedHosts;
   store: Store | null;
   /** As given; the package entry adds the default backend when none was given. */
   keyBackends: Record<string, KeyBackend>;
@@ -125,6 +134,7 @@ export interface ResolvedOptions extends ResolvedRestApiOptions {
 const KNOWN_OPTIONS: readonly string[] = [
   'enableRestApi',
   'urlPath',
+  'allowedHosts',
   'store',
   'keyBackends',
   ...REST_API_OPTION_NAMES,
@@ -178,6 +188,7 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
       ? fromEnvironment(() => switchSetting(env, 'CA_ENABLE_REST_API', false))
       : checkBoolean('enableRestApi', options.enableRestApi, false);
   const urlPath = resolveUrlPath(options.urlPath, env, entry);
+  const allowedHosts = resolveAllowedHosts(options.allowedHosts, env, entry);
   const store = checkStore(options.store, STORE_METHODS, entry);
   const acmeEnv = fromEnvironment(() => ({ enabled: switchSetting(env, 'CA_ENABLE_ACME', false), defaultCa: defaultCaSetting(env) }));
   const acme = resolveAcmeOptions(options.acme, env, acmeEnv);
@@ -202,6 +213,7 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
     enableRestApi,
     urlPath,
     apiRoot: `/${urlPath}api/`,
+    allowedHosts,
     store,
     keyBackends,
     ...restApi,

@@ -16,7 +16,9 @@ import type { RequestHandler } from 'express';
 import { mountRestApi, type RestApiPorts } from './api/mount';
 import type { RouteDefinition } from './api/route-types';
 import { CaCache } from './cache/ca-cache';
+import { servingAllowedHosts, type RefuseHost } from './http/allowed-hosts';
 import { serveModules, type MountedModule, type SharedContext } from './http/modules';
+import { sendJson, writeJsonHead } from './http/send';
 import { OutageLog } from './http/outage';
 import { withAccessLog } from './http/access-log';
 import { OptionsError, type ResolvedOptions } from './options';
@@ -31,6 +33,7 @@ import {
   type SecretBox,
 } from './ports';
 import { mountAcme } from './acme/mount';
+import { malformed, PROBLEM_CONTENT_TYPE } from './acme/problems';
 import { mountRevocationEndpoints } from './revocation-endpoints/mount';
 import { mountMetrics } from './metrics/mount';
 
@@ -71,6 +74,16 @@ export interface ApiPorts extends Omit<RestApiPorts, 'cas'> {
   metricsSink?: MetricsSink;
 }
 
+/** A request for a host the router does not serve: 400 JSON, as every error of the REST API (D11). */
+const refuseHostJson: RefuseHost = (_req, res, detail) => sendJson(res, 400, { detail });
+
+/** The same, as an RFC 8555 §6.7 problem document. */
+const refuseHostAcme: RefuseHost = (_req, res, detail) => {
+  writeJsonHead(res, 400);
+  res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
+  res.end(JSON.stringify(malformed(detail).body()));
+};
+
 /** The modules the options ask for, over one CA cache. */
 function mountModules(
   resolved: ResolvedOptions,
@@ -83,7 +96,11 @@ function mountModules(
   const mounted: MountedModule[] = [];
   // Each module's requests in the access log (README "Logs"), named by the way in.
   const { logger, accessLog } = resolved;
-  const add = (protocol: string, m: MountedModule) => mounted.push(accessLog && logger ? withAccessLog(m, protocol, logger) : m);
+  const add = (protocol: string, module: MountedModule) => {
+    // Hosts first (allowedHosts, README "Options"), inside the access log, which records refusals too.
+    const m = servingAllowedHosts(module, resolved.allowedHosts, protocol === 'acme' ? refuseHostAcme : refuseHostJson);
+    mounted.push(accessLog && logger ? withAccessLog(m, protocol, logger) : m);
+  };
   if (resolved.enableRestApi) add('rest', mountRestApi(resolved, { ...ports, cas }, shared, internals.routes));
   if (resolved.serveRevocation && hasRevocationStore(store)) {
     const settings = { prefix: `/${resolved.urlPath}`, ocspSigning: resolved.ocspSigning, profiles: resolved.effectiveProfiles };

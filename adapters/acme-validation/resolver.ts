@@ -1,7 +1,12 @@
 /**
- * Every DNS lookup of a validation, through the configured servers (`dnsServers`) or the system's.
+ * Every name lookup of a validation. With configured servers (`dnsServers`, `CA_ACME_DNS_SERVERS`)
+ * every query goes there. Without them the addresses of a name are found the way the host finds
+ * them — the system resolver (`dns.lookup`: /etc/hosts, nsswitch), which internal networks and a CA
+ * on one machine rely on (README "ACME": the one-machine recipe) — and TXT records (dns-01) are asked
+ * of the system's DNS servers, since /etc/hosts has none.
  * One `dns.promises.Resolver` per validation: its own servers, timeout and tries, and `cancel()` at
- * the deadline stops only this validation's queries.
+ * the deadline stops only this validation's queries (a system lookup cannot be cancelled: the
+ * deadline stops waiting for it).
  *
  * Every DNS failure is retryable: a record may still be propagating, a server may be briefly down
  * (RFC 8555 §8.2 lets the server retry), and the validation runner bounds the attempts.
@@ -26,7 +31,8 @@ const TIMED_OUT = Object.freeze({ code: 'ETIMEOUT' });
 export function nameLookup(settings: ValidatorSettings, deadline: Deadline): NameLookup {
   // c-ares waits `timeout` per try and server; two tries fit a few servers into the validation's budget.
   const resolver = new dns.Resolver({ timeout: Math.min(5000, Math.max(200, Math.floor(settings.timeoutMs / 4))), tries: 2 });
-  if (settings.dnsServers.length > 0) resolver.setServers(settings.dnsServers);
+  const configured = settings.dnsServers.length > 0;
+  if (configured) resolver.setServers(settings.dnsServers);
 
   const ask = <T>(query: () => Promise<T>): Promise<T | { code: string }> =>
     deadline.race(
@@ -39,7 +45,9 @@ export function nameLookup(settings: ValidatorSettings, deadline: Deadline): Nam
 
   return {
     async addresses(name) {
-      const [v6, v4] = await Promise.all([ask(() => resolver.resolve6(name)), ask(() => resolver.resolve4(name))]);
+      const [v6, v4] = configured
+        ? await Promise.all([ask(() => resolver.resolve6(name)), ask(() => resolver.resolve4(name))])
+        : await systemAddresses(name, ask);
       const six = Array.isArray(v6) ? v6 : [];
       const four = Array.isArray(v4) ? v4 : [];
       if (six.length + four.length > 0) return interleave(six, four);
@@ -66,6 +74,19 @@ export function nameLookup(settings: ValidatorSettings, deadline: Deadline): Nam
   };
 }
 
+/**
+ * The host's answer for `name` (getaddrinfo through `dns.lookup`, all addresses), split by family as
+ * the DNS queries are, so that both paths order and report the same way.
+ */
+async function systemAddresses(
+  name: string,
+  ask: <T>(query: () => Promise<T>) => Promise<T | { code: string }>,
+): Promise<[string[] | { code: string }, string[] | { code: string }]> {
+  const found = await ask(() => dns.lookup(name, { all: true, verbatim: true }));
+  if (!Array.isArray(found)) return [found, found];
+  return [found.filter((a) => a.family === 6).map((a) => a.address), found.filter((a) => a.family === 4).map((a) => a.address)];
+}
+
 function interleave(first: string[], second: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < Math.max(first.length, second.length); i++) {
@@ -81,6 +102,8 @@ function dnsErrorText(code: string): string {
     case 'ETIMEOUT':
     case 'ECANCELLED':
       return 'timeout';
+    case 'EAI_AGAIN':
+      return 'temporary failure of the system resolver';
     case 'ESERVFAIL':
       return 'SERVFAIL';
     case 'EREFUSED':

@@ -178,7 +178,11 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
     log(`API user: demo exists in this database, but its password is not kept in ${folder}: it was made with another`);
     log('  CA_DATA_DIR. Start with that one, or make a user of your own: ca-admin create_api_user NAME.');
   }
-  if (acmeDirectoryPath) log(acmeWalkThrough({ directory: `${url}${acmeDirectoryPath}`, https: tls !== null }));
+  if (acmeDirectoryPath) {
+    // The router has checked CA_ACME_HTTP01_PORT by now (README "ACME"): the port the clients must answer on.
+    const http01Port = Number(process.env.CA_ACME_HTTP01_PORT?.trim() || 80);
+    log(acmeWalkThrough({ directory: `${url}${acmeDirectoryPath}`, https: tls !== null, http01Port }));
+  }
   if (tls) {
     log('');
     log("HTTPS: curl must trust the server's certificate (export CURL_CA_BUNDLE=its-ca.pem); the CRL, OCSP and");

@@ -51,27 +51,33 @@ export interface AcmeWalkThroughOptions {
   directory: string;
   /** The server speaks HTTPS (TLS_CERT_FILE): the clients must trust its certificate's issuer. */
   https: boolean;
+  /** Where the validator fetches http-01 answers (CA_ACME_HTTP01_PORT, default 80): where the clients must listen. */
+  http01Port: number;
 }
 
 /**
  * certbot and lego against the demo intermediate, for the http-01 challenge (RFC 8555 §8.3): the
- * server fetches the token from port 80 of the name asked for, where the client itself answers.
+ * server fetches the token from CA_ACME_HTTP01_PORT of the name asked for, where the client itself
+ * answers. Without CA_ACME_DNS_SERVERS the validator resolves names as this machine does, so a line
+ * in /etc/hosts is all a demo name needs (README "ACME", the one-machine recipe).
  */
 export function acmeWalkThrough(o: AcmeWalkThroughOptions): string {
+  const port = o.http01Port;
   return [
     '',
     'ACME is on (CA_ENABLE_ACME): the intermediate CA takes RFC 8555 clients.',
     `ACME directory: ${o.directory}`,
     '--- acme walk-through ---',
-    '# certbot and lego answer the http-01 challenge on port 80 of this machine: run them as root, with',
-    "# demo.internal resolving to it (a line '127.0.0.1 demo.internal' in /etc/hosts).",
+    `# certbot and lego answer the http-01 challenge on port ${port} of this machine (CA_ACME_HTTP01_PORT)${port < 1024 ? ': run them as root' : ''},`,
+    '# with demo.internal resolving to it: the validator resolves names as this machine does, so a line',
+    "# '127.0.0.1 demo.internal' in /etc/hosts is enough (or set CA_ACME_DNS_SERVERS to a DNS server of yours).",
     ...(o.https
       ? [
           "# The server's TLS certificate must be trusted: REQUESTS_CA_BUNDLE=its-ca.pem for certbot, LEGO_CA_CERTIFICATES=its-ca.pem for lego.",
         ]
       : []),
-    `certbot certonly --server '${o.directory}' --standalone -d demo.internal --register-unsafely-without-email --agree-tos`,
-    `lego --server '${o.directory}' --email you@example.com --domains demo.internal --http run`,
+    `certbot certonly --server '${o.directory}' --standalone --http-01-port ${port} -d demo.internal --register-unsafely-without-email --agree-tos`,
+    `lego --server '${o.directory}' --email you@example.com --accept-tos --domains demo.internal --http --http.port :${port} run`,
     '--- end acme ---',
   ].join('\n');
 }

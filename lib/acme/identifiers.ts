@@ -3,12 +3,17 @@
  * put in one canonical form — the original stores them as sent, unchecked (README "ACME",
  * differences) — and the challenges each may be proven with:
  *
- * - `dns`: a host name in ASCII (IDNs as A-labels), lower-cased, without a trailing dot; a wildcard
- *   `*.` only as the whole leftmost label, proven by dns-01 alone (RFC 8555 §7.1.3, §8.4);
- * - `ip`: an IPv4 or IPv6 address in canonical text; http-01 and tls-alpn-01, never dns-01 (RFC 8738 §7).
+ * - `dns`: a host name in ASCII (IDNs as valid A-labels), lower-cased, without a trailing dot (one is
+ *   refused, not dropped); a wildcard `*.` only as the whole leftmost label, proven by dns-01 alone
+ *   (RFC 8555 §7.1.3, §8.4);
+ * - `ip`: an IPv4 or IPv6 address in canonical text, one that names a host (not unspecified,
+ *   broadcast, multicast or IPv4-mapped); http-01 and tls-alpn-01, never dns-01 (RFC 8738 §7).
+ *
+ * What no certificate may name is one rule for every way in (lib/x509/issuable-names.ts).
  */
 import type { AcmeChallengeType, AcmeIdentifier } from '../ports';
 import { canonicalIp } from '../x509/ip-address';
+import { dnsNameProblem, ipAddressProblem } from '../x509/issuable-names';
 import { isJsonObject } from './encoding';
 import { malformed, quoted, rejectedIdentifier, unsupportedIdentifier } from './problems';
 
@@ -27,8 +32,9 @@ export interface OrderIdentifier {
 }
 
 function dnsIdentifier(raw: string): OrderIdentifier {
-  let name = raw.toLowerCase();
-  if (name.endsWith('.')) name = name.slice(0, -1);
+  const name = raw.toLowerCase();
+  const problem = dnsNameProblem(name);
+  if (problem !== null) throw rejectedIdentifier(`${quoted(raw)} cannot be in a certificate: ${problem}.`);
   const wildcard = name.startsWith('*.');
   const base = wildcard ? name.slice(2) : name;
   const labels = base.split('.');
@@ -46,6 +52,8 @@ function dnsIdentifier(raw: string): OrderIdentifier {
 function ipIdentifier(raw: string): OrderIdentifier {
   const ip = raw.includes('/') ? null : canonicalIp(raw);
   if (ip === null) throw malformed(`${quoted(raw)} is not an IP address (RFC 8738 §3).`);
+  const problem = ipAddressProblem(ip);
+  if (problem !== null) throw rejectedIdentifier(`${quoted(raw)} cannot be in a certificate: it is ${problem}.`);
   const identifier: AcmeIdentifier = { type: 'ip', value: ip };
   return { requested: identifier, authorized: identifier, wildcard: false, challenges: ['http-01', 'tls-alpn-01'] };
 }

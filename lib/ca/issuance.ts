@@ -14,8 +14,9 @@ import { csrPublicKeyDer, parseCsr, type ParsedCsr } from '../x509/csr';
 import { formatUtc, parseDateTime } from '../x509/datetime';
 import { X509Error, atLoc, collectIssues, invalid } from '../x509/errors';
 import { parseExtension } from '../x509/extensions';
+import { dnsNameProblem, ipAddressProblem } from '../x509/issuable-names';
 import { parseName } from '../x509/name';
-import type { Extension, HashAlgorithmName, Name } from '../x509/types';
+import type { Extension, GeneralName, HashAlgorithmName, Name } from '../x509/types';
 import { caFacts, defaultHashFor, isEdwards } from './ca-facts';
 import { CaError } from './errors';
 import { composeExtensions, mandatoryExtensions } from './extensions';
@@ -99,9 +100,25 @@ function parseExtensions(input: unknown): Extension[] {
     out.map((ext, index) => () => {
       if (seen.has(ext.type)) throw invalid('This extension has already been set.', [index]);
       seen.add(ext.type);
+      if (ext.type === 'subject_alternative_name') checkIssuableNames(ext.value as GeneralName[], index);
     }),
   );
   return out;
+}
+
+/** The names ACME refuses at new-order are refused here too (README D29; lib/x509/issuable-names.ts: one rule for every way in). */
+function checkIssuableNames(names: readonly GeneralName[], index: number): void {
+  collectIssues(
+    names.map((name, i) => () => {
+      const problem =
+        name.type === 'DNS'
+          ? dnsNameProblem(name.value)
+          : name.type === 'IP' && !name.value.includes('/')
+            ? ipAddressProblem(name.value)
+            : null;
+      if (problem !== null) throw invalid(`${name.value}: cannot be in a certificate: ${problem}.`, [index, 'value', i, 'value']);
+    }),
+  );
 }
 
 /**

@@ -51,7 +51,7 @@ const PARAM_SCHEMAS: Record<string, JsonSchema> = {
 };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Bad request',
+  400: 'Bad request: a body that cannot be read, or a host the router does not answer for (`allowedHosts`, README "Options")',
   401: 'Missing or wrong credentials',
   403: 'The user lacks the permission',
   404: 'Not found',
@@ -89,16 +89,18 @@ function operation(route: RouteDefinition, schemas: Map<string, JsonSchema>): Js
   if (route.response.list && paged)
     ok.headers = { Link: { description: '`<url>; rel="next"` when more items follow', schema: { type: 'string' } } };
   const responses: Record<string, unknown> = { '200': ok };
-  // 500: any operation can fail unexpectedly, and the router answers that in JSON too (README D11).
+  // 500: any operation can fail unexpectedly, and the router answers that in JSON too (README D11);
+  // 400: any request for a host outside `allowedHosts`.
   const statuses = new Set([
     ...route.errors,
+    400,
     401,
     403,
     429,
     500,
     503,
     ...(route.body || route.query || route.path.includes('{') ? [422] : []),
-    ...(route.body ? [400, 413] : []),
+    ...(route.body ? [413] : []),
   ]);
   for (const status of [...statuses].sort()) {
     const response: Record<string, unknown> = {

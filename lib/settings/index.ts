@@ -9,6 +9,7 @@
  * reads them all.
  */
 import type { ProfileConfig, Profiles } from '../ca/profiles';
+import { allowedHostsSetting, type AllowedHosts } from './allowed-hosts';
 import { dataDirSetting } from './data-dir';
 import { defaultCaSetting } from './default-ca';
 import { profileSettings } from './profiles';
@@ -21,12 +22,15 @@ export { DEFAULT_URL_PATH, urlPathProblem, urlPathSetting } from './url-path';
 export { defaultExpiresSetting, profileSettings, type ProfileSettings } from './profiles';
 export { defaultCaSetting } from './default-ca';
 export { DEFAULT_DATA_DIR, DEVELOPMENT_KEK_FILE, dataDirSetting, developmentKekPath } from './data-dir';
+export { allowedHostsSetting, type AllowedHosts } from './allowed-hosts';
 
 export interface CaSettings {
   /** `CA_ENABLE_REST_API`: serve the REST API. Default false. */
   enableRestApi: boolean;
   /** `CA_URL_PATH`: prefix of the API and the revocation URLs, `''` or ending in `/`. Default `django_ca/`. */
   urlPath: string;
+  /** `CA_ALLOWED_HOSTS`: the hosts the router answers for; null: every host (lib/settings/allowed-hosts.ts). */
+  allowedHosts: AllowedHosts;
   /**
    * `CA_ENABLE_ACME`: the router serves ACME; `ca-admin` offers the `--acme-*` options and shows a
    * CA's ACME settings. Default false (README "ACME"), for both.
@@ -57,6 +61,7 @@ export function readSettings(env: Env): CaSettings {
   return {
     enableRestApi: switchSetting(env, 'CA_ENABLE_REST_API', false),
     urlPath: urlPathSetting(env),
+    allowedHosts: allowedHostsSetting(env),
     enableAcme: switchSetting(env, 'CA_ENABLE_ACME', false),
     defaultCa: defaultCaSetting(env),
     defaultHostname: env.CA_DEFAULT_HOSTNAME || null,

@@ -200,9 +200,23 @@ function checkAsciiLabel(label: string): void {
     const body = lower.slice(4);
     if (!body) throw new IdnaError('Malformed A-label, no Punycode eligible content found');
     if (body.endsWith('-')) throw new IdnaError('A-label must not end with a hyphen');
-    checkLabel(punycodeDecode(body));
+    const ulabel = punycodeDecode(body);
+    checkLabel(ulabel);
+    // RFC 5891 §5.4: an A-label is the encoding of its U-label, so it must come back from the round trip.
+    if (punycodeEncode(ulabel) !== body) throw new IdnaError('Invalid A-label: it is not the Punycode of its U-label');
   } else {
     checkLabel(lower);
+  }
+}
+
+/** Why an ASCII label is not a valid IDNA label (an `xn--` label: its Punycode, its U-label, the round trip), or null. */
+export function asciiLabelProblem(label: string): string | null {
+  try {
+    checkAsciiLabel(label);
+    return null;
+  } catch (e) {
+    if (e instanceof IdnaError) return e.message;
+    throw e;
   }
 }
 

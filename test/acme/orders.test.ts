@@ -65,6 +65,32 @@ describe.each(testDatabaseTargets())('ACME orders and finalize ($name)', (target
     expect((authz.challenges as { type: string }[]).map((ch) => ch.type)).toEqual(['dns-01']);
   });
 
+  test('identifiers no CA should validate are refused at new-order (unspecified, broadcast, multicast, IPv4-mapped, trailing dot, bad A-label)', async () => {
+    const c = await registered();
+    const order = (value: string, type = 'dns') => c.post(c.directory.newOrder, { identifiers: [{ type, value }] });
+    const refused: [string, string][] = [
+      ['ip', '0.0.0.0'],
+      ['ip', '255.255.255.255'],
+      ['ip', '::'],
+      ['ip', '::ffff:192.0.2.1'],
+      ['ip', '224.0.0.251'],
+      ['ip', 'ff02::1'],
+      ['dns', 'trailing.example.test.'],
+      ['dns', 'xn--zz.example.test'],
+    ];
+    for (const [type, value] of refused) {
+      const answer = await order(value, type);
+      expect({ value, status: answer.status, type: problemType(answer) }).toEqual({
+        value,
+        status: 400,
+        type: 'urn:ietf:params:acme:error:rejectedIdentifier',
+      });
+    }
+    // A valid A-label and a private address are for the CA's name policy: accepted by default.
+    expect((await order('xn--bcher-kva.example.test')).status).toBe(201);
+    expect((await order('10.1.2.3', 'ip')).status).toBe(201);
+  });
+
   test('an IP address identifier (RFC 8738) through http-01: no dns-01 offered, an iPAddress SAN and no common name', async () => {
     const c = await registered();
     const { body } = await readyOrder(c, ['127.0.0.1'], 'ip');

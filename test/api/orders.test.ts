@@ -211,6 +211,56 @@ describe('POST /ca/{serial}/sign/', () => {
     expect(await orderCount()).toBe(before);
   });
 
+  test('subjectAltNames no certificate should carry are a 422, as ACME refuses them: nothing is ordered', async () => {
+    const before = await orderCount();
+    const res = await sign({
+      csr,
+      subject,
+      extensions: [
+        {
+          type: 'subject_alternative_name',
+          value: [
+            { type: 'DNS', value: 'sign.example.com' },
+            { type: 'IP', value: '0.0.0.0' },
+            { type: 'IP', value: '255.255.255.255' },
+            { type: 'IP', value: '::' },
+            { type: 'IP', value: '::ffff:192.0.2.1' },
+            { type: 'IP', value: '224.0.0.1' },
+            { type: 'DNS', value: 'trailing.example.test.' },
+          ],
+        },
+      ],
+    });
+    expect(res.status).toBe(422);
+    const locs = (res.body.detail as { loc: unknown[] }[]).map((d) => d.loc.slice(-2));
+    expect(locs).toEqual([1, 2, 3, 4, 5, 6].map((i) => [i, 'value']));
+    expect(JSON.stringify(res.body)).toContain('trailing dot');
+    const badALabel = await sign({
+      csr,
+      subject,
+      extensions: [{ type: 'subject_alternative_name', value: [{ type: 'DNS', value: 'xn--zz.example.test' }] }],
+    });
+    expect(badALabel.status).toBe(422);
+    expect(JSON.stringify(badALabel.body)).toContain('A-label');
+    expect(await orderCount()).toBe(before);
+    // Private and loopback addresses and valid A-labels are for the CA to decide: signed.
+    const ok = await sign({
+      csr,
+      subject,
+      extensions: [
+        {
+          type: 'subject_alternative_name',
+          value: [
+            { type: 'DNS', value: 'xn--bcher-kva.example.test' },
+            { type: 'IP', value: '10.1.2.3' },
+            { type: 'IP', value: '::1' },
+          ],
+        },
+      ],
+    });
+    expect(ok.status).toBe(200);
+  });
+
   test('D3: a signing failure marks the order failed with a readable error', async () => {
     // A CA whose private key is gone (as after `import_ca` without a key) passes every check but cannot sign.
     const target = await f.makeCa({ name: 'keyless', apiEnabled: true });

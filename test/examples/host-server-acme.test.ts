@@ -61,10 +61,13 @@ function expectWalkThrough(server: ChildServer, home: string): void {
   const directory = `${base}/django_ca/acme/directory/${server.caSerial}/`;
   const out = server.output();
   expect(out).toContain(`ACME directory: ${directory}\n--- acme walk-through ---\n`);
+  // CA_ACME_HTTP01_PORT unset: the validator's port 80, where the clients must listen (test/clients/readme-acme.test.ts runs them on another).
   expect(out).toContain(
-    `\ncertbot certonly --server '${directory}' --standalone -d demo.internal --register-unsafely-without-email --agree-tos\n`,
+    `\ncertbot certonly --server '${directory}' --standalone --http-01-port 80 -d demo.internal --register-unsafely-without-email --agree-tos\n`,
   );
-  expect(out).toContain(`\nlego --server '${directory}' --email you@example.com --domains demo.internal --http run\n--- end acme ---\n`);
+  expect(out).toContain(
+    `\nlego --server '${directory}' --email you@example.com --accept-tos --domains demo.internal --http --http.port :80 run\n--- end acme ---\n`,
+  );
   // Printed before the REST walk-through, whose end is the server's "ready" line.
   expect(out.indexOf('--- end acme ---')).toBeLessThan(out.indexOf('--- walk-through ---'));
   expect(home).toContain(`ACME directory: ${directory}\n`);

@@ -154,6 +154,7 @@ export function memoryUserStore(): MemoryUserStore {
       if (prop === 'users') return users;
       if (prop === 'calls') return calls;
       if (prop === 'then') return undefined; // not a thenable
+      if (prop === 'actingAs') return undefined; // records no actors: an optional capability it lacks
       const name = String(prop);
       const fn = (target as Record<string, unknown>)[name];
       return async (...args: unknown[]) => {

@@ -14,6 +14,8 @@
  * - `module` (ts/js): saved as an ES module (`.mjs`) in the clone, where the package imports itself by
  *   name, and served like `serve`, with the `export`s of the `run` blocks before it (the README says:
  *   same DATABASE_URL, same CA_KEY_ENCRYPTION_KEY) — the API user made there can then use the API;
+ * - `acme` (sh): the one-machine ACME recipe, run as written by test/clients/readme-acme.test.ts (it
+ *   needs root for /etc/hosts, certbot and lego, as the other client tests do);
  * - `skip` (any): an illustration that needs parts of a real deployment (an HSM client).
  *
  * Blocks run in README order; a block without a marker, or with a directive not listed here, fails.
@@ -64,7 +66,7 @@ function blocks(text: string): Block[] {
 }
 
 const all = blocks(README);
-const KNOWN: Record<string, string[]> = { sh: ['run', 'serve', 'skip'], ts: ['module', 'skip'], js: ['module', 'skip'] };
+const KNOWN: Record<string, string[]> = { sh: ['run', 'serve', 'skip', 'acme'], ts: ['module', 'skip'], js: ['module', 'skip'] };
 const has = (b: Block, name: string) => b.directives.some((d) => d.name === name);
 const isSkipped = (b: Block) => b.directives.some((d) => d.name === 'skip' && d.arg === null);
 
@@ -93,11 +95,13 @@ test('every fenced block of the README says how it is tested, in words this test
     return b.directives.filter((d) => !known.includes(d.name)).map((d) => `line ${b.line}: unknown directive ${d.name} for ${b.lang}`);
   });
   expect(problems).toEqual([]);
-  // The blocks that must be run are run: the two commands, the operator commands, the mounting snippet.
+  // The blocks that must be run are run: the two commands, the operator commands, the mounting snippet,
+  // the one-machine ACME recipe (test/clients/readme-acme.test.ts).
   expect(all.filter((b) => !isSkipped(b)).map((b) => b.directives.map((d) => d.name).join(','))).toEqual([
     'run,serve,skip',
     'module',
     'run',
+    'acme',
   ]);
 });
 
