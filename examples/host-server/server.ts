@@ -37,6 +37,7 @@ import {
 } from '../../lib';
 import { demoFolder, ensureDemoData, type DemoCredentials } from './demo-data';
 import { applyTrustProxy, listen, tlsCredentials } from './listen';
+import { signUrlWarning } from './sign-url-check';
 import { acmeWalkThrough, walkThrough } from './walk-through';
 
 export { walkThrough, type DemoCredentials };
@@ -161,6 +162,7 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
   log(`express-ca-api example listening on ${url}`);
   log(`API docs: ${apiRoot}/docs/`);
   if (demo.created.length) log(`Created in this database: ${demo.created.join(', ')}.`);
+  for (const line of signUrlWarning([intermediate, root], `localhost:${port}`, databaseUrl)) log(line);
   if (folder !== dataDir) log(`Kept for this database (demo password, root.pem): ${folder}`);
   if (credentials) {
     log('API user:');
