@@ -107,8 +107,10 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
   applyTrustProxy(app, process.env.TRUST_PROXY);
   const folder = demoFolder(dataDir, databaseUrl);
 
-  const db = await openDatabase(databaseUrl); // creates the PGlite directory on first use
-  fs.mkdirSync(dataDir, { recursive: true });
+  // Creates the PGlite directory on first use, private to this user (README "Operating it"); warns
+  // through the log about an existing one that others may enter.
+  const db = await openDatabase(databaseUrl, { warn: log });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // the key-encryption key lives here
   const store = knexStore(db);
   await store.migrate();
   const kek = keyEncryptionKey(dataDir, options.keyEncryptionKey ?? process.env.CA_KEY_ENCRYPTION_KEY, log);
