@@ -24,12 +24,16 @@ import * as path from 'path';
 const GROUP_AND_OTHERS = 0o077;
 
 /**
- * Makes a missing data directory (and its missing parents) 0700; says whether the directory is
+ * Makes a missing or empty data directory 0700 (missing parents too); says whether the directory is
  * private, i.e. whether it may be tightened.
  */
 export function prepareDataDirectory(directory: string): { private: boolean } {
   const existing = fs.statSync(directory, { throwIfNoEntry: false });
-  if (existing) return { private: (existing.mode & GROUP_AND_OTHERS) === 0 };
+  // An empty directory (an operator's `mkdir` under their umask) holds nothing of anyone's yet: it is
+  // made private like a new one.
+  if (existing && !(existing.isDirectory() && fs.readdirSync(directory).length === 0)) {
+    return { private: (existing.mode & GROUP_AND_OTHERS) === 0 };
+  }
   fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
   fs.chmodSync(directory, 0o700); // mkdir's mode passes through the umask, which only ever removes bits; still, say it
   return { private: true };

@@ -97,6 +97,16 @@ test('the example server under umask 022 leaves its data directory private (data
   expect(out).not.toContain('open to other users');
 }, 240_000);
 
+test('an empty directory made beforehand (mkdir under umask 022) is made private like a new one', async () => {
+  const data = path.join(dir, 'made-by-mkdir');
+  fs.mkdirSync(data, { mode: 0o755 });
+  fs.chmodSync(data, 0o755);
+  const warnings: string[] = [];
+  await (await openDatabase(data, { warn: (m) => warnings.push(m) })).destroy();
+  expect(warnings).toEqual([]);
+  expect(notPrivate(data)).toEqual([]);
+});
+
 describe('an existing directory', () => {
   let data: string;
   beforeAll(async () => {
