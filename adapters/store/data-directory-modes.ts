@@ -39,15 +39,25 @@ export function prepareDataDirectory(directory: string): { private: boolean } {
   return { private: true };
 }
 
-/** Removes group and other permissions from everything under `directory` (symbolic links are left alone). */
-export function tightenDataDirectory(directory: string): void {
+/**
+ * Removes group and other permissions from everything under `directory` (symbolic links are left
+ * alone). Best effort: what cannot be changed (a file another user owns) is returned, not thrown —
+ * the directory itself is what keeps other users out.
+ */
+export function tightenDataDirectory(directory: string): string[] {
+  const failed: string[] = [];
   const visit = (entry: string): void => {
-    const stat = fs.lstatSync(entry, { throwIfNoEntry: false });
-    if (!stat || stat.isSymbolicLink()) return; // gone meanwhile, or a link: its target is not ours to change
-    if (stat.mode & GROUP_AND_OTHERS) fs.chmodSync(entry, stat.mode & 0o700);
-    if (stat.isDirectory()) for (const name of fs.readdirSync(entry)) visit(path.join(entry, name));
+    try {
+      const stat = fs.lstatSync(entry, { throwIfNoEntry: false });
+      if (!stat || stat.isSymbolicLink()) return; // gone meanwhile, or a link: its target is not ours to change
+      if (stat.mode & GROUP_AND_OTHERS) fs.chmodSync(entry, stat.mode & 0o700);
+      if (stat.isDirectory()) for (const name of fs.readdirSync(entry)) visit(path.join(entry, name));
+    } catch (e) {
+      failed.push(`${entry}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
   };
   visit(directory);
+  return failed;
 }
 
 /** The warning for a data directory other users may enter, with the command that makes it private. */

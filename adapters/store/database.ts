@@ -101,9 +101,11 @@ export async function openDatabase(url?: string, options: DatabaseOptions = {}):
   // may enter is left alone, with a warning (see data-directory-modes.ts).
   const privateDir = dataDir !== undefined && prepareDataDirectory(dataDir).private;
   const loose = dataDir !== undefined && !privateDir ? looseDataDirectoryWarning(dataDir) : null;
-  if (loose) (options.warn ?? console.warn)(loose);
+  const warn = options.warn ?? console.warn;
+  if (loose) warn(loose);
   const tighten = () => {
-    if (privateDir) tightenDataDirectory(dataDir);
+    const failed = privateDir ? tightenDataDirectory(dataDir) : [];
+    if (failed.length) warn(`Could not make ${failed.length} file(s) of ${dataDir} private, e.g. ${failed[0]}: chmod -R go= ${dataDir}`);
   };
   // An embedded data directory is held for as long as the connection is open (see directory-lock.ts).
   const lock = dataDir !== undefined ? acquireDirectoryLock(dataDir) : null;

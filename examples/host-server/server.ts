@@ -107,7 +107,7 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
   applyTrustProxy(app, process.env.TRUST_PROXY);
   const folder = demoFolder(dataDir, databaseUrl);
 
-  // Creates the PGlite directory on first use, private to this user (README "Operating it"); warns
+  // Creates the PGlite directory on first use, private to this user (README "The two commands"); warns
   // through the log about an existing one that others may enter.
   const db = await openDatabase(databaseUrl, { warn: log });
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // the key-encryption key lives here
