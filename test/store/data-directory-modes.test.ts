@@ -71,9 +71,8 @@ test('ca-admin migrate under umask 022 into a new directory leaves it private', 
   expect(notPrivate(data)).toEqual([]);
 }, 240_000);
 
-test('the example server under umask 022 leaves its data directory private (database, key, password, root.pem)', async () => {
-  const data = path.join(dir, 'server');
-  fs.mkdirSync(data, { mode: 0o700 });
+/** The example server under umask 022 on `data`, started until its walk-through, then stopped; its output. */
+async function runServer(data: string): Promise<string> {
   const child = spawn('sh', ['-c', underUmask022([SERVER])], {
     cwd: data,
     env: { ...process.env, PORT: '0', CA_DATA_DIR: data, TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json') },
@@ -90,11 +89,24 @@ test('the example server under umask 022 leaves its data directory private (data
     child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${out}`)));
   });
   await stopChild(child);
+  return out;
+}
+
+test('the example server under umask 022 leaves its data directory private (database, key, password, root.pem)', async () => {
+  const data = path.join(dir, 'server');
+  fs.mkdirSync(data, { mode: 0o700 });
+  const out = await runServer(data);
   expect(fs.readdirSync(data)).toEqual(
     expect.arrayContaining(['dev-key-encryption-key', 'demo-credentials.json', 'root.pem', 'PG_VERSION']),
   );
   expect(notPrivate(data)).toEqual([]);
   expect(out).not.toContain('open to other users');
+
+  // Opened up by someone: the next start says so, with the fix.
+  fs.chmodSync(data, 0o755);
+  expect(await runServer(data)).toContain(
+    `open to other users (mode 755): whoever can write its files can add an API user or change certificates. Make it private: chmod -R go= ${data}`,
+  );
 }, 240_000);
 
 test('an empty directory made beforehand (mkdir under umask 022) is made private like a new one', async () => {
