@@ -12,6 +12,7 @@ import * as path from 'path';
 import knex, { type Knex } from 'knex';
 import { PGlite, type Extension } from '@electric-sql/pglite';
 import ClientPgLite from 'knex-pglite';
+import { looseDataDirectoryWarning, prepareDataDirectory, tightenDataDirectory } from './data-directory-modes';
 import { acquireDirectoryLock } from './directory-lock';
 import { PgliteThread } from './pglite-thread';
 
@@ -43,6 +44,11 @@ export interface DatabaseOptions {
    * not occupy the event loop. Default true; false runs PGlite on the calling thread.
    */
   pgliteThread?: boolean;
+  /**
+   * Where a warning goes (default `console.warn`): an embedded data directory that other users may
+   * enter is opened, with the command that makes it private (data-directory-modes.ts).
+   */
+  warn?: (message: string) => void;
 }
 
 /**
@@ -90,9 +96,19 @@ function knexWarning(message: string): void {
  */
 export async function openDatabase(url?: string, options: DatabaseOptions = {}): Promise<Knex> {
   const target = parseDatabaseUrl(url);
-  // An embedded data directory is held for as long as the connection is open (see directory-lock.ts).
-  const lock = target.kind === 'pglite-directory' ? acquireDirectoryLock(target.directory) : null;
   const dataDir = target.kind === 'pglite-directory' ? target.directory : undefined;
+  // A new data directory is made private before PGlite writes into it; an existing one that others
+  // may enter is left alone, with a warning (see data-directory-modes.ts).
+  const privateDir = dataDir !== undefined && prepareDataDirectory(dataDir).private;
+  const loose = dataDir !== undefined && !privateDir ? looseDataDirectoryWarning(dataDir) : null;
+  const warn = options.warn ?? console.warn;
+  if (loose) warn(loose);
+  const tighten = () => {
+    const failed = privateDir ? tightenDataDirectory(dataDir) : [];
+    if (failed.length) warn(`Could not make ${failed.length} file(s) of ${dataDir} private, e.g. ${failed[0]}: chmod -R go= ${dataDir}`);
+  };
+  // An embedded data directory is held for as long as the connection is open (see directory-lock.ts).
+  const lock = dataDir !== undefined ? acquireDirectoryLock(dataDir) : null;
   // Either way with the extensions the migrations use (pglite-thread.ts loads the same).
   const pglite =
     target.kind === 'postgres'
@@ -108,6 +124,7 @@ export async function openDatabase(url?: string, options: DatabaseOptions = {}):
     client.destroy = async (callback?: unknown) => {
       try {
         await destroy(callback);
+        tighten(); // whatever PGlite wrote meanwhile
       } finally {
         lock.release();
       }
@@ -119,6 +136,7 @@ export async function openDatabase(url?: string, options: DatabaseOptions = {}):
     await db.destroy().catch(() => undefined);
     throw new Error(`Cannot open the database at ${describeTarget(target)}: ${(e as Error).message}`, { cause: e });
   }
+  tighten(); // a new cluster's files, unpacked by PGlite with mode 0666
   return db;
 }
 

@@ -57,12 +57,12 @@ function readOwner(lockPath: string): number | null {
 
 export function acquireDirectoryLock(directory: string): DirectoryLock {
   if (held.has(directory)) throw new DatabaseInUseError(directory, process.pid);
-  fs.mkdirSync(directory, { recursive: true });
+  fs.mkdirSync(directory, { recursive: true, mode: 0o700 }); // private, as database.ts makes it
   const lockPath = path.join(directory, LOCK_FILE_NAME);
   // Two attempts: the second after removing a lock whose owner is gone.
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = fs.openSync(lockPath, 'wx'); // fails if the file exists: creation is the lock
+      const fd = fs.openSync(lockPath, 'wx', 0o600); // fails if the file exists: creation is the lock
       fs.writeSync(fd, String(process.pid));
       fs.closeSync(fd);
       break;

@@ -119,7 +119,7 @@ export async function ensureDemoData(o: {
   });
   if (o.acme) intermediate = await enableAcme(store, intermediate);
 
-  fs.mkdirSync(o.folder, { recursive: true });
+  fs.mkdirSync(o.folder, { recursive: true, mode: 0o700 }); // the demo password is kept here
   let credentials = await knownCredentials(store, [path.join(o.folder, CREDENTIALS_FILE), path.join(o.dataDir, CREDENTIALS_FILE)]);
   if (credentials === undefined) {
     credentials = { username: DEMO_USERNAME, password: randomBytes(12).toString('base64url') };
@@ -128,7 +128,7 @@ export async function ensureDemoData(o: {
   }
   if (credentials) fs.writeFileSync(path.join(o.folder, CREDENTIALS_FILE), JSON.stringify(credentials) + '\n', { mode: 0o600 });
   const rootPem = path.join(o.folder, 'root.pem');
-  fs.writeFileSync(rootPem, root.certificate.pem);
+  fs.writeFileSync(rootPem, root.certificate.pem, { mode: 0o600 }); // a file of a private directory, as the rest
   return { root, intermediate, credentials, created, folder: o.folder, rootPem };
 }
 

@@ -76,14 +76,24 @@ export function applyTrustProxy(app: Express, raw: string | undefined): void {
   }
 }
 
+/** Node's `listen EADDRINUSE: address already in use 127.0.0.1:8000`, in words that say what to do. */
+function portInUse(port: number, cause: Error): Error {
+  return new Error(
+    `Port ${port} is busy: another process listens on 127.0.0.1:${port} (perhaps an example server started earlier). ` +
+      'Stop it, or set PORT to another port (PORT=0 takes any free one).',
+    { cause },
+  );
+}
+
 /** Listen on 127.0.0.1; resolves with the server and its base URL once it accepts connections. */
 export async function listen(app: Express, port: number, tls: TlsCredentials | null): Promise<{ server: http.Server; url: string }> {
   const server: http.Server = tls ? https.createServer(tls, app) : http.createServer(app);
   answerClientErrorsAsJson(server); // 431/400/408 from Node itself get a JSON body too (README D11)
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? portInUse(port, e) : e);
+    server.once('error', failed);
     server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

@@ -43,6 +43,7 @@ import {
 import { demoFolder, ensureDemoData, type DemoCredentials } from './demo-data';
 import { applyTrustProxy, listen, tlsCredentials } from './listen';
 import { operatingLines, optionalModules } from './operating';
+import { signUrlWarning } from './sign-url-check';
 import { acmeWalkThrough, walkThrough } from './walk-through';
 
 export { walkThrough, type DemoCredentials };
@@ -103,8 +104,10 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
   applyTrustProxy(app, process.env.TRUST_PROXY);
   const folder = demoFolder(dataDir, databaseUrl);
 
-  const db = await openDatabase(databaseUrl); // creates the PGlite directory on first use
-  fs.mkdirSync(dataDir, { recursive: true });
+  // Creates the PGlite directory on first use, private to this user (README "The two commands"); warns
+  // through the log about an existing one that others may enter.
+  const db = await openDatabase(databaseUrl, { warn: log });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // the key-encryption key lives here
   const store = knexStore(db);
   await store.migrate();
   const kek = keyEncryptionKey(dataDir, options.keyEncryptionKey ?? process.env.CA_KEY_ENCRYPTION_KEY, log);
@@ -166,6 +169,7 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
   log(`express-ca-api example listening on ${url}`);
   log(`API docs: ${apiRoot}/docs/`);
   if (demo.created.length) log(`Created in this database: ${demo.created.join(', ')}.`);
+  for (const line of signUrlWarning([intermediate, root], `localhost:${port}`, databaseUrl)) log(line);
   if (folder !== dataDir) log(`Kept for this database (demo password, root.pem): ${folder}`);
   const devKekFile = (options.keyEncryptionKey ?? process.env.CA_KEY_ENCRYPTION_KEY) ? null : developmentKekPath(dataDir);
   const webhooks = options.webhooks?.enabled ?? settings.webhooks;

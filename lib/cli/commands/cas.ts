@@ -6,6 +6,7 @@ import { editCa } from '../../ca/ca-update';
 import { OFFERED_CURVE_NAMES } from '../../x509/curves';
 import { CaError } from '../../ca/errors';
 import { findCa } from '../../ca/lookup';
+import { signUrlsFor } from '../../ca/sign-urls';
 import { HASH_ALGORITHMS } from '../../ca/profiles';
 import type { AcmeCaPolicy, AcmeStore, CaPatch, CaRecord, Store } from '../../ports';
 import { parseRfc4514 } from '../../x509/rfc4514';
@@ -211,15 +212,21 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
       .option('--website <url>', 'website of the CA')
       .option('--tos <url>', 'terms of service of the CA')
       .option('--ocsp-responder-key-validity <days>', 'validity of OCSP responder keys in days')
-      .option('--ocsp-response-validity <seconds>', 'validity of OCSP responses in seconds'),
+      .option('--ocsp-response-validity <seconds>', 'validity of OCSP responses in seconds')
+      .option('--default-hostname <host>', "host[:port] for the CA's OCSP, CRL and CA-issuer URLs in signed certificates"),
     [...acmeOptions({ enabled: enableAcme, forNewCa: false }), ...signFlagOptions()],
   ).action(
     run(async (ctx: CommandContext, serial: string, o: Record<string, string | boolean | string[] | undefined>) => {
-      const patch: CaPatch = { ...signPatch(o as SignFlags), ...acmeSettings(o as AcmeFlags, ctx) };
+      const patch: CaPatch = { ...acmeSettings(o as AcmeFlags, ctx) };
       const policyPatch = acmePolicyPatch(o as AcmeFlags, ctx);
       const store = await ctx.store();
       const policy = policyTarget(store, policyPatch);
       const ca = await findCa(store, serial, { allowDisabled: true });
+      // The URLs init_ca derives from its default hostname, derived again for a new host (the example
+      // server's PORT, a new public name); explicit --sign-* flags win, as in init_ca.
+      const hostname = o.defaultHostname as string | undefined;
+      if (hostname !== undefined) Object.assign(patch, signUrlsFor({ hostname, urlPath: ctx.settings.urlPath }, ca.serial));
+      Object.assign(patch, signPatch(o as SignFlags));
       const set = <K extends keyof CaPatch>(key: K, value: CaPatch[K] | undefined) => {
         if (value !== undefined) patch[key] = value;
       };
