@@ -90,6 +90,12 @@ describe.each(testDatabaseTargets())('webhook delivery over the store, on $name'
     await store.createUser('second', 'hash', []);
     await receiver.waitFor(1);
     expect(receiver.received.map((r) => r.data.username)).toEqual(['second']);
+    // A replay ends the deliverer's lease (adapters/store/knex/webhooks.ts): one made while the turn that
+    // sent "second" has not yet recorded it would leave that delivery uncounted. Wait for the count.
+    await until(
+      () => hooks.getWebhookEndpoint(endpoint.id),
+      (e) => (e?.delivered ?? 0) >= 1,
+    );
 
     await replayWebhook(hooks, endpoint.id, dead[0].eventId);
     await d.deliverNow();
