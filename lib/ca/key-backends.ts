@@ -47,7 +47,11 @@ export async function caSigner(
  * HSM is unreachable (README "Outages"), never a 500. The message is the backend's own (it never
  * carries key material); `CaError`s (the rules' answers to the request) pass unchanged.
  */
-export async function openSigner(backend: KeyBackend, options: Record<string, unknown>, useOptions?: Record<string, unknown>): Promise<Signer> {
+export async function openSigner(
+  backend: KeyBackend,
+  options: Record<string, unknown>,
+  useOptions?: Record<string, unknown>,
+): Promise<Signer> {
   try {
     return await backend.getSigner(options, useOptions);
   } catch (e) {

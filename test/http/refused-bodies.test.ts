@@ -93,7 +93,8 @@ function postEndless(url: string, headers: Record<string, string>, pauseMs = 0):
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join('');
     socket.write(`POST ${pathname} HTTP/1.1\r\n${head}\r\n`);
-    const chunk = (size: number): Buffer => Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`), Buffer.alloc(size, 0x20), Buffer.from('\r\n')]);
+    const chunk = (size: number): Buffer =>
+      Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`), Buffer.alloc(size, 0x20), Buffer.from('\r\n')]);
     const big = chunk(64 * 1024);
     const small = chunk(16);
     const flood = (): void => {
@@ -128,7 +129,7 @@ describe('the REST API: a body over bodyLimit', () => {
     await t.close();
   });
 
-  test('a 16 MiB body from Node\'s HTTP client gets the 413 JSON, 20 times of 20', async () => {
+  test("a 16 MiB body from Node's HTTP client gets the 413 JSON, 20 times of 20", async () => {
     const keepAlive = new http.Agent({ keepAlive: true });
     const outcomes: string[] = [];
     for (let i = 0; i < 20; i++) {
@@ -145,7 +146,11 @@ describe('the REST API: a body over bodyLimit', () => {
   });
 
   test('a client that reads only after sending its 16 MiB gets the 413 JSON, then the close', async () => {
-    const answer = await sendThenRead(url, { ...auth, 'Content-Type': 'application/json', Connection: 'close' }, Buffer.alloc(16 * MiB, 0x20));
+    const answer = await sendThenRead(
+      url,
+      { ...auth, 'Content-Type': 'application/json', Connection: 'close' },
+      Buffer.alloc(16 * MiB, 0x20),
+    );
     expect(answer.status).toBe(413);
     expect(answer.head).toMatch(/\r\nConnection: close(\r\n|$)/i);
     expect(JSON.parse(answer.body.toString('utf8'))).toEqual({ detail: 'Request body is larger than 2621440 bytes' });

@@ -18,7 +18,10 @@ describeWith(['promtool'], 'promtool check metrics on a scrape', () => {
     const { csr } = opensslCsr('EC', 'promtool.example.com');
     await issueThroughApi(f, csr);
     expect((await request(f.app).get(`/django_ca/crl/${f.ca.serial}/`)).status).toBe(200);
-    await request(f.app).post(`/django_ca/ocsp/${f.ca.serial}/cert/`).set('Content-Type', 'application/ocsp-request').send(Buffer.from('x'));
+    await request(f.app)
+      .post(`/django_ca/ocsp/${f.ca.serial}/cert/`)
+      .set('Content-Type', 'application/ocsp-request')
+      .send(Buffer.from('x'));
     expect((await request(f.app).get(`${API}/ca/`).set('Authorization', basicAuth('alice', 'wrong'))).status).toBe(401);
   });
 
