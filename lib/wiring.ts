@@ -10,7 +10,7 @@ import { signatureVerifierPool } from '../adapters/crypto/verify-pool';
 import { challengeValidator, validatorSettingsFromEnv } from '../adapters/acme-validation';
 import { buildCaApiRouter, type ApiPorts, type CaApiRouter, type Closable, type CreateCaApiRouterInternals } from './router';
 import { OptionsError, resolveOptions, type CaApiRouterOptions, type ResolvedOptions } from './options';
-import type { OptionsEntry } from './http/option-checks';
+import { checkKeyBackendsConfigured, type OptionsEntry } from './http/option-checks';
 import { resolveRevocationRouterOptions, type RevocationRouterOptions } from './revocation-endpoints/options';
 import { buildRevocationRouter, type RevocationRouter } from './revocation-endpoints/router';
 import { NO_METRICS, type Authenticator, type ChallengeValidator, type KeyBackend, type Store } from './ports';
@@ -66,7 +66,9 @@ function keyBackendsOrDefault(
   env: Record<string, string | undefined>,
   entry: OptionsEntry,
 ): Record<string, KeyBackend> {
-  return given === undefined ? { default: checkedDefaultKeyBackend(env, entry) } : resolved;
+  if (given === undefined) return { default: checkedDefaultKeyBackend(env, entry) };
+  checkKeyBackendsConfigured(resolved, entry);
+  return resolved;
 }
 
 /**

@@ -54,6 +54,9 @@ export function defaultKeyBackend(options: DefaultKeyBackendOptions = {}): KeyBa
   return {
     alias: DEFAULT_KEY_BACKEND_ALIAS,
 
+    /** Without a KEK no stored key can be opened: a router built on this backend refuses to start. */
+    configurationProblem: () => (kek ? null : missingKekError().message),
+
     /** `ca-admin rotate_kek`: this backend's KEK → `newKek` (kek-rotation.ts). */
     kekRotation: (newKek: string) => kekRotation(kek, newKek),
 

@@ -10,7 +10,7 @@
  * - the services of this process, through the sink (sink.ts): issuance latency, OCSP answers, CRL
  *   builds, failed and limited logins, ACME orders, 503s of an outage.
  */
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import {
   hasEventLog,
   hasMetricsReadings,
@@ -23,6 +23,7 @@ import {
 import { defineMetrics, type CaMetrics } from './definitions';
 import { EventCounters } from './event-counters';
 import { EventFollower } from './event-follower';
+import { registerProcessMetrics } from './process-metrics';
 import { promSink } from './sink';
 
 export interface PromMetricsOptions {
@@ -47,7 +48,7 @@ export class PromMetrics implements MetricsExposition {
   constructor(private readonly options: PromMetricsOptions) {
     this.contentType = this.registry.contentType;
     this.metrics = defineMetrics(this.registry);
-    if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
+    if (options.processMetrics) registerProcessMetrics(this.registry);
     this.sink = promSink(this.metrics);
     const store = options.store;
     this.readings = hasMetricsReadings(store) ? store.metricsReadings : null;

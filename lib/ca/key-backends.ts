@@ -4,7 +4,7 @@
  * A host may hand its backends over as a list, a map or a plain object; the rules only ever need
  * "the backend called X", so they accept all three.
  */
-import type { CaRecord, KeyBackend, SignRequest } from '../ports';
+import { KeyBackendUnavailableError, type CaRecord, type KeyBackend, type SignRequest } from '../ports';
 import type { Signer } from '../x509/signer';
 import { caFacts } from './ca-facts';
 import { CaError } from './errors';
@@ -37,13 +37,34 @@ export async function caSigner(
       `${ca.name}: The private key of this certificate authority is not available (it was imported without its key), so it cannot sign.`,
     );
   }
-  const signer = await keyBackendFor(backends, ca.keyBackendAlias).getSigner(ca.keyBackendOptions, useOptions);
+  const signer = await openSigner(keyBackendFor(backends, ca.keyBackendAlias), ca.keyBackendOptions, useOptions);
   // Whatever the CA signs (certificates, responder certificates, CRLs, OCSP answers) must verify
   // with its certificate's key: a backend handing out another key is refused before it signs.
   if (!signer.publicKeyDer.equals(caFacts(ca).publicKeyDer)) {
     throw new CaError('key', `${ca.name}: The private key does not match the certificate authority's certificate.`);
   }
   return signer;
+}
+
+/**
+ * `backend.getSigner`, with a key the backend cannot open (its key-encryption key is not the one the
+ * key was stored under, the stored key is damaged, the HSM has no such key) reported as
+ * `KeyBackendUnavailableError`: the request was fine, the key is not usable now — a request waiting
+ * on it is answered 503 with `Retry-After` and an order fails with the backend's message, as when an
+ * HSM is unreachable (README "Outages"), never a 500. The message is the backend's own (it never
+ * carries key material); `CaError`s (the rules' answers to the request) pass unchanged.
+ */
+export async function openSigner(
+  backend: KeyBackend,
+  options: Record<string, unknown>,
+  useOptions?: Record<string, unknown>,
+): Promise<Signer> {
+  try {
+    return await backend.getSigner(options, useOptions);
+  } catch (e) {
+    if (e instanceof KeyBackendUnavailableError || e instanceof CaError || !(e instanceof Error)) throw e;
+    throw new KeyBackendUnavailableError(e.message, { cause: e });
+  }
 }
 
 /**

@@ -9,16 +9,27 @@
  */
 import { isUtf8 } from 'buffer';
 import type { Request } from 'express';
-import { cannotParseBody, jsonTooDeep, payloadTooLarge } from './http-errors';
+import { cannotParseBody, jsonTooDeep, payloadTooLarge, type HttpError } from './http-errors';
+import { closeAfterAnswer } from './lingering-close';
 
 /** Marker for "the request had no body" (zero bytes), which upstream treats like a missing body. */
 export const NO_BODY: unique symbol = Symbol('no body');
 export type ParsedBody = unknown | typeof NO_BODY;
 
+/**
+ * A body over its limit is refused: whatever the answer (413, an OCSP `malformedRequest`, an ACME
+ * problem), the connection closes after it, gracefully, so that a client still sending reads it
+ * (lib/http/lingering-close.ts).
+ */
+function refuse(req: Request, limit: number): HttpError {
+  closeAfterAnswer(req);
+  return payloadTooLarge(limit);
+}
+
 /** Read the request body, rejecting it with 413 as soon as it exceeds `limit` bytes. */
 export function readRawBody(req: Request, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(payloadTooLarge(limit));
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(refuse(req, limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -37,7 +48,7 @@ export function readRawBody(req: Request, limit: number): Promise<Buffer> {
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > limit) finish(payloadTooLarge(limit));
+      if (size > limit) finish(refuse(req, limit));
       else chunks.push(chunk);
     };
     const onEnd = (): void => finish(null, Buffer.concat(chunks));

@@ -104,6 +104,18 @@ export function checkKeyBackends(value: unknown, entry: OptionsEntry): Record<st
   return { ...(keyBackends as Record<string, KeyBackend>) };
 }
 
+/**
+ * Key backends a router signs with must be able to open keys: a backend that says it cannot (the
+ * default one without `CA_KEY_ENCRYPTION_KEY`) is an `OptionsError` now, not a failed order or a
+ * 503 on every CRL later.
+ */
+export function checkKeyBackendsConfigured(keyBackends: Record<string, KeyBackend>, entry: OptionsEntry): void {
+  for (const [alias, backend] of Object.entries(keyBackends)) {
+    const problem = backend.configurationProblem?.();
+    if (problem) throw new OptionsError(`option \`keyBackends\`: '${alias}' cannot open any key: ${problem}`, entry);
+  }
+}
+
 /** `logger`: null when absent, else an object with the `Logger` port's methods. */
 export function checkLogger(value: unknown, entry: OptionsEntry): Logger | null {
   if (value === undefined) return null;

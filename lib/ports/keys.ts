@@ -36,6 +36,12 @@ export interface KeyBackend {
    * given, whatever is stored.
    */
   storableUseOptions?(useOptions: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * Optional: why this backend, as configured, can open no key at all (the default backend without a
+   * key-encryption key), or null. A router asks when it is built and refuses to start with the answer
+   * (an `OptionsError`), instead of failing every signature later.
+   */
+  configurationProblem?(): string | null;
 }
 
 /**

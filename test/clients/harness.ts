@@ -2,9 +2,8 @@
  * Real ACME clients — Debian's certbot and lego — against the example server (examples/host-server)
  * as a child process with CA_ENABLE_ACME: the pieces the client tests share.
  *
- * - `describeWith`: a describe block that needs binaries. Outside CI a missing one skips the block,
- *   saying why in its title; in CI (`CI=true`) it fails: .ci/run installs them, and a test that CI
- *   skips is a test nobody runs.
+ * - `describeWith` (test/helpers/binaries.ts): a describe block that needs binaries, skipped outside
+ *   CI when one is missing, failing in CI.
  * - `startAcmeExample`: the example server with its challenge validator pointed at the test DNS server
  *   and at the ports where the clients answer http-01 and tls-alpn-01.
  * - `run`: a client as a child process, asynchronously — the test DNS server and any proxy live in the
@@ -18,44 +17,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { startChildServer, stopChild, type ChildServer } from '../examples/child-server';
 
-export const IN_CI = process.env.CI === 'true';
-
-/** Where `name` is on PATH, or null. */
-export function findBinary(name: string): string | null {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      if (fs.statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
-
-/**
- * `describe(title, fn)` when every binary is on PATH. Otherwise, in CI, a block whose one test fails
- * naming what is missing; outside CI, the block skipped with the reason in its title.
- */
-export function describeWith(binaries: string[], title: string, fn: () => void): void {
-  const missing = binaries.filter((b) => findBinary(b) === null);
-  if (missing.length === 0) {
-    describe(title, fn);
-    return;
-  }
-  const reason = `${missing.join(' and ')} not found on PATH (Debian: apt-get install ${missing.join(' ')})`;
-  if (IN_CI) {
-    describe(title, () => {
-      test('the ACME clients are installed', () => {
-        throw new Error(`${reason}. CI (CI=true) must run these tests: .ci/run installs the packages.`);
-      });
-    });
-    return;
-  }
-  console.warn(`${title}: skipped, ${reason}`);
-  describe.skip(`${title} (skipped: ${reason})`, fn);
-}
+// Shared with the other tests that need binaries (test/helpers/binaries.ts).
+export { IN_CI, findBinary, describeWith } from '../helpers/binaries';
 
 export interface RunResult {
   /** The exit code; null when killed (the output then ends with why). */
