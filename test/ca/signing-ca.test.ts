@@ -61,11 +61,12 @@ const WORDS: Record<keyof typeof STATES, string> = {
   'is not yet valid': 'rule: The certificate authority is not yet valid.',
 };
 
-async function refusal(work: () => unknown): Promise<string> {
+/** The message of the CaError with `code` that `work` fails with (it must fail so). */
+async function refusal(work: () => unknown, code: CaError['code'] = 'conflict'): Promise<string> {
   try {
     await work();
   } catch (e) {
-    if (e instanceof CaError && e.code === 'conflict') return e.message;
+    if (e instanceof CaError && e.code === code) return e.message;
     throw e;
   }
   throw new Error('the CA signed');
@@ -108,15 +109,7 @@ test('a CA signs only with its own key: a backend that hands out another key sig
   const swapped: CaRecord = { ...ca, keyBackendOptions: other.keyBackendOptions };
   const store = db.store as Store & RevocationStore;
   const before = (await db.store.listCertificates({ caId: ca.id })).length;
-  const keyError = async (work: () => Promise<unknown>): Promise<string> => {
-    try {
-      await work();
-    } catch (e) {
-      if (e instanceof CaError && e.code === 'key') return e.message;
-      throw e;
-    }
-    throw new Error('signed with a foreign key');
-  };
+  const keyError = (work: () => Promise<unknown>) => refusal(work, 'key');
   const words = "rule: The private key does not match the certificate authority's certificate.";
   const request = prepareSignRequest({ csr, subject }, { ca, profiles });
   expect(await keyError(() => issueFromRequest({ store: db.store, keyBackends, ca: swapped, request, profiles }))).toBe(words);
