@@ -10,11 +10,16 @@ import { dataDirSetting, developmentKekPath } from '../settings';
 
 /**
  * The key backend's "no key-encryption key" error (adapters/keys: `KeyBackendError`, code `no-kek`)
- * or the command's own (context.ts `secretBox`), recognised by their code: this layer imports no adapter.
+ * or the command's own (context.ts `secretBox`), recognised by their code: this layer imports no adapter;
+ * also as the cause of the error that reports it.
  */
 function isMissingKek(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
-  return e instanceof Error && (code === 'no-kek' || (e instanceof CaError && /^No key-encryption key\b/.test(e.message)));
+  if (!(e instanceof Error)) return false;
+  if (code === 'no-kek' || (e instanceof CaError && /^No key-encryption key\b/.test(e.message))) return true;
+  // A key the backend could not open is reported as KeyBackendUnavailableError (lib/ca/key-backends.ts
+  // `openSigner`), with the backend's own error as its cause.
+  return e.cause !== undefined && isMissingKek(e.cause);
 }
 
 /** A shell word: the path as it is when it needs no quoting, else in single quotes. */
