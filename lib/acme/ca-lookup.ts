@@ -4,7 +4,7 @@
  * as the original answers.
  */
 import type { CaCache } from '../cache/ca-cache';
-import { isNamedBy, latestExpiringCa } from '../ca/default-ca';
+import { latestExpiringCa } from '../ca/default-ca';
 import { isUsable } from '../ca/lookup';
 import type { CaRecord, Store } from '../ports';
 import { normaliseSerial } from '../x509/serial-format';
@@ -25,11 +25,17 @@ export async function acmeCa(cas: CaCache, serial: string, now: Date): Promise<C
  * ACME, else the serving CA that expires last, ties broken by the lowest serial — the rule
  * `ca-admin sign_cert` follows too (lib/ca/default-ca.ts).
  */
-export async function defaultAcmeCa(store: Pick<Store, 'listCas'>, cas: CaCache, defaultCa: string | null, now: Date): Promise<CaRecord> {
+export async function defaultAcmeCa(
+  store: Pick<Store, 'listCas' | 'findCaByName'>,
+  cas: CaCache,
+  defaultCa: string | null,
+  now: Date,
+): Promise<CaRecord> {
   if (defaultCa !== null) {
+    // By serial from the cache, else by name: one row, not the whole table, on every directory request.
     const serial = normaliseSerial(defaultCa);
     const bySerial = serial === null ? null : await cas.findCaBySerial(serial);
-    const ca = bySerial ?? (await store.listCas()).find((c) => isNamedBy(c, defaultCa)) ?? null;
+    const ca = bySerial ?? (await store.findCaByName(defaultCa));
     if (ca && servesAcme(ca, now)) return ca;
     throw notFound('No (usable) default CA configured.');
   }

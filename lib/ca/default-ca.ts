@@ -6,7 +6,6 @@
  * CLI and the server choose the same CA from the same CAs.
  */
 import type { CaRecord } from '../ports';
-import { normaliseSerial } from '../x509/serial-format';
 
 type Ranked = Pick<CaRecord, 'notAfter' | 'serial'>;
 
@@ -23,9 +22,4 @@ export function defaultCaOrder(a: Ranked, b: Ranked): number {
 /** The default among `candidates` by that order; null when there is none. */
 export function latestExpiringCa<T extends Ranked>(candidates: readonly T[]): T | null {
   return [...candidates].sort(defaultCaOrder)[0] ?? null;
-}
-
-/** Does the `CA_DEFAULT_CA` text name `ca`: its serial (colons, case, leading zeros ignored) or its name? */
-export function isNamedBy(ca: Pick<CaRecord, 'serial' | 'name'>, setting: string): boolean {
-  return ca.serial === normaliseSerial(setting) || ca.name === setting;
 }
