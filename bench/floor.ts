@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'crypto';
 import express from 'express';
-import { certificateFromRequest, prepareSignRequest } from '../lib/ca/issuance';
+import { prepareSignRequest } from '../lib/ca/issuance/prepare';
+import { signCertificate } from '../lib/ca/issuance/sign';
 import type { KeyBackends } from '../lib/ca/key-backends';
 import { resolveProfiles } from '../lib/ca/profiles';
 import type { CaRecord } from '../lib/ports';
@@ -28,7 +29,7 @@ export async function startFloorServer(ca: CaRecord, keyBackends: KeyBackends): 
     const body = req.body as { csr: string; subject: unknown };
     const parsedCsr = parseCsr(body.csr, { verify: true });
     const request = prepareSignRequest({ csr: body.csr, subject: body.subject }, { ca, profiles, parsedCsr });
-    const certificate = await certificateFromRequest({ keyBackends, ca, request, profiles });
+    const certificate = await signCertificate({ keyBackends, profiles }, ca, request, null);
     const slug = randomBytes(6).toString('hex');
     issued.set(slug, certificate.serial);
     const now = new Date().toISOString();

@@ -19,7 +19,8 @@ import { openDatabase } from '../adapters/store/database';
 import { knexStore } from '../adapters/store/knex';
 import { hasBatchOrders } from '../lib/ports';
 import { initCa } from '../lib/ca/authorities';
-import { certificateFromRequest, prepareSignRequest } from '../lib/ca/issuance';
+import { prepareSignRequest } from '../lib/ca/issuance/prepare';
+import { signCertificate } from '../lib/ca/issuance/sign';
 import { defaultKeyBackend } from '../adapters/keys';
 import { resolveProfiles } from '../lib/ca/profiles';
 import { benchCsrPem } from './csr';
@@ -61,7 +62,7 @@ async function measure(label: string, url: string): Promise<void> {
         let t = performance.now();
         const orders = await Promise.all(requests.map((request) => store.createOrder({ caId: ca.id, userId: user.id, request })));
         const inserted = performance.now() - t;
-        const certificates = await Promise.all(requests.map((request) => certificateFromRequest({ keyBackends, ca, request, profiles })));
+        const certificates = await Promise.all(requests.map((request) => signCertificate({ keyBackends, profiles }, ca, request, null)));
         t = performance.now();
         const stored = await issueOrders(
           orders.map((o, i) => ({ orderId: o.id, certificate: certificates[i] })),

@@ -5,8 +5,8 @@
  * lib/ca, and stored with the order made `valid` in the same transaction, the event naming the account.
  */
 import { CaError } from '../ca/errors';
-import { prepareSignRequest } from '../ca/issuance';
-import { issueInto } from '../ca/issuing';
+import { issue, keepWithAcmeOrder } from '../ca/issuance/issue';
+import { prepareSignRequest } from '../ca/issuance/prepare';
 import type { KeyBackends } from '../ca/key-backends';
 import type { Profiles } from '../ca/profiles';
 import { clampToCa } from '../ca/signing-ca';
@@ -25,8 +25,10 @@ export interface AcmeSigning {
   profiles: Profiles;
 }
 
-export function acmeActor(accountId: number): Actor {
-  return { type: 'acme_account', id: accountId, protocol: 'acme' };
+/** An ACME account acting, from `address` where known (the audit log records it). */
+export function acmeActor(accountId: number, address?: string | null): Actor {
+  const actor: Actor = { type: 'acme_account', id: accountId, protocol: 'acme' };
+  return address ? { ...actor, address } : actor;
 }
 
 /** The sign request of an order whose CSR passed the policy (lib/acme/csr-policy.ts). */
@@ -71,9 +73,10 @@ export class IssuanceNotStarted extends Error {
 }
 
 /**
- * Sign and store; the order becomes `valid` with its certificate. With `started` (finalize moves the
- * order to `processing` while the certificate is being signed, lib/acme/handlers/orders.ts), the
- * certificate is stored only if that move succeeded; else IssuanceNotStarted.
+ * Sign and store; the order becomes `valid` with its certificate, requested by its account from the
+ * address it was finalized from. With `started` (finalize moves the order to `processing` while the
+ * certificate is being signed, lib/acme/handlers/orders.ts), the certificate is stored only if that
+ * move succeeded; else IssuanceNotStarted.
  */
 export function issueOrder(
   signing: AcmeSigning,
@@ -82,8 +85,11 @@ export function issueOrder(
   request: SignRequest,
   started?: Promise<boolean>,
 ): Promise<CertificateRecord> {
-  return issueInto(signing, ca, request, async (certificate) => {
-    if (started && !(await started.catch(() => false))) throw new IssuanceNotStarted();
-    return signing.acme.completeIssuance(order.id, certificate);
-  });
+  const mustHaveStarted = started
+    ? async () => {
+        if (!(await started.catch(() => false))) throw new IssuanceNotStarted();
+      }
+    : undefined;
+  const requester = acmeActor(order.accountId, order.sourceAddress);
+  return issue(signing, ca, request, requester, keepWithAcmeOrder(signing.acme, order.id, mustHaveStarted));
 }

@@ -2,16 +2,16 @@
  * End-entity certificates: import (import_cert), sign and resign from the command line
  * (sign_cert/resign_cert — profiles applied), resign through the API. Revocation is in revocation.ts.
  */
-import type { CaRecord, CertificateRecord, SignRequest, Store } from '../ports';
+import type { Actor, CaRecord, CertificateRecord, SignRequest, Store } from '../ports';
 import { DAY_MS } from '../x509/datetime';
 import { parseExtension } from '../x509/extensions';
 import type { Extension, ExtensionType, HashAlgorithmName, Name } from '../x509/types';
 import { caFacts, isEdwards } from './ca-facts';
 import { CaError } from './errors';
 import { composeExtensions } from './extensions';
-import { prepareSignRequest } from './issuance';
+import { importCertificate, issue, keepAlone } from './issuance/issue';
+import { prepareSignRequest } from './issuance/prepare';
 import { assertCaCanSign, floorToMinute, outlivesCa } from './signing-ca';
-import { importCertificate, issueNow } from './issuing';
 import type { KeyBackends } from './key-backends';
 import { DEFAULT_PROFILE_NAME, isHashAlgorithm, type Profiles } from './profiles';
 import { cliSubject } from './subject';
@@ -38,12 +38,14 @@ interface CliSignCommon {
   defaultProfile?: string;
   /** Options for the CA's key backend (e.g. a password). */
   keyOptions?: Record<string, unknown>;
+  /** Who asks (`ca-admin`: the operator); null: the store's actor. */
+  requester?: Actor | null;
   now?: Date;
 }
 
 /** The command line signs now (no order): the issuing service signs and stores. */
 function issueCli(common: CliSignCommon, ca: CaRecord, request: SignRequest): Promise<CertificateRecord> {
-  return issueNow(common, ca, request, common.now);
+  return issue(common, ca, request, common.requester ?? null, keepAlone(common.store), common.now);
 }
 
 export interface SignCertOptions extends CliSignCommon {

@@ -11,15 +11,16 @@
  * finish. The answer is the order as placed (`pending`, as upstream) either way; signing or waiting
  * only means that the client's first poll usually finds the certificate.
  */
-import type { MetricsSink, OrderRecord, OrderRunner, SignatureVerifier, Store } from '../ports';
+import type { ApiUser, MetricsSink, OrderRecord, OrderRunner, SignatureVerifier, Store } from '../ports';
 import { parseVerifiedCsr, type ParsedCsr } from '../x509/csr';
 import { X509Error, invalid } from '../x509/errors';
 import { isPlainObject } from '../x509/plain-object';
 import { prepareResignRequest } from './certificates';
 import { CaError, notFoundError } from './errors';
-import { placeOrder } from './issuing';
+import { apiUserActor } from './actors';
+import { placeOrder, type OrderRequester } from './issuance/place-order';
+import { prepareSignRequest } from './issuance/prepare';
 import type { KeyBackends } from './key-backends';
-import { prepareSignRequest } from './issuance';
 import type { Profiles } from './profiles';
 import { visibleCa } from './visibility';
 
@@ -75,12 +76,18 @@ function keyBackendOptions(body: Record<string, unknown>): Record<string, unknow
 
 export interface OrderCall {
   caSerial: string;
-  userId: number;
+  /** The API user placing the order. */
+  user: ApiUser;
   /** The client's address (`req.ip`), recorded with the order's events. */
   address?: string | null;
   /** The validated request body. */
   body: Record<string, unknown>;
   now: Date;
+}
+
+/** The order's owner and the actor of its events: the API user, from the client's address. */
+function requesterOf(call: OrderCall): OrderRequester {
+  return { userId: call.user.id, actor: apiUserActor(call.user, call.address) };
 }
 
 /** `POST /ca/{serial}/sign/`: validate everything, then place the order. */
@@ -110,7 +117,7 @@ export async function signThroughOrder(desk: OrderDesk, call: OrderCall): Promis
       parsedCsr, // checkCsr above parsed and verified this very text: once is enough
     },
   );
-  return placeOrder(desk, ca, call.userId, request, now, call.address);
+  return placeOrder(desk, ca, requesterOf(call), request, now);
 }
 
 /** `POST /ca/{serial}/certs/{serial}/resign/`: the stored CSR signed again (current CA and profile). */
@@ -128,7 +135,7 @@ export async function resignThroughOrder(desk: OrderDesk, call: OrderCall & { ce
     defaultExpiresMs: desk.defaultExpiresMs,
     now,
   });
-  return placeOrder(desk, ca, call.userId, request, now, call.address);
+  return placeOrder(desk, ca, requesterOf(call), request, now);
 }
 
 /**

@@ -49,7 +49,12 @@ export class CommandContext {
    * database.
    */
   async store(): Promise<Store> {
-    return actingAs(await this.openedStore(true), operatorActor(this.io.env));
+    return actingAs(await this.openedStore(true), this.operator);
+  }
+
+  /** The operator as the requester of what the command issues (lib/ca/issuance) and the actor of its changes. */
+  get operator(): Actor {
+    return operatorActor(this.io.env);
   }
 
   /**
@@ -57,7 +62,7 @@ export class CommandContext {
    * which counts what it applies). A store handed in by the caller is given as it is.
    */
   async unmigratedStore(): Promise<Store> {
-    return actingAs(await this.openedStore(false), operatorActor(this.io.env));
+    return actingAs(await this.openedStore(false), this.operator);
   }
 
   private openedStore(migrate: boolean): Promise<Store> {

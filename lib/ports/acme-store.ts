@@ -71,6 +71,8 @@ export interface AcmeOrderRecord {
   certificateSerial: string | null;
   error: AcmeErrorDocument | null;
   created: Date;
+  /** The address the order was finalized from (Express's `req.ip`), once finalized: its certificate's requester's. */
+  sourceAddress?: string | null;
 }
 
 export interface AcmeChallengeRecord {

@@ -1,5 +1,6 @@
 /** The records the store keeps, in the library's own terms (Dates, Buffers, API JSON from lib/x509/types). */
 import type { CertificateJson, Extension, Fingerprints } from '../x509/types';
+import type { Actor } from './events';
 
 /** Fields every stored certificate (CA or end entity) has. */
 export interface X509Record {
@@ -84,7 +85,14 @@ export interface CertificateRecord extends X509Record {
   certificateText?: string;
 }
 
-export type NewCertificate = Omit<CertificateRecord, 'id' | 'created' | 'updated' | 'watchers' | 'certificateText'>;
+export type NewCertificate = Omit<CertificateRecord, 'id' | 'created' | 'updated' | 'watchers' | 'certificateText'> & {
+  /**
+   * Who asked for the certificate, written with its row by the issuing service (lib/ca/issuance):
+   * the actor of its `certificate.issued` / `certificate.imported` event. Absent or null: the
+   * store's actor for the write (a write made around the library names the database role).
+   */
+  requester?: Actor | null;
+};
 
 export type OrderStatus = 'pending' | 'issued' | 'failed';
 
@@ -114,20 +122,24 @@ export interface OrderRecord {
   /** Human-readable reason once `failed`; null otherwise. */
   error: string | null;
   request: SignRequest;
+  /**
+   * Who placed the order (the API user, with the client's address), written with it: the actor of
+   * its certificate's `certificate.issued` or its `order.failed` event. Null for orders placed before
+   * the store kept it and not in flight then (migration 0017).
+   */
+  requester?: Actor | null;
   /** Reserved for multi-instance workers: who holds the order and until when. */
   leaseOwner: string | null;
   leaseExpires: Date | null;
 }
 
 /** What a new order is made of; the store adds the slug, the status and the timestamps. */
-export type NewOrder = Pick<OrderRecord, 'caId' | 'userId' | 'request'> & {
+export type NewOrder = Pick<OrderRecord, 'caId' | 'userId' | 'request' | 'requester'> & {
   /**
    * Written leased to the runner that was told about it (`OrderRunner.leaseOwner`): until `expires`
    * other instances' runners leave it to that one (docs/DESIGN.md "Orders").
    */
   lease?: { owner: string; expires: Date };
-  /** The client's network address the order came from (REST: `req.ip`), for the audit log's records of it. */
-  address?: string | null;
 };
 
 export interface CaFilter {

@@ -190,18 +190,20 @@ describe.each(testDatabaseTargets())('audit log on $name', (target) => {
     expect(await verifyAuditChain(store.auditLog)).toEqual({ intact: true, records: 4, head: all[3].hash });
   });
 
-  it("a sign order's address is in the actor of its certificate.issued (queued path) and its order.failed", async () => {
+  it("a sign order's requester (with its address) is the actor of its certificate.issued (queued path) and its order.failed", async () => {
     const ca = await store.insertCa(newCa());
     const alice = await store.createUser('alice', 'hash', []);
-    const address = '2001:db8::7';
-    const queued = await store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest(), address });
-    const failing = await store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest(), address });
-    await store.issueOrders!([{ orderId: queued.id, certificate: newCertificate(ca.id) }], new Date());
+    const actor = { type: 'api_user', id: alice.id, name: 'alice', protocol: 'rest', address: '2001:db8::7' };
+    const queued = await store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest(), requester: actor });
+    const failing = await store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest(), requester: actor });
+    expect(queued.requester).toEqual(actor);
+    // The runner signs with the order's requester (lib/ca/issuance/order-store.ts), read back from its row.
+    const [pending] = (await store.listPendingOrders!(10)).filter((o) => o.id === queued.id);
+    await store.issueOrders!([{ orderId: queued.id, certificate: { ...newCertificate(ca.id), requester: pending.requester } }], new Date());
     await store.markOrderFailed(failing.id, 'no');
     const actors = (await rows())
       .filter((r) => r.type !== 'ca.created' && r.type !== 'user.created')
       .map((r) => [r.type, JSON.parse(r.actorText)]);
-    const actor = { type: 'api_user', id: alice.id, name: 'alice', protocol: 'rest', address };
     expect(actors).toEqual([
       ['certificate.issued', actor],
       ['order.failed', actor],

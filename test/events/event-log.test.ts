@@ -56,12 +56,14 @@ describe.each(testDatabaseTargets())('EventLog on $name', (target) => {
     expect(await store.latestEventId()).toBe(events[1].id);
   });
 
-  it('an order issued in the request: one certificate.issued naming the API user and the order', async () => {
+  it('an order issued in the request: one certificate.issued naming its requester (the API user) and the order', async () => {
     const ca = await store.insertCa(newCa());
     const alice = await store.createUser('alice', 'hash', []);
     const after = await store.latestEventId();
-    const cert = newCertificate(ca.id, { profile: 'server' });
-    const order = await store.createIssuedOrder({ caId: ca.id, userId: alice.id, request: signRequest(), certificate: cert });
+    const requester = { type: 'api_user', id: alice.id, name: 'alice', protocol: 'rest' };
+    const cert = { ...newCertificate(ca.id, { profile: 'server' }), requester };
+    const order = await store.createIssuedOrder({ caId: ca.id, userId: alice.id, request: signRequest(), requester, certificate: cert });
+    expect(order!.requester).toEqual(requester);
     const events = await store.eventsSince(after);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
@@ -76,15 +78,17 @@ describe.each(testDatabaseTargets())('EventLog on $name', (target) => {
   it('orders finished by the runner (batch statement, per-order fallback) and failed orders', async () => {
     const ca = await store.insertCa(newCa());
     const bob = await store.createUser('bob', 'hash', []);
+    const requester = { type: 'api_user', id: bob.id, name: 'bob', protocol: 'rest' };
     const [a, b, c] = [
-      await store.createOrder({ caId: ca.id, userId: bob.id, request: signRequest() }),
-      await store.createOrder({ caId: ca.id, userId: bob.id, request: signRequest() }),
-      await store.createOrder({ caId: ca.id, userId: bob.id, request: signRequest({ profile: 'client' }) }),
+      await store.createOrder({ caId: ca.id, userId: bob.id, request: signRequest(), requester }),
+      await store.createOrder({ caId: ca.id, userId: bob.id, request: signRequest(), requester }),
+      await store.createOrder({ caId: ca.id, userId: bob.id, request: signRequest({ profile: 'client' }), requester }),
     ];
     const after = await store.latestEventId();
-    const batch = [newCertificate(ca.id)];
+    // The runner's certificates name their order's requester (lib/ca/issuance/order-store.ts).
+    const batch = [{ ...newCertificate(ca.id), requester: a.requester }];
     await store.issueOrders!([{ orderId: a.id, certificate: batch[0] }], new Date());
-    const single = newCertificate(ca.id);
+    const single = { ...newCertificate(ca.id), requester: b.requester };
     await store.transaction(async (tx) => {
       const stored = await tx.insertCertificate(single);
       await tx.markOrderIssued(b.id, stored.id);

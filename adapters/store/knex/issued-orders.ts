@@ -12,7 +12,7 @@ import type { Knex } from 'knex';
 import { StoreConflictError, type NewIssuedOrder, type OrderRecord } from '../../../lib/ports';
 import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from './certificate-values';
 import { mappingErrors } from './errors';
-import type { Row } from './rows';
+import { actorToJson, type Row } from './rows';
 import { randomSlug, SLUG_ATTEMPTS } from './slug';
 import { TABLES } from './tables';
 import { toJson, toNumber } from './values';
@@ -31,6 +31,7 @@ function issuedRecord(order: NewIssuedOrder, slug: string, id: number, certifica
     certificateId,
     error: null,
     request: order.request,
+    requester: order.requester ?? null,
     leaseOwner: null,
     leaseExpires: null,
   };
@@ -48,16 +49,17 @@ export function createIssuedOrders(db: Knex, orders: NewIssuedOrder[]): Promise<
     const slugs = new Set<string>();
     while (slugs.size < orders.length) slugs.add(randomSlug()); // distinct within the statement
     const fresh = [...slugs];
-    const rowSql = `(?::text, ?::integer, ?::jsonb, ?::text, ${CERTIFICATE_PLACEHOLDERS})`;
+    const rowSql = `(?::text, ?::integer, ?::jsonb, ?::text, ?::json, ${CERTIFICATE_PLACEHOLDERS})`;
     const bindings = orders.flatMap((order, i) => [
       fresh[i],
       order.userId,
       toJson(order.request),
-      order.address ?? null,
+      order.requester?.address ?? null,
+      actorToJson(order.requester),
       ...certificateBindings(order.certificate),
     ]);
     const result = (await db.raw(
-      `with incoming (slug, user_id, request, source_address, ${CERTIFICATE_COLUMN_LIST}) as (values ${orders.map(() => rowSql).join(', ')}),
+      `with incoming (slug, user_id, request, source_address, order_requester, ${CERTIFICATE_COLUMN_LIST}) as (values ${orders.map(() => rowSql).join(', ')}),
        live as (select i.* from incoming i join ?? ca on ca.id = i.ca_id and not ca.revoked),
        inserted as (
          insert into ?? (${CERTIFICATE_COLUMN_LIST}, created, updated)
@@ -65,8 +67,8 @@ export function createIssuedOrders(db: Knex, orders: NewIssuedOrder[]): Promise<
          returning id, ca_id, serial
        ),
        placed as (
-         insert into ?? (created, updated, slug, ca_id, user_id, status, request, certificate_id, source_address)
-         select ?, ?, l.slug, l.ca_id, l.user_id, 'issued', l.request, ins.id, l.source_address
+         insert into ?? (created, updated, slug, ca_id, user_id, status, request, certificate_id, source_address, requester)
+         select ?, ?, l.slug, l.ca_id, l.user_id, 'issued', l.request, ins.id, l.source_address, l.order_requester
          from live l join inserted ins on ins.ca_id = l.ca_id and ins.serial = l.serial
          returning id, slug, certificate_id
        )

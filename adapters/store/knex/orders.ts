@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { StoreNotFoundError, type NewCertificate, type NewOrder, type OrderFilter, type OrderRecord } from '../../../lib/ports';
 import { mappingErrors } from './errors';
 import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from './certificate-values';
-import { orderFromRow, type Row } from './rows';
+import { actorToJson, orderFromRow, type Row } from './rows';
 import { randomSlug, SLUG_ATTEMPTS } from './slug';
 import { toJson, toNumber } from './values';
 import { TABLES } from './tables';
@@ -25,7 +25,8 @@ function newOrderRow(order: NewOrder, slug: string, now: Date): Row {
     request: toJson(order.request),
     lease_owner: order.lease?.owner ?? null,
     lease_expires: order.lease?.expires ?? null,
-    source_address: order.address ?? null,
+    requester: actorToJson(order.requester),
+    source_address: order.requester?.address ?? null,
   };
 }
 

@@ -119,8 +119,10 @@ export async function finalize(call: AcmeCall): Promise<AcmeAnswer> {
   );
   // The order moves to `processing` while its certificate is being signed; it is stored only if the
   // move succeeded (lib/acme/issue.ts), so a finalize that lost a race stores nothing.
-  const started = services.acme.startIssuance(current.id, request, services.runner.owner, LEASE_MS, call.req.ip ?? null);
-  const issuing = services.runner.issueNow(ca, { ...current, status: 'processing' }, request, services.options.finalizeWaitMs, started);
+  const address = call.req.ip ?? null;
+  const started = services.acme.startIssuance(current.id, request, services.runner.owner, LEASE_MS, address);
+  const processing = { ...current, status: 'processing' as const, sourceAddress: address };
+  const issuing = services.runner.issueNow(ca, processing, request, services.options.finalizeWaitMs, started);
   if (!(await started)) {
     const again = await ownOrder(call);
     if (again.status === 'processing' || again.status === 'valid') return orderAnswer(again, call);

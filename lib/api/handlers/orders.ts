@@ -11,7 +11,7 @@ export const signCertificate: ApiHandler = async (ctx) =>
     orderToJson(
       await signThroughOrder(ctx.services, {
         caSerial: ctx.params.serial,
-        userId: ctx.user.id,
+        user: ctx.user,
         address: ctx.address,
         body: ctx.body ?? {},
         now: ctx.now,
@@ -28,7 +28,7 @@ export const resignCertificate: ApiHandler = async (ctx) =>
       await resignThroughOrder(ctx.services, {
         caSerial: ctx.params.serial,
         certificateSerial: ctx.params.certificate_serial,
-        userId: ctx.user.id,
+        user: ctx.user,
         address: ctx.address,
         body: ctx.body ?? {},
         now: ctx.now,

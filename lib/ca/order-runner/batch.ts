@@ -12,7 +12,7 @@
  * A file of its own because the two paths hold opposite rules — here signing happens outside any
  * transaction, there inside it — and each is easier to check without the other beside it.
  */
-import { certificateFromRequest } from '../issuance';
+import { signOrder, storeClaimedOrders, storeSignedOrders, type SignedOrder } from '../issuance/order-store';
 import { hasBatchOrders, isConnectionLost, type CaRecord, type NewCertificate, type OrderRecord } from '../../ports';
 import { isStoreError, reasonOf, type RunnerContext } from './runner-context';
 
@@ -26,7 +26,7 @@ function issuedOrder(order: OrderRecord, certificateId: number, certificateSeria
 
 /** One batch; `ok: false` asks the runner to take `claimed` orders one per transaction next. */
 export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean; claimed: number }> {
-  const { store, keyBackends, profiles, intake } = c;
+  const { store, intake } = c;
   let claimed = 0;
   let settled: OrderRecord[] = [];
   let taken: OrderRecord[] = [];
@@ -44,11 +44,7 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
         const ca = cas.get(order.caId) ?? null;
         if (!ca) return { order, reason: 'The certificate authority no longer exists.', error: null };
         try {
-          const request = order.request;
-          return {
-            order,
-            certificate: await certificateFromRequest({ keyBackends, ca, request, profiles, defaultExpiresMs: c.defaultExpiresMs }),
-          };
+          return { order, certificate: await signOrder(c.signing, ca, order) };
         } catch (e) {
           return { order, error: e, reason: reasonOf(e) };
         }
@@ -58,11 +54,7 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
     if (signed.length === outcomes.length && store.issueOrders) {
       // Every order signed: one statement stores them all (no transaction round trips).
       const when = new Date();
-      const stored = await store.issueOrders(
-        signed.map((o) => ({ orderId: o.order.id, certificate: o.certificate })),
-        when,
-        c.leaseOwner,
-      );
+      const stored = await storeSignedOrders({ issueOrders: store.issueOrders.bind(store) }, signed, when, c.leaseOwner);
       const byOrder = new Map(signed.map((o) => [o.order.id, o]));
       claimed = stored.length;
       settled = stored.map(({ orderId, certificateId }) => {
@@ -79,26 +71,20 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
           ),
         );
         claimed = mine.size;
-        const certificates: NewCertificate[] = [];
-        const issued: OrderRecord[] = [];
+        const issued: SignedOrder[] = [];
         const failed: { order: OrderRecord; reason: string }[] = [];
         for (const outcome of outcomes) {
           if (!mine.has(outcome.order.id)) continue;
           if ('certificate' in outcome) {
-            certificates.push(outcome.certificate);
-            issued.push(outcome.order);
+            issued.push(outcome);
           } else {
             if (isStoreError(outcome.error)) throw outcome.error;
             failed.push(outcome);
           }
         }
-        const ids = await tx.insertCertificateIds(certificates);
         const when = new Date();
-        await tx.markOrdersIssued(
-          issued.map((order, i) => ({ orderId: order.id, certificateId: ids[i] })),
-          when,
-        );
-        settled = issued.map((order, i) => issuedOrder(order, ids[i], certificates[i].serial, when));
+        const ids = await storeClaimedOrders(tx, issued, when);
+        settled = issued.map(({ order, certificate }, i) => issuedOrder(order, ids[i], certificate.serial, when));
         for (const { order, reason } of failed) settled.push(await tx.markOrderFailed(order.id, reason));
       });
     }

@@ -10,7 +10,8 @@
  * pending for the queued path (batch.ts, single-order.ts), which signs again and records the reason
  * (README D3). An outage is thrown, for the caller's 503 (README D21).
  */
-import { certificateFromRequest } from '../issuance';
+import { signCertificate } from '../issuance/sign';
+import { keepAsIssuedOrder } from '../issuance/issue';
 import { storableRequest } from '../key-backends';
 import { hasIssuedOrders, isConnectionLost, type CaRecord, type NewCertificate, type NewOrder, type OrderRecord } from '../../ports';
 import type { RunnerContext } from './runner-context';
@@ -20,20 +21,14 @@ export async function finishNow(c: RunnerContext, order: NewOrder, ca: CaRecord)
   if (!hasIssuedOrders(store) || order.caId !== ca.id) return null;
   let certificate: NewCertificate;
   try {
-    certificate = await certificateFromRequest({
-      keyBackends: c.keyBackends,
-      ca,
-      request: order.request,
-      profiles: c.profiles,
-      defaultExpiresMs: c.defaultExpiresMs,
-    });
+    certificate = await signCertificate(c.signing, ca, order.request, order.requester ?? null);
   } catch {
     return null; // the queued path signs it again and records why it fails
   }
   let issued: OrderRecord | null;
   try {
-    const request = storableRequest(c.keyBackends, ca, order.request); // signed already: keep no secret
-    issued = await store.createIssuedOrder({ caId: order.caId, userId: order.userId, address: order.address, request, certificate });
+    const request = storableRequest(c.signing.keyBackends, ca, order.request); // signed already: keep no secret
+    issued = await keepAsIssuedOrder(store, { ...order, request })(certificate);
   } catch (e) {
     if (isConnectionLost(e)) throw e;
     c.logError('express-ca-api: an order signed in the request could not be stored; it takes the queued path', e);

@@ -101,9 +101,7 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
   const context: RunnerContext = {
     store,
     leaseOwner,
-    keyBackends,
-    profiles,
-    defaultExpiresMs: options.defaultExpiresMs,
+    signing: { keyBackends, profiles, defaultExpiresMs: options.defaultExpiresMs },
     maxAttempts: options.maxAttempts ?? 3,
     attempts: new Map(),
     intake,

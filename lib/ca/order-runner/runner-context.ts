@@ -2,8 +2,7 @@
  * What the two ways of finishing orders (one per transaction, or a batch) share with the runner that
  * drives them (in-process.ts).
  */
-import type { KeyBackends } from '../key-backends';
-import type { Profiles } from '../profiles';
+import type { Signing } from '../issuance/sign';
 import { StoreConflictError, StoreNotFoundError, StoreUnavailableError, type OrderRecord, type Store } from '../../ports';
 import type { OrderIntake } from './order-intake';
 
@@ -11,9 +10,8 @@ export interface RunnerContext {
   store: Store;
   /** This runner's name (`OrderRunner.leaseOwner`): orders leased to it are its own to take. */
   leaseOwner: string;
-  keyBackends: KeyBackends;
-  profiles: Profiles;
-  defaultExpiresMs?: number;
+  /** How the issuing service signs (lib/ca/issuance/sign.ts). */
+  signing: Signing;
   /** A transaction that fails this often for one order marks it failed. */
   maxAttempts: number;
   /** Failed transactions per order id (a database error aborts the transaction that would record it). */

@@ -5,13 +5,13 @@
  * runner takes this path for stores without `BatchOrderStore` and after a batch the database refused
  * (lanes.ts).
  */
-import { issueFromRequest } from '../issuance';
+import { issueClaimedOrder } from '../issuance/order-store';
 import { isConnectionLost, type OrderRecord } from '../../ports';
 import { isStoreError, reasonOf, type RunnerContext } from './runner-context';
 
 /** Claim and finish one order, alone in its transaction. False when there was none. */
 export async function processOneOrder(c: RunnerContext): Promise<boolean> {
-  const { store, keyBackends, profiles, attempts, maxAttempts } = c;
+  const { store, attempts, maxAttempts } = c;
   let claimed: OrderRecord | null = null;
   let settled: OrderRecord | null = null;
   try {
@@ -29,15 +29,7 @@ export async function processOneOrder(c: RunnerContext): Promise<boolean> {
       if (!ca) reason = 'The certificate authority no longer exists.';
       else {
         try {
-          const cert = await issueFromRequest({
-            store: tx,
-            keyBackends,
-            ca,
-            request: order.request,
-            profiles,
-            defaultExpiresMs: c.defaultExpiresMs,
-          });
-          settled = await tx.markOrderIssued(order.id, cert.id);
+          settled = await issueClaimedOrder(c.signing, tx, ca, order);
           attempts.delete(order.id);
           return true;
         } catch (e) {

@@ -166,7 +166,7 @@ export function registerCertCommands(program: Command, run: Action, profiles: Pr
         const data = await readCertificateFile(ctx.io, pub);
         const store = await ctx.store();
         const ca = o.ca ? await findCa(store, o.ca) : await defaultCa(store, new Date(), ctx.settings.defaultCa ?? undefined);
-        const cert = await importCert(store, ca, data).catch(loadPublicKeyError);
+        const cert = await importCert(store, ca, data, ctx.operator).catch(loadPublicKeyError);
         ctx.write(`Imported certificate ${serialToColons(cert.serial)} (${ca.name}).\n`);
       }),
     );
@@ -258,6 +258,7 @@ export function registerCertCommands(program: Command, run: Action, profiles: Pr
           profile: profileFlag(ctx.profiles(), o),
           expiresDays: o.expires === undefined ? undefined : intOption(o.expires, '--expires'),
           algorithm: o.algorithm,
+          requester: ctx.operator,
           now,
         });
         if (out) await writtenTo(ctx, out, cert);
@@ -286,6 +287,7 @@ export function registerCertCommands(program: Command, run: Action, profiles: Pr
         cert,
         profile: profileFlag(ctx.profiles(), o),
         expiresDays: o.expires === undefined ? undefined : intOption(o.expires, '--expires'),
+        requester: ctx.operator,
       });
       if (out) await writtenTo(ctx, out, renewed);
       else ctx.write(pemEncode(renewed.der, 'CERTIFICATE'));

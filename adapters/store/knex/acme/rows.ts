@@ -50,6 +50,7 @@ export function orderFromRow(row: Row): AcmeOrderRecord {
     certificateSerial: row.certificate_serial === null || row.certificate_serial === undefined ? null : String(row.certificate_serial),
     error: fromNullableJson<AcmeErrorDocument>(row.error),
     created: toDate(row.created),
+    sourceAddress: row.source_address === null || row.source_address === undefined ? null : String(row.source_address),
   };
 }
 

@@ -160,7 +160,7 @@ export const CERTIFICATE_STORED = `
   END $$`;
 
 /** Migration 0004's `order.failed` trigger; with `address`, the order's address in its actor. */
-const orderFailed = (address: boolean) => `
+export const orderFailed = (address: boolean) => `
   CREATE OR REPLACE FUNCTION ca_api_event_order_failed() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF TG_OP = 'UPDATE' AND OLD.status = 'failed' THEN RETURN NULL; END IF;

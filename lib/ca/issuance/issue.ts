@@ -1,0 +1,85 @@
+/**
+ * The issuing service's entry (docs/DESIGN.md "Issuance service"): every certificate the library
+ * makes is signed by sign.ts and stored by one of the `keep` functions here, in one transaction (or
+ * one statement) with whatever the way in links to it — nothing else in the library builds or stores a
+ * certificate (test/architecture/issuance.test.ts).
+ *
+ *   issue(signing, ca, request, requester, keep)   sign now and keep: ca-admin sign_cert/resign_cert
+ *                                                  (`keepAlone`), ACME finalize (`keepWithAcmeOrder`),
+ *                                                  a REST order signed in its request (`keepAsIssuedOrder`)
+ *   placeOrder (place-order.ts)                    a REST order, signed now or by a runner (order-store.ts)
+ *   issueResponder (responder.ts)                  the CA's automatic OCSP responder certificate
+ *   importCertificate                              a certificate signed elsewhere (ca-admin import_cert)
+ *
+ * The requester — the API user, ACME account, operator or the library itself, with the client's
+ * address — is written with the certificate row and is the actor of its `certificate.issued` event
+ * (migration 0017): a new way in names its requester and needs no migration for the audit log.
+ */
+import type { AcmeStore, Actor, CaRecord, CertificateRecord, NewCertificate, NewOrder, OrderRecord, SignRequest, Store } from '../../ports';
+import { parseCertificate } from '../../x509/certificate';
+import { CaError } from '../errors';
+import { newCertificateRecord } from '../records';
+import { signCertificate, type Signing } from './sign';
+
+/** Stores a signed certificate together with what the way in links to it; one transaction or statement. */
+export type Keep<T> = (certificate: NewCertificate) => Promise<T>;
+
+/** Sign `request` with `ca`'s key now, naming `requester`, and `keep` it. */
+export async function issue<T>(
+  signing: Signing,
+  ca: CaRecord,
+  request: SignRequest,
+  requester: Actor | null,
+  keep: Keep<T>,
+  now?: Date,
+): Promise<T> {
+  return keep(await signCertificate(signing, ca, request, requester, now));
+}
+
+/** The certificate alone, in a transaction of its own (the command line). */
+export function keepAlone(store: Pick<Store, 'transaction'>): Keep<CertificateRecord> {
+  return (certificate) => store.transaction((tx) => tx.insertCertificate(certificate));
+}
+
+/**
+ * With its ACME order made `valid` (RFC 8555 §7.4), in one statement. `beforeStoring` may refuse (it
+ * throws): finalize stores the certificate only if its request moved the order to `processing`.
+ */
+export function keepWithAcmeOrder(
+  acme: Pick<AcmeStore, 'completeIssuance'>,
+  orderId: number,
+  beforeStoring?: () => Promise<void>,
+): Keep<CertificateRecord> {
+  return async (certificate) => {
+    await beforeStoring?.();
+    return acme.completeIssuance(orderId, certificate);
+  };
+}
+
+/**
+ * As a REST order written already issued, in one statement (the store's `createIssuedOrder`,
+ * docs/DESIGN.md "Orders signed in the request"); null when the CA was revoked or removed meanwhile.
+ */
+export function keepAsIssuedOrder(
+  store: { createIssuedOrder(order: NewOrder & { certificate: NewCertificate }): Promise<OrderRecord | null> },
+  order: NewOrder,
+): Keep<OrderRecord | null> {
+  return (certificate) => store.createIssuedOrder({ ...order, certificate });
+}
+
+/**
+ * A certificate signed elsewhere, stored under `ca` with no CSR and no profile (docs/COMPATIBILITY.md
+ * §4.4): `certificate.imported` by `requester`.
+ */
+export async function importCertificate(
+  store: Pick<Store, 'findCertificateBySerial' | 'insertCertificate'>,
+  ca: CaRecord,
+  certificate: string | Buffer,
+  requester: Actor | null = null,
+): Promise<CertificateRecord> {
+  const parsed = parseCertificate(certificate);
+  if ((await store.findCertificateBySerial(parsed.serial)).some((c) => c.caId === ca.id)) {
+    throw new CaError('conflict', `${parsed.serial}: Certificate already exists.`);
+  }
+  return store.insertCertificate(newCertificateRecord(parsed, { caId: ca.id, csr: null, requester }));
+}

@@ -1,0 +1,81 @@
+/**
+ * One issuing service (docs/DESIGN.md "Issuance service"): every end-entity certificate the library
+ * makes is built and signed in lib/ca/issuance/sign.ts and stored by lib/ca/issuance/ — whichever
+ * way in asked (REST, ACME, ca-admin, the OCSP responder, the next ones). Checked on the syntax tree
+ * of every source file of the library, the adapters and the example server: a call of the
+ * certificate builder, or of a store method that inserts certificate rows, anywhere else fails.
+ *
+ * The one other caller of the builder is lib/ca/authorities.ts: a CA's own certificate (init_ca,
+ * self-signed or signed by its parent), which is stored as a certificate authority, not as a
+ * certificate row. The store adapters implement the insert methods and may call them among themselves.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import ts from 'typescript';
+
+const ROOT = path.resolve(__dirname, '../..');
+const SERVICE = 'lib/ca/issuance/';
+
+/** Store port methods that write a certificate row (lib/ports: Store, BatchOrderStore, IssuedOrderStore, AcmeStore). */
+const CERTIFICATE_INSERTS = new Set(['insertCertificate', 'insertCertificateIds', 'issueOrders', 'createIssuedOrder', 'completeIssuance']);
+
+const BUILDER = 'buildCertificate';
+const BUILDER_ALLOWED = new Set(['lib/ca/issuance/sign.ts', 'lib/ca/authorities.ts', 'lib/x509/builder.ts']);
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+    const rel = path.posix.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...sourceFiles(rel));
+    else if (/\.(ts|mts|js|mjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(rel);
+  }
+  return out.sort();
+}
+
+/** The names called in `file`: `f(…)` as `f`, `x.f(…)` and `x?.f(…)` as `f`, `x['f'](…)` as `f`. */
+function calledNames(file: string): { name: string; line: number }[] {
+  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: { name: string; line: number }[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      let name: string | null = null;
+      if (ts.isIdentifier(callee)) name = callee.text;
+      else if (ts.isPropertyAccessExpression(callee)) name = callee.name.text;
+      else if (ts.isElementAccessExpression(callee) && ts.isStringLiteralLike(callee.argumentExpression))
+        name = callee.argumentExpression.text;
+      if (name) found.push({ name, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+const FILES = [...sourceFiles('lib'), ...sourceFiles('adapters'), ...sourceFiles('examples')];
+
+function callsOutside(names: ReadonlySet<string>, allowed: (file: string) => boolean): string[] {
+  return FILES.filter((f) => !allowed(f)).flatMap((f) =>
+    calledNames(f)
+      .filter((c) => names.has(c.name))
+      .map((c) => `${f}:${c.line} ${c.name}()`),
+  );
+}
+
+describe('the issuing service (lib/ca/issuance)', () => {
+  it('is the only place that builds and signs an end-entity certificate', () => {
+    expect(callsOutside(new Set([BUILDER]), (f) => BUILDER_ALLOWED.has(f))).toEqual([]);
+  });
+
+  it('is the only place that stores a certificate row (the store adapters implement the writes)', () => {
+    expect(callsOutside(CERTIFICATE_INSERTS, (f) => f.startsWith(SERVICE) || f.startsWith('adapters/store/'))).toEqual([]);
+  });
+
+  it('is really called: the checks find the calls the service makes (the scan is not blind)', () => {
+    const inService = FILES.filter((f) => f.startsWith(SERVICE)).flatMap((f) => calledNames(f).map((c) => c.name));
+    expect(inService).toEqual(expect.arrayContaining([BUILDER, ...CERTIFICATE_INSERTS]));
+    // A call from elsewhere is seen: the CA's own certificate in authorities.ts.
+    expect(calledNames('lib/ca/authorities.ts').map((c) => c.name)).toContain(BUILDER);
+  });
+});
