@@ -79,8 +79,12 @@ describe.each(testDatabaseTargets())(`upgrading a database made at ${FIXTURE_MIG
         [table],
       )
     ).map((c) => c.column_name);
+  /** `certificate.issued` events of a serial as hex of any case, with or without leading zeros (X509Certificate gives them). */
   const issuedEvents = (serial: string) =>
-    rows<EventRow>(`SELECT * FROM ${TABLES.events} WHERE type = 'certificate.issued' AND serial = ?`, [serial]);
+    rows<EventRow>(
+      `SELECT * FROM ${TABLES.events} WHERE type = 'certificate.issued' AND ltrim(upper(serial), '0') = ltrim(upper(?), '0')`,
+      [serial],
+    );
   const pendingMigrations = async () => {
     const names = (await migrationSource.getMigrations([])) as string[];
     return names.slice(names.indexOf(FIXTURE_MIGRATION) + 1);
