@@ -8,7 +8,8 @@
  * certificate announced once; and every newer migration's `down` goes back to the fixture's schema
  * with the data in it, and up again.
  *
- * It asserts behaviour kept, never what a particular newer migration does.
+ * It asserts behaviour kept, never what a particular newer migration does. The cases run in order,
+ * as an operator's upgrade would: load, migrate, serve (the router of the REST case runs the orders).
  */
 import { X509Certificate } from 'crypto';
 import * as fs from 'fs';
@@ -122,7 +123,7 @@ describe.each(testDatabaseTargets())(`upgrading a database made at ${FIXTURE_MIG
     expect(await verifyAuditChain(store.auditLog)).toMatchObject({ intact: true, records: facts.counts[TABLES.events] });
   });
 
-  it('`ca-admin migrate` applies every newer migration and keeps every row; CA, certificate and event rows unchanged', async () => {
+  it('`ca-admin migrate` applies every newer migration and keeps every row of every table as it was', async () => {
     const newer = await pendingMigrations();
     const migrated = await cliRunner(store)(['migrate']);
     expect(migrated).toMatchObject({ code: 0, stdout: `Migrations applied (${newer.length} new).\n` });
