@@ -30,7 +30,7 @@ export function isPostgresUrl(url: string): boolean {
 
 export interface TestDatabase {
   knex: Knex;
-  /** A migrated store on `knex`. */
+  /** A store on `knex`, migrated unless opened with `migrate: false`. */
   store: Store;
   /** Empty every table of the store (ids restart at 1). */
   truncate(): Promise<void>;
@@ -58,7 +58,8 @@ const TABLES_IN_TRUNCATE_ORDER = [
   TABLES.cas,
 ];
 
-export async function openTestDatabase(target: DatabaseTarget): Promise<TestDatabase> {
+/** `migrate: false` leaves the schema empty (a test that migrates it its own way: the upgrade test). */
+export async function openTestDatabase(target: DatabaseTarget, options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   let schema: string | null = null;
   let db: Knex;
   if (isPostgresUrl(target.url)) {
@@ -69,7 +70,7 @@ export async function openTestDatabase(target: DatabaseTarget): Promise<TestData
     db = await openDatabase(target.url);
   }
   const store = knexStore(db);
-  await store.migrate();
+  if (options.migrate !== false) await store.migrate();
   return {
     knex: db,
     store,
