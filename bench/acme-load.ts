@@ -46,8 +46,8 @@ export const ORDERS_PER_ACCOUNT = 250;
 
 export type AcmeLoadJob =
   | { kind: 'setup'; caPem?: string }
-  | { kind: 'accounts'; directory: string; clients: number }
-  | { kind: 'run'; durationMs: number };
+  | { kind: 'accounts'; directory: string; clients: number; server: string }
+  | { kind: 'run'; durationMs: number; server: string };
 
 export interface AcmeSetup {
   /** `127.0.0.1:port` of the DNS server, for the validator's `dnsServers`. */
@@ -87,12 +87,14 @@ export class AcmeLoader {
     return this.ask({ kind: 'setup', ...(caPem ? { caPem } : {}) });
   }
 
-  accounts(directory: string, clients: number): Promise<void> {
-    return this.ask({ kind: 'accounts', directory, clients });
+  /** `clients` accounts at `directory`, kept under the name `server` (one set per server, so that runs on several servers can interleave). */
+  accounts(directory: string, clients: number, server = 'default'): Promise<void> {
+    return this.ask({ kind: 'accounts', directory, clients, server });
   }
 
-  run(durationMs: number): Promise<AcmeRunFigures> {
-    return this.ask({ kind: 'run', durationMs });
+  /** Orders for `durationMs` by the accounts of `server`. */
+  run(durationMs: number, server = 'default'): Promise<AcmeRunFigures> {
+    return this.ask({ kind: 'run', durationMs, server });
   }
 
   exit(): void {
@@ -165,6 +167,12 @@ function thumbprint(jwk: Record<string, string>): string {
   return createHash('sha256').update(canonical).digest('base64url');
 }
 
+/** A server's directory and the accounts the client holds there. */
+interface ServerAccounts {
+  directory: Record<string, string>;
+  accounts: Account[];
+}
+
 class Account {
   kid: string | null = null;
   /** Orders placed with it. */
@@ -234,8 +242,7 @@ class Loader {
   private dns!: TestDnsServer;
   private readonly http01 = new Map<string, string>();
   private responder!: http.Server;
-  private directory: Record<string, string> = {};
-  private accounts: Account[] = [];
+  private readonly servers = new Map<string, ServerAccounts>();
   private readonly run = Date.now().toString(36);
   private sequence = 0;
   private polls = 0;
@@ -252,22 +259,24 @@ class Loader {
     return { dns: this.dns.address, http01Port: (this.responder.address() as AddressInfo).port };
   }
 
-  async makeAccounts(directoryUrl: string, clients: number): Promise<void> {
+  async makeAccounts(directoryUrl: string, clients: number, server: string): Promise<void> {
     const answer = await request(directoryUrl, 'GET', null);
     if (answer.status !== 200) throw new Error(`directory ${directoryUrl}: HTTP ${answer.status} ${answer.text.slice(0, 300)}`);
-    this.directory = JSON.parse(answer.text) as Record<string, string>;
-    this.accounts = await Promise.all(Array.from({ length: clients }, () => this.newAccount()));
+    const directory = JSON.parse(answer.text) as Record<string, string>;
+    this.servers.set(server, { directory, accounts: await Promise.all(Array.from({ length: clients }, () => this.newAccount(directory))) });
   }
 
-  private async newAccount(): Promise<Account> {
-    const account = new Account(this.directory);
-    const created = await account.post(this.directory.newAccount, { termsOfServiceAgreed: true }, 'new-account');
+  private async newAccount(directory: Record<string, string>): Promise<Account> {
+    const account = new Account(directory);
+    const created = await account.post(directory.newAccount, { termsOfServiceAgreed: true }, 'new-account');
     if (created.status !== 201) throw new Error(`new-account: HTTP ${created.status} ${created.text}`);
     account.kid = created.headers.location as string;
     return account;
   }
 
-  async runFor(durationMs: number): Promise<AcmeRunFigures> {
+  async runFor(durationMs: number, server: string): Promise<AcmeRunFigures> {
+    const at = this.servers.get(server);
+    if (!at) throw new Error(`no accounts at ${server}: send an accounts job first`);
     const stepMs = Object.fromEntries(ACME_STEPS.map((s) => [s, 0])) as Record<AcmeStep, number>;
     const durations: number[] = [];
     requests = 0;
@@ -276,12 +285,12 @@ class Loader {
     const start = process.hrtime.bigint();
     const end = Date.now() + durationMs;
     await Promise.all(
-      this.accounts.map(async (_, i) => {
+      at.accounts.map(async (_, i) => {
         while (Date.now() < end) {
           const t0 = process.hrtime.bigint();
           // A spent account is replaced within the order's time, as a new client's first order would include it.
-          if (this.accounts[i].orders >= ORDERS_PER_ACCOUNT) this.accounts[i] = await this.newAccount();
-          await this.order(this.accounts[i], i, stepMs);
+          if (at.accounts[i].orders >= ORDERS_PER_ACCOUNT) at.accounts[i] = await this.newAccount(at.directory);
+          await this.order(at.accounts[i], at.directory, i, stepMs);
           durations.push(Number(process.hrtime.bigint() - t0) / 1e6);
         }
       }),
@@ -291,7 +300,7 @@ class Loader {
   }
 
   /** One order, from new-order to the certificate chain. */
-  private async order(account: Account, index: number, stepMs: Record<AcmeStep, number>): Promise<void> {
+  private async order(account: Account, directory: Record<string, string>, index: number, stepMs: Record<AcmeStep, number>): Promise<void> {
     let mark = process.hrtime.bigint();
     const step = (name: AcmeStep) => {
       const now = process.hrtime.bigint();
@@ -303,7 +312,7 @@ class Loader {
     let token = '';
     try {
       account.orders++;
-      const created = await account.post(this.directory.newOrder, { identifiers: [{ type: 'dns', value: name }] }, 'new-order');
+      const created = await account.post(directory.newOrder, { identifiers: [{ type: 'dns', value: name }] }, 'new-order');
       const order = json<{ authorizations: string[]; finalize: string }>(created, 201, 'new-order');
       const orderUrl = created.headers.location as string;
       step('new-order');
@@ -374,8 +383,8 @@ if (require.main === module) {
       job.kind === 'setup'
         ? loader.setup(job.caPem)
         : job.kind === 'accounts'
-          ? loader.makeAccounts(job.directory, job.clients)
-          : loader.runFor(job.durationMs);
+          ? loader.makeAccounts(job.directory, job.clients, job.server)
+          : loader.runFor(job.durationMs, job.server);
     work.then(
       (value) => process.send?.({ ok: true, value } satisfies Reply<unknown>),
       (e: unknown) => process.send?.({ ok: false, error: String((e as Error)?.stack ?? e) } satisfies Reply<unknown>),
