@@ -87,8 +87,11 @@ export class AcmeLoader {
     return this.ask({ kind: 'setup', ...(caPem ? { caPem } : {}) });
   }
 
-  /** `clients` accounts at `directory`, kept under the name `server` (one set per server, so that runs on several servers can interleave). */
-  accounts(directory: string, clients: number, server = 'default'): Promise<void> {
+  /**
+   * `clients` accounts at `directory`, kept under the name `server` (one set per server, so that runs
+   * on several servers can interleave); resolves with the times of the requests that made them.
+   */
+  accounts(directory: string, clients: number, server = 'default'): Promise<Record<AcmeRequest, number[]>> {
     return this.ask({ kind: 'accounts', directory, clients, server });
   }
 
@@ -155,7 +158,9 @@ function request(url: string, method: 'POST' | 'HEAD' | 'GET', type: AcmeRequest
       });
       res.on('error', reject);
     };
-    const req = secure ? https.request(url, { method, agent: tlsAgent!, headers }, answered) : http.request(url, { method, agent, headers }, answered);
+    const req = secure
+      ? https.request(url, { method, agent: tlsAgent!, headers }, answered)
+      : http.request(url, { method, agent, headers }, answered);
     req.on('error', reject);
     req.end(body);
   });
@@ -259,11 +264,13 @@ class Loader {
     return { dns: this.dns.address, http01Port: (this.responder.address() as AddressInfo).port };
   }
 
-  async makeAccounts(directoryUrl: string, clients: number, server: string): Promise<void> {
+  async makeAccounts(directoryUrl: string, clients: number, server: string): Promise<Record<AcmeRequest, number[]>> {
+    requestMs = emptyRequestTimes();
     const answer = await request(directoryUrl, 'GET', null);
     if (answer.status !== 200) throw new Error(`directory ${directoryUrl}: HTTP ${answer.status} ${answer.text.slice(0, 300)}`);
     const directory = JSON.parse(answer.text) as Record<string, string>;
     this.servers.set(server, { directory, accounts: await Promise.all(Array.from({ length: clients }, () => this.newAccount(directory))) });
+    return requestMs;
   }
 
   private async newAccount(directory: Record<string, string>): Promise<Account> {

@@ -30,6 +30,8 @@ export function acmeSummaryLine(s: AcmeSummary): string {
 /** `ours / pebble: PostgreSQL 1.31x (target >= 1.2x), PGlite 0.80x (target >= 0.75x)` */
 export function pebbleRatioLine(s: AcmeSummary): string {
   const ratio = (ours: number | null, target: number) =>
-    ours === null || s.pebble === null || !(s.pebble > 0) ? `n/a (target >= ${target}x)` : `${(ours / s.pebble).toFixed(2)}x (target >= ${target}x)`;
+    ours === null || s.pebble === null || !(s.pebble > 0)
+      ? `n/a (target >= ${target}x)`
+      : `${(ours / s.pebble).toFixed(2)}x (target >= ${target}x)`;
   return `ours / pebble: PostgreSQL ${ratio(s.postgres, PEBBLE_TARGETS.postgres)}, PGlite ${ratio(s.pglite, PEBBLE_TARGETS.pglite)}`;
 }

@@ -313,7 +313,11 @@ class Side {
 async function measureExampleServer(inProcess: HostServer, auth: string, csr: string, databaseUrl: string | undefined): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-api-example-'));
   const example = await startExampleServer(
-    { CA_DATA_DIR: dataDir, CA_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+    {
+      CA_DATA_DIR: dataDir,
+      CA_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    },
     dataDir,
   );
   try {
@@ -321,7 +325,14 @@ async function measureExampleServer(inProcess: HostServer, auth: string, csr: st
       { name: 'example server', pid: example.pid, target: { apiRoot: example.apiRoot, caSerial: example.caSerial, auth: example.auth } },
       { name: 'in process', pid: process.pid, target: { apiRoot: inProcess.apiRoot, caSerial: inProcess.intermediate.serial, auth } },
     ].map((s) => ({ ...s, figures: new Side() }));
-    const job = (target: IssueTarget, total: number): LoadJob => ({ kind: 'issue', targets: [target], csr, total, clients: CLIENTS, pollMs: POLL_MS });
+    const job = (target: IssueTarget, total: number): LoadJob => ({
+      kind: 'issue',
+      targets: [target],
+      csr,
+      total,
+      clients: CLIENTS,
+      pollMs: POLL_MS,
+    });
     for (const side of sides) await remoteLoad(job(side.target, WARMUP_TOTAL));
     const half = Math.max(CLIENTS, Math.round(ISSUE_TOTAL / 2));
     for (let round = 0; round < 2; round++) {
