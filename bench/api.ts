@@ -41,7 +41,7 @@ import { createCaApiRouter } from '../lib';
 import { initCa } from '../lib/ca/authorities';
 import { certificateToJson } from '../lib/ca/serialize';
 import type { CaRecord } from '../lib/ports';
-import { processCpuMs, processesCpuMs, processesCpuSince, processesCpuSnapshot, withCpu } from './cpu';
+import { processCpuMs, processesCpuSince, processesCpuSnapshot, withCpu } from './cpu';
 import { startExampleServer } from './example-server';
 import { serve } from './serve';
 import { benchCsrPem } from './csr';
@@ -222,13 +222,13 @@ async function measureIssue(server: HostServer, auth: string, csr: string): Prom
     });
     // Warm up with the same client and concurrency (JIT of both processes, caches, the key's signer).
     await remoteLoad({ ...job(server.apiRoot), total: WARMUP_TOTAL });
-    const postgresBefore = processesCpuMs('postgres');
+    const postgresBefore = processesCpuSnapshot('postgres');
     const wallStart = process.hrtime.bigint();
     const measure = () => withCpu(loader.pid, () => loader.measure(job(server.apiRoot)));
     const profileFile = PROFILE_DIR && path.join(PROFILE_DIR, `api-${name.replace(/\W+/g, '-').toLowerCase()}.cpuprofile`);
     const { value: measured, cpu } = await (profileFile ? profiled(profileFile, measure) : measure());
     const wallMs = Number(process.hrtime.bigint() - wallStart) / 1e6;
-    const postgresMs = processesCpuMs('postgres') - postgresBefore; // 0 on PGlite (its thread is the server's)
+    const postgresMs = processesCpuSince(postgresBefore, 'postgres'); // 0 on PGlite (its thread is the server's)
     const perSecond = measured.perSecond;
     const raw = await rawSignsPerSecond(server, ca, hash);
     const floor = await startFloorServer(ca, server.keyBackends);

@@ -14,6 +14,8 @@ import * as os from 'os';
 import * as path from 'path';
 
 const SERVER = path.join(__dirname, '../examples/host-server/server.js');
+/** Extra Node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (BENCH_SERVER_NODE_ARGS): where its time goes. */
+const NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 export interface ExampleServer {
   child: ChildProcess;
@@ -58,7 +60,7 @@ export async function startExampleServer(env: Record<string, string>, logDir: st
   const folder = fs.mkdtempSync(path.join(logDir, 'example-server-log-'));
   const logFile = path.join(folder, 'server.log');
   const log = fs.openSync(logFile, 'w');
-  const child = spawn(process.execPath, [SERVER], { env: { ...inherited, PORT: '0', ...env }, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, [...NODE_ARGS, SERVER], { env: { ...inherited, PORT: '0', ...env }, stdio: ['ignore', log, log] });
   fs.closeSync(log);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const halt = async () => {
