@@ -2,7 +2,8 @@
  * The ACME load client of bench/acme.ts, run as a child process (`fork`) so that its CPU does not
  * share the server's event loop and can be read on its own (bench/cpu.ts). It is what a fleet of
  * real ACME clients is, done cheaply: every request a raw JWS (ES256 account keys, RFC 8555 §6.2)
- * over a keep-alive `http.Agent`, the `Replay-Nonce` of each answer used for the next request; its
+ * over a keep-alive agent (HTTPS trusting the CA file given at setup, or plain HTTP), the
+ * `Replay-Nonce` of each answer used for the next request; its
  * own DNS (the test DNS server, test/helpers/dns-server.ts, which the server's validator asks: a name
  * gets its A record while its order is open) and its own http-01 responder (an HTTP server on a high
  * port answering the key authorizations of the open challenges).
@@ -10,16 +11,24 @@
  * One order, closed loop per account: new-order (one fresh DNS name) → the authorization (POST-as-GET)
  * → the http-01 challenge (POST `{}`; the server answers once it has validated, else the client
  * polls the authorization) → finalize with a CSR for the name (a fresh P-256 key) → the order is
- * `valid` in the answer (else polled) → the certificate chain (POST-as-GET).
+ * `valid` in the answer (else polled) → the certificate chain (POST-as-GET). An account that has
+ * placed ORDERS_PER_ACCOUNT orders is replaced by a new one (new-account), as a fleet's clients come
+ * and go: the servers' per-account order limits (300 per 3 hours by default, README "ACME") are a
+ * deployment's, and a bench run must not reach them.
+ *
+ * Every HTTP request is timed by its type (new-nonce, new-account, new-order, authz, challenge,
+ * finalize, poll, certificate), from sent to the answer read whole; signing is not in it.
  *
  * IPC: the parent sends one message at a time and gets one answer (`{ ok: false, error }` on failure):
- * `setup` → the DNS server's address and the http-01 port; `accounts` → N accounts registered at a
+ * `setup` (with the PEM of the CA that the servers' TLS certificates chain to) → the DNS server's
+ * address and the http-01 port; `accounts` → N accounts registered at a
  * directory; `run` → orders for `durationMs` (orders under way then finish and count), with each
  * order's duration and the time spent in each step.
  */
 import { fork, type ChildProcess } from 'child_process';
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'crypto';
 import * as http from 'http';
+import * as https from 'https';
 import type { AddressInfo } from 'net';
 import * as path from 'path';
 import { newKey, signJws, type WireKey } from '../test/helpers/acme-wire';
@@ -29,9 +38,16 @@ import { startDnsServer, type TestDnsServer } from '../test/helpers/dns-server';
 const ZONE = 'acme-bench.test';
 export const ACME_STEPS = ['new-order', 'authorization', 'challenge', 'finalize', 'certificate'] as const;
 export type AcmeStep = (typeof ACME_STEPS)[number];
+/** The HTTP requests of an order, by type: `authz` is the first POST-as-GET of the authorization, `poll` every later read of it or of the order. */
+export const ACME_REQUESTS = ['new-nonce', 'new-account', 'new-order', 'authz', 'challenge', 'finalize', 'poll', 'certificate'] as const;
+export type AcmeRequest = (typeof ACME_REQUESTS)[number];
+/** Orders an account places before the client replaces it with a new one (below the servers' default limit of 300 per 3 hours). */
+export const ORDERS_PER_ACCOUNT = 250;
 
 export type AcmeLoadJob =
-  { kind: 'setup' } | { kind: 'accounts'; directory: string; clients: number } | { kind: 'run'; durationMs: number };
+  | { kind: 'setup'; caPem?: string }
+  | { kind: 'accounts'; directory: string; clients: number; server: string }
+  | { kind: 'run'; durationMs: number; server: string };
 
 export interface AcmeSetup {
   /** `127.0.0.1:port` of the DNS server, for the validator's `dnsServers`. */
@@ -50,6 +66,8 @@ export interface AcmeRunFigures {
   requests: number;
   /** Polls: a challenge not valid in its answer, an order not valid after finalize. */
   polls: number;
+  /** ms of each HTTP request, by type. */
+  requestMs: Record<AcmeRequest, number[]>;
 }
 
 type Reply<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -64,16 +82,22 @@ export class AcmeLoader {
     return this.child?.pid;
   }
 
-  setup(): Promise<AcmeSetup> {
-    return this.ask({ kind: 'setup' });
+  /** `caPem`: the CA the servers' TLS certificates chain to (for https:// directories). */
+  setup(caPem?: string): Promise<AcmeSetup> {
+    return this.ask({ kind: 'setup', ...(caPem ? { caPem } : {}) });
   }
 
-  accounts(directory: string, clients: number): Promise<void> {
-    return this.ask({ kind: 'accounts', directory, clients });
+  /**
+   * `clients` accounts at `directory`, kept under the name `server` (one set per server, so that runs
+   * on several servers can interleave); resolves with the times of the requests that made them.
+   */
+  accounts(directory: string, clients: number, server = 'default'): Promise<Record<AcmeRequest, number[]>> {
+    return this.ask({ kind: 'accounts', directory, clients, server });
   }
 
-  run(durationMs: number): Promise<AcmeRunFigures> {
-    return this.ask({ kind: 'run', durationMs });
+  /** Orders for `durationMs` by the accounts of `server`. */
+  run(durationMs: number, server = 'default'): Promise<AcmeRunFigures> {
+    return this.ask({ kind: 'run', durationMs, server });
   }
 
   exit(): void {
@@ -98,6 +122,8 @@ export class AcmeLoader {
 // ---------------------------------------------------------------- child side
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+/** Made at setup: trusts the CA given then, and only it (no global NODE_TLS_REJECT_UNAUTHORIZED). */
+let tlsAgent: https.Agent | null = null;
 
 interface Answer {
   status: number;
@@ -106,21 +132,35 @@ interface Answer {
 }
 
 let requests = 0;
+let requestMs = emptyRequestTimes();
 
-function request(url: string, method: 'POST' | 'HEAD' | 'GET', body?: string): Promise<Answer> {
+function emptyRequestTimes(): Record<AcmeRequest, number[]> {
+  return Object.fromEntries(ACME_REQUESTS.map((r) => [r, []])) as unknown as Record<AcmeRequest, number[]>;
+}
+
+function request(url: string, method: 'POST' | 'HEAD' | 'GET', type: AcmeRequest | null, body?: string): Promise<Answer> {
   requests++;
+  const t0 = process.hrtime.bigint();
+  const secure = url.startsWith('https:');
+  if (secure && !tlsAgent) throw new Error(`${url}: an https:// server, but setup was given no CA file to trust`);
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = {};
     if (body !== undefined) {
       headers['Content-Type'] = 'application/jose+json';
       headers['Content-Length'] = Buffer.byteLength(body);
     }
-    const req = http.request(url, { method, agent, headers }, (res) => {
+    const answered = (res: http.IncomingMessage) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => {
+        if (type) requestMs[type].push(Number(process.hrtime.bigint() - t0) / 1e6);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+      });
       res.on('error', reject);
-    });
+    };
+    const req = secure
+      ? https.request(url, { method, agent: tlsAgent!, headers }, answered)
+      : http.request(url, { method, agent, headers }, answered);
     req.on('error', reject);
     req.end(body);
   });
@@ -132,8 +172,16 @@ function thumbprint(jwk: Record<string, string>): string {
   return createHash('sha256').update(canonical).digest('base64url');
 }
 
+/** A server's directory and the accounts the client holds there. */
+interface ServerAccounts {
+  directory: Record<string, string>;
+  accounts: Account[];
+}
+
 class Account {
   kid: string | null = null;
+  /** Orders placed with it. */
+  orders = 0;
   private nonce: string | null = null;
   readonly thumbprint: string;
 
@@ -145,15 +193,15 @@ class Account {
   }
 
   /** A signed POST (`payload` undefined: POST-as-GET); a `badNonce` answer is sent again once with its fresh nonce. */
-  async post(url: string, payload: unknown): Promise<Answer> {
+  async post(url: string, payload: unknown, type: AcmeRequest): Promise<Answer> {
     for (let attempt = 0; ; attempt++) {
       let nonce = this.nonce;
       this.nonce = null;
-      if (!nonce) nonce = (await request(this.directory.newNonce, 'HEAD')).headers['replay-nonce'] as string;
+      if (!nonce) nonce = (await request(this.directory.newNonce, 'HEAD', 'new-nonce')).headers['replay-nonce'] as string;
       const header: Record<string, unknown> = { nonce, url };
       if (this.kid) header.kid = this.kid;
       else header.jwk = this.key.jwk;
-      const answer = await request(url, 'POST', JSON.stringify(signJws(this.key, header, payload)));
+      const answer = await request(url, 'POST', type, JSON.stringify(signJws(this.key, header, payload)));
       this.nonce = (answer.headers['replay-nonce'] as string | undefined) ?? null;
       if (answer.status === 400 && attempt === 0 && answer.text.includes(':badNonce')) continue;
       return answer;
@@ -199,13 +247,13 @@ class Loader {
   private dns!: TestDnsServer;
   private readonly http01 = new Map<string, string>();
   private responder!: http.Server;
-  private directory: Record<string, string> = {};
-  private accounts: Account[] = [];
+  private readonly servers = new Map<string, ServerAccounts>();
   private readonly run = Date.now().toString(36);
   private sequence = 0;
   private polls = 0;
 
-  async setup(): Promise<AcmeSetup> {
+  async setup(caPem?: string): Promise<AcmeSetup> {
+    if (caPem) tlsAgent = new https.Agent({ keepAlive: true, maxSockets: 256, ca: caPem });
     this.dns = await startDnsServer({ zones: [ZONE] });
     this.responder = http.createServer((req, res) => {
       const answer = this.http01.get((req.url ?? '').replace('/.well-known/acme-challenge/', ''));
@@ -216,42 +264,50 @@ class Loader {
     return { dns: this.dns.address, http01Port: (this.responder.address() as AddressInfo).port };
   }
 
-  async makeAccounts(directoryUrl: string, clients: number): Promise<void> {
-    const answer = await request(directoryUrl, 'GET');
-    this.directory = JSON.parse(answer.text) as Record<string, string>;
-    this.accounts = await Promise.all(
-      Array.from({ length: clients }, async () => {
-        const account = new Account(this.directory);
-        const created = await account.post(this.directory.newAccount, { termsOfServiceAgreed: true });
-        if (created.status !== 201) throw new Error(`new-account: HTTP ${created.status} ${created.text}`);
-        account.kid = created.headers.location as string;
-        return account;
-      }),
-    );
+  async makeAccounts(directoryUrl: string, clients: number, server: string): Promise<Record<AcmeRequest, number[]>> {
+    requestMs = emptyRequestTimes();
+    const answer = await request(directoryUrl, 'GET', null);
+    if (answer.status !== 200) throw new Error(`directory ${directoryUrl}: HTTP ${answer.status} ${answer.text.slice(0, 300)}`);
+    const directory = JSON.parse(answer.text) as Record<string, string>;
+    this.servers.set(server, { directory, accounts: await Promise.all(Array.from({ length: clients }, () => this.newAccount(directory))) });
+    return requestMs;
   }
 
-  async runFor(durationMs: number): Promise<AcmeRunFigures> {
+  private async newAccount(directory: Record<string, string>): Promise<Account> {
+    const account = new Account(directory);
+    const created = await account.post(directory.newAccount, { termsOfServiceAgreed: true }, 'new-account');
+    if (created.status !== 201) throw new Error(`new-account: HTTP ${created.status} ${created.text}`);
+    account.kid = created.headers.location as string;
+    return account;
+  }
+
+  async runFor(durationMs: number, server: string): Promise<AcmeRunFigures> {
+    const at = this.servers.get(server);
+    if (!at) throw new Error(`no accounts at ${server}: send an accounts job first`);
     const stepMs = Object.fromEntries(ACME_STEPS.map((s) => [s, 0])) as Record<AcmeStep, number>;
     const durations: number[] = [];
     requests = 0;
+    requestMs = emptyRequestTimes();
     this.polls = 0;
     const start = process.hrtime.bigint();
     const end = Date.now() + durationMs;
     await Promise.all(
-      this.accounts.map(async (account, i) => {
+      at.accounts.map(async (_, i) => {
         while (Date.now() < end) {
           const t0 = process.hrtime.bigint();
-          await this.order(account, i, stepMs);
+          // A spent account is replaced within the order's time, as a new client's first order would include it.
+          if (at.accounts[i].orders >= ORDERS_PER_ACCOUNT) at.accounts[i] = await this.newAccount(at.directory);
+          await this.order(at.accounts[i], at.directory, i, stepMs);
           durations.push(Number(process.hrtime.bigint() - t0) / 1e6);
         }
       }),
     );
     const elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
-    return { orders: durations.length, elapsedMs, durations, stepMs, requests, polls: this.polls };
+    return { orders: durations.length, elapsedMs, durations, stepMs, requests, polls: this.polls, requestMs };
   }
 
   /** One order, from new-order to the certificate chain. */
-  private async order(account: Account, index: number, stepMs: Record<AcmeStep, number>): Promise<void> {
+  private async order(account: Account, directory: Record<string, string>, index: number, stepMs: Record<AcmeStep, number>): Promise<void> {
     let mark = process.hrtime.bigint();
     const step = (name: AcmeStep) => {
       const now = process.hrtime.bigint();
@@ -262,13 +318,14 @@ class Loader {
     this.dns.setA(name, ['127.0.0.1']);
     let token = '';
     try {
-      const created = await account.post(this.directory.newOrder, { identifiers: [{ type: 'dns', value: name }] });
+      account.orders++;
+      const created = await account.post(directory.newOrder, { identifiers: [{ type: 'dns', value: name }] }, 'new-order');
       const order = json<{ authorizations: string[]; finalize: string }>(created, 201, 'new-order');
       const orderUrl = created.headers.location as string;
       step('new-order');
 
       const authz = json<{ challenges: { type: string; url: string; token: string }[] }>(
-        await account.post(order.authorizations[0], undefined),
+        await account.post(order.authorizations[0], undefined, 'authz'),
         200,
         'authorization',
       );
@@ -278,18 +335,18 @@ class Loader {
       this.http01.set(token, `${token}.${account.thumbprint}`);
       step('authorization');
 
-      let status = json<{ status: string }>(await account.post(http01.url, {}), 200, 'challenge').status;
+      let status = json<{ status: string }>(await account.post(http01.url, {}, 'challenge'), 200, 'challenge').status;
       for (let polls = 0; status === 'pending' || status === 'processing'; polls++) {
         if (polls >= MAX_POLLS) throw new Error('challenge: still not validated');
         this.polls++;
         await sleep(POLL_MS);
-        status = json<{ status: string }>(await account.post(order.authorizations[0], undefined), 200, 'authorization').status;
+        status = json<{ status: string }>(await account.post(order.authorizations[0], undefined, 'poll'), 200, 'authorization').status;
       }
       if (status !== 'valid') throw new Error(`challenge: ${status}`);
       step('challenge');
 
       let finalized = json<{ status: string; certificate?: string; error?: unknown }>(
-        await account.post(order.finalize, { csr: csrFor(name) }),
+        await account.post(order.finalize, { csr: csrFor(name) }, 'finalize'),
         200,
         'finalize',
       );
@@ -297,12 +354,12 @@ class Loader {
         if (polls >= MAX_POLLS) throw new Error('finalize: still processing');
         this.polls++;
         await sleep(POLL_MS);
-        finalized = json(await account.post(orderUrl, undefined), 200, 'order');
+        finalized = json(await account.post(orderUrl, undefined, 'poll'), 200, 'order');
       }
       if (finalized.status !== 'valid' || !finalized.certificate) throw new Error(`finalize: ${JSON.stringify(finalized)}`);
       step('finalize');
 
-      const chain = await account.post(finalized.certificate, undefined);
+      const chain = await account.post(finalized.certificate, undefined, 'certificate');
       if (chain.status !== 200 || !chain.text.startsWith('-----BEGIN CERTIFICATE-----')) {
         throw new Error(`certificate: HTTP ${chain.status} ${chain.text.slice(0, 300)}`);
       }
@@ -315,6 +372,7 @@ class Loader {
 
   async close(): Promise<void> {
     agent.destroy();
+    tlsAgent?.destroy();
     this.responder?.closeAllConnections();
     await new Promise((r) => this.responder?.close(r) ?? r(undefined));
     await this.dns?.close();
@@ -330,10 +388,10 @@ if (require.main === module) {
     }
     const work: Promise<unknown> =
       job.kind === 'setup'
-        ? loader.setup()
+        ? loader.setup(job.caPem)
         : job.kind === 'accounts'
-          ? loader.makeAccounts(job.directory, job.clients)
-          : loader.runFor(job.durationMs);
+          ? loader.makeAccounts(job.directory, job.clients, job.server)
+          : loader.runFor(job.durationMs, job.server);
     work.then(
       (value) => process.send?.({ ok: true, value } satisfies Reply<unknown>),
       (e: unknown) => process.send?.({ ok: false, error: String((e as Error)?.stack ?? e) } satisfies Reply<unknown>),

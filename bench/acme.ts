@@ -1,60 +1,69 @@
 /**
- * ACME benchmark: complete orders per second — new-order → authorization → http-01 challenge →
- * finalize → certificate download, one DNS name each — by ACME_CLIENTS accounts (default 32) in closed
- * loops, on PGlite and on PostgreSQL (BENCH_DATABASE_URL, else DATABASE_URL or TEST_DATABASE_URL;
- * skipped with a note when none is a postgres:// URL), and in the same run, on the same server and
- * database, the REST API's issuance rate with as many clients (bench/load-client.ts's `issue` job:
- * POST sign, poll the order) — the ACME rate as a share of it is the figure to compare between runs.
+ * ACME benchmark as a real client sees it, with pebble as the anchor in the same run.
  *
- * The server is the package's router (REST and ACME) on a fresh store with a P-256 root, a P-256
- * issuing CA taking ACME clients and an API user; its challenge validator is the package's own,
- * pointed at the load client's DNS server and http-01 port. The ACME clients run in a child process
- * (bench/acme-load.ts: raw JWS over keep-alive HTTP, its own DNS and http-01 answers) so that their
- * CPU is measured apart from the server's; the REST clients in another (bench/load-client.ts).
+ * Servers, each its own process, all over HTTPS on loopback with one TLS certificate made here with
+ * `openssl` (a throwaway CA the client trusts, and only it):
+ *  - the example server (examples/host-server, bench/example-server.ts) with CA_ENABLE_ACME=true,
+ *    TLS_CERT_FILE/TLS_KEY_FILE, and its own challenge validator resolving names through the load
+ *    client's DNS server (CA_ACME_DNS_SERVERS) and fetching http-01 answers over the network from the
+ *    load client's responder (CA_ACME_HTTP01_PORT): on PostgreSQL (BENCH_DATABASE_URL, else
+ *    DATABASE_URL or TEST_DATABASE_URL; a scratch schema; the server's durability settings printed,
+ *    fsync on is the default) and on PGlite in a directory on disk (ACME_DATA_DIR, default the
+ *    system's temporary directory);
+ *  - Debian's pebble (PEBBLE, default /usr/bin/pebble) with `-dnsserver` at the same DNS server, its
+ *    `httpPort` at the same responder, PEBBLE_VA_NOSLEEP=1, PEBBLE_WFE_NONCEREJECT=0,
+ *    PEBBLE_AUTHZREUSE=0 and never PEBBLE_VA_ALWAYS_VALID: every challenge is really validated.
  *
- * Per database: a warm-up of both, then ACME and REST measured in two interleaved halves each (a
- * neighbour's burst on a shared machine hits both alike). Prints orders/s, p50/p95/p99 per order, the
- * time per step, how busy the cores were (server, client, PostgreSQL) and the CPU per order; then the
- * REST figures and the ratio. Ends with one line:
+ * The client is bench/acme-load.ts (raw RFC 8555 JWS over keep-alive HTTPS, in a child process):
+ * ACME_CLIENTS accounts (default 16) per server in closed loops, one DNS name per order. After a
+ * warm-up of each server (ACME_WARMUP_SECONDS, default 3), ACME_SECONDS (default 15) per server in
+ * two halves, interleaved (PostgreSQL, PGlite, pebble, and again): a neighbour's burst on a shared
+ * machine hits all alike. Printed per server: orders/s, p50/p95/p99 per order, the mean time per step,
+ * cores busy (server process, ACME client, PostgreSQL); then the p50 per request type side by side,
+ * the ratios ours / pebble (targets printed, never asserted: ≥ 1.2× on PostgreSQL, ≥ 0.75× on PGlite)
+ * and, last, one line:
  *
- *   acme: <n> orders/s PostgreSQL, <n> orders/s PGlite, p50 <n> ms, p95 <n> ms
+ *   acme: <n> orders/s PostgreSQL, <n> orders/s PGlite, pebble <n> orders/s, p50 <n> ms, p95 <n> ms
  *
- * (p50/p95 of the PostgreSQL run, or of PGlite when there is no PostgreSQL).
+ * (p50/p95 of the PostgreSQL run, or of PGlite's when PostgreSQL is not measured). `ACME_MODE=router`
+ * runs the older in-process mode instead (bench/acme-router.ts: the router mounted in this process
+ * over HTTP, next to REST; ACME_QUERIES, ACME_PROFILE).
  *
- *   npm run bench:acme        ACME_CLIENTS=32 ACME_SECONDS=20 REST_SECONDS=8 BENCH_DATABASE_URL=postgres://…
+ *   npm run bench:acme        ACME_CLIENTS=16 ACME_SECONDS=15 ACME_SERVERS=postgres,pglite,pebble
  */
+import { execFileSync, spawn, type ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
-import express from 'express';
-import type { Knex } from 'knex';
 import * as fs from 'fs';
-import * as http from 'http';
-import type { AddressInfo } from 'net';
+import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import { challengeValidator } from '../adapters/acme-validation';
-import { createApiUser, createCaApiRouter, defaultKeyBackend, initCa, knexStore, openDatabase, type CaApiRouter, type Store } from '../lib';
-import { AcmeLoader, ACME_STEPS, type AcmeRunFigures, type AcmeSetup } from './acme-load';
-import { processesCpuMs, processCpuMs } from './cpu';
-import { profiled } from './profile';
-import { benchCsrPem } from './csr';
-import { RemoteLoader, type LoadJob } from './load-client';
+import { openDatabase } from '../adapters/store/database';
+import { AcmeLoader, ACME_REQUESTS, ACME_STEPS, type AcmeRequest, type AcmeRunFigures, type AcmeSetup } from './acme-load';
+import { main as routerMode } from './acme-router';
+import { acmeSummaryLine, pebbleRatioLine } from './acme-summary';
+import { processCpuMs, processesCpuSince, processesCpuSnapshot } from './cpu';
+import { startExampleServer, type ExampleServer } from './example-server';
 import { benchPostgresUrl, withScratchSchema } from './scratch-schema';
 
-const CLIENTS = Number(process.env.ACME_CLIENTS ?? 32);
-const ACME_SECONDS = Number(process.env.ACME_SECONDS ?? 20);
-const REST_SECONDS = Number(process.env.REST_SECONDS ?? 8);
+const CLIENTS = Number(process.env.ACME_CLIENTS ?? 16);
+const ACME_SECONDS = Number(process.env.ACME_SECONDS ?? 15);
 const WARMUP_SECONDS = Number(process.env.ACME_WARMUP_SECONDS ?? 3);
-/** How often a REST client polls its order (as bench/api.ts). */
-const POLL_MS = Number(process.env.POLL_MS ?? 20);
-const HOUR = 3_600_000;
-/** Which databases to run on (comma-separated): postgres, pglite. Default both. */
-const DATABASES = new Set((process.env.ACME_DATABASES ?? 'postgres,pglite').split(','));
-/** ACME_QUERIES=1: count the server's SQL statements per order and the time they took (knex events). */
-const QUERIES = process.env.ACME_QUERIES === '1';
-/** ACME_PROFILE=<dir>: a V8 CPU profile of the server process during the first ACME half, per database. */
-const PROFILE_DIR = process.env.ACME_PROFILE;
+/** Which servers to run (comma-separated): postgres, pglite, pebble. Default all three. */
+const SERVERS = new Set((process.env.ACME_SERVERS ?? 'postgres,pglite,pebble').split(','));
+const PEBBLE = process.env.PEBBLE ?? '/usr/bin/pebble';
+/** Where PGlite's directory (and the servers' logs and TLS files) go: on disk, not in memory. */
+const DATA_PARENT = process.env.ACME_DATA_DIR ?? os.tmpdir();
 
-const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(n >= 100 ? 0 : 1) : 'n/a');
+type Key = 'postgres' | 'pglite' | 'pebble';
+
+/** A server under measurement: where its directory is, which process to charge. */
+interface Target {
+  key: Key;
+  label: string;
+  pid: number;
+  directory: string;
+  stop(): Promise<void>;
+}
 
 interface Cpu {
   wallMs: number;
@@ -63,261 +72,300 @@ interface Cpu {
   postgres: number;
 }
 
-/** CPU of this process, the client process `pid` and every `postgres` process while `work` runs. */
-async function measured<T>(pid: number | undefined, work: () => Promise<T>): Promise<{ value: T; cpu: Cpu }> {
-  const now = () => {
-    const u = process.cpuUsage();
-    return {
-      t: process.hrtime.bigint(),
-      server: (u.user + u.system) / 1000,
-      client: pid === undefined ? 0 : processCpuMs(pid),
-      postgres: processesCpuMs('postgres'),
-    };
-  };
-  const a = now();
-  const value = await work();
-  const b = now();
-  return {
-    value,
-    cpu: { wallMs: Number(b.t - a.t) / 1e6, server: b.server - a.server, client: b.client - a.client, postgres: b.postgres - a.postgres },
-  };
-}
-
-function addCpu(a: Cpu, b: Cpu): Cpu {
-  return { wallMs: a.wallMs + b.wallMs, server: a.server + b.server, client: a.client + b.client, postgres: a.postgres + b.postgres };
+interface Figures {
+  runs: AcmeRunFigures[];
+  cpu: Cpu;
+  /** The requests that registered the accounts (new-nonce, new-account), before the warm-up. */
+  registration: Record<AcmeRequest, number[]>;
 }
 
 function percentile(sorted: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : Number.NaN;
 }
 
-function coresLine(cpu: Cpu, clientName: string): string {
-  const share = (ms: number) => (ms / cpu.wallMs).toFixed(2);
-  return `cores busy ${share(cpu.server + cpu.client + cpu.postgres)} of ${os.cpus().length} (server ${share(cpu.server)}, ${clientName} ${share(cpu.client)}, PostgreSQL ${share(cpu.postgres)})`;
+const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(n >= 100 ? 0 : 1) : 'n/a');
+
+/** A TLS CA and a certificate for localhost and 127.0.0.1 signed by it (P-256), made with openssl in `dir`. */
+function makeTls(dir: string): { caFile: string; certFile: string; keyFile: string } {
+  const file = (name: string) => path.join(dir, name);
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  openssl('req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '2', '-subj', '/CN=bench TLS CA');
+  openssl('req', '-new', ...ec, '-keyout', file('server.key'), '-out', file('server.csr'), '-subj', '/CN=localhost');
+  fs.writeFileSync(file('server.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    file('server.csr'),
+    '-CA',
+    file('ca.pem'),
+    '-CAkey',
+    file('ca.key'),
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    file('server.ext'),
+    '-out',
+    file('server.pem'),
+  );
+  return { caFile: file('ca.pem'), certFile: file('server.pem'), keyFile: file('server.key') };
 }
 
-function perUnitLine(cpu: Cpu, n: number, clientName: string): string {
-  const per = (ms: number) => (ms / n).toFixed(2);
-  return `server ${per(cpu.server)} ms, ${clientName} ${per(cpu.client)} ms, PostgreSQL ${per(cpu.postgres)} ms`;
-}
-
-export interface DatabaseFigures {
-  ordersPerSecond: number;
-  p50: number;
-  p95: number;
-  restPerSecond: number;
-}
-
-interface BenchServer {
-  base: string;
-  /** With ACME_QUERIES=1: SQL statements seen since the last reset, by text. */
-  queries: QueryStats;
-  store: Store;
-  caSerial: string;
-  auth: string;
-  close(): Promise<void>;
-}
-
-/** The server's SQL statements by text (numbers and quoted values folded): count and ms from sent to answered. */
-class QueryStats {
-  private readonly started = new Map<string, { sql: string; t: bigint }>();
-  private byText = new Map<string, { n: number; ms: number }>();
-
-  attach(db: Knex): void {
-    type QueryEvent = { __knexQueryUid: string; sql: string };
-    db.on('query', (q: QueryEvent) => this.started.set(q.__knexQueryUid, { sql: q.sql, t: process.hrtime.bigint() }));
-    const done = (_: unknown, q: QueryEvent) => {
-      const s = this.started.get(q.__knexQueryUid);
-      if (!s) return;
-      this.started.delete(q.__knexQueryUid);
-      const text = s.sql.replace(/\$\d+/g, '?').replace(/\s+/g, ' ').slice(0, 160);
-      const entry = this.byText.get(text) ?? { n: 0, ms: 0 };
-      entry.n++;
-      entry.ms += Number(process.hrtime.bigint() - s.t) / 1e6;
-      this.byText.set(text, entry);
-    };
-    db.on('query-response', (r: unknown, q: QueryEvent) => done(r, q));
-    db.on('query-error', (e: unknown, q: QueryEvent) => done(e, q));
-  }
-
-  reset(): void {
-    this.byText = new Map();
-  }
-
-  /** The statements since the last reset, per `unit` (an ACME order, a REST certificate); then reset. */
-  print(orders: number, unit: string): void {
-    const all = [...this.byText.entries()].sort((a, b) => b[1].ms - a[1].ms);
-    const n = all.reduce((sum, [, e]) => sum + e.n, 0);
-    this.reset();
-    console.log(
-      `  SQL: ${(n / orders).toFixed(1)} statements per ${unit} (BEGIN/COMMIT not counted); by time from sent to answered (per ${unit}: count, ms):`,
-    );
-    for (const [text, e] of all.slice(0, Number(process.env.ACME_QUERIES_TOP ?? 20)))
-      console.log(`    ${(e.n / orders).toFixed(2)}  ${(e.ms / orders).toFixed(2)} ms  ${text}`);
-  }
-}
-
-/** The package's router with REST and ACME over a fresh store: a P-256 root and issuing CA, an API user. */
-async function startServer(databaseUrl: string, setup: AcmeSetup): Promise<BenchServer> {
-  const db = await openDatabase(databaseUrl);
-  const queries = new QueryStats();
-  if (QUERIES) queries.attach(db);
-  const store = knexStore(db);
-  await store.migrate();
-  const keyBackends = { default: defaultKeyBackend({ keyEncryptionKey: randomBytes(32).toString('base64') }) };
-  const base = { store, keyBackends, keyType: 'EC' as const, defaultHostname: 'localhost' };
-  const root = await initCa({ ...base, name: 'Bench Root', subject: [{ oid: 'CN', value: 'Bench Root' }], pathLength: 1 });
-  const ca = await initCa({
-    ...base,
-    name: 'Bench Issuing',
-    subject: [{ oid: 'CN', value: 'Bench Issuing' }],
-    parent: root,
-    apiEnabled: true,
-    expiresDays: 365,
-    acme: { acmeEnabled: true, acmeRegistration: true, acmeRequiresContact: false },
-  });
-  const password = randomBytes(12).toString('base64url');
-  await createApiUser(store, 'bench', password);
-  const router: CaApiRouter = createCaApiRouter({
-    enableRestApi: true,
-    store,
-    keyBackends,
-    acme: {
-      enabled: true,
-      validator: challengeValidator({ dnsServers: [setup.dns], http01Port: setup.http01Port, timeoutMs: 5000 }),
-      // The default limits' queries run on every new order and account; limits no bench run reaches.
-      newOrdersPerAccount: { limit: 1_000_000, windowMs: 3 * HOUR },
-      newAccountsPerAddress: { limit: 1_000_000, windowMs: 3 * HOUR },
-    },
-    logError: (message, error) => console.error(message, error),
-  });
-  const app = express();
-  app.use(router);
-  const server = http.createServer(app);
+/** A loopback port free just now (pebble takes its ports from its configuration file). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** pebble on loopback, validating for real through the load client's DNS server and http-01 responder. */
+async function startPebble(dir: string, tls: { certFile: string; keyFile: string }, setup: AcmeSetup): Promise<Target> {
+  const [listen, management, tlsPort] = [await freePort(), await freePort(), await freePort()];
+  const config = path.join(dir, 'pebble-config.json');
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      pebble: {
+        listenAddress: `127.0.0.1:${listen}`,
+        managementListenAddress: `127.0.0.1:${management}`,
+        certificate: tls.certFile,
+        privateKey: tls.keyFile,
+        httpPort: setup.http01Port,
+        tlsPort,
+        ocspResponderURL: '',
+        externalAccountBindingRequired: false,
+      },
+    }),
+  );
+  const env: NodeJS.ProcessEnv = { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0', PEBBLE_AUTHZREUSE: '0' };
+  delete env.PEBBLE_VA_ALWAYS_VALID; // validation must happen
+  const logFile = path.join(dir, 'pebble.log');
+  const log = fs.openSync(logFile, 'w');
+  const child: ChildProcess = spawn(PEBBLE, ['-config', config, '-dnsserver', setup.dns], { env, stdio: ['ignore', log, log] });
+  fs.closeSync(log);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  let error: Error | null = null;
+  child.once('error', (e) => (error = e));
+  for (let waited = 0; ; waited += 100) {
+    await new Promise((r) => setTimeout(r, 100));
+    const out = fs.readFileSync(logFile, 'utf8');
+    if (/ACME directory available at/.test(out)) break;
+    if (error || child.exitCode !== null || waited > 30_000) {
+      await stop();
+      throw new Error(`pebble did not start (${String(error ?? `exit ${child.exitCode}`)}):\n${out.slice(-2000)}`);
+    }
+  }
+  return { key: 'pebble', label: 'pebble', pid: child.pid!, directory: `https://127.0.0.1:${listen}/dir`, stop };
+}
+
+/** The example server with ACME on, over HTTPS, validating through the load client's DNS server and responder. */
+async function startOurs(
+  key: 'postgres' | 'pglite',
+  databaseUrl: string | null,
+  tls: { certFile: string; keyFile: string },
+  setup: AcmeSetup,
+): Promise<Target> {
+  const dataDir = fs.mkdtempSync(path.join(DATA_PARENT, 'bench-acme-'));
+  let server: ExampleServer;
+  try {
+    server = await startExampleServer(
+      {
+        CA_DATA_DIR: dataDir,
+        CA_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+        TLS_CERT_FILE: tls.certFile,
+        TLS_KEY_FILE: tls.keyFile,
+        CA_ENABLE_ACME: 'true',
+        CA_ACME_DNS_SERVERS: setup.dns,
+        CA_ACME_HTTP01_PORT: String(setup.http01Port),
+      },
+      dataDir,
+    );
+  } catch (e) {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw e;
+  }
+  if (!server.acmeDirectory) throw new Error('the example server printed no ACME directory');
+  const label = key === 'postgres' ? 'example server, PostgreSQL' : `example server, PGlite (on disk: ${dataDir})`;
   return {
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    queries,
-    store,
-    caSerial: ca.serial,
-    auth: `bench:${password}`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-      await router.close();
-      await store.close();
+    key,
+    label,
+    pid: server.pid,
+    directory: server.acmeDirectory,
+    stop: async () => {
+      await server.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
 
-async function runOn(label: string, databaseUrl: string, acme: AcmeLoader, setup: AcmeSetup, rest: RemoteLoader): Promise<DatabaseFigures> {
-  console.log(`\n== ${label}`);
-  const server = await startServer(databaseUrl, setup);
+/** CPU of the server process, the ACME client and every `postgres` process while `work` runs. */
+async function measured<T>(serverPid: number, clientPid: number | undefined, work: () => Promise<T>): Promise<{ value: T; cpu: Cpu }> {
+  const postgresBefore = processesCpuSnapshot('postgres');
+  const now = () => ({
+    t: process.hrtime.bigint(),
+    server: processCpuMs(serverPid),
+    client: clientPid === undefined ? Number.NaN : processCpuMs(clientPid),
+  });
+  const a = now();
+  const value = await work();
+  const b = now();
+  const postgres = processesCpuSince(postgresBefore, 'postgres');
+  return { value, cpu: { wallMs: Number(b.t - a.t) / 1e6, server: b.server - a.server, client: b.client - a.client, postgres } };
+}
+
+interface Result {
+  ordersPerSecond: number;
+  p50: number;
+  p95: number;
+  /** p50 ms and count per request type. */
+  requests: Record<string, { p50: number; n: number }>;
+}
+
+function report(target: Target, figures: Figures): Result {
+  const { runs, cpu, registration } = figures;
+  const orders = runs.reduce((n, r) => n + r.orders, 0);
+  const ordersPerSecond = orders / (runs.reduce((ms, r) => ms + r.elapsedMs, 0) / 1000);
+  const sorted = runs.flatMap((r) => r.durations).sort((x, y) => x - y);
+  const [p50, p95, p99] = [50, 95, 99].map((p) => percentile(sorted, p));
+  const requests = runs.reduce((n, r) => n + r.requests, 0);
+  const polls = runs.reduce((n, r) => n + r.polls, 0);
+  const steps = ACME_STEPS.map((s) => `${s} ${(runs.reduce((ms, r) => ms + r.stepMs[s], 0) / orders).toFixed(1)}`).join(', ');
+  const share = (ms: number) => (ms / cpu.wallMs).toFixed(2);
+  console.log(`\n== ${target.label}`);
+  console.log(
+    `ACME: ${fmt(ordersPerSecond)} orders/s (${CLIENTS} accounts, ${orders} orders in ${(cpu.wallMs / 1000).toFixed(1)} s); per order p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`,
+  );
+  console.log(`  mean ms per step: ${steps}`);
+  console.log(
+    `  ${(requests / orders).toFixed(2)} HTTPS requests per order (+ 1 http-01 fetch and DNS queries by the server), ${polls} polls; ` +
+      `cores busy ${share(cpu.server + cpu.client + cpu.postgres)} of ${os.cpus().length} (server process ${share(cpu.server)}, ACME client ${share(cpu.client)}, PostgreSQL ${share(cpu.postgres)})`,
+  );
+  const byType: Result['requests'] = {};
+  for (const type of ACME_REQUESTS) {
+    const all = [...registration[type], ...runs.flatMap((r) => r.requestMs[type])].sort((x, y) => x - y);
+    byType[type] = { p50: percentile(all, 50), n: all.length };
+  }
+  return { ordersPerSecond, p50, p95, requests: byType };
+}
+
+/** PostgreSQL's durability settings, printed so that a run on a server with fsync off says so. */
+async function durability(url: string): Promise<string> {
+  const db = await openDatabase(url);
   try {
-    await acme.accounts(`${server.base}/django_ca/acme/directory/${server.caSerial}/`, CLIENTS);
-    const csr = benchCsrPem();
-    const restJob = (seconds: number): LoadJob => ({
-      kind: 'issue',
-      targets: [{ apiRoot: `${server.base}/django_ca/api`, caSerial: server.caSerial, auth: server.auth }],
-      csr,
-      total: 0,
-      clients: CLIENTS,
-      pollMs: POLL_MS,
-      durationMs: seconds * 1000,
-    });
-    // Warm up both (JIT of all three processes, caches, the CA's signer, the credential cache).
-    await acme.run(WARMUP_SECONDS * 1000);
-    await rest.measure(restJob(Math.max(1, WARMUP_SECONDS / 2)));
-
-    // Interleaved halves: ACME, REST, ACME, REST.
-    let acmeCpu: Cpu = { wallMs: 0, server: 0, client: 0, postgres: 0 };
-    let restCpu: Cpu = { ...acmeCpu };
-    const runs: AcmeRunFigures[] = [];
-    let restCount = 0;
-    const restLatencies: { p50: number; p95: number; p99: number }[] = [];
-    server.queries.reset();
-    for (let half = 0; half < 2; half++) {
-      const halfRun = () => acme.run((ACME_SECONDS * 1000) / 2);
-      const file = PROFILE_DIR && half === 0 ? path.join(PROFILE_DIR, `acme-${label.split(' ')[0].toLowerCase()}.cpuprofile`) : null;
-      const a = await measured(acme.pid, file ? () => profiled(file, halfRun) : halfRun);
-      if (QUERIES && half === 0) server.queries.print(a.value.orders, 'ACME order');
-      runs.push(a.value);
-      acmeCpu = addCpu(acmeCpu, a.cpu);
-      const r = await measured(rest.pid, () => rest.measure(restJob(REST_SECONDS / 2)));
-      restCount += (r.value.perSecond * r.cpu.wallMs) / 1000;
-      if (QUERIES && half === 0) server.queries.print((r.value.perSecond * r.cpu.wallMs) / 1000, 'REST certificate');
-      restLatencies.push(r.value.latency as { p50: number; p95: number; p99: number });
-      restCpu = addCpu(restCpu, r.cpu);
-    }
-
-    const orders = runs.reduce((n, r) => n + r.orders, 0);
-    const ordersPerSecond = orders / (runs.reduce((ms, r) => ms + r.elapsedMs, 0) / 1000);
-    const sorted = runs.flatMap((r) => r.durations).sort((x, y) => x - y);
-    const [p50, p95, p99] = [50, 95, 99].map((p) => percentile(sorted, p));
-    const requests = runs.reduce((n, r) => n + r.requests, 0);
-    const polls = runs.reduce((n, r) => n + r.polls, 0);
-    const steps = ACME_STEPS.map((s) => `${s} ${(runs.reduce((ms, r) => ms + r.stepMs[s], 0) / orders).toFixed(1)}`).join(', ');
-    console.log(
-      `ACME: ${fmt(ordersPerSecond)} orders/s (${CLIENTS} accounts, ${orders} orders in ${(acmeCpu.wallMs / 1000).toFixed(1)} s: new-order, authorization, http-01 challenge, finalize, certificate; one DNS name each)`,
-    );
-    console.log(`  per order: p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms; mean ms per step: ${steps}`);
-    console.log(
-      `  ${(requests / orders).toFixed(2)} ACME requests per order (+ 1 http-01 fetch, 2 DNS queries), ${polls} polls; ${coresLine(acmeCpu, 'ACME client')}`,
-    );
-    console.log(`  CPU per order: ${perUnitLine(acmeCpu, orders, 'ACME client (with its DNS and http-01 server)')}`);
-
-    const restPerSecond = restCount / (restCpu.wallMs / 1000);
-    const restP50 = Math.max(...restLatencies.map((l) => l.p50));
-    const restP95 = Math.max(...restLatencies.map((l) => l.p95));
-    console.log(
-      `REST: ${fmt(restPerSecond)} certificates/s (${CLIENTS} clients: POST sign, poll the order every ${POLL_MS} ms; ${Math.round(restCount)} in ${(restCpu.wallMs / 1000).toFixed(1)} s); p50 ${restP50.toFixed(1)} ms, p95 ${restP95.toFixed(1)} ms (worse half)`,
-    );
-    console.log(`  ${coresLine(restCpu, 'load client')}; CPU per certificate: ${perUnitLine(restCpu, restCount, 'load client')}`);
-    console.log(
-      `ACME / REST: ${(ordersPerSecond / restPerSecond).toFixed(2)} (complete ACME orders per REST issuance, same run, same database)`,
-    );
-    return { ordersPerSecond, p50, p95, restPerSecond };
+    const show = async (name: string) => ((await db.raw(`show ${name}`)) as { rows: Record<string, string>[] }).rows[0][name];
+    const [fsync, synchronousCommit] = [await show('fsync'), await show('synchronous_commit')];
+    const note = fsync === 'on' && synchronousCommit === 'on' ? 'the default durability' : 'NOT the default durability';
+    return `fsync ${fsync}, synchronous_commit ${synchronousCommit} (${note})`;
   } finally {
-    await server.close();
+    await db.destroy();
+  }
+}
+
+async function measureAll(targets: Target[], acme: AcmeLoader): Promise<Map<Key, Result>> {
+  const figures = new Map<Key, Figures>();
+  for (const t of targets) {
+    const registration = await acme.accounts(t.directory, CLIENTS, t.key);
+    figures.set(t.key, { runs: [], cpu: { wallMs: 0, server: 0, client: 0, postgres: 0 }, registration });
+    await acme.run(WARMUP_SECONDS * 1000, t.key); // JIT of both processes, caches, the CA's signer, TLS sessions
+  }
+  for (let half = 0; half < 2; half++) {
+    for (const t of targets) {
+      const { value, cpu } = await measured(t.pid, acme.pid, () => acme.run((ACME_SECONDS * 1000) / 2, t.key));
+      const f = figures.get(t.key)!;
+      f.runs.push(value);
+      for (const k of ['wallMs', 'server', 'client', 'postgres'] as const) f.cpu[k] += cpu[k];
+    }
+  }
+  return new Map(targets.map((t) => [t.key, report(t, figures.get(t.key)!)]));
+}
+
+function requestTable(results: Map<Key, Result>, keys: Key[]): void {
+  const names: Record<Key, string> = { postgres: 'PostgreSQL', pglite: 'PGlite', pebble: 'pebble' };
+  console.log(
+    `\np50 ms per request type, sent until the answer is read (count; new-nonce and new-account include the registration of the accounts before the warm-up): ${keys.map((k) => names[k]).join(' | ')}`,
+  );
+  for (const type of ACME_REQUESTS) {
+    const cells = keys.map((k) => {
+      const r = results.get(k)!.requests[type];
+      return r.n ? `${r.p50.toFixed(1)} (${r.n})` : '-';
+    });
+    console.log(`  ${type.padEnd(12)} ${cells.join(' | ')}`);
   }
 }
 
 async function main(): Promise<void> {
-  const started = Date.now();
-  console.log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}); ${CLIENTS} clients`);
-  const acme = new AcmeLoader();
-  const rest = new RemoteLoader().start();
-  const setup = await acme.setup();
-  let postgres: DatabaseFigures | null = null;
-  let pglite: DatabaseFigures | null = null;
-  const pg = [process.env.BENCH_DATABASE_URL].find((u): u is string => !!u && /^postgres(ql)?:\/\//i.test(u)) ?? benchPostgresUrl();
-  try {
-    if (!DATABASES.has('postgres')) console.log('\n(PostgreSQL left out: ACME_DATABASES)');
-    else if (!pg) console.log('\n(PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to a postgres:// URL)');
-    else
-      await withScratchSchema(pg, async (url) => {
-        postgres = await runOn('PostgreSQL', url, acme, setup, rest);
-      });
-    if (DATABASES.has('pglite')) {
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-acme-'));
-      try {
-        pglite = await runOn('PGlite (embedded)', dataDir, acme, setup, rest);
-      } finally {
-        fs.rmSync(dataDir, { recursive: true, force: true });
-      }
-    }
-    const pgFigures = postgres as DatabaseFigures | null;
-    const shown = pgFigures ?? pglite;
-    const rate = (f: DatabaseFigures | null) => (f ? fmt(f.ordersPerSecond) : 'n/a');
-    const ms = (n: number | undefined) => (n === undefined ? 'n/a' : n.toFixed(0));
-    console.log(`\n(${((Date.now() - started) / 1000).toFixed(0)} s in all)`);
-    console.log(
-      `acme: ${rate(pgFigures)} orders/s PostgreSQL, ${rate(pglite)} orders/s PGlite, p50 ${ms(shown?.p50)} ms, p95 ${ms(shown?.p95)} ms`,
-    );
-  } finally {
-    acme.exit();
-    rest.exit();
+  if (process.env.ACME_MODE === 'router') {
+    await routerMode();
+    return;
   }
+  const started = Date.now();
+  console.log(
+    `node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}); ${CLIENTS} accounts per server, ${ACME_SECONDS} s per server in two interleaved halves after ${WARMUP_SECONDS} s of warm-up`,
+  );
+  const workDir = fs.mkdtempSync(path.join(DATA_PARENT, 'bench-acme-tls-'));
+  const acme = new AcmeLoader();
+  const targets: Target[] = [];
+  let results = new Map<Key, Result>();
+  try {
+    const tls = makeTls(workDir);
+    const setup = await acme.setup(fs.readFileSync(tls.caFile, 'utf8'));
+    const pg = benchPostgresUrl();
+    const body = async (pgUrl: string | null) => {
+      if (pgUrl) targets.push(await startOurs('postgres', pgUrl, tls, setup));
+      if (SERVERS.has('pglite')) targets.push(await startOurs('pglite', null, tls, setup));
+      if (SERVERS.has('pebble')) {
+        if (fs.existsSync(PEBBLE)) targets.push(await startPebble(workDir, tls, setup));
+        else console.log(`(pebble left out: ${PEBBLE} not found; Debian's package pebble, or set PEBBLE)`);
+      }
+      results = await measureAll(targets, acme);
+    };
+    if (!SERVERS.has('postgres')) {
+      console.log('(PostgreSQL left out: ACME_SERVERS)');
+      await body(null);
+    } else if (!pg) {
+      console.log('(PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to a postgres:// URL)');
+      await body(null);
+    } else {
+      console.log(`PostgreSQL: ${await durability(pg)}`);
+      await withScratchSchema(pg, async (url) => {
+        try {
+          await body(url);
+        } finally {
+          // Stopped before the schema is dropped: the server holds connections to it.
+          for (const t of targets.splice(0)) await t.stop();
+        }
+      });
+    }
+  } finally {
+    for (const t of targets) await t.stop();
+    acme.exit();
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+  requestTable(
+    results,
+    (['postgres', 'pglite', 'pebble'] as const).filter((k) => results.has(k)),
+  );
+  const rate = (k: Key) => results.get(k)?.ordersPerSecond ?? null;
+  const shown = results.get('postgres') ?? results.get('pglite');
+  const summary = {
+    postgres: rate('postgres'),
+    pglite: rate('pglite'),
+    pebble: rate('pebble'),
+    p50: shown?.p50 ?? null,
+    p95: shown?.p95 ?? null,
+  };
+  console.log(`\n${pebbleRatioLine(summary)}`);
+  console.log(`(${((Date.now() - started) / 1000).toFixed(0)} s in all)`);
+  console.log(acmeSummaryLine(summary));
 }
 
 main().catch((e: unknown) => {

@@ -1,6 +1,6 @@
 /**
- * API benchmark on the example host server's setup (PGlite; also PostgreSQL when DATABASE_URL or
- * TEST_DATABASE_URL is a postgres:// URL). Localhost only, bounded loops. Prints:
+ * API benchmark on the example host server's setup (PGlite; also PostgreSQL when BENCH_DATABASE_URL,
+ * DATABASE_URL or TEST_DATABASE_URL is a postgres:// URL). Localhost only, bounded loops. Prints:
  *
  *  1. requests/s of GET /ca/{serial}/certs/{serial}/ (Basic auth, credential cache warm) next to a
  *     bare Express route answering the same JSON — the ratio is the API's overhead (target ≥ 0.6);
@@ -11,7 +11,13 @@
  *     client spent per certificate: on a small machine these say where the ceiling is;
  *  3. event-loop delay p99 while 20 clients with wrong passwords hammer the server (bcrypt must not
  *     run on the event loop);
- *  4. (`BENCH_PARTS=webhook`, not by default) issued certificates/s with webhooks enabled and no
+ *  4. the example server as users run it (bench/example-server.ts: examples/host-server in a child
+ *     process of its own, on a database of its own of the same kind, its access log written to a
+ *     file) next to the in-process server of part 2, driven by the same load client in two
+ *     interleaved halves each: certificates/s of both, the ratio example server / in process
+ *     (target, printed only: ≥ 0.8 with ≥ 1.8 cores busy), p50/p95 from POST sign to issued, and
+ *     the cores busy (server process, load client, PostgreSQL);
+ *  5. (`BENCH_PARTS=webhook`, not by default) issued certificates/s with webhooks enabled and no
  *     endpoint, next to the same with an endpoint that never answers (a TCP server that accepts and
  *     stays silent), interleaved in one run: delivery must not slow issuance (README "Webhooks").
  *
@@ -35,20 +41,21 @@ import { createCaApiRouter } from '../lib';
 import { initCa } from '../lib/ca/authorities';
 import { certificateToJson } from '../lib/ca/serialize';
 import type { CaRecord } from '../lib/ports';
-import { processesCpuMs, withCpu } from './cpu';
+import { processCpuMs, processesCpuSince, processesCpuSnapshot, withCpu } from './cpu';
+import { startExampleServer } from './example-server';
 import { serve } from './serve';
 import { benchCsrPem } from './csr';
 import { startFloorServer } from './floor';
 import { profiled } from './profile';
 import { benchPostgresUrl, withScratchSchema } from './scratch-schema';
-import { call as httpCall, RemoteLoader, type LoadJob } from './load-client';
+import { call as httpCall, RemoteLoader, type IssueTarget, type Latency, type LoadJob } from './load-client';
 import { measureWebhookCost } from './webhook-cost';
 
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 /** How often an issuing client polls its order (each poll is a request, and a query). */
 const POLL_MS = Number(process.env.POLL_MS ?? 20);
-/** Which measurements to run (comma-separated): get, issue, wrong, webhook. Default get, issue, wrong. */
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'get,issue,wrong').split(','));
+/** Which measurements to run (comma-separated): get, issue, wrong, server, webhook. Default get, issue, wrong, server. */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'get,issue,wrong,server').split(','));
 /** Which databases to run on (comma-separated): pglite, postgres. Default both (postgres needs a URL). */
 const DATABASES = new Set((process.env.API_DATABASES ?? 'pglite,postgres').split(','));
 /** API_PROFILE=<dir>: a V8 CPU profile of the server during each end-to-end issuance measurement. */
@@ -108,7 +115,11 @@ async function rawSignsPerSecond(server: HostServer, ca: CaRecord, hash: 'SHA-25
   return n / (ms / 1000);
 }
 
-async function run(label: string, databaseUrl: string | undefined): Promise<void> {
+/**
+ * `databaseUrl`: the in-process server's (undefined: PGlite in its data directory); `exampleDatabaseUrl`:
+ * the example server's, a database of the same kind (undefined: PGlite in its own data directory).
+ */
+async function run(label: string, databaseUrl: string | undefined, exampleDatabaseUrl?: string): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-api-'));
   const kek = randomBytes(32).toString('base64');
   const server = await startHostServer({
@@ -130,6 +141,7 @@ async function run(label: string, databaseUrl: string | undefined): Promise<void
     if (PARTS.has('get')) await measureGet(server, auth, csr);
     if (PARTS.has('issue')) await measureIssue(server, auth, csr);
     if (PARTS.has('wrong')) await measureWrongPasswords(server);
+    if (PARTS.has('server')) await measureExampleServer(server, auth, csr, exampleDatabaseUrl);
     if (PARTS.has('webhook')) {
       const issueJob = (total: number): LoadJob => ({
         kind: 'issue',
@@ -210,13 +222,13 @@ async function measureIssue(server: HostServer, auth: string, csr: string): Prom
     });
     // Warm up with the same client and concurrency (JIT of both processes, caches, the key's signer).
     await remoteLoad({ ...job(server.apiRoot), total: WARMUP_TOTAL });
-    const postgresBefore = processesCpuMs('postgres');
+    const postgresBefore = processesCpuSnapshot('postgres');
     const wallStart = process.hrtime.bigint();
     const measure = () => withCpu(loader.pid, () => loader.measure(job(server.apiRoot)));
     const profileFile = PROFILE_DIR && path.join(PROFILE_DIR, `api-${name.replace(/\W+/g, '-').toLowerCase()}.cpuprofile`);
     const { value: measured, cpu } = await (profileFile ? profiled(profileFile, measure) : measure());
     const wallMs = Number(process.hrtime.bigint() - wallStart) / 1e6;
-    const postgresMs = processesCpuMs('postgres') - postgresBefore; // 0 on PGlite (its thread is the server's)
+    const postgresMs = processesCpuSince(postgresBefore, 'postgres'); // 0 on PGlite (its thread is the server's)
     const perSecond = measured.perSecond;
     const raw = await rawSignsPerSecond(server, ca, hash);
     const floor = await startFloorServer(ca, server.keyBackends);
@@ -239,6 +251,105 @@ async function measureIssue(server: HostServer, auth: string, csr: string): Prom
     console.log(
       `  CPU per certificate: server ${perCert(cpu.server)} ms (event loop's thread ${perCert(cpu.serverMain)} ms, busy ${pct(cpu.eventLoop)}), load client ${perCert(cpu.client)} ms, PostgreSQL ${perCert(postgresMs)} ms (${os.cpus().length} CPUs); no-database floor (HTTP + CSR check + signing in memory, one event loop): ${fmt(floorPerSecond)}/s (server ${perCert(floorCpu.server)} ms, event loop's thread ${perCert(floorCpu.serverMain)} ms, busy ${pct(floorCpu.eventLoop)}, client ${perCert(floorCpu.client)} ms per certificate), ratio ${(perSecond / floorPerSecond).toFixed(2)}`,
     );
+  }
+}
+
+/** Wall time and CPU time (ms) while a measurement runs: the server process, the load client, PostgreSQL. */
+interface Spent {
+  wallMs: number;
+  server: number;
+  client: number;
+  postgres: number;
+}
+
+async function spentAround<T>(serverPid: number, work: () => Promise<T>): Promise<{ value: T; spent: Spent }> {
+  const now = () => ({
+    t: process.hrtime.bigint(),
+    server: processCpuMs(serverPid),
+    client: loader.pid === undefined ? Number.NaN : processCpuMs(loader.pid),
+  });
+  const postgresBefore = processesCpuSnapshot('postgres');
+  const a = now();
+  const value = await work();
+  const b = now();
+  const postgres = processesCpuSince(postgresBefore, 'postgres'); // 0 on PGlite (its thread is the server's)
+  return { value, spent: { wallMs: Number(b.t - a.t) / 1e6, server: b.server - a.server, client: b.client - a.client, postgres } };
+}
+
+/** One side of the comparison: certificates, time and CPU summed over the halves; the worse half's latency. */
+class Side {
+  certificates = 0;
+  spent: Spent = { wallMs: 0, server: 0, client: 0, postgres: 0 };
+  latency: Latency = { p50: 0, p95: 0, p99: 0 };
+
+  add(certificates: number, latency: Latency, spent: Spent): void {
+    this.certificates += certificates;
+    for (const k of ['wallMs', 'server', 'client', 'postgres'] as const) this.spent[k] += spent[k];
+    this.latency = { p50: Math.max(this.latency.p50, latency.p50), p95: Math.max(this.latency.p95, latency.p95), p99: 0 };
+  }
+
+  get perSecond(): number {
+    return this.certificates / (this.spent.wallMs / 1000);
+  }
+
+  /** `p50 …, p95 …; cores busy …` */
+  describe(): string {
+    const cores = (ms: number) => (ms / this.spent.wallMs).toFixed(2);
+    const { server, client, postgres } = this.spent;
+    return (
+      `p50 ${this.latency.p50.toFixed(1)} ms, p95 ${this.latency.p95.toFixed(1)} ms (POST sign until issued, worse half); ` +
+      `cores busy ${cores(server + client + postgres)} of ${os.cpus().length} (server process ${cores(server)}, load client ${cores(client)}, PostgreSQL ${cores(postgres)})`
+    );
+  }
+}
+
+/**
+ * The example server as `npm start` runs it — its own process, its own database of the same kind —
+ * next to the in-process server of this run (EC P-256 intermediates both), the same load client and
+ * concurrency, two interleaved halves each after a warm-up of both: the ratio is what running it
+ * as users do costs (a process boundary is none: the client is a separate process either way; the
+ * access log written to a file is one).
+ */
+async function measureExampleServer(inProcess: HostServer, auth: string, csr: string, databaseUrl: string | undefined): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-api-example-'));
+  const example = await startExampleServer(
+    {
+      CA_DATA_DIR: dataDir,
+      CA_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    },
+    dataDir,
+  );
+  try {
+    const sides = [
+      { name: 'example server', pid: example.pid, target: { apiRoot: example.apiRoot, caSerial: example.caSerial, auth: example.auth } },
+      { name: 'in process', pid: process.pid, target: { apiRoot: inProcess.apiRoot, caSerial: inProcess.intermediate.serial, auth } },
+    ].map((s) => ({ ...s, figures: new Side() }));
+    const job = (target: IssueTarget, total: number): LoadJob => ({
+      kind: 'issue',
+      targets: [target],
+      csr,
+      total,
+      clients: CLIENTS,
+      pollMs: POLL_MS,
+    });
+    for (const side of sides) await remoteLoad(job(side.target, WARMUP_TOTAL));
+    const half = Math.max(CLIENTS, Math.round(ISSUE_TOTAL / 2));
+    for (let round = 0; round < 2; round++) {
+      for (const side of sides) {
+        const { value, spent } = await spentAround(side.pid, () => loader.measure(job(side.target, half)));
+        side.figures.add(half, value.latency, spent);
+      }
+    }
+    const [ours, inside] = sides.map((s) => s.figures);
+    console.log(
+      `example server (npm start's server in a child process, ${CLIENTS} clients, P-256): ${fmt(ours.perSecond)} certificates/s; in process (same run): ${fmt(inside.perSecond)} certificates/s; ratio ${(ours.perSecond / inside.perSecond).toFixed(2)} (target >= 0.8 with >= 1.8 cores busy)`,
+    );
+    console.log(`  example server: ${ours.describe()}`);
+    console.log(`  in process:     ${inside.describe()}`);
+  } finally {
+    await example.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -269,11 +380,15 @@ async function measureWrongPasswords(server: HostServer): Promise<void> {
 
 async function main(): Promise<void> {
   console.log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'})`);
+  loader.start(); // its start-up falls outside every measurement
   if (DATABASES.has('pglite')) await run('PGlite (embedded)', undefined);
   const pg = benchPostgresUrl();
   if (!DATABASES.has('postgres')) console.log('\n(PostgreSQL left out: API_DATABASES)');
-  else if (pg) await withScratchSchema(pg, (url) => run('PostgreSQL', url));
-  else console.log('\n(PostgreSQL skipped: set DATABASE_URL or TEST_DATABASE_URL to a postgres:// URL)');
+  else if (pg)
+    await withScratchSchema(pg, (url) =>
+      PARTS.has('server') ? withScratchSchema(pg, (exampleUrl) => run('PostgreSQL', url, exampleUrl)) : run('PostgreSQL', url),
+    );
+  else console.log('\n(PostgreSQL skipped: set BENCH_DATABASE_URL, DATABASE_URL or TEST_DATABASE_URL to a postgres:// URL)');
   agent.destroy();
   loader.exit();
 }

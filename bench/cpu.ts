@@ -48,6 +48,33 @@ export function processesCpuMs(name: string): number {
   return sum;
 }
 
+/** ms of CPU spent so far by each process named `name`, by process id. */
+export function processesCpuSnapshot(name: string): Map<number, number> {
+  const snapshot = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== name) continue;
+    } catch {
+      continue; // ended meanwhile
+    }
+    const ms = processCpuMs(Number(entry));
+    if (!Number.isNaN(ms)) snapshot.set(Number(entry), ms);
+  }
+  return snapshot;
+}
+
+/**
+ * ms of CPU the processes named `name` spent since `before` (a snapshot): a process started since
+ * counts whole, one that ended since is missed (a lower bound, never below 0, where a difference of
+ * two `processesCpuMs` sums goes negative when a busy backend ends in between).
+ */
+export function processesCpuSince(before: Map<number, number>, name: string): number {
+  let sum = 0;
+  for (const [pid, ms] of processesCpuSnapshot(name)) sum += Math.max(0, ms - (before.get(pid) ?? 0));
+  return sum;
+}
+
 /** ms of CPU of this process's main thread: its task has the process id (Linux). */
 function mainThreadCpuMs(): number {
   return statCpuMs(`/proc/self/task/${process.pid}/stat`);

@@ -20,7 +20,9 @@ export async function withScratchSchema(url: string, body: (url: string) => Prom
   }
 }
 
-/** The postgres:// URL of DATABASE_URL or TEST_DATABASE_URL, if either is one. */
+/** The postgres:// URL of BENCH_DATABASE_URL, DATABASE_URL or TEST_DATABASE_URL (the first that is one). */
 export function benchPostgresUrl(): string | undefined {
-  return [process.env.DATABASE_URL, process.env.TEST_DATABASE_URL].find((u): u is string => !!u && /^postgres(ql)?:\/\//i.test(u));
+  return [process.env.BENCH_DATABASE_URL, process.env.DATABASE_URL, process.env.TEST_DATABASE_URL].find(
+    (u): u is string => !!u && /^postgres(ql)?:\/\//i.test(u),
+  );
 }
