@@ -74,7 +74,7 @@ export function mountAcme(settings: AcmeSettings, ports: AcmePorts, shared: Shar
       logError: shared.logError,
       metrics: shared.metrics,
     },
-    { validationAttempts: options.validationAttempts, validationRetryMs: options.validationRetryMs },
+    { validationAttempts: options.validationAttempts, validationRetryMs: options.validationRetryMs, leaseMs: options.leaseMs },
   );
   runner.start();
   const policies = new AcmePolicyCache(ports.acme);

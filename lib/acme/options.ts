@@ -47,6 +47,12 @@ export interface AcmeOptions {
   validationRetryMs?: number;
   /** How long finalize waits for the certificate before answering `processing` with `Retry-After`. Default 10000 ms (lego waits 30 s). */
   finalizeWaitMs?: number;
+  /**
+   * How long a validation or an issuance begun by one instance is left to it before another instance
+   * may take it over (the first died or stalled). Longer than one attempt takes: the validator's
+   * timeout (10 s by default) or one signature. 1000 ms to 1 hour; default 60000 ms.
+   */
+  leaseMs?: number;
   /** New orders per account (`rateLimited` beyond). Default 300 per 3 hours (Let's Encrypt's); false: none. */
   newOrdersPerAccount?: RateLimit | false;
   /** New accounts per client address. Default 50 per 3 hours; false: none. */
@@ -64,6 +70,7 @@ export interface ResolvedAcmeOptions {
   validationAttempts: number;
   validationRetryMs: number;
   finalizeWaitMs: number;
+  leaseMs: number;
   newOrdersPerAccount: RateLimit | null;
   newAccountsPerAddress: RateLimit | null;
 }
@@ -79,6 +86,7 @@ const KNOWN = [
   'validationAttempts',
   'validationRetryMs',
   'finalizeWaitMs',
+  'leaseMs',
   'newOrdersPerAccount',
   'newAccountsPerAddress',
 ];
@@ -121,6 +129,14 @@ function positiveInteger(name: string, given: unknown, fallback: number): number
   if (given === undefined) return fallback;
   if (typeof given !== 'number' || !Number.isInteger(given) || given < 0) {
     throw new OptionsError(`option \`acme.${name}\` must be a non-negative integer, got ${show(given)}`);
+  }
+  return given;
+}
+
+function boundedInteger(name: string, given: unknown, fallback: number, min: number, max: number): number {
+  if (given === undefined) return fallback;
+  if (typeof given !== 'number' || !Number.isInteger(given) || given < min || given > max) {
+    throw new OptionsError(`option \`acme.${name}\` must be an integer from ${min} to ${max} (ms), got ${show(given)}`);
   }
   return given;
 }
@@ -189,6 +205,7 @@ export function resolveAcmeOptions(
     validationAttempts: Math.max(1, positiveInteger('validationAttempts', o.validationAttempts, 5)),
     validationRetryMs: positiveInteger('validationRetryMs', o.validationRetryMs, 2000),
     finalizeWaitMs: positiveInteger('finalizeWaitMs', o.finalizeWaitMs, 10_000),
+    leaseMs: boundedInteger('leaseMs', o.leaseMs, MINUTE, SECOND, HOUR),
     newOrdersPerAccount: rateLimit('newOrdersPerAccount', o.newOrdersPerAccount, { limit: 300, windowMs: 3 * HOUR }),
     newAccountsPerAddress: rateLimit('newAccountsPerAddress', o.newAccountsPerAddress, { limit: 50, windowMs: 3 * HOUR }),
   };

@@ -46,10 +46,10 @@ export interface AcmeRunnerSettings {
   pollMs?: number;
   /** Validations at once. Default 8. */
   concurrency?: number;
+  /** How long a claimed validation or issuance belongs to its runner (option `acme.leaseMs`): more than one attempt may take. */
+  leaseMs: number;
 }
 
-/** How long a claimed validation or issuance belongs to its runner: more than one attempt may take. */
-export const LEASE_MS = 60_000;
 const EXPIRY_EVERY_MS = 60_000;
 const ISSUANCE_ATTEMPTS = 5;
 
@@ -151,11 +151,11 @@ export class AcmeRunner {
     const concurrency = this.settings.concurrency ?? 8;
     for (;;) {
       if (this.closed) return;
-      const claimed = await acme.claimValidations(this.owner, LEASE_MS, concurrency);
+      const claimed = await acme.claimValidations(this.owner, this.settings.leaseMs, concurrency);
       if (claimed.length === 0) break;
       await Promise.all(claimed.map((c) => this.track(this.validate(c))));
     }
-    for (const { order, request, attempts } of await acme.claimIssuances(this.owner, LEASE_MS, concurrency)) {
+    for (const { order, request, attempts } of await acme.claimIssuances(this.owner, this.settings.leaseMs, concurrency)) {
       const ca = await this.deps.store.getCa(order.caId);
       if (ca) await this.track(this.issue(ca, order, request, attempts));
       else await acme.failIssuance(order.id, problem('serverInternal', 'The CA of the order no longer exists.'), null);

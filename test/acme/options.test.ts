@@ -27,6 +27,7 @@ describe('acme options', () => {
       maxCertValidityMs: 90 * DAY,
       defaultCa: null,
       validationAttempts: 5,
+      leaseMs: 60_000,
       newOrdersPerAccount: { limit: 300 },
     });
   });
@@ -49,6 +50,7 @@ describe('acme options', () => {
     });
     expect(resolve({ defaultCa: '4a:1b' }).defaultCa).toBe('4A1B');
     expect(resolve({ enabled: false }, env).enabled).toBe(false);
+    expect(resolve({ leaseMs: 1000 }).leaseMs).toBe(1000);
     expect([parseDuration('1h'), parseDuration('45'), parseDuration('x')]).toEqual([3_600_000, 45 * DAY, null]);
   });
 
@@ -58,6 +60,10 @@ describe('acme options', () => {
     [{ defaultCertValidityMs: 100 * DAY, maxCertValidityMs: 90 * DAY }, {}, /must not be shorter than the default/],
     [{ defaultCa: 'not hex' }, {}, /acme.defaultCa/],
     [{ validationAttempts: -1 }, {}, /acme.validationAttempts/],
+    [{ leaseMs: 999 }, {}, /acme.leaseMs.*from 1000 to 3600000/],
+    [{ leaseMs: 3_600_001 }, {}, /acme.leaseMs/],
+    [{ leaseMs: 1500.5 }, {}, /acme.leaseMs/],
+    [{ leaseMs: '5s' }, {}, /acme.leaseMs/],
     [{ newOrdersPerAccount: { limit: 0, windowMs: 1 } }, {}, /acme.newOrdersPerAccount/],
     [{ validator: {} }, {}, /acme.validator/],
     [{ eabSecrets: { seal: () => 1 } }, {}, /acme.eabSecrets/],

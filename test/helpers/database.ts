@@ -103,3 +103,23 @@ async function withAdmin<T>(url: string, fn: (admin: Knex) => Promise<T>): Promi
     await admin.destroy();
   }
 }
+
+/**
+ * `describe` on the PostgreSQL of TEST_DATABASE_URL, for tests that need a database several processes
+ * share. Without it: in CI (`CI=true`, where .ci/run starts PostgreSQL) a block whose one test fails
+ * saying so — a test that CI skips is a test nobody runs (as `describeWith`, test/helpers/binaries.ts);
+ * elsewhere the block is skipped, the reason in its title.
+ */
+export function describeOnPostgres(title: string, fn: (target: DatabaseTarget) => void): void {
+  const target = testDatabaseTargets().find((t) => t.name === 'postgresql');
+  if (target) return describe(title, () => fn(target));
+  const reason = 'TEST_DATABASE_URL is not set';
+  if (process.env.CI === 'true') {
+    return describe(title, () => {
+      test('TEST_DATABASE_URL names a PostgreSQL server', () => {
+        throw new Error(`${reason}. CI (CI=true) must run these tests: .ci/run starts PostgreSQL and sets it.`);
+      });
+    });
+  }
+  describe.skip(`${title} (skipped: ${reason})`, () => fn({ name: 'postgresql', url: '' }));
+}

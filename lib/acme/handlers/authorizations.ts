@@ -7,7 +7,6 @@ import type { AcmeAuthorizationRecord, AcmeChallengeRecord } from '../../ports';
 import { isJsonObject, ownMember } from '../encoding';
 import { authorizationJson, challengeJson } from '../objects';
 import { malformed, unauthorized } from '../problems';
-import { LEASE_MS } from '../runner';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
 
 /**
@@ -48,7 +47,7 @@ export async function challenge(call: AcmeCall): Promise<AcmeAnswer> {
     // leased to this instance's runner, which validates at once. A crash leaves the lease to lapse,
     // and another runner takes the work over (lib/acme/runner.ts).
     const start = { caId: ca.id, slug: params.slug, accountId: account.id };
-    const claimed = await services.acme.startValidation(start, services.runner.owner, LEASE_MS, now);
+    const claimed = await services.acme.startValidation(start, services.runner.owner, services.options.leaseMs, now);
     if (claimed) {
       const shown = (await services.runner.validateNow(claimed, CHALLENGE_WAIT_MS)) ?? claimed.challenge;
       return challengeAnswer(shown, claimed.authorizationSlug, urls);

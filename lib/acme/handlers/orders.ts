@@ -12,7 +12,6 @@ import { malformed, orderNotReady, rateLimited, unauthorized, withRetryAfter } f
 import { checkedCsr } from '../csr-policy';
 import { orderSignRequest } from '../issue';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
-import { LEASE_MS } from '../runner';
 
 /** What a client waiting on `processing` is told to wait before asking again (RFC 8555 §7.4). */
 const PROCESSING_RETRY_AFTER_S = '1';
@@ -120,7 +119,7 @@ export async function finalize(call: AcmeCall): Promise<AcmeAnswer> {
   // The order moves to `processing` while its certificate is being signed; it is stored only if the
   // move succeeded (lib/acme/issue.ts), so a finalize that lost a race stores nothing.
   const address = call.req.ip ?? null;
-  const started = services.acme.startIssuance(current.id, request, services.runner.owner, LEASE_MS, address);
+  const started = services.acme.startIssuance(current.id, request, services.runner.owner, services.options.leaseMs, address);
   const processing = { ...current, status: 'processing' as const, sourceAddress: address };
   const issuing = services.runner.issueNow(ca, processing, request, services.options.finalizeWaitMs, started);
   if (!(await started)) {
