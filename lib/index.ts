@@ -20,7 +20,7 @@
 // Routers and delivery, with the default adapters filled in (lib/wiring.ts)
 export { createCaApiRouter, createRevocationRouter, createMetricsRouter, createWebhookDelivery } from './wiring';
 export type { CaApiRouter } from './router';
-export type { CaApiRouterOptions } from './options';
+export type { CaApiRouterOptions, RestSettings, RevocationSettings } from './options';
 export type { RevocationRouter } from './revocation-endpoints/router';
 export type { RevocationRouterOptions } from './revocation-endpoints/options';
 export type { MetricsRouter } from './metrics/router';

@@ -14,9 +14,7 @@ import type { LogError } from './http/error-catch';
 import {
   checkBoolean,
   checkKeyBackends,
-  checkLogError,
-  checkLogger,
-  loggerLogError,
+  resolveErrorLog,
   checkOptionNames,
   checkStore,
   fromEnvironment,
@@ -28,13 +26,14 @@ import type { DefaultExpires } from './http/profile-options';
 import { resolveAllowedHosts, type AllowedHosts } from './http/allowed-hosts';
 import { REST_API_OPTION_NAMES, resolveRestApiOptions, type ResolvedRestApiOptions, type RestApiOptions } from './api/options';
 import { checkOcspSigning, type OcspSigning } from './revocation-endpoints/options';
+import { moduleSettings, type RestSettings, type RevocationSettings } from './options-shape';
 import { resolveAcmeOptions, type AcmeOptions, type ResolvedAcmeOptions } from './acme/options';
 import { resolveMetricsOptions, type MetricsOptions, type MetricsReportTarget, type ResolvedMetricsOptions } from './metrics/options';
 import { resolveWebhookOptions, type ResolvedWebhookOptions, type WebhookOptions } from './webhooks/options';
 import type { KeyBackend, Logger, Store } from './ports';
 
 export type { ProfileConfig, DefaultExpires, AcmeOptions, ResolvedAcmeOptions, MetricsOptions, ResolvedMetricsOptions };
-export type { WebhookOptions, ResolvedWebhookOptions };
+export type { WebhookOptions, ResolvedWebhookOptions, RestSettings, RevocationSettings };
 export { OptionsError };
 export { DEFAULT_BODY_LIMIT, DEFAULT_ORDER_WAIT_MS } from './api/options';
 export { DEFAULT_URL_PATH } from './http/option-checks';
@@ -43,8 +42,18 @@ export { DEFAULT_URL_PATH } from './http/option-checks';
 export const DEFAULT_PROFILE_NAMES: readonly string[] = Object.keys(DEFAULT_PROFILE_CONFIGS);
 
 export interface CaApiRouterOptions extends RestApiOptions {
-  /** Serve the API at all (`CA_ENABLE_REST_API`). Default false: the router only calls `next()`. */
+  /** The REST API's settings (README "Options"): `{ enabled, orderWaitMs, signInRequest, bodyLimit }`. */
+  rest?: RestSettings;
+  /** The public revocation endpoints' settings: `{ enabled, ocspSigning }`. */
+  revocation?: RevocationSettings;
+  /** @deprecated Use `rest.enabled`. Serve the API at all (`CA_ENABLE_REST_API`). Default false. */
   enableRestApi?: boolean;
+  /** @deprecated Use `rest.orderWaitMs`. */
+  orderWaitMs?: number;
+  /** @deprecated Use `rest.signInRequest`. */
+  signInRequest?: boolean;
+  /** @deprecated Use `rest.bodyLimit`. */
+  bodyLimit?: number;
   /** Prefix of the API, `''` or ending in `/` (`CA_URL_PATH`). Default `'django_ca/'`. */
   urlPath?: string;
   /** Persistence; required when the API is enabled. */
@@ -60,16 +69,9 @@ export interface CaApiRouterOptions extends RestApiOptions {
    * entry): `{ default: defaultKeyBackend() }`, keys in the store under `CA_KEY_ENCRYPTION_KEY`.
    */
   keyBackends?: Record<string, KeyBackend>;
-  /**
-   * Serve the public revocation endpoints (CA certificate, CRLs, OCSP) under `/{urlPath}` beside the
-   * API, as the URLs in issued certificates expect. Default true. (`createRevocationRouter` serves
-   * them alone.)
-   */
+  /** @deprecated Use `revocation.enabled`. Serve the CA certificate, CRLs and OCSP beside the API. Default true. */
   serveRevocation?: boolean;
-  /**
-   * Who signs OCSP responses: `'delegate'` (default), an automatically created and renewed responder
-   * certificate of the CA (profile `ocsp`, key in the CA's key backend); or `'ca'`, the CA key itself.
-   */
+  /** @deprecated Use `revocation.ocspSigning`. Who signs OCSP responses: `'delegate'` (default) or `'ca'`. */
   ocspSigning?: OcspSigning;
   /**
    * Where the router logs (README "Logs"): unexpected errors, and each request when `accessLog` is on.
@@ -79,7 +81,7 @@ export interface CaApiRouterOptions extends RestApiOptions {
   /** One line per request the router's modules answer (method, path, status, duration, user, address, protocol). Default false. */
   accessLog?: boolean;
   /**
-   * Deprecated: pass `logger` instead. Where unexpected errors are reported (never with credentials);
+   * @deprecated Pass `logger` instead. Where unexpected errors are reported (never with credentials);
    * when given, it is used for errors rather than `logger`. Default `console.error`.
    */
   logError?: LogError;
@@ -132,6 +134,8 @@ export interface ResolvedOptions extends ResolvedRestApiOptions {
 }
 
 const KNOWN_OPTIONS: readonly string[] = [
+  'rest',
+  'revocation',
   'enableRestApi',
   'urlPath',
   'allowedHosts',
@@ -177,9 +181,10 @@ function withProfileSettings(options: CaApiRouterOptions, env: Record<string, st
 }
 
 /** Apply defaults and validate. Throws `OptionsError` with an actionable message. */
-export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOptions {
+export function resolveOptions(given: CaApiRouterOptions = {}): ResolvedOptions {
   const entry = 'createCaApiRouter';
-  checkOptionNames(options, KNOWN_OPTIONS, '{ enableRestApi: true, store }', entry);
+  checkOptionNames(given, KNOWN_OPTIONS, '{ rest: { enabled: true }, store }', entry);
+  const options: CaApiRouterOptions = moduleSettings(given);
   const env = options.env ?? process.env;
 
   // The environment's settings are read as ca-admin reads them (lib/settings), only for options the host left out.
@@ -203,8 +208,7 @@ export function resolveOptions(options: CaApiRouterOptions = {}): ResolvedOption
   const restApi = resolveRestApiOptions(withProfileSettings(options, env));
   const serveRevocation = checkBoolean('serveRevocation', options.serveRevocation, true);
   const ocspSigning = checkOcspSigning(options.ocspSigning, entry);
-  const logger = checkLogger(options.logger, entry);
-  const logError = options.logError === undefined && logger ? loggerLogError(logger) : checkLogError(options.logError, entry);
+  const { logger, logError } = resolveErrorLog(options, entry);
   const accessLog = checkBoolean('accessLog', options.accessLog, false);
   const metrics = resolveMetricsOptions(options.metrics);
   const webhooks = resolveWebhookOptions(options.webhooks);

@@ -119,7 +119,7 @@ export async function startHostServer(options: HostServerOptions = {}): Promise<
   if (hsm) keyBackends.hsm = hsm;
 
   const router = createCaApiRouter({
-    enableRestApi: true,
+    rest: { enabled: true },
     store,
     keyBackends,
     // One JSON line per request (README "Logs"), through the example's own output; CA_ACCESS_LOG=off silences it.

@@ -7,6 +7,6 @@ void (async () => {
   await store.migrate();
   const app = express();
   app.get('/health', (_req, res) => res.json({ ok: true })); // the host's own routes stay its own
-  app.use('/pki', createCaApiRouter({ enableRestApi: true, store })); // → /pki/django_ca/api/...
+  app.use('/pki', createCaApiRouter({ rest: { enabled: true }, store })); // → /pki/django_ca/api/...
   const server = app.listen(Number(process.env.PORT ?? 8000), () => console.log(`listening on ${JSON.stringify(server.address())}`));
 })();

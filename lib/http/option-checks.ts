@@ -137,3 +137,17 @@ export function checkLogError(value: unknown, entry: OptionsEntry): LogError {
   if (typeof value !== 'function') throw new OptionsError('option `logError` must be a function (message, error) => void', entry);
   return value as LogError;
 }
+
+/**
+ * Where an entry point reports unexpected errors, from its `logger` and deprecated `logError`
+ * options (every entry point takes both, README "Logs"): `logError` when given, else through
+ * `logger`, else `console.error`.
+ */
+export function resolveErrorLog(
+  options: { logger?: unknown; logError?: unknown },
+  entry: OptionsEntry,
+): { logger: Logger | null; logError: LogError } {
+  const logger = checkLogger(options.logger, entry);
+  const logError = options.logError === undefined && logger ? loggerLogError(logger) : checkLogError(options.logError, entry);
+  return { logger, logError };
+}

@@ -7,7 +7,7 @@ import type { Request } from 'express';
 import type { LogError } from '../http/error-catch';
 import {
   checkBoolean,
-  checkLogError,
+  resolveErrorLog,
   checkOptionNames,
   checkStore,
   hasMethods,
@@ -16,7 +16,7 @@ import {
   show,
   type OptionsEntry,
 } from '../http/option-checks';
-import { METRICS_SINK_METHODS, type MetricsSink, type Store } from '../ports';
+import { METRICS_SINK_METHODS, type Logger, type MetricsSink, type Store } from '../ports';
 
 /** May this request read the metrics? (README "Metrics": who may scrape.) */
 export type MetricsAuthorizer = (req: Request) => boolean | Promise<boolean>;
@@ -50,7 +50,9 @@ export interface MetricsOptions extends MetricsEndpointOptions {
 export interface MetricsRouterOptions extends MetricsEndpointOptions {
   /** The store whose domain events and state are read (the same store as the API's). Required. */
   store: Store;
-  /** Where unexpected errors go (never with credentials). Default `console.error`. */
+  /** Where unexpected errors are logged (README "Logs"). Default `console.error`. */
+  logger?: Logger;
+  /** Deprecated: pass `logger`. Where unexpected errors go (never with credentials); wins over `logger`. */
   logError?: LogError;
 }
 
@@ -82,7 +84,7 @@ export interface ResolvedMetricsRouterOptions extends ResolvedMetricsEndpoint {
 export const DEFAULT_METRICS_PATH = '/metrics';
 const DEFAULT_EVENT_POLL_MS = 5000;
 const ENDPOINT_OPTIONS = ['path', 'authorize', 'bearerToken', 'eventPollMs', 'processMetrics'];
-const ROUTER_OPTIONS = ['store', 'logError', ...ENDPOINT_OPTIONS];
+const ROUTER_OPTIONS = ['store', 'logger', 'logError', ...ENDPOINT_OPTIONS];
 /** The store methods the event counters read with (CA names). */
 const STORE_METHODS = ['findCaBySerial'];
 
@@ -155,5 +157,5 @@ export function resolveMetricsRouterOptions(options: MetricsRouterOptions): Reso
   checkOptionNames(options, ROUTER_OPTIONS, '{ store }', entry);
   const store = checkStore(options.store, STORE_METHODS, entry);
   if (!store) throw new OptionsError('option `store` is required, e.g. createMetricsRouter({ store: knexStore(db) })', entry);
-  return { store, logError: checkLogError(options.logError, entry), ...resolveEndpoint(options, '', entry) };
+  return { store, logError: resolveErrorLog(options, entry).logError, ...resolveEndpoint(options, '', entry) };
 }

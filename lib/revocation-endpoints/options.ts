@@ -8,7 +8,7 @@ import { DEFAULT_EXPIRES_MS, type ProfileConfig, type Profiles } from '../ca/pro
 import type { LogError } from '../http/error-catch';
 import {
   checkKeyBackends,
-  checkLogError,
+  resolveErrorLog,
   checkOptionNames,
   checkStore,
   hasMethods,
@@ -19,7 +19,15 @@ import {
   type OptionsEntry,
 } from '../http/option-checks';
 import { checkProfilesOption, effectiveProfiles } from '../http/profile-options';
-import { hasRevocationStore, METRICS_SINK_METHODS, type KeyBackend, type MetricsSink, type RevocationStore, type Store } from '../ports';
+import {
+  hasRevocationStore,
+  METRICS_SINK_METHODS,
+  type KeyBackend,
+  type Logger,
+  type MetricsSink,
+  type RevocationStore,
+  type Store,
+} from '../ports';
 
 export type OcspSigning = 'delegate' | 'ca';
 
@@ -41,7 +49,9 @@ export interface RevocationRouterOptions {
   ocspSigning?: OcspSigning;
   /** Merged into the built-in profiles as `createCaApiRouter`'s option is; only `ocsp` matters here (delegated responders). */
   profiles?: Record<string, ProfileConfig | null>;
-  /** Where unexpected errors are reported (never with credentials). Default `console.error`. */
+  /** Where the endpoints log unexpected errors (README "Logs"). Default `console.error`. */
+  logger?: Logger;
+  /** Deprecated: pass `logger`. Where unexpected errors are reported (never with credentials); wins over `logger`. */
   logError?: LogError;
   /** Environment to read `CA_URL_PATH` and (for the default key backend) `CA_KEY_ENCRYPTION_KEY` from. Default `process.env`. */
   env?: Record<string, string | undefined>;
@@ -55,6 +65,7 @@ export const REVOCATION_ROUTER_OPTION_NAMES: readonly (keyof RevocationRouterOpt
   'urlPath',
   'ocspSigning',
   'profiles',
+  'logger',
   'logError',
   'env',
   'metrics',
@@ -108,7 +119,7 @@ export function resolveRevocationRouterOptions(options: RevocationRouterOptions)
     prefix: `/${urlPath}`,
     ocspSigning: checkOcspSigning(options.ocspSigning, entry),
     profiles: effectiveProfiles(checkProfilesOption(options.profiles, entry), DEFAULT_EXPIRES_MS, entry),
-    logError: checkLogError(options.logError, entry),
+    logError: resolveErrorLog(options, entry).logError,
     metrics: checkMetricsTarget(options.metrics, entry),
   };
 }

@@ -6,7 +6,7 @@
 import type { LogError } from '../http/error-catch';
 import {
   checkBoolean,
-  checkLogError,
+  resolveErrorLog,
   checkOptionNames,
   hasMethods,
   isObjectLike,
@@ -14,7 +14,7 @@ import {
   show,
   type OptionsEntry,
 } from '../http/option-checks';
-import { hasEventLog, hasWebhookStore, type EventLog, type SecretBox, type Store, type WebhookStoreProvider } from '../ports';
+import { hasEventLog, hasWebhookStore, type EventLog, type Logger, type SecretBox, type Store, type WebhookStoreProvider } from '../ports';
 
 export interface WebhookDeliveryTuning {
   /** How often this instance looks for endpoints with events to deliver (ms). Default 1000. */
@@ -53,6 +53,9 @@ export interface WebhookDeliveryOptions extends WebhookDeliveryTuning {
   /** Opens the endpoints' secrets. Default: the box under `CA_KEY_ENCRYPTION_KEY` of `env`. */
   secrets?: SecretBox;
   env?: Record<string, string | undefined>;
+  /** Where unexpected errors are logged (README "Logs"). Default `console.error`. */
+  logger?: Logger;
+  /** Deprecated: pass `logger`. Where unexpected errors go (never with credentials); wins over `logger`. */
   logError?: LogError;
 }
 
@@ -125,11 +128,11 @@ export interface ResolvedWebhookDeliveryOptions extends ResolvedWebhookTuning {
 /** Options of `createWebhookDelivery` (the box is filled in by the package entry when not given). */
 export function resolveWebhookDeliveryOptions(options: WebhookDeliveryOptions): ResolvedWebhookDeliveryOptions {
   const entry = 'createWebhookDelivery';
-  checkOptionNames(options, ['store', 'secrets', 'env', 'logError', ...TUNING_NAMES], '{ store }', entry);
+  checkOptionNames(options, ['store', 'secrets', 'env', 'logger', 'logError', ...TUNING_NAMES], '{ store }', entry);
   return {
     store: checkWebhookStore(options.store, entry, ''),
     secrets: checkSecretBox(options.secrets, entry),
-    logError: checkLogError(options.logError, entry),
+    logError: resolveErrorLog(options, entry).logError,
     ...resolveTuning(options, '', entry),
   };
 }
