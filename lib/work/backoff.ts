@@ -27,7 +27,8 @@ export interface BackoffPolicy {
 
 /**
  * Doubling stops here: 2^52 times any base is past every cap worth having, and still a finite
- * number, so that `attempt` may be as large as a counter gets without overflowing to Infinity.
+ * number, so that `attempt` may be as large as a counter gets (or Infinity) without the product
+ * overflowing — 2^1024 is Infinity, and a zero base times Infinity is NaN, which no timer or Date takes.
  */
 const MAX_DOUBLINGS = 52;
 

@@ -76,6 +76,8 @@ describe('delayMs', () => {
         expect(Number.isNaN(new Date(Date.now() + wait).getTime())).toBe(false);
       }
     }
+    // A zero base (no wait at all) stays zero rather than 0 · 2^1024 = NaN.
+    expect(delayMs({ baseMs: 0, maxMs: 1000 }, 5000)).toBe(0);
   });
 
   it('spreads the waits of work that failed together over the whole range', () => {
