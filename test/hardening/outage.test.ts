@@ -8,7 +8,7 @@ import request from 'supertest';
 import { knexStore, StoreUnavailableError } from '../../lib';
 import { inProcessOrderRunner } from '../../lib/ca/order-runner/in-process';
 import { PollLoop } from '../../lib/ca/order-runner/poll-loop';
-import { ORDER_RUNNER_OUTAGE_MAX_MS as MAX_BACKOFF_MS } from '../../lib/work/policies';
+import { ORDER_RUNNER_OUTAGE_MAX_MS } from '../../lib/work/policies';
 import { routerOnDeadDatabase, type DeadDatabaseApp } from '../helpers/dead-database';
 import { authHeader } from '../helpers/http';
 
@@ -84,7 +84,7 @@ describe('PollLoop back-off', () => {
   const lost = () => new StoreUnavailableError('connect ECONNREFUSED', { connectionLost: true });
 
   /** The exponential waits from a 1 s poll interval: doubling, up to the maximum. */
-  const FULL = [1000, 2000, 4000, 8000, 16000, MAX_BACKOFF_MS, MAX_BACKOFF_MS];
+  const FULL = [1000, 2000, 4000, 8000, 16000, ORDER_RUNNER_OUTAGE_MAX_MS, ORDER_RUNNER_OUTAGE_MAX_MS];
 
   test('waits twice as long after each failed drain up to the maximum, and polls normally again after a success', async () => {
     const at: number[] = [];
@@ -108,7 +108,7 @@ describe('PollLoop back-off', () => {
     expect(logs).toHaveLength(1);
     failing = false;
     const before = at.length;
-    await jest.advanceTimersByTimeAsync(MAX_BACKOFF_MS + 3000);
+    await jest.advanceTimersByTimeAsync(ORDER_RUNNER_OUTAGE_MAX_MS + 3000);
     const after = at.slice(before);
     expect(after.length).toBeGreaterThanOrEqual(3); // one after the last wait, then every second
     expect(after[2] - after[1]).toBe(1000);
