@@ -6,7 +6,8 @@
  *   Later attempts have the time they are due; the runner claims due ones (`FOR UPDATE SKIP
  *   LOCKED` and a lease), asks the validator, and records the outcome: valid; invalid with the validator's `error` when the answer
  *   is wrong; or, when the failure may pass (a timeout, a refused connection, a record not there
- *   yet), another attempt after a doubling delay, up to `validationAttempts` (RFC 8555 §8.2), after
+ *   yet), another attempt after a doubling delay with jitter, at most an hour (lib/work/policies.ts),
+ *   up to `validationAttempts` (RFC 8555 §8.2), after
  *   which it is invalid with the last error. A runner that dies leaves its lease to lapse, and
  *   another instance (or this one, restarted) takes the work over.
  * - Issuance: finalize issues in the request (`issueNow`); an order whose issuance did not finish —
@@ -36,6 +37,8 @@ import {
   type ValidationResult,
 } from '../ports';
 import { X509Error } from '../x509/errors';
+import { delayMs } from '../work/backoff';
+import { BACKOFF_POLICIES } from '../work/policies';
 import { IssuanceNotStarted, issueOrder, type AcmeSigning } from './issue';
 import { ACME_ERROR_NAMESPACE } from './problems';
 
@@ -196,7 +199,7 @@ export class AcmeRunner {
     if (outcome.valid) return { kind: 'valid', at: now };
     const error = problem(outcome.problem.type, outcome.problem.detail);
     if (outcome.retryable && attempt < this.settings.validationAttempts) {
-      const delay = this.settings.validationRetryMs * 2 ** (attempt - 1);
+      const delay = delayMs(BACKOFF_POLICIES.acmeValidationRetry(this.settings.validationRetryMs), attempt);
       return { kind: 'retry', problem: error, at: new Date(now.getTime() + delay) };
     }
     return { kind: 'invalid', problem: error };
@@ -221,7 +224,9 @@ export class AcmeRunner {
       const final = e instanceof CaError || e instanceof X509Error || attempts + 1 >= ISSUANCE_ATTEMPTS;
       if (!(e instanceof StoreUnavailableError)) this.deps.logError('express-ca-api: ACME runner', e);
       const detail = e instanceof CaError || e instanceof X509Error ? e.message : 'The certificate could not be issued.';
-      const retryAt = final ? null : new Date(Date.now() + this.settings.validationRetryMs * 2 ** attempts);
+      // `attempts` failed before this one: this is failure number attempts + 1.
+      const delay = delayMs(BACKOFF_POLICIES.acmeIssuanceRetry(this.settings.validationRetryMs), attempts + 1);
+      const retryAt = final ? null : new Date(Date.now() + delay);
       if (final) this.deps.metrics?.acmeOrders('invalid');
       await this.deps.acme
         .failIssuance(order.id, problem('serverInternal', detail), retryAt)

@@ -10,7 +10,7 @@
  * (a lease outlasts two request timeouts and is renewed with every event).
  *
  * A failure ends the endpoint's turn with a back-off of `backoffBaseMs · 2^(attempts−1)` (at most
- * `backoffMaxMs`), of which a random half is waited off (backoff.ts); at `maxAttempts` the event goes
+ * `backoffMaxMs`), of which a random half is waited off (lib/work/policies.ts, webhook delivery); at `maxAttempts` the event goes
  * to the dead letters and the endpoint moves on.
  *
  * Nothing here is on the issuing path: delivery runs on its own timers, holds no transaction (nor,
@@ -31,7 +31,8 @@ import {
   type WebhookSender,
   type WebhookStore,
 } from '../ports';
-import { retryDelayMs } from './backoff';
+import { delayMs } from '../work/backoff';
+import { BACKOFF_POLICIES } from '../work/policies';
 import type { ResolvedWebhookTuning } from './options';
 import { webhookPayload } from './payload';
 
@@ -242,7 +243,7 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
         }
         this.metrics.webhookDelivery?.({ endpoint: endpoint.id, outcome: 'failed', seconds, lagSeconds });
         if (position > recorded && !(await this.advance(endpoint.id, position))) return;
-        const nextAttempt = new Date(Date.now() + retryDelayMs(attempts, this.settings));
+        const nextAttempt = new Date(Date.now() + delayMs(BACKOFF_POLICIES.webhookDelivery(this.settings), attempts));
         await webhooks.recordWebhookOutcome(endpoint.id, this.owner, { kind: 'retry', error: result.error, nextAttempt }, this.leaseMs);
         return;
       }

@@ -7,7 +7,8 @@
 import request from 'supertest';
 import { knexStore, StoreUnavailableError } from '../../lib';
 import { inProcessOrderRunner } from '../../lib/ca/order-runner/in-process';
-import { MAX_BACKOFF_MS, PollLoop } from '../../lib/ca/order-runner/poll-loop';
+import { PollLoop } from '../../lib/ca/order-runner/poll-loop';
+import { ORDER_RUNNER_OUTAGE_MAX_MS } from '../../lib/work/policies';
 import { routerOnDeadDatabase, type DeadDatabaseApp } from '../helpers/dead-database';
 import { authHeader } from '../helpers/http';
 
@@ -69,7 +70,7 @@ test('the in-process order runner backs off while the database is unreachable, a
   await runner.start();
   await new Promise((r) => setTimeout(r, 1500));
   await runner.stop();
-  // Without back-off: one attempt every 20 ms, ~75. With it: 20, 40, 80, ... ms apart, 7 at most.
+  // Without back-off: one attempt every 20 ms, ~75. With it: 100, 200, 400, ... ms apart (half that at the least, with jitter), 6 at most.
   expect(claims).toBeGreaterThanOrEqual(2);
   expect(claims).toBeLessThanOrEqual(8);
   expect(failures).toHaveLength(1);
@@ -81,6 +82,9 @@ describe('PollLoop back-off', () => {
   afterEach(() => jest.useRealTimers());
 
   const lost = () => new StoreUnavailableError('connect ECONNREFUSED', { connectionLost: true });
+
+  /** The exponential waits from a 1 s poll interval: doubling, up to the maximum. */
+  const FULL = [1000, 2000, 4000, 8000, 16000, ORDER_RUNNER_OUTAGE_MAX_MS, ORDER_RUNNER_OUTAGE_MAX_MS];
 
   test('waits twice as long after each failed drain up to the maximum, and polls normally again after a success', async () => {
     const at: number[] = [];
@@ -94,21 +98,43 @@ describe('PollLoop back-off', () => {
       },
       1000,
       (m) => logs.push(m),
+      () => 0.5, // the jitter waits off a quarter of each
     );
     const start = Date.now();
     loop.start();
     await jest.advanceTimersByTimeAsync(200_000);
     const gaps = at.slice(1).map((t, i) => t - at[i]);
-    expect(gaps.slice(0, 7)).toEqual([1000, 2000, 4000, 8000, 16000, MAX_BACKOFF_MS, MAX_BACKOFF_MS]);
+    expect(gaps.slice(0, 7)).toEqual(FULL.map((full) => (3 * full) / 4));
     expect(logs).toHaveLength(1);
     failing = false;
     const before = at.length;
-    await jest.advanceTimersByTimeAsync(MAX_BACKOFF_MS + 3000);
+    await jest.advanceTimersByTimeAsync(ORDER_RUNNER_OUTAGE_MAX_MS + 3000);
     const after = at.slice(before);
     expect(after.length).toBeGreaterThanOrEqual(3); // one after the last wait, then every second
     expect(after[2] - after[1]).toBe(1000);
     expect(at[0]).toBe(start);
     await loop.stop();
+  });
+
+  test('each wait of the back-off is between half and all of the doubled one (equal jitter)', async () => {
+    const at: number[] = [];
+    const loop = new PollLoop(
+      async () => {
+        at.push(Date.now());
+        throw lost();
+      },
+      1000,
+      () => undefined,
+    );
+    loop.start();
+    await jest.advanceTimersByTimeAsync(200_000);
+    await loop.stop();
+    const gaps = at.slice(1).map((t, i) => t - at[i]);
+    expect(gaps.length).toBeGreaterThanOrEqual(FULL.length);
+    gaps.slice(0, FULL.length).forEach((gap, i) => {
+      expect(gap).toBeGreaterThanOrEqual(FULL[i] / 2);
+      expect(gap).toBeLessThanOrEqual(FULL[i]);
+    });
   });
 
   test('a poke (an order was written: the database is back) drains at once, whatever the back-off', async () => {
@@ -121,9 +147,10 @@ describe('PollLoop back-off', () => {
       },
       1000,
       () => undefined,
+      () => 0.5,
     );
     loop.start();
-    await jest.advanceTimersByTimeAsync(1000 + 2000 + 4000 + 8000 + 100); // five failed drains; now waiting 16 s
+    await jest.advanceTimersByTimeAsync(750 + 1500 + 3000 + 6000 + 100); // five failed drains; now waiting 12 s
     expect(drains).toBe(5);
     loop.poke();
     await jest.advanceTimersByTimeAsync(10);

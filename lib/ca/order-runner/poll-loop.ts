@@ -6,15 +6,15 @@
  * for orders nobody handed over. Apart from the draining itself so that start/stop/wake-up can be read
  * on their own.
  *
- * In a database outage (a drain fails with a lost connection) it backs off: it waits twice as long
- * after each failed drain, up to `MAX_BACKOFF_MS`, and logs the outage once rather than every time. A
- * `poke` (a new order was written: the database is back) still drains at once; a successful drain
- * ends the back-off.
+ * In a database outage (a drain fails with a lost connection) it backs off (lib/work/policies.ts, REST
+ * order runner outage): it waits about twice as long after each failed drain, up to 30 s, with equal
+ * jitter so that the instances on one database do not all come back in the same turn, and logs the
+ * outage once rather than every time. A `poke` (a new order was written: the database is back) still
+ * drains at once; a successful drain ends the back-off.
  */
 import { isConnectionLost } from '../../ports';
-
-/** The longest wait between two drains in an outage. */
-export const MAX_BACKOFF_MS = 30_000;
+import { delayMs, type BackoffPolicy } from '../../work/backoff';
+import { BACKOFF_POLICIES } from '../../work/policies';
 
 export class PollLoop {
   private running = false;
@@ -23,13 +23,18 @@ export class PollLoop {
   private notified = false;
   /** Drains failed in a row by an outage (0: none). */
   private outageFailures = 0;
+  private readonly outageBackoff: BackoffPolicy;
 
   constructor(
     /** `poked`: set off by `poke` (else by start, the timer or the end of a back-off). */
     private readonly drain: (poked: boolean) => Promise<number>,
     private readonly pollIntervalMs: number,
     private readonly logError: (message: string, error: unknown) => void,
-  ) {}
+    /** The jitter's source (tests pass their own). */
+    private readonly random: () => number = Math.random,
+  ) {
+    this.outageBackoff = BACKOFF_POLICIES.restOrderRunnerOutage(pollIntervalMs);
+  }
 
   get isRunning(): boolean {
     return this.running;
@@ -87,9 +92,9 @@ export class PollLoop {
   }
 
   /** The wait before the next drain: the poll interval, or the back-off in an outage. */
-  private get delayMs(): number {
+  private get nextWaitMs(): number {
     if (this.outageFailures === 0) return this.pollIntervalMs;
-    return Math.min(MAX_BACKOFF_MS, Math.max(100, this.pollIntervalMs) * 2 ** Math.min(this.outageFailures - 1, 16));
+    return delayMs(this.outageBackoff, this.outageFailures, this.random);
   }
 
   private sleep(): Promise<void> {
@@ -103,7 +108,7 @@ export class PollLoop {
         this.wake = null;
         resolve();
       };
-      const timer = setTimeout(done, this.delayMs);
+      const timer = setTimeout(done, this.nextWaitMs);
       timer.unref?.();
       this.wake = done;
     });

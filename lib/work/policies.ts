@@ -1,0 +1,51 @@
+/**
+ * The back-off of every kind of background work, in one place (docs/DESIGN.md "Back-off"): each a
+ * `BackoffPolicy` (lib/work/backoff.ts) built from the settings users already have for it, so that
+ * those settings keep their names and defaults where they are documented (README "ACME",
+ * "Webhooks", "Outages") and only the arithmetic is shared. Every one has equal jitter.
+ */
+import type { BackoffPolicy } from './backoff';
+
+/** The longest wait of the REST order runner between two drains in a database outage. */
+export const ORDER_RUNNER_OUTAGE_MAX_MS = 30_000;
+/** The shortest first wait of that back-off, whatever the poll interval (a 20 ms poll would hammer a dead database). */
+export const ORDER_RUNNER_OUTAGE_MIN_BASE_MS = 100;
+
+/**
+ * The longest wait before another ACME validation or issuance attempt. With the defaults (5
+ * attempts from 2 s) the longest wait is 16 s and this never counts; it counts when
+ * `validationAttempts` or `validationRetryMs` are raised: a wait past an hour outlasts an order of the
+ * default life (`CA_ACME_ORDER_VALIDITY`, 1 hour) and would only end in its expiry, and an order that
+ * lives up to a day is then still tried at least hourly. The same hour as the webhooks' default cap.
+ */
+export const ACME_RETRY_MAX_MS = 3_600_000;
+
+export const BACKOFF_POLICIES = {
+  /**
+   * REST order runner outage (lib/ca/order-runner/poll-loop.ts): drains failing with a lost
+   * connection wait from the poll interval (at least 100 ms), doubling, up to 30 s.
+   */
+  restOrderRunnerOutage: (pollIntervalMs: number): BackoffPolicy => ({
+    baseMs: Math.max(ORDER_RUNNER_OUTAGE_MIN_BASE_MS, pollIntervalMs),
+    maxMs: ORDER_RUNNER_OUTAGE_MAX_MS,
+    jitter: 'equal',
+  }),
+  /** ACME validation retry (lib/acme/runner.ts): from `acme.validationRetryMs` (2000 ms), doubling, up to an hour. */
+  acmeValidationRetry: (validationRetryMs: number): BackoffPolicy => ({
+    baseMs: validationRetryMs,
+    maxMs: ACME_RETRY_MAX_MS,
+    jitter: 'equal',
+  }),
+  /** ACME issuance retry (lib/acme/runner.ts): an issuance the store or a key backend failed, as validations. */
+  acmeIssuanceRetry: (validationRetryMs: number): BackoffPolicy => ({
+    baseMs: validationRetryMs,
+    maxMs: ACME_RETRY_MAX_MS,
+    jitter: 'equal',
+  }),
+  /** Webhook delivery (lib/webhooks/delivery.ts): from `backoffBaseMs` (5 s), doubling, up to `backoffMaxMs` (1 hour). */
+  webhookDelivery: (settings: { backoffBaseMs: number; backoffMaxMs: number }): BackoffPolicy => ({
+    baseMs: settings.backoffBaseMs,
+    maxMs: settings.backoffMaxMs,
+    jitter: 'equal',
+  }),
+} as const;
