@@ -210,9 +210,10 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     return order;
   }
 
-  test('completeIssuance stores the certificate with the order valid and its event naming the account', async () => {
+  test('completeIssuance stores the certificate with the order valid and its event naming its requester, the account', async () => {
     const order = await readyOrder();
-    const certificate = newCertificate(ca.id, { serial: randomSerial() });
+    const requester = { type: 'acme_account', id: accountId, protocol: 'acme' };
+    const certificate = { ...newCertificate(ca.id, { serial: randomSerial() }), requester };
     const stored = await acme.completeIssuance(order.id, certificate);
     expect(stored.serial).toBe(certificate.serial);
     expect(await acme.findOrder(ca.id, order.slug)).toMatchObject({
@@ -226,17 +227,20 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     expect(events).toHaveLength(1);
     expect(events[0].type).toBe('certificate.issued');
     const actor = typeof events[0].actor === 'string' ? JSON.parse(events[0].actor) : events[0].actor;
-    expect(actor).toEqual({ type: 'acme_account', id: accountId, protocol: 'acme' });
+    expect(actor).toEqual(requester);
   });
 
-  test('certificates of two accounts stored by one statement: each event names its own account', async () => {
+  test('certificates of two accounts stored by one statement: each event names its own requester', async () => {
     const first = await readyOrder();
     const other = await newAccount('other-thumb');
     const mine = accountId;
     accountId = other;
     const second = await readyOrder();
     accountId = mine;
-    const certificates = [first, second].map(() => newCertificate(ca.id, { serial: randomSerial() }));
+    const certificates = [mine, other].map((id) => ({
+      ...newCertificate(ca.id, { serial: randomSerial() }),
+      requester: { type: 'acme_account', id, protocol: 'acme' },
+    }));
     const statements: string[] = [];
     const onQuery = (q: { sql: string }) => statements.push(q.sql);
     db.knex.on('query', onQuery);
