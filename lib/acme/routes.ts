@@ -27,7 +27,7 @@ export const ACME_ROUTES: readonly AcmeRoute[] = [
   { method: 'POST', path: '/{serial}/acct/{slug}/', beforeTerms: true, readsOnPostAsGet: true, handler: account },
   { method: 'POST', path: '/{serial}/acct/{slug}/orders/', postAsGet: true, beforeTerms: true, handler: accountOrders },
   { method: 'POST', path: '/{serial}/key-change/', handler: keyChange },
-  // Orders (§7.4) → AcmeStore orders; finalize → issue.ts (lib/ca/issuing.ts issueInto).
+  // Orders (§7.4) → AcmeStore orders; finalize → issue.ts (lib/ca/issuance/issue.ts issue + keepWithAcmeOrder).
   { method: 'POST', path: '/{serial}/new-order/', handler: newOrder },
   { method: 'POST', path: '/{serial}/order/{slug}/', postAsGet: true, handler: order },
   { method: 'POST', path: '/{serial}/order/{slug}/finalize/', handler: finalize },

@@ -1,6 +1,6 @@
 /**
  * Sign and resign through the API: the order desk (docs/COMPATIBILITY.md §3.1; README D3, D4), in
- * front of the issuing service (issuing.ts), which places the order.
+ * front of the issuing service (lib/ca/issuance/place-order.ts), which places the order.
  *
  * Everything that can be checked is checked before the order row exists (D3), in the order the
  * original reports it: PEM framing (422 on `csr`), CSR parse and self-signature (400, D4), the CA
