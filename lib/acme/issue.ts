@@ -31,7 +31,7 @@ export function acmeActor(accountId: number, address?: string | null): Actor {
   return address ? { ...actor, address } : actor;
 }
 
-/** The sign request of an order whose CSR passed the policy (lib/acme/csr-policy.ts). */
+/** The sign request of an order whose CSR passed the policy (lib/acme/policy/csr.ts). */
 export function orderSignRequest(
   order: AcmeOrderRecord,
   csr: ParsedCsr,

@@ -6,7 +6,7 @@ import { isJsonObject, ownMember } from '../encoding';
 import { jwkThumbprint } from '../jwk';
 import { accountJson } from '../objects';
 import { accountDoesNotExist, externalAccountRequired, malformed, rateLimited, unauthorized, withRetryAfter } from '../problems';
-import { checkedEabKid } from '../eab';
+import { checkedEabKid } from '../eab/check-binding';
 import { parseContacts } from '../contacts';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
 import type { AcmeAccountRecord } from '../../ports';

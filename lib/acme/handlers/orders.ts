@@ -6,10 +6,10 @@ import { randomBytes } from 'crypto';
 import type { AcmeOrderRecord } from '../../ports';
 import { decodeBase64url, isJsonObject, ownMember } from '../encoding';
 import { parseOrderIdentifiers } from '../identifiers';
-import { checkNamePolicy } from '../name-policy';
+import { checkNamePolicy } from '../policy/names';
 import { orderJson } from '../objects';
 import { malformed, orderNotReady, rateLimited, unauthorized, withRetryAfter } from '../problems';
-import { checkedCsr } from '../csr-policy';
+import { checkedCsr } from '../policy/csr';
 import { orderSignRequest } from '../issue';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
 
