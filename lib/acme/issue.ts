@@ -75,7 +75,7 @@ export class IssuanceNotStarted extends Error {
 /**
  * Sign and store; the order becomes `valid` with its certificate, requested by its account from the
  * address it was finalized from. With `started` (finalize moves the order to `processing` while the
- * certificate is being signed, lib/acme/handlers/orders.ts), the certificate is stored only if that
+ * certificate is being signed, lib/acme/finalize.ts), the certificate is stored only if that
  * move succeeded; else IssuanceNotStarted.
  */
 export function issueOrder(
