@@ -31,7 +31,7 @@ export function acmeActor(accountId: number, address?: string | null): Actor {
   return address ? { ...actor, address } : actor;
 }
 
-/** The sign request of an order whose CSR passed the policy (lib/acme/csr-policy.ts). */
+/** The sign request of an order whose CSR passed the policy (lib/acme/policy/csr.ts). */
 export function orderSignRequest(
   order: AcmeOrderRecord,
   csr: ParsedCsr,
@@ -75,7 +75,7 @@ export class IssuanceNotStarted extends Error {
 /**
  * Sign and store; the order becomes `valid` with its certificate, requested by its account from the
  * address it was finalized from. With `started` (finalize moves the order to `processing` while the
- * certificate is being signed, lib/acme/handlers/orders.ts), the certificate is stored only if that
+ * certificate is being signed, lib/acme/finalize.ts), the certificate is stored only if that
  * move succeeded; else IssuanceNotStarted.
  */
 export function issueOrder(

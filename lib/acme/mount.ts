@@ -10,8 +10,8 @@
  * outage is a 503 `serverInternal` with `Retry-After`; anything unexpected is logged and a 500.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { AcmeAccountCache } from '../cache/acme-account-cache';
-import { AcmePolicyCache } from '../cache/acme-policy-cache';
+import { AcmeAccountCache } from './cache/account-cache';
+import { AcmePolicyCache } from './cache/policy-cache';
 import type { CaCache } from '../cache/ca-cache';
 import type { KeyBackends } from '../ca/key-backends';
 import type { Profiles } from '../ca/profiles';

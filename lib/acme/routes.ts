@@ -22,19 +22,20 @@ export const ACME_ROUTES: readonly AcmeRoute[] = [
   // Nonces (§7.2): stored, so that any instance accepts them once (AcmeNonceStore).
   { method: 'HEAD', path: '/{serial}/new-nonce/', handler: headNonce },
   { method: 'GET', path: '/{serial}/new-nonce/', handler: getNonce },
-  // Accounts (§7.3) → AcmeStore accounts.
+  // Accounts (§7.3) → accounts.ts (registerAccount, updateAccount); key rollover → key-rollover.ts.
   { method: 'POST', path: '/{serial}/new-account/', signer: 'jwk', handler: newAccount },
   { method: 'POST', path: '/{serial}/acct/{slug}/', beforeTerms: true, readsOnPostAsGet: true, handler: account },
   { method: 'POST', path: '/{serial}/acct/{slug}/orders/', postAsGet: true, beforeTerms: true, handler: accountOrders },
   { method: 'POST', path: '/{serial}/key-change/', handler: keyChange },
-  // Orders (§7.4) → AcmeStore orders; finalize → issue.ts (lib/ca/issuance/issue.ts issue + keepWithAcmeOrder).
+  // Orders (§7.4) → orders.ts placeOrder; finalize → finalize.ts, issue.ts (lib/ca/issuance/issue.ts issue + keepWithAcmeOrder).
   { method: 'POST', path: '/{serial}/new-order/', handler: newOrder },
   { method: 'POST', path: '/{serial}/order/{slug}/', postAsGet: true, handler: order },
   { method: 'POST', path: '/{serial}/order/{slug}/finalize/', handler: finalize },
-  // Authorizations and challenges (§7.5) → AcmeStore; validation by runner.ts.
+  // Authorizations and challenges (§7.5) → AcmeStore; a challenge's validation → challenges.ts, runner.ts.
   { method: 'POST', path: '/{serial}/authz/{slug}/', readsOnPostAsGet: true, handler: authorization },
   { method: 'POST', path: '/{serial}/chall/{slug}/', readsOnPostAsGet: true, handler: challenge },
-  // The certificate chain (§7.4.2), revocation (§7.6) → lib/ca/revocation.ts, renewal information (RFC 9773).
+  // The certificate chain (§7.4.2), revocation (§7.6) → revocation.ts (lib/ca/revocation.ts), renewal information
+  // (RFC 9773) → renewal-window.ts.
   { method: 'POST', path: '/{serial}/cert/{slug}/', postAsGet: true, handler: certificate },
   { method: 'POST', path: '/{serial}/revoke/', signer: 'either', handler: revoke },
   { method: 'GET', path: '/{serial}/renewal-info/{cert_id}', answersHead: true, handler: renewalInfo },

@@ -3,8 +3,8 @@
  * store of lib/ports/acme-store.ts, the nonces, the certificates), the CA cache, the issuing and
  * revocation services of lib/ca, and the runner that validates challenges and issues certificates.
  */
-import type { AcmeAccountCache } from '../cache/acme-account-cache';
-import type { AcmePolicyCache } from '../cache/acme-policy-cache';
+import type { AcmeAccountCache } from './cache/account-cache';
+import type { AcmePolicyCache } from './cache/policy-cache';
 import type { CaCache } from '../cache/ca-cache';
 import type { KeyBackends } from '../ca/key-backends';
 import type { Profiles } from '../ca/profiles';
@@ -23,9 +23,9 @@ export interface AcmeServices {
   /** Opens the sealed MAC keys of external account bindings; null: none can be checked. */
   secrets: SecretBox | null;
   options: ResolvedAcmeOptions;
-  /** Each CA's ACME policy, read through a short-lived cache (lib/cache/acme-policy-cache.ts). */
+  /** Each CA's ACME policy, read through a short-lived cache (cache/policy-cache.ts). */
   policies: AcmePolicyCache;
-  /** The accounts that `kid`s name, read through a short-lived cache (lib/cache/acme-account-cache.ts). */
+  /** The accounts that `kid`s name, read through a short-lived cache (cache/account-cache.ts). */
   accounts: AcmeAccountCache;
   runner: AcmeRunner;
 }

@@ -11,7 +11,7 @@
  * and refused with an error naming the setting, rather than commander's bare "unknown option".
  */
 import { Option } from 'commander';
-import { policyNames } from '../ca/acme-policy';
+import { policyNames } from '../acme/policy/entries';
 import type { CaAcmeSettings } from '../ca/authorities';
 import { CA_PATCH_FIELDS } from '../ca/ca-fields';
 import { CaError } from '../ca/errors';

@@ -1,7 +1,7 @@
 /**
  * Ways in (docs/DESIGN.md "Modules (ways in)"): the REST API under `{urlPath}api/`, the revocation
- * endpoints under `{urlPath}`, and protocols to come (ACME under `{urlPath}acme/`) are each a module
- * mounted at a prefix. One Express handler serves a list of them: a request goes to the module with
+ * endpoints under `{urlPath}`, ACME under `{urlPath}acme/` (lib/acme) and the protocols to come are each
+ * a module mounted at a prefix. One Express handler serves a list of them: a request goes to the module with
  * the longest prefix it falls under, or to the host app (`next()`) when it falls under none.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';

@@ -8,7 +8,7 @@ import * as acme from 'acme-client';
 import { randomBytes } from 'crypto';
 import { kekSecretBox } from '../../adapters/keys/secret-box';
 import { loadKek } from '../../adapters/keys/kek';
-import { createAcmeEabKey } from '../../lib/ca/acme-eab';
+import { createAcmeEabKey } from '../../lib/acme/eab/create-key';
 import { WireClient, problemType } from '../helpers/acme-wire';
 import { testDatabaseTargets } from '../helpers/database';
 import { KEK, startAcmeServer, type AcmeFixture } from './fixture';

@@ -110,6 +110,14 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   'adapters/metrics': ['lib/ports'],
 };
 
+/**
+ * What ca-admin shares with the ACME module (docs/DESIGN.md "ACME", "What the CLI shares"): making an
+ * EAB key, checking the entries of a CA's name policy, the store's ACME capability. One home each, in
+ * lib/acme, and none of them HTTP: the CLI imports no other file of lib/acme, and these import nothing
+ * of lib/http nor of the rest of lib/acme.
+ */
+const ACME_SHARED_WITH_CLI = ['lib/acme/eab/create-key.ts', 'lib/acme/policy/entries.ts', 'lib/acme/store-capability.ts'];
+
 /** Imports of `files` that leave `dir` for a folder not in `allowed`, as `file → import`. */
 function importsLeaving(files: readonly string[], dir: string, allowed: readonly string[]): string[] {
   const folders = [...Object.keys(ALLOWED_IMPORTS), 'lib/ca', 'lib/ports', 'lib/x509', 'lib/cli'];
@@ -255,6 +263,23 @@ describe('modules (ways in)', () => {
         allowed,
       ),
     ).toEqual([]);
+  });
+
+  test('ca-admin imports of lib/acme are exactly the files the module shares with it', () => {
+    const imported = lib
+      .filter((f) => f.startsWith('lib/cli/'))
+      .flatMap((f) => importsOf(f).filter((i) => i.startsWith('lib/acme/')))
+      .filter((i, n, all) => all.indexOf(i) === n);
+    expect(imported.sort()).toEqual([...ACME_SHARED_WITH_CLI].sort());
+  });
+
+  test('the files lib/acme shares with ca-admin import no HTTP and nothing else of lib/acme', () => {
+    const offenders = ACME_SHARED_WITH_CLI.flatMap((f) =>
+      importsOf(f)
+        .filter((i) => i.startsWith('lib/http/') || (i.startsWith('lib/acme/') && !ACME_SHARED_WITH_CLI.includes(i)))
+        .map((i) => `${f} → ${i}`),
+    );
+    expect(offenders).toEqual([]);
   });
 
   test('the import rule sees a module importing another module (so an empty list above means something)', () => {

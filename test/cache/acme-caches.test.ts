@@ -1,12 +1,12 @@
 /**
- * The ACME caches (lib/cache/acme-account-cache.ts, acme-policy-cache.ts) on the real knex store:
+ * The ACME caches (lib/acme/cache/account-cache.ts, policy-cache.ts) on the real knex store:
  * an account or policy change through the store in this process is seen at once (the ACME store's
  * `onAcmeAccountChanged` / `onAcmePolicyChanged`); one made behind the store's back (another
  * instance, `ca-admin`) once the TTL has passed; an account not found is never kept.
  */
 import { TABLES } from '../../adapters/store/knex/tables';
-import { AcmeAccountCache } from '../../lib/cache/acme-account-cache';
-import { AcmePolicyCache } from '../../lib/cache/acme-policy-cache';
+import { AcmeAccountCache } from '../../lib/acme/cache/account-cache';
+import { AcmePolicyCache } from '../../lib/acme/cache/policy-cache';
 import type { AcmeAccountRecord, AcmeStore, CaRecord } from '../../lib/ports';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { newCa } from '../store/records';

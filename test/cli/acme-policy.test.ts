@@ -4,7 +4,7 @@
  * list replacing the stored one, every entry checked and canonical), `--acme-clear-names`; view_ca's
  * lines for them; a bad entry or a store without ACME data refused with nothing written.
  */
-import { checkNamePolicy } from '../../lib/acme/name-policy';
+import { checkNamePolicy } from '../../lib/acme/policy/names';
 import type { AcmeIdentifier, Store } from '../../lib/ports';
 import { hasAcmeStore } from '../../lib/ports';
 import { testDatabaseTargets } from '../helpers/database';

@@ -3,11 +3,9 @@
  * its orders (paged, where the original answers 500).
  */
 import { isJsonObject, ownMember } from '../encoding';
-import { jwkThumbprint } from '../jwk';
+import { registerAccount, updateAccount } from '../accounts';
 import { accountJson } from '../objects';
-import { accountDoesNotExist, externalAccountRequired, malformed, rateLimited, unauthorized, withRetryAfter } from '../problems';
-import { checkedEabKid } from '../eab';
-import { parseContacts } from '../contacts';
+import { malformed, unauthorized } from '../problems';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
 import type { AcmeAccountRecord } from '../../ports';
 
@@ -20,44 +18,25 @@ function payloadObject(call: AcmeCall): Record<string, unknown> {
   return payload;
 }
 
-/** newAccount (§7.3, §7.3.1). */
+/** newAccount (§7.3, §7.3.1): the account of the key, found (200) or made (201). */
 export async function newAccount(call: AcmeCall): Promise<AcmeAnswer> {
   const { ca, services, urls, jws, req } = call;
   if (!jws || jws.signer.kind !== 'jwk') throw malformed('Request requires a full JWK key.');
   const payload = payloadObject(call);
-  const thumbprint = jwkThumbprint(jws.signer.jwk);
-  const existing = await services.acme.findAccountByThumbprint(ca.id, thumbprint);
-  if (existing) return { status: 200, body: accountJson(existing, urls), headers: { Location: urls.account(existing.slug) } };
-  if (ownMember(payload, 'onlyReturnExisting') === true) throw accountDoesNotExist('Account does not exist.');
-  if (!ca.acmeRegistration) throw unauthorized('Account registration is disabled.');
-  const contact = parseContacts(ownMember(payload, 'contact'));
-  if (ca.acmeRequiresContact && contact.length === 0) throw unauthorized('Must provide at least one contact address.');
-  const agreed = ownMember(payload, 'termsOfServiceAgreed') === true;
-  const binding = ownMember(payload, 'externalAccountBinding');
-  let eabKid: string | null = null;
-  if (binding !== undefined) {
-    const context = { url: urls.newAccount, accountJwk: jws.signer.jwk, caId: ca.id, acme: services.acme, box: services.secrets };
-    eabKid = await checkedEabKid(binding, context);
-  } else if ((await services.policies.policy(ca.id)).eabRequired) {
-    throw externalAccountRequired('This CA requires an external account binding (RFC 8555 §7.3.4).');
-  }
-  const limit = services.options.newAccountsPerAddress;
-  const address = req.ip ?? null;
-  if (limit && address) {
-    const since = new Date(call.now.getTime() - limit.windowMs);
-    if ((await services.acme.countAccountsFrom(address, since)) >= limit.limit) {
-      throw withRetryAfter(rateLimited(`At most ${limit.limit} new accounts per address in ${limit.windowMs / 1000} s.`), limit.windowMs);
-    }
-  }
-  const { account, created } = await services.acme.createAccount({
-    caId: ca.id,
-    jwk: jws.signer.jwk as unknown as Record<string, string>,
-    thumbprint,
-    contact,
-    termsOfServiceAgreed: agreed,
-    remoteAddress: address,
-    eabKid,
-  });
+  const { account, created } = await registerAccount(
+    services,
+    ca,
+    {
+      jwk: jws.signer.jwk,
+      onlyReturnExisting: ownMember(payload, 'onlyReturnExisting') === true,
+      contact: ownMember(payload, 'contact'),
+      termsOfServiceAgreed: ownMember(payload, 'termsOfServiceAgreed') === true,
+      binding: ownMember(payload, 'externalAccountBinding'),
+      newAccountUrl: urls.newAccount,
+      address: req.ip ?? null,
+    },
+    call.now,
+  );
   return { status: created ? 201 : 200, body: accountJson(account, urls), headers: { Location: urls.account(account.slug) } };
 }
 
@@ -73,17 +52,12 @@ export async function account(call: AcmeCall): Promise<AcmeAnswer> {
   let current = ownAccount(call);
   if (call.jws && !call.jws.postAsGet) {
     const payload = payloadObject(call);
-    const status = ownMember(payload, 'status');
-    const contact = ownMember(payload, 'contact');
-    const tos = ownMember(payload, 'termsOfServiceAgreed');
-    if (status !== undefined && status !== 'deactivated' && status !== 'valid') {
-      throw malformed('An account can only be deactivated ("status": "deactivated").');
-    }
-    const patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: 'deactivated' } = {};
-    if (contact !== undefined) patch.contact = parseContacts(contact);
-    if (tos === true) patch.termsOfServiceAgreed = true;
-    if (status === 'deactivated') patch.status = 'deactivated';
-    if (Object.keys(patch).length > 0) current = await services.acme.updateAccount(current.id, patch);
+    const change = {
+      status: ownMember(payload, 'status'),
+      contact: ownMember(payload, 'contact'),
+      termsOfServiceAgreed: ownMember(payload, 'termsOfServiceAgreed'),
+    };
+    current = await updateAccount(services, current, change);
   }
   return { status: 200, body: accountJson(current, urls), headers: { Location: urls.account(current.slug) } };
 }

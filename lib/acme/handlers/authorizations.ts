@@ -1,20 +1,14 @@
 /**
  * Authorizations and challenges (RFC 8555 §7.5): read an authorization, deactivate it (§7.5.2, which
- * the original refuses), and start a challenge's validation (§7.5.1), which the runner carries out
- * (lib/acme/runner.ts). Only the account that owns the order may see or act on them.
+ * the original refuses), and start a challenge's validation (§7.5.1, lib/acme/challenges.ts), which
+ * the runner carries out (lib/acme/runner.ts). Only the account that owns the order may see or act on them.
  */
 import type { AcmeAuthorizationRecord, AcmeChallengeRecord } from '../../ports';
 import { isJsonObject, ownMember } from '../encoding';
+import { startChallenge } from '../challenges';
 import { authorizationJson, challengeJson } from '../objects';
 import { malformed, unauthorized } from '../problems';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
-
-/**
- * How long a challenge POST waits for the validation it started: most finish in milliseconds, and a
- * client whose answer already has the result saves its poll interval (acme-client waits 5 s, certbot
- * 3 s). A slower one goes on; the answer is then `processing` with `Retry-After`.
- */
-const CHALLENGE_WAIT_MS = 2000;
 
 function owned(call: AcmeCall, authz: AcmeAuthorizationRecord | null): AcmeAuthorizationRecord {
   if (!authz || !call.account || authz.accountId !== call.account.id) throw unauthorized('You are not authorized to perform this request.');
@@ -43,15 +37,8 @@ export async function authorization(call: AcmeCall): Promise<AcmeAnswer> {
 export async function challenge(call: AcmeCall): Promise<AcmeAnswer> {
   const { services, ca, urls, params, jws, now, account } = call;
   if (jws && !jws.postAsGet && account) {
-    // Started in one statement, which finds the challenge and checks it is this account's and pending;
-    // leased to this instance's runner, which validates at once. A crash leaves the lease to lapse,
-    // and another runner takes the work over (lib/acme/runner.ts).
-    const start = { caId: ca.id, slug: params.slug, accountId: account.id };
-    const claimed = await services.acme.startValidation(start, services.runner.owner, services.options.leaseMs, now);
-    if (claimed) {
-      const shown = (await services.runner.validateNow(claimed, CHALLENGE_WAIT_MS)) ?? claimed.challenge;
-      return challengeAnswer(shown, claimed.authorizationSlug, urls);
-    }
+    const started = await startChallenge(services, { caId: ca.id, slug: params.slug, accountId: account.id }, now);
+    if (started) return challengeAnswer(started.challenge, started.authorizationSlug, urls);
   }
   // A read, or a start that did not apply (not pending, not this account's, unknown): as it is now.
   const authz = owned(call, await services.acme.findAuthorizationByChallenge(ca.id, params.slug));

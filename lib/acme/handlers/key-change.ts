@@ -1,45 +1,15 @@
 /**
- * Account key rollover (RFC 8555 §7.3.5), which the original only advertises: the outer JWS signed by
- * the account (`kid`), its payload an inner JWS signed by the new key (`jwk`), both for this URL,
- * the inner payload naming the account and its old key. A new key another account already holds is
- * a 409 with that account's URL in `Location`.
+ * Account key rollover (RFC 8555 §7.3.5): the outer JWS signed by the account, its payload an inner
+ * JWS signed by the new key; checked and carried out by the service (lib/acme/key-rollover.ts).
  */
-import { isJsonObject, ownMember } from '../encoding';
-import { jwkThumbprint, publicKeyFromJwk } from '../jwk';
-import { parseFlattenedJws, verifyJws } from '../jws';
+import { rollOverKey } from '../key-rollover';
 import { accountJson } from '../objects';
-import { AcmeProblem, malformed, unauthorized } from '../problems';
+import { malformed } from '../problems';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
 
 export async function keyChange(call: AcmeCall): Promise<AcmeAnswer> {
   const { jws, account, services, urls, ca } = call;
   if (!jws || !account) throw malformed('Request requires a JWK key ID.');
-  const inner = parseFlattenedJws(jws.payload);
-  const header = inner.header;
-  if (ownMember(header, 'nonce') !== undefined) throw malformed('The inner JWS of a key change must not have a nonce.');
-  if (ownMember(header, 'kid') !== undefined) throw malformed('The inner JWS of a key change must carry the new key as "jwk".');
-  if (ownMember(header, 'url') !== jws.url) throw malformed('The inner JWS must name the same "url" as the outer one.');
-  const { key, jwk } = publicKeyFromJwk(ownMember(header, 'jwk'));
-  verifyJws(inner, key);
-  let payload: unknown;
-  try {
-    payload = JSON.parse(inner.payloadBytes.toString('utf8'));
-  } catch {
-    throw malformed('The inner payload is not JSON.');
-  }
-  if (!isJsonObject(payload)) throw malformed('The inner payload must be an object with "account" and "oldKey".');
-  if (jws.signer.kind !== 'kid' || ownMember(payload, 'account') !== jws.signer.kid) {
-    throw unauthorized('The inner payload must name the account that signed the request.');
-  }
-  const oldKey = publicKeyFromJwk(ownMember(payload, 'oldKey')).jwk;
-  if (jwkThumbprint(oldKey) !== account.thumbprint) throw unauthorized('"oldKey" is not the account\'s current key.');
-  const thumbprint = jwkThumbprint(jwk);
-  const taken = await services.acme.findAccountByThumbprint(ca.id, thumbprint);
-  if (taken) {
-    const conflict = new AcmeProblem('malformed', 409, 'The new key is already the key of an account.');
-    throw Object.assign(conflict, { location: urls.account(taken.slug) });
-  }
-  const updated = await services.acme.changeAccountKey(account.id, jwk as unknown as Record<string, string>, thumbprint);
-  if (!updated) throw new AcmeProblem('malformed', 409, 'The new key is already the key of an account.');
+  const updated = await rollOverKey(services, ca, account, jws, (slug) => urls.account(slug));
   return { status: 200, body: accountJson(updated, urls), headers: { Location: urls.account(updated.slug) } };
 }

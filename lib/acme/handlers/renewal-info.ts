@@ -1,13 +1,13 @@
 /**
  * Renewal information (ARI, RFC 9773): an unauthenticated GET of `renewal-info/{certID}`, where
- * certID is base64url(authority key identifier) "." base64url(serial number DER content). The
- * suggested window is the last third of the certificate's life but its last sixth; once the
- * certificate is revoked, it is now (RFC 9773 §4.2: renew at once).
+ * certID is base64url(authority key identifier) "." base64url(serial number DER content); the
+ * suggested window is lib/acme/renewal-window.ts's.
  */
 import { sanitizeSerial } from '../../http/path-matcher';
 import { decodeBase64url } from '../encoding';
 import { malformed, notFound } from '../problems';
 import { timestamp } from '../objects';
+import { suggestedRenewalWindow } from '../renewal-window';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
 
 /** How often a client should ask again (RFC 9773 §4.3 suggests a few hours). */
@@ -23,10 +23,7 @@ export async function renewalInfo(call: AcmeCall): Promise<AcmeAnswer> {
   const serial = sanitizeSerial(serialBytes.toString('hex'));
   const cert = await services.store.findCertificate(ca.id, serial);
   if (!cert) throw notFound('Certificate not found.');
-  const lifetime = cert.notAfter.getTime() - cert.notBefore.getTime();
-  const window = cert.revoked
-    ? { start: now, end: new Date(now.getTime() + 60 * 60 * 1000) }
-    : { start: new Date(cert.notAfter.getTime() - lifetime / 3), end: new Date(cert.notAfter.getTime() - lifetime / 6) };
+  const window = suggestedRenewalWindow(cert, now);
   return {
     status: 200,
     body: { suggestedWindow: { start: timestamp(window.start), end: timestamp(window.end) } },

@@ -4,8 +4,8 @@
  * (lib/cli/acme-options.ts).
  */
 import type { Command } from 'commander';
-import { createAcmeEabKey } from '../../ca/acme-eab';
-import { acmeStoreOf } from '../../ca/acme-policy';
+import { createAcmeEabKey } from '../../acme/eab/create-key';
+import { acmeStoreOf } from '../../acme/store-capability';
 import { findCa } from '../../ca/lookup';
 import type { AcmeAccountRecord } from '../../ports';
 import { formatUtc } from '../../x509/datetime';

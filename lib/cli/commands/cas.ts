@@ -1,6 +1,6 @@
 /** init_ca, import_ca, edit_ca, list_cas, view_ca (docs/COMPATIBILITY.md §4). */
 import { Command, Option } from 'commander';
-import { acmeStoreOf } from '../../ca/acme-policy';
+import { acmeStoreOf } from '../../acme/store-capability';
 import { CA_DEFAULTS, caNotAfter, caTree, importCa, initCa, listCas, type CaTreeNode } from '../../ca/authorities';
 import { editCa } from '../../ca/ca-update';
 import { OFFERED_CURVE_NAMES } from '../../x509/curves';

@@ -1,13 +1,13 @@
 /**
  * The ACME policy of each CA (external account binding required? which names?) kept in memory for a
  * short while: every new order and new account reads it, and it changes about as often as the CA
- * itself. Freshness is the CA cache's (ca-cache.ts): a change through this process's store is seen
+ * itself. Freshness is the CA cache's (lib/cache/ca-cache.ts): a change through this process's store is seen
  * at once (`onAcmePolicyChanged`), one made elsewhere (`ca-admin edit_ca`, another instance) once the
  * entry is older than `ttlMs` — as a CA's `acme_enabled` is.
  */
-import type { AcmeCaPolicy, AcmePolicyChangeEvents, AcmeStore } from '../ports';
-import { DEFAULT_CA_CACHE_TTL_MS } from './ca-cache';
-import { RecordCache, subscribeIfSupported } from './record-cache';
+import type { AcmeCaPolicy, AcmePolicyChangeEvents, AcmeStore } from '../../ports';
+import { DEFAULT_CA_CACHE_TTL_MS } from '../../cache/ca-cache';
+import { RecordCache, subscribeIfSupported } from '../../cache/record-cache';
 
 export class AcmePolicyCache {
   private readonly cache: RecordCache<{ id: number; policy: AcmeCaPolicy }>;

@@ -2,14 +2,14 @@
  * ACME accounts kept in memory for a short while: every ACME request names its account (`kid`), and
  * reading it was a round trip to the database for each of an order's five requests (bench/acme).
  *
- * Freshness is that of the API users' credentials and of the CA cache (ca-cache.ts): a change through
+ * Freshness is that of the API users' credentials and of the CA cache (lib/cache/ca-cache.ts): a change through
  * this process's store (`onAcmeAccountChanged`: update, deactivation, key rollover) drops the entry
  * as soon as it is committed; one made by another instance on the same PostgreSQL is seen once the
  * entry is older than `ttlMs` (default 2 s). An account not found is never kept.
  */
-import type { AcmeAccountChangeEvents, AcmeAccountRecord, AcmeStore } from '../ports';
-import { DEFAULT_CA_CACHE_TTL_MS } from './ca-cache';
-import { RecordCache, subscribeIfSupported } from './record-cache';
+import type { AcmeAccountChangeEvents, AcmeAccountRecord, AcmeStore } from '../../ports';
+import { DEFAULT_CA_CACHE_TTL_MS } from '../../cache/ca-cache';
+import { RecordCache, subscribeIfSupported } from '../../cache/record-cache';
 
 export class AcmeAccountCache {
   private readonly cache: RecordCache<AcmeAccountRecord>;

@@ -5,11 +5,11 @@
  * whose MAC verifies with that key id's MAC key. Returns the key id to bind.
  */
 import crypto from 'crypto';
-import type { AcmeStore, SecretBox } from '../ports';
-import { isJsonObject, ownMember } from './encoding';
-import type { PublicJwk } from './jwk';
-import { jwkThumbprint, publicKeyFromJwk } from './jwk';
-import { malformed, unauthorized } from './problems';
+import type { AcmeStore, SecretBox } from '../../ports';
+import { isJsonObject, ownMember } from '../encoding';
+import type { PublicJwk } from '../jwk';
+import { jwkThumbprint, publicKeyFromJwk } from '../jwk';
+import { malformed, unauthorized } from '../problems';
 
 const MAC_HASHES: Readonly<Record<string, string>> = { HS256: 'sha256', HS384: 'sha384', HS512: 'sha512' };
 

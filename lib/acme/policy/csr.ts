@@ -5,13 +5,13 @@
  * identifiers: the subjectAltName set equal to them, a common name (if any) among them (`badCSR`).
  * DNS names compare without regard to case, IP addresses in canonical form.
  */
-import type { AcmeIdentifier } from '../ports';
-import { parseVerifiedCsr, type ParsedCsr } from '../x509/csr';
-import { X509Error } from '../x509/errors';
-import { canonicalIp } from '../x509/ip-address';
-import { OID_COMMON_NAME } from '../x509/oids';
-import type { GeneralName } from '../x509/types';
-import { badCsr, badPublicKey } from './problems';
+import type { AcmeIdentifier } from '../../ports';
+import { parseVerifiedCsr, type ParsedCsr } from '../../x509/csr';
+import { X509Error } from '../../x509/errors';
+import { canonicalIp } from '../../x509/ip-address';
+import { OID_COMMON_NAME } from '../../x509/oids';
+import type { GeneralName } from '../../x509/types';
+import { badCsr, badPublicKey } from '../problems';
 
 const CURVES = new Set(['secp256r1', 'secp384r1', 'secp521r1']);
 

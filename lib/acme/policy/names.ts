@@ -5,9 +5,9 @@
  * a name must be covered by it. Refused identifiers are one `rejectedIdentifier` with a subproblem each
  * (RFC 8555 §6.7.1), before the order exists.
  */
-import type { AcmeCaPolicy, AcmeIdentifier } from '../ports';
-import { encodeIpBytes } from '../x509/ip-address';
-import { rejectedIdentifier, type AcmeSubproblem } from './problems';
+import type { AcmeCaPolicy, AcmeIdentifier } from '../../ports';
+import { encodeIpBytes } from '../../x509/ip-address';
+import { rejectedIdentifier, type AcmeSubproblem } from '../problems';
 
 function coversName(entry: string, name: string): boolean {
   const suffix = entry

@@ -4,7 +4,7 @@
  * account to it. The store keeps the MAC key sealed (`SecretBox`), and each key binds one account.
  */
 import { randomBytes } from 'crypto';
-import type { AcmeStore, CaRecord, SecretBox } from '../ports';
+import type { AcmeStore, CaRecord, SecretBox } from '../../ports';
 
 /** A new key: `kid` and the MAC key, base64url, as clients take them (certbot `--eab-kid`/`--eab-hmac-key`). */
 export async function createAcmeEabKey(acme: AcmeStore, box: SecretBox, ca: CaRecord): Promise<{ kid: string; hmac: string }> {

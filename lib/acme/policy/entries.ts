@@ -1,6 +1,6 @@
 /**
  * A CA's ACME policy as an operator sets it (README "ACME"; `AcmeCaPolicy`): the entries of its allow
- * and deny lists checked and put in the one form lib/acme/name-policy.ts matches, so that a typo is an
+ * and deny lists checked and put in the one form names.ts matches, so that a typo is an
  * error when it is typed rather than a list that silently covers nothing.
  *
  * - a DNS suffix: dot-separated LDH labels (letters, digits, hyphen; RFC 1123 §2.1; IDNs as A-labels),
@@ -9,14 +9,13 @@
  * - an IPv4 or IPv6 address, or a network in CIDR notation (RFC 4632 §3.1) with its host bits zero, in
  *   canonical text (RFC 5952 for IPv6).
  */
-import { hasAcmeStore, type AcmeStore, type Store } from '../ports';
-import { canonicalIp } from '../x509/ip-address';
-import { CaError } from './errors';
+import { CaError } from '../../ca/errors';
+import { canonicalIp } from '../../x509/ip-address';
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /**
- * What name-policy.ts reads as an IP entry (digits and dots, or any colon): such an entry must be a
+ * What names.ts reads as an IP entry (digits and dots, or any colon): such an entry must be a
  * valid address or network, or it would match nothing.
  */
 const IP_LIKE = /^[0-9./]+$|:/;
@@ -35,7 +34,7 @@ function canonicalEntry(raw: string, label: string): string {
   }
   const name = text.toLowerCase().replace(/\.$/, '');
   const labels = name.split('.');
-  // A last label of digits is never a host name (identifiers.ts refuses it), so it would match nothing.
+  // A last label of digits is never a host name (../identifiers.ts refuses it), so it would match nothing.
   if (name.length === 0 || name.length > 253 || !labels.every((l) => LABEL.test(l)) || /^\d+$/.test(labels[labels.length - 1])) {
     throw new CaError(
       'invalid',
@@ -49,10 +48,4 @@ function canonicalEntry(raw: string, label: string): string {
 /** The entries, checked and canonical, without repeats; the first bad one is a CaError naming `label`. */
 export function policyNames(entries: readonly string[], label: string): string[] {
   return [...new Set(entries.map((entry) => canonicalEntry(entry, label)))];
-}
-
-/** The store's ACME capability, or an error saying the setting needs one. */
-export function acmeStoreOf(store: Store): AcmeStore {
-  if (!hasAcmeStore(store)) throw new CaError('invalid', 'This store keeps no ACME data (it has no ACME capability).');
-  return store.acme;
 }
