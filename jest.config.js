@@ -3,8 +3,8 @@ const os = require('os');
 /** @type {import('jest').Config} */
 module.exports = {
   // Two suites at a time even on two cores (jest's default there is one): most suites wait on child
-  // processes, sockets and the database rather than compute, so a second worker fills that time.
-  // The whole suite takes about half as long in CI (docs/CONTRIBUTING.md "Tests").
+  // processes, sockets and the database rather than compute, so a second worker fills that time and
+  // the suite stays inside CI's time budget.
   maxWorkers: Math.max(2, os.availableParallelism() - 1),
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
