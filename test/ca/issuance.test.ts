@@ -6,31 +6,17 @@ import { initCa, importCa } from '../../lib/ca/authorities';
 import { prepareResignRequest, importCert } from '../../lib/ca/certificates';
 import { revokeCert } from '../../lib/ca/revocation';
 import { CaError } from '../../lib/ca/errors';
-import { issue } from '../../lib/ca/issuance/issue';
 import { prepareSignRequest } from '../../lib/ca/issuance/prepare';
-import type { KeyBackends } from '../../lib/ca/key-backends';
-import type { Profiles } from '../../lib/ca/profiles';
-import type { CaRecord, CertificateRecord, OrderRecord, SignRequest, Store } from '../../lib/ports';
+import type { CaRecord, OrderRecord } from '../../lib/ports';
 import { resolveProfiles } from '../../lib/ca/profiles';
 import { caToJson, certificateToJson, orderToJson } from '../../lib/ca/serialize';
 import { createApiUser } from '../../lib/ca/users';
 import { X509Error } from '../../lib/x509/errors';
 import { openTestDatabase, type TestDatabase } from '../helpers/database';
+import { issueFromRequest } from '../helpers/issue';
 import { TEST_KEK } from '../cli/helpers';
 import { openssl, opensslCsr, opensslVerify, tmpDir } from '../cli/openssl';
 import * as bcrypt from 'bcryptjs';
-
-/** The service's `issue`, keeping the certificate alone in `store` (a transaction's store, or the store). */
-function issueFromRequest(o: {
-  store: Pick<Store, 'insertCertificate'>;
-  keyBackends: KeyBackends;
-  ca: CaRecord;
-  request: SignRequest;
-  profiles: Profiles;
-  now?: Date;
-}): Promise<CertificateRecord> {
-  return issue({ keyBackends: o.keyBackends, profiles: o.profiles }, o.ca, o.request, null, (c) => o.store.insertCertificate(c), o.now);
-}
 
 let db: TestDatabase;
 let dir: string;

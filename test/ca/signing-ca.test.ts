@@ -10,11 +10,8 @@ import { initCa } from '../../lib/ca/authorities';
 import { signCert } from '../../lib/ca/certificates';
 import { CrlPublisher } from '../../lib/ca/crls';
 import { CaError } from '../../lib/ca/errors';
-import { issue } from '../../lib/ca/issuance/issue';
 import { prepareSignRequest } from '../../lib/ca/issuance/prepare';
-import type { KeyBackends } from '../../lib/ca/key-backends';
-import type { Profiles } from '../../lib/ca/profiles';
-import type { CaRecord, CertificateRecord, RevocationStore, SignRequest, Store } from '../../lib/ports';
+import type { CaRecord, RevocationStore, Store } from '../../lib/ports';
 import { isUsable } from '../../lib/ca/lookup';
 import { OcspDelegates } from '../../lib/ca/ocsp-delegate';
 import { defaultProfiles } from '../../lib/ca/profiles';
@@ -22,18 +19,7 @@ import { validityEnd, whyCaCannotSign } from '../../lib/ca/signing-ca';
 import { TEST_KEK } from '../cli/helpers';
 import { opensslCsr, tmpDir } from '../cli/openssl';
 import { openTestDatabase, type TestDatabase } from '../helpers/database';
-
-/** The service's `issue`, keeping the certificate alone in `store` (a transaction's store, or the store). */
-function issueFromRequest(o: {
-  store: Pick<Store, 'insertCertificate'>;
-  keyBackends: KeyBackends;
-  ca: CaRecord;
-  request: SignRequest;
-  profiles: Profiles;
-  now?: Date;
-}): Promise<CertificateRecord> {
-  return issue({ keyBackends: o.keyBackends, profiles: o.profiles }, o.ca, o.request, null, (c) => o.store.insertCertificate(c), o.now);
-}
+import { issueFromRequest } from '../helpers/issue';
 
 const keyBackends = [defaultKeyBackend({ keyEncryptionKey: TEST_KEK })];
 const profiles = defaultProfiles();
