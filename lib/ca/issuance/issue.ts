@@ -15,7 +15,18 @@
  * address — is written with the certificate row and is the actor of its `certificate.issued` event
  * (migration 0017): a new way in names its requester and needs no migration for the audit log.
  */
-import type { AcmeStore, Actor, CaRecord, CertificateRecord, NewCertificate, NewOrder, OrderRecord, SignRequest, Store } from '../../ports';
+import type {
+  AcmeStore,
+  Actor,
+  CaRecord,
+  CertificateRecord,
+  IssuedOrderStore,
+  NewCertificate,
+  NewOrder,
+  OrderRecord,
+  SignRequest,
+  Store,
+} from '../../ports';
 import { parseCertificate } from '../../x509/certificate';
 import { CaError } from '../errors';
 import { newCertificateRecord } from '../records';
@@ -60,10 +71,7 @@ export function keepWithAcmeOrder(
  * As a REST order written already issued, in one statement (the store's `createIssuedOrder`,
  * docs/DESIGN.md "Orders signed in the request"); null when the CA was revoked or removed meanwhile.
  */
-export function keepAsIssuedOrder(
-  store: { createIssuedOrder(order: NewOrder & { certificate: NewCertificate }): Promise<OrderRecord | null> },
-  order: NewOrder,
-): Keep<OrderRecord | null> {
+export function keepAsIssuedOrder(store: IssuedOrderStore, order: NewOrder): Keep<OrderRecord | null> {
   return (certificate) => store.createIssuedOrder({ ...order, certificate });
 }
 

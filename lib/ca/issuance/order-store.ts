@@ -27,11 +27,12 @@ export type SignedOrder = { order: OrderRecord; certificate: NewCertificate };
  * for those orders still claimable; the others' certificates are dropped. What was stored, by order.
  */
 export function storeSignedOrders(
-  store: Required<Pick<BatchOrderStore, 'issueOrders'>>,
+  store: BatchOrderStore,
   signed: readonly SignedOrder[],
   when: Date,
   leaseOwner?: string,
 ): Promise<{ orderId: number; certificateId: number }[]> {
+  if (!store.issueOrders) throw new TypeError('the store cannot store a batch in one statement (BatchOrderStore.issueOrders)');
   return store.issueOrders(
     signed.map((s) => ({ orderId: s.order.id, certificate: s.certificate })),
     when,

@@ -54,7 +54,7 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
     if (signed.length === outcomes.length && store.issueOrders) {
       // Every order signed: one statement stores them all (no transaction round trips).
       const when = new Date();
-      const stored = await storeSignedOrders({ issueOrders: store.issueOrders.bind(store) }, signed, when, c.leaseOwner);
+      const stored = await storeSignedOrders(store, signed, when, c.leaseOwner);
       const byOrder = new Map(signed.map((o) => [o.order.id, o]));
       claimed = stored.length;
       settled = stored.map(({ orderId, certificateId }) => {
