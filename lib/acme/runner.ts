@@ -39,6 +39,7 @@ import {
 import { X509Error } from '../x509/errors';
 import { delayMs } from '../work/backoff';
 import { BACKOFF_POLICIES } from '../work/policies';
+import { WorkLoop } from '../work/loop';
 import { IssuanceNotStarted, issueOrder, type AcmeSigning } from './issue';
 import { ACME_ERROR_NAMESPACE } from './problems';
 
@@ -69,28 +70,32 @@ export interface AcmeRunnerDeps {
 export class AcmeRunner {
   /** Who holds the leases this runner takes (one per runner, unique across instances). */
   readonly owner = `acme-${process.pid}-${randomBytes(6).toString('hex')}`;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
   private closed = false;
   private lastExpiry = 0;
   private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly loop: WorkLoop;
 
   constructor(
     private readonly deps: AcmeRunnerDeps,
     private readonly settings: AcmeRunnerSettings,
-  ) {}
+  ) {
+    this.loop = new WorkLoop({
+      name: 'ACME runner',
+      round: () => this.pass(),
+      intervalMs: settings.pollMs ?? 1000,
+      outage: BACKOFF_POLICIES.workOutage(settings.pollMs ?? 1000),
+      logError: deps.logError,
+    });
+  }
 
   /** Begin polling for due work (validations left by a restart, issuances whose lease lapsed). */
   start(): void {
-    this.schedule(0);
+    this.loop.start();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+    await this.loop.stop();
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -125,27 +130,6 @@ export class AcmeRunner {
     this.inFlight.add(work);
     void work.finally(() => this.inFlight.delete(work)).catch(() => {});
     return work;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.closed) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.pass()
-        .catch((e: unknown) => this.deps.logError('express-ca-api: ACME runner', e))
-        .finally(() => {
-          this.running = null;
-          const soon = this.again;
-          this.again = false;
-          this.schedule(soon ? 0 : (this.settings.pollMs ?? 1000));
-        });
-    }, delayMs);
-    this.timer.unref?.();
   }
 
   /** One round: due validations (all of them, in batches), lapsed issuances, expiry now and then. */

@@ -1,7 +1,7 @@
 /**
  * Webhook delivery from the outbox (README "Webhooks"; docs/DESIGN.md "Webhooks").
  *
- * Every `pollMs` this instance leases the endpoints that have events after their position and are
+ * Every `pollMs` (its work loop, lib/work/loop.ts) this instance leases the endpoints that have events after their position and are
  * due (`WebhookStore.claimWebhookEndpoints`: one instance of the fleet per endpoint at a time), and
  * delivers to each, on its own, the events after its position in id order — the order the events
  * committed in (lib/ports/events.ts). Events an endpoint did not ask for are passed over. The position
@@ -33,6 +33,7 @@ import {
 } from '../ports';
 import { delayMs } from '../work/backoff';
 import { BACKOFF_POLICIES } from '../work/policies';
+import { WorkLoop } from '../work/loop';
 import type { ResolvedWebhookTuning } from './options';
 import { webhookPayload } from './payload';
 
@@ -67,7 +68,7 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
   private readonly owner = `wh-${process.pid}-${randomBytes(6).toString('hex')}`;
   private readonly leaseMs: number;
   private readonly turns = new Map<number, Promise<void>>();
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly loops: WorkLoop[];
   private closed = false;
   /** Aborts the requests under way when closing. */
   private readonly closing = new AbortController();
@@ -80,11 +81,16 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
   ) {
     this.leaseMs = 2 * settings.timeoutMs + 5000;
     this.metrics = ports.metrics ?? NO_METRICS;
+    // Two loops (lib/work/loop.ts), each failure of theirs already reported once by `reportOnce`.
+    const loop = (name: string, intervalMs: number, round: () => Promise<unknown>) =>
+      new WorkLoop({ name, intervalMs, round, logError: ports.logError });
+    this.loops = [loop('webhook delivery', settings.pollMs, () => this.startTurns())];
+    if (settings.expiringDays > 0)
+      this.loops.push(loop('expiring-certificate scan', settings.expiringScanMs, () => this.announceExpiring()));
   }
 
   start(): this {
-    this.every(this.settings.pollMs, () => this.startTurns().then(() => undefined));
-    if (this.settings.expiringDays > 0) this.every(this.settings.expiringScanMs, () => this.announceExpiring().then(() => undefined), true);
+    for (const loop of this.loops) loop.start();
     return this;
   }
 
@@ -145,25 +151,10 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
   async close(): Promise<void> {
     this.closed = true;
     this.closing.abort();
-    for (const t of this.timers) clearTimeout(t);
+    await Promise.all(this.loops.map((loop) => loop.stop()));
     await this.claiming;
     await Promise.all(this.turns.values());
     await this.ports.sender.close?.();
-  }
-
-  /** `work` every `ms` (and once at once when `now`), one run at a time. */
-  private every(ms: number, work: () => Promise<void>, now = false): void {
-    const slot = this.timers.length;
-    const tick = () => {
-      if (this.closed) return;
-      void work().finally(() => {
-        if (this.closed) return;
-        this.timers[slot] = setTimeout(tick, ms);
-        this.timers[slot].unref?.();
-      });
-    };
-    this.timers.push(setTimeout(tick, now ? 0 : ms));
-    this.timers[slot].unref?.();
   }
 
   /** One endpoint's turn: deliver from its position until it is done, fails, or the turn's pages are used. */

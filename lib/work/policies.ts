@@ -6,10 +6,10 @@
  */
 import type { BackoffPolicy } from './backoff';
 
-/** The longest wait of the REST order runner between two drains in a database outage. */
-export const ORDER_RUNNER_OUTAGE_MAX_MS = 30_000;
+/** The longest wait of a work loop (lib/work/loop.ts) between two rounds in a database outage. */
+export const WORK_OUTAGE_MAX_MS = 30_000;
 /** The shortest first wait of that back-off, whatever the poll interval (a 20 ms poll would hammer a dead database). */
-export const ORDER_RUNNER_OUTAGE_MIN_BASE_MS = 100;
+export const WORK_OUTAGE_MIN_BASE_MS = 100;
 
 /**
  * The longest wait before another ACME validation or issuance attempt. With the defaults (5
@@ -22,12 +22,13 @@ export const ACME_RETRY_MAX_MS = 3_600_000;
 
 export const BACKOFF_POLICIES = {
   /**
-   * REST order runner outage (lib/ca/order-runner/poll-loop.ts): drains failing with a lost
-   * connection wait from the poll interval (at least 100 ms), doubling, up to 30 s.
+   * A database outage, for every work loop (lib/work/loop.ts: the REST order runner, the ACME
+   * runner, webhook delivery): rounds failing with a lost connection wait from the loop's interval (at
+   * least 100 ms), doubling, up to 30 s.
    */
-  restOrderRunnerOutage: (pollIntervalMs: number): BackoffPolicy => ({
-    baseMs: Math.max(ORDER_RUNNER_OUTAGE_MIN_BASE_MS, pollIntervalMs),
-    maxMs: ORDER_RUNNER_OUTAGE_MAX_MS,
+  workOutage: (intervalMs: number): BackoffPolicy => ({
+    baseMs: Math.max(WORK_OUTAGE_MIN_BASE_MS, intervalMs),
+    maxMs: WORK_OUTAGE_MAX_MS,
     jitter: 'equal',
   }),
   /** ACME validation retry (lib/acme/runner.ts): from `acme.validationRetryMs` (2000 ms), doubling, up to an hour. */

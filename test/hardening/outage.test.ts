@@ -7,8 +7,8 @@
 import request from 'supertest';
 import { knexStore, StoreUnavailableError } from '../../lib';
 import { inProcessOrderRunner } from '../../lib/ca/order-runner/in-process';
-import { PollLoop } from '../../lib/ca/order-runner/poll-loop';
-import { ORDER_RUNNER_OUTAGE_MAX_MS } from '../../lib/work/policies';
+import { WorkLoop, type WorkLoopOptions } from '../../lib/work/loop';
+import { BACKOFF_POLICIES, WORK_OUTAGE_MAX_MS } from '../../lib/work/policies';
 import { routerOnDeadDatabase, type DeadDatabaseApp } from '../helpers/dead-database';
 import { authHeader } from '../helpers/http';
 
@@ -77,27 +77,30 @@ test('the in-process order runner backs off while the database is unreachable, a
   expect(failures[0]).toBeInstanceOf(StoreUnavailableError);
 });
 
-describe('PollLoop back-off', () => {
+/** The order runner's loop (lib/work/loop.ts) with a 1 s poll interval and the outage policy. */
+function outageLoop(round: WorkLoopOptions['round'], logError: WorkLoopOptions['logError'], random?: () => number): WorkLoop {
+  return new WorkLoop({ name: 'order runner', round, intervalMs: 1000, outage: BACKOFF_POLICIES.workOutage(1000), logError, random });
+}
+
+describe('work loop back-off', () => {
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());
 
   const lost = () => new StoreUnavailableError('connect ECONNREFUSED', { connectionLost: true });
 
   /** The exponential waits from a 1 s poll interval: doubling, up to the maximum. */
-  const FULL = [1000, 2000, 4000, 8000, 16000, ORDER_RUNNER_OUTAGE_MAX_MS, ORDER_RUNNER_OUTAGE_MAX_MS];
+  const FULL = [1000, 2000, 4000, 8000, 16000, WORK_OUTAGE_MAX_MS, WORK_OUTAGE_MAX_MS];
 
   test('waits twice as long after each failed drain up to the maximum, and polls normally again after a success', async () => {
     const at: number[] = [];
     let failing = true;
     const logs: string[] = [];
-    const loop = new PollLoop(
+    const loop = outageLoop(
       async () => {
         at.push(Date.now());
         if (failing) throw lost();
-        return 0;
       },
-      1000,
-      (m) => logs.push(m),
+      (m: string) => logs.push(m),
       () => 0.5, // the jitter waits off a quarter of each
     );
     const start = Date.now();
@@ -108,7 +111,7 @@ describe('PollLoop back-off', () => {
     expect(logs).toHaveLength(1);
     failing = false;
     const before = at.length;
-    await jest.advanceTimersByTimeAsync(ORDER_RUNNER_OUTAGE_MAX_MS + 3000);
+    await jest.advanceTimersByTimeAsync(WORK_OUTAGE_MAX_MS + 3000);
     const after = at.slice(before);
     expect(after.length).toBeGreaterThanOrEqual(3); // one after the last wait, then every second
     expect(after[2] - after[1]).toBe(1000);
@@ -118,12 +121,11 @@ describe('PollLoop back-off', () => {
 
   test('each wait of the back-off is between half and all of the doubled one (equal jitter)', async () => {
     const at: number[] = [];
-    const loop = new PollLoop(
+    const loop = outageLoop(
       async () => {
         at.push(Date.now());
         throw lost();
       },
-      1000,
       () => undefined,
     );
     loop.start();
@@ -139,13 +141,11 @@ describe('PollLoop back-off', () => {
 
   test('a poke (an order was written: the database is back) drains at once, whatever the back-off', async () => {
     let drains = 0;
-    const loop = new PollLoop(
+    const loop = outageLoop(
       async () => {
         drains++;
         if (drains < 6) throw lost();
-        return 0;
       },
-      1000,
       () => undefined,
       () => 0.5,
     );

@@ -219,10 +219,14 @@ describe.each(testDatabaseTargets())('webhook delivery over the store, on $name'
     const after = await store.latestEventId();
     const settings = { expiringDays: 30, expiringScanMs: 3_600_000 };
     const [a, b] = [deliver(settings), deliver(settings)];
+    // Both instances' scan loops (started with them) and three calls at once: one announcement.
     const counts = await Promise.all([a.announceExpiring(), b.announceExpiring(), a.announceExpiring()]);
-    expect(counts.reduce((x, y) => x + y, 0)).toBe(1);
+    expect(counts.reduce((x, y) => x + y, 0)).toBeLessThanOrEqual(1);
     expect(await b.announceExpiring()).toBe(0);
-    const events = (await store.eventsSince(after)).filter((e) => e.type === 'certificate.expiring');
+    const expiring = async () => (await store.eventsSince(after)).filter((e) => e.type === 'certificate.expiring');
+    await until(expiring, (events) => events.length > 0); // a scan loop's may still be committing
+    await new Promise((r) => setTimeout(r, 200)); // room for a second announcement, were there one
+    const events = await expiring();
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ caSerial: ca.serial, serial: soon.serial, data: { cn: soon.cn } });
   });

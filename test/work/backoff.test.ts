@@ -5,7 +5,7 @@
  * together spread over that range, and no attempt count large enough to overflow.
  */
 import { delayMs, fullDelayMs, type BackoffPolicy } from '../../lib/work/backoff';
-import { ACME_RETRY_MAX_MS, BACKOFF_POLICIES, ORDER_RUNNER_OUTAGE_MAX_MS } from '../../lib/work/policies';
+import { ACME_RETRY_MAX_MS, BACKOFF_POLICIES, WORK_OUTAGE_MAX_MS } from '../../lib/work/policies';
 
 /** The webhooks' defaults (README "Webhooks"). */
 const WEBHOOKS = BACKOFF_POLICIES.webhookDelivery({ backoffBaseMs: 5000, backoffMaxMs: 3_600_000 });
@@ -25,7 +25,7 @@ function seeded(seed: number): () => number {
 const expected = (p: BackoffPolicy, attempt: number): number => Math.min(p.maxMs, p.baseMs * 2 ** (attempt - 1));
 
 const POLICIES: [string, BackoffPolicy][] = [
-  ['REST order runner outage', BACKOFF_POLICIES.restOrderRunnerOutage(1000)],
+  ['work loop outage', BACKOFF_POLICIES.workOutage(1000)],
   ['ACME validation retry', BACKOFF_POLICIES.acmeValidationRetry(2000)],
   ['ACME issuance retry', BACKOFF_POLICIES.acmeIssuanceRetry(2000)],
   ['webhook delivery', WEBHOOKS],
@@ -103,7 +103,7 @@ describe('delayMs', () => {
   });
 
   it('caps a base above the maximum at the maximum', () => {
-    const policy = BACKOFF_POLICIES.restOrderRunnerOutage(60_000);
+    const policy = BACKOFF_POLICIES.workOutage(60_000);
     expect([1, 2, 50].map((a) => fullDelayMs(policy, a))).toEqual([30_000, 30_000, 30_000]);
   });
 });
@@ -111,10 +111,10 @@ describe('delayMs', () => {
 describe('the policy of each kind of work keeps its settings and defaults', () => {
   const fulls = (p: BackoffPolicy, n: number): number[] => Array.from({ length: n }, (_, i) => fullDelayMs(p, i + 1));
 
-  test('REST order runner outage: from the poll interval (at least 100 ms), doubling to 30 s', () => {
-    expect(fulls(BACKOFF_POLICIES.restOrderRunnerOutage(1000), 7)).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]);
-    expect(fulls(BACKOFF_POLICIES.restOrderRunnerOutage(20), 3)).toEqual([100, 200, 400]);
-    expect(ORDER_RUNNER_OUTAGE_MAX_MS).toBe(30_000);
+  test('work loop outage: from the poll interval (at least 100 ms), doubling to 30 s', () => {
+    expect(fulls(BACKOFF_POLICIES.workOutage(1000), 7)).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]);
+    expect(fulls(BACKOFF_POLICIES.workOutage(20), 3)).toEqual([100, 200, 400]);
+    expect(WORK_OUTAGE_MAX_MS).toBe(30_000);
   });
 
   test('ACME validation and issuance retry: from validationRetryMs, doubling, at most an hour', () => {

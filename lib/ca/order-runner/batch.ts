@@ -91,7 +91,7 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
     c.announce(settled);
     return { ok: true, claimed };
   } catch (e) {
-    if (isConnectionLost(e)) throw e; // an outage: the poll loop backs off (poll-loop.ts); nothing is counted
+    if (isConnectionLost(e)) throw e; // an outage: the work loop backs off (lib/work/loop.ts); nothing is counted
     c.logError('express-ca-api: a batch of orders failed; retrying them one per transaction', e);
     // Its orders are still pending and no longer handed over: the batches after the single orders
     // must find the rest of them in the database (order-intake.ts).

@@ -20,7 +20,7 @@
  * in the request").
  *
  * This file only wires the parts (docs/DESIGN.md "Orders"): batch.ts and single-order.ts finish
- * orders, lanes.ts runs batches side by side, poll-loop.ts decides when to drain, order-intake.ts what
+ * orders, lanes.ts runs batches side by side, the work loop (lib/work/loop.ts) decides when to drain, order-intake.ts what
  * each batch takes, settled-events.ts tells listeners. Whether an error is the database's is the
  * store's to say, by type (runner-context.ts `isStoreError`).
  */
@@ -41,10 +41,11 @@ import { processOrderBatch } from './batch';
 import { finishNow } from './finish-now';
 import { drainLanes } from './lanes';
 import { OrderIntake } from './order-intake';
-import { PollLoop } from './poll-loop';
 import type { RunnerContext } from './runner-context';
 import { SettledEvents } from './settled-events';
 import { processOneOrder } from './single-order';
+import { WorkLoop } from '../../work/loop';
+import { BACKOFF_POLICIES } from '../../work/policies';
 
 export interface InProcessOrderRunnerOptions {
   store: Store;
@@ -138,7 +139,13 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
     return run;
   }
 
-  const loop = new PollLoop((poked) => drain(!poked), pollIntervalMs, logError);
+  const loop = new WorkLoop({
+    name: 'order runner',
+    round: (poked) => drain(!poked),
+    intervalMs: pollIntervalMs,
+    outage: BACKOFF_POLICIES.workOutage(pollIntervalMs),
+    logError,
+  });
 
   return {
     async start() {

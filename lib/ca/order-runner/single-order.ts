@@ -44,7 +44,7 @@ export async function processOneOrder(c: RunnerContext): Promise<boolean> {
     if (settled) c.announce([settled]);
     return found;
   } catch (e) {
-    // An outage is not the order's fault: not counted against it; the poll loop backs off (poll-loop.ts).
+    // An outage is not the order's fault: not counted against it; the work loop backs off (lib/work/loop.ts).
     if (isConnectionLost(e)) throw e;
     const order = claimed as OrderRecord | null;
     if (order) attempts.set(order.id, (attempts.get(order.id) ?? 0) + 1);
