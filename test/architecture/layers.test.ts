@@ -92,7 +92,7 @@ const MODULES = [
 const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   'lib/api': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509', 'lib/openapi'],
   'lib/revocation-endpoints': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509'],
-  // ACME also runs background work (validations, issuance): the shared back-off of lib/work.
+  // ACME also runs background work (validations, issuance): the shared work loop and back-off of lib/work.
   'lib/acme': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509', 'lib/work'],
   // The metrics endpoint: the kit and the ports (its exposition is an adapter, chosen by the composition root).
   'lib/metrics': ['lib/http', 'lib/ports'],
@@ -102,8 +102,8 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   // The settings from the environment: the rules they check (profiles), the engine; no module, no adapter.
   'lib/settings': ['lib/ca', 'lib/x509'],
   'lib/cache': ['lib/ports'],
-  // The background work's shared parts (back-off): used by lib/ca, lib/acme and lib/webhooks, importing none of them.
-  'lib/work': [],
+  // The background work's engine (loop, back-off): used by lib/ca, lib/acme and lib/webhooks, importing none of them; the ports only (a lost connection).
+  'lib/work': ['lib/ports'],
   // The default ACME challenge validators: their port, and the engine that reads tls-alpn-01 certificates.
   'adapters/acme-validation': ['lib/ports', 'lib/x509'],
   // The prom-client metrics: the ports they implement and read (events, readings, the sink).
