@@ -7,6 +7,7 @@ import { actorToJson, orderFromRow, type Row } from './rows';
 import { randomSlug, SLUG_ATTEMPTS } from './slug';
 import { toJson, toNumber } from './values';
 import { TABLES } from './tables';
+import { leasedTo, leaseFree, NO_LEASE, NO_LEASE_SQL, skippingLocked } from './work';
 
 const TABLE = TABLES.orders;
 
@@ -23,8 +24,7 @@ function newOrderRow(order: NewOrder, slug: string, now: Date): Row {
     user_id: order.userId,
     status: 'pending',
     request: toJson(order.request),
-    lease_owner: order.lease?.owner ?? null,
-    lease_expires: order.lease?.expires ?? null,
+    ...leasedTo(order.lease?.owner ?? null, order.lease?.expires ?? null),
     requester: actorToJson(order.requester),
     source_address: order.requester?.address ?? null,
   };
@@ -106,12 +106,12 @@ async function getOrderById(db: Knex, id: number): Promise<OrderRecord> {
 }
 
 /**
- * Lock up to `limit` pending orders, oldest first. SKIP LOCKED lets several workers (processes or
- * instances on one PostgreSQL) claim disjoint sets; the locks last until the caller's transaction
- * ends. Orders whose lease has not yet expired belong to another instance and are left alone.
+ * Lock up to `limit` pending orders, oldest first, passing over locked ones (work.ts): several
+ * workers (processes or instances on one PostgreSQL) claim disjoint sets; the locks last until the
+ * caller's transaction ends. Orders whose lease has not yet expired belong to another instance and are left alone.
  */
 export async function claimPendingOrders(db: Knex, limit: number, leaseOwner?: string): Promise<OrderRecord[]> {
-  const rows = (await claimable(db, leaseOwner).select('*').orderBy('id', 'asc').limit(limit).forUpdate().skipLocked()) as Row[];
+  const rows = (await skippingLocked(claimable(db, leaseOwner).select('*').orderBy('id', 'asc').limit(limit))) as Row[];
   // Pending orders have no certificate yet (and FOR UPDATE cannot lock the nullable side of a join).
   return rows.map((row) => orderFromRow({ ...row, certificate_serial: null }));
 }
@@ -125,31 +125,28 @@ export async function listPendingOrders(db: Knex, limit: number, leaseOwner?: st
 /** Lock those of `ids` that are still claimable; the others are being (or have been) finished elsewhere. */
 export async function claimOrdersById(db: Knex, ids: number[], leaseOwner?: string): Promise<number[]> {
   if (ids.length === 0) return [];
-  const rows = (await claimable(db, leaseOwner).select('id').whereIn('id', ids).orderBy('id', 'asc').forUpdate().skipLocked()) as Row[];
+  const rows = (await skippingLocked(claimable(db, leaseOwner).select('id').whereIn('id', ids).orderBy('id', 'asc'))) as Row[];
   return rows.map((row) => toNumber(row.id));
 }
 
 /** Orders a worker may take: pending, and not leased to another instance (or the lease has lapsed). */
 function claimable(db: Knex, leaseOwner?: string): Knex.QueryBuilder {
-  const now = new Date();
   return db(TABLE)
     .where('status', 'pending')
-    .andWhere((w) => {
-      w.whereNull('lease_expires').orWhere('lease_expires', '<', now);
-      if (leaseOwner) w.orWhere('lease_owner', leaseOwner);
-    });
+    .andWhere(leaseFree(new Date(), { mine: leaseOwner }));
 }
 
 export async function markOrderIssued(db: Knex, orderId: number, certificateId: number): Promise<OrderRecord> {
-  const updated = await db(TABLE).where({ id: orderId }).update({
-    status: 'issued',
-    certificate_id: certificateId,
-    error: null,
-    error_code: null,
-    lease_owner: null,
-    lease_expires: null,
-    updated: new Date(),
-  });
+  const updated = await db(TABLE)
+    .where({ id: orderId })
+    .update({
+      status: 'issued',
+      certificate_id: certificateId,
+      error: null,
+      error_code: null,
+      ...NO_LEASE,
+      updated: new Date(),
+    });
   if (!updated) throw new StoreNotFoundError('order', orderId);
   return getOrderById(db, orderId);
 }
@@ -162,8 +159,7 @@ export async function markOrderFailed(db: Knex, orderId: number, error: string):
       // The column holds 256 characters, like the original; a longer reason is cut, not refused.
       error: error.slice(0, 256),
       error_code: SIGNING_FAILED,
-      lease_owner: null,
-      lease_expires: null,
+      ...NO_LEASE,
       updated: new Date(),
     });
   if (!updated) throw new StoreNotFoundError('order', orderId);
@@ -181,7 +177,7 @@ export async function markOrdersIssued(
   const bindings = issued.flatMap((i) => [i.orderId, i.certificateId]);
   const result = (await db.raw(
     `update ?? as o set status = 'issued', certificate_id = v.certificate_id, error = null, error_code = null,
-       lease_owner = null, lease_expires = null, updated = ?
+       ${NO_LEASE_SQL}, updated = ?
      from (values ${values}) as v(order_id, certificate_id) where o.id = v.order_id`,
     [TABLE, when, ...bindings],
   )) as { rowCount?: number; affectedRows?: number };
@@ -193,7 +189,7 @@ export async function markOrdersIssued(
 
 /**
  * Issue a batch of signed orders with ONE statement (atomic on its own, no transaction round trips):
- * lock the orders still claimable (FOR UPDATE SKIP LOCKED), insert the certificates of those, mark
+ * lock the orders still claimable (passing over locked ones), insert the certificates of those, mark
  * them issued. Returns what was stored; an order another worker holds or finished is left alone and
  * its certificate is not stored. Data-modifying CTEs: every part sees one snapshot and commits or
  * fails together.
@@ -209,14 +205,14 @@ export function issueOrders(
     const rowSql = `(?::integer, ${CERTIFICATE_PLACEHOLDERS})`;
     const bindings = items.flatMap(({ orderId, certificate }) => [orderId, ...certificateBindings(certificate)]);
     // The same rule as `claimOrdersById`, embedded as the first CTE.
-    const claimed = claimable(db, leaseOwner)
-      .select('id')
-      .whereIn(
-        'id',
-        items.map((i) => i.orderId),
-      )
-      .forUpdate()
-      .skipLocked();
+    const claimed = skippingLocked(
+      claimable(db, leaseOwner)
+        .select('id')
+        .whereIn(
+          'id',
+          items.map((i) => i.orderId),
+        ),
+    );
     const result = (await db.raw(
       `with claimed as ?,
        incoming (order_id, ${CERTIFICATE_COLUMN_LIST}) as (values ${items.map(() => rowSql).join(', ')}),
@@ -227,7 +223,7 @@ export function issueOrders(
        ),
        marked as (
          update ?? as o set status = 'issued', certificate_id = ins.id, error = null, error_code = null,
-           lease_owner = null, lease_expires = null, updated = ?
+           ${NO_LEASE_SQL}, updated = ?
          from incoming i join inserted ins on ins.ca_id = i.ca_id and ins.serial = i.serial
          where o.id = i.order_id
          returning o.id as order_id, ins.id as certificate_id

@@ -21,6 +21,7 @@ import type {
   X509Record,
 } from '../../../lib/ports';
 import { sanSearchText } from './san-search';
+import { leaseOfRow } from './work';
 import { fromJson, fromNullableJson, toBuffer, toDate, toJson, toNullableDate, toNullableJson, toNullableNumber, toNumber } from './values';
 
 /** A row as a driver returns it; every column is checked and converted by the mappers below. */
@@ -163,8 +164,7 @@ export function orderFromRow(row: Row): OrderRecord {
     error: row.error === null || row.error === undefined ? null : String(row.error),
     request: fromJson<SignRequest>(row.request),
     requester: row.requester === null || row.requester === undefined ? null : fromJson<Actor>(row.requester),
-    leaseOwner: row.lease_owner === null || row.lease_owner === undefined ? null : String(row.lease_owner),
-    leaseExpires: toNullableDate(row.lease_expires),
+    ...leaseOfRow(row),
   };
 }
 

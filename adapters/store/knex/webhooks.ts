@@ -1,7 +1,7 @@
 /**
  * The knex store's `WebhookStore` (lib/ports/webhooks.ts; tables of migrations/0012_webhooks.ts).
  *
- * - An endpoint is leased with one `UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED)`: of two
+ * - An endpoint is leased with one `UPDATE … WHERE id IN (SELECT … SKIP LOCKED)` (work.ts): of two
  *   instances claiming at once, each gets other endpoints, and a leased endpoint is not claimed again
  *   before its lease runs out. Every outcome is recorded only while the lease is still the caller's
  *   (`lease_owner = owner`): a deliverer that lost it (it stalled past the lease, an operator replayed
@@ -22,6 +22,16 @@ import { mappingErrors } from './errors';
 import { setActor } from './events';
 import type { Row } from './rows';
 import { TABLES } from './tables';
+import {
+  heldBy,
+  SKIP_LOCKED,
+  WEBHOOK_HELD_SQL,
+  WEBHOOK_LEASE_FREE,
+  WEBHOOK_NO_LEASE,
+  webhookLeaseSql,
+  webhookRenewed,
+  webhookRenewSql,
+} from './work';
 import { fromJson, toDate, toJson, toNullableDate, toNumber } from './values';
 
 /** `pg_try_advisory_xact_lock` keys of the expiry scan: 'CAAP' and 'EXPY' as int4. */
@@ -56,7 +66,6 @@ function toDeadLetter(row: Row): WebhookDeadLetter {
   };
 }
 
-const leaseUntil = (ms: number) => `clock_timestamp() + (${Math.max(1, Math.floor(ms))} * interval '1 millisecond')`;
 const clip = (error: string) => error.slice(0, MAX_ERROR_LENGTH);
 
 export class KnexWebhookStore implements WebhookStore {
@@ -112,8 +121,7 @@ export class KnexWebhookStore implements WebhookStore {
             attempts: 0,
             next_attempt: null,
             last_error: null,
-            lease_owner: null,
-            lease_until: null,
+            ...WEBHOOK_NO_LEASE,
           })) > 0,
     );
   }
@@ -127,14 +135,14 @@ export class KnexWebhookStore implements WebhookStore {
   claimWebhookEndpoints(owner: string, leaseMs: number, limit: number, except: readonly number[] = []): Promise<WebhookEndpointRecord[]> {
     return mappingErrors(async () => {
       const result = (await this.db.raw(
-        `UPDATE ${TABLES.webhookEndpoints} SET lease_owner = ?, lease_until = ${leaseUntil(leaseMs)}
+        `UPDATE ${TABLES.webhookEndpoints} SET ${webhookLeaseSql(leaseMs)}
          WHERE id IN (
            SELECT id FROM ${TABLES.webhookEndpoints}
-           WHERE enabled AND (lease_until IS NULL OR lease_until < clock_timestamp())
+           WHERE enabled AND ${WEBHOOK_LEASE_FREE}
              AND (next_attempt IS NULL OR next_attempt <= clock_timestamp())
              AND position < (SELECT coalesce(max(id), 0) FROM ${TABLES.events})
              AND NOT (id = ANY(?::integer[]))
-           ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
+           ORDER BY id LIMIT ? ${SKIP_LOCKED})
          RETURNING *`,
         [owner, `{${except.map((id) => Math.floor(id)).join(',')}}`, limit],
       )) as { rows: Row[] };
@@ -143,8 +151,8 @@ export class KnexWebhookStore implements WebhookStore {
   }
 
   recordWebhookOutcome(id: number, owner: string, outcome: WebhookOutcome, leaseMs: number): Promise<boolean> {
-    const mine = { id, lease_owner: owner };
-    const lease = this.db.raw(leaseUntil(leaseMs));
+    const mine = heldBy(id, owner);
+    const renewed = webhookRenewed(this.db, leaseMs);
     return mappingErrors(async () => {
       if (outcome.kind === 'advanced') {
         const n = await this.db(TABLES.webhookEndpoints)
@@ -155,7 +163,7 @@ export class KnexWebhookStore implements WebhookStore {
             attempts: 0,
             next_attempt: null,
             last_error: null,
-            lease_until: lease,
+            ...renewed,
           });
         return n > 0;
       }
@@ -166,15 +174,15 @@ export class KnexWebhookStore implements WebhookStore {
             attempts: this.db.raw('attempts + 1'),
             next_attempt: outcome.nextAttempt,
             last_error: clip(outcome.error),
-            lease_until: lease,
+            ...renewed,
           });
         return n > 0;
       }
       // Dead letter and move past it in one statement: both or neither.
       const result = (await this.db.raw(
         `WITH moved AS (
-           UPDATE ${TABLES.webhookEndpoints} SET position = ?, attempts = 0, next_attempt = NULL, last_error = ?, lease_until = ${leaseUntil(leaseMs)}
-           WHERE id = ? AND lease_owner = ? RETURNING id)
+           UPDATE ${TABLES.webhookEndpoints} SET position = ?, attempts = 0, next_attempt = NULL, last_error = ?, ${webhookRenewSql(leaseMs)}
+           WHERE ${WEBHOOK_HELD_SQL} RETURNING id)
          INSERT INTO ${TABLES.webhookDeadLetters} (endpoint_id, event_id, event_type, attempts, last_error)
          SELECT id, ?, ?, ?, ? FROM moved RETURNING id`,
         [outcome.event.id, clip(outcome.error), id, owner, outcome.event.id, outcome.event.type, outcome.attempts, clip(outcome.error)],
@@ -185,7 +193,7 @@ export class KnexWebhookStore implements WebhookStore {
 
   releaseWebhookEndpoint(id: number, owner: string): Promise<void> {
     return mappingErrors(async () => {
-      await this.db(TABLES.webhookEndpoints).where({ id, lease_owner: owner }).update({ lease_owner: null, lease_until: null });
+      await this.db(TABLES.webhookEndpoints).where(heldBy(id, owner)).update(WEBHOOK_NO_LEASE);
     });
   }
 

@@ -1,7 +1,7 @@
 /**
  * The ACME server's durable work (migration 0006): challenges being validated (`processing`, due at
  * `next_attempt`) and orders being issued (`processing` with their sign request). Runners on any
- * instance claim them with `FOR UPDATE SKIP LOCKED` and a lease: a crashed runner's lease lapses and
+ * instance claim them with a lease (../work.ts): a crashed runner's lease lapses and
  * another takes the work over, so nothing stays `processing` for ever.
  */
 import type { Knex } from 'knex';
@@ -21,13 +21,9 @@ import { TABLES } from '../tables';
 import { toJson, toNumber } from '../values';
 import { challengeFromRow } from './rows';
 import { findOrderById } from './orders';
+import { claimLeases, leaseFree, leaseFromValues, NO_LEASE, NO_LEASE_SQL, retryLeaseAt } from '../work';
 
 const { acmeOrders, acmeAuthorizations, acmeChallenges, acmeAccounts, certificates } = TABLES;
-
-/** Work no live lease holds. */
-function unleased(q: Knex.QueryBuilder, table: string, now: Date): Knex.QueryBuilder {
-  return q.andWhere((w) => w.whereNull(`${table}.lease_expires`).orWhere(`${table}.lease_expires`, '<', now));
-}
 
 /** A challenge to start validating — the one with `slug` at CA `caId`, if `accountId` owns it — leased to `owner` (`startValidations`). */
 export interface ValidationStart {
@@ -49,9 +45,9 @@ export interface ValidationStart {
  */
 export async function startValidations(db: Knex, starts: readonly ValidationStart[]): Promise<(ClaimedValidation | null)[]> {
   const result = (await db.raw(
-    `UPDATE ?? c SET status = 'processing', next_attempt = v.now, error = NULL, lease_owner = v.owner, lease_expires = v.lease_expires
+    `UPDATE ?? c SET status = 'processing', next_attempt = v.now, error = NULL, ${leaseFromValues('v')}
        FROM (VALUES ${starts.map(() => '(?::text, ?::integer, ?::integer, ?::timestamptz, ?::text, ?::timestamptz)').join(', ')})
-            AS v (slug, ca_id, account_id, now, owner, lease_expires),
+            AS v (slug, ca_id, account_id, now, owner, leased_until),
             ?? a, ?? o, ?? acc
       WHERE c.slug = v.slug AND c.status = 'pending' AND a.id = c.authorization_id AND a.status = 'pending'
         AND o.id = a.order_id AND o.status = 'pending' AND o.expires > v.now AND o.ca_id = v.ca_id AND o.account_id = v.account_id
@@ -86,19 +82,14 @@ function claimedFromRow(challenge: Row, context: Row): ClaimedValidation {
 export async function claimValidations(db: Knex, owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]> {
   const now = new Date();
   return db.transaction(async (trx) => {
-    const due = unleased(
-      trx(acmeChallenges).select('id').where({ status: 'processing' }).andWhere('next_attempt', '<=', now),
-      acmeChallenges,
-      now,
-    )
+    const due = trx(acmeChallenges)
+      .select('id')
+      .where({ status: 'processing' })
+      .andWhere('next_attempt', '<=', now)
+      .andWhere(leaseFree(now))
       .orderBy('next_attempt', 'asc')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked();
-    const rows = (await trx(`${acmeChallenges} as c`)
-      .whereIn('c.id', due)
-      .update({ lease_owner: owner, lease_expires: new Date(now.getTime() + leaseMs) })
-      .returning('c.*')) as Row[];
+      .limit(limit);
+    const rows = await claimLeases(trx, acmeChallenges, due, owner, leaseMs);
     if (rows.length === 0) return [];
     const context = (await trx(`${acmeAuthorizations} as a`)
       .join(`${acmeOrders} as o`, 'o.id', 'a.order_id')
@@ -125,7 +116,7 @@ export async function claimValidations(db: Knex, owner: string, leaseMs: number,
  */
 export async function recordValidation(db: Knex, challengeId: number, result: ValidationResult): Promise<boolean> {
   const now = new Date();
-  const clearLease = 'lease_owner = NULL, lease_expires = NULL, attempts = attempts + 1';
+  const clearLease = `${NO_LEASE_SQL}, attempts = attempts + 1`;
   let sql: string;
   let bindings: Knex.RawBinding[];
   if (result.kind === 'retry') {
@@ -187,7 +178,7 @@ export async function recordValidations(
     const { rows } = (await db.raw(
       `WITH v (id, at) AS (VALUES ${valid.map(() => '(?::integer, ?::timestamptz)').join(', ')}),
        ch AS (
-         UPDATE ?? c SET lease_owner = NULL, lease_expires = NULL, attempts = c.attempts + 1, status = 'valid', validated = v.at, error = NULL
+         UPDATE ?? c SET ${NO_LEASE_SQL}, attempts = c.attempts + 1, status = 'valid', validated = v.at, error = NULL
            FROM v WHERE c.id = v.id AND c.status = 'processing' RETURNING c.id, c.authorization_id
        ),
        az AS (
@@ -222,9 +213,9 @@ export interface IssuanceStart {
 export async function startIssuances(db: Knex, starts: readonly IssuanceStart[]): Promise<boolean[]> {
   const now = new Date();
   const result = (await db.raw(
-    `UPDATE ?? o SET status = 'processing', request = v.request, lease_owner = v.owner, lease_expires = v.lease_expires, updated = ?,
+    `UPDATE ?? o SET status = 'processing', request = v.request, ${leaseFromValues('v')}, updated = ?,
             source_address = v.address
-       FROM (VALUES ${starts.map(() => '(?::integer, ?::jsonb, ?::text, ?::timestamptz, ?::text)').join(', ')}) AS v (id, request, owner, lease_expires, address)
+       FROM (VALUES ${starts.map(() => '(?::integer, ?::jsonb, ?::text, ?::timestamptz, ?::text)').join(', ')}) AS v (id, request, owner, leased_until, address)
       WHERE o.id = v.id AND o.status = 'ready'
       RETURNING o.id`,
     [
@@ -239,18 +230,15 @@ export async function startIssuances(db: Knex, starts: readonly IssuanceStart[])
 
 export async function claimIssuances(db: Knex, owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]> {
   const now = new Date();
-  const leased = await db.transaction(async (trx) => {
-    const due = unleased(trx(acmeOrders).select('id').where({ status: 'processing' }).whereNull('certificate_id'), acmeOrders, now)
-      .orderBy('id', 'asc')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked();
-    const rows = (await trx(acmeOrders)
-      .whereIn('id', due)
-      .update({ lease_owner: owner, lease_expires: new Date(now.getTime() + leaseMs) })
-      .returning(['id', 'attempts'])) as Row[];
-    return rows.map((r) => ({ id: toNumber(r.id), attempts: toNumber(r.attempts) }));
-  });
+  const due = db(acmeOrders)
+    .select('id')
+    .where({ status: 'processing' })
+    .whereNull('certificate_id')
+    .andWhere(leaseFree(now))
+    .orderBy('id', 'asc')
+    .limit(limit);
+  const rows = await claimLeases(db, acmeOrders, due, owner, leaseMs, ['id', 'attempts']);
+  const leased = rows.map((r) => ({ id: toNumber(r.id), attempts: toNumber(r.attempts) }));
   const claimed: ClaimedIssuance[] = [];
   for (const { id, attempts } of leased) {
     const order = await findOrderById(db, id);
@@ -285,7 +273,7 @@ export async function completeIssuances(db: Knex, completions: readonly Issuance
        RETURNING id, ca_id, serial
      ),
      done AS (
-       UPDATE ?? ao SET status = 'valid', certificate_id = c.id, request = NULL, lease_owner = NULL, lease_expires = NULL, updated = ?
+       UPDATE ?? ao SET status = 'valid', certificate_id = c.id, request = NULL, ${NO_LEASE_SQL}, updated = ?
          FROM incoming i JOIN cert c ON c.ca_id = i.ca_id AND c.serial = i.serial
         WHERE ao.id = i.order_id
      )
@@ -304,10 +292,10 @@ export async function failIssuance(db: Knex, orderId: number, problem: AcmeError
   if (retryAt) {
     await db(acmeOrders)
       .where({ id: orderId, status: 'processing' })
-      .update({ attempts: db.raw('attempts + 1'), lease_owner: 'retry', lease_expires: retryAt, error: toJson(problem), updated: now });
+      .update({ attempts: db.raw('attempts + 1'), ...retryLeaseAt(retryAt), error: toJson(problem), updated: now });
     return;
   }
   await db(acmeOrders)
     .where({ id: orderId, status: 'processing' })
-    .update({ status: 'invalid', error: toJson(problem), request: null, lease_owner: null, lease_expires: null, updated: now });
+    .update({ status: 'invalid', error: toJson(problem), request: null, ...NO_LEASE, updated: now });
 }

@@ -1,0 +1,109 @@
+/**
+ * Leases: how every kind of durable work is claimed, held and let go (docs/DESIGN.md "Work engine").
+ * The only file of the store that locks with `SKIP LOCKED` or reads and writes lease columns; the
+ * queries of each kind (orders.ts, acme/work.ts, webhooks.ts) build their statements from these parts.
+ *
+ * A row of work — a REST order, an ACME challenge being validated or order being issued, a webhook
+ * endpoint with events to deliver — carries its lease: who holds it (`lease_owner`, one name per
+ * runner and process) and until when (`lease_expires`; `lease_until` on webhook endpoints, migration
+ * 0012). A row is free when it has no lease or the lease has lapsed. A runner claims free rows with
+ * `FOR UPDATE SKIP LOCKED`: runners of several instances on one PostgreSQL take disjoint rows without
+ * waiting for each other. The outcome is written with the lease cleared, only while the row is still
+ * in the state the runner claimed it in (or, for webhooks, still leased to it): a runner that stalled
+ * past its lease and lost the row to another writes nothing. A runner that dies leaves its lease to
+ * lapse, and the work to whichever runner looks next.
+ */
+import type { Knex } from 'knex';
+/** Column values of a row (as rows.ts `Row`; not imported from there, which imports this file). */
+type Row = Record<string, unknown>;
+import { toNullableDate } from './values';
+
+/**
+ * Where-clause: no live lease on the rows of `table` (REST orders, ACME challenges and orders). With
+ * `mine`, the runner's own leases count as free (a REST order placed with its runner's lease).
+ */
+export function leaseFree(now: Date = new Date(), { table, mine }: { table?: string; mine?: string } = {}): (w: Knex.QueryBuilder) => void {
+  const column = (name: string) => (table ? `${table}.${name}` : name);
+  return (w) => {
+    w.whereNull(column('lease_expires')).orWhere(column('lease_expires'), '<', now);
+    if (mine) w.orWhere(column('lease_owner'), mine);
+  };
+}
+
+/** Lock the rows `query` selects, passing over those another transaction holds. */
+export function skippingLocked(query: Knex.QueryBuilder): Knex.QueryBuilder {
+  return query.forUpdate().skipLocked();
+}
+
+/** The lease columns of a row leased to `owner` until `expires` (null, null: no lease). */
+export function leasedTo(owner: string | null, expires: Date | null): Row {
+  return { lease_owner: owner, lease_expires: expires };
+}
+
+/** The lease columns of a finished row. */
+export const NO_LEASE: Row = leasedTo(null, null);
+
+/** SQL for `SET`: a finished row's lease cleared. */
+export const NO_LEASE_SQL = 'lease_owner = NULL, lease_expires = NULL';
+
+/** SQL for `SET`: the lease taken from the columns `owner` and `leased_until` of a VALUES list named `values`. */
+export const leaseFromValues = (values: string): string => `lease_owner = ${values}.owner, lease_expires = ${values}.leased_until`;
+
+/**
+ * A failed attempt to retry at `at`: the row stays claimed, by no runner, until then. Claiming looks
+ * only for lapsed leases, so the lease doubles as the retry timer (ACME issuance).
+ */
+export const retryLeaseAt = (at: Date): Row => leasedTo('retry', at);
+
+/**
+ * Lease the rows `due` selects (ids, in the order to take them) to `owner` for `leaseMs`: one
+ * `UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED)`. Returns the rows as updated.
+ */
+export async function claimLeases(
+  db: Knex,
+  table: string,
+  due: Knex.QueryBuilder,
+  owner: string,
+  leaseMs: number,
+  returning: string | string[] = '*',
+): Promise<Row[]> {
+  const expires = new Date(Date.now() + leaseMs);
+  return (await db(table).whereIn('id', skippingLocked(due)).update(leasedTo(owner, expires)).returning(returning)) as Row[];
+}
+
+/** Who holds a row's lease and until when, as records carry it (`OrderRecord.leaseOwner`, `leaseExpires`). */
+export function leaseOfRow(row: Row): { leaseOwner: string | null; leaseExpires: Date | null } {
+  return {
+    leaseOwner: row.lease_owner === null || row.lease_owner === undefined ? null : String(row.lease_owner),
+    leaseExpires: toNullableDate(row.lease_expires),
+  };
+}
+
+// Webhook endpoints are leased by the database's clock (their deliverers may run on hosts whose clocks
+// differ by more than a delivery takes), in raw SQL.
+
+const webhookLeaseUntil = (ms: number): string => `clock_timestamp() + (${Math.max(1, Math.floor(ms))} * interval '1 millisecond')`;
+
+/** SQL for `SET`: a webhook endpoint leased for `ms` to the owner bound at the `?`. */
+export const webhookLeaseSql = (ms: number): string => `lease_owner = ?, lease_until = ${webhookLeaseUntil(ms)}`;
+
+/** SQL for `SET`: a webhook endpoint's lease renewed for `ms` (each outcome renews it). */
+export const webhookRenewSql = (ms: number): string => `lease_until = ${webhookLeaseUntil(ms)}`;
+
+/** The lease column of a webhook endpoint renewed for `ms`. */
+export const webhookRenewed = (db: Knex, ms: number): Row => ({ lease_until: db.raw(webhookLeaseUntil(ms)) });
+
+/** The lease columns of a webhook endpoint let go. */
+export const WEBHOOK_NO_LEASE: Row = { lease_owner: null, lease_until: null };
+
+/** SQL condition: a webhook endpoint no live lease holds. */
+export const WEBHOOK_LEASE_FREE = '(lease_until IS NULL OR lease_until < clock_timestamp())';
+
+/** SQL condition: the webhook endpoint bound at the first `?` while the owner bound at the second holds it. */
+export const WEBHOOK_HELD_SQL = 'id = ? AND lease_owner = ?';
+
+/** Where-clause: the webhook endpoint `id` while `owner` holds it. */
+export const heldBy = (id: number, owner: string): Row => ({ id, lease_owner: owner });
+
+/** SQL: what ends a locking subquery that passes over rows another transaction holds. */
+export const SKIP_LOCKED = 'FOR UPDATE SKIP LOCKED';
