@@ -51,7 +51,7 @@ export { inProcessOrderRunner, type InProcessOrderRunnerOptions } from './ca/ord
 
 // Ports a host implements, and the optional capabilities README names (lib/ports)
 export type { Store } from './ports/store';
-export type { OrderListing } from './ports/store';
+export type { OrderListing, OrderRetry } from './ports/store';
 export type { KeyBackend } from './ports/keys';
 export type { Authenticator, PermissionChecker, UserRecord, UserAdministration } from './ports/users';
 export type { LoginAttemptLimiter } from './ports/login-limits';

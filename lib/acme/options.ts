@@ -43,7 +43,11 @@ export interface AcmeOptions {
   eabSecrets?: SecretBox;
   /** Attempts per challenge before it is `invalid` (RFC 8555 §8.2 retries). Default 5. */
   validationAttempts?: number;
-  /** Delay before the first retry; doubled for each further one. Default 2000 ms. */
+  /**
+   * Delay before the first retry of a validation (or of an issuance that failed); doubled for each
+   * further one, at most an hour, of which a random half is waited off (equal jitter, docs/DESIGN.md
+   * "Back-off"). Default 2000 ms.
+   */
   validationRetryMs?: number;
   /** How long finalize waits for the certificate before answering `processing` with `Retry-After`. Default 10000 ms (lego waits 30 s). */
   finalizeWaitMs?: number;

@@ -15,6 +15,8 @@ export type DomainEventType =
   | 'certificate.revoked'
   /** A sign order ended `failed`; `data.error` says why. */
   | 'order.failed'
+  /** A failed sign order put back in the queue by an operator (`ca-admin retry_orders`). */
+  | 'order.retried'
   | 'ca.created'
   /** A CA's settings changed; `data.changed` names the fields (never their values). */
   | 'ca.updated'

@@ -69,6 +69,24 @@ export function hasOrderListing<S extends object>(store: S): store is S & OrderL
   return typeof (store as Partial<OrderListing>).listOrders === 'function';
 }
 
+/**
+ * Optional store capability: failed sign orders put back in the queue (`ca-admin retry_orders`), for
+ * failures that have passed — a key store that was away, a database that refused the write. The
+ * order runner of any instance then signs them again, as it does any pending order.
+ */
+export interface OrderRetry {
+  /**
+   * The failed orders of `caId` — of them only those named in `slugs`, when given — made `pending`
+   * again with their error cleared, each recorded as an `order.retried` event in the same statement;
+   * the orders as now stored, oldest first.
+   */
+  retryFailedOrders(caId: number, slugs?: readonly string[]): Promise<OrderRecord[]>;
+}
+
+export function hasOrderRetry<S extends object>(store: S): store is S & OrderRetry {
+  return typeof (store as Partial<OrderRetry>).retryFailedOrders === 'function';
+}
+
 /** API users and their permissions (lib/ports/users.ts has the records). */
 export interface UserStore {
   createUser(username: string, passwordHash: string, permissions: Permission[]): Promise<UserRecord>;

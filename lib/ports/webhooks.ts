@@ -13,6 +13,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'certificate.revoked',
   'certificate.expiring',
   'order.failed',
+  'order.retried',
   'ca.created',
   'ca.updated',
   'ca.revoked',

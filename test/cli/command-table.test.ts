@@ -100,6 +100,11 @@ const TABLE: Row[] = [
     unknown: { '<ca>': () => ['list_orders', NO_CA] },
   },
   {
+    command: 'retry_orders',
+    use: { kind: 'confirms', argv: () => ['retry_orders', 'Root'], line: /^Retried 0 failed orders of Root: none\.$/, noEvent: true },
+    unknown: { '<ca>': () => ['retry_orders', NO_CA] },
+  },
+  {
     command: 'list_acme_accounts',
     use: { kind: 'reads', argv: () => ['list_acme_accounts', 'Root'] },
     unknown: { '<ca>': () => ['list_acme_accounts', NO_CA] },

@@ -2,9 +2,11 @@
  * `ca-admin list_orders CA [--status …]`: the REST API's sign orders of a CA, one line each, oldest
  * first — an order issued through the API of the fixture (test/api/fixture.ts), and orders the store
  * holds pending (leased to another instance, which the fixture's runner leaves alone) or failed.
+ * `ca-admin retry_orders CA [slug…]`: failed orders back in the queue, which the running server's
+ * order runner (the fixture's) then signs.
  */
 import request from 'supertest';
-import type { OrderRecord, SignRequest } from '../../lib/ports';
+import { hasEventLog, type OrderRecord, type SignRequest } from '../../lib/ports';
 import { serialToColons } from '../../lib/x509/serial-format';
 import { API, opensslCsr, setupApi, waitForOrder, type ApiFixture } from '../api/fixture';
 import { testDatabaseTargets } from '../helpers/database';
@@ -111,5 +113,38 @@ describe.each(testDatabaseTargets())('list_orders on $name', (target) => {
     expect(bad.code).not.toBe(0);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toContain('Allowed choices are pending, issued, failed');
+  });
+
+  test('retry_orders: failed orders of the CA back in the queue, recorded; the server runner signs them', async () => {
+    if (!hasEventLog(f.store)) throw new Error('the fixture store has no event log');
+    const failed = async (caId: number) => f.store.markOrderFailed((await heldOrder(caId, 'bob')).id, 'The key store was away.');
+    const [one, two, other] = [await failed(f.ca.id), await failed(f.ca.id), await failed(f.root.id)];
+    const before = await f.store.latestEventId();
+
+    const named = await cli(['retry_orders', 'child', one.slug, 'no-such-order']);
+    expect(named).toMatchObject({
+      code: 0,
+      stdout: `Retried 1 failed order of child: ${one.slug}.\n`,
+      stderr: 'Not failed orders of child, left as they are: no-such-order\n',
+    });
+    const done = await waitForOrder(f.app, f.ca.serial, one.slug, f.auth('bob'));
+    expect(done).toMatchObject({ status: 'issued', error: null });
+    expect((await f.store.getOrder(two.slug))?.status).toBe('failed'); // not named: left as it was
+
+    const events = (await f.store.eventsSince(before, 100)).filter((e) => e.type === 'order.retried');
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ caSerial: f.ca.serial, data: { order: one.slug }, actor: { type: 'operator', protocol: 'cli' } });
+
+    // All of the CA's failed orders (the list's earlier failed one too), none of another CA's.
+    const all = await cli(['retry_orders', 'child']);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toMatch(new RegExp(`^Retried 2 failed orders of child: \\w+, ${two.slug}\\.\\n$`));
+    expect((await f.store.getOrder(other.slug))?.status).toBe('failed');
+    expect(await cli(['retry_orders', 'child'])).toMatchObject({
+      code: 0,
+      stdout: 'Retried 0 failed orders of child: none.\n',
+      stderr: '',
+    });
+    expect(await cli(['retry_orders', 'nope'])).toMatchObject({ code: 1, stderr: 'Error: nope: Certificate authority not found.\n' });
   });
 });

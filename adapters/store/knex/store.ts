@@ -308,6 +308,9 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   markOrderFailed(orderId: number, error: string): Promise<OrderRecord> {
     return mappingErrors(() => this.inTransaction((db) => orders.markOrderFailed(db, orderId, error)));
   }
+  retryFailedOrders(caId: number, slugs?: readonly string[]): Promise<OrderRecord[]> {
+    return mappingErrors(() => this.write((db) => orders.retryFailedOrders(db, caId, slugs)));
+  }
 
   listRevoked(caId: number, scope: CrlScope, window: { from: Date; to: Date }): Promise<RevokedCertificate[]> {
     return mappingErrors(() => revocation.listRevoked(this.db, caId, scope, window));

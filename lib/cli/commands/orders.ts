@@ -1,11 +1,12 @@
 /**
  * list_orders: the sign orders of a CA, as the REST API's sign and resign endpoints placed them
  * (docs/COMPATIBILITY.md §3.1) — ACME orders are the ACME server's own (list_acme_accounts).
+ * retry_orders: failed ones put back in the queue, for a running server's order runner to sign again.
  */
 import { Option, type Command } from 'commander';
 import { CaError } from '../../ca/errors';
 import { findCa } from '../../ca/lookup';
-import { hasOrderListing, type OrderRecord, type OrderStatus } from '../../ports';
+import { hasOrderListing, hasOrderRetry, type OrderRecord, type OrderStatus } from '../../ports';
 import { formatUtc } from '../../x509/datetime';
 import { serialToColons } from '../../x509/serial-format';
 import type { CommandContext } from '../context';
@@ -52,6 +53,27 @@ export function registerOrderCommands(program: Command, run: Action): void {
           afterId = page[page.length - 1].id;
         }
         if (!printed) ctx.write(o.status ? `No ${o.status} orders.\n` : 'No orders.\n');
+      }),
+    );
+
+  program
+    .command('retry_orders')
+    .description(
+      "Put a CA's failed REST API sign orders back in the queue (all, or the ones named): the order runner of a running server signs them again.",
+    )
+    .argument('<ca>', 'serial or name of the CA')
+    .argument('[slugs...]', 'only these orders')
+    .action(
+      run(async (ctx: CommandContext, caName: string, slugs: string[]) => {
+        const store = await ctx.store();
+        if (!hasOrderRetry(store)) throw new CaError('invalid', 'This store cannot retry orders (no OrderRetry capability).');
+        const ca = await findCa(store, caName, { allowDisabled: true });
+        const retried = await store.retryFailedOrders(ca.id, slugs.length ? slugs : undefined);
+        const missed = slugs.filter((slug) => !retried.some((o) => o.slug === slug));
+        if (missed.length) ctx.note(`Not failed orders of ${ca.name}, left as they are: ${missed.join(', ')}`);
+        ctx.write(
+          `Retried ${retried.length} failed order${retried.length === 1 ? '' : 's'} of ${ca.name}: ${retried.map((o) => o.slug).join(', ') || 'none'}.\n`,
+        );
       }),
     );
 }
