@@ -162,3 +162,37 @@ test('batches under way at once never take the same order twice', async () => {
   const stored = await f.db.knex(TABLES.certificates).whereIn('cn', names);
   expect(stored).toHaveLength(12); // nothing signed twice made it into the store
 });
+
+test('orders of a batch that cannot be signed fail with their reason in one statement; the others are issued', async () => {
+  const [ok] = await placeOrders(['signable.example.com']);
+  const placed = (await f.store.getOrder(ok))!;
+  // Orders whose stored request no longer holds a CSR that parses (written by hand, say).
+  const unsignable = async () => f.store.createOrder({ ...placed, request: { ...placed.request, csr: placed.request.csr.slice(0, 120) } });
+  const [bad1, bad2] = [await unsignable(), await unsignable()];
+  const statements: string[] = [];
+  const onQuery = (q: { sql: string }) => statements.push(q.sql);
+  f.db.knex.on('query', onQuery);
+  const settled: string[] = [];
+  try {
+    const runner = inProcessOrderRunner({
+      store: f.store,
+      keyBackends: { default: f.keyBackend },
+      concurrency: 1,
+      logError: () => undefined,
+    });
+    runner.onOrderSettled((o) => settled.push(`${o.slug} ${o.status}`));
+    expect(await runner.drain()).toBe(3);
+  } finally {
+    f.db.knex.off('query', onQuery);
+  }
+  expect(await f.store.getOrder(ok)).toMatchObject({ status: 'issued', error: null });
+  for (const bad of [bad1, bad2]) {
+    const order = await f.store.getOrder(bad.slug);
+    expect(order).toMatchObject({ status: 'failed', certificateId: null });
+    expect(order?.error).toMatch(/CSR|PEM|certificate signing request/i);
+  }
+  // Read the orders, their CA; store the issued one; mark both failures: one statement each.
+  expect(statements.filter((sql) => /^with claimed as .*update "ca_api_orders" as o set status = 'failed'/s.test(sql))).toHaveLength(1);
+  expect(statements).toHaveLength(4);
+  expect(settled.sort()).toEqual([`${ok} issued`, `${bad1.slug} failed`, `${bad2.slug} failed`].sort());
+});

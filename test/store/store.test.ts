@@ -368,10 +368,15 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
       expect(ids(await batch(store).listPendingOrders(10, 'b'))).toEqual([lapsed.id, free.id]);
       expect(ids(await batch(store).listPendingOrders(10))).toEqual([lapsed.id, free.id]);
       expect(ids(await batch(store).listPendingOrders(10, 'a'))).toEqual([leased.id, lapsed.id, free.id]);
-      expect(await store.transaction((tx) => batch(tx).claimOrdersById([leased.id, free.id], 'b'))).toEqual([free.id]);
-      expect(await store.transaction((tx) => batch(tx).claimOrdersById([leased.id], 'a'))).toEqual([leased.id]);
       expect(ids(await store.transaction((tx) => tx.claimPendingOrders(10, 'b')))).toEqual([lapsed.id, free.id]);
       expect(ids(await store.transaction((tx) => tx.claimPendingOrders(1, 'a')))).toEqual([leased.id]);
+      // A batch's failures are written for the orders still claimable only.
+      const failures = (...orders: { id: number }[]) => orders.map((o) => ({ orderId: o.id, reason: `no ${o.id}` }));
+      const failed = await batch(store).failOrders(failures(leased, free), 'b');
+      expect(failed).toMatchObject([{ id: free.id, status: 'failed', error: `no ${free.id}`, leaseOwner: null }]);
+      expect(await store.getOrder(free.slug)).toEqual(failed[0]);
+      expect((await store.getOrder(leased.slug))?.status).toBe('pending');
+      expect(ids(await batch(store).failOrders(failures(leased, free), 'a'))).toEqual([leased.id]);
     });
 
     it('claims pending orders oldest first inside a transaction and marks them issued or failed', async () => {

@@ -122,13 +122,6 @@ export async function listPendingOrders(db: Knex, limit: number, leaseOwner?: st
   return rows.map((row) => orderFromRow({ ...row, certificate_serial: null }));
 }
 
-/** Lock those of `ids` that are still claimable; the others are being (or have been) finished elsewhere. */
-export async function claimOrdersById(db: Knex, ids: number[], leaseOwner?: string): Promise<number[]> {
-  if (ids.length === 0) return [];
-  const rows = (await skippingLocked(claimable(db, leaseOwner).select('id').whereIn('id', ids).orderBy('id', 'asc'))) as Row[];
-  return rows.map((row) => toNumber(row.id));
-}
-
 /** Orders a worker may take: pending, and not leased to another instance (or the lease has lapsed). */
 function claimable(db: Knex, leaseOwner?: string): Knex.QueryBuilder {
   return db(TABLE)
@@ -166,25 +159,32 @@ export async function markOrderFailed(db: Knex, orderId: number, error: string):
   return getOrderById(db, orderId);
 }
 
-/** Several orders issued at once: one UPDATE ... FROM (VALUES ...) for the whole batch. */
-export async function markOrdersIssued(
-  db: Knex,
-  issued: { orderId: number; certificateId: number }[],
-  when: Date = new Date(),
-): Promise<void> {
-  if (issued.length === 0) return;
-  const values = issued.map(() => '(?::integer, ?::integer)').join(', ');
-  const bindings = issued.flatMap((i) => [i.orderId, i.certificateId]);
-  const result = (await db.raw(
-    `update ?? as o set status = 'issued', certificate_id = v.certificate_id, error = null, error_code = null,
-       ${NO_LEASE_SQL}, updated = ?
-     from (values ${values}) as v(order_id, certificate_id) where o.id = v.order_id`,
-    [TABLE, when, ...bindings],
-  )) as { rowCount?: number; affectedRows?: number };
-  const count = result.rowCount ?? result.affectedRows;
-  if (count !== undefined && count !== issued.length) {
-    throw new StoreNotFoundError('order', issued[0].orderId);
-  }
+/**
+ * Several orders failed at once, in ONE statement: of these orders, those still claimable (locked
+ * passing over those another worker holds, as `issueOrders` does) marked failed with their reason
+ * (cut to the column's 256 characters). Returns them as now stored.
+ */
+export function failOrders(db: Knex, failed: { orderId: number; reason: string }[], leaseOwner?: string): Promise<OrderRecord[]> {
+  return mappingErrors(async () => {
+    if (failed.length === 0) return [];
+    const claimed = skippingLocked(
+      claimable(db, leaseOwner)
+        .select('id')
+        .whereIn(
+          'id',
+          failed.map((f) => f.orderId),
+        ),
+    );
+    const { rows } = (await db.raw(
+      `with claimed as ?
+       update ?? as o set status = 'failed', error = v.reason, error_code = ?, ${NO_LEASE_SQL}, updated = ?
+       from (values ${failed.map(() => '(?::integer, ?::text)').join(', ')}) as v(order_id, reason)
+       where o.id = v.order_id and o.id in (select id from claimed)
+       returning o.*`,
+      [claimed, TABLE, SIGNING_FAILED, new Date(), ...failed.flatMap((f) => [f.orderId, f.reason.slice(0, 256)])],
+    )) as { rows: Row[] };
+    return rows.map((row) => orderFromRow({ ...row, certificate_serial: null })).sort((a, b) => a.id - b.id);
+  });
 }
 
 /**
@@ -204,7 +204,7 @@ export function issueOrders(
     if (items.length === 0) return [];
     const rowSql = `(?::integer, ${CERTIFICATE_PLACEHOLDERS})`;
     const bindings = items.flatMap(({ orderId, certificate }) => [orderId, ...certificateBindings(certificate)]);
-    // The same rule as `claimOrdersById`, embedded as the first CTE.
+    // The rule of `claimable` (as `failOrders`), embedded as the first CTE.
     const claimed = skippingLocked(
       claimable(db, leaseOwner)
         .select('id')

@@ -283,17 +283,14 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   insertCertificateIds(certs: NewCertificate[]): Promise<number[]> {
     return mappingErrors(() => this.write((db) => certificates.insertCertificateIds(db, certs)));
   }
-  markOrdersIssued(issued: { orderId: number; certificateId: number }[], when?: Date): Promise<void> {
-    return mappingErrors(() => this.inTransaction((db) => orders.markOrdersIssued(db, issued, when)));
-  }
   claimPendingOrders(limit: number, leaseOwner?: string): Promise<OrderRecord[]> {
     return mappingErrors(() => orders.claimPendingOrders(this.db, limit, leaseOwner));
   }
   listPendingOrders(limit: number, leaseOwner?: string): Promise<OrderRecord[]> {
     return mappingErrors(() => orders.listPendingOrders(this.db, limit, leaseOwner));
   }
-  claimOrdersById(ids: number[], leaseOwner?: string): Promise<number[]> {
-    return mappingErrors(() => orders.claimOrdersById(this.db, ids, leaseOwner));
+  failOrders(failed: { orderId: number; reason: string }[], leaseOwner?: string): Promise<OrderRecord[]> {
+    return orders.failOrders(this.db, failed, leaseOwner);
   }
   issueOrders(
     issued: { orderId: number; certificate: NewCertificate }[],

@@ -32,20 +32,9 @@ export function storeSignedOrders(
   when: Date,
   leaseOwner?: string,
 ): Promise<{ orderId: number; certificateId: number }[]> {
-  if (!store.issueOrders) throw new TypeError('the store cannot store a batch in one statement (BatchOrderStore.issueOrders)');
   return store.issueOrders(
     signed.map((s) => ({ orderId: s.order.id, certificate: s.certificate })),
     when,
     leaseOwner,
   );
-}
-
-/** Inside a transaction that has locked these orders: store their certificates and mark them issued. */
-export async function storeClaimedOrders(tx: BatchOrderStore, signed: readonly SignedOrder[], when: Date): Promise<number[]> {
-  const ids = await tx.insertCertificateIds(signed.map((s) => s.certificate));
-  await tx.markOrdersIssued(
-    signed.map((s, i) => ({ orderId: s.order.id, certificateId: ids[i] })),
-    when,
-  );
-  return ids;
 }
