@@ -71,31 +71,30 @@ export class AcmeRunner {
   /** Who holds the leases this runner takes (one per runner, unique across instances). */
   readonly owner = `acme-${process.pid}-${randomBytes(6).toString('hex')}`;
   private closed = false;
-  private lastExpiry = 0;
   private readonly inFlight = new Set<Promise<unknown>>();
-  private readonly loop: WorkLoop;
+  /** Validations and issuance every `pollMs`; expiry every minute (lib/work/loop.ts). */
+  private readonly loops: WorkLoop[];
 
   constructor(
     private readonly deps: AcmeRunnerDeps,
     private readonly settings: AcmeRunnerSettings,
   ) {
-    this.loop = new WorkLoop({
-      name: 'ACME runner',
-      round: () => this.pass(),
-      intervalMs: settings.pollMs ?? 1000,
-      outage: BACKOFF_POLICIES.workOutage(settings.pollMs ?? 1000),
-      logError: deps.logError,
-    });
+    const loop = (name: string, intervalMs: number, round: () => Promise<unknown>) =>
+      new WorkLoop({ name, round, intervalMs, outage: BACKOFF_POLICIES.workOutage(intervalMs), logError: deps.logError });
+    this.loops = [
+      loop('ACME runner', settings.pollMs ?? 1000, () => this.pass()),
+      loop('ACME expiry', EXPIRY_EVERY_MS, () => this.expire()),
+    ];
   }
 
   /** Begin polling for due work (validations left by a restart, issuances whose lease lapsed). */
   start(): void {
-    this.loop.start();
+    for (const loop of this.loops) loop.start();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.loop.stop();
+    await Promise.all(this.loops.map((loop) => loop.stop()));
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -132,7 +131,7 @@ export class AcmeRunner {
     return work;
   }
 
-  /** One round: due validations (all of them, in batches), lapsed issuances, expiry now and then. */
+  /** One round: due validations (all of them, in batches), then lapsed issuances. */
   private async pass(): Promise<void> {
     const { acme } = this.deps;
     const concurrency = this.settings.concurrency ?? 8;
@@ -147,11 +146,12 @@ export class AcmeRunner {
       if (ca) await this.track(this.issue(ca, order, request, attempts));
       else await acme.failIssuance(order.id, problem('serverInternal', 'The CA of the order no longer exists.'), null);
     }
-    if (Date.now() - this.lastExpiry >= EXPIRY_EVERY_MS) {
-      this.lastExpiry = Date.now();
-      const expired = await acme.expire(new Date());
-      if (expired > 0) this.deps.metrics?.acmeOrders('invalid', expired);
-    }
+  }
+
+  /** Orders and authorizations past `expires` made invalid/expired (RFC 8555 §7.1.6). */
+  private async expire(): Promise<void> {
+    const expired = await this.deps.acme.expire(new Date());
+    if (expired > 0) this.deps.metrics?.acmeOrders('invalid', expired);
   }
 
   /** One attempt, recorded; the challenge as recorded (null: it was no longer `processing`). */
