@@ -58,6 +58,8 @@ const POLL_MS = Number(process.env.POLL_MS ?? 20);
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'get,issue,wrong,server').split(','));
 /** Which databases to run on (comma-separated): pglite, postgres. Default both (postgres needs a URL). */
 const DATABASES = new Set((process.env.API_DATABASES ?? 'pglite,postgres').split(','));
+/** Which intermediates issue in the end-to-end part (comma-separated): ec (P-256), rsa (RSA-2048). Default both. */
+const ISSUE_KEYS = new Set((process.env.ISSUE_KEYS ?? 'ec,rsa').split(','));
 /** API_PROFILE=<dir>: a V8 CPU profile of the server during each end-to-end issuance measurement. */
 const PROFILE_DIR = process.env.API_PROFILE;
 /** Certificates per issuance measurement. */
@@ -207,10 +209,11 @@ async function measureIssue(server: HostServer, auth: string, csr: string): Prom
     apiEnabled: true,
     expiresDays: 365,
   });
-  for (const [name, ca, hash] of [
-    ['EC P-256', server.intermediate, 'SHA-512'],
-    ['RSA-2048', rsa, 'SHA-256'],
-  ] as const) {
+  const keys = [
+    ['ec', 'EC P-256', server.intermediate, 'SHA-512'],
+    ['rsa', 'RSA-2048', rsa, 'SHA-256'],
+  ] as const;
+  for (const [, name, ca, hash] of keys.filter(([key]) => ISSUE_KEYS.has(key))) {
     const total = ISSUE_TOTAL;
     const job = (apiRoot: string): LoadJob => ({
       kind: 'issue',

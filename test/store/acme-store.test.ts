@@ -210,6 +210,34 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     return order;
   }
 
+  test('claims take due work nobody holds, leased to the claimer; a failed issuance waits for its retry time', async () => {
+    // A validation due now whose lease lapsed (its runner died), and one still leased to another runner.
+    const { claimed } = await startBoth(['due.example', 'held.example']);
+    await db.knex(TABLES.acmeChallenges).where({ id: claimed[0]?.challenge.id }).update({ lease_expires: new Date(Date.now() - 1000) });
+    const validations = await acme.claimValidations('runner-b', 60_000, 10);
+    expect(validations.map((v) => v.identifier.value)).toEqual(['due.example']);
+    expect(validations[0]).toMatchObject({ thumbprint: 'thumb', challenge: { status: 'processing' } });
+    expect(await acme.claimValidations('runner-c', 60_000, 10)).toEqual([]); // now runner-b's
+
+    // An issuance started by a runner that died: claimable once its lease lapses, with its attempts.
+    const order = await readyOrder();
+    expect(await acme.claimIssuances('runner-b', 60_000, 10)).toEqual([]);
+    await db.knex(TABLES.acmeOrders).where({ id: order.id }).update({ lease_expires: new Date(Date.now() - 1000) });
+    const issuances = await acme.claimIssuances('runner-b', 60_000, 10);
+    expect(issuances).toMatchObject([{ order: { id: order.id, status: 'processing' }, attempts: 0 }]);
+    expect(issuances[0]?.request).toMatchObject({ profile: signRequest().profile });
+    expect(await acme.claimIssuances('runner-c', 60_000, 10)).toEqual([]);
+
+    // A failed attempt to retry later is nobody's until then, and then anybody's, one attempt more.
+    const problem = { type: 'urn:ietf:params:acme:error:serverInternal', detail: 'key store away' };
+    await acme.failIssuance(order.id, problem, new Date(Date.now() + HOUR));
+    expect(await acme.claimIssuances('runner-c', 60_000, 10)).toEqual([]);
+    await acme.failIssuance(order.id, problem, new Date(Date.now() - 1));
+    expect(await acme.claimIssuances('runner-c', 60_000, 10)).toMatchObject([{ order: { id: order.id }, attempts: 2 }]);
+    await acme.failIssuance(order.id, problem, null);
+    expect(await acme.findOrder(ca.id, order.slug)).toMatchObject({ status: 'invalid', error: problem });
+  });
+
   test('completeIssuance stores the certificate with the order valid and its event naming its requester, the account', async () => {
     const order = await readyOrder();
     const requester = { type: 'acme_account', id: accountId, protocol: 'acme' };
