@@ -17,7 +17,9 @@ const ROOT = path.resolve(__dirname, '../..');
 const SERVICE = 'lib/ca/issuance/';
 
 /** Store port methods that write a certificate row (lib/ports: Store, BatchOrderStore, IssuedOrderStore, AcmeStore). */
-const CERTIFICATE_INSERTS = new Set(['insertCertificate', 'insertCertificateIds', 'issueOrders', 'createIssuedOrder', 'completeIssuance']);
+const PORT_INSERTS = ['insertCertificate', 'issueOrders', 'createIssuedOrder', 'completeIssuance'];
+/** Those, and the knex store's own bulk insert (benches seed with it; the library never calls it). */
+const CERTIFICATE_INSERTS = new Set([...PORT_INSERTS, 'insertCertificateIds']);
 
 const BUILDER = 'buildCertificate';
 const BUILDER_ALLOWED = new Set(['lib/ca/issuance/sign.ts', 'lib/ca/authorities.ts', 'lib/x509/builder.ts']);
@@ -74,7 +76,7 @@ describe('the issuing service (lib/ca/issuance)', () => {
 
   it('is really called: the checks find the calls the service makes (the scan is not blind)', () => {
     const inService = FILES.filter((f) => f.startsWith(SERVICE)).flatMap((f) => calledNames(f).map((c) => c.name));
-    expect(inService).toEqual(expect.arrayContaining([BUILDER, ...CERTIFICATE_INSERTS]));
+    expect(inService).toEqual(expect.arrayContaining([BUILDER, ...PORT_INSERTS]));
     // A call from elsewhere is seen: the CA's own certificate in authorities.ts.
     expect(calledNames('lib/ca/authorities.ts').map((c) => c.name)).toContain(BUILDER);
   });
