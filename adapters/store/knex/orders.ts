@@ -159,21 +159,23 @@ export async function markOrderFailed(db: Knex, orderId: number, error: string):
   return getOrderById(db, orderId);
 }
 
+/** The ids of those of `ids` still claimable, locked passing over locked ones: the first CTE of a batch's statement. */
+function claimedAmong(db: Knex, ids: number[], leaseOwner?: string): Knex.QueryBuilder {
+  return skippingLocked(claimable(db, leaseOwner).select('id').whereIn('id', ids));
+}
+
 /**
  * Several orders failed at once, in ONE statement: of these orders, those still claimable (locked
- * passing over those another worker holds, as `issueOrders` does) marked failed with their reason
+ * passing over those another worker holds: `claimedAmong`) marked failed with their reason
  * (cut to the column's 256 characters). Returns them as now stored.
  */
 export function failOrders(db: Knex, failed: { orderId: number; reason: string }[], leaseOwner?: string): Promise<OrderRecord[]> {
   return mappingErrors(async () => {
     if (failed.length === 0) return [];
-    const claimed = skippingLocked(
-      claimable(db, leaseOwner)
-        .select('id')
-        .whereIn(
-          'id',
-          failed.map((f) => f.orderId),
-        ),
+    const claimed = claimedAmong(
+      db,
+      failed.map((f) => f.orderId),
+      leaseOwner,
     );
     const { rows } = (await db.raw(
       `with claimed as ?
@@ -204,14 +206,10 @@ export function issueOrders(
     if (items.length === 0) return [];
     const rowSql = `(?::integer, ${CERTIFICATE_PLACEHOLDERS})`;
     const bindings = items.flatMap(({ orderId, certificate }) => [orderId, ...certificateBindings(certificate)]);
-    // The rule of `claimable` (as `failOrders`), embedded as the first CTE.
-    const claimed = skippingLocked(
-      claimable(db, leaseOwner)
-        .select('id')
-        .whereIn(
-          'id',
-          items.map((i) => i.orderId),
-        ),
+    const claimed = claimedAmong(
+      db,
+      items.map((i) => i.orderId),
+      leaseOwner,
     );
     const result = (await db.raw(
       `with claimed as ?,
