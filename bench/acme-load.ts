@@ -133,6 +133,8 @@ interface Answer {
 
 let requests = 0;
 let requestMs = emptyRequestTimes();
+/** A request unanswered this long fails the run, naming it (pebble 2.4 sometimes stopped answering): no endless wait. */
+const REQUEST_TIMEOUT_MS = 30_000;
 
 function emptyRequestTimes(): Record<AcmeRequest, number[]> {
   return Object.fromEntries(ACME_REQUESTS.map((r) => [r, []])) as unknown as Record<AcmeRequest, number[]>;
@@ -161,6 +163,7 @@ function request(url: string, method: 'POST' | 'HEAD' | 'GET', type: AcmeRequest
     const req = secure
       ? https.request(url, { method, agent: tlsAgent!, headers }, answered)
       : http.request(url, { method, agent, headers }, answered);
+    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`${method} ${url}: no answer in ${REQUEST_TIMEOUT_MS / 1000} s`)));
     req.on('error', reject);
     req.end(body);
   });
@@ -173,10 +176,7 @@ function thumbprint(jwk: Record<string, string>): string {
 }
 
 /** A server's directory and the accounts the client holds there. */
-interface ServerAccounts {
-  directory: Record<string, string>;
-  accounts: Account[];
-}
+type ServerAccounts = { directory: Record<string, string>; accounts: Account[] };
 
 class Account {
   kid: string | null = null;
