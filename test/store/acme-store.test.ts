@@ -213,7 +213,10 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
   test('claims take due work nobody holds, leased to the claimer; a failed issuance waits for its retry time', async () => {
     // A validation due now whose lease lapsed (its runner died), and one still leased to another runner.
     const { claimed } = await startBoth(['due.example', 'held.example']);
-    await db.knex(TABLES.acmeChallenges).where({ id: claimed[0]?.challenge.id }).update({ lease_expires: new Date(Date.now() - 1000) });
+    await db
+      .knex(TABLES.acmeChallenges)
+      .where({ id: claimed[0]?.challenge.id })
+      .update({ lease_expires: new Date(Date.now() - 1000) });
     const validations = await acme.claimValidations('runner-b', 60_000, 10);
     expect(validations.map((v) => v.identifier.value)).toEqual(['due.example']);
     expect(validations[0]).toMatchObject({ thumbprint: 'thumb', challenge: { status: 'processing' } });
@@ -222,7 +225,10 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     // An issuance started by a runner that died: claimable once its lease lapses, with its attempts.
     const order = await readyOrder();
     expect(await acme.claimIssuances('runner-b', 60_000, 10)).toEqual([]);
-    await db.knex(TABLES.acmeOrders).where({ id: order.id }).update({ lease_expires: new Date(Date.now() - 1000) });
+    await db
+      .knex(TABLES.acmeOrders)
+      .where({ id: order.id })
+      .update({ lease_expires: new Date(Date.now() - 1000) });
     const issuances = await acme.claimIssuances('runner-b', 60_000, 10);
     expect(issuances).toMatchObject([{ order: { id: order.id, status: 'processing' }, attempts: 0 }]);
     expect(issuances[0]?.request).toMatchObject({ profile: signRequest().profile });

@@ -124,9 +124,7 @@ export async function listPendingOrders(db: Knex, limit: number, leaseOwner?: st
 
 /** Orders a worker may take: pending, and not leased to another instance (or the lease has lapsed). */
 function claimable(db: Knex, leaseOwner?: string): Knex.QueryBuilder {
-  return db(TABLE)
-    .where('status', 'pending')
-    .andWhere(leaseFree(new Date(), { mine: leaseOwner }));
+  return db(TABLE).where('status', 'pending').andWhere(leaseFree(new Date(), leaseOwner));
 }
 
 export async function markOrderIssued(db: Knex, orderId: number, certificateId: number): Promise<OrderRecord> {

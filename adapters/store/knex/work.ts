@@ -14,19 +14,19 @@
  * lapse, and the work to whichever runner looks next.
  */
 import type { Knex } from 'knex';
-/** Column values of a row (as rows.ts `Row`; not imported from there, which imports this file). */
-type Row = Record<string, unknown>;
 import { toNullableDate } from './values';
 
+/** Column values of a row (as rows.ts `Row`; not imported from there, which imports this file). */
+type Row = Record<string, unknown>;
+
 /**
- * Where-clause: no live lease on the rows of `table` (REST orders, ACME challenges and orders). With
- * `mine`, the runner's own leases count as free (a REST order placed with its runner's lease).
+ * Where-clause: no live lease (REST orders, ACME challenges and orders). With `mine`, the runner's
+ * own leases count as free (a REST order placed with its runner's lease).
  */
-export function leaseFree(now: Date = new Date(), { table, mine }: { table?: string; mine?: string } = {}): (w: Knex.QueryBuilder) => void {
-  const column = (name: string) => (table ? `${table}.${name}` : name);
+export function leaseFree(now: Date = new Date(), mine?: string): (w: Knex.QueryBuilder) => void {
   return (w) => {
-    w.whereNull(column('lease_expires')).orWhere(column('lease_expires'), '<', now);
-    if (mine) w.orWhere(column('lease_owner'), mine);
+    w.whereNull('lease_expires').orWhere('lease_expires', '<', now);
+    if (mine) w.orWhere('lease_owner', mine);
   };
 }
 
