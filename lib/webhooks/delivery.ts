@@ -1,13 +1,14 @@
 /**
  * Webhook delivery from the outbox (README "Webhooks"; docs/DESIGN.md "Webhooks").
  *
- * Every `pollMs` (its work loop, lib/work/loop.ts) this instance leases the endpoints that have events after their position and are
- * due (`WebhookStore.claimWebhookEndpoints`: one instance of the fleet per endpoint at a time), and
- * delivers to each, on its own, the events after its position in id order — the order the events
- * committed in (lib/ports/events.ts). Events an endpoint did not ask for are passed over. The position
- * moves past an event only once it was answered 2xx (or dead-lettered), and only while the lease is
- * still this instance's: at least once, in order, and no doubles while instances keep their leases
- * (a lease outlasts two request timeouts and is renewed with every event).
+ * Every `pollMs` (its work loop, lib/work/loop.ts) this instance leases the endpoints that have
+ * events after their position and are due (`WebhookStore.claimWebhookEndpoints`: one instance of the
+ * fleet per endpoint at a time), and delivers to each, on its own, the events after its position in
+ * id order — the order the events committed in (lib/ports/events.ts). Events an endpoint did not ask
+ * for are passed over. The position moves past an event only once it was answered 2xx (or
+ * dead-lettered), and only while the lease is still this instance's: at least once, in order, and no
+ * doubles while instances keep their leases (a lease outlasts two request timeouts and is renewed with
+ * every event).
  *
  * A failure ends the endpoint's turn with a back-off of `backoffBaseMs · 2^(attempts−1)` (at most
  * `backoffMaxMs`), of which a random half is waited off (lib/work/policies.ts, webhook delivery); at `maxAttempts` the event goes

@@ -11,6 +11,9 @@ import { leasedTo, leaseFree, NO_LEASE, NO_LEASE_SQL, skippingLocked } from './w
 
 const TABLE = TABLES.orders;
 
+/** The `error` column holds 256 characters, like the original's; a longer reason is cut, not refused. */
+const MAX_ERROR_LENGTH = 256;
+
 /** django-ca's error_code for "Could not sign certificate." */
 const SIGNING_FAILED = 1;
 
@@ -108,7 +111,8 @@ async function getOrderById(db: Knex, id: number): Promise<OrderRecord> {
 /**
  * Lock up to `limit` pending orders, oldest first, passing over locked ones (work.ts): several
  * workers (processes or instances on one PostgreSQL) claim disjoint sets; the locks last until the
- * caller's transaction ends. Orders whose lease has not yet expired belong to another instance and are left alone.
+ * caller's transaction ends. Orders whose lease has not yet expired belong to another instance and
+ * are left alone.
  */
 export async function claimPendingOrders(db: Knex, limit: number, leaseOwner?: string): Promise<OrderRecord[]> {
   const rows = (await skippingLocked(claimable(db, leaseOwner).select('*').orderBy('id', 'asc').limit(limit))) as Row[];
@@ -147,8 +151,7 @@ export async function markOrderFailed(db: Knex, orderId: number, error: string):
     .where({ id: orderId })
     .update({
       status: 'failed',
-      // The column holds 256 characters, like the original; a longer reason is cut, not refused.
-      error: error.slice(0, 256),
+      error: error.slice(0, MAX_ERROR_LENGTH),
       error_code: SIGNING_FAILED,
       ...NO_LEASE,
       updated: new Date(),
@@ -165,7 +168,7 @@ function claimedAmong(db: Knex, ids: number[], leaseOwner?: string): Knex.QueryB
 /**
  * Several orders failed at once, in ONE statement: of these orders, those still claimable (locked
  * passing over those another worker holds: `claimedAmong`) marked failed with their reason
- * (cut to the column's 256 characters). Returns them as now stored.
+ * (cut to `MAX_ERROR_LENGTH`). Returns them as now stored.
  */
 export function failOrders(db: Knex, failed: { orderId: number; reason: string }[], leaseOwner?: string): Promise<OrderRecord[]> {
   return mappingErrors(async () => {
@@ -181,7 +184,7 @@ export function failOrders(db: Knex, failed: { orderId: number; reason: string }
        from (values ${failed.map(() => '(?::integer, ?::text)').join(', ')}) as v(order_id, reason)
        where o.id = v.order_id and o.id in (select id from claimed)
        returning o.*`,
-      [claimed, TABLE, SIGNING_FAILED, new Date(), ...failed.flatMap((f) => [f.orderId, f.reason.slice(0, 256)])],
+      [claimed, TABLE, SIGNING_FAILED, new Date(), ...failed.flatMap((f) => [f.orderId, f.reason.slice(0, MAX_ERROR_LENGTH)])],
     )) as { rows: Row[] };
     return rows.map((row) => orderFromRow({ ...row, certificate_serial: null })).sort((a, b) => a.id - b.id);
   });
