@@ -4,7 +4,7 @@
  * `query`), messages worded like pydantic's so that clients of the original see familiar text.
  *
  * The same schema files feed the OpenAPI document (lib/openapi/document.ts): one source of truth.
- * Schemas are compiled once per process.
+ * Schemas are compiled once per process (twice: see `ajv`).
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -46,11 +46,18 @@ export function loadSchemas(): Map<string, JsonSchema> {
   return map;
 }
 
-let ajvInstance: Ajv2020 | null = null;
+/**
+ * Two compilations of the same schemas. `fast` stops at the first error and decides whether a value
+ * is valid; `full` collects every error for the 422 answer (pydantic lists them all). ajv's
+ * all-errors mode costs time in the square of the errors when many `$ref`ed items fail (each call
+ * copies the error list so far), so it only ever sees small values: see `MAX_FULLY_REPORTED_VALUES`.
+ */
+const ajvInstances = new Map<'fast' | 'full', Ajv2020>();
 
-function ajv(): Ajv2020 {
-  if (ajvInstance) return ajvInstance;
-  const instance = new Ajv2020({ allErrors: true, discriminator: true, verbose: true, strict: true, allowUnionTypes: true });
+function ajv(mode: 'fast' | 'full'): Ajv2020 {
+  const existing = ajvInstances.get(mode);
+  if (existing) return existing;
+  const instance = new Ajv2020({ allErrors: mode === 'full', discriminator: true, verbose: true, strict: true, allowUnionTypes: true });
   addFormats(instance);
   // RFC 3339 allows years 0000–9999, offsets included; a database timestamp starts at year 1 (and a
   // value such as `0000-01-01T00:00:00Z` would otherwise fail in the query, not here).
@@ -64,7 +71,7 @@ function ajv(): Ajv2020 {
   instance.addKeyword({ keyword: 'x-error', schemaType: 'string' });
   instance.addKeyword({ keyword: 'x-class-name', schemaType: 'string' });
   for (const schema of loadSchemas().values()) instance.addSchema(schema);
-  ajvInstance = instance;
+  ajvInstances.set(mode, instance);
   return instance;
 }
 
@@ -76,19 +83,56 @@ function isStorableDate(d: Date): boolean {
 
 const compiled = new Map<string, ValidateFunction>();
 
-export function validatorFor(name: string): ValidateFunction {
-  let fn = compiled.get(name);
+/** The validator of schema `name` (file `schemas/<name>.json`); `full` collects every error. */
+export function validatorFor(name: string, mode: 'fast' | 'full' = 'fast'): ValidateFunction {
+  const key = `${mode} ${name}`;
+  let fn = compiled.get(key);
   if (!fn) {
-    fn = ajv().getSchema(`${SCHEMA_BASE}${name}.json`);
+    fn = ajv(mode).getSchema(`${SCHEMA_BASE}${name}.json`);
     if (!fn) throw new Error(`express-ca-api: no schema named ${name}`);
-    compiled.set(name, fn);
+    compiled.set(key, fn);
   }
   return fn;
 }
 
 /** Compile every schema now, so that a broken schema fails at startup and not in a request. */
 export function compileAll(): void {
-  for (const name of loadSchemas().keys()) validatorFor(name);
+  for (const name of loadSchemas().keys()) for (const mode of ['fast', 'full'] as const) validatorFor(name, mode);
+}
+
+/**
+ * The most values (array items and object members, counted through every level) of an invalid body
+ * whose every error is reported. A larger invalid body is answered with its first error only: the
+ * same 422, bounded in time whatever the body holds (a 2.5 MB body holds a million array items).
+ */
+export const MAX_FULLY_REPORTED_VALUES = 1000;
+
+/** Whether `value` holds more than `max` values at any depth; stops counting at `max + 1`. */
+function holdsMoreValues(value: unknown, max: number): boolean {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    const children = Object.values(node);
+    count += children.length;
+    if (count > max) return true;
+    for (const child of children) stack.push(child);
+  }
+  return false;
+}
+
+/** ajv's errors for an invalid `value`: every one when the value is small enough, else the first. */
+function errorsOf(name: string, value: unknown): ErrorObject[] {
+  const mode = holdsMoreValues(value, MAX_FULLY_REPORTED_VALUES) ? 'fast' : 'full';
+  const validate = validatorFor(name, mode);
+  validate(value);
+  return validate.errors ?? [];
+}
+
+/** `null` when `value` is valid for schema `name`, else its errors (see `errorsOf`). */
+function check(name: string, value: unknown): ErrorObject[] | null {
+  return validatorFor(name)(value) ? null : errorsOf(name, value);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -209,8 +253,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-const isPrefix = (a: string, b: string): boolean => b === a || b.startsWith(`${a}/`);
-
 /**
  * Drop errors that only echo a more precise one: "must match a schema in anyOf" / "must be null"
  * of a nullable field whose non-null branch failed in detail.
@@ -222,20 +264,27 @@ function prune(errors: ErrorObject[]): ErrorObject[] {
     e.keyword === 'if' ||
     (e.keyword === 'type' && (e.params as { type?: string }).type === 'null');
   // A missing discriminator is reported once, as union_tag_not_found, not also as a missing field.
-  const tagErrors = errors.filter((e) => e.keyword === 'discriminator');
+  const missingTags = new Set(
+    errors.filter((e) => e.keyword === 'discriminator').map((t) => `${t.instancePath}\u0000${String((t.params as { tag?: string }).tag)}`),
+  );
   const isMissingTag = (e: ErrorObject): boolean =>
     e.keyword === 'required' &&
-    tagErrors.some(
-      (t) =>
-        t.instancePath === e.instancePath &&
-        (t.params as { tag?: string }).tag === (e.params as { missingProperty?: string }).missingProperty,
-    );
-  return errors.filter((e) => {
-    if (isMissingTag(e)) return false;
-    if (!isSummary(e)) return true;
-    const others = errors.filter((o) => o !== e && !isSummary(o) && isPrefix(e.instancePath, o.instancePath));
-    return others.length === 0;
-  });
+    missingTags.has(`${e.instancePath}\u0000${String((e.params as { missingProperty?: string }).missingProperty)}`);
+  // Every path at or above a detailed error, so that each summary is judged in one lookup: a body
+  // with thousands of failing array items must not cost thousands × thousands comparisons.
+  const detailed = new Set<string>();
+  for (const o of errors) if (!isSummary(o)) for (const path of selfAndAncestors(o.instancePath)) detailed.add(path);
+  return errors.filter((e) => !isMissingTag(e) && (!isSummary(e) || !detailed.has(e.instancePath)));
+}
+
+/** `/a/b/c` → `/a/b/c`, `/a/b`, `/a`, `` (JSON Pointers; the empty one is the root). */
+function selfAndAncestors(pointer: string): string[] {
+  const paths = [pointer];
+  for (let i = pointer.lastIndexOf('/'); i >= 0; i = pointer.lastIndexOf('/', i - 1)) {
+    paths.push(pointer.slice(0, i));
+    if (i === 0) break;
+  }
+  return paths;
 }
 
 /** Convert ajv's errors for `data` into 422 items, loc prefixed with `prefix`, in field order. */
@@ -334,9 +383,9 @@ export function validateBody(
   // Strings no column or certificate can hold are refused first: nothing after this sees them.
   const badStrings = bodyTextItems(body, prefix, propertyNames(schemaName));
   if (badStrings.length) return { ok: false, items: badStrings };
-  const validate = validatorFor(schemaName);
-  if (validate(body)) return { ok: true, value: body };
-  return { ok: false, items: toValidationItems(validate.errors ?? [], body, prefix, propertyNames(schemaName)) };
+  const errors = check(schemaName, body);
+  if (!errors) return { ok: true, value: body };
+  return { ok: false, items: toValidationItems(errors, body, prefix, propertyNames(schemaName)) };
 }
 
 const TRUE = new Set(['1', 'true', 't', 'yes', 'y', 'on']);
@@ -391,7 +440,7 @@ export function validateQuery(
     } else value[name] = text;
   }
   if (items.length) return { ok: false, items };
-  const validate = validatorFor(schemaName);
-  if (validate(value)) return { ok: true, value };
-  return { ok: false, items: toValidationItems(validate.errors ?? [], value, ['query'], Object.keys(props)) };
+  const errors = check(schemaName, value);
+  if (!errors) return { ok: true, value };
+  return { ok: false, items: toValidationItems(errors, value, ['query'], Object.keys(props)) };
 }

@@ -8,6 +8,7 @@ import { execFileSync } from 'child_process';
 import express from 'express';
 import request from 'supertest';
 import { TABLES } from '../../adapters/store/knex/tables';
+import { MAX_FULLY_REPORTED_VALUES } from '../../lib/api/validation';
 import { API, opensslCsr, setupApi, waitForOrder, type ApiFixture } from '../api/fixture';
 import { buildApp } from '../helpers/http';
 
@@ -302,6 +303,35 @@ describe('found by the campaign (test/hardening/campaign.test.ts)', () => {
       .split(':')[0];
     const octets = execFileSync('openssl', ['asn1parse', '-inform', 'PEM', '-strparse', offset], { input: pem });
     expect(octets.toString()).toContain(`:${largest}`);
+  });
+
+  describe('an invalid body with many failing items (a sign request went unanswered for 20 s)', () => {
+    // A policy qualifier is a string or a notice object: a number fails both branches, two errors each.
+    const signWithQualifiers = (qualifiers: unknown[]) =>
+      sign({
+        csr,
+        subject,
+        extensions: [{ type: 'certificate_policies', value: [{ policy_identifier: '1.2.3', policy_qualifiers: qualifiers }] }],
+      });
+    const qualifierLocs = (detail: { loc: unknown[] }[]) => new Set(detail.map((d) => d.loc[d.loc.length - 1]));
+
+    test(`up to ${MAX_FULLY_REPORTED_VALUES} values, every error is reported`, async () => {
+      const n = MAX_FULLY_REPORTED_VALUES - 100;
+      const res = await signWithQualifiers(Array.from({ length: n }, (_, i) => i));
+      expect(res.status).toBe(422);
+      expect(res.body.detail).toHaveLength(2 * n);
+      expect(qualifierLocs(res.body.detail).size).toBe(n);
+    });
+
+    test('a body near the size limit full of failing items is answered with its first error, nothing saved', async () => {
+      const before = await snapshot();
+      // ~2.4 MB: 1.2 million items; reporting each of them made ajv copy its error list per item.
+      const res = await signWithQualifiers(new Array(1_200_000).fill(0));
+      expect(res.status).toBe(422);
+      expect(res.body.detail.map((d: { type: string }) => d.type)).toEqual(['string_type', 'dict_type']);
+      expect([...qualifierLocs(res.body.detail)]).toEqual([0]);
+      expect(await snapshot()).toBe(before);
+    });
   });
 
   test.each([
