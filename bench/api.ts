@@ -16,7 +16,8 @@
  *     file) next to the in-process server of part 2, driven by the same load client in two
  *     interleaved halves each: certificates/s of both, the ratio example server / in process
  *     (target, printed only: ≥ 0.8 with ≥ 1.8 cores busy), p50/p95 from POST sign to issued, and
- *     the cores busy (server process, load client, PostgreSQL);
+ *     the cores busy (server process, load client, PostgreSQL); the example server runs with
+ *     CA_WORKERS=auto (one worker per core on PostgreSQL), or BENCH_EXAMPLE_WORKERS;
  *  5. (`BENCH_PARTS=webhook`, not by default) issued certificates/s with webhooks enabled and no
  *     endpoint, next to the same with an endpoint that never answers (a TCP server that accepts and
  *     stays silent), interleaved in one run: delivery must not slow issuance (README "Webhooks").
@@ -41,7 +42,7 @@ import { createCaApiRouter } from '../lib';
 import { initCa } from '../lib/ca/authorities';
 import { certificateToJson } from '../lib/ca/serialize';
 import type { CaRecord } from '../lib/ports';
-import { processCpuMs, processesCpuSince, processesCpuSnapshot, withCpu } from './cpu';
+import { processCpuMs, processesCpuSince, processesCpuSnapshot, processTreeCpuMs, withCpu } from './cpu';
 import { startExampleServer } from './example-server';
 import { serve } from './serve';
 import { benchCsrPem } from './csr';
@@ -265,10 +266,10 @@ interface Spent {
   postgres: number;
 }
 
-async function spentAround<T>(serverPid: number, work: () => Promise<T>): Promise<{ value: T; spent: Spent }> {
+async function spentAround<T>(serverCpuMs: () => number, work: () => Promise<T>): Promise<{ value: T; spent: Spent }> {
   const now = () => ({
     t: process.hrtime.bigint(),
-    server: processCpuMs(serverPid),
+    server: serverCpuMs(),
     client: loader.pid === undefined ? Number.NaN : processCpuMs(loader.pid),
   });
   const postgresBefore = processesCpuSnapshot('postgres');
@@ -319,14 +320,25 @@ async function measureExampleServer(inProcess: HostServer, auth: string, csr: st
     {
       CA_DATA_DIR: dataDir,
       CA_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      // README "The example server on several cores": one worker per core on PostgreSQL, one process on PGlite.
+      CA_WORKERS: process.env.BENCH_EXAMPLE_WORKERS ?? 'auto',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     },
     dataDir,
   );
   try {
     const sides = [
-      { name: 'example server', pid: example.pid, target: { apiRoot: example.apiRoot, caSerial: example.caSerial, auth: example.auth } },
-      { name: 'in process', pid: process.pid, target: { apiRoot: inProcess.apiRoot, caSerial: inProcess.intermediate.serial, auth } },
+      {
+        name: 'example server',
+        cpuMs: () => processTreeCpuMs(example.pid),
+        target: { apiRoot: example.apiRoot, caSerial: example.caSerial, auth: example.auth },
+      },
+      // The bench's own process, without its children (the load client is one).
+      {
+        name: 'in process',
+        cpuMs: () => processCpuMs(process.pid),
+        target: { apiRoot: inProcess.apiRoot, caSerial: inProcess.intermediate.serial, auth },
+      },
     ].map((s) => ({ ...s, figures: new Side() }));
     const job = (target: IssueTarget, total: number): LoadJob => ({
       kind: 'issue',
@@ -340,13 +352,13 @@ async function measureExampleServer(inProcess: HostServer, auth: string, csr: st
     const half = Math.max(CLIENTS, Math.round(ISSUE_TOTAL / 2));
     for (let round = 0; round < 2; round++) {
       for (const side of sides) {
-        const { value, spent } = await spentAround(side.pid, () => loader.measure(job(side.target, half)));
+        const { value, spent } = await spentAround(side.cpuMs, () => loader.measure(job(side.target, half)));
         side.figures.add(half, value.latency, spent);
       }
     }
     const [ours, inside] = sides.map((s) => s.figures);
     console.log(
-      `example server (npm start's server in a child process, ${CLIENTS} clients, P-256): ${fmt(ours.perSecond)} certificates/s; in process (same run): ${fmt(inside.perSecond)} certificates/s; ratio ${(ours.perSecond / inside.perSecond).toFixed(2)} (target >= 0.8 with >= 1.8 cores busy)`,
+      `example server (npm start's server with CA_WORKERS=${process.env.BENCH_EXAMPLE_WORKERS ?? 'auto'} in a child process, ${CLIENTS} clients, P-256): ${fmt(ours.perSecond)} certificates/s; in process (same run): ${fmt(inside.perSecond)} certificates/s; ratio ${(ours.perSecond / inside.perSecond).toFixed(2)} (target >= 0.8 with >= 1.8 cores busy)`,
     );
     console.log(`  example server: ${ours.describe()}`);
     console.log(`  in process:     ${inside.describe()}`);

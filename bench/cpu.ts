@@ -30,6 +30,32 @@ function statCpuMs(statFile: string): number {
 }
 
 /**
+ * ms of user + system time of the process `pid` and its descendants alive now (a cluster's primary
+ * and its workers); NaN where /proc is missing.
+ */
+export function processTreeCpuMs(pid: number): number {
+  const parents = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  let sum = 0;
+  const pending = [pid];
+  while (pending.length) {
+    const next = pending.pop() as number;
+    sum += processCpuMs(next);
+    pending.push(...(parents.get(next) ?? []));
+  }
+  return sum;
+}
+
+/**
  * ms of CPU spent so far by every process named `name` (`postgres`: the server and all its backends,
  * which come and go with connections, so a difference of two readings is a lower bound).
  */
