@@ -27,6 +27,7 @@ import { resolveAllowedHosts, type AllowedHosts } from './http/allowed-hosts';
 import { REST_API_OPTION_NAMES, resolveRestApiOptions, type ResolvedRestApiOptions, type RestApiOptions } from './api/options';
 import { checkOcspSigning, type OcspSigning } from './revocation-endpoints/options';
 import { moduleSettings, type RestSettings, type RevocationSettings } from './options-shape';
+import { resolveEstOptions, type EstOptions, type ResolvedEstOptions } from './est/options';
 import { resolveAcmeOptions, type AcmeOptions, type ResolvedAcmeOptions } from './acme/options';
 import { resolveMetricsOptions, type MetricsOptions, type MetricsReportTarget, type ResolvedMetricsOptions } from './metrics/options';
 import { resolveWebhookOptions, type ResolvedWebhookOptions, type WebhookOptions } from './webhooks/options';
@@ -91,6 +92,11 @@ export interface CaApiRouterOptions extends RestApiOptions {
    */
   acme?: AcmeOptions;
   /**
+   * EST (RFC 7030) at `/.well-known/est/` (README "EST"): devices enrol with an API user's password.
+   * Off unless `est.enabled` (or `CA_ENABLE_EST`) says so.
+   */
+  est?: EstOptions;
+  /**
    * Prometheus metrics (README "Metrics"): `{ enabled: true }` serves them at `/metrics` beside the
    * other modules; a router made by `createMetricsRouter` (served elsewhere) receives this router's
    * reports instead. Off by default.
@@ -129,6 +135,9 @@ export interface ResolvedOptions extends ResolvedRestApiOptions {
   logger: Logger | null;
   accessLog: boolean;
   acme: ResolvedAcmeOptions;
+  est: ResolvedEstOptions;
+  /** `CA_DEFAULT_CA`: the CA that ACME's and EST's default URLs serve; null: the usable CA that expires last. */
+  defaultCa: string | null;
   metrics: ResolvedMetricsOptions;
   webhooks: ResolvedWebhookOptions;
 }
@@ -148,6 +157,7 @@ const KNOWN_OPTIONS: readonly string[] = [
   'logger',
   'accessLog',
   'acme',
+  'est',
   'metrics',
   'webhooks',
   'env',
@@ -197,9 +207,14 @@ export function resolveOptions(given: CaApiRouterOptions = {}): ResolvedOptions 
   const store = checkStore(options.store, STORE_METHODS, entry);
   const acmeEnv = fromEnvironment(() => ({ enabled: switchSetting(env, 'CA_ENABLE_ACME', false), defaultCa: defaultCaSetting(env) }));
   const acme = resolveAcmeOptions(options.acme, env, acmeEnv);
-  if ((enableRestApi || acme.enabled) && store === null) {
+  const est = resolveEstOptions(
+    options.est,
+    fromEnvironment(() => switchSetting(env, 'CA_ENABLE_EST', false)),
+  );
+  if ((enableRestApi || acme.enabled || est.enabled) && store === null) {
+    const what = enableRestApi ? 'the REST API' : acme.enabled ? 'ACME' : 'EST';
     throw new OptionsError(
-      `option \`store\` is required when ${enableRestApi ? 'the REST API' : 'ACME'} is enabled, e.g. createCaApiRouter({ enableRestApi: true, store: knexStore(db) })`,
+      `option \`store\` is required when ${what} is enabled, e.g. createCaApiRouter({ enableRestApi: true, store: knexStore(db) })`,
     );
   }
   // Without an explicit choice the package entry adds the default backend (keys in the store).
@@ -227,6 +242,8 @@ export function resolveOptions(given: CaApiRouterOptions = {}): ResolvedOptions 
     logger,
     accessLog,
     acme,
+    est,
+    defaultCa: acmeEnv.defaultCa,
     metrics,
     webhooks,
   };

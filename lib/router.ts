@@ -5,6 +5,7 @@
  *   {urlPath}api/   the REST API (lib/api/mount.ts): django-ca's API, JSON everywhere (D11)
  *   {urlPath}       the revocation endpoints (lib/revocation-endpoints/mount.ts): issuer, CRLs, OCSP
  *   {urlPath}acme/  the ACME server (lib/acme/mount.ts): RFC 8555 for CAs with `acme_enabled`, when `acme.enabled`
+ *   /.well-known/est/  EST (lib/est/mount.ts): RFC 7030 device enrolment, when `est.enabled`
  *   /metrics        the metrics endpoint (lib/metrics/mount.ts), when `metrics.enabled` (README "Metrics")
  *
  * A request goes to the module with the longest prefix it falls under; anything else falls through
@@ -36,6 +37,10 @@ import { mountAcme } from './acme/mount';
 import { malformed, PROBLEM_CONTENT_TYPE } from './acme/problems';
 import { mountRevocationEndpoints } from './revocation-endpoints/mount';
 import { mountMetrics } from './metrics/mount';
+import { mountEst } from './est/mount';
+import type { EstServices } from './est/route-types';
+import { EST_REALM } from './est/framing';
+import { basicAuthenticator } from './http/basic-auth';
 
 export type { CaApiRouterOptions } from './options';
 
@@ -123,8 +128,25 @@ function mountModules(
     };
     add('acme', mountAcme(settings, acmePorts, shared));
   }
+  if (resolved.est.enabled) add('est', mountEst(estServices(resolved, ports, cas, shared), shared));
   if (resolved.metrics.enabled && ports.metricsExposition) add('metrics', mountMetrics(resolved.metrics, ports.metricsExposition, shared));
   return mounted;
+}
+
+/** What EST's handlers use: the REST API's users and permissions, the router's profiles and CA cache. */
+function estServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, shared: SharedContext): EstServices {
+  const { store, keyBackends } = ports;
+  return {
+    store,
+    cas,
+    endpoints: resolved.est.endpoints,
+    authenticate: basicAuthenticator(ports.authenticator, EST_REALM, ports.loginLimiter, shared.metrics),
+    permissions: ports.permissions,
+    signing: { keyBackends, profiles: resolved.effectiveProfiles, defaultExpiresMs: resolved.defaultExpiresMs },
+    defaultProfile: resolved.defaultProfile,
+    defaultCa: resolved.defaultCa ?? undefined,
+    bodyLimit: resolved.est.bodyLimit,
+  };
 }
 
 /**

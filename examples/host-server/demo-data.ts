@@ -43,7 +43,7 @@ export interface DemoData {
 }
 
 const ROOT_NAME = 'Example Root';
-const INTERMEDIATE_NAME = 'Example Intermediate';
+export const INTERMEDIATE_NAME = 'Example Intermediate';
 const DEMO_USERNAME = 'demo';
 const CREDENTIALS_FILE = 'demo-credentials.json';
 /**

@@ -21,7 +21,7 @@ import {
   type Store,
   type WebhookOptions,
 } from '../../lib';
-import { demoFolder, ensureDemoData } from './demo-data';
+import { demoFolder, ensureDemoData, INTERMEDIATE_NAME } from './demo-data';
 import { applyTrustProxy, listen, tlsCredentials } from './listen';
 import { operatingLines, optionalModules } from './operating';
 import { signUrlWarning } from './sign-url-check';
@@ -137,6 +137,8 @@ export async function serveHost(host: OpenedHost, options: HostServerOptions, lo
     logger: jsonLinesLogger({ stream: { write: (line: string) => log(line.trimEnd()) } }),
     ...((options.holdOrders ?? process.env.CA_ORDER_RUNNER === 'off') ? { orderRunner: holdingRunner } : {}),
     ...optionalModules(options.webhooks, settings, host.kek),
+    // EST (CA_ENABLE_EST) enrols with the demo intermediate, unless CA_DEFAULT_CA names another CA.
+    est: { ca: settings.defaultCa ?? INTERMEDIATE_NAME },
   });
   app.use(router);
   let acmeDirectoryPath: string | null = null;
@@ -213,6 +215,9 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
     const http01Port = Number(process.env.CA_ACME_HTTP01_PORT?.trim() || 80);
     log(acmeWalkThrough({ directory: `${url}${acmeDirectoryPath}`, https: tls !== null, http01Port }));
   }
+  // The router has read CA_ENABLE_EST as the settings do.
+  if (settings.enableEst)
+    log(`EST (CA_ENABLE_EST; README "EST"): ${url}/.well-known/est/ enrols with ${settings.defaultCa ?? INTERMEDIATE_NAME}.`);
   if (tls) {
     log('');
     log("HTTPS: curl must trust the server's certificate (export CURL_CA_BUNDLE=its-ca.pem); the CRL, OCSP and");

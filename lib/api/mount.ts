@@ -22,7 +22,7 @@ import { compileRoute, matchingRoutes, routeForMethod } from '../http/path-match
 import { sendJson } from '../http/send';
 import { redirectToSlash } from '../http/trailing-slash';
 import { BASIC_REALM, toHttpError, unauthorized } from './api-errors';
-import { basicAuthenticator } from './basic-auth';
+import { basicAuthenticator } from '../http/basic-auth';
 import { docsEndpoints } from './docs-endpoints';
 import { sendJsonStream } from './json-stream';
 import type { ResolvedRestApiOptions } from './options';

@@ -20,6 +20,8 @@ export interface ErrorCatch {
   logError: LogError;
   /** The module's own mapping of errors to answers (null: not one of its errors). */
   toHttpError?: (error: unknown) => HttpError | null;
+  /** How the module writes an error (default: JSON `{"detail": …}`); EST answers in plain text. */
+  send?: (res: Response, error: HttpError) => void;
 }
 
 export function answerFailure(how: ErrorCatch, req: Request, res: Response, error: unknown): void {
@@ -34,5 +36,5 @@ export function answerFailure(how: ErrorCatch, req: Request, res: Response, erro
     http = internalError();
   }
   if (res.headersSent) res.destroy();
-  else sendError(res, http);
+  else (how.send ?? sendError)(res, http);
 }

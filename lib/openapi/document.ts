@@ -10,7 +10,7 @@ import * as path from 'path';
 import { PATH_PARAM_KINDS } from '../api/path-params';
 import { ROUTES } from '../api/routes';
 import { operationId, type RouteDefinition } from '../api/route-types';
-import { loadSchemas, type JsonSchema } from '../api/validation';
+import { loadSchemas, type JsonSchema } from '../api/schemas';
 
 /** The version of the API description we implement (docs/COMPATIBILITY.md §1.1: `info.version`). */
 export const API_VERSION = '3.1.0';

@@ -36,6 +36,8 @@ export interface CaSettings {
    * CA's ACME settings. Default false (README "ACME"), for both.
    */
   enableAcme: boolean;
+  /** `CA_ENABLE_EST`: the router serves EST at `/.well-known/est/` (README "EST"). Default false. */
+  enableEst: boolean;
   /** `CA_DEFAULT_CA`: serial or name of the default CA; null: the CA that expires last (lib/ca/default-ca.ts). */
   defaultCa: string | null;
   /** `CA_DEFAULT_HOSTNAME`: host[:port] of the URLs `init_ca` writes into a new CA. */
@@ -63,6 +65,7 @@ export function readSettings(env: Env): CaSettings {
     urlPath: urlPathSetting(env),
     allowedHosts: allowedHostsSetting(env),
     enableAcme: switchSetting(env, 'CA_ENABLE_ACME', false),
+    enableEst: switchSetting(env, 'CA_ENABLE_EST', false),
     defaultCa: defaultCaSetting(env),
     defaultHostname: env.CA_DEFAULT_HOSTNAME || null,
     ...profileSettings(env),

@@ -11,6 +11,7 @@ import * as path from 'path';
 import { ROUTES } from '../../lib/api/routes';
 import { REVOCATION_ROUTES } from '../../lib/revocation-endpoints/routes';
 import { ACME_ROUTES } from '../../lib/acme/routes';
+import { EST_ROUTES } from '../../lib/est/routes';
 
 const ROOT = path.resolve(__dirname, '../..');
 const COMPOSITION_ROOTS = ['lib/index.ts', 'lib/wiring.ts', 'lib/cli/main.ts'];
@@ -81,6 +82,7 @@ const MODULES = [
     readme: '## Revocation: CRLs and OCSP',
   },
   { dir: 'lib/acme', table: 'lib/acme/routes.ts', routes: ACME_ROUTES, readme: '### ACME endpoints' },
+  { dir: 'lib/est', table: 'lib/est/routes.ts', routes: EST_ROUTES, readme: '### EST endpoints' },
 ];
 
 /**
@@ -94,6 +96,8 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   'lib/revocation-endpoints': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509'],
   // ACME also runs background work (validations, issuance): the shared work loop and back-off of lib/work.
   'lib/acme': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509', 'lib/work'],
+  // EST: the kit, the rules and the issuance service, the caches, the ports, the engine (PKCS#7).
+  'lib/est': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509'],
   // The metrics endpoint: the kit and the ports (its exposition is an adapter, chosen by the composition root).
   'lib/metrics': ['lib/http', 'lib/ports'],
   'lib/openapi': ['lib/api'],

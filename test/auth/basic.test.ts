@@ -3,7 +3,7 @@
  * same 401 with a `WWW-Authenticate` challenge (D5).
  */
 import request from 'supertest';
-import { parseBasicAuthorization } from '../../lib/api/basic-auth';
+import { parseBasicAuthorization } from '../../lib/http/basic-auth';
 import { ROUTES } from '../../lib/api/routes';
 import { authHeader, buildApp, hashPassword, memoryUserStore, notImplementedHandler, type TestApp } from '../helpers/http';
 

@@ -9,7 +9,7 @@
  * place (the "almost valid" request).
  */
 import fc from 'fast-check';
-import { loadSchemas, type JsonSchema } from '../../lib/api/validation';
+import { loadSchemas, type JsonSchema } from '../../lib/api/schemas';
 
 const schemas = loadSchemas();
 

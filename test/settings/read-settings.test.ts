@@ -10,6 +10,7 @@ describe('readSettings', () => {
       enableRestApi: false,
       urlPath: 'django_ca/',
       enableAcme: false,
+      enableEst: false,
       defaultCa: null,
       defaultHostname: null,
       profiles: null,
@@ -26,6 +27,7 @@ describe('readSettings', () => {
       CA_ENABLE_REST_API: 'Yes',
       CA_URL_PATH: '',
       CA_ENABLE_ACME: ' on ',
+      CA_ENABLE_EST: 'yes',
       CA_DEFAULT_CA: ' Issuing ',
       CA_PROFILES: JSON.stringify({ device: { description: 'Devices' }, enduser: null }),
       CA_DEFAULT_PROFILE: 'device',
@@ -38,6 +40,7 @@ describe('readSettings', () => {
       enableRestApi: true,
       urlPath: '',
       enableAcme: true,
+      enableEst: true,
       defaultCa: 'Issuing',
       defaultProfile: 'device',
       defaultExpiresMs: 7 * 86_400_000,
@@ -51,6 +54,7 @@ describe('readSettings', () => {
 
   test.each([
     ['CA_ENABLE_ACME', 'maybe', 'environment variable CA_ENABLE_ACME must be true/false, 1/0, yes/no or on/off (got "maybe")'],
+    ['CA_ENABLE_EST', 'maybe', 'environment variable CA_ENABLE_EST must be true/false, 1/0, yes/no or on/off (got "maybe")'],
     ['CA_METRICS', 'enabled', 'environment variable CA_METRICS must be true/false, 1/0, yes/no or on/off (got "enabled")'],
     ['CA_URL_PATH', 'pki', `environment variable CA_URL_PATH must be '' or end with '/', e.g. 'pki/' (got "pki")`],
     [

@@ -16,7 +16,7 @@ import type { Request, Response } from 'express';
 import { Passport } from 'passport';
 import { BasicStrategy } from 'passport-http';
 import { NO_METRICS, type ApiUser, type Authenticator, type LockoutStart, type LoginAttemptLimiter, type MetricsSink } from '../ports';
-import { HttpError } from '../http/http-errors';
+import { HttpError } from './http-errors';
 
 export interface BasicCredentials {
   username: string;

@@ -1,0 +1,52 @@
+/**
+ * EST's bodies on the wire (RFC 7030 §4, as RFC 8951 corrected it): base64 of DER both ways.
+ *
+ * What is read is forgiving where clients differ: wrapped (LF or CRLF) or not, trailing whitespace,
+ * with or without `Content-Transfer-Encoding: base64`. What is written suits the strictest client:
+ * strongSwan's `pki` 5.9 decodes only unwrapped base64 and reads the answer in one go, so it gets one
+ * line without a newline, with `Content-Length` (never chunked); `Content-Transfer-Encoding: base64`
+ * is kept for old clients that look for it.
+ */
+import type { Response } from 'express';
+import { HttpError } from '../http/http-errors';
+
+/** RFC 7030 §3.2.3 names no realm; one of its own tells a client which password is asked for. */
+export const EST_REALM = 'est';
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** An EST failure: a status and a plain-text reason (RFC 7030 §4.2.3). */
+export function estError(status: number, reason: string, headers: Record<string, string> = {}): HttpError {
+  return new HttpError(status, reason, headers);
+}
+
+/** The DER a base64 body carries, or 400. */
+export function decodeBase64Body(body: Buffer, what: string): Buffer {
+  const text = body.toString('latin1').replace(/\s+/g, '');
+  if (text.length === 0) throw estError(400, `The request has no ${what}: send it as base64 of its DER (RFC 7030 §4.2.1).`);
+  if (!BASE64.test(text) || text.length % 4 !== 0) {
+    throw estError(400, `The ${what} is not base64: send base64 of its DER (RFC 7030 §4.2.1).`);
+  }
+  return Buffer.from(text, 'base64');
+}
+
+/** A 200 with `der` as one line of base64. */
+export function sendBase64(res: Response, contentType: string, der: Buffer): void {
+  const body = Buffer.from(der.toString('base64'), 'latin1');
+  res.status(200);
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Transfer-Encoding', 'base64');
+  res.setHeader('Content-Length', String(body.length));
+  res.end(body);
+}
+
+/** An error as EST answers it: the status and its reason as plain text, `Content-Length` set. */
+export function sendEstError(res: Response, error: HttpError): void {
+  const body = Buffer.from(`${error.message}\n`, 'utf8');
+  res.status(error.status);
+  for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Length', String(body.length));
+  res.end(body);
+}

@@ -1,0 +1,24 @@
+/**
+ * `POST simpleenroll` (RFC 7030 §4.2.1): an API user with `sign_certificate` for the endpoint's CA
+ * (HTTP Basic, §3.2.3) sends base64 of a PKCS#10; the answer is the new certificate alone as base64
+ * certs-only PKCS#7 (§4.2.3) — its chain comes from `cacerts`.
+ */
+import { readRawBody } from '../../http/body';
+import { certsOnlyPkcs7 } from '../../x509/pkcs7';
+import { endpointCa } from '../endpoint';
+import { enrol, estActor } from '../enrol';
+import { decodeBase64Body, EST_REALM, estError, sendBase64 } from '../framing';
+import type { EstHandler } from '../route-types';
+
+export const simpleenroll: EstHandler = async ({ req, res, params, services }) => {
+  const endpoint = await endpointCa(services, params.label);
+  const user = await services.authenticate(req, res);
+  if (!user)
+    throw estError(401, 'Authentication required: an API user (HTTP Basic).', { 'WWW-Authenticate': `Basic realm="${EST_REALM}"` });
+  if (!(await services.permissions.hasPermission(user, 'sign_certificate', { caSerial: endpoint.ca.serial }))) {
+    throw estError(403, `${user.username} may not sign certificates with this certificate authority.`);
+  }
+  const csrDer = decodeBase64Body(await readRawBody(req, services.bodyLimit), 'certificate request');
+  const certificate = await enrol(services, endpoint, csrDer, estActor(user, req.ip ?? null));
+  sendBase64(res, 'application/pkcs7-mime; smime-type=certs-only', certsOnlyPkcs7([certificate.der]));
+};

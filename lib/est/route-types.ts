@@ -1,0 +1,45 @@
+/**
+ * The shape of an EST endpoint and of its handler. The route table (`routes.ts`) is data of these
+ * types; the handlers import only this file, so that the table and the handlers form no import circle.
+ */
+import type { Request, Response } from 'express';
+import type { Profiles } from '../ca/profiles';
+import type { Signing } from '../ca/issuance/sign';
+import type { CaCache } from '../cache/ca-cache';
+import type { RequestAuthenticator } from '../http/basic-auth';
+import type { PathRoute } from '../http/path-matcher';
+import type { PermissionChecker, Store } from '../ports';
+import type { EstEndpoint } from './options';
+
+/** What the handlers work with, built once per mount (lib/est/mount.ts). */
+export interface EstServices {
+  store: Store;
+  cas: CaCache;
+  /** By label; '' for the URLs without one. */
+  endpoints: ReadonlyMap<string, EstEndpoint>;
+  authenticate: RequestAuthenticator;
+  permissions: PermissionChecker;
+  signing: Signing & { profiles: Profiles };
+  /** The router's default profile (`CA_DEFAULT_PROFILE`). */
+  defaultProfile: string;
+  /** `CA_DEFAULT_CA`, the preferred default CA; undefined: the usable CA that expires last. */
+  defaultCa: string | undefined;
+  bodyLimit: number;
+}
+
+export interface EstRequest {
+  req: Request;
+  res: Response;
+  /** `label` where the URL has one. */
+  params: Record<string, string>;
+  services: EstServices;
+}
+
+export type EstHandler = (request: EstRequest) => Promise<void>;
+
+export interface EstRoute extends PathRoute {
+  method: 'GET' | 'POST';
+  /** Relative to `/.well-known/est`, with an optional `{label}` placeholder. */
+  path: string;
+  handler: EstHandler;
+}

@@ -1,0 +1,108 @@
+/**
+ * EST with real clients against the example server over HTTPS (CA_ENABLE_EST, TLS_CERT_FILE,
+ * TLS_KEY_FILE): strongSwan's `pki` (`--estca`, `--est` with a password) and curl + openssl, as README
+ * "EST" shows them. openssl verifies what they got up to the server's root; the REST API lists it.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { describeWith, expectSuccess, makeTlsServerCertificate, opensslVerify, run, serialOf, subjectAltName } from '../clients/harness';
+import { startChildServer, stopChild, type ChildServer } from '../examples/child-server';
+
+describeWith(['pki', 'curl', 'openssl'], 'EST clients against the example server over HTTPS', () => {
+  let dir: string;
+  let server: ChildServer;
+  let url: string;
+  let tlsCa: string;
+  let rootPem: string;
+  const file = (name: string) => path.join(dir, name);
+  const pki = (args: string[]) => run('pki', args, { cwd: dir });
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'est-clients-'));
+    const tls = await makeTlsServerCertificate(dir);
+    tlsCa = tls.ca;
+    const data = file('data');
+    fs.mkdirSync(data);
+    server = await startChildServer({
+      CA_DATA_DIR: data,
+      DATABASE_URL: data,
+      CA_ENABLE_EST: 'true',
+      TLS_CERT_FILE: tls.cert,
+      TLS_KEY_FILE: tls.key,
+    });
+    // strongSwan checks the server's certificate against the URL's host: 127.0.0.1 is in its subjectAltName.
+    url = `https://127.0.0.1:${new URL(server.apiRoot).port}`;
+    rootPem = path.join(data, 'root.pem');
+  }, 90_000);
+
+  afterAll(async () => {
+    if (server) await stopChild(server.child);
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('the server says where EST is and which CA enrols', () => {
+    expect(server.output()).toMatch(
+      /^EST \(CA_ENABLE_EST; README "EST"\): https:\/\/localhost:\d+\/\.well-known\/est\/ enrols with Example Intermediate\.$/m,
+    );
+  });
+
+  test('pki --estca writes the root and the intermediate; pki --est enrols with a password; openssl verifies it', async () => {
+    expectSuccess('pki --estca', await pki(['--estca', '--url', url, '--cacert', tlsCa, '--caout', 'estca.pem', '--outform', 'pem']));
+    expect(fs.readFileSync(file('estca.pem'), 'utf8')).toBe(fs.readFileSync(rootPem, 'utf8').replace(/\r/g, ''));
+    expect(fs.existsSync(file('estca-1.pem'))).toBe(true);
+
+    expectSuccess('pki --gen', await run('bash', ['-c', 'pki --gen --type ecdsa --size 256 --outform pem > dev1.key'], { cwd: dir }));
+    const req = 'pki --req --type priv --in dev1.key --dn "CN=dev1.example.org" --san dev1.example.org --outform pem > dev1.req';
+    expectSuccess('pki --req', await run('bash', ['-c', req], { cwd: dir }));
+    const enrol = (userpass: string, out: string) =>
+      run(
+        'bash',
+        ['-c', `pki --est --url ${url} --cacert ${tlsCa} --cacert estca.pem --in dev1.req --userpass '${userpass}' --outform pem > ${out}`],
+        { cwd: dir },
+      );
+    expectSuccess('pki --est', await enrol(`${server.username}:${server.password}`, 'dev1.pem'));
+    expect(await opensslVerify(rootPem, file('estca-1.pem'), file('dev1.pem'))).toBe(`${file('dev1.pem')}: OK\n`);
+    expect(await subjectAltName(file('dev1.pem'))).toContain('DNS:dev1.example.org');
+
+    const serial = await serialOf(file('dev1.pem'));
+    const listed = await run('curl', [
+      ...['-sS', '--cacert', tlsCa, '--user', `${server.username}:${server.password}`, '-o', '/dev/null', '-w', '%{http_code}'],
+      `${server.apiRoot}/ca/${server.caSerial}/certs/${serial}/`,
+    ]);
+    expect(listed.out).toBe('200'); // in the REST inventory
+
+    // A wrong password: strongSwan reports the 401 and writes no certificate.
+    const refused = await enrol(`${server.username}:wrong`, 'refused.pem');
+    expect(refused.code).not.toBe(0);
+    expect(refused.out).toContain('EST request failed: HTTP 401');
+    expect(fs.readFileSync(file('refused.pem'), 'utf8')).toBe('');
+  }, 60_000);
+
+  test('curl + openssl: cacerts and simpleenroll as README "EST" shows them', async () => {
+    const sh = (cmd: string) => run('bash', ['-c', cmd], { cwd: dir });
+    const curl = `curl -sS --cacert ${tlsCa}`;
+    expectSuccess(
+      'openssl req',
+      await sh(
+        'openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout dev2.key -subj /CN=dev2.example.org ' +
+          '-addext subjectAltName=DNS:dev2.example.org -outform DER | base64 -w0 > dev2.b64',
+      ),
+    );
+    expectSuccess(
+      'cacerts',
+      await sh(`${curl} ${url}/.well-known/est/cacerts | base64 -d | openssl pkcs7 -inform DER -print_certs > est-ca.pem`),
+    );
+    expectSuccess(
+      'simpleenroll',
+      await sh(
+        `${curl} --user '${server.username}:${server.password}' -H 'Content-Type: application/pkcs10' --data-binary @dev2.b64 ` +
+          `${url}/.well-known/est/simpleenroll | base64 -d | openssl pkcs7 -inform DER -print_certs > dev2.pem`,
+      ),
+    );
+    const chain = fs.readFileSync(file('est-ca.pem'), 'utf8');
+    expect(chain.match(/BEGIN CERTIFICATE/g)).toHaveLength(2);
+    fs.writeFileSync(file('est-intermediate.pem'), chain.slice(0, chain.indexOf('-----END CERTIFICATE-----') + 26));
+    expect(await opensslVerify(rootPem, file('est-intermediate.pem'), file('dev2.pem'))).toBe(`${file('dev2.pem')}: OK\n`);
+  }, 60_000);
+});

@@ -1,0 +1,223 @@
+/**
+ * `createCaApiRouter({ est })` (README "EST"): the EST endpoints of RFC 7030 through the router, on
+ * PGlite, with openssl as the oracle of what they hand out: cacerts, simpleenroll with HTTP Basic,
+ * csrattrs, and every refusal in plain text with nothing stored.
+ */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import request from 'supertest';
+import { TABLES } from '../../adapters/store/knex/tables';
+import { buildApp } from '../helpers/http';
+import { API, opensslCsr, setupApi, type ApiFixture } from '../api/fixture';
+
+let f: ApiFixture;
+let built: ReturnType<typeof buildApp>;
+let app: ReturnType<typeof buildApp>['app'];
+let dir: string;
+const EST = '/.well-known/est';
+
+beforeAll(async () => {
+  f = await setupApi();
+  const other = await f.makeCa({ name: 'devices' });
+  built = buildApp({
+    enableRestApi: true,
+    store: f.store,
+    keyBackends: { default: f.keyBackend },
+    est: { enabled: true, ca: f.ca.serial, labels: { devices: { ca: other.name, profile: 'client' } } },
+  });
+  app = built.app;
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'est-'));
+});
+afterAll(async () => {
+  await built?.close();
+  await f?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** The certificates of a base64 certs-only PKCS#7, as openssl prints them (PEM, in order). */
+function certsOf(base64: string): string[] {
+  const pem = execFileSync('openssl', ['pkcs7', '-inform', 'DER', '-print_certs'], { input: Buffer.from(base64, 'base64') }).toString();
+  return pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/g) ?? [];
+}
+
+const text = (pem: string, ...args: string[]) => execFileSync('openssl', ['x509', '-noout', ...args], { input: pem }).toString();
+const certificateCount = async () => Number((await f.db.knex(TABLES.certificates).count({ n: '*' }))[0].n);
+
+/** A CSR for `cn` with a SAN, as DER. */
+function csrDer(cn: string, san = `DNS:${cn}`): Buffer {
+  const key = path.join(dir, `${cn}.key`);
+  return execFileSync('openssl', [
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    key,
+    '-subj',
+    `/CN=${cn}`,
+    '-addext',
+    `subjectAltName=${san}`,
+    '-outform',
+    'DER',
+  ]);
+}
+
+const enroll = (body: string | Buffer, user = 'alice', label = '') =>
+  request(app)
+    .post(`${EST}${label ? `/${label}` : ''}/simpleenroll`)
+    .set(f.auth(user))
+    .set('Content-Type', 'application/pkcs10')
+    .send(body);
+
+describe('cacerts', () => {
+  test('the CA and its chain up to the root, base64 on one line, without authentication', async () => {
+    const res = await request(app).get(`${EST}/cacerts`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/pkcs7-mime');
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
+    expect(res.text).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
+    const certs = certsOf(res.text);
+    expect(certs.map((c) => text(c, '-subject').trim())).toEqual(['subject=CN = Test Intermediate', 'subject=CN = Test Root']);
+  });
+
+  test('a label serves its own CA; an unknown label is a 404 in plain text', async () => {
+    const res = await request(app).get(`${EST}/devices/cacerts`);
+    expect(res.status).toBe(200);
+    expect(text(certsOf(res.text)[0], '-subject')).toContain('CN = devices');
+    const unknown = await request(app).get(`${EST}/nobody/cacerts`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(unknown.text).toBe('No EST endpoint is labelled "nobody".\n');
+  });
+});
+
+describe('simpleenroll', () => {
+  test('a CSR (base64 wrapped with CRLF) → the certificate alone; openssl verifies it up to the root; in the REST inventory', async () => {
+    const wrapped = csrDer('dev1.example.org').toString('base64').replace(/.{64}/g, '$&\r\n');
+    const res = await enroll(`${wrapped}\r\n`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/pkcs7-mime; smime-type=certs-only');
+    expect(res.headers['content-transfer-encoding']).toBe('base64');
+    const certs = certsOf(res.text);
+    expect(certs).toHaveLength(1);
+    expect(text(certs[0], '-subject')).toBe('subject=CN = dev1.example.org\n');
+    expect(text(certs[0], '-ext', 'subjectAltName')).toContain('DNS:dev1.example.org');
+    const chain = certsOf((await request(app).get(`${EST}/cacerts`)).text);
+    fs.writeFileSync(path.join(dir, 'root.pem'), chain[1]);
+    fs.writeFileSync(path.join(dir, 'chain.pem'), chain[0]);
+    fs.writeFileSync(path.join(dir, 'dev1.pem'), certs[0]);
+    const verified = execFileSync('openssl', ['verify', '-CAfile', 'root.pem', '-untrusted', 'chain.pem', 'dev1.pem'], {
+      cwd: dir,
+    }).toString();
+    expect(verified).toBe('dev1.pem: OK\n');
+    const serial = text(certs[0], '-serial').trim().replace('serial=', '');
+    const inventory = await request(f.app).get(`${API}/ca/${f.ca.serial}/certs/${serial}/`).set(f.auth('alice'));
+    expect(inventory.status).toBe(200);
+    const event = await f.db.knex(TABLES.events).where({ type: 'certificate.issued' }).orderBy('id', 'desc').first();
+    expect(JSON.parse(JSON.stringify(event.actor))).toMatchObject({ type: 'api_user', name: 'alice', protocol: 'est' });
+  });
+
+  test('a label enrols with its CA and profile (client: the client-auth EKU)', async () => {
+    const res = await enroll(csrDer('dev2.example.org').toString('base64'), 'alice', 'devices');
+    expect(res.status).toBe(200);
+    const cert = certsOf(res.text)[0];
+    expect(text(cert, '-issuer')).toContain('CN = devices');
+    expect(text(cert, '-ext', 'extendedKeyUsage')).toContain('TLS Web Client Authentication');
+  });
+
+  test.each([
+    ['no credentials', {}, 401],
+    ['a wrong password', { Authorization: `Basic ${Buffer.from('alice:wrong').toString('base64')}` }, 401],
+  ])('%s → 401 with WWW-Authenticate, nothing stored', async (_name, headers, status) => {
+    const before = await certificateCount();
+    const res = await request(app).post(`${EST}/simpleenroll`).set(headers).send(csrDer('x.example.org').toString('base64'));
+    expect(res.status).toBe(status);
+    expect(res.headers['www-authenticate']).toBe('Basic realm="est"');
+    expect(res.text).toBe('Authentication required: an API user (HTTP Basic).\n');
+    expect(await certificateCount()).toBe(before);
+  });
+
+  test.each([
+    [
+      'a user without sign_certificate',
+      () => enroll(csrDer('y.example.org').toString('base64'), 'no_sign_certificate'),
+      403,
+      /may not sign certificates/,
+    ],
+    ['a body that is not base64', () => enroll('this is not base64!'), 400, /^The certificate request is not base64/],
+    ['an empty body', () => enroll(''), 400, /^The request has no certificate request/],
+    [
+      'a CSR with a broken signature',
+      () => {
+        const der = csrDer('z.example.org');
+        der[der.length - 3] ^= 0xff;
+        return enroll(der.toString('base64'));
+      },
+      400,
+      /^The certificate request cannot be signed: /,
+    ],
+    [
+      'a certificate instead of a CSR',
+      () => enroll(Buffer.from(f.ca.der).toString('base64')),
+      400,
+      /^The certificate request cannot be signed: /,
+    ],
+    ['a body over the limit', () => enroll('A'.repeat(64 * 1024 + 4)), 413, /larger than 65536 bytes/],
+  ])('%s: refused in plain text, nothing stored', async (_name, send, status, reason) => {
+    const before = await certificateCount();
+    const res = await send();
+    expect([res.status, res.headers['content-type']]).toEqual([status, 'text/plain; charset=utf-8']);
+    expect(res.text).toMatch(reason);
+    expect(await certificateCount()).toBe(before);
+  });
+
+  test('openssl req made with opensslCsr (RSA) enrols too', async () => {
+    const { csr } = opensslCsr('RSA');
+    const der = Buffer.from(csr.replace(/-----[A-Z ]+-----/g, '').replace(/\s/g, ''), 'base64');
+    const res = await enroll(der.toString('base64'));
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('the other operations', () => {
+  test('csrattrs: 204, nothing asked of the CSR', async () => {
+    const res = await request(app).get(`${EST}/csrattrs`);
+    expect(res.status).toBe(204);
+  });
+
+  test.each(['simplereenroll', 'serverkeygen', 'fullcmc'])('%s: 501 with the reason', async (op) => {
+    const res = await request(app).post(`${EST}/${op}`).set(f.auth('alice')).send('AAAA');
+    expect(res.status).toBe(501);
+    expect(res.text).toBe(`This EST server does not offer ${op}.\n`);
+  });
+
+  test('a wrong method is a 405; another path under /.well-known falls through to the host', async () => {
+    expect((await request(app).get(`${EST}/simpleenroll`)).status).toBe(405);
+    expect((await request(app).get('/.well-known/security.txt')).status).toBe(299); // the host's route
+  });
+
+  test('without est.enabled nothing is served there', async () => {
+    const res = await request(f.app).get(`${EST}/cacerts`);
+    expect([res.status, res.body]).toEqual([299, { host: true, path: `${EST}/cacerts` }]);
+  });
+});
+
+describe('options', () => {
+  test.each([
+    [{ enabled: true, labels: { cacerts: { ca: 'x' } } }, /cannot be a label: use letters, digits/],
+    [{ enabled: true, labels: { 'a/b': { ca: 'x' } } }, /cannot be a label/],
+    [{ enabled: true, labels: { vpn: {} } }, /`est.labels.vpn.ca` is required/],
+    [{ enabled: true, bodyLimit: 0 }, /`est.bodyLimit` must be a positive whole number/],
+    [{ enabled: 'yes' }, /`est.enabled` must be true or false/],
+    [{ enable: true }, /unknown option `enable`/],
+  ])('%j is refused', (est, message) => {
+    expect(() => buildApp({ enableRestApi: true, store: f.store, keyBackends: { default: f.keyBackend }, est: est as never })).toThrow(
+      message,
+    );
+  });
+});
