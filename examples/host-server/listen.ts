@@ -87,7 +87,11 @@ function portInUse(port: number, cause: Error): Error {
 
 /** Listen on 127.0.0.1; resolves with the server and its base URL once it accepts connections. */
 export async function listen(app: Express, port: number, tls: TlsCredentials | null): Promise<{ server: http.Server; url: string }> {
-  const server: http.Server = tls ? https.createServer(tls, app) : http.createServer(app);
+  // Over HTTPS a client certificate is asked for, never required: EST's simplereenroll authenticates
+  // with the certificate being renewed (RFC 7030 §3.3.2); every other client goes on without one.
+  const server: http.Server = tls
+    ? https.createServer({ ...tls, requestCert: true, rejectUnauthorized: false }, app)
+    : http.createServer(app);
   answerClientErrorsAsJson(server); // 431/400/408 from Node itself get a JSON body too (README D11)
   await new Promise<void>((resolve, reject) => {
     const failed = (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? portInUse(port, e) : e);

@@ -7,7 +7,8 @@
  */
 import { cacerts } from './handlers/cacerts';
 import { csrattrs } from './handlers/csrattrs';
-import { fullcmcNotOffered, serverkeygenNotOffered, simplereenrollNotOffered } from './handlers/not-implemented';
+import { fullcmcNotOffered, serverkeygenNotOffered } from './handlers/not-implemented';
+import { simplereenroll } from './handlers/simplereenroll';
 import { simpleenroll } from './handlers/simpleenroll';
 import type { EstHandler, EstRoute } from './route-types';
 
@@ -24,8 +25,9 @@ export const EST_ROUTES: readonly EstRoute[] = [
   ...both('POST', 'simpleenroll', simpleenroll), // handlers/simpleenroll.ts → enrol (lib/est/enrol.ts) → issue (lib/ca/issuance)
   // No attributes asked of the CSR: 204 (§4.5.2).
   ...both('GET', 'csrattrs', csrattrs), // handlers/csrattrs.ts
-  // Not served: 501 with the reason (§4.3 full CMC is optional; re-enrolment and server key generation are to come).
-  ...both('POST', 'simplereenroll', simplereenrollNotOffered),
+  // Renewal and re-key with the certificate being renewed as TLS client certificate (§4.2.2).
+  ...both('POST', 'simplereenroll', simplereenroll), // handlers/simplereenroll.ts → certificateBeingRenewed (lib/est/renewal.ts) → enrol
+  // Not served: 501 with the reason (§4.3 full CMC is optional; server key generation is to come).
   ...both('POST', 'fullcmc', fullcmcNotOffered),
   ...both('POST', 'serverkeygen', serverkeygenNotOffered),
 ];

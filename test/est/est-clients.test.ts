@@ -1,6 +1,7 @@
 /**
  * EST with real clients against the example server over HTTPS (CA_ENABLE_EST, TLS_CERT_FILE,
- * TLS_KEY_FILE): strongSwan's `pki` (`--estca`, `--est` with a password) and curl + openssl, as README
+ * TLS_KEY_FILE): strongSwan's `pki` (`--estca`, `--est` with a password, `--est` with the certificate
+ * being renewed as TLS client certificate) and curl + openssl, as README
  * "EST" shows them. openssl verifies what they got up to the server's root; the REST API lists it.
  */
 import * as fs from 'fs';
@@ -77,6 +78,46 @@ describeWith(['pki', 'curl', 'openssl'], 'EST clients against the example server
     expect(refused.code).not.toBe(0);
     expect(refused.out).toContain('EST request failed: HTTP 401');
     expect(fs.readFileSync(file('refused.pem'), 'utf8')).toBe('');
+  }, 60_000);
+
+  test('pki --est with --cert/--key re-enrols (simplereenroll) with a new key; a changed subject, a revoked certificate: 403', async () => {
+    const sh = (cmd: string) => run('bash', ['-c', cmd], { cwd: dir });
+    expectSuccess('pki --gen', await sh('pki --gen --type ecdsa --size 256 --outform pem > dev1-new.key'));
+    expectSuccess(
+      'pki --req',
+      await sh('pki --req --type priv --in dev1-new.key --dn "CN=dev1.example.org" --san dev1.example.org --outform pem > dev1-new.req'),
+    );
+    const reenrol = `pki --est --url ${url} --cacert ${tlsCa} --cacert estca.pem --in dev1-new.req --cert dev1.pem --key dev1.key --outform pem > dev1-renewed.pem`;
+    expectSuccess('pki --est (re-enrol)', await sh(reenrol));
+    expect(await opensslVerify(rootPem, file('estca-1.pem'), file('dev1-renewed.pem'))).toBe(`${file('dev1-renewed.pem')}: OK\n`);
+    const [oldSerial, newSerial] = [await serialOf(file('dev1.pem')), await serialOf(file('dev1-renewed.pem'))];
+    expect(newSerial).not.toBe(oldSerial);
+    const publicKey = async (f: string) => (await sh(`openssl x509 -in ${f} -noout -pubkey`)).out;
+    expect(await publicKey('dev1-renewed.pem')).not.toBe(await publicKey('dev1.pem')); // re-key
+
+    // curl with the same client certificate: another subject is refused.
+    const curl = `curl -sS --cacert ${tlsCa} --cert dev1-renewed.pem --key dev1-new.key -H 'Content-Type: application/pkcs10' -w '\\n%{http_code}'`;
+    expectSuccess(
+      'openssl req',
+      await sh('openssl req -new -key dev1-new.key -subj /CN=other.example.org -outform DER | base64 -w0 > other.b64'),
+    );
+    const other = await sh(`${curl} --data-binary @other.b64 ${url}/.well-known/est/simplereenroll`);
+    expect(other.out).toBe('The subject and subjectAltName of the request must be those of the certificate being renewed.\n\n403');
+
+    // Revoked through the REST API: the certificate no longer renews.
+    const revoke = await sh(
+      `curl -sS --cacert ${tlsCa} --user '${server.username}:${server.password}' -H 'Content-Type: application/json' -d '{}' ` +
+        `-o /dev/null -w '%{http_code}' ${server.apiRoot}/ca/${server.caSerial}/certs/${newSerial}/revoke/`,
+    );
+    expect(revoke.out).toBe('200');
+    expectSuccess(
+      'openssl req',
+      await sh(
+        'openssl req -new -key dev1-new.key -subj /CN=dev1.example.org -addext subjectAltName=DNS:dev1.example.org -outform DER | base64 -w0 > same.b64',
+      ),
+    );
+    const revoked = await sh(`${curl} --data-binary @same.b64 ${url}/.well-known/est/simplereenroll`);
+    expect(revoked.out).toBe('The TLS client certificate is revoked.\n\n403');
   }, 60_000);
 
   test('curl + openssl: cacerts and simpleenroll as README "EST" shows them', async () => {

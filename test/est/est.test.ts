@@ -190,7 +190,15 @@ describe('the other operations', () => {
     expect(res.status).toBe(204);
   });
 
-  test.each(['simplereenroll', 'serverkeygen', 'fullcmc'])('%s: 501 with the reason', async (op) => {
+  test('simplereenroll without a TLS client certificate: 403 with the reason, nothing stored', async () => {
+    const before = await certificateCount();
+    const res = await request(app).post(`${EST}/simplereenroll`).send(csrDer('r.example.org').toString('base64'));
+    expect(res.status).toBe(403);
+    expect(res.text).toBe('simplereenroll needs the certificate being renewed as the TLS client certificate (RFC 7030 §4.2.2).\n');
+    expect(await certificateCount()).toBe(before);
+  });
+
+  test.each(['serverkeygen', 'fullcmc'])('%s: 501 with the reason', async (op) => {
     const res = await request(app).post(`${EST}/${op}`).set(f.auth('alice')).send('AAAA');
     expect(res.status).toBe(501);
     expect(res.text).toBe(`This EST server does not offer ${op}.\n`);

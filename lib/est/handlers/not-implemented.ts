@@ -1,7 +1,6 @@
 /**
- * EST operations this server does not offer yet: 501 with the reason. Full CMC is optional (RFC 7030
- * §4.3); re-enrolment with the TLS client certificate (§4.2.2) and server-side key generation (§4.4)
- * are to come (README "EST").
+ * EST operations this server does not offer: 501 with the reason. Full CMC is optional (RFC 7030
+ * §4.3); server-side key generation (§4.4) is to come (README "EST").
  */
 import { estError } from '../framing';
 import type { EstHandler } from '../route-types';
@@ -12,6 +11,5 @@ const notOffered =
     throw estError(501, `This EST server does not offer ${operation}.`);
   };
 
-export const simplereenrollNotOffered = notOffered('simplereenroll');
 export const fullcmcNotOffered = notOffered('fullcmc');
 export const serverkeygenNotOffered = notOffered('serverkeygen');
