@@ -92,17 +92,17 @@ function holdsMoreValues(value: unknown, max: number): boolean {
   return false;
 }
 
-/** ajv's errors for an invalid `value`: every one when the value is small enough, else the first. */
-function errorsOf(name: string, value: unknown): ErrorObject[] {
-  const mode = holdsMoreValues(value, MAX_FULLY_REPORTED_VALUES) ? 'fast' : 'full';
-  const validate = validatorFor(name, mode);
-  validate(value);
-  return validate.errors ?? [];
-}
-
-/** `null` when `value` is valid for schema `name`, else its errors (see `errorsOf`). */
+/**
+ * `null` when `value` is valid for schema `name`, else ajv's errors: every one when the value is small
+ * enough (`MAX_FULLY_REPORTED_VALUES`), else the first, which the fail-fast check has found already.
+ */
 function check(name: string, value: unknown): ErrorObject[] | null {
-  return validatorFor(name)(value) ? null : errorsOf(name, value);
+  const fast = validatorFor(name);
+  if (fast(value)) return null;
+  if (holdsMoreValues(value, MAX_FULLY_REPORTED_VALUES)) return fast.errors ?? [];
+  const full = validatorFor(name, 'full');
+  full(value);
+  return full.errors ?? [];
 }
 
 // ---------------------------------------------------------------------------------------------------

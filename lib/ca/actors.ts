@@ -2,11 +2,11 @@
  * Who acts, as the domain events record it (lib/ports/events.ts, docs/DESIGN.md "Domain events"):
  * the services take an `Actor` and hand the store a view acting as it.
  */
-import type { Actor, ApiUser } from '../ports';
+import type { Actor, ApiUser, Protocol } from '../ports';
 
-/** An API user acting through the REST API, from `address` where known (the audit log records it). */
-export function apiUserActor(user: ApiUser, address?: string | null): Actor {
-  const actor: Actor = { type: 'api_user', id: user.id, name: user.username, protocol: 'rest' };
+/** An API user acting through `protocol` (the REST API, EST), from `address` where known (the audit log records it). */
+export function apiUserActor(user: ApiUser, address?: string | null, protocol: Protocol = 'rest'): Actor {
+  const actor: Actor = { type: 'api_user', id: user.id, name: user.username, protocol };
   return address ? { ...actor, address } : actor;
 }
 

@@ -7,18 +7,12 @@
 import { CaError } from '../ca/errors';
 import { issue, keepAlone } from '../ca/issuance/issue';
 import { prepareSignRequest } from '../ca/issuance/prepare';
-import type { Actor, ApiUser, CertificateRecord } from '../ports';
-import { parseCsr } from '../x509/csr';
+import type { Actor, CertificateRecord } from '../ports';
+import { parseCsr, type ParsedCsr } from '../x509/csr';
 import { X509Error } from '../x509/errors';
 import type { ResolvedEndpoint } from './endpoint';
 import { estError } from './framing';
 import type { EstServices } from './route-types';
-
-/** The API user enrolling, from `address`: the requester of the certificate (audit log, events). */
-export function estActor(user: ApiUser, address: string | null): Actor {
-  const actor: Actor = { type: 'api_user', id: user.id, name: user.username, protocol: 'est' };
-  return address ? { ...actor, address } : actor;
-}
 
 /** A refusal of the request's content: 400 with the engine's reason. */
 function refused(e: unknown): never {
@@ -26,21 +20,29 @@ function refused(e: unknown): never {
   throw e;
 }
 
-/** Sign the PKCS#10 `csrDer` at `endpoint` for `requester`; the stored certificate. */
+/** The PKCS#10 `der`, parsed and its self-signature verified (proof of possession); else 400. */
+export function readCsr(der: Buffer): ParsedCsr {
+  try {
+    return parseCsr(der, { verify: true });
+  } catch (e) {
+    refused(e);
+  }
+}
+
+/** Sign `csr` at `endpoint` for `requester`; the stored certificate. */
 export async function enrol(
   services: EstServices,
   endpoint: ResolvedEndpoint,
-  csrDer: Buffer,
+  csr: ParsedCsr,
   requester: Actor,
 ): Promise<CertificateRecord> {
   const now = new Date();
+  const san = csr.requestedExtensions.filter((e) => e.type === 'subject_alternative_name');
+  if (csr.subject.length === 0 && san.length === 0) {
+    throw estError(400, 'The certificate request names nothing: give a subject or a subjectAltName.');
+  }
   let request;
   try {
-    const csr = parseCsr(csrDer, { verify: true });
-    const san = csr.requestedExtensions.filter((e) => e.type === 'subject_alternative_name');
-    if (csr.subject.length === 0 && san.length === 0) {
-      throw estError(400, 'The certificate request names nothing: give a subject or a subjectAltName.');
-    }
     request = prepareSignRequest(
       {
         csr: csr.pem,

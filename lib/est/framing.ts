@@ -9,6 +9,7 @@
  */
 import type { Response } from 'express';
 import { HttpError } from '../http/http-errors';
+import { certsOnlyPkcs7 } from '../x509/pkcs7';
 
 /** RFC 7030 §3.2.3 names no realm; one of its own tells a client which password is asked for. */
 export const EST_REALM = 'est';
@@ -38,6 +39,11 @@ export function sendBase64(res: Response, contentType: string, der: Buffer): voi
   res.setHeader('Content-Transfer-Encoding', 'base64');
   res.setHeader('Content-Length', String(body.length));
   res.end(body);
+}
+
+/** One certificate as EST's enrolment operations answer it: base64 certs-only PKCS#7 (RFC 7030 §4.2.3). */
+export function sendCertificate(res: Response, der: Buffer): void {
+  sendBase64(res, 'application/pkcs7-mime; smime-type=certs-only', certsOnlyPkcs7([der]));
 }
 
 /** An error as EST answers it: the status and its reason as plain text, `Content-Length` set. */

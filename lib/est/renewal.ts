@@ -6,7 +6,7 @@
  */
 import type { Actor, CertificateRecord } from '../ports';
 import { parseCertificate } from '../x509/certificate';
-import { parseCsr } from '../x509/csr';
+import type { ParsedCsr } from '../x509/csr';
 import type { Extension } from '../x509/types';
 import type { ResolvedEndpoint } from './endpoint';
 import { estError } from './framing';
@@ -17,12 +17,12 @@ const forbidden = (reason: string) => estError(403, reason);
 const sanOf = (extensions: readonly Extension[]) =>
   JSON.stringify(extensions.find((e) => e.type === 'subject_alternative_name')?.value ?? null);
 
-/** The stored certificate `clientDer` renews at `endpoint` for the CSR `csrDer`; else 403 (400 for a CSR that does not parse). */
+/** The stored certificate `clientDer` renews at `endpoint` for `csr`; else 403. */
 export async function certificateBeingRenewed(
   services: EstServices,
   endpoint: ResolvedEndpoint,
   clientDer: Buffer | null,
-  csrDer: Buffer,
+  csr: ParsedCsr,
   now = new Date(),
 ): Promise<CertificateRecord> {
   if (!clientDer) throw forbidden('simplereenroll needs the certificate being renewed as the TLS client certificate (RFC 7030 §4.2.2).');
@@ -31,12 +31,6 @@ export async function certificateBeingRenewed(
   if (!stored || !stored.der.equals(clientDer)) throw forbidden('The TLS client certificate was not issued by this certificate authority.');
   if (stored.revoked) throw forbidden('The TLS client certificate is revoked.');
   if (stored.notAfter <= now) throw forbidden('The TLS client certificate has expired.');
-  let csr;
-  try {
-    csr = parseCsr(csrDer, { verify: true });
-  } catch (e) {
-    throw estError(400, `The certificate request cannot be signed: ${(e as Error).message}`);
-  }
   if (JSON.stringify(csr.subject) !== JSON.stringify(client.subject) || sanOf(csr.requestedExtensions) !== sanOf(client.extensions)) {
     throw forbidden('The subject and subjectAltName of the request must be those of the certificate being renewed.');
   }
@@ -45,6 +39,6 @@ export async function certificateBeingRenewed(
 
 /** The device renewing, named by the certificate it authenticated with, from `address`. */
 export function renewalActor(renewed: CertificateRecord, address: string | null): Actor {
-  const actor: Actor = { type: 'certificate', name: `${renewed.serial}`, protocol: 'est' };
+  const actor: Actor = { type: 'certificate', name: renewed.serial, protocol: 'est' };
   return address ? { ...actor, address } : actor;
 }

@@ -3,11 +3,11 @@
  * are taken, and — where TEST_DATABASE_URL names a PostgreSQL server (CI) — a cluster that serves
  * from every worker, replaces a worker that dies and stops whole on SIGTERM.
  */
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { workerCount } from '../../examples/host-server/cluster';
+import { opensslCsr } from '../api/fixture';
 import { childDatabaseUrl } from '../cli/database-url';
 import { TEST_KEK } from '../cli/helpers';
 import { openTestDatabase, type TestDatabase } from '../helpers/database';
@@ -91,25 +91,7 @@ async function until<T>(what: string, fn: () => T | Promise<T>, ok: (v: T) => bo
     fs.mkdirSync(data);
     const env = { DATABASE_URL: childDatabaseUrl(target, db), CA_DATA_DIR: data, CA_KEY_ENCRYPTION_KEY: TEST_KEK, CA_WORKERS: '2' };
     server = await startChildServer({ ...env, CA_ENABLE_ACME: 'true' }, 120_000);
-    csr = execFileSync(
-      'openssl',
-      [
-        'req',
-        '-new',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-keyout',
-        '/dev/null',
-        '-subj',
-        '/CN=cluster.example.com',
-      ],
-      {
-        encoding: 'utf8',
-      },
-    );
+    csr = opensslCsr('EC', 'cluster.example.com').csr;
   }, 150_000);
 
   afterAll(async () => {

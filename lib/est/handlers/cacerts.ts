@@ -11,6 +11,6 @@ import type { EstHandler } from '../route-types';
 
 export const cacerts: EstHandler = async ({ res, params, services }) => {
   const { ca } = await endpointCa(services, params.label);
-  const chain = await caChain(services.store, ca);
+  const chain = await caChain(services.cas, ca); // parents through the router's CA cache
   sendBase64(res, 'application/pkcs7-mime', certsOnlyPkcs7(chain.map((c) => c.der)));
 };

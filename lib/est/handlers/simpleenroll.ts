@@ -4,10 +4,10 @@
  * certs-only PKCS#7 (§4.2.3) — its chain comes from `cacerts`.
  */
 import { readRawBody } from '../../http/body';
-import { certsOnlyPkcs7 } from '../../x509/pkcs7';
+import { apiUserActor } from '../../ca/actors';
 import { endpointCa } from '../endpoint';
-import { enrol, estActor } from '../enrol';
-import { decodeBase64Body, EST_REALM, estError, sendBase64 } from '../framing';
+import { enrol, readCsr } from '../enrol';
+import { decodeBase64Body, EST_REALM, estError, sendCertificate } from '../framing';
 import type { EstHandler } from '../route-types';
 
 export const simpleenroll: EstHandler = async ({ req, res, params, services }) => {
@@ -19,6 +19,6 @@ export const simpleenroll: EstHandler = async ({ req, res, params, services }) =
     throw estError(403, `${user.username} may not sign certificates with this certificate authority.`);
   }
   const csrDer = decodeBase64Body(await readRawBody(req, services.bodyLimit), 'certificate request');
-  const certificate = await enrol(services, endpoint, csrDer, estActor(user, req.ip ?? null));
-  sendBase64(res, 'application/pkcs7-mime; smime-type=certs-only', certsOnlyPkcs7([certificate.der]));
+  const certificate = await enrol(services, endpoint, readCsr(csrDer), apiUserActor(user, req.ip ?? null, 'est'));
+  sendCertificate(res, certificate.der);
 };

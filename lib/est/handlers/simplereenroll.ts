@@ -5,10 +5,9 @@
  */
 import type { TLSSocket } from 'tls';
 import { readRawBody } from '../../http/body';
-import { certsOnlyPkcs7 } from '../../x509/pkcs7';
 import { endpointCa } from '../endpoint';
-import { enrol } from '../enrol';
-import { decodeBase64Body, sendBase64 } from '../framing';
+import { enrol, readCsr } from '../enrol';
+import { decodeBase64Body, sendCertificate } from '../framing';
 import { certificateBeingRenewed, renewalActor } from '../renewal';
 import type { EstHandler } from '../route-types';
 
@@ -22,8 +21,8 @@ function clientCertificate(socket: unknown): Buffer | null {
 
 export const simplereenroll: EstHandler = async ({ req, res, params, services }) => {
   const endpoint = await endpointCa(services, params.label);
-  const csrDer = decodeBase64Body(await readRawBody(req, services.bodyLimit), 'certificate request');
-  const renewed = await certificateBeingRenewed(services, endpoint, clientCertificate(req.socket), csrDer);
-  const certificate = await enrol(services, endpoint, csrDer, renewalActor(renewed, req.ip ?? null));
-  sendBase64(res, 'application/pkcs7-mime; smime-type=certs-only', certsOnlyPkcs7([certificate.der]));
+  const csr = readCsr(decodeBase64Body(await readRawBody(req, services.bodyLimit), 'certificate request'));
+  const renewed = await certificateBeingRenewed(services, endpoint, clientCertificate(req.socket), csr);
+  const certificate = await enrol(services, endpoint, csr, renewalActor(renewed, req.ip ?? null));
+  sendCertificate(res, certificate.der);
 };
