@@ -52,7 +52,7 @@ export { inProcessOrderRunner, type InProcessOrderRunnerOptions } from './ca/ord
 // Ports a host implements, and the optional capabilities README names (lib/ports)
 export type { Store } from './ports/store';
 export type { OrderListing, OrderRetry } from './ports/store';
-export type { KeyBackend } from './ports/keys';
+export type { KeyBackend, KeyDecryption, RawRsaDecrypter } from './ports/keys';
 export type { Authenticator, PermissionChecker, UserRecord, UserAdministration } from './ports/users';
 export type { LoginAttemptLimiter } from './ports/login-limits';
 export type { Logger } from './ports/logger';
@@ -60,6 +60,7 @@ export type { OrderRunner, ImmediateOrders, IssuedOrderStore } from './ports/run
 export type { BatchOrderStore } from './ports/batch-orders';
 export type { CertificateVersionListing } from './ports/inventory';
 export type { RevocationStore } from './ports/revocation';
+export type { DelegateKeyStore, DelegateKeyRecord, DelegatePurpose } from './ports/delegate-keys';
 export type { KekRotatingKeyBackend, StoredKeyRewriting } from './ports/key-rotation';
 export type { ChallengeValidator, SecretBox } from './ports/acme';
 export type { CaRecord, CaPatch, CertificateRecord } from './ports/records';

@@ -28,6 +28,7 @@ import { REST_API_OPTION_NAMES, resolveRestApiOptions, type ResolvedRestApiOptio
 import { checkOcspSigning, type OcspSigning } from './revocation-endpoints/options';
 import { moduleSettings, type RestSettings, type RevocationSettings } from './options-shape';
 import { resolveEstOptions, type EstOptions, type ResolvedEstOptions } from './est/options';
+import { resolveScepOptions, type ResolvedScepOptions, type ScepOptions } from './scep/options';
 import { resolveAcmeOptions, type AcmeOptions, type ResolvedAcmeOptions } from './acme/options';
 import { resolveMetricsOptions, type MetricsOptions, type MetricsReportTarget, type ResolvedMetricsOptions } from './metrics/options';
 import { resolveWebhookOptions, type ResolvedWebhookOptions, type WebhookOptions } from './webhooks/options';
@@ -97,6 +98,11 @@ export interface CaApiRouterOptions extends RestApiOptions {
    */
   est?: EstOptions;
   /**
+   * SCEP (RFC 8894) at `{urlPath}scep` (README "SCEP"): devices enrol with a challenge password, and
+   * renew with their certificate. Off unless `scep.enabled` (or `CA_ENABLE_SCEP`) says so.
+   */
+  scep?: ScepOptions;
+  /**
    * Prometheus metrics (README "Metrics"): `{ enabled: true }` serves them at `/metrics` beside the
    * other modules; a router made by `createMetricsRouter` (served elsewhere) receives this router's
    * reports instead. Off by default.
@@ -110,7 +116,7 @@ export interface CaApiRouterOptions extends RestApiOptions {
   webhooks?: WebhookOptions;
   /**
    * Environment to read the settings of options left out from (`CA_ENABLE_REST_API`, `CA_URL_PATH`,
-   * `CA_ALLOWED_HOSTS`, `CA_ENABLE_ACME`, `CA_DEFAULT_CA`, `CA_PROFILES`, `CA_DEFAULT_PROFILE`,
+   * `CA_ALLOWED_HOSTS`, `CA_ENABLE_ACME`, `CA_ENABLE_EST`, `CA_ENABLE_SCEP`, `CA_SCEP_CHALLENGE`, `CA_DEFAULT_CA`, `CA_PROFILES`, `CA_DEFAULT_PROFILE`,
    * `CA_DEFAULT_EXPIRES`: README "Settings from the environment") and, for the default key backend,
    * `CA_KEY_ENCRYPTION_KEY`. Default `process.env`.
    */
@@ -136,7 +142,8 @@ export interface ResolvedOptions extends ResolvedRestApiOptions {
   accessLog: boolean;
   acme: ResolvedAcmeOptions;
   est: ResolvedEstOptions;
-  /** `CA_DEFAULT_CA`: the CA that ACME's and EST's default URLs serve; null: the usable CA that expires last. */
+  scep: ResolvedScepOptions;
+  /** `CA_DEFAULT_CA`: the CA that ACME's, EST's and SCEP's default URLs serve; null: the usable CA that expires last. */
   defaultCa: string | null;
   metrics: ResolvedMetricsOptions;
   webhooks: ResolvedWebhookOptions;
@@ -158,6 +165,7 @@ const KNOWN_OPTIONS: readonly string[] = [
   'accessLog',
   'acme',
   'est',
+  'scep',
   'metrics',
   'webhooks',
   'env',
@@ -211,8 +219,13 @@ export function resolveOptions(given: CaApiRouterOptions = {}): ResolvedOptions 
     options.est,
     fromEnvironment(() => switchSetting(env, 'CA_ENABLE_EST', false)),
   );
-  if ((enableRestApi || acme.enabled || est.enabled) && store === null) {
-    const what = enableRestApi ? 'the REST API' : acme.enabled ? 'ACME' : 'EST';
+  const scep = resolveScepOptions(
+    options.scep,
+    fromEnvironment(() => switchSetting(env, 'CA_ENABLE_SCEP', false)),
+    env.CA_SCEP_CHALLENGE || null,
+  );
+  if ((enableRestApi || acme.enabled || est.enabled || scep.enabled) && store === null) {
+    const what = enableRestApi ? 'the REST API' : acme.enabled ? 'ACME' : est.enabled ? 'EST' : 'SCEP';
     throw new OptionsError(
       `option \`store\` is required when ${what} is enabled, e.g. createCaApiRouter({ enableRestApi: true, store: knexStore(db) })`,
     );
@@ -243,6 +256,7 @@ export function resolveOptions(given: CaApiRouterOptions = {}): ResolvedOptions 
     accessLog,
     acme,
     est,
+    scep,
     defaultCa: acmeEnv.defaultCa,
     metrics,
     webhooks,

@@ -6,6 +6,7 @@
  *   {urlPath}       the revocation endpoints (lib/revocation-endpoints/mount.ts): issuer, CRLs, OCSP
  *   {urlPath}acme/  the ACME server (lib/acme/mount.ts): RFC 8555 for CAs with `acme_enabled`, when `acme.enabled`
  *   /.well-known/est/  EST (lib/est/mount.ts): RFC 7030 device enrolment, when `est.enabled`
+ *   {urlPath}scep   SCEP (lib/scep/mount.ts): RFC 8894 device enrolment, when `scep.enabled`
  *   /metrics        the metrics endpoint (lib/metrics/mount.ts), when `metrics.enabled` (README "Metrics")
  *
  * A request goes to the module with the longest prefix it falls under; anything else falls through
@@ -26,6 +27,7 @@ import { OptionsError, type ResolvedOptions } from './options';
 import {
   hasAcmeNonces,
   hasAcmeStore,
+  hasDelegateKeyStore,
   hasRevocationStore,
   NO_METRICS,
   type ChallengeValidator,
@@ -40,6 +42,9 @@ import { mountMetrics } from './metrics/mount';
 import { mountEst } from './est/mount';
 import type { EstServices } from './est/route-types';
 import { EST_REALM } from './est/framing';
+import { ScepRas } from './ca/scep-ra';
+import { mountScep } from './scep/mount';
+import type { ScepServices } from './scep/route-types';
 import { basicAuthenticator } from './http/basic-auth';
 
 export type { CaApiRouterOptions } from './options';
@@ -129,6 +134,7 @@ function mountModules(
     add('acme', mountAcme(settings, acmePorts, shared));
   }
   if (resolved.est.enabled) add('est', mountEst(estServices(resolved, ports, cas, shared), shared));
+  if (resolved.scep.enabled) add('scep', mountScep(`/${resolved.urlPath}scep/`, scepServices(resolved, ports, cas), shared));
   if (resolved.metrics.enabled && ports.metricsExposition) add('metrics', mountMetrics(resolved.metrics, ports.metricsExposition, shared));
   return mounted;
 }
@@ -146,6 +152,25 @@ function estServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, s
     defaultProfile: resolved.defaultProfile,
     defaultCa: resolved.defaultCa ?? undefined,
     bodyLimit: resolved.est.bodyLimit,
+  };
+}
+
+/** What SCEP's handlers use: the router's profiles and CA cache, and each CA's registration authority. */
+function scepServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache): ScepServices {
+  const { store, keyBackends } = ports;
+  if (!hasDelegateKeyStore(store)) {
+    throw new OptionsError('`scep.enabled` needs a store that keeps delegate keys (DelegateKeyStore; the knex store does)');
+  }
+  return {
+    store,
+    cas,
+    endpoints: resolved.scep.endpoints,
+    ras: new ScepRas(store, keyBackends, resolved.effectiveProfiles),
+    signing: { keyBackends, profiles: resolved.effectiveProfiles, defaultExpiresMs: resolved.defaultExpiresMs },
+    defaultProfile: resolved.defaultProfile,
+    defaultCa: resolved.defaultCa ?? undefined,
+    legacyAlgorithms: resolved.scep.legacyAlgorithms,
+    bodyLimit: resolved.scep.bodyLimit,
   };
 }
 

@@ -7,7 +7,7 @@
  * P-256 signing ~15x slower), so signers are cached per stored ciphertext for the backend's lifetime.
  */
 import * as crypto from 'crypto';
-import type { KekRotatingKeyBackend, KeyBackend, KeySpec, StoredKey } from '../../lib/ports';
+import type { KekRotatingKeyBackend, KeyBackend, KeyDecryption, KeySpec, RawRsaDecrypter, StoredKey } from '../../lib/ports';
 import { exportPrivateKey, generatePrivateKey, importPrivateKey, publicKeyDer } from '../../lib/x509/keys';
 import { keyObjectSigner, type KeyObjectSignerOptions } from '../../lib/x509/key-signer';
 import type { Signer } from '../../lib/x509/signer';
@@ -31,15 +31,57 @@ export interface DefaultKeyBackendOptions {
   signingThreads?: KeyObjectSignerOptions['threads'];
 }
 
-export function defaultKeyBackend(options: DefaultKeyBackendOptions = {}): KeyBackend & KekRotatingKeyBackend {
+/** A stored key opened: the key object and its signer. */
+interface OpenedKey {
+  key: crypto.KeyObject;
+  signer: Signer;
+}
+
+export function defaultKeyBackend(options: DefaultKeyBackendOptions = {}): KeyBackend & KekRotatingKeyBackend & KeyDecryption {
   // Read once: a malformed KEK fails here, at start-up, rather than at the first signature.
   const kek = loadKek(options.keyEncryptionKey);
-  const signers = new Map<string, Signer>();
+  const keys = new Map<string, OpenedKey>();
   const threads = options.signingThreads ?? 'auto';
 
   function requireKek(): Kek {
     if (!kek) throw missingKekError();
     return kek;
+  }
+
+  /** The key of `stored` decrypted and loaded, cached per stored ciphertext (least recently used goes first). */
+  async function opened(stored: Record<string, unknown>): Promise<OpenedKey> {
+    if (!stored || !('privateKey' in stored)) {
+      throw new KeyBackendError('no-key', 'This CA has no private key in the default key backend.');
+    }
+    const envelope = parseEnvelope(stored.privateKey);
+    const cacheKey = crypto
+      .createHash('sha256')
+      .update(envelope.kekId)
+      .update('\0')
+      .update(envelope.iv)
+      .update('\0')
+      .update(envelope.ciphertext)
+      .digest('hex');
+    const cached = keys.get(cacheKey);
+    if (cached) {
+      // Re-insert: Map iteration order then keeps the least recently used entry first.
+      keys.delete(cacheKey);
+      keys.set(cacheKey, cached);
+      return cached;
+    }
+    const der = decryptKey(requireKek(), envelope);
+    let entry: OpenedKey;
+    try {
+      const key = crypto.createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+      entry = { key, signer: keyObjectSigner(key, { threads }) };
+    } catch {
+      throw new KeyBackendError('corrupt', 'The decrypted CA private key could not be loaded.');
+    } finally {
+      der.fill(0);
+    }
+    keys.set(cacheKey, entry);
+    if (keys.size > SIGNER_CACHE_SIZE) keys.delete(keys.keys().next().value as string);
+    return entry;
   }
 
   function store(key: crypto.KeyObject): StoredKey {
@@ -71,37 +113,17 @@ export function defaultKeyBackend(options: DefaultKeyBackendOptions = {}): KeyBa
     },
 
     async getSigner(stored: Record<string, unknown>): Promise<Signer> {
-      if (!stored || !('privateKey' in stored)) {
-        throw new KeyBackendError('no-key', 'This CA has no private key in the default key backend.');
-      }
-      const envelope = parseEnvelope(stored.privateKey);
-      const cacheKey = crypto
-        .createHash('sha256')
-        .update(envelope.kekId)
-        .update('\0')
-        .update(envelope.iv)
-        .update('\0')
-        .update(envelope.ciphertext)
-        .digest('hex');
-      const cached = signers.get(cacheKey);
-      if (cached) {
-        // Re-insert: Map iteration order then keeps the least recently used entry first.
-        signers.delete(cacheKey);
-        signers.set(cacheKey, cached);
-        return cached;
-      }
-      const der = decryptKey(requireKek(), envelope);
-      let signer: Signer;
-      try {
-        signer = keyObjectSigner(crypto.createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }), { threads });
-      } catch {
-        throw new KeyBackendError('corrupt', 'The decrypted CA private key could not be loaded.');
-      } finally {
-        der.fill(0);
-      }
-      signers.set(cacheKey, signer);
-      if (signers.size > SIGNER_CACHE_SIZE) signers.delete(signers.keys().next().value as string);
-      return signer;
+      return (await opened(stored)).signer;
+    },
+
+    /** SCEP's RA key (lib/ports/keys.ts `KeyDecryption`): RSADP by OpenSSL, which blinds it; the caller unpads. */
+    async getDecrypter(stored: Record<string, unknown>): Promise<RawRsaDecrypter> {
+      const { key, signer } = await opened(stored);
+      if (key.asymmetricKeyType !== 'rsa') throw new KeyBackendError('corrupt', 'Only an RSA key can decrypt.');
+      return {
+        publicKeyDer: signer.publicKeyDer,
+        decryptRaw: async (block) => crypto.privateDecrypt({ key, padding: crypto.constants.RSA_NO_PADDING }, block),
+      };
     },
   };
 }

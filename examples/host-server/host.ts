@@ -139,6 +139,8 @@ export async function serveHost(host: OpenedHost, options: HostServerOptions, lo
     ...optionalModules(options.webhooks, settings, host.kek),
     // EST (CA_ENABLE_EST) enrols with the demo intermediate, unless CA_DEFAULT_CA names another CA.
     est: { ca: settings.defaultCa ?? INTERMEDIATE_NAME },
+    // SCEP (CA_ENABLE_SCEP) too; its challenge password is CA_SCEP_CHALLENGE, read by the router.
+    scep: { ca: settings.defaultCa ?? INTERMEDIATE_NAME },
   });
   app.use(router);
   let acmeDirectoryPath: string | null = null;
@@ -218,6 +220,14 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
   // The router has read CA_ENABLE_EST as the settings do.
   if (settings.enableEst)
     log(`EST (CA_ENABLE_EST; README "EST"): ${url}/.well-known/est/ enrols with ${settings.defaultCa ?? INTERMEDIATE_NAME}.`);
+  if (settings.enableScep) {
+    const challenge = process.env.CA_SCEP_CHALLENGE
+      ? 'with the challenge password of CA_SCEP_CHALLENGE'
+      : 'renewals only: CA_SCEP_CHALLENGE is not set';
+    log(
+      `SCEP (CA_ENABLE_SCEP; README "SCEP"): ${url}/${settings.urlPath}scep enrols with ${settings.defaultCa ?? INTERMEDIATE_NAME}, ${challenge}.`,
+    );
+  }
   if (tls) {
     log('');
     log("HTTPS: curl must trust the server's certificate (export CURL_CA_BUNDLE=its-ca.pem); the CRL, OCSP and");

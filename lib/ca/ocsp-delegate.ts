@@ -2,11 +2,8 @@
  * The delegated OCSP responder of a CA (RFC 6960 §4.2.2.2): a certificate the CA issues to a key in
  * the CA's OCSP key backend (`ocsp_key_backend_alias`, README "Keys in an HSM"), with the `ocsp`
  * profile (extended key usage OCSPSigning, OCSP No Check), made automatically on first use and
- * renewed before it expires. The CA key itself then signs nothing but
+ * renewed before it expires (delegate-cache.ts). The CA key itself then signs nothing but
  * certificates and CRLs, and a leaked responder key expires within days.
- *
- * Several instances may find the responder missing at once; each then makes one, the last one stored
- * wins, and every one of them is a valid responder — nothing to coordinate.
  */
 import type { CaRecord, Store, RevocationStore } from '../ports';
 import { parseCertificate } from '../x509/certificate';
@@ -15,6 +12,7 @@ import type { Signer } from '../x509/signer';
 import type { KeySpec } from '../x509/types';
 import { LIBRARY_ACTOR } from './actors';
 import { caFacts } from './ca-facts';
+import { DelegateCache } from './delegate-cache';
 import { issueResponder } from './issuance/responder';
 import { caSigner, keyBackendFor, openSigner, type KeyBackends } from './key-backends';
 import type { Profiles } from './profiles';
@@ -71,10 +69,9 @@ async function newResponder(
   };
 }
 
-/** Responder keys per CA, made or loaded once, renewed before they expire. */
+/** Responder keys per CA, made or loaded once, renewed before they expire (delegate-cache.ts). */
 export class OcspDelegates {
-  private readonly cache = new Map<number, Promise<OcspSigningKey>>();
-  private readonly renewBeforeMs: number;
+  private readonly delegates: DelegateCache<OcspSigningKey>;
 
   constructor(
     private readonly store: Store & RevocationStore,
@@ -82,42 +79,31 @@ export class OcspDelegates {
     private readonly profiles: Profiles,
     settings: DelegateSettings = {},
   ) {
-    this.renewBeforeMs = settings.renewBeforeMs ?? DAY_MS;
+    this.delegates = new DelegateCache(
+      {
+        load: (ca, now, renewBeforeMs) => this.load(ca, now, renewBeforeMs),
+        issue: (ca, now) => newResponder(store, keyBackends, profiles, ca, now),
+      },
+      settings.renewBeforeMs ?? DAY_MS,
+    );
   }
 
   /** The responder key of `ca`, valid for at least `renewBeforeMs` more. */
-  async forCa(ca: CaRecord, now: Date): Promise<OcspSigningKey> {
-    const cached = this.cache.get(ca.id);
-    if (cached) {
-      const key = await cached.catch(() => null);
-      if (key && key.notAfter.getTime() - now.getTime() > this.renewBeforeMs) return key;
-      if (this.cache.get(ca.id) === cached) this.cache.delete(ca.id);
-    }
-    let pending = this.cache.get(ca.id);
-    if (!pending) {
-      pending = this.loadOrIssue(ca, now);
-      this.cache.set(ca.id, pending);
-      pending.catch(() => this.cache.delete(ca.id));
-    }
-    return pending;
+  forCa(ca: CaRecord, now: Date): Promise<OcspSigningKey> {
+    return this.delegates.forCa(ca, now);
   }
 
   /** Make a new responder now (`ca-admin generate_ocsp_keys --force`), whatever exists. */
-  async renew(ca: CaRecord, now: Date): Promise<OcspSigningKey> {
-    const pending = newResponder(this.store, this.keyBackends, this.profiles, ca, now);
-    this.cache.set(ca.id, pending);
-    return pending;
+  renew(ca: CaRecord, now: Date): Promise<OcspSigningKey> {
+    return this.delegates.renew(ca, now);
   }
 
-  private async loadOrIssue(ca: CaRecord, now: Date): Promise<OcspSigningKey> {
+  private async load(ca: CaRecord, now: Date, renewBeforeMs: number): Promise<OcspSigningKey | null> {
     const record = await this.store.getOcspResponder(ca.id);
-    if (record) {
-      const cert = await this.store.findCertificate(ca.id, record.certificateSerial);
-      if (cert && !cert.revoked && cert.notBefore <= now && cert.notAfter.getTime() - now.getTime() > this.renewBeforeMs) {
-        const signer = await openSigner(keyBackendFor(this.keyBackends, ca.ocspKeyBackendAlias), record.keyBackendOptions);
-        return { signer, certificateDer: cert.der, publicKeyDer: signer.publicKeyDer, notAfter: cert.notAfter };
-      }
-    }
-    return newResponder(this.store, this.keyBackends, this.profiles, ca, now);
+    if (!record) return null;
+    const cert = await this.store.findCertificate(ca.id, record.certificateSerial);
+    if (!cert || cert.revoked || cert.notBefore > now || cert.notAfter.getTime() - now.getTime() <= renewBeforeMs) return null;
+    const signer = await openSigner(keyBackendFor(this.keyBackends, ca.ocspKeyBackendAlias), record.keyBackendOptions);
+    return { signer, certificateDer: cert.der, publicKeyDer: signer.publicKeyDer, notAfter: cert.notAfter };
   }
 }

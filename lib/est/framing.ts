@@ -45,14 +45,3 @@ export function sendBase64(res: Response, contentType: string, der: Buffer): voi
 export function sendCertificate(res: Response, der: Buffer): void {
   sendBase64(res, 'application/pkcs7-mime; smime-type=certs-only', certsOnlyPkcs7([der]));
 }
-
-/** An error as EST answers it: the status and its reason as plain text, `Content-Length` set. */
-export function sendEstError(res: Response, error: HttpError): void {
-  const body = Buffer.from(`${error.message}\n`, 'utf8');
-  res.status(error.status);
-  for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
-  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Content-Length', String(body.length));
-  res.end(body);
-}

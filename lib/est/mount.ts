@@ -10,10 +10,12 @@
  * 503 with `Retry-After` (lib/http/error-catch.ts).
  */
 import type { NextFunction, Request, Response } from 'express';
+import { EnrolmentError } from '../enrolment/errors';
 import { answerFailure } from '../http/error-catch';
 import type { MountedModule, SharedContext } from '../http/modules';
 import { compileRoute, matchingRoutes, routeForMethod } from '../http/path-matcher';
-import { sendEstError } from './framing';
+import { sendPlainTextError } from '../http/plain-text-error';
+import { estError } from './framing';
 import { EST_PATH_PARAMS } from './path-params';
 import type { EstServices } from './route-types';
 import { EST_ROUTES } from './routes';
@@ -22,7 +24,7 @@ export const EST_PREFIX = '/.well-known/est';
 
 export function mountEst(services: EstServices, shared: SharedContext): MountedModule {
   const routes = EST_ROUTES.map((route) => compileRoute(route, EST_PATH_PARAMS));
-  const failure = { ...shared, send: sendEstError };
+  const failure = { ...shared, send: sendPlainTextError };
   return {
     prefix: `${EST_PREFIX}/`,
     handle(req: Request, res: Response, next: NextFunction): void {
@@ -32,7 +34,10 @@ export function mountEst(services: EstServices, shared: SharedContext): MountedM
       (async () => {
         const { compiled, params } = routeForMethod(matches, req.method);
         await compiled.route.handler({ req, res, params, services });
-      })().catch((error: unknown) => answerFailure(failure, req, res, error));
+      })().catch((error: unknown) =>
+        // The enrolment core's refusals (lib/enrolment) answered as EST does: the status and the reason.
+        answerFailure(failure, req, res, error instanceof EnrolmentError ? estError(error.status, error.message) : error),
+      );
     },
     async close(): Promise<void> {
       // Nothing of its own runs: the CA cache and the authenticator belong to the router.

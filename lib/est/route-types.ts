@@ -7,16 +7,17 @@ import type { Profiles } from '../ca/profiles';
 import type { Signing } from '../ca/issuance/sign';
 import type { CaCache } from '../cache/ca-cache';
 import type { RequestAuthenticator } from '../http/basic-auth';
+import type { EnrolmentServices } from '../enrolment/enrol';
+import type { EnrolmentEndpoint } from '../enrolment/endpoint-options';
 import type { PathRoute } from '../http/path-matcher';
 import type { PermissionChecker, Store } from '../ports';
-import type { EstEndpoint } from './options';
 
 /** What the handlers work with, built once per mount (lib/est/mount.ts). */
-export interface EstServices {
+export interface EstServices extends EnrolmentServices {
   store: Store;
   cas: CaCache;
   /** By label; '' for the URLs without one. */
-  endpoints: ReadonlyMap<string, EstEndpoint>;
+  endpoints: ReadonlyMap<string, EnrolmentEndpoint>;
   authenticate: RequestAuthenticator;
   permissions: PermissionChecker;
   signing: Signing & { profiles: Profiles };

@@ -22,11 +22,11 @@ export const EST_ROUTES: readonly EstRoute[] = [
   // The CA and its chain up to the root, certs-only; no authentication (RFC 7030 §4.1).
   ...both('GET', 'cacerts', cacerts), // handlers/cacerts.ts → caChain (lib/ca/lookup.ts)
   // A PKCS#10 in, the certificate out; HTTP Basic, an API user with sign_certificate for the CA (§4.2).
-  ...both('POST', 'simpleenroll', simpleenroll), // handlers/simpleenroll.ts → enrol (lib/est/enrol.ts) → issue (lib/ca/issuance)
+  ...both('POST', 'simpleenroll', simpleenroll), // handlers/simpleenroll.ts → enrol (lib/enrolment/enrol.ts) → issue (lib/ca/issuance)
   // No attributes asked of the CSR: 204 (§4.5.2).
   ...both('GET', 'csrattrs', csrattrs), // handlers/csrattrs.ts
   // Renewal and re-key with the certificate being renewed as TLS client certificate (§4.2.2).
-  ...both('POST', 'simplereenroll', simplereenroll), // handlers/simplereenroll.ts → certificateBeingRenewed (lib/est/renewal.ts) → enrol
+  ...both('POST', 'simplereenroll', simplereenroll), // handlers/simplereenroll.ts → certificateBeingRenewed (lib/enrolment/renewal.ts) → enrol
   // Not served: 501 with the reason (§4.3 full CMC is optional; server key generation is to come).
   ...both('POST', 'fullcmc', fullcmcNotOffered),
   ...both('POST', 'serverkeygen', serverkeygenNotOffered),

@@ -39,8 +39,11 @@ export interface StoredKeyReference {
   caId: number;
   caName: string;
   caSerial: string;
-  /** `ca`: the CA's own key; `ocsp`: the key of its delegated OCSP responder (in `ocsp_key_backend_alias`). */
-  kind: 'ca' | 'ocsp';
+  /**
+   * `ca`: the CA's own key; `ocsp`: the key of its delegated OCSP responder (in `ocsp_key_backend_alias`);
+   * `scep_ra`: the key of its SCEP registration authority (`DelegateKeyStore`).
+   */
+  kind: 'ca' | 'ocsp' | 'scep_ra';
   /** The backend-private options stored for the key. */
   options: Record<string, unknown>;
 }

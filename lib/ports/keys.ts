@@ -45,6 +45,27 @@ export interface KeyBackend {
 }
 
 /**
+ * The raw RSA private-key operation on one block (RFC 8017 §5.1.2, RSADP: no padding), for the key
+ * transport of SCEP requests (RFC 8894 §3.2.2). The caller removes the PKCS#1 v1.5 padding itself,
+ * without telling a bad padding apart from any other failure (lib/x509/scep/rsa-unpad.ts).
+ */
+export interface RawRsaDecrypter {
+  /** SubjectPublicKeyInfo DER of the key. */
+  readonly publicKeyDer: Buffer;
+  /** `block` (exactly the modulus length) to the power of the private exponent; rejects on a non-RSA key. */
+  decryptRaw(block: Buffer): Promise<Buffer>;
+}
+
+/** Optional capability of a key backend: decrypting with an RSA key it holds (a SCEP RA's). */
+export interface KeyDecryption {
+  getDecrypter(options: Record<string, unknown>): Promise<RawRsaDecrypter>;
+}
+
+export function hasKeyDecryption<B extends KeyBackend>(backend: B): backend is B & KeyDecryption {
+  return typeof (backend as Partial<KeyDecryption>).getDecrypter === 'function';
+}
+
+/**
  * The place the key lives cannot be reached now (an HSM whose token was removed or does not answer),
  * though the request itself is fine: the API answers 503 with `Retry-After` (README "Outages"), an
  * order fails with this message as its reason. Messages name the backend and the cause, never a PIN.

@@ -38,6 +38,8 @@ export interface CaSettings {
   enableAcme: boolean;
   /** `CA_ENABLE_EST`: the router serves EST at `/.well-known/est/` (README "EST"). Default false. */
   enableEst: boolean;
+  /** `CA_ENABLE_SCEP`: the router serves SCEP at `{urlPath}scep` (README "SCEP"). Default false. */
+  enableScep: boolean;
   /** `CA_DEFAULT_CA`: serial or name of the default CA; null: the CA that expires last (lib/ca/default-ca.ts). */
   defaultCa: string | null;
   /** `CA_DEFAULT_HOSTNAME`: host[:port] of the URLs `init_ca` writes into a new CA. */
@@ -66,6 +68,7 @@ export function readSettings(env: Env): CaSettings {
     allowedHosts: allowedHostsSetting(env),
     enableAcme: switchSetting(env, 'CA_ENABLE_ACME', false),
     enableEst: switchSetting(env, 'CA_ENABLE_EST', false),
+    enableScep: switchSetting(env, 'CA_ENABLE_SCEP', false),
     defaultCa: defaultCaSetting(env),
     defaultHostname: env.CA_DEFAULT_HOSTNAME || null,
     ...profileSettings(env),

@@ -12,6 +12,7 @@ import { ROUTES } from '../../lib/api/routes';
 import { REVOCATION_ROUTES } from '../../lib/revocation-endpoints/routes';
 import { ACME_ROUTES } from '../../lib/acme/routes';
 import { EST_ROUTES } from '../../lib/est/routes';
+import { SCEP_ROUTES } from '../../lib/scep/routes';
 
 const ROOT = path.resolve(__dirname, '../..');
 const COMPOSITION_ROOTS = ['lib/index.ts', 'lib/wiring.ts', 'lib/cli/main.ts'];
@@ -83,6 +84,7 @@ const MODULES = [
   },
   { dir: 'lib/acme', table: 'lib/acme/routes.ts', routes: ACME_ROUTES, readme: '### ACME endpoints' },
   { dir: 'lib/est', table: 'lib/est/routes.ts', routes: EST_ROUTES, readme: '### EST endpoints' },
+  { dir: 'lib/scep', table: 'lib/scep/routes.ts', routes: SCEP_ROUTES, readme: '### SCEP endpoints' },
 ];
 
 /**
@@ -97,7 +99,12 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   // ACME also runs background work (validations, issuance): the shared work loop and back-off of lib/work.
   'lib/acme': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509', 'lib/work'],
   // EST: the kit, the rules and the issuance service, the caches, the ports, the engine (PKCS#7).
-  'lib/est': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509'],
+  'lib/est': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509', 'lib/enrolment'],
+  // SCEP: as EST, and its messages' CMS (lib/x509/scep) and the RA keys (lib/ca/scep-ra.ts).
+  'lib/scep': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509', 'lib/enrolment'],
+  // The enrolment core that EST and SCEP share: the issuance service and its rules, the ports, the
+  // engine, and the kit's option checks (their options read alike); no module.
+  'lib/enrolment': ['lib/ca', 'lib/ports', 'lib/x509', 'lib/http'],
   // The metrics endpoint: the kit and the ports (its exposition is an adapter, chosen by the composition root).
   'lib/metrics': ['lib/http', 'lib/ports'],
   'lib/openapi': ['lib/api'],

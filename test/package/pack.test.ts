@@ -1,7 +1,7 @@
 /**
  * The package as a user gets it, from a fresh clone with nothing built (test/package/working-copy.ts):
- * `npm pack --dry-run` lists the built files (the `prepare` script builds them), `npm pack` makes the
- * tarball, `npm install <tarball>` puts it into a scratch CommonJS project, and there: the router
+ * `npm pack` makes the tarball (its `prepare` script builds the files), `npm pack --dry-run` lists
+ * the same, `npm install <tarball>` puts it into a scratch CommonJS project, and there: the router
  * mounted from CommonJS, from an ES module and from TypeScript through the published types (the
  * README's snippet included; a strict ES module project with skipLibCheck off checks every published
  * declaration, with no type package but Node's and Express's), `npx ca-admin --version / --help / migrate / init_ca /
@@ -36,12 +36,12 @@ beforeAll(() => {
   clone = path.join(dir, 'clone');
   copyWorkingTree(clone);
   expect(fs.existsSync(path.join(clone, 'dist'))).toBe(false); // nothing built beforehand
-  const dryRun = JSON.parse(run('npm', ['pack', '--dry-run', '--json'], {}, clone)) as { files: { path: string }[] }[];
-  dryRunFiles = dryRun[0].files.map((f) => f.path);
-  // And the real pack from nothing built, too: `prepare` must build, not find an earlier build.
-  fs.rmSync(path.join(clone, 'dist'), { recursive: true, force: true });
+  // The real pack from nothing built: `prepare` must build, not find an earlier build.
   const out = run('npm', ['pack', '--json', '--pack-destination', dir], {}, clone);
   tarball = path.join(dir, (JSON.parse(out) as { filename: string }[])[0].filename);
+  // What `npm pack --dry-run` lists of that build (its `prepare` would only build the same again).
+  const dryRun = JSON.parse(run('npm', ['pack', '--dry-run', '--ignore-scripts', '--json'], {}, clone)) as { files: { path: string }[] }[];
+  dryRunFiles = dryRun[0].files.map((f) => f.path);
   project = path.join(dir, 'app');
   fs.mkdirSync(project);
   fs.writeFileSync(

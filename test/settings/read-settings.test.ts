@@ -11,6 +11,7 @@ describe('readSettings', () => {
       urlPath: 'django_ca/',
       enableAcme: false,
       enableEst: false,
+      enableScep: false,
       defaultCa: null,
       defaultHostname: null,
       profiles: null,
@@ -28,6 +29,7 @@ describe('readSettings', () => {
       CA_URL_PATH: '',
       CA_ENABLE_ACME: ' on ',
       CA_ENABLE_EST: 'yes',
+      CA_ENABLE_SCEP: 'On',
       CA_DEFAULT_CA: ' Issuing ',
       CA_PROFILES: JSON.stringify({ device: { description: 'Devices' }, enduser: null }),
       CA_DEFAULT_PROFILE: 'device',
@@ -41,6 +43,7 @@ describe('readSettings', () => {
       urlPath: '',
       enableAcme: true,
       enableEst: true,
+      enableScep: true,
       defaultCa: 'Issuing',
       defaultProfile: 'device',
       defaultExpiresMs: 7 * 86_400_000,
@@ -55,6 +58,7 @@ describe('readSettings', () => {
   test.each([
     ['CA_ENABLE_ACME', 'maybe', 'environment variable CA_ENABLE_ACME must be true/false, 1/0, yes/no or on/off (got "maybe")'],
     ['CA_ENABLE_EST', 'maybe', 'environment variable CA_ENABLE_EST must be true/false, 1/0, yes/no or on/off (got "maybe")'],
+    ['CA_ENABLE_SCEP', 'maybe', 'environment variable CA_ENABLE_SCEP must be true/false, 1/0, yes/no or on/off (got "maybe")'],
     ['CA_METRICS', 'enabled', 'environment variable CA_METRICS must be true/false, 1/0, yes/no or on/off (got "enabled")'],
     ['CA_URL_PATH', 'pki', `environment variable CA_URL_PATH must be '' or end with '/', e.g. 'pki/' (got "pki")`],
     [

@@ -56,4 +56,22 @@ describe.each(testDatabaseTargets())('rewriteStoredKeys on $name', (target) => {
       [{ key: 'all-hsm-ca+hsm' }, { key_backend_options: { key: 'all-hsm-ocsp+hsm' }, certificate_serial: 'AB' }],
     ]);
   });
+
+  test('a SCEP RA key (ca_api_delegate_keys) goes to the rotation of the backend that holds it, not of its CA’s', async () => {
+    const id = await caWithResponder('with-ra', 'hsm', 'hsm');
+    await store.setDelegateKey(id, 'scep_ra', {
+      keyBackendAlias: 'default',
+      keyBackendOptions: { key: 'with-ra-ra' },
+      certificateSerial: 'CD',
+    });
+    const byDefault = await rotate('default');
+    expect(byDefault.seen).toContain('scep_ra:with-ra-ra');
+    expect(byDefault.seen).not.toContain('ca:with-ra-ca');
+    expect(await store.getDelegateKey(id, 'scep_ra')).toEqual({
+      keyBackendAlias: 'default',
+      keyBackendOptions: { key: 'with-ra-ra+default' },
+      certificateSerial: 'CD',
+    });
+    expect((await rotate('hsm')).seen).not.toContain('scep_ra:with-ra-ra+default');
+  });
 });

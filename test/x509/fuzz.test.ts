@@ -13,18 +13,7 @@ import { X509Error } from '../../lib/x509/errors';
 import { pemDecode, pemEncode } from '../../lib/x509/pem';
 import { Node, octets, parseDer, toDer } from '../../lib/x509/asn1';
 import { CORPUS_DIR, loadCorpus, pemToDer } from '../helpers/corpus';
-
-/** mulberry32: small, fast, seedable. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../helpers/seeded-random';
 
 type Outcome = 'ok' | 'x509';
 

@@ -5,7 +5,8 @@
  * `ocsp_key_backend_alias`: a CA with its key in an HSM may keep its responder keys here) —
  * rewritten in the caller's transaction, which the store opens.
  *
- * With `reseal`, the sealed secrets too (secret-resealing.ts).
+ * And the keys CAs delegate work to (`ca_api_delegate_keys`, migration 0018: the SCEP RA's) that
+ * this backend holds. With `reseal`, the sealed secrets too (secret-resealing.ts).
  *
  * The rows are locked first (`FOR UPDATE`) so that nothing changes a key between reading and writing
  * it. `updated` is left alone: the CA as the API shows it did not change, only how its key is wrapped.
@@ -89,6 +90,7 @@ export async function rewriteStoredKeys(
       serials.push(row.serial);
     }
   }
+  keys += await rewriteDelegateKeys(db, alias, rewrite, serials);
   const secrets = reseal ? await resealSecrets(db, reseal) : [];
   if (keys || secrets.length) {
     const ids = (kind: string) => secrets.filter((s) => s.kind === kind).map((s) => s.id);
@@ -99,4 +101,27 @@ export async function rewriteStoredKeys(
     ]);
   }
   return { keys, caIds: changed };
+}
+
+/** The delegate keys of backend `alias` rewritten; their CAs' serials added to `serials`. */
+async function rewriteDelegateKeys(db: Knex, alias: string, rewrite: Rewrite, serials: string[]): Promise<number> {
+  const rows = (await db(`${TABLES.delegateKeys} as d`)
+    .join(`${TABLES.cas} as c`, 'c.id', 'd.ca_id')
+    .select('d.ca_id', 'd.purpose', 'd.key_backend_options', 'c.name', 'c.serial')
+    .where('d.key_backend_alias', alias)
+    .orderBy([{ column: 'd.ca_id' }, { column: 'd.purpose' }])
+    .forUpdate('d')) as { ca_id: unknown; purpose: string; key_backend_options: unknown; name: string; serial: string }[];
+  let keys = 0;
+  for (const row of rows) {
+    const options = fromNullableJson<unknown>(row.key_backend_options);
+    if (!isOptions(options) || row.purpose !== 'scep_ra') continue;
+    const next = await rewrite({ caId: toNumber(row.ca_id), caName: row.name, caSerial: row.serial, kind: 'scep_ra', options });
+    if (!next) continue;
+    await db(TABLES.delegateKeys)
+      .where({ ca_id: row.ca_id, purpose: row.purpose })
+      .update({ key_backend_options: toNullableJson(next) });
+    keys++;
+    if (!serials.includes(row.serial)) serials.push(row.serial);
+  }
+  return keys;
 }

@@ -30,6 +30,8 @@ import type {
   UserRecord,
   CrlScope,
   OcspResponderRecord,
+  DelegateKeyRecord,
+  DelegatePurpose,
   RevokedCertificate,
   Store,
   StoredKeyRewriting,
@@ -39,6 +41,7 @@ import type {
 } from '../../../lib/ports';
 import type { KnexStoreCapabilities } from './capabilities';
 import * as cas from './cas';
+import * as delegateKeys from './delegate-keys';
 import { ChangeHub } from './change-hub';
 import * as certificates from './certificates';
 import { mappingErrors } from './errors';
@@ -323,6 +326,12 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
   setOcspResponder(caId: number, responder: OcspResponderRecord): Promise<void> {
     return mappingErrors(() => revocation.setOcspResponder(this.db, caId, responder));
+  }
+  getDelegateKey(caId: number, purpose: DelegatePurpose): Promise<DelegateKeyRecord | null> {
+    return mappingErrors(() => delegateKeys.getDelegateKey(this.db, caId, purpose));
+  }
+  setDelegateKey(caId: number, purpose: DelegatePurpose, record: DelegateKeyRecord): Promise<void> {
+    return mappingErrors(() => delegateKeys.setDelegateKey(this.db, caId, purpose, record));
   }
 
   /** `ca-admin rotate_kek`: every stored key of a backend rewritten in one transaction, recorded in it (key-rotation.ts). */

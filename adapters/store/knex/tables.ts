@@ -21,4 +21,5 @@ export const TABLES = {
   webhookEndpoints: 'ca_api_webhook_endpoints',
   webhookDeadLetters: 'ca_api_webhook_dead_letters',
   expiryNotices: 'ca_api_certificate_expiry_notices',
+  delegateKeys: 'ca_api_delegate_keys',
 } as const;

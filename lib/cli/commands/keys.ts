@@ -43,8 +43,10 @@ async function readNewKek(ctx: CommandContext, o: RotateFlags): Promise<string> 
   throw new CaError('invalid', HOW_TO_GIVE);
 }
 
+const KIND_NAMES: Record<StoredKeyReference['kind'], string> = { ca: '', ocsp: ', OCSP responder key', scep_ra: ', SCEP RA key' };
+
 function describe(key: StoredKeyReference): string {
-  return `${key.caName} (${key.caSerial})${key.kind === 'ocsp' ? ', OCSP responder key' : ''}`;
+  return `${key.caName} (${key.caSerial})${KIND_NAMES[key.kind]}`;
 }
 
 const SECRET_NAMES: Record<SealedSecretReference['kind'], string> = { webhook: 'webhook', acme_eab: 'ACME binding key' };
@@ -113,7 +115,7 @@ export function registerKeyCommands(program: Command, run: Action): void {
         const store = await ctx.store();
         if (!hasStoredKeyRewriting(store)) throw new CaError('invalid', 'This store cannot rewrite stored keys in one transaction.');
 
-        const counts = { ca: 0, ocsp: 0, current: 0 };
+        const counts = { ca: 0, ocsp: 0, scep_ra: 0, current: 0 };
         const secrets = secretResealing(rotation, o.dryRun ?? false);
         await store.rewriteStoredKeys(
           o.keyBackend,
@@ -133,7 +135,8 @@ export function registerKeyCommands(program: Command, run: Action): void {
         );
 
         // One line on stdout (README "The `ca-admin` command"); what the operator must do next goes to stderr.
-        const what = `${counts.ca + counts.ocsp} key(s) (${counts.ca} CA, ${counts.ocsp} OCSP responder)`;
+        const ra = counts.scep_ra ? `, ${counts.scep_ra} SCEP RA` : '';
+        const what = `${counts.ca + counts.ocsp + counts.scep_ra} key(s) (${counts.ca} CA, ${counts.ocsp} OCSP responder${ra})`;
         const from = `from key-encryption key ${rotation.fromKekId} to ${rotation.toKekId}`;
         const current = counts.current ? `; ${counts.current} key(s) were under the new key already` : '';
         const stale = secrets.leftBehind();

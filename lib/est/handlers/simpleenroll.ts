@@ -6,7 +6,7 @@
 import { readRawBody } from '../../http/body';
 import { apiUserActor } from '../../ca/actors';
 import { endpointCa } from '../endpoint';
-import { enrol, readCsr } from '../enrol';
+import { enrol, readCsr } from '../../enrolment/enrol';
 import { decodeBase64Body, EST_REALM, estError, sendCertificate } from '../framing';
 import type { EstHandler } from '../route-types';
 

@@ -6,9 +6,9 @@
 import type { TLSSocket } from 'tls';
 import { readRawBody } from '../../http/body';
 import { endpointCa } from '../endpoint';
-import { enrol, readCsr } from '../enrol';
-import { decodeBase64Body, sendCertificate } from '../framing';
-import { certificateBeingRenewed, renewalActor } from '../renewal';
+import { enrol, readCsr } from '../../enrolment/enrol';
+import { certificateBeingRenewed, renewalActor } from '../../enrolment/renewal';
+import { decodeBase64Body, estError, sendCertificate } from '../framing';
 import type { EstHandler } from '../route-types';
 
 /** The DER of the client's TLS certificate, or null (plain HTTP, or none sent). */
@@ -22,7 +22,10 @@ function clientCertificate(socket: unknown): Buffer | null {
 export const simplereenroll: EstHandler = async ({ req, res, params, services }) => {
   const endpoint = await endpointCa(services, params.label);
   const csr = readCsr(decodeBase64Body(await readRawBody(req, services.bodyLimit), 'certificate request'));
-  const renewed = await certificateBeingRenewed(services, endpoint, clientCertificate(req.socket), csr);
-  const certificate = await enrol(services, endpoint, csr, renewalActor(renewed, req.ip ?? null));
+  const clientDer = clientCertificate(req.socket);
+  if (!clientDer)
+    throw estError(403, 'simplereenroll needs the certificate being renewed as the TLS client certificate (RFC 7030 §4.2.2).');
+  const renewed = await certificateBeingRenewed(services.store, endpoint, clientDer, csr, 'TLS client certificate');
+  const certificate = await enrol(services, endpoint, csr, renewalActor(renewed, req.ip ?? null, 'est'));
   sendCertificate(res, certificate.der);
 };

@@ -1,0 +1,82 @@
+/**
+ * The options both enrolment modules share (README "EST", "SCEP"): the CA and profile of the URLs
+ * without a label, and other CAs, profiles or challenges by label. Each module validates its own
+ * option (helmet's way) with these checks, so that `est` and `scep` read alike and fail alike: an
+ * `OptionsError` naming the option.
+ */
+import { checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
+
+/** One place to enrol: a CA (serial or name; null: the default CA), a profile (null: the default), a challenge. */
+export interface EnrolmentEndpoint {
+  ca: string | null;
+  profile: string | null;
+  /** The static challenge password a request must carry (SCEP); null: none is accepted. */
+  challenge: string | null;
+}
+
+/** What a label of either module may say. */
+export interface EndpointLabelOptions {
+  /** The CA: its serial or its name. */
+  ca: string;
+  /** The profile of the certificates (lib/ca/profiles.ts). Default: the router's default profile. */
+  profile?: string;
+}
+
+/** Labels are one path segment, and never a name the module's URLs use otherwise. */
+const LABEL = /^[A-Za-z0-9_.-]+$/;
+
+export function optionalText(name: string, value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new OptionsError(`option \`${name}\` must be a non-empty string (got ${show(value)})`);
+  }
+  return value;
+}
+
+/**
+ * The endpoints of `module`'s options `o`: '' for the URLs without a label, then each label.
+ * `reserved`: path segments a label may not take; `fields`: what an endpoint may say besides `ca`
+ * and `profile` (`challenge`).
+ */
+export function resolveEndpoints(
+  module: 'est' | 'scep',
+  o: Record<string, unknown>,
+  reserved: readonly string[],
+  fields: readonly 'challenge'[] = [],
+): Map<string, EnrolmentEndpoint> {
+  const endpoint = (prefix: string, value: Record<string, unknown>, caRequired: boolean): EnrolmentEndpoint => {
+    const ca = optionalText(`${prefix}.ca`, value.ca);
+    if (caRequired && ca === null) throw new OptionsError(`option \`${prefix}.ca\` is required: the serial or name of the CA`);
+    const challenge = fields.includes('challenge') ? optionalText(`${prefix}.challenge`, value.challenge) : null;
+    return { ca, profile: optionalText(`${prefix}.profile`, value.profile), challenge };
+  };
+  const endpoints = new Map<string, EnrolmentEndpoint>([['', endpoint(module, o, false)]]);
+  if (o.labels === undefined) return endpoints;
+  if (!isObjectLike(o.labels)) throw new OptionsError(`option \`${module}.labels\` must be an object of labels (got ${show(o.labels)})`);
+  for (const [label, value] of Object.entries(o.labels)) {
+    if (!LABEL.test(label) || reserved.includes(label)) {
+      throw new OptionsError(
+        `option \`${module}.labels\`: ${show(label)} cannot be a label: use letters, digits, '_', '.' and '-', and not ${reserved.join(', ')}`,
+      );
+    }
+    if (!isObjectLike(value))
+      throw new OptionsError(`option \`${module}.labels.${label}\` must be an object such as { ca: 'Device CA' } (got ${show(value)})`);
+    checkOptionNames(
+      value,
+      ['ca', 'profile', ...fields],
+      `{ ${module}: { labels: { ${label}: { ca: 'Device CA' } } } }`,
+      'createCaApiRouter',
+    );
+    endpoints.set(label, endpoint(`${module}.labels.${label}`, value as Record<string, unknown>, true));
+  }
+  return endpoints;
+}
+
+/** A positive whole number of bytes, or `fallback`. */
+export function checkBodyLimit(name: string, value: unknown, fallback: number): number {
+  const limit = value ?? fallback;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit <= 0) {
+    throw new OptionsError(`option \`${name}\` must be a positive whole number of bytes (got ${show(limit)})`);
+  }
+  return limit;
+}

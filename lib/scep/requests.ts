@@ -1,0 +1,108 @@
+/**
+ * What each SCEP message asks for, once it is verified and decrypted (RFC 8894 §3.3), through the
+ * enrolment core: the certificates the SUCCESS reply carries, or an `EnrolmentError` that becomes a
+ * FAILURE with its failInfo.
+ *
+ * - PKCSReq (19): the CSR must carry the endpoint's challenge password (compared in constant time)
+ *   and be signed by the same key as the message — unless the message is signed by a certificate this
+ *   CA issued to the same subject and still holds: that is a renewal, as some clients renew (the
+ *   signature proves possession), whatever challenge it carries.
+ * - RenewalReq (17): signed by the certificate being renewed (lib/enrolment/renewal.ts).
+ * - GetCert (21): a certificate of this CA by serial. CertPoll (20): nothing waits for approval yet.
+ */
+import * as crypto from 'crypto';
+import { caFacts } from '../ca/ca-facts';
+import type { ResolvedEndpoint } from '../enrolment/endpoint';
+import { enrol, readCsr } from '../enrolment/enrol';
+import { EnrolmentError } from '../enrolment/errors';
+import { certificateBeingRenewed, renewalActor } from '../enrolment/renewal';
+import type { Actor } from '../ports';
+import { parseCertificate } from '../x509/certificate';
+import type { ParsedCsr } from '../x509/csr';
+import { X509Error } from '../x509/errors';
+import { challengePassword, readIssuerAndSerial, type PkiMessage } from '../x509/scep';
+import type { ScepServices } from './route-types';
+
+export const MESSAGE_TYPES = { RenewalReq: 17, PKCSReq: 19, CertPoll: 20, GetCert: 21, GetCRL: 22 } as const;
+
+/** Equal strings, compared without telling by time how much of them is equal. */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (s: string) => crypto.createHash('sha256').update(s, 'utf8').digest();
+  return crypto.timingSafeEqual(digest(given), digest(expected));
+}
+
+/**
+ * The certificate a PKCSReq renews: its signer certificate, when this CA issued it, still holds it
+ * (not revoked, not expired) and the CSR asks for its subject and subjectAltName; else null, and the
+ * request is a new enrolment.
+ */
+async function renewing(services: ScepServices, endpoint: ResolvedEndpoint, message: PkiMessage, csr: ParsedCsr) {
+  if (!parseCertificate(message.signerCertificate).issuerDer.equals(caFacts(endpoint.ca).subjectDer)) return null;
+  try {
+    return await certificateBeingRenewed(services.store, endpoint, message.signerCertificate, csr, 'signer certificate');
+  } catch (e) {
+    if (e instanceof EnrolmentError) return null;
+    throw e;
+  }
+}
+
+function deviceActor(endpoint: ResolvedEndpoint, address: string | null): Actor {
+  const actor: Actor = { type: 'challenge', name: endpoint.label || null, protocol: 'scep' };
+  return address ? { ...actor, address } : actor;
+}
+
+async function pkcsReq(services: ScepServices, endpoint: ResolvedEndpoint, message: PkiMessage, content: Buffer, address: string | null) {
+  const csr = readCsr(content);
+  const renewed = await renewing(services, endpoint, message, csr);
+  if (renewed) return enrol(services, endpoint, csr, renewalActor(renewed, address, 'scep'));
+  if (endpoint.challenge === null) {
+    throw new EnrolmentError(403, 'This SCEP endpoint has no challenge password: it renews certificates only.', 'badRequest');
+  }
+  const given = challengePassword(content);
+  if (given === undefined || !sameSecret(given, endpoint.challenge)) {
+    throw new EnrolmentError(403, 'The challenge password is missing or wrong.', 'badRequest');
+  }
+  if (!parseCertificate(message.signerCertificate).publicKey.der.equals(csr.publicKey.der)) {
+    throw new EnrolmentError(400, 'The request must be signed with the key of its certificate request.', 'badRequest');
+  }
+  return enrol(services, endpoint, csr, deviceActor(endpoint, address));
+}
+
+async function getCert(services: ScepServices, endpoint: ResolvedEndpoint, content: Buffer): Promise<Buffer> {
+  const { issuer, serial } = readIssuerAndSerial(content);
+  const stored = issuer.equals(caFacts(endpoint.ca).subjectDer) ? await services.store.findCertificate(endpoint.ca.id, serial) : null;
+  if (!stored) throw new EnrolmentError(404, `This certificate authority has no certificate ${serial}.`, 'badCertId');
+  return stored.der;
+}
+
+/** The certificates a SUCCESS answers `message` (decrypted `content`) with; else an `EnrolmentError`. */
+export async function answerRequest(
+  services: ScepServices,
+  endpoint: ResolvedEndpoint,
+  message: PkiMessage,
+  content: Buffer,
+  address: string | null,
+): Promise<Buffer[]> {
+  try {
+    switch (message.messageType) {
+      case MESSAGE_TYPES.PKCSReq:
+        return [(await pkcsReq(services, endpoint, message, content, address)).der];
+      case MESSAGE_TYPES.RenewalReq: {
+        const csr = readCsr(content);
+        const renewed = await certificateBeingRenewed(services.store, endpoint, message.signerCertificate, csr, 'signer certificate');
+        return [(await enrol(services, endpoint, csr, renewalActor(renewed, address, 'scep'))).der];
+      }
+      case MESSAGE_TYPES.GetCert:
+        return [await getCert(services, endpoint, content)];
+      case MESSAGE_TYPES.CertPoll:
+        throw new EnrolmentError(404, 'No request of this transaction waits for approval.', 'badCertId');
+      case MESSAGE_TYPES.GetCRL:
+        throw new EnrolmentError(400, "GetCRL is not offered: fetch the CRL from the certificate's CRL distribution point.");
+      default:
+        throw new EnrolmentError(400, `Message type ${message.messageType} is not one a SCEP server answers.`);
+    }
+  } catch (e) {
+    if (e instanceof X509Error) throw new EnrolmentError(400, `The request cannot be read: ${e.message}`);
+    throw e;
+  }
+}

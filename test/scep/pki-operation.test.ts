@@ -1,0 +1,251 @@
+/**
+ * SCEP's PKIOperation through the router (README "SCEP"), on PGlite, with requests built as clients
+ * build them and openssl reading the answers (test/scep/scep-request.ts): enrolment and renewal on an
+ * RSA CA and through the RA of an EC CA, GetCert, and every refusal a signed FAILURE with the right
+ * failInfo and nothing issued — a wrong or missing challenge, a request signed by another key, a bad
+ * signature, an envelope for another recipient or with a broken key (the same answer as a bad
+ * content), a renewal with a revoked or foreign certificate, algorithms turned off.
+ */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import request from 'supertest';
+import { TABLES } from '../../adapters/store/knex/tables';
+import { buildApp } from '../helpers/http';
+import { API, setupApi, type ApiFixture } from '../api/fixture';
+import { tlv } from '../../lib/x509/der-writer';
+import { certificateIdentity } from '../../lib/x509/scep/certificate-identity';
+import { csrOf, envelope, makeDevice, pkiMessage, readCertRep, type Device } from './scep-request';
+
+let f: ApiFixture;
+let built: ReturnType<typeof buildApp>;
+let strict: ReturnType<typeof buildApp>;
+let dir: string;
+let raPem: string;
+let ecRaPem: string;
+const SCEP = '/django_ca/scep';
+const CHALLENGE = 'device-secret';
+const PKCS_REQ = 19;
+const RENEWAL_REQ = 17;
+
+const binary = (res: request.Response, cb: (err: Error | null, body: Buffer) => void) => {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('end', () => cb(null, Buffer.concat(chunks)));
+};
+const certsOf = (der: Buffer): string[] =>
+  execFileSync('openssl', ['pkcs7', '-inform', 'DER', '-print_certs'], { input: der })
+    .toString()
+    .match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/g) ?? [];
+const certificateCount = async () => Number((await f.db.knex(TABLES.certificates).count({ n: '*' }))[0].n);
+
+beforeAll(async () => {
+  f = await setupApi();
+  const rsa = await f.makeCa({ name: 'rsa devices', keyType: 'RSA', keySize: 2048, apiEnabled: true });
+  const scep = { enabled: true, ca: rsa.name, challenge: CHALLENGE, labels: { ec: { ca: f.ca.serial, challenge: 'ec-secret' } } };
+  const common = { enableRestApi: true, store: f.store, keyBackends: { default: f.keyBackend } };
+  built = buildApp({ ...common, scep });
+  strict = buildApp({ ...common, scep: { ...scep, legacyAlgorithms: false } });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scep-op-'));
+  const caCert = async (p: string) =>
+    certsOf((await request(built.app).get(`${SCEP}${p}?operation=GetCACert`).buffer(true).parse(binary)).body as Buffer)[0];
+  raPem = await caCert('');
+  ecRaPem = await caCert('/ec');
+});
+afterAll(async () => {
+  await built?.close();
+  await strict?.close();
+  await f?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function post(message: Buffer, device: Device, label = '', app = built.app) {
+  const res = await request(app)
+    .post(`${SCEP}${label}?operation=PKIOperation`)
+    .set('Content-Type', 'application/octet-stream')
+    .send(message)
+    .buffer(true)
+    .parse(binary);
+  expect([res.status, res.headers['content-type']]).toEqual([200, 'application/x-pki-message']);
+  return readCertRep(dir, res.body as Buffer, device);
+}
+
+const enrolment = (
+  device: Device,
+  cn: string,
+  challenge: string | undefined,
+  o: { recipient?: string; cipher?: string; digest?: 'sha1' | 'sha256' } = {},
+) =>
+  pkiMessage(device, envelope(dir, csrOf(dir, device.key, cn, challenge), o.recipient ?? raPem, o.cipher), {
+    messageType: PKCS_REQ,
+    digest: o.digest,
+  });
+
+describe('PKCSReq', () => {
+  test('with the challenge: SUCCESS, the certificate encrypted to the device, issued by the CA, in the REST inventory', async () => {
+    const device = makeDevice(dir, 'dev1');
+    const message = enrolment(device, 'dev1.example.org', CHALLENGE);
+    const seen = await post(message, device);
+    expect(seen).toMatchObject({ status: '0', failInfo: null });
+    expect(seen.certificates).toHaveLength(1);
+    const text = execFileSync('openssl', ['x509', '-noout', '-subject', '-issuer', '-ext', 'subjectAltName'], {
+      input: seen.certificates[0],
+    }).toString();
+    expect(text).toMatch(/subject=CN = dev1\.example\.org/);
+    expect(text).toMatch(/issuer=CN = rsa devices/);
+    expect(text).toContain('DNS:dev1.example.org');
+    expect(text).not.toMatch(/challenge/i);
+    const serial = execFileSync('openssl', ['x509', '-noout', '-serial'], { input: seen.certificates[0] })
+      .toString()
+      .trim()
+      .replace(/^serial=0*/, '');
+    const rsaCa = (await f.db.knex(TABLES.cas).where({ name: 'rsa devices' }).first()) as { serial: string };
+    const listed = await request(built.app).get(`${API}/ca/${rsaCa.serial}/certs/${serial}/`).set(f.auth('alice'));
+    expect(listed.status).toBe(200);
+  });
+
+  test('the legacy ciphers and digests, and GET with base64url as micromdm sends it', async () => {
+    const device = makeDevice(dir, 'dev2');
+    expect((await post(enrolment(device, 'dev2.example.org', CHALLENGE, { cipher: '-des3', digest: 'sha1' }), device)).status).toBe('0');
+    const message = enrolment(device, 'dev2b.example.org', CHALLENGE, { cipher: '-aes256' });
+    const res = await request(built.app)
+      .get(`${SCEP}/pkiclient.exe?operation=PKIOperation&message=${encodeURIComponent(message.toString('base64url'))}`)
+      .buffer(true)
+      .parse(binary);
+    expect(readCertRep(dir, res.body as Buffer, device).status).toBe('0');
+  });
+
+  test('through the RSA RA of an EC CA, with that label’s challenge', async () => {
+    const device = makeDevice(dir, 'dev3');
+    const seen = await post(enrolment(device, 'dev3.example.org', 'ec-secret', { recipient: ecRaPem }), device, '/ec');
+    expect(seen.status).toBe('0');
+    expect(execFileSync('openssl', ['x509', '-noout', '-text'], { input: seen.certificates[0] }).toString()).toMatch(
+      /Issuer: CN ?= ?.*Intermediate|Issuer: CN ?= ?child/,
+    );
+  });
+
+  test.each([
+    ['a wrong challenge', 'not-it', false, /challenge password is missing or wrong/],
+    ['no challenge', undefined, false, /challenge password is missing or wrong/],
+    ['a CSR of another key than the signer’s', CHALLENGE, true, /signed with the key of its certificate request/],
+  ])('%s: FAILURE badRequest with the reason, nothing issued', async (_what, challenge, other, text) => {
+    const device = makeDevice(dir, `refused-${Math.random().toString(16).slice(2, 8)}`);
+    const csrKey = other ? makeDevice(dir, `other-${Math.random().toString(16).slice(2, 6)}`).key : device.key;
+    const message = pkiMessage(device, envelope(dir, csrOf(dir, csrKey, 'refused.example.org', challenge), raPem), {
+      messageType: PKCS_REQ,
+      transactionId: 'T-1',
+      senderNonce: Buffer.alloc(16, 7),
+    });
+    const before = await certificateCount();
+    const seen = await post(message, device);
+    expect(seen).toMatchObject({ status: '2', failInfo: '2', transactionId: 'T-1', certificates: [] });
+    expect(seen.failInfoText).toMatch(text);
+    expect(seen.recipientNonce.replace(/[^0-9a-f]/gi, '').toLowerCase()).toContain('07070707');
+    expect(await certificateCount()).toBe(before);
+  });
+
+  test('a bad signature, another recipient, a broken key block, a broken content: badMessageCheck, nothing issued', async () => {
+    const device = makeDevice(dir, 'dev4');
+    const stranger = makeDevice(dir, 'stranger');
+    const before = await certificateCount();
+    const badSignature = pkiMessage(device, envelope(dir, csrOf(dir, device.key, 'dev4.example.org', CHALLENGE), raPem), {
+      messageType: PKCS_REQ,
+      signWith: stranger.keyPem,
+    });
+    const otherRecipient = enrolment(device, 'dev4.example.org', CHALLENGE, { recipient: fs.readFileSync(stranger.cert, 'utf8') });
+    // The key block replaced by random bytes below the modulus: raw RSA yields a block without PKCS#1 padding.
+    const sealed = envelope(dir, csrOf(dir, device.key, 'dev4.example.org', CHALLENGE), raPem);
+    const at = sealed.indexOf(Buffer.from([0x04, 0x82, 0x01, 0x00])); // encryptedKey OCTET STRING of 256 octets
+    expect(at).toBeGreaterThan(0);
+    const broken = Buffer.from(sealed);
+    broken.fill(0x11, at + 4, at + 4 + 256);
+    const brokenKey = pkiMessage(device, broken, { messageType: PKCS_REQ });
+    // The right key, a content whose padding cannot be right: the last byte of the next-to-last AES
+    // block flipped flips the pad byte above 16.
+    const tampered = Buffer.from(sealed);
+    tampered[tampered.length - 16 - 1] ^= 0x80;
+    const badContent = pkiMessage(device, tampered, { messageType: PKCS_REQ });
+    const answers = [];
+    for (const message of [badSignature, otherRecipient, brokenKey, badContent]) answers.push(await post(message, device));
+    for (const seen of answers) expect(seen).toMatchObject({ status: '2', failInfo: '1', certificates: [] });
+    // A wrong padding and a wrong content: the same answer, with no text that could tell them apart.
+    const { transactionId: _t1, recipientNonce: _n1, ...brokenAnswer } = answers[2];
+    const { transactionId: _t2, recipientNonce: _n2, ...contentAnswer } = answers[3];
+    expect(brokenAnswer).toEqual(contentAnswer);
+    expect(brokenAnswer.failInfoText).toBeNull();
+    expect(await certificateCount()).toBe(before);
+  });
+
+  test('with the legacy algorithms turned off, single or triple DES and SHA-1 are badAlg; AES and SHA-256 enrol', async () => {
+    const device = makeDevice(dir, 'dev5');
+    expect(await post(enrolment(device, 'dev5.example.org', CHALLENGE, { cipher: '-des3' }), device, '', strict.app)).toMatchObject({
+      status: '2',
+      failInfo: '0',
+    });
+    expect(await post(enrolment(device, 'dev5.example.org', CHALLENGE, { digest: 'sha1' }), device, '', strict.app)).toMatchObject({
+      status: '2',
+      failInfo: '0',
+    });
+    expect((await post(enrolment(device, 'dev5.example.org', CHALLENGE), device, '', strict.app)).status).toBe('0');
+    const caps = await request(strict.app).get(`${SCEP}?operation=GetCACaps`);
+    expect(caps.text.split('\n')).toEqual(['POSTPKIOperation', 'Renewal', 'SHA-256', 'SHA-384', 'SHA-512', 'AES', 'SCEPStandard']);
+  });
+});
+
+describe('RenewalReq and GetCert', () => {
+  let device: Device;
+  let issuedPem: string;
+  let issued: Device;
+
+  beforeAll(async () => {
+    device = makeDevice(dir, 'renew');
+    issuedPem = (await post(enrolment(device, 'renew.example.org', CHALLENGE), device)).certificates[0];
+    fs.writeFileSync(path.join(dir, 'renew-issued.pem'), issuedPem);
+    // The issued certificate signs the renewal, with the key it was issued for.
+    issued = {
+      key: device.key,
+      keyPem: device.keyPem,
+      cert: path.join(dir, 'renew-issued.pem'),
+      certDer: execFileSync('openssl', ['x509', '-outform', 'DER'], { input: issuedPem }),
+    };
+  });
+
+  const renewal = (signer: Device, cn: string) =>
+    pkiMessage(signer, envelope(dir, csrOf(dir, signer.key, cn), raPem), { messageType: RENEWAL_REQ });
+
+  test('signed by the certificate being renewed: SUCCESS without a challenge; another subject is badCertId', async () => {
+    const seen = await post(renewal(issued, 'renew.example.org'), issued);
+    expect(seen.status).toBe('0');
+    expect(seen.certificates[0]).not.toBe(issuedPem);
+    const other = await post(renewal(issued, 'other.example.org'), issued);
+    expect(other).toMatchObject({ status: '2', failInfo: '4' });
+    expect(other.failInfoText).toBe('The subject and subjectAltName of the request must be those of the certificate being renewed.');
+  });
+
+  test('GetCert answers the certificate by issuer and serial; an unknown serial is badCertId; CertPoll finds nothing pending', async () => {
+    const { issuer, serial } = certificateIdentity(issued.certDer);
+    const getCert = (serialTlv: Buffer) => pkiMessage(device, envelope(dir, tlv(0x30, issuer, serialTlv), raPem), { messageType: 21 });
+    const found = await post(getCert(serial), device);
+    expect(found.status).toBe('0');
+    expect(found.certificates).toEqual([issuedPem]);
+    expect(await post(getCert(tlv(0x02, Buffer.from([0x01, 0x23]))), device)).toMatchObject({ status: '2', failInfo: '4' });
+    const poll = pkiMessage(device, envelope(dir, tlv(0x30, issuer, issuer), raPem), { messageType: 20 });
+    expect(await post(poll, device)).toMatchObject({ status: '2', failInfo: '4' });
+  });
+
+  test('a revoked certificate, and a self-signed one, renew nothing: badCertId', async () => {
+    const serial = execFileSync('openssl', ['x509', '-noout', '-serial'], { input: issuedPem })
+      .toString()
+      .trim()
+      .replace(/^serial=0*/, '');
+    const rsaCa = (await f.db.knex(TABLES.cas).where({ name: 'rsa devices' }).first()) as { serial: string };
+    expect((await request(built.app).post(`${API}/ca/${rsaCa.serial}/certs/${serial}/revoke/`).set(f.auth('alice')).send({})).status).toBe(
+      200,
+    );
+    const before = await certificateCount();
+    expect(await post(renewal(issued, 'renew.example.org'), issued)).toMatchObject({ status: '2', failInfo: '4' });
+    expect(await post(renewal(device, 'renew.example.org'), device)).toMatchObject({ status: '2', failInfo: '4' });
+    expect(await certificateCount()).toBe(before);
+  });
+});
