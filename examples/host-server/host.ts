@@ -223,7 +223,7 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
   if (settings.enableScep) {
     const challenge = process.env.CA_SCEP_CHALLENGE
       ? 'with the challenge password of CA_SCEP_CHALLENGE'
-      : 'renewals only: CA_SCEP_CHALLENGE is not set';
+      : 'with one-time challenges only (ca-admin create_enrolment_challenge scep): CA_SCEP_CHALLENGE is not set';
     log(
       `SCEP (CA_ENABLE_SCEP; README "SCEP"): ${url}/${settings.urlPath}scep enrols with ${settings.defaultCa ?? INTERMEDIATE_NAME}, ${challenge}.`,
     );

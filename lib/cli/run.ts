@@ -14,6 +14,7 @@ import { registerKeyCommands } from './commands/keys';
 import { registerAcmeCommands } from './commands/acme';
 import { registerOrderCommands } from './commands/orders';
 import { registerWebhookCommands } from './commands/webhooks';
+import { registerEnrolmentCommands } from './commands/enrolment';
 import { registerAuditCommands } from './commands/audit';
 import type { Action } from './commands/shared';
 import { X509Error } from '../x509/errors';
@@ -94,6 +95,7 @@ export function caAdminProgram(ctx: CommandContext, run: Action): Command {
   registerKeyCommands(program, run);
   registerAcmeCommands(program, run);
   registerWebhookCommands(program, run);
+  registerEnrolmentCommands(program, run);
   registerAuditCommands(program, run);
   for (const cmd of program.commands)
     cmd

@@ -6,7 +6,7 @@
  * how a request arrives and is authenticated, never in this.
  */
 import { CaError } from '../ca/errors';
-import { issue, keepAlone } from '../ca/issuance/issue';
+import { issue, keepLinked } from '../ca/issuance/issue';
 import { prepareSignRequest } from '../ca/issuance/prepare';
 import type { Signing } from '../ca/issuance/sign';
 import type { Profiles } from '../ca/profiles';
@@ -45,12 +45,16 @@ export function readCsr(der: Buffer): ParsedCsr {
   }
 }
 
-/** Sign `csr` at `target` for `requester`: the stored certificate. */
+/**
+ * Sign `csr` at `target` for `requester`: the stored certificate. `link` runs in the transaction that
+ * stores it (a one-time challenge used up); if it throws, nothing is stored.
+ */
 export async function enrol(
   services: EnrolmentServices,
   target: EnrolmentTarget,
   csr: ParsedCsr,
   requester: Actor,
+  link: (tx: Store, certificate: CertificateRecord) => Promise<void> = async () => {},
 ): Promise<CertificateRecord> {
   const now = new Date();
   const san = csr.requestedExtensions.filter((e) => e.type === 'subject_alternative_name');
@@ -79,7 +83,7 @@ export async function enrol(
     refused(e);
   }
   try {
-    return await issue(services.signing, target.ca, request, requester, keepAlone(services.store), now);
+    return await issue(services.signing, target.ca, request, requester, keepLinked(services.store, link), now);
   } catch (e) {
     refused(e);
   }

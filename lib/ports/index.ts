@@ -22,6 +22,7 @@ export * from './users';
 export * from './inventory';
 export * from './revocation';
 export * from './delegate-keys';
+export * from './enrolment-challenges';
 export * from './key-rotation';
 export type { LockoutStart, LoginAttemptLimiter } from './login-limits';
 export { isConnectionLost, StoreConflictError, StoreNotFoundError, StoreUnavailableError, type StoreEntity } from './store-errors';

@@ -20,7 +20,8 @@ export interface ScepOptions {
   profile?: string;
   /**
    * The static challenge password that a PKCSReq of the URLs without a label must carry in its CSR
-   * (`CA_SCEP_CHALLENGE`). Without one, such URLs enrol nothing new; renewals need none.
+   * (`CA_SCEP_CHALLENGE`). Without one, such URLs enrol with one-time challenges only
+   * (`ca-admin create_enrolment_challenge`); renewals need none.
    */
   challenge?: string;
   /** `{urlPath}scep/{label}`: other CAs, profiles or challenges, by label (`[A-Za-z0-9_.-]+`). */

@@ -3,33 +3,43 @@
  * enrolment core: the certificates the SUCCESS reply carries, or an `EnrolmentError` that becomes a
  * FAILURE with its failInfo.
  *
- * - PKCSReq (19): the CSR must carry the endpoint's challenge password (compared in constant time)
- *   and be signed by the same key as the message — unless the message is signed by a certificate this
+ * - PKCSReq (19): the CSR must carry the endpoint's static challenge password or a one-time one
+ *   (lib/enrolment/challenges.ts) and be signed by the same key as the message — unless the message is signed by a certificate this
  *   CA issued to the same subject and still holds: that is a renewal, as some clients renew (the
  *   signature proves possession), whatever challenge it carries.
  * - RenewalReq (17): signed by the certificate being renewed (lib/enrolment/renewal.ts).
  * - GetCert (21): a certificate of this CA by serial. CertPoll (20): nothing waits for approval yet.
  */
-import * as crypto from 'crypto';
 import { caFacts } from '../ca/ca-facts';
 import type { ResolvedEndpoint } from '../enrolment/endpoint';
 import { enrol, readCsr } from '../enrolment/enrol';
 import { EnrolmentError } from '../enrolment/errors';
 import { certificateBeingRenewed, renewalActor } from '../enrolment/renewal';
+import { checkChallenge, useOnce, type ChallengeUse } from '../enrolment/challenges';
 import type { Actor } from '../ports';
 import { parseCertificate } from '../x509/certificate';
 import type { ParsedCsr } from '../x509/csr';
 import { X509Error } from '../x509/errors';
-import { challengePassword, readIssuerAndSerial, type PkiMessage } from '../x509/scep';
+import { challengePassword, readIssuerAndSerial, ScepMessageError, type PkiMessage } from '../x509/scep';
 import type { ScepServices } from './route-types';
 
-export const MESSAGE_TYPES = { RenewalReq: 17, PKCSReq: 19, CertPoll: 20, GetCert: 21, GetCRL: 22 } as const;
-
-/** Equal strings, compared without telling by time how much of them is equal. */
-function sameSecret(given: string, expected: string): boolean {
-  const digest = (s: string) => crypto.createHash('sha256').update(s, 'utf8').digest();
-  return crypto.timingSafeEqual(digest(given), digest(expected));
+/**
+ * The decrypted content as a PKCS#10 with a valid self-signature. A content that is none is answered
+ * as one that did not decrypt (badMessageCheck, no text): were it told apart, a request wrapping
+ * someone else's envelope would learn whether its RSA padding held (RFC 3218 §2.3.2).
+ */
+function decryptedCsr(content: Buffer): ParsedCsr {
+  try {
+    return readCsr(content);
+  } catch (e) {
+    if (e instanceof EnrolmentError) throw undecryptable();
+    throw e;
+  }
 }
+
+const undecryptable = () => new ScepMessageError('badMessageCheck', 'SCEP pkcsPKIEnvelope: the content cannot be decrypted');
+
+export const MESSAGE_TYPES = { RenewalReq: 17, PKCSReq: 19, CertPoll: 20, GetCert: 21, GetCRL: 22 } as const;
 
 /**
  * The certificate a PKCSReq renews: its signer certificate, when this CA issued it, still holds it
@@ -46,26 +56,22 @@ async function renewing(services: ScepServices, endpoint: ResolvedEndpoint, mess
   }
 }
 
-function deviceActor(endpoint: ResolvedEndpoint, address: string | null): Actor {
-  const actor: Actor = { type: 'challenge', name: endpoint.label || null, protocol: 'scep' };
+/** Who asked: the endpoint whose static challenge the device gave, or the one-time challenge by its id. */
+function deviceActor(endpoint: ResolvedEndpoint, use: ChallengeUse, address: string | null): Actor {
+  const name = use.kind === 'one-time' ? `one-time challenge ${use.challenge.id}` : endpoint.label || null;
+  const actor: Actor = { type: 'challenge', name, protocol: 'scep' };
   return address ? { ...actor, address } : actor;
 }
 
 async function pkcsReq(services: ScepServices, endpoint: ResolvedEndpoint, message: PkiMessage, content: Buffer, address: string | null) {
-  const csr = readCsr(content);
+  const csr = decryptedCsr(content);
   const renewed = await renewing(services, endpoint, message, csr);
   if (renewed) return enrol(services, endpoint, csr, renewalActor(renewed, address, 'scep'));
-  if (endpoint.challenge === null) {
-    throw new EnrolmentError(403, 'This SCEP endpoint has no challenge password: it renews certificates only.', 'badRequest');
-  }
-  const given = challengePassword(content);
-  if (given === undefined || !sameSecret(given, endpoint.challenge)) {
-    throw new EnrolmentError(403, 'The challenge password is missing or wrong.', 'badRequest');
-  }
+  const use = await checkChallenge(services.store, 'scep', endpoint, challengePassword(content), csr);
   if (!parseCertificate(message.signerCertificate).publicKey.der.equals(csr.publicKey.der)) {
     throw new EnrolmentError(400, 'The request must be signed with the key of its certificate request.', 'badRequest');
   }
-  return enrol(services, endpoint, csr, deviceActor(endpoint, address));
+  return enrol(services, endpoint, csr, deviceActor(endpoint, use, address), useOnce(use));
 }
 
 async function getCert(services: ScepServices, endpoint: ResolvedEndpoint, content: Buffer): Promise<Buffer> {
@@ -88,7 +94,7 @@ export async function answerRequest(
       case MESSAGE_TYPES.PKCSReq:
         return [(await pkcsReq(services, endpoint, message, content, address)).der];
       case MESSAGE_TYPES.RenewalReq: {
-        const csr = readCsr(content);
+        const csr = decryptedCsr(content);
         const renewed = await certificateBeingRenewed(services.store, endpoint, message.signerCertificate, csr, 'signer certificate');
         return [(await enrol(services, endpoint, csr, renewalActor(renewed, address, 'scep'))).der];
       }
@@ -102,7 +108,7 @@ export async function answerRequest(
         throw new EnrolmentError(400, `Message type ${message.messageType} is not one a SCEP server answers.`);
     }
   } catch (e) {
-    if (e instanceof X509Error) throw new EnrolmentError(400, `The request cannot be read: ${e.message}`);
+    if (e instanceof X509Error && !(e instanceof ScepMessageError)) throw undecryptable();
     throw e;
   }
 }

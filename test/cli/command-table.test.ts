@@ -256,6 +256,15 @@ const TABLE: Row[] = [
     unknown: { '<ca>': () => ['create_acme_eab_key', NO_CA] },
   },
   {
+    command: 'create_enrolment_challenge',
+    // stdout is the challenge's id, its secret (shown this once) and when it expires.
+    use: {
+      kind: 'data',
+      argv: () => ['create_enrolment_challenge', 'scep/phones', '--subject', 'CN=dev1.example.org', '--san', 'DNS:dev1.example.org'],
+      output: /^id: \d+\nchallenge: [0-9a-f]{40}\nexpires: \d{4}-\d\d-\d\dT[\d:.]+Z\n$/,
+    },
+  },
+  {
     command: 'add_webhook',
     // stdout is the endpoint's id and its secret, shown this once.
     use: { kind: 'data', argv: () => ['add_webhook', 'https://hooks.example.com/other'], output: /^id: \d+\nsecret: whsec_\S+\n$/ },

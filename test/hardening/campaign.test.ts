@@ -246,6 +246,7 @@ test(`campaign: ${RUNS} generated requests, no 5xx, no hang, no row changed by a
 
   // The accepted orders are then processed: everything was validated before the order existed (D3),
   // so none may fail for a reason a request could have been refused for.
+  const processing = Date.now();
   await f.runner.start();
   const deadline = Date.now() + 300_000;
   const pending = async () => Number((await f.db.knex(TABLES.orders).where({ status: 'pending' }).count({ n: '*' }))[0].n);
@@ -254,7 +255,9 @@ test(`campaign: ${RUNS} generated requests, no 5xx, no hang, no row changed by a
   }
   await f.runner.stop();
   const unfinished = await f.db.knex(TABLES.orders).whereNot({ status: 'issued' }).select('id', 'status', 'error');
-  console.log(`campaign: ${ordersAfter - ordersBefore} accepted orders processed; not issued: ${unfinished.length}`);
+  console.log(
+    `campaign: ${ordersAfter - ordersBefore} accepted orders processed in ${((Date.now() - processing) / 1000).toFixed(1)} s; not issued: ${unfinished.length}`,
+  );
   for (const o of unfinished) findings.push({ index: -1, kind: 'order', request: `order ${o.id}`, problem: `${o.status}: ${o.error}` });
   if (findings.length)
     console.log(

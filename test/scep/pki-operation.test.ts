@@ -16,6 +16,7 @@ import { buildApp } from '../helpers/http';
 import { API, setupApi, type ApiFixture } from '../api/fixture';
 import { tlv } from '../../lib/x509/der-writer';
 import { certificateIdentity } from '../../lib/x509/scep/certificate-identity';
+import { createEnrolmentChallenge } from '../../lib/enrolment/challenges';
 import { csrOf, envelope, makeDevice, pkiMessage, readCertRep, type Device } from './scep-request';
 
 let f: ApiFixture;
@@ -166,13 +167,17 @@ describe('PKCSReq', () => {
     const tampered = Buffer.from(sealed);
     tampered[tampered.length - 16 - 1] ^= 0x80;
     const badContent = pkiMessage(device, tampered, { messageType: PKCS_REQ });
+    // The right key and a content that decrypts but is no CSR: the same answer too (no padding oracle one level up).
+    const notCsr = pkiMessage(device, envelope(dir, Buffer.alloc(300, 0x42), raPem), { messageType: PKCS_REQ });
     const answers = [];
-    for (const message of [badSignature, otherRecipient, brokenKey, badContent]) answers.push(await post(message, device));
+    for (const message of [badSignature, otherRecipient, brokenKey, badContent, notCsr]) answers.push(await post(message, device));
     for (const seen of answers) expect(seen).toMatchObject({ status: '2', failInfo: '1', certificates: [] });
     // A wrong padding and a wrong content: the same answer, with no text that could tell them apart.
     const { transactionId: _t1, recipientNonce: _n1, ...brokenAnswer } = answers[2];
     const { transactionId: _t2, recipientNonce: _n2, ...contentAnswer } = answers[3];
     expect(brokenAnswer).toEqual(contentAnswer);
+    const { transactionId: _t3, recipientNonce: _n3, ...notCsrAnswer } = answers[4];
+    expect(notCsrAnswer).toEqual(contentAnswer);
     expect(brokenAnswer.failInfoText).toBeNull();
     expect(await certificateCount()).toBe(before);
   });
@@ -190,6 +195,64 @@ describe('PKCSReq', () => {
     expect((await post(enrolment(device, 'dev5.example.org', CHALLENGE), device, '', strict.app)).status).toBe('0');
     const caps = await request(strict.app).get(`${SCEP}?operation=GetCACaps`);
     expect(caps.text.split('\n')).toEqual(['POSTPKIOperation', 'Renewal', 'SHA-256', 'SHA-384', 'SHA-512', 'AES', 'SCEPStandard']);
+  });
+});
+
+describe('one-time challenges (ca-admin create_enrolment_challenge)', () => {
+  const make = (o: Partial<Parameters<typeof createEnrolmentChallenge>[1]> = {}, now?: Date) =>
+    createEnrolmentChallenge(f.store, { protocol: 'scep', label: '', subject: null, san: null, validityMs: 3_600_000, ...o }, now);
+
+  test('enrols once, named as the requester; a second use is badRequest and issues nothing', async () => {
+    const { id, secret } = await make();
+    const device = makeDevice(dir, 'once');
+    expect((await post(enrolment(device, 'once.example.org', secret), device)).status).toBe('0');
+    const row = await f.db.knex('ca_api_enrolment_challenges').where({ id }).first();
+    expect(row.used).not.toBeNull();
+    expect(row.secret_sha256).not.toContain(secret);
+    const issued = await f.db.knex(TABLES.certificates).where({ serial: row.certificate_serial }).first();
+    expect(issued.cn).toBe('once.example.org');
+    const event = await f.db.knex('ca_api_events').where({ type: 'certificate.issued', serial: row.certificate_serial }).first();
+    expect(event.actor).toMatchObject({ type: 'challenge', name: `one-time challenge ${id}`, protocol: 'scep' });
+
+    const before = await certificateCount();
+    const again = await post(enrolment(makeDevice(dir, 'twice'), 'twice.example.org', secret), device);
+    expect(again).toMatchObject({ status: '2', failInfo: '2', failInfoText: 'The challenge password is missing or wrong.' });
+    expect(await certificateCount()).toBe(before);
+  });
+
+  test('two requests racing with one challenge: one certificate', async () => {
+    const { secret } = await make();
+    const [a, b] = [makeDevice(dir, 'race-a'), makeDevice(dir, 'race-b')];
+    const before = await certificateCount();
+    const answers = await Promise.all([
+      post(enrolment(a, 'race-a.example.org', secret), a),
+      post(enrolment(b, 'race-b.example.org', secret), b),
+    ]);
+    expect(answers.map((x) => x.status).sort()).toEqual(['0', '2']);
+    expect(await certificateCount()).toBe(before + 1);
+  });
+
+  test.each([
+    ['expired', () => make({}, new Date(Date.now() - 7_200_000)), 'late.example.org', ''],
+    ['for another label', () => make({ label: 'ec' }), 'label.example.org', ''],
+    ['bound to another subject', () => make({ subject: [{ oid: '2.5.4.3', value: 'bound.example.org' }] }), 'other.example.org', ''],
+    ['bound to other subjectAltNames', () => make({ san: [{ type: 'DNS', value: 'elsewhere.example.org' }] }), 'san.example.org', ''],
+  ])('%s: badRequest, nothing issued, the challenge still unused', async (_what, made, cn, label) => {
+    const { id, secret } = await made();
+    const device = makeDevice(dir, `refused-${id}`);
+    const before = await certificateCount();
+    expect(await post(enrolment(device, cn, secret), device, label)).toMatchObject({ status: '2', failInfo: '2' });
+    expect(await certificateCount()).toBe(before);
+    expect((await f.db.knex('ca_api_enrolment_challenges').where({ id }).first()).used).toBeNull();
+  });
+
+  test('bound to a subject and subjectAltNames: a CSR asking for exactly those enrols', async () => {
+    const { secret } = await make({
+      subject: [{ oid: '2.5.4.3', value: 'exact.example.org' }],
+      san: [{ type: 'DNS', value: 'exact.example.org' }],
+    });
+    const device = makeDevice(dir, 'exact');
+    expect((await post(enrolment(device, 'exact.example.org', secret), device)).status).toBe('0');
   });
 });
 

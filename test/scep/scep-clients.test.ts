@@ -20,6 +20,7 @@ import {
   serialOf,
   subjectAltName,
 } from '../clients/harness';
+import { caAdmin } from '../cli/child';
 import { startChildServer, stopChild, type ChildServer } from '../examples/child-server';
 import { CAPABILITIES, expectRaCertificate } from './scep-request';
 
@@ -30,6 +31,7 @@ describeWith(['pki', 'scepclient', 'openssl', 'curl'], 'SCEP clients against the
   let server: ChildServer;
   let url: string;
   let rootPem: string;
+  let oneTime: string;
   const file = (name: string) => path.join(dir, name);
   const sh = (cmd: string) => run('bash', ['-c', cmd], { cwd: dir, timeoutMs: 120_000 });
   const rest = (method: string, apiPath: string) =>
@@ -42,6 +44,11 @@ describeWith(['pki', 'scepclient', 'openssl', 'curl'], 'SCEP clients against the
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scep-clients-'));
     const data = file('data');
     fs.mkdirSync(data);
+    // A one-time challenge for one device, made by the operator before the server starts (the
+    // embedded database serves one process at a time): bound to the subject scepclient will ask for.
+    const made = caAdmin(data, ['create_enrolment_challenge', 'scep', '--subject', 'C=US,O=scep-client,OU=MDM,CN=once.example.org']);
+    expect(made.code).toBe(0);
+    oneTime = /^challenge: ([0-9a-f]{40})$/m.exec(made.stdout)![1];
     server = await startChildServer({ CA_DATA_DIR: data, DATABASE_URL: data, CA_ENABLE_SCEP: 'true', CA_SCEP_CHALLENGE: CHALLENGE });
     url = `http://127.0.0.1:${new URL(server.apiRoot).port}/django_ca/scep`;
     rootPem = path.join(data, 'root.pem');
@@ -159,4 +166,24 @@ describeWith(['pki', 'scepclient', 'openssl', 'curl'], 'SCEP clients against the
     expect(refused.code).not.toBe(0);
     expect(refused.out).toContain('RenewalReq (17) request failed, failInfo: badCertID (4)');
   }, 180_000);
+
+  test('scepclient enrols once with a one-time challenge bound to its subject; the same challenge again is badRequest', async () => {
+    const raDer = Buffer.from(
+      pemCertificates(fs.readFileSync(file('ca-ra.pem'), 'utf8'))[0].replace(/-----[A-Z ]+-----|\s/g, ''),
+      'base64',
+    );
+    const fingerprint = crypto.createHash('sha256').update(raDer).digest('hex');
+    const client = (keyDir: string) => {
+      fs.mkdirSync(file(keyDir));
+      return sh(
+        `scepclient -server-url ${url} -private-key ${keyDir}/key.pem -cn once.example.org -ca-fingerprint ${fingerprint} -challenge ${oneTime}`,
+      );
+    };
+    expectSuccess('scepclient (one-time challenge)', await client('once'));
+    expect(await opensslVerify(rootPem, file('ca-1.pem'), file('once/client.pem'))).toBe(`${file('once/client.pem')}: OK\n`);
+    const again = await client('once-again');
+    expect(again.code).not.toBe(0);
+    expect(again.out).toContain('PKCSReq (19) request failed, failInfo: badRequest (2)');
+    expect(fs.existsSync(file('once-again/client.pem'))).toBe(false);
+  }, 120_000);
 });

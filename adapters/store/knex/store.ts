@@ -30,8 +30,6 @@ import type {
   UserRecord,
   CrlScope,
   OcspResponderRecord,
-  DelegateKeyRecord,
-  DelegatePurpose,
   RevokedCertificate,
   Store,
   StoredKeyRewriting,
@@ -39,9 +37,11 @@ import type {
   DomainEvent,
   EventsOfTypes,
 } from '../../../lib/ports';
+import type * as ports from '../../../lib/ports';
 import type { KnexStoreCapabilities } from './capabilities';
 import * as cas from './cas';
 import * as delegateKeys from './delegate-keys';
+import * as challenges from './enrolment-challenges';
 import { ChangeHub } from './change-hub';
 import * as certificates from './certificates';
 import { mappingErrors } from './errors';
@@ -327,13 +327,21 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   setOcspResponder(caId: number, responder: OcspResponderRecord): Promise<void> {
     return mappingErrors(() => revocation.setOcspResponder(this.db, caId, responder));
   }
-  getDelegateKey(caId: number, purpose: DelegatePurpose): Promise<DelegateKeyRecord | null> {
+  getDelegateKey(caId: number, purpose: ports.DelegatePurpose): Promise<ports.DelegateKeyRecord | null> {
     return mappingErrors(() => delegateKeys.getDelegateKey(this.db, caId, purpose));
   }
-  setDelegateKey(caId: number, purpose: DelegatePurpose, record: DelegateKeyRecord): Promise<void> {
+  setDelegateKey(caId: number, purpose: ports.DelegatePurpose, record: ports.DelegateKeyRecord): Promise<void> {
     return mappingErrors(() => delegateKeys.setDelegateKey(this.db, caId, purpose, record));
   }
-
+  createEnrolmentChallenge(challenge: ports.NewEnrolmentChallenge): Promise<ports.EnrolmentChallengeRecord> {
+    return mappingErrors(() => challenges.createEnrolmentChallenge(this.db, challenge));
+  }
+  findEnrolmentChallenge(secretSha256: string): Promise<ports.EnrolmentChallengeRecord | null> {
+    return mappingErrors(() => challenges.findEnrolmentChallenge(this.db, secretSha256));
+  }
+  useEnrolmentChallenge(id: number, certificateSerial: string, at: Date): Promise<boolean> {
+    return mappingErrors(() => challenges.useEnrolmentChallenge(this.db, id, certificateSerial, at));
+  }
   /** `ca-admin rotate_kek`: every stored key of a backend rewritten in one transaction, recorded in it (key-rotation.ts). */
   async rewriteStoredKeys(
     alias: string,

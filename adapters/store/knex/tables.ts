@@ -22,4 +22,5 @@ export const TABLES = {
   webhookDeadLetters: 'ca_api_webhook_dead_letters',
   expiryNotices: 'ca_api_certificate_expiry_notices',
   delegateKeys: 'ca_api_delegate_keys',
+  enrolmentChallenges: 'ca_api_enrolment_challenges',
 } as const;

@@ -49,7 +49,23 @@ export async function issue<T>(
 
 /** The certificate alone, in a transaction of its own (the command line). */
 export function keepAlone(store: Pick<Store, 'transaction'>): Keep<CertificateRecord> {
-  return (certificate) => store.transaction((tx) => tx.insertCertificate(certificate));
+  return keepLinked(store, async () => {});
+}
+
+/**
+ * The certificate and what `link` writes for it (a one-time enrolment challenge used up), in one
+ * transaction: if `link` throws, the certificate is not stored either.
+ */
+export function keepLinked(
+  store: Pick<Store, 'transaction'>,
+  link: (tx: Store, certificate: CertificateRecord) => Promise<void>,
+): Keep<CertificateRecord> {
+  return (certificate) =>
+    store.transaction(async (tx) => {
+      const stored = await tx.insertCertificate(certificate);
+      await link(tx, stored);
+      return stored;
+    });
 }
 
 /**

@@ -17,6 +17,7 @@ import { certsOnlyPkcs7 } from '../pkcs7';
 import { DER_NULL, derOid, derSetOf, derSmallInteger, tlv } from '../der-writer';
 import type { Signer } from '../signer';
 import { DER_TAG } from '../tlv';
+import { X509Error } from '../errors';
 import { certificateIdentity } from './certificate-identity';
 import { sealEnvelope, type ScepCipher } from './enveloped-data';
 import {
@@ -61,8 +62,16 @@ const CONTEXT_0 = 0xa0;
 const attribute = (oid: string, value: Buffer): Buffer => tlv(DER_TAG.SEQUENCE, derOid(oid), tlv(SET_TAG, value));
 const printable = (text: string): Buffer => tlv(PRINTABLE_STRING, Buffer.from(text, 'latin1'));
 
+/**
+ * The DER CertRep for `input`. The transactionID must be printable ASCII (as `readPkiMessage` reads
+ * it), so that it goes back as the same PrintableString octets; the signer's key must be RSA, the only
+ * kind SCEP clients verify with (strongSwan 5.9 asks its credential store for RSA keys alone).
+ */
 export async function buildCertRep(input: CertRepInput): Promise<Buffer> {
   const { reply } = input;
+  if (input.signer.signer.keyType !== 'RSA') throw new X509Error('unsupported', 'SCEP CertRep: the signer key must be RSA');
+  if (!/^[\x20-\x7e]+$/.test(input.transactionId))
+    throw new X509Error('validation', 'SCEP CertRep: the transactionID must be printable ASCII');
   const eContent =
     reply.status === 'SUCCESS'
       ? sealEnvelope(certsOnlyPkcs7(reply.certificates, reply.crls ?? []), reply.recipientCertificateDer, reply.cipher)

@@ -8,11 +8,11 @@
  * unpadded without branches and replaced by a random key on any failure (rsa-unpad.ts), and every
  * failure from there on is the same badMessageCheck with the same text (RFC 3218 §2.3.2).
  */
-import { constants, createPublicKey, publicEncrypt, randomBytes } from 'crypto';
+import { constants, publicEncrypt, randomBytes } from 'crypto';
 import { parseError } from '../errors';
 import { DER_NULL, derOid, derSmallInteger, tlv } from '../der-writer';
 import { DER_TAG, expectTag, readTlvChildren, type Tlv } from '../tlv';
-import { certificateIdentity } from './certificate-identity';
+import { certificateIdentity, rsaModulusLength, rsaPublicKey } from './certificate-identity';
 import {
   contentOf,
   hasNoParameters,
@@ -70,6 +70,8 @@ function readEnvelope(der: Buffer): EnvelopeTlvs {
   const type = readOidTlv(der, info[0], 'encryptedContentInfo contentType');
   if (type !== OID_DATA) throw parseError(`${WHAT}: content type ${type}, expected id-data`);
   const algorithm = readAlgorithmIdentifier(der, info[1], 'contentEncryptionAlgorithm');
+  // An algorithm we do not know is badAlg whatever its parameters (RC2's are a SEQUENCE, RFC 3370 §5.2).
+  if (!cipherByOid(algorithm.oid)) throw new ScepMessageError('badAlg', `${WHAT}: unsupported content encryption ${algorithm.oid}`);
   if (!algorithm.parameters || algorithm.parameters.tag !== DER_TAG.OCTET_STRING) throw parseError(`${WHAT}: the cipher has no IV`);
   const encrypted = readOctetString(der, info[2], 'encryptedContent', CONTEXT_0_PRIMITIVE);
   return { recipients, cipherOid: algorithm.oid, iv: contentOf(der, algorithm.parameters), encrypted };
@@ -97,11 +99,13 @@ function encryptedKeyFor(der: Buffer, recipients: Tlv[], wanted: Buffer): Buffer
 
 /** Decrypt the envelope `der` addressed to `recipient` (our RA certificate and its key's raw RSA operation). */
 export async function openEnvelope(der: Buffer, recipient: { certificateDer: Buffer; decryptRaw: RawRsaDecrypt }): Promise<OpenedEnvelope> {
+  const identity = certificateIdentity(recipient.certificateDer);
+  const k = rsaModulusLength(rsaPublicKey(identity.spki, 'recipient certificate'));
   let envelope: EnvelopeTlvs;
   let encryptedKey: Buffer | null;
   try {
     envelope = readEnvelope(der);
-    encryptedKey = encryptedKeyFor(der, envelope.recipients, certificateIdentity(recipient.certificateDer).issuerAndSerial);
+    encryptedKey = encryptedKeyFor(der, envelope.recipients, identity.issuerAndSerial);
   } catch (e) {
     if (e instanceof ScepMessageError) throw e;
     throw new ScepMessageError('badMessageCheck', `${WHAT}: ${(e as Error).message}`);
@@ -115,12 +119,15 @@ export async function openEnvelope(der: Buffer, recipient: { certificateDer: Buf
   // The random key is drawn before the RSA operation, whatever its outcome, so that the work done
   // does not depend on it; a failed operation (a block of the wrong length) takes the same path.
   const randomKey = randomContentKey(cipher);
-  let block: Buffer;
+  let block: Buffer = Buffer.alloc(0);
   try {
     block = await recipient.decryptRaw(encryptedKey);
   } catch {
-    block = Buffer.alloc(0);
+    // refused (e.g. a block of the wrong length): the empty block takes the random key below
   }
+  // I2OSP (RFC 8017 §4.1) gives k octets. A token that drops leading zero octets (EM[0] is always
+  // zero) would otherwise never unpad; put them back. The length is the token's habit, not a secret.
+  if (block.length > 0 && block.length < k) block = Buffer.concat([Buffer.alloc(k - block.length), block]);
   const key = unpadPkcs1v15KeyTransport(block, keyLength, randomKey);
   const content = decryptContent(cipher, key, envelope.iv, envelope.encrypted);
   key.fill(0);
@@ -138,7 +145,7 @@ export function sealEnvelope(content: Buffer, recipientCertificateDer: Buffer, c
   const key = randomContentKey(cipher);
   const iv = randomBytes(CIPHERS[cipher].blockSize);
   const encryptedKey = publicEncrypt(
-    { key: createPublicKey({ key: recipient.spki, format: 'der', type: 'spki' }), padding: constants.RSA_PKCS1_PADDING },
+    { key: rsaPublicKey(recipient.spki, 'recipient certificate'), padding: constants.RSA_PKCS1_PADDING },
     key,
   );
   const encrypted = encryptContent(cipher, key, iv, content);

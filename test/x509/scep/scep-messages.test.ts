@@ -197,7 +197,8 @@ describe('pkiMessages and CertReps', () => {
 });
 
 describe('fuzz: every reader reads or refuses with an X509Error', () => {
-  const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+  // A fixed seed, so that a failure reproduces; FUZZ_SEED explores others.
+  const SEED = Number(process.env.FUZZ_SEED ?? 0x5ce9);
   const ROUNDS = 400;
 
   function mutate(buf: Buffer, next: () => number): Buffer {
@@ -232,6 +233,7 @@ describe('fuzz: every reader reads or refuses with an X509Error', () => {
     const csr = csrOf(dir, device.key, 'fuzz.example.org', 'secret');
     const name = tlv(0x30, tlv(0x31, tlv(0x30, tlv(0x06, Buffer.from([0x55, 0x04, 0x03])), tlv(0x0c, Buffer.from('x')))));
     const ias = tlv(0x30, name, tlv(0x02, Buffer.from([0x01])));
+    const iasubject = tlv(0x30, name, name);
     const recipient = { certificateDer: ra.certDer, decryptRaw: raw(ra.keyPem) };
     for (let i = 0; i < ROUNDS; i++) {
       const m = mutate(message, next);
@@ -242,7 +244,8 @@ describe('fuzz: every reader reads or refuses with an X509Error', () => {
       await outcome('challengePassword', c, () => challengePassword(c));
       const s = mutate(ias, next);
       await outcome('readIssuerAndSerial', s, () => readIssuerAndSerial(s));
-      await outcome('readIssuerAndSubject', s, () => readIssuerAndSubject(s));
+      const p = mutate(iasubject, next);
+      await outcome('readIssuerAndSubject', p, () => readIssuerAndSubject(p));
     }
   }, 120_000);
 });

@@ -1,0 +1,110 @@
+/**
+ * Challenge passwords (RFC 8894 §2.2; README "SCEP"): what authenticates a device's first request.
+ *
+ * - *Static*: one per endpoint (`scep.challenge`), compared in constant time.
+ * - *One-time*: made by an operator for one device (`ca-admin create_enrolment_challenge`), 160 random
+ *   bits printed once and kept as their SHA-256; valid until it expires, for its endpoint only, for the
+ *   subject and subjectAltNames it is bound to (if any), and used once — in the transaction that
+ *   stores the certificate (`useOnce`), so that two requests racing with it get one certificate.
+ *
+ * Every refusal reads the same to the device ("missing or wrong", badRequest): which of the checks
+ * failed is not something to tell whoever holds a guess.
+ */
+import * as crypto from 'crypto';
+import type { CertificateRecord, EnrolmentChallengeRecord, EnrolmentChallengeStore, Store } from '../ports';
+import { hasEnrolmentChallengeStore } from '../ports';
+import type { ParsedCsr } from '../x509/csr';
+import type { Name } from '../x509/types';
+import type { ResolvedEndpoint } from './endpoint';
+import { EnrolmentError } from './errors';
+
+/** What a request's challenge turned out to be. */
+export type ChallengeUse = { kind: 'static' } | { kind: 'one-time'; challenge: EnrolmentChallengeRecord };
+
+export const WRONG_CHALLENGE = 'The challenge password is missing or wrong.';
+
+const sha256 = (text: string) => crypto.createHash('sha256').update(text, 'utf8').digest();
+
+/** Equal strings, compared without telling by time how much of them is equal. */
+function sameSecret(given: string, expected: string): boolean {
+  return crypto.timingSafeEqual(sha256(given), sha256(expected));
+}
+
+/** The SAN of a CSR as the set a challenge is bound to: `TYPE:value`, sorted. */
+function sanSet(names: readonly { type: string; value: string }[] | null | undefined): string {
+  return JSON.stringify((names ?? []).map((n) => `${n.type}:${n.value}`).sort());
+}
+
+function csrSan(csr: ParsedCsr): { type: string; value: string }[] {
+  const ext = csr.requestedExtensions.find((e) => e.type === 'subject_alternative_name');
+  return (ext?.value as { type: string; value: string }[] | undefined) ?? [];
+}
+
+/**
+ * Which challenge `given` (the CSR's challengePassword) is at `endpoint` over `protocol` for `csr`;
+ * else 403 / badRequest, the same for every reason.
+ */
+export async function checkChallenge(
+  store: Store,
+  protocol: string,
+  endpoint: ResolvedEndpoint,
+  given: string | undefined,
+  csr: ParsedCsr,
+  now = new Date(),
+): Promise<ChallengeUse> {
+  const wrong = new EnrolmentError(403, WRONG_CHALLENGE, 'badRequest');
+  if (given === undefined || given === '') throw wrong;
+  if (endpoint.challenge !== null && sameSecret(given, endpoint.challenge)) return { kind: 'static' };
+  if (!hasEnrolmentChallengeStore(store)) throw wrong;
+  const challenge = await store.findEnrolmentChallenge(sha256(given).toString('hex'));
+  if (
+    !challenge ||
+    challenge.used !== null ||
+    challenge.expires <= now ||
+    challenge.protocol !== protocol ||
+    challenge.label !== endpoint.label ||
+    (challenge.subject !== null && JSON.stringify(challenge.subject) !== JSON.stringify(csr.subject)) ||
+    (challenge.san !== null && sanSet(challenge.san) !== sanSet(csrSan(csr)))
+  ) {
+    throw wrong;
+  }
+  return { kind: 'one-time', challenge };
+}
+
+/** The link (lib/enrolment/enrol.ts) that uses a one-time challenge up with the certificate; nothing for a static one. */
+export function useOnce(use: ChallengeUse): (tx: Store, certificate: CertificateRecord) => Promise<void> {
+  return async (tx, certificate) => {
+    if (use.kind !== 'one-time') return;
+    if (!(await (tx as Store & EnrolmentChallengeStore).useEnrolmentChallenge(use.challenge.id, certificate.serial, new Date()))) {
+      throw new EnrolmentError(403, WRONG_CHALLENGE, 'badRequest');
+    }
+  };
+}
+
+export interface CreatedChallenge {
+  id: number;
+  /** The secret: shown once, never stored. */
+  secret: string;
+  expires: Date;
+}
+
+/** Make a one-time challenge for `protocol`'s endpoint `label`, bound to `subject` and `san` when given. */
+export async function createEnrolmentChallenge(
+  store: Store,
+  o: { protocol: string; label: string; subject: Name | null; san: { type: string; value: string }[] | null; validityMs: number },
+  now = new Date(),
+): Promise<CreatedChallenge> {
+  if (!hasEnrolmentChallengeStore(store)) throw new TypeError('the store keeps no enrolment challenges (EnrolmentChallengeStore)');
+  // 160 bits, in a form every client's challenge field takes (PrintableString: letters and digits).
+  const secret = crypto.randomBytes(20).toString('hex');
+  const expires = new Date(now.getTime() + o.validityMs);
+  const record = await store.createEnrolmentChallenge({
+    protocol: o.protocol,
+    label: o.label,
+    secretSha256: sha256(secret).toString('hex'),
+    subject: o.subject,
+    san: o.san,
+    expires,
+  });
+  return { id: record.id, secret, expires };
+}
