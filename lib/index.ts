@@ -61,7 +61,13 @@ export type { BatchOrderStore } from './ports/batch-orders';
 export type { CertificateVersionListing } from './ports/inventory';
 export type { RevocationStore } from './ports/revocation';
 export type { DelegateKeyStore, DelegateKeyRecord, DelegatePurpose } from './ports/delegate-keys';
-export type { EnrolmentChallengeStore, EnrolmentChallengeRecord, NewEnrolmentChallenge } from './ports/enrolment-challenges';
+export type {
+  EnrolmentStore,
+  EnrolmentStoreProvider,
+  EnrolmentChallengeRecord,
+  NewEnrolmentChallenge,
+  EnrolmentTransactionKey,
+} from './ports/enrolment-challenges';
 export type { KekRotatingKeyBackend, StoredKeyRewriting } from './ports/key-rotation';
 export type { ChallengeValidator, SecretBox } from './ports/acme';
 export type { CaRecord, CaPatch, CertificateRecord } from './ports/records';

@@ -11,8 +11,8 @@
  * failed is not something to tell whoever holds a guess.
  */
 import * as crypto from 'crypto';
-import type { CertificateRecord, EnrolmentChallengeRecord, EnrolmentChallengeStore, Store } from '../ports';
-import { hasEnrolmentChallengeStore } from '../ports';
+import type { CertificateRecord, EnrolmentChallengeRecord, Store } from '../ports';
+import { hasEnrolmentStore } from '../ports';
 import type { ParsedCsr } from '../x509/csr';
 import type { Name } from '../x509/types';
 import type { ResolvedEndpoint } from './endpoint';
@@ -55,8 +55,8 @@ export async function checkChallenge(
   const wrong = new EnrolmentError(403, WRONG_CHALLENGE, 'badRequest');
   if (given === undefined || given === '') throw wrong;
   if (endpoint.challenge !== null && sameSecret(given, endpoint.challenge)) return { kind: 'static' };
-  if (!hasEnrolmentChallengeStore(store)) throw wrong;
-  const challenge = await store.findEnrolmentChallenge(sha256(given).toString('hex'));
+  if (!hasEnrolmentStore(store)) throw wrong;
+  const challenge = await store.enrolment.findEnrolmentChallenge(sha256(given).toString('hex'));
   if (
     !challenge ||
     challenge.used !== null ||
@@ -74,8 +74,8 @@ export async function checkChallenge(
 /** The link (lib/enrolment/enrol.ts) that uses a one-time challenge up with the certificate; nothing for a static one. */
 export function useOnce(use: ChallengeUse): (tx: Store, certificate: CertificateRecord) => Promise<void> {
   return async (tx, certificate) => {
-    if (use.kind !== 'one-time') return;
-    if (!(await (tx as Store & EnrolmentChallengeStore).useEnrolmentChallenge(use.challenge.id, certificate.serial, new Date()))) {
+    if (use.kind !== 'one-time' || !hasEnrolmentStore(tx)) return;
+    if (!(await tx.enrolment.useEnrolmentChallenge(use.challenge.id, certificate.serial, new Date()))) {
       throw new EnrolmentError(403, WRONG_CHALLENGE, 'badRequest');
     }
   };
@@ -94,11 +94,11 @@ export async function createEnrolmentChallenge(
   o: { protocol: string; label: string; subject: Name | null; san: { type: string; value: string }[] | null; validityMs: number },
   now = new Date(),
 ): Promise<CreatedChallenge> {
-  if (!hasEnrolmentChallengeStore(store)) throw new TypeError('the store keeps no enrolment challenges (EnrolmentChallengeStore)');
+  if (!hasEnrolmentStore(store)) throw new TypeError('the store keeps no enrolment challenges (EnrolmentStoreProvider)');
   // 160 bits, in a form every client's challenge field takes (PrintableString: letters and digits).
   const secret = crypto.randomBytes(20).toString('hex');
   const expires = new Date(now.getTime() + o.validityMs);
-  const record = await store.createEnrolmentChallenge({
+  const record = await store.enrolment.createEnrolmentChallenge({
     protocol: o.protocol,
     label: o.label,
     secretSha256: sha256(secret).toString('hex'),

@@ -1,7 +1,10 @@
 /**
- * Optional store capability: one-time enrolment challenges (README "SCEP") — kept as the SHA-256 of
- * the secret, with the endpoint, the names they are bound to and their expiry; used once, in the
- * transaction that stores the certificate they were used for.
+ * Optional store capability for device enrolment (README "SCEP"), as `store.enrolment`:
+ *
+ * - one-time challenges, kept as the SHA-256 of the secret with the endpoint, the names they are bound
+ *   to and their expiry, used once in the transaction that stores the certificate;
+ * - the transactions answered: a request repeated with the same transaction and key (a client that
+ *   lost the answer, micromdm's re-sent PKCSReq) gets the certificate it got before, not a second one.
  */
 import type { Name } from '../x509/types';
 
@@ -27,19 +30,32 @@ export interface EnrolmentChallengeRecord extends NewEnrolmentChallenge {
   certificateSerial: string | null;
 }
 
-export interface EnrolmentChallengeStore {
+/** What names a device's request across its repetitions (SCEP: the transactionID and the CSR's key). */
+export interface EnrolmentTransactionKey {
+  protocol: string;
+  label: string;
+  transactionId: string;
+  /** Lower-case hex SHA-256 of what else makes the request the same (SCEP: the signer certificate, then the CSR). */
+  publicKeySha256: string;
+}
+
+export interface EnrolmentStore {
   createEnrolmentChallenge(challenge: NewEnrolmentChallenge): Promise<EnrolmentChallengeRecord>;
   /** The challenge whose secret hashes to `secretSha256`, used or not, or null. */
   findEnrolmentChallenge(secretSha256: string): Promise<EnrolmentChallengeRecord | null>;
   /** Mark it used for `certificateSerial`; false when it was used already (another request won). */
   useEnrolmentChallenge(id: number, certificateSerial: string, at: Date): Promise<boolean>;
+  /** The certificate a transaction was answered with, or null. */
+  findEnrolmentTransaction(key: EnrolmentTransactionKey): Promise<{ caId: number; certificateSerial: string } | null>;
+  /** Record the answer of a transaction; false when one was recorded already (a repetition raced it). */
+  recordEnrolmentTransaction(key: EnrolmentTransactionKey, answer: { caId: number; certificateSerial: string }): Promise<boolean>;
 }
 
-export function hasEnrolmentChallengeStore<S extends object>(store: S): store is S & EnrolmentChallengeStore {
-  const s = store as Partial<EnrolmentChallengeStore>;
-  return (
-    typeof s.createEnrolmentChallenge === 'function' &&
-    typeof s.findEnrolmentChallenge === 'function' &&
-    typeof s.useEnrolmentChallenge === 'function'
-  );
+export interface EnrolmentStoreProvider {
+  readonly enrolment: EnrolmentStore;
+}
+
+export function hasEnrolmentStore<S extends object>(store: S): store is S & EnrolmentStoreProvider {
+  const e = (store as Partial<EnrolmentStoreProvider>).enrolment;
+  return typeof e === 'object' && e !== null && typeof e.findEnrolmentChallenge === 'function';
 }

@@ -8,6 +8,7 @@
  *   CA issued to the same subject and still holds: that is a renewal, as some clients renew (the
  *   signature proves possession), whatever challenge it carries.
  * - RenewalReq (17): signed by the certificate being renewed (lib/enrolment/renewal.ts).
+ * - Both answered once per transactionID and key: a repetition gets the first certificate back.
  * - GetCert (21): a certificate of this CA by serial. CertPoll (20): nothing waits for approval yet.
  */
 import { caFacts } from '../ca/ca-facts';
@@ -16,7 +17,8 @@ import { enrol, readCsr } from '../enrolment/enrol';
 import { EnrolmentError } from '../enrolment/errors';
 import { certificateBeingRenewed, renewalActor } from '../enrolment/renewal';
 import { checkChallenge, useOnce, type ChallengeUse } from '../enrolment/challenges';
-import type { Actor } from '../ports';
+import { oncePerTransaction, recordWith, transactionKey } from '../enrolment/transactions';
+import type { Actor, CertificateRecord, Store } from '../ports';
 import { parseCertificate } from '../x509/certificate';
 import type { ParsedCsr } from '../x509/csr';
 import { X509Error } from '../x509/errors';
@@ -63,15 +65,45 @@ function deviceActor(endpoint: ResolvedEndpoint, use: ChallengeUse, address: str
   return address ? { ...actor, address } : actor;
 }
 
-async function pkcsReq(services: ScepServices, endpoint: ResolvedEndpoint, message: PkiMessage, content: Buffer, address: string | null) {
-  const csr = decryptedCsr(content);
+interface Request {
+  services: ScepServices;
+  endpoint: ResolvedEndpoint;
+  message: PkiMessage;
+  content: Buffer;
+  csr: ParsedCsr;
+  address: string | null;
+}
+
+async function pkcsReq({ services, endpoint, message, content, csr, address }: Request, record: Link) {
   const renewed = await renewing(services, endpoint, message, csr);
-  if (renewed) return enrol(services, endpoint, csr, renewalActor(renewed, address, 'scep'));
+  if (renewed) return enrol(services, endpoint, csr, renewalActor(renewed, address, 'scep'), record);
   const use = await checkChallenge(services.store, 'scep', endpoint, challengePassword(content), csr);
   if (!parseCertificate(message.signerCertificate).publicKey.der.equals(csr.publicKey.der)) {
     throw new EnrolmentError(400, 'The request must be signed with the key of its certificate request.', 'badRequest');
   }
-  return enrol(services, endpoint, csr, deviceActor(endpoint, use, address), useOnce(use));
+  return enrol(services, endpoint, csr, deviceActor(endpoint, use, address), async (tx, certificate) => {
+    await useOnce(use)(tx, certificate);
+    await record(tx, certificate);
+  });
+}
+
+async function renewalReq({ services, endpoint, message, csr, address }: Request, record: Link) {
+  const renewed = await certificateBeingRenewed(services.store, endpoint, message.signerCertificate, csr, 'signer certificate');
+  return enrol(services, endpoint, csr, renewalActor(renewed, address, 'scep'), record);
+}
+
+type Link = (tx: Store, certificate: CertificateRecord) => Promise<void>;
+
+/** A PKCSReq or RenewalReq, answered once per transaction and key (lib/enrolment/transactions.ts). */
+async function enrolment(request: Request, answer: (request: Request, record: Link) => Promise<CertificateRecord>): Promise<Buffer> {
+  const { services, endpoint, message, csr } = request;
+  // A repetition is the same request: its type, transaction, signer certificate and CSR. Clients derive
+  // the transactionID from the key and keep the key across renewals, so a new request with the same key
+  // (a renewal signed by the certificate the last one gave, another try) is not one.
+  const transaction = `${message.messageType}:${message.transactionId}`;
+  const key = transactionKey('scep', endpoint.label, transaction, Buffer.concat([message.signerCertificate, csr.der]));
+  const certificate = await oncePerTransaction(services.store, endpoint.ca, key, () => answer(request, recordWith(key, endpoint.ca)));
+  return certificate.der;
 }
 
 async function getCert(services: ScepServices, endpoint: ResolvedEndpoint, content: Buffer): Promise<Buffer> {
@@ -92,11 +124,9 @@ export async function answerRequest(
   try {
     switch (message.messageType) {
       case MESSAGE_TYPES.PKCSReq:
-        return [(await pkcsReq(services, endpoint, message, content, address)).der];
       case MESSAGE_TYPES.RenewalReq: {
-        const csr = decryptedCsr(content);
-        const renewed = await certificateBeingRenewed(services.store, endpoint, message.signerCertificate, csr, 'signer certificate');
-        return [(await enrol(services, endpoint, csr, renewalActor(renewed, address, 'scep'))).der];
+        const request = { services, endpoint, message, content, csr: decryptedCsr(content), address };
+        return [await enrolment(request, message.messageType === MESSAGE_TYPES.PKCSReq ? pkcsReq : renewalReq)];
       }
       case MESSAGE_TYPES.GetCert:
         return [await getCert(services, endpoint, content)];

@@ -66,7 +66,9 @@ describe('serveModules', () => {
     await request(app).get('/m/one').expect(200);
     await request(app).get('/m/two').expect(200);
     expect(seen.map((s) => s.fast)).toEqual([false, false]);
-    // Express set each one's prototype, then the module added a property: same hidden class all the same.
-    expect(haveSameMap(seen[0].req, seen[1].req)).toBe(true);
+    // Express set each one's prototype, then the module added a property: still in dictionary mode, so
+    // no new hidden class. (Whether two of them share one map is V8's normalized-map cache, which a
+    // garbage collection may flush: not something to assert.)
+    expect(seen.map((s) => hasFastProperties(s.req))).toEqual([false, false]);
   });
 });

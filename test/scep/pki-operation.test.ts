@@ -256,6 +256,44 @@ describe('one-time challenges (ca-admin create_enrolment_challenge)', () => {
   });
 });
 
+describe('a repeated transaction (a lost answer, micromdm re-sending its PKCSReq)', () => {
+  const serialOf = (pem: string) => execFileSync('openssl', ['x509', '-noout', '-serial'], { input: pem }).toString().trim();
+
+  test('the same request again, and two at once: the first certificate each time, one issued, the one-time challenge used once', async () => {
+    const { secret } = await createEnrolmentChallenge(f.store, {
+      protocol: 'scep',
+      label: '',
+      subject: null,
+      san: null,
+      validityMs: 3_600_000,
+    });
+    const device = makeDevice(dir, 'repeat');
+    const message = enrolment(device, 'repeat.example.org', secret);
+    const before = await certificateCount();
+    const first = await post(message, device);
+    expect(first.status).toBe('0');
+    const again = await post(message, device);
+    expect(again.status).toBe('0');
+    expect(serialOf(again.certificates[0])).toBe(serialOf(first.certificates[0]));
+    expect(await certificateCount()).toBe(before + 1);
+
+    const racing = enrolment(device, 'racing.example.org', CHALLENGE);
+    const [a, b] = await Promise.all([post(racing, device), post(racing, device)]);
+    expect([a.status, b.status]).toEqual(['0', '0']);
+    expect(serialOf(a.certificates[0])).toBe(serialOf(b.certificates[0]));
+    expect(await certificateCount()).toBe(before + 2);
+  });
+
+  test('the same transaction signed by another key is no repetition: it is judged as a request of its own', async () => {
+    const device = makeDevice(dir, 'victim');
+    const envelopeDer = envelope(dir, csrOf(dir, device.key, 'victim.example.org', CHALLENGE), raPem);
+    expect((await post(pkiMessage(device, envelopeDer, { messageType: PKCS_REQ, transactionId: 'TX-V' }), device)).status).toBe('0');
+    const thief = makeDevice(dir, 'thief');
+    const replayed = await post(pkiMessage(thief, envelopeDer, { messageType: PKCS_REQ, transactionId: 'TX-V' }), thief);
+    expect(replayed).toMatchObject({ status: '2', failInfo: '2', certificates: [] });
+  });
+});
+
 describe('RenewalReq and GetCert', () => {
   let device: Device;
   let issuedPem: string;

@@ -53,6 +53,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0017_requester_on_record',
         '0018_delegate_keys',
         '0019_enrolment_challenges',
+        '0020_enrolment_transactions',
       ]);
     });
   });

@@ -1,6 +1,11 @@
-/** `EnrolmentChallengeStore` (lib/ports/enrolment-challenges.ts) on `ca_api_enrolment_challenges` (migration 0019). */
+/**
+ * `EnrolmentStore` (lib/ports/enrolment-challenges.ts) as `store.enrolment`: one-time challenges in
+ * `ca_api_enrolment_challenges` (migration 0019) and answered transactions in
+ * `ca_api_enrolment_transactions` (migration 0020), on the store's connection or transaction.
+ */
 import type { Knex } from 'knex';
-import type { EnrolmentChallengeRecord, NewEnrolmentChallenge } from '../../../lib/ports';
+import type { EnrolmentChallengeRecord, EnrolmentStore, EnrolmentTransactionKey, NewEnrolmentChallenge } from '../../../lib/ports';
+import { mappingErrors } from './errors';
 import { TABLES } from './tables';
 import { fromNullableJson, toDate, toNullableDate, toNullableJson, toNumber } from './values';
 
@@ -32,29 +37,65 @@ function record(row: Row): EnrolmentChallengeRecord {
   };
 }
 
-export async function createEnrolmentChallenge(db: Knex, c: NewEnrolmentChallenge): Promise<EnrolmentChallengeRecord> {
-  const [row] = (await db(TABLES.enrolmentChallenges)
-    .insert({
-      protocol: c.protocol,
-      label: c.label,
-      secret_sha256: c.secretSha256,
-      subject: toNullableJson(c.subject),
-      san: toNullableJson(c.san),
-      expires: c.expires,
-    })
-    .returning('*')) as Row[];
-  return record(row);
-}
+const transactionKey = (k: EnrolmentTransactionKey) => ({
+  protocol: k.protocol,
+  label: k.label,
+  transaction_id: k.transactionId,
+  public_key_sha256: k.publicKeySha256,
+});
 
-export async function findEnrolmentChallenge(db: Knex, secretSha256: string): Promise<EnrolmentChallengeRecord | null> {
-  const row = (await db(TABLES.enrolmentChallenges).where({ secret_sha256: secretSha256 }).first()) as Row | undefined;
-  return row ? record(row) : null;
-}
+export class KnexEnrolmentStore implements EnrolmentStore {
+  constructor(private readonly db: Knex) {}
 
-export async function useEnrolmentChallenge(db: Knex, id: number, certificateSerial: string, at: Date): Promise<boolean> {
-  const changed = await db(TABLES.enrolmentChallenges)
-    .where({ id })
-    .whereNull('used')
-    .update({ used: at, certificate_serial: certificateSerial });
-  return changed === 1;
+  createEnrolmentChallenge(c: NewEnrolmentChallenge): Promise<EnrolmentChallengeRecord> {
+    return mappingErrors(async () => {
+      const [row] = (await this.db(TABLES.enrolmentChallenges)
+        .insert({
+          protocol: c.protocol,
+          label: c.label,
+          secret_sha256: c.secretSha256,
+          subject: toNullableJson(c.subject),
+          san: toNullableJson(c.san),
+          expires: c.expires,
+        })
+        .returning('*')) as Row[];
+      return record(row);
+    });
+  }
+
+  findEnrolmentChallenge(secretSha256: string): Promise<EnrolmentChallengeRecord | null> {
+    return mappingErrors(async () => {
+      const row = (await this.db(TABLES.enrolmentChallenges).where({ secret_sha256: secretSha256 }).first()) as Row | undefined;
+      return row ? record(row) : null;
+    });
+  }
+
+  useEnrolmentChallenge(id: number, certificateSerial: string, at: Date): Promise<boolean> {
+    return mappingErrors(async () => {
+      const changed = await this.db(TABLES.enrolmentChallenges)
+        .where({ id })
+        .whereNull('used')
+        .update({ used: at, certificate_serial: certificateSerial });
+      return changed === 1;
+    });
+  }
+
+  findEnrolmentTransaction(key: EnrolmentTransactionKey): Promise<{ caId: number; certificateSerial: string } | null> {
+    return mappingErrors(async () => {
+      const row = (await this.db(TABLES.enrolmentTransactions).where(transactionKey(key)).first()) as
+        { ca_id: unknown; certificate_serial: string } | undefined;
+      return row ? { caId: toNumber(row.ca_id), certificateSerial: row.certificate_serial } : null;
+    });
+  }
+
+  recordEnrolmentTransaction(key: EnrolmentTransactionKey, answer: { caId: number; certificateSerial: string }): Promise<boolean> {
+    return mappingErrors(async () => {
+      const inserted = (await this.db(TABLES.enrolmentTransactions)
+        .insert({ ...transactionKey(key), ca_id: answer.caId, certificate_serial: answer.certificateSerial })
+        .onConflict(['protocol', 'label', 'transaction_id', 'public_key_sha256'])
+        .ignore()
+        .returning('ca_id')) as unknown[];
+      return inserted.length === 1;
+    });
+  }
 }

@@ -41,7 +41,7 @@ import type * as ports from '../../../lib/ports';
 import type { KnexStoreCapabilities } from './capabilities';
 import * as cas from './cas';
 import * as delegateKeys from './delegate-keys';
-import * as challenges from './enrolment-challenges';
+import { KnexEnrolmentStore } from './enrolment-challenges';
 import { ChangeHub } from './change-hub';
 import * as certificates from './certificates';
 import { mappingErrors } from './errors';
@@ -151,6 +151,12 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     return (this.readings ??= new KnexMetricsReadings(this.db));
   }
   private readings: KnexMetricsReadings | undefined;
+  /** One-time challenges and answered transactions of device enrolment (`EnrolmentStoreProvider`). */
+  get enrolment(): KnexEnrolmentStore {
+    return (this.enrolmentStore ??= new KnexEnrolmentStore(this.db));
+  }
+  private enrolmentStore: KnexEnrolmentStore | undefined;
+
   /** The webhook endpoints and their delivery (`WebhookStoreProvider`, webhooks.ts); writes name this store's actor. */
   get webhooks(): KnexWebhookStore {
     return (this.webhookStore ??= new KnexWebhookStore(this.db, this.bound, this.actor));
@@ -332,15 +338,6 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
   setDelegateKey(caId: number, purpose: ports.DelegatePurpose, record: ports.DelegateKeyRecord): Promise<void> {
     return mappingErrors(() => delegateKeys.setDelegateKey(this.db, caId, purpose, record));
-  }
-  createEnrolmentChallenge(challenge: ports.NewEnrolmentChallenge): Promise<ports.EnrolmentChallengeRecord> {
-    return mappingErrors(() => challenges.createEnrolmentChallenge(this.db, challenge));
-  }
-  findEnrolmentChallenge(secretSha256: string): Promise<ports.EnrolmentChallengeRecord | null> {
-    return mappingErrors(() => challenges.findEnrolmentChallenge(this.db, secretSha256));
-  }
-  useEnrolmentChallenge(id: number, certificateSerial: string, at: Date): Promise<boolean> {
-    return mappingErrors(() => challenges.useEnrolmentChallenge(this.db, id, certificateSerial, at));
   }
   /** `ca-admin rotate_kek`: every stored key of a backend rewritten in one transaction, recorded in it (key-rotation.ts). */
   async rewriteStoredKeys(

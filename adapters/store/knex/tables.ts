@@ -23,4 +23,5 @@ export const TABLES = {
   expiryNotices: 'ca_api_certificate_expiry_notices',
   delegateKeys: 'ca_api_delegate_keys',
   enrolmentChallenges: 'ca_api_enrolment_challenges',
+  enrolmentTransactions: 'ca_api_enrolment_transactions',
 } as const;
