@@ -18,13 +18,15 @@
  */
 
 // Routers and delivery, with the default adapters filled in (lib/wiring.ts)
-export { createCaApiRouter, createRevocationRouter, createMetricsRouter, createWebhookDelivery } from './wiring';
+export { createCaApiRouter, createRevocationRouter, createMetricsRouter, createWebhookDelivery, createCaAdminRouter } from './wiring';
 export type { CaApiRouter } from './router';
 export type { CaApiRouterOptions, RestSettings, RevocationSettings } from './options';
 export type { RevocationRouter } from './revocation-endpoints/router';
 export type { RevocationRouterOptions } from './revocation-endpoints/options';
 export type { MetricsRouter } from './metrics/router';
 export type { MetricsRouterOptions } from './metrics/options';
+export type { CaAdminRouter } from './admin/router';
+export type { CaAdminRouterOptions, AdminSessionOptions } from './admin/options';
 export type { WebhookDelivery } from './webhooks/delivery';
 export type { WebhookOptions, WebhookDeliveryOptions, WebhookDeliveryTuning } from './webhooks/options';
 export type { WebhookPayload } from './webhooks/payload';
@@ -61,6 +63,7 @@ export type { BatchOrderStore } from './ports/batch-orders';
 export type { CertificateVersionListing } from './ports/inventory';
 export type { RevocationStore } from './ports/revocation';
 export type { DelegateKeyStore, DelegateKeyRecord, DelegatePurpose } from './ports/delegate-keys';
+export type { AdminSessionStore, AdminSessionStoreProvider, AdminSessionRecord, NewAdminSession } from './ports/admin-sessions';
 export type {
   EnrolmentStore,
   EnrolmentStoreProvider,

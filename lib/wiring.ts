@@ -13,9 +13,11 @@ import { OptionsError, resolveOptions, type CaApiRouterOptions, type ResolvedOpt
 import { checkKeyBackendsConfigured, type OptionsEntry } from './http/option-checks';
 import { resolveRevocationRouterOptions, type RevocationRouterOptions } from './revocation-endpoints/options';
 import { buildRevocationRouter, type RevocationRouter } from './revocation-endpoints/router';
-import { NO_METRICS, type Authenticator, type ChallengeValidator, type KeyBackend, type Store } from './ports';
+import { NO_METRICS, type Authenticator, type ChallengeValidator, type KeyBackend, type PermissionChecker, type Store } from './ports';
 import { resolveMetricsRouterOptions, type MetricsRouterOptions } from './metrics/options';
 import { buildMetricsRouter, type MetricsRouter } from './metrics/router';
+import { resolveAdminOptions, type CaAdminRouterOptions } from './admin/options';
+import { buildCaAdminRouter, type CaAdminRouter } from './admin/router';
 import { promMetrics } from '../adapters/metrics';
 import { envKekSecretBox } from '../adapters/keys/secret-box';
 import { defaultKeyBackend, KEK_ENV, KeyBackendError } from '../adapters/keys';
@@ -72,6 +74,29 @@ function keyBackendsOrDefault(
 }
 
 /**
+ * Who a user is and what they may do: the host's ports, or the store's users (bcrypt in a worker
+ * pool) with one user cache shared by the authenticator and the permission checker; what is made
+ * here is added to `owned`, to be closed with the router.
+ */
+function userPorts(
+  store: Store,
+  authenticator: Authenticator | null | undefined,
+  permissions: PermissionChecker | null | undefined,
+  owned: Closable[],
+): { authenticator: Authenticator; permissions: PermissionChecker } {
+  let users: UserCache | null = null;
+  const sharedUsers = (): UserCache => (users ??= new UserCache(store));
+  if (!authenticator) {
+    const own = storeAuthenticator(store, { users: sharedUsers() });
+    owned.push(own);
+    authenticator = own;
+  }
+  permissions ??= storePermissionChecker(store, { users: sharedUsers() });
+  if (users) owned.push(users);
+  return { authenticator, permissions };
+}
+
+/**
  * The ports the host did not bring, filled with the default adapters: keys in the store encrypted
  * under `CA_KEY_ENCRYPTION_KEY`, Basic auth against the store's users (one user cache shared by the
  * authenticator and the permission checker), the in-process order runner, and the prom-client
@@ -86,18 +111,8 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
         store: checkWebhookStore(store, 'createCaApiRouter', 'webhooks.enabled: '),
       }
     : null;
-  let users: UserCache | null = null;
-  const sharedUsers = (): UserCache => (users ??= new UserCache(store));
-
   const keyBackends = keyBackendsOrDefault(given.keyBackends, resolved.keyBackends, given.env ?? process.env, 'createCaApiRouter');
-  let authenticator: Authenticator | null = resolved.authenticator;
-  if (!authenticator) {
-    const own = storeAuthenticator(store, { users: sharedUsers() });
-    owned.push(own);
-    authenticator = own;
-  }
-  const permissions = resolved.permissions ?? storePermissionChecker(store, { users: sharedUsers() });
-  if (users) owned.push(users);
+  const { authenticator, permissions } = userPorts(store, resolved.authenticator, resolved.permissions, owned);
   const { metrics } = resolved;
   const metricsExposition = metrics.enabled
     ? promMetrics({ store, eventPollMs: metrics.eventPollMs, processMetrics: metrics.processMetrics, logError: resolved.logError })
@@ -221,4 +236,17 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
   const resolved = resolveWebhookDeliveryOptions(options);
   const secrets = webhookSecrets(resolved.secrets, options.env ?? process.env, 'createWebhookDelivery');
   return startDelivery(resolved, resolved.store, secrets, resolved.logError, NO_METRICS);
+}
+
+/**
+ * The admin web interface (README "Admin interface"), for an internal host app. Options are validated
+ * here; the library's users sign in (`storeAuthenticator`, one user cache shared with the permission
+ * checker) behind the in-memory login limiter unless the host brings its own.
+ */
+export function createCaAdminRouter(options: CaAdminRouterOptions): CaAdminRouter {
+  const resolved = resolveAdminOptions(options);
+  const { store } = resolved;
+  const owned: Closable[] = [];
+  const { authenticator, permissions } = userPorts(store, options.authenticator, options.permissions, owned);
+  return buildCaAdminRouter(resolved, { authenticator, permissions, loginLimiter: options.loginLimiter ?? loginAttemptLimiter(), owned });
 }

@@ -9,6 +9,7 @@ import * as path from 'path';
 import express, { type Express } from 'express';
 import {
   createCaApiRouter,
+  createCaAdminRouter,
   defaultKeyBackend,
   developmentKekPath,
   jsonLinesLogger,
@@ -143,6 +144,12 @@ export async function serveHost(host: OpenedHost, options: HostServerOptions, lo
     scep: { ca: settings.defaultCa ?? INTERMEDIATE_NAME },
   });
   app.use(router);
+  // The admin web interface (README "Admin interface") under /admin/, for the same users.
+  const admin = createCaAdminRouter({
+    store: host.store,
+    logger: jsonLinesLogger({ stream: { write: (line: string) => log(line.trimEnd()) } }),
+  });
+  app.use(admin);
   let acmeDirectoryPath: string | null = null;
   // Absolute URLs from the request, as the API's clients see them: behind a proxy (TRUST_PROXY) its
   // X-Forwarded-Proto and X-Forwarded-Host.
@@ -170,6 +177,7 @@ export async function serveHost(host: OpenedHost, options: HostServerOptions, lo
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await router.close();
+      await admin.close();
     },
   };
 }
@@ -198,6 +206,7 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
 
   log(`express-ca-api example listening on ${url}`);
   log(`API docs: ${apiRoot}/docs/`);
+  log(`Admin interface: ${url}/admin/ (sign in as the API user below)`);
   if (demo.created.length) log(`Created in this database: ${demo.created.join(', ')}.`);
   for (const line of signUrlWarning([intermediate, root], `localhost:${port}`, databaseUrl)) log(line);
   if (folder !== dataDir) log(`Kept for this database (demo password, root.pem): ${folder}`);

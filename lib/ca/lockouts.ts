@@ -12,12 +12,13 @@ export async function recordLockout(
   address: string,
   lockout: LockoutStart,
   logError: (message: string, error: unknown) => void,
+  protocol = 'rest',
 ): Promise<void> {
   if (!hasAuditLog(store)) return;
   try {
     await store.auditLog.recordEvent(
       'login.locked_out',
-      { type: 'anonymous', name: username, protocol: 'rest', address },
+      { type: 'anonymous', name: username, protocol, address },
       { username, address, locked_out: lockout.lockedOut, retry_after_seconds: lockout.retryAfterSeconds },
     );
   } catch (e) {

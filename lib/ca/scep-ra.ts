@@ -6,7 +6,7 @@
  * it signs. The CA key signs only certificates and CRLs, whatever its type (an EC CA enrols through
  * its RSA RA), and never decrypts. Made on first use, renewed before it expires (delegate-cache.ts).
  */
-import type { CaRecord, DelegateKeyStore, RawRsaDecrypter, Store } from '../ports';
+import type { CaRecord, DelegateKeyStore, KeyBackend, KeyDecryption, RawRsaDecrypter, Store } from '../ports';
 import { hasKeyDecryption } from '../ports';
 import { DAY_MS } from '../x509/datetime';
 import type { Signer } from '../x509/signer';
@@ -61,11 +61,17 @@ export class ScepRas {
     return this.delegates.forCa(ca, now);
   }
 
-  private async open(alias: string, options: Record<string, unknown>): Promise<{ signer: Signer; decrypter: RawRsaDecrypter }> {
+  /** The key backend `alias`, which must decrypt: the RA key opens SCEP requests (RFC 8894 §3.2.2). */
+  private decryptingBackend(alias: string): KeyBackend & KeyDecryption {
     const backend = keyBackendFor(this.keyBackends, alias);
     if (!hasKeyDecryption(backend)) {
       throw new CaError('invalid', `The key backend ${alias} cannot decrypt, so it cannot hold a SCEP RA key.`);
     }
+    return backend;
+  }
+
+  private async open(alias: string, options: Record<string, unknown>): Promise<{ signer: Signer; decrypter: RawRsaDecrypter }> {
+    const backend = this.decryptingBackend(alias);
     return { signer: await openSigner(backend, options), decrypter: await backend.getDecrypter(options) };
   }
 
@@ -79,10 +85,7 @@ export class ScepRas {
 
   private async issue(ca: CaRecord, now: Date): Promise<ScepRaKey> {
     const alias = ca.ocspKeyBackendAlias;
-    const backend = keyBackendFor(this.keyBackends, alias);
-    if (!hasKeyDecryption(backend)) {
-      throw new CaError('invalid', `The key backend ${alias} cannot decrypt, so it cannot hold a SCEP RA key.`);
-    }
+    const backend = this.decryptingBackend(alias);
     const stored = await backend.createKey(RA_KEY);
     const made = {
       subject: [{ oid: '2.5.4.3', value: `${ca.name.slice(0, 40)} SCEP RA` }],

@@ -9,7 +9,8 @@ import { isPlainObject } from '../x509/plain-object';
 import type { LogError } from './error-catch';
 
 /** The host's entry point the message starts with, e.g. `createCaApiRouter`. */
-export type OptionsEntry = 'createCaApiRouter' | 'createRevocationRouter' | 'createMetricsRouter' | 'createWebhookDelivery';
+export type OptionsEntry =
+  'createCaApiRouter' | 'createRevocationRouter' | 'createMetricsRouter' | 'createWebhookDelivery' | 'createCaAdminRouter';
 
 export { OptionsError };
 

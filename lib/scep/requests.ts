@@ -19,7 +19,7 @@ import { certificateBeingRenewed, renewalActor } from '../enrolment/renewal';
 import { checkChallenge, useOnce, type ChallengeUse } from '../enrolment/challenges';
 import { oncePerTransaction, recordWith, transactionKey } from '../enrolment/transactions';
 import type { Actor, CertificateRecord, Store } from '../ports';
-import { parseCertificate } from '../x509/certificate';
+import { parseCertificate, type ParsedCertificate } from '../x509/certificate';
 import type { ParsedCsr } from '../x509/csr';
 import { X509Error } from '../x509/errors';
 import { challengePassword, readIssuerAndSerial, ScepMessageError, type PkiMessage } from '../x509/scep';
@@ -44,12 +44,18 @@ const undecryptable = () => new ScepMessageError('badMessageCheck', 'SCEP pkcsPK
 export const MESSAGE_TYPES = { RenewalReq: 17, PKCSReq: 19, CertPoll: 20, GetCert: 21, GetCRL: 22 } as const;
 
 /**
- * The certificate a PKCSReq renews: its signer certificate, when this CA issued it, still holds it
- * (not revoked, not expired) and the CSR asks for its subject and subjectAltName; else null, and the
- * request is a new enrolment.
+ * The certificate a PKCSReq renews: its signer certificate (`signer`, parsed), when this CA issued it,
+ * still holds it (not revoked, not expired) and the CSR asks for its subject and subjectAltName; else
+ * null, and the request is a new enrolment.
  */
-async function renewing(services: ScepServices, endpoint: ResolvedEndpoint, message: PkiMessage, csr: ParsedCsr) {
-  if (!parseCertificate(message.signerCertificate).issuerDer.equals(caFacts(endpoint.ca).subjectDer)) return null;
+async function renewing(
+  services: ScepServices,
+  endpoint: ResolvedEndpoint,
+  message: PkiMessage,
+  signer: ParsedCertificate,
+  csr: ParsedCsr,
+) {
+  if (!signer.issuerDer.equals(caFacts(endpoint.ca).subjectDer)) return null;
   try {
     return await certificateBeingRenewed(services.store, endpoint, message.signerCertificate, csr, 'signer certificate');
   } catch (e) {
@@ -75,10 +81,11 @@ interface Request {
 }
 
 async function pkcsReq({ services, endpoint, message, content, csr, address }: Request, record: Link) {
-  const renewed = await renewing(services, endpoint, message, csr);
+  const signer = parseCertificate(message.signerCertificate);
+  const renewed = await renewing(services, endpoint, message, signer, csr);
   if (renewed) return enrol(services, endpoint, csr, renewalActor(renewed, address, 'scep'), record);
   const use = await checkChallenge(services.store, 'scep', endpoint, challengePassword(content), csr);
-  if (!parseCertificate(message.signerCertificate).publicKey.der.equals(csr.publicKey.der)) {
+  if (!signer.publicKey.der.equals(csr.publicKey.der)) {
     throw new EnrolmentError(400, 'The request must be signed with the key of its certificate request.', 'badRequest');
   }
   return enrol(services, endpoint, csr, deviceActor(endpoint, use, address), async (tx, certificate) => {

@@ -6,7 +6,7 @@
 import * as bcrypt from 'bcryptjs';
 import request from 'supertest';
 import { threadId } from 'worker_threads';
-import { DUMMY_BCRYPT_HASH, storeAuthenticator, type StoreAuthenticator } from '../../adapters/auth/store-authenticator';
+import { bcryptCost, DUMMY_BCRYPT_HASH, storeAuthenticator, type StoreAuthenticator } from '../../adapters/auth/store-authenticator';
 import { storePermissionChecker } from '../../adapters/auth/store-permissions';
 import { ROUTES } from '../../lib/api/routes';
 import type { UserRecord } from '../../lib/ports';
@@ -39,12 +39,36 @@ describe('storeAuthenticator', () => {
     await expect(auth.authenticate('Alice', 'alice-pw')).resolves.toBeNull(); // usernames are case-sensitive
   });
 
-  test('D6: an unknown user costs a bcrypt compare in the pool, against a hash of real cost', async () => {
-    const before = compares();
-    await expect(auth.authenticate('nobody', 'whatever')).resolves.toBeNull();
-    await expect(auth.authenticate('nobody', 'whatever')).resolves.toBeNull(); // failures are never cached
-    expect(compares() - before).toBe(2);
-    expect(bcrypt.getRounds(DUMMY_BCRYPT_HASH)).toBe(10);
+  test("D6: an unknown user costs a bcrypt compare in the pool, against a hash of the users' cost", async () => {
+    const spy = jest.spyOn(auth.pool, 'compare');
+    try {
+      const before = compares();
+      await expect(auth.authenticate('nobody', 'whatever')).resolves.toBeNull();
+      await expect(auth.authenticate('nobody', 'whatever')).resolves.toBeNull(); // failures are never cached
+      expect(compares() - before).toBe(2);
+      // alice's hash (cost 4) was read by the test before: the dummy has her cost, not a fixed 10.
+      const dummy = spy.mock.calls.at(-1)?.[1] as string;
+      expect(dummy).not.toBe(alice.passwordHash);
+      expect(bcrypt.getRounds(dummy)).toBe(4);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  test('D6: before any user was read, and for a store of cost-10 hashes, the dummy has cost 10', async () => {
+    const fresh = storeAuthenticator(db.store, { pool: auth.pool });
+    const spy = jest.spyOn(auth.pool, 'compare');
+    try {
+      await expect(fresh.authenticate('nobody', 'whatever')).resolves.toBeNull();
+      expect(spy.mock.calls.at(-1)?.[1]).toBe(DUMMY_BCRYPT_HASH);
+      expect(bcrypt.getRounds(DUMMY_BCRYPT_HASH)).toBe(10);
+      expect(bcryptCost(DUMMY_BCRYPT_HASH)).toBe(10);
+      expect(bcryptCost('$2y$12$' + 'x'.repeat(53))).toBe(12);
+      expect(bcryptCost('plain')).toBeUndefined();
+    } finally {
+      spy.mockRestore();
+      await fresh.close();
+    }
   });
 
   test('compares run on a worker thread, not on the event loop thread', async () => {

@@ -1,6 +1,6 @@
 /**
  * SCEP's PKIOperation through the router (README "SCEP"), on PGlite, with requests built as clients
- * build them and openssl reading the answers (test/scep/scep-request.ts): enrolment and renewal on an
+ * build them and openssl reading the answers (test/helpers/scep-request.ts): enrolment and renewal on an
  * RSA CA and through the RA of an EC CA, GetCert, and every refusal a signed FAILURE with the right
  * failInfo and nothing issued — a wrong or missing challenge, a request signed by another key, a bad
  * signature, an envelope for another recipient or with a broken key (the same answer as a bad
@@ -17,7 +17,7 @@ import { API, setupApi, type ApiFixture } from '../api/fixture';
 import { tlv } from '../../lib/x509/der-writer';
 import { certificateIdentity } from '../../lib/x509/scep/certificate-identity';
 import { createEnrolmentChallenge } from '../../lib/enrolment/challenges';
-import { csrOf, envelope, makeDevice, pkiMessage, readCertRep, type Device } from './scep-request';
+import { buildRequest, csrOf, envelope, makeDevice, readCertRep, type Device } from '../helpers/scep-request';
 
 let f: ApiFixture;
 let built: ReturnType<typeof buildApp>;
@@ -78,7 +78,9 @@ const enrolment = (
   challenge: string | undefined,
   o: { recipient?: string; cipher?: string; digest?: 'sha1' | 'sha256' } = {},
 ) =>
-  pkiMessage(device, envelope(dir, csrOf(dir, device.key, cn, challenge), o.recipient ?? raPem, o.cipher), {
+  buildRequest({
+    signer: device,
+    content: envelope(dir, csrOf(dir, device.key, cn, challenge), o.recipient ?? raPem, o.cipher),
     messageType: PKCS_REQ,
     digest: o.digest,
   });
@@ -133,7 +135,9 @@ describe('PKCSReq', () => {
   ])('%s: FAILURE badRequest with the reason, nothing issued', async (_what, challenge, other, text) => {
     const device = makeDevice(dir, `refused-${Math.random().toString(16).slice(2, 8)}`);
     const csrKey = other ? makeDevice(dir, `other-${Math.random().toString(16).slice(2, 6)}`).key : device.key;
-    const message = pkiMessage(device, envelope(dir, csrOf(dir, csrKey, 'refused.example.org', challenge), raPem), {
+    const message = buildRequest({
+      signer: device,
+      content: envelope(dir, csrOf(dir, csrKey, 'refused.example.org', challenge), raPem),
       messageType: PKCS_REQ,
       transactionId: 'T-1',
       senderNonce: Buffer.alloc(16, 7),
@@ -150,7 +154,9 @@ describe('PKCSReq', () => {
     const device = makeDevice(dir, 'dev4');
     const stranger = makeDevice(dir, 'stranger');
     const before = await certificateCount();
-    const badSignature = pkiMessage(device, envelope(dir, csrOf(dir, device.key, 'dev4.example.org', CHALLENGE), raPem), {
+    const badSignature = buildRequest({
+      signer: device,
+      content: envelope(dir, csrOf(dir, device.key, 'dev4.example.org', CHALLENGE), raPem),
       messageType: PKCS_REQ,
       signWith: stranger.keyPem,
     });
@@ -161,14 +167,14 @@ describe('PKCSReq', () => {
     expect(at).toBeGreaterThan(0);
     const broken = Buffer.from(sealed);
     broken.fill(0x11, at + 4, at + 4 + 256);
-    const brokenKey = pkiMessage(device, broken, { messageType: PKCS_REQ });
+    const brokenKey = buildRequest({ signer: device, content: broken, messageType: PKCS_REQ });
     // The right key, a content whose padding cannot be right: the last byte of the next-to-last AES
     // block flipped flips the pad byte above 16.
     const tampered = Buffer.from(sealed);
     tampered[tampered.length - 16 - 1] ^= 0x80;
-    const badContent = pkiMessage(device, tampered, { messageType: PKCS_REQ });
+    const badContent = buildRequest({ signer: device, content: tampered, messageType: PKCS_REQ });
     // The right key and a content that decrypts but is no CSR: the same answer too (no padding oracle one level up).
-    const notCsr = pkiMessage(device, envelope(dir, Buffer.alloc(300, 0x42), raPem), { messageType: PKCS_REQ });
+    const notCsr = buildRequest({ signer: device, content: envelope(dir, Buffer.alloc(300, 0x42), raPem), messageType: PKCS_REQ });
     const answers = [];
     for (const message of [badSignature, otherRecipient, brokenKey, badContent, notCsr]) answers.push(await post(message, device));
     for (const seen of answers) expect(seen).toMatchObject({ status: '2', failInfo: '1', certificates: [] });
@@ -287,9 +293,11 @@ describe('a repeated transaction (a lost answer, micromdm re-sending its PKCSReq
   test('the same transaction signed by another key is no repetition: it is judged as a request of its own', async () => {
     const device = makeDevice(dir, 'victim');
     const envelopeDer = envelope(dir, csrOf(dir, device.key, 'victim.example.org', CHALLENGE), raPem);
-    expect((await post(pkiMessage(device, envelopeDer, { messageType: PKCS_REQ, transactionId: 'TX-V' }), device)).status).toBe('0');
+    expect(
+      (await post(buildRequest({ signer: device, content: envelopeDer, messageType: PKCS_REQ, transactionId: 'TX-V' }), device)).status,
+    ).toBe('0');
     const thief = makeDevice(dir, 'thief');
-    const replayed = await post(pkiMessage(thief, envelopeDer, { messageType: PKCS_REQ, transactionId: 'TX-V' }), thief);
+    const replayed = await post(buildRequest({ signer: thief, content: envelopeDer, messageType: PKCS_REQ, transactionId: 'TX-V' }), thief);
     expect(replayed).toMatchObject({ status: '2', failInfo: '2', certificates: [] });
   });
 });
@@ -313,7 +321,7 @@ describe('RenewalReq and GetCert', () => {
   });
 
   const renewal = (signer: Device, cn: string) =>
-    pkiMessage(signer, envelope(dir, csrOf(dir, signer.key, cn), raPem), { messageType: RENEWAL_REQ });
+    buildRequest({ signer, content: envelope(dir, csrOf(dir, signer.key, cn), raPem), messageType: RENEWAL_REQ });
 
   test('signed by the certificate being renewed: SUCCESS without a challenge; another subject is badCertId', async () => {
     const seen = await post(renewal(issued, 'renew.example.org'), issued);
@@ -326,12 +334,13 @@ describe('RenewalReq and GetCert', () => {
 
   test('GetCert answers the certificate by issuer and serial; an unknown serial is badCertId; CertPoll finds nothing pending', async () => {
     const { issuer, serial } = certificateIdentity(issued.certDer);
-    const getCert = (serialTlv: Buffer) => pkiMessage(device, envelope(dir, tlv(0x30, issuer, serialTlv), raPem), { messageType: 21 });
+    const getCert = (serialTlv: Buffer) =>
+      buildRequest({ signer: device, content: envelope(dir, tlv(0x30, issuer, serialTlv), raPem), messageType: 21 });
     const found = await post(getCert(serial), device);
     expect(found.status).toBe('0');
     expect(found.certificates).toEqual([issuedPem]);
     expect(await post(getCert(tlv(0x02, Buffer.from([0x01, 0x23]))), device)).toMatchObject({ status: '2', failInfo: '4' });
-    const poll = pkiMessage(device, envelope(dir, tlv(0x30, issuer, issuer), raPem), { messageType: 20 });
+    const poll = buildRequest({ signer: device, content: envelope(dir, tlv(0x30, issuer, issuer), raPem), messageType: 20 });
     expect(await post(poll, device)).toMatchObject({ status: '2', failInfo: '4' });
   });
 

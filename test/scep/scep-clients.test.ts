@@ -22,7 +22,7 @@ import {
 } from '../clients/harness';
 import { caAdmin } from '../cli/child';
 import { startChildServer, stopChild, type ChildServer } from '../examples/child-server';
-import { CAPABILITIES, expectRaCertificate } from './scep-request';
+import { CAPABILITIES, expectRaCertificate } from '../helpers/scep-request';
 
 const CHALLENGE = 'enrol-me-2026';
 
@@ -81,6 +81,19 @@ describeWith(['pki', 'scepclient', 'openssl', 'curl'], 'SCEP clients against the
     expect(await opensslVerify(rootPem, file('ca-1.pem'), file('ca-ra.pem'))).toBe(`${file('ca-ra.pem')}: OK\n`);
   }, 60_000);
 
+  /**
+   * The SHA-256 fingerprint of the RA certificate `pki --scepca` wrote (ca-ra.pem), to pin scepclient
+   * to it: scepclient encrypts to every certificate of GetCACert unless pinned to the RA, and the EC
+   * CAs cannot be encrypted to.
+   */
+  const raFingerprint = () => {
+    const raDer = Buffer.from(
+      pemCertificates(fs.readFileSync(file('ca-ra.pem'), 'utf8'))[0].replace(/-----[A-Z ]+-----|\s/g, ''),
+      'base64',
+    );
+    return crypto.createHash('sha256').update(raDer).digest('hex');
+  };
+
   const scep = (key: string, dn: string, san: string, out: string, extra = '') =>
     sh(
       `pki --scep --url ${url} --in ${key} --dn "${dn}" --san ${san} --cacert-enc ca-ra.pem --cacert-sig ca-ra.pem ` +
@@ -132,12 +145,7 @@ describeWith(['pki', 'scepclient', 'openssl', 'curl'], 'SCEP clients against the
   }, 120_000);
 
   test('scepclient (single DES, SHA-1) enrols with the challenge, renews with its certificate; a wrong challenge is badRequest; a revoked certificate renews no more', async () => {
-    // scepclient encrypts to every certificate of GetCACert unless pinned to the RA: the EC CAs cannot be encrypted to.
-    const raDer = Buffer.from(
-      pemCertificates(fs.readFileSync(file('ca-ra.pem'), 'utf8'))[0].replace(/-----[A-Z ]+-----|\s/g, ''),
-      'base64',
-    );
-    const fingerprint = crypto.createHash('sha256').update(raDer).digest('hex');
+    const fingerprint = raFingerprint();
     fs.mkdirSync(file('sc'));
     const client = (keyDir: string, extra: string) =>
       sh(`scepclient -server-url ${url} -private-key ${keyDir}/key.pem -cn scep1.example.org -ca-fingerprint ${fingerprint} ${extra}`);
@@ -168,11 +176,7 @@ describeWith(['pki', 'scepclient', 'openssl', 'curl'], 'SCEP clients against the
   }, 180_000);
 
   test('scepclient enrols once with a one-time challenge bound to its subject; the same challenge again is badRequest', async () => {
-    const raDer = Buffer.from(
-      pemCertificates(fs.readFileSync(file('ca-ra.pem'), 'utf8'))[0].replace(/-----[A-Z ]+-----|\s/g, ''),
-      'base64',
-    );
-    const fingerprint = crypto.createHash('sha256').update(raDer).digest('hex');
+    const fingerprint = raFingerprint();
     const client = (keyDir: string) => {
       fs.mkdirSync(file(keyDir));
       return sh(

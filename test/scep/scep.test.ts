@@ -2,7 +2,7 @@
  * `createCaApiRouter({ scep })` (README "SCEP"): the SCEP endpoints of RFC 8894 through the router,
  * on PGlite, on an RSA CA and a labelled EC CA: GetCACaps, GetCACert (the registration authority made
  * once per CA, certified for encryption and signatures, stored as a delegate key), PKIOperation with
- * requests built as clients build them (test/x509/scep/scep-request.ts) and openssl as the oracle of
+ * requests built as clients build them (test/helpers/scep-request.ts) and openssl as the oracle of
  * what comes back; every refusal a signed FAILURE with its failInfo or a plain-text error, nothing
  * issued.
  */
@@ -17,7 +17,7 @@ import { OptionsError } from '../../lib';
 import { resolveScepOptions } from '../../lib/scep/options';
 import { buildApp } from '../helpers/http';
 import { setupApi, type ApiFixture } from '../api/fixture';
-import { CAPABILITIES, expectRaCertificate } from './scep-request';
+import { CAPABILITIES, expectRaCertificate } from '../helpers/scep-request';
 
 let f: ApiFixture;
 let built: ReturnType<typeof buildApp>;

@@ -54,6 +54,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0018_delegate_keys',
         '0019_enrolment_challenges',
         '0020_enrolment_transactions',
+        '0021_admin_sessions',
       ]);
     });
   });

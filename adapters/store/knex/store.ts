@@ -42,6 +42,7 @@ import type { KnexStoreCapabilities } from './capabilities';
 import * as cas from './cas';
 import * as delegateKeys from './delegate-keys';
 import { KnexEnrolmentStore } from './enrolment-challenges';
+import { KnexAdminSessionStore } from './admin-sessions';
 import { ChangeHub } from './change-hub';
 import * as certificates from './certificates';
 import { mappingErrors } from './errors';
@@ -110,15 +111,9 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
 
   private readonly hubs: ChangeHubs;
 
-  onUserChanged(listener: (userId: number) => void): () => void {
-    return this.hubs.users.subscribe(listener);
-  }
-  onCaChanged(listener: (caId: number) => void): () => void {
-    return this.hubs.cas.subscribe(listener);
-  }
-  onCertificateChanged(listener: (certificateId: number) => void): () => void {
-    return this.hubs.certificates.subscribe(listener);
-  }
+  onUserChanged = (listener: (userId: number) => void): (() => void) => this.hubs.users.subscribe(listener);
+  onCaChanged = (listener: (caId: number) => void): (() => void) => this.hubs.cas.subscribe(listener);
+  onCertificateChanged = (listener: (certificateId: number) => void): (() => void) => this.hubs.certificates.subscribe(listener);
 
   /** Announce now, or (inside `transaction`) once the transaction has committed. */
   private changed(kind: keyof PendingChanges, id: number): void {
@@ -148,26 +143,30 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
   /** What the metrics endpoint reads (`MetricsReadingsProvider`, metrics-readings.ts), on this store's connection. */
   get metricsReadings(): KnexMetricsReadings {
-    return (this.readings ??= new KnexMetricsReadings(this.db));
+    return this.part('readings', () => new KnexMetricsReadings(this.db));
   }
-  private readings: KnexMetricsReadings | undefined;
   /** One-time challenges and answered transactions of device enrolment (`EnrolmentStoreProvider`). */
   get enrolment(): KnexEnrolmentStore {
-    return (this.enrolmentStore ??= new KnexEnrolmentStore(this.db));
+    return this.part('enrolment', () => new KnexEnrolmentStore(this.db));
   }
-  private enrolmentStore: KnexEnrolmentStore | undefined;
-
+  /** The admin interface's sessions (`AdminSessionStoreProvider`, admin-sessions.ts). */
+  get adminSessions(): KnexAdminSessionStore {
+    return this.part('adminSessions', () => new KnexAdminSessionStore(this.db));
+  }
   /** The webhook endpoints and their delivery (`WebhookStoreProvider`, webhooks.ts); writes name this store's actor. */
   get webhooks(): KnexWebhookStore {
-    return (this.webhookStore ??= new KnexWebhookStore(this.db, this.bound, this.actor));
+    return this.part('webhooks', () => new KnexWebhookStore(this.db, this.bound, this.actor));
   }
-  private webhookStore: KnexWebhookStore | undefined;
-
   /** The audit log: the events as their hash chain covers them (audit.ts, migration 0011). */
   get auditLog(): KnexAuditLog {
-    return (this.audit ??= new KnexAuditLog(this.db));
+    return this.part('audit', () => new KnexAuditLog(this.db));
   }
-  private audit: KnexAuditLog | undefined;
+  /** The capability objects above, made on first use, one per store. */
+  private readonly parts = new Map<string, unknown>();
+  private part<T>(name: string, make: () => T): T {
+    if (!this.parts.has(name)) this.parts.set(name, make());
+    return this.parts.get(name) as T;
+  }
 
   createAcmeNonce(ttlMs: number): Promise<string> {
     return mappingErrors(() => this.hubs.nonces.create(ttlMs, this.db));

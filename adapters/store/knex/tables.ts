@@ -24,4 +24,5 @@ export const TABLES = {
   delegateKeys: 'ca_api_delegate_keys',
   enrolmentChallenges: 'ca_api_enrolment_challenges',
   enrolmentTransactions: 'ca_api_enrolment_transactions',
+  adminSessions: 'ca_api_admin_sessions',
 } as const;

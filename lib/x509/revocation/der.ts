@@ -7,19 +7,10 @@
  * with no fraction.
  */
 import { asn1TimeText } from '../datetime';
+import { tlv } from '../der-writer';
 
-function lengthBytes(n: number): Buffer {
-  if (n < 0x80) return Buffer.from([n]);
-  const bytes: number[] = [];
-  for (let v = n; v > 0; v = Math.floor(v / 256)) bytes.unshift(v & 0xff);
-  return Buffer.from([0x80 | bytes.length, ...bytes]);
-}
-
-/** One TLV: `tag` is the whole identifier octet (class | constructed | number). */
-export function tlv(tag: number, ...content: Buffer[]): Buffer {
-  const body = Buffer.concat(content);
-  return Buffer.concat([Buffer.from([tag]), lengthBytes(body.length), body]);
-}
+/** One TLV (`tag` is the whole identifier octet): the one DER writer's, X.690 §10.1 lengths. */
+export { tlv };
 
 export const seq = (...parts: Buffer[]): Buffer => tlv(0x30, ...parts);
 /** A SEQUENCE OF any number of parts (a CRL's 100,000 entries do not fit in an argument list). */

@@ -13,7 +13,7 @@ import { contentToOid } from '../../../lib/x509/oid-der';
 import { X509Error } from '../../../lib/x509/errors';
 import { buildCertRep, readPkiMessage, type CertRepInput, type ScepCipher } from '../../../lib/x509/scep';
 import { type Fixtures, HAS_LEGACY_PROVIDER, HAS_STRONGSWAN_PKI, LEGACY, makeFixtures, pki } from './fixtures';
-import { OID } from './pki-message-builder';
+import { OID } from '../../helpers/scep-request';
 
 let fx: Fixtures;
 beforeAll(() => {

@@ -1,5 +1,5 @@
 /**
- * readPkiMessage (RFC 8894 §3.2) on requests written as clients write them (pki-message-builder.ts,
+ * readPkiMessage (RFC 8894 §3.2) on requests written as clients write them (test/helpers/scep-request.ts,
  * checked by `openssl cms -verify`): the fields it returns, and for each defect the failInfo a CertRep
  * FAILURE would carry — with the transactionID, senderNonce and signer certificate whenever they
  * could be read first, so that the server can still answer.
@@ -9,7 +9,7 @@ import { derOid, tlv } from '../../../lib/x509/der-writer';
 import { X509Error } from '../../../lib/x509/errors';
 import { readPkiMessage, ScepMessageError } from '../../../lib/x509/scep';
 import { type Fixtures, makeFixtures } from './fixtures';
-import { OID, attribute, buildRequest, printable, type Digest, type RequestSpec } from './pki-message-builder';
+import { OID, attribute, buildRequest, printable, type Digest, type RequestSpec } from '../../helpers/scep-request';
 
 let fx: Fixtures;
 let envelope: Buffer;
@@ -27,8 +27,7 @@ const NONCE = Buffer.from('00112233445566778899aabbccddeeff', 'hex');
 function request(overrides: Partial<RequestSpec> = {}): Buffer {
   return buildRequest({
     content: envelope,
-    signerCertDer: fx.device.certDer,
-    signerKeyPem: fx.device.keyPem,
+    signer: fx.device,
     transactionId: TX,
     senderNonce: NONCE,
     ...overrides,
@@ -111,7 +110,7 @@ describe('valid requests', () => {
 
 describe('integrity failures: badMessageCheck, still answerable', () => {
   test('a signature by another key', () => {
-    expectAnswerable(failure(request({ signWithKeyPem: fx.ra.keyPem })), 'badMessageCheck');
+    expectAnswerable(failure(request({ signWith: fx.ra.keyPem })), 'badMessageCheck');
   });
 
   test('a signature with one bit flipped', () => {
@@ -164,8 +163,7 @@ describe('algorithms: badAlg, still answerable', () => {
   test('an EC signer certificate', () => {
     const der = buildRequest({
       content: envelope,
-      signerCertDer: fx.ecDevice.certDer,
-      signerKeyPem: fx.ecDevice.keyPem,
+      signer: fx.ecDevice,
       transactionId: TX,
       senderNonce: NONCE,
       signatureOid: OID.ecdsaWithSha256,

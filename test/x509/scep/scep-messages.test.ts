@@ -25,7 +25,7 @@ import {
   unpadPkcs1v15KeyTransport,
   type ScepCipher,
 } from '../../../lib/x509/scep';
-import { csrOf, envelope, makeDevice, pkiMessage, readCertRep, type Device } from '../../scep/scep-request';
+import { buildRequest, csrOf, envelope, makeDevice, readCertRep, type Device } from '../../helpers/scep-request';
 import { rng } from '../../helpers/seeded-random';
 
 let dir: string;
@@ -134,7 +134,7 @@ describe('pkiMessages and CertReps', () => {
   test.each(['sha1', 'sha256'] as const)('a request signed with %s reads and verifies', (digest) => {
     const env = envelope(dir, csr(), fs.readFileSync(ra.cert, 'utf8'));
     const message = readPkiMessage(
-      pkiMessage(device, env, { messageType: 19, transactionId: 'ABC', senderNonce: Buffer.alloc(16, 1), digest }),
+      buildRequest({ signer: device, content: env, messageType: 19, transactionId: 'ABC', senderNonce: Buffer.alloc(16, 1), digest }),
     );
     expect(message).toEqual({
       messageType: 19,
@@ -152,7 +152,14 @@ describe('pkiMessages and CertReps', () => {
     let error: unknown;
     try {
       readPkiMessage(
-        pkiMessage(device, env, { messageType: 19, transactionId: 'T9', senderNonce: Buffer.alloc(16, 9), signWith: stranger.keyPem }),
+        buildRequest({
+          signer: device,
+          content: env,
+          messageType: 19,
+          transactionId: 'T9',
+          senderNonce: Buffer.alloc(16, 9),
+          signWith: stranger.keyPem,
+        }),
       );
     } catch (e) {
       error = e;
@@ -229,7 +236,7 @@ describe('fuzz: every reader reads or refuses with an X509Error', () => {
   test(`${ROUNDS} mutated pkiMessages, envelopes, CSRs and request contents (seed printed on failure)`, async () => {
     const next = rng(SEED);
     const env = envelope(dir, csrOf(dir, device.key, 'fuzz.example.org', 'x'), fs.readFileSync(ra.cert, 'utf8'));
-    const message = pkiMessage(device, env, { messageType: 19 });
+    const message = buildRequest({ signer: device, content: env, messageType: 19 });
     const csr = csrOf(dir, device.key, 'fuzz.example.org', 'secret');
     const name = tlv(0x30, tlv(0x31, tlv(0x30, tlv(0x06, Buffer.from([0x55, 0x04, 0x03])), tlv(0x0c, Buffer.from('x')))));
     const ias = tlv(0x30, name, tlv(0x02, Buffer.from([0x01])));

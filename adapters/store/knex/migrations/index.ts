@@ -26,6 +26,7 @@ import * as m0017 from './0017_requester_on_record';
 import * as m0018 from './0018_delegate_keys';
 import * as m0019 from './0019_enrolment_challenges';
 import * as m0020 from './0020_enrolment_transactions';
+import * as m0021 from './0021_admin_sessions';
 
 /** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -49,6 +50,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0018_delegate_keys', m0018],
   ['0019_enrolment_challenges', m0019],
   ['0020_enrolment_transactions', m0020],
+  ['0021_admin_sessions', m0021],
 ];
 
 /** Table in which knex records applied migrations; prefixed so it cannot clash with a host's own. */

@@ -1,0 +1,132 @@
+/**
+ * Options of the admin web interface (`createCaAdminRouter`, README "Admin interface"), validated
+ * when it is constructed: every mistake is an `OptionsError` naming `createCaAdminRouter` and the option.
+ */
+import type { LogError } from '../http/error-catch';
+import {
+  checkBoolean,
+  checkOptionNames,
+  checkStore,
+  hasMethods,
+  isObjectLike,
+  OptionsError,
+  resolveErrorLog,
+  show,
+} from '../http/option-checks';
+import {
+  hasAdminSessionStore,
+  type AdminSessionStoreProvider,
+  type Authenticator,
+  type Logger,
+  type LoginAttemptLimiter,
+  type PermissionChecker,
+  type Store,
+} from '../ports';
+
+const ENTRY = 'createCaAdminRouter';
+
+export interface AdminSessionOptions {
+  /** A session unused for this long ends. Default 30 minutes. */
+  idleTimeoutMs?: number;
+  /** A session this old ends, used or not. Default 12 hours. */
+  absoluteTimeoutMs?: number;
+}
+
+export interface CaAdminRouterOptions {
+  /** Persistence with the `AdminSessionStoreProvider` capability (the knex store has it). Required. */
+  store: Store;
+  /** Where the interface is served, relative to where the router is mounted: `''` or ending in `/`. Default `'admin/'`. */
+  path?: string;
+  /** Who may sign in: default `storeAuthenticator(store)` (the library's users and their bcrypt hashes). */
+  authenticator?: Authenticator;
+  /** What a signed-in user may see and do: default `storePermissionChecker(store)` (the REST API's permissions and per-CA grants). */
+  permissions?: PermissionChecker;
+  /** Brute-force protection of the sign-in form. Default `loginAttemptLimiter()`; `databaseLoginAttemptLimiter(knex)` for fleets. */
+  loginLimiter?: LoginAttemptLimiter;
+  session?: AdminSessionOptions;
+  /**
+   * Refuse requests that reach the interface over plain HTTP from another machine (a password and a
+   * session cookie would cross the network in clear). Loopback clients are always served. Default true.
+   */
+  requireTls?: boolean;
+  /** Where unexpected errors are reported (never with credentials). Default `console.error`. */
+  logger?: Logger;
+}
+
+export const ADMIN_ROUTER_OPTION_NAMES: readonly (keyof CaAdminRouterOptions)[] = [
+  'store',
+  'path',
+  'authenticator',
+  'permissions',
+  'loginLimiter',
+  'session',
+  'requireTls',
+  'logger',
+];
+
+export interface ResolvedAdminOptions {
+  store: Store & AdminSessionStoreProvider;
+  /** `/${path}`: where the pages are, relative to where the router is mounted. */
+  prefix: string;
+  idleTimeoutMs: number;
+  absoluteTimeoutMs: number;
+  requireTls: boolean;
+  logger: Logger | null;
+  logError: LogError;
+}
+
+/** What the pages read and write (the store's users, CAs and certificates). */
+const STORE_METHODS = ['findCaBySerial', 'getCa', 'listCas', 'findCertificate', 'listCertificates', 'getUserById', 'revokeCertificate'];
+
+function checkDuration(name: string, value: unknown, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    throw new OptionsError(`option \`session.${name}\` must be an integer of milliseconds ≥ ${min} (got ${show(value)})`, ENTRY);
+  }
+  return value;
+}
+
+function checkPath(value: unknown): string {
+  if (value === undefined) return 'admin/';
+  if (typeof value !== 'string' || !/^([A-Za-z0-9._~-]+\/)*$/.test(value)) {
+    throw new OptionsError(`option \`path\` must be '' or path segments each ending in '/', e.g. 'admin/' (got ${show(value)})`, ENTRY);
+  }
+  return value;
+}
+
+/** Apply defaults and validate; the ports (`authenticator`, …) are checked and defaulted by the package entry. */
+export function resolveAdminOptions(options: CaAdminRouterOptions): ResolvedAdminOptions {
+  checkOptionNames(options, ADMIN_ROUTER_OPTION_NAMES, '{ store }', ENTRY);
+  const store = checkStore(options.store, STORE_METHODS, ENTRY);
+  if (!store) throw new OptionsError('option `store` is required, e.g. createCaAdminRouter({ store: knexStore(db) })', ENTRY);
+  if (!hasAdminSessionStore(store)) {
+    throw new OptionsError(
+      'option `store` must keep admin sessions (the AdminSessionStoreProvider capability of lib/ports, as knexStore does)',
+      ENTRY,
+    );
+  }
+  const session = options.session ?? {};
+  if (!isObjectLike(session)) throw new OptionsError(`option \`session\` must be an object (got ${show(session)})`, ENTRY);
+  for (const [name, methods] of [
+    ['authenticator', ['authenticate']],
+    ['permissions', ['hasPermission']],
+    ['loginLimiter', ['check', 'failed', 'succeeded']],
+  ] as const) {
+    const value = options[name];
+    if (value !== undefined && !hasMethods(value, methods)) {
+      throw new OptionsError(`option \`${name}\` must have the method(s) ${methods.join(', ')} (got ${show(value)})`, ENTRY);
+    }
+  }
+  const idleTimeoutMs = checkDuration('idleTimeoutMs', session.idleTimeoutMs, 30 * 60_000, 1000);
+  const absoluteTimeoutMs = checkDuration('absoluteTimeoutMs', session.absoluteTimeoutMs, 12 * 3600_000, idleTimeoutMs);
+  const { logger, logError } = resolveErrorLog({ logger: options.logger }, ENTRY);
+  return {
+    store,
+    prefix: `/${checkPath(options.path)}`,
+    idleTimeoutMs,
+    absoluteTimeoutMs,
+    requireTls: checkBoolean('requireTls', options.requireTls, true, ENTRY),
+    logger,
+    logError,
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * `createCaAdminRouter(options)` (exported by the package entry, lib/index.ts): the admin web
+ * interface as Express middleware, mounted on an internal host app (README "Admin interface").
+ */
+import type { RequestHandler } from 'express';
+import { serveModules } from '../http/modules';
+import { OutageLog } from '../http/outage';
+import { NO_METRICS, type Authenticator, type LoginAttemptLimiter, type PermissionChecker } from '../ports';
+import { mountAdmin } from './mount';
+import type { ResolvedAdminOptions } from './options';
+import { AdminSessions } from './session';
+
+export interface CaAdminRouter extends RequestHandler {
+  /** Stop what the router started (the default authenticator's bcrypt threads). Idempotent. */
+  close(): Promise<void>;
+  /** The validated options, for introspection and tests. */
+  readonly options: ResolvedAdminOptions;
+}
+
+export interface AdminPorts {
+  authenticator: Authenticator;
+  permissions: PermissionChecker;
+  loginLimiter: LoginAttemptLimiter;
+  /** Closed by `close()` (the defaults the package entry made). */
+  owned: readonly { close(): Promise<void> | void }[];
+}
+
+/** The router over validated options and chosen ports; this file imports no adapter. */
+export function buildCaAdminRouter(resolved: ResolvedAdminOptions, ports: AdminPorts): CaAdminRouter {
+  const { store, logError } = resolved;
+  const shared = { logError, outages: new OutageLog(logError, Date.now, NO_METRICS), metrics: NO_METRICS };
+  const sessions = new AdminSessions(store.adminSessions, store, resolved);
+  const services = { store, sessions, ...ports, logError };
+  const module = mountAdmin(resolved, services, shared);
+  const router = serveModules([module], async () => {
+    for (const resource of ports.owned) await resource.close();
+  }) as CaAdminRouter;
+  Object.defineProperty(router, 'options', { value: resolved, enumerable: true });
+  return router;
+}

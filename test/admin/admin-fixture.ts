@@ -1,0 +1,63 @@
+/**
+ * The admin interface on the API fixture's store (PGlite, or PostgreSQL with TEST_DATABASE_URL): a
+ * host app with `createCaAdminRouter` at `/admin/`, and a signed-in supertest agent per user (it
+ * keeps cookies as a browser does).
+ */
+import express from 'express';
+import request from 'supertest';
+import { createCaAdminRouter, type CaAdminRouter, type CaAdminRouterOptions, type Logger } from '../../lib';
+import { PASSWORD, setupApi, type ApiFixture } from '../api/fixture';
+
+export const ADMIN = '/admin/';
+
+export interface AdminFixture {
+  api: ApiFixture;
+  app: express.Express;
+  router: CaAdminRouter;
+  /** What the router logged as errors (an unexpected failure is one). */
+  errors: string[];
+  /** A supertest agent signed in as `username` (cookies kept). */
+  signIn(username: string, password?: string): Promise<ReturnType<typeof request.agent>>;
+  close(): Promise<void>;
+}
+
+/** The hidden CSRF token of a page's form (the one posting to `action`, default the last on the page: not the header's sign-out form). */
+export function formToken(page: string, action?: string): string {
+  const from = action ? page.indexOf(`action="${action}"`) : page.lastIndexOf('<form');
+  const m = /name="_csrf" value="([^"]+)"/.exec(page.slice(Math.max(from, 0)));
+  if (!m) throw new Error('no _csrf field on the page');
+  return m[1];
+}
+
+export async function setupAdmin(
+  options: Partial<CaAdminRouterOptions> = {},
+  configure?: (app: express.Express) => void,
+): Promise<AdminFixture> {
+  const api = await setupApi();
+  const app = express();
+  configure?.(app);
+  const errors: string[] = [];
+  const logger: Logger = { info: () => undefined, warn: () => undefined, error: (m) => void errors.push(m), child: () => logger };
+  const router = createCaAdminRouter({ store: api.store, logger, ...options });
+  app.use(router);
+  return {
+    api,
+    app,
+    router,
+    errors,
+    async signIn(username, password = PASSWORD) {
+      const agent = request.agent(app);
+      const form = await agent.get(`${ADMIN}login`).expect(200);
+      const res = await agent
+        .post(`${ADMIN}login`)
+        .type('form')
+        .send({ _csrf: formToken(form.text), username, password, next: '' });
+      if (res.status !== 303) throw new Error(`sign-in of ${username}: ${res.status} ${res.text.slice(0, 300)}`);
+      return agent;
+    },
+    close: async () => {
+      await router.close();
+      await api.close();
+    },
+  };
+}
