@@ -5,7 +5,7 @@
  *
  * Jobs: `get` (GET `url`, expect 200), `issue` (POST sign then poll the order until issued), `wrong`
  * (GET `url` with wrong credentials, expect 401), `post` (POST a binary body, expect 200: OCSP),
- * `stream` (one GET whose body is counted and dropped: time to first byte, total time, bytes).
+ * `stream` (one GET whose body is counted and dropped: time to first byte, total time, bytes, lines).
  * Loops are bounded by `total`.
  */
 import { fork, type ChildProcess } from 'child_process';
@@ -38,13 +38,18 @@ export interface IssueTarget {
 export interface StreamJob {
   kind: 'stream';
   url: string;
-  auth: string;
+  /** `user:password` for Basic auth (the REST API), or */
+  auth?: string;
+  /** a Cookie header (the admin interface's session: bench/admin.ts). */
+  cookie?: string;
 }
 
 export interface StreamFigures {
   ttfbMs: number;
   totalMs: number;
   bytes: number;
+  /** Line feeds in the body (a CSV's lines). */
+  lines: number;
 }
 
 /** Milliseconds one operation took (an `issue`: POST sign until the order reads issued), by percentile. */
@@ -158,20 +163,24 @@ function postBinary(url: string, body: Buffer, contentType: string): Promise<num
 }
 
 /** GET `url` once, counting and dropping the body. */
-function streamOnce(url: string, auth: string): Promise<StreamFigures> {
+function streamOnce({ url, auth, cookie }: StreamJob): Promise<StreamFigures> {
   const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
   const t0 = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const headers = { Authorization: `Basic ${Buffer.from(auth).toString('base64')}` };
+    const headers: Record<string, string> = {};
+    if (auth) headers.Authorization = `Basic ${Buffer.from(auth).toString('base64')}`;
+    if (cookie) headers.Cookie = cookie;
     const req = http.get(url, { agent, headers }, (res) => {
       let ttfbMs = -1;
       let bytes = 0;
+      let lines = 0;
       res.on('data', (chunk: Buffer) => {
         if (ttfbMs < 0) ttfbMs = ms(t0);
         bytes += chunk.length;
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
       });
       res.on('end', () =>
-        res.statusCode === 200 ? resolve({ ttfbMs, totalMs: ms(t0), bytes }) : reject(new Error(`status ${res.statusCode}`)),
+        res.statusCode === 200 ? resolve({ ttfbMs, totalMs: ms(t0), bytes, lines }) : reject(new Error(`status ${res.statusCode}`)),
       );
     });
     req.on('error', reject);
@@ -265,7 +274,7 @@ if (require.main === module) {
     }
     const done =
       job.kind === 'stream'
-        ? streamOnce(job.url, job.auth).then((stream) => ({ ok: true as const, perSecond: 0, stream }))
+        ? streamOnce(job).then((stream) => ({ ok: true as const, perSecond: 0, stream }))
         : run(job).then((perSecond) => ({
             ok: true as const,
             perSecond,

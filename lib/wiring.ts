@@ -248,5 +248,15 @@ export function createCaAdminRouter(options: CaAdminRouterOptions): CaAdminRoute
   const { store } = resolved;
   const owned: Closable[] = [];
   const { authenticator, permissions } = userPorts(store, options.authenticator, options.permissions, owned);
-  return buildCaAdminRouter(resolved, { authenticator, permissions, loginLimiter: options.loginLimiter ?? loginAttemptLimiter(), owned });
+  const env = options.env ?? process.env;
+  // Issuing needs keys; without them (no backends, no CA_KEY_ENCRYPTION_KEY) the rest still works.
+  const keyBackends =
+    options.keyBackends !== undefined || !env[KEK_ENV]
+      ? resolved.keyBackends
+      : { default: checkedDefaultKeyBackend(env, 'createCaAdminRouter') };
+  const webhookSecrets = resolved.webhookSecrets ?? envKekSecretBox(env);
+  return buildCaAdminRouter(
+    { ...resolved, keyBackends, webhookSecrets },
+    { authenticator, permissions, loginLimiter: options.loginLimiter ?? loginAttemptLimiter(), owned },
+  );
 }

@@ -147,6 +147,9 @@ export async function serveHost(host: OpenedHost, options: HostServerOptions, lo
   // The admin web interface (README "Admin interface") under /admin/, for the same users.
   const admin = createCaAdminRouter({
     store: host.store,
+    keyBackends: host.keyBackends,
+    // Webhook secrets are sealed under the same key-encryption key as the CA keys.
+    env: { ...process.env, CA_KEY_ENCRYPTION_KEY: host.kek },
     logger: jsonLinesLogger({ stream: { write: (line: string) => log(line.trimEnd()) } }),
   });
   app.use(admin);

@@ -5,9 +5,18 @@
  * works wherever the host mounts it.
  */
 import type { Request, Response } from 'express';
+import type { Profiles } from '../ca/profiles';
 import type { LogError } from '../http/error-catch';
 import type { PathRoute } from '../http/path-matcher';
-import type { AdminSessionStoreProvider, Authenticator, LoginAttemptLimiter, PermissionChecker, Store } from '../ports';
+import type {
+  AdminSessionStoreProvider,
+  Authenticator,
+  KeyBackend,
+  LoginAttemptLimiter,
+  PermissionChecker,
+  SecretBox,
+  Store,
+} from '../ports';
 import type { ActiveSession, AdminSessions } from './session';
 
 export interface AdminServices {
@@ -17,6 +26,10 @@ export interface AdminServices {
   permissions: PermissionChecker;
   loginLimiter: LoginAttemptLimiter;
   logError: LogError;
+  /** What issuing from the interface signs with; `keyBackends` may be empty (issuing is then unavailable). */
+  signing: { keyBackends: Readonly<Record<string, KeyBackend>>; profiles: Profiles; defaultProfile: string };
+  /** Seals new webhook secrets; null: adding and rotating are unavailable. */
+  webhookSecrets: SecretBox | null;
 }
 
 export interface AdminContext {
@@ -33,7 +46,7 @@ export interface AdminContext {
 export type SignedInContext = AdminContext & { session: ActiveSession };
 
 export interface AdminRoute extends PathRoute {
-  /** `public`: the sign-in page and assets; `session`: a signed-in user only (others go to the sign-in page). */
-  readonly access: 'public' | 'session';
+  /** `public`: the sign-in page; `session`: a signed-in user only (others go to the sign-in page); `asset`: anyone, no session read. */
+  readonly access: 'public' | 'session' | 'asset';
   readonly handler: (ctx: AdminContext) => Promise<void>;
 }

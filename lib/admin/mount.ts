@@ -63,8 +63,8 @@ export function mountAdmin(
         if (matches.length === 0) throw notFound();
         const { compiled, params } = routeForMethod(matches, req.method);
         ctx.params = params;
-        ctx.session = await services.sessions.load(readCookie(req, SESSION_COOKIE));
         const route = compiled.route;
+        if (route.access !== 'asset') ctx.session = await services.sessions.load(readCookie(req, SESSION_COOKIE));
         if (route.access === 'session' && !ctx.session) {
           if (req.method === 'POST') throw new HttpError(403, 'Your session has ended. Please sign in again.');
           return redirect(res, `${base}login?${new URLSearchParams({ next: req.originalUrl })}`);

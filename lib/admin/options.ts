@@ -2,9 +2,11 @@
  * Options of the admin web interface (`createCaAdminRouter`, README "Admin interface"), validated
  * when it is constructed: every mistake is an `OptionsError` naming `createCaAdminRouter` and the option.
  */
+import { DEFAULT_EXPIRES_MS, DEFAULT_PROFILE_NAME, type ProfileConfig, type Profiles } from '../ca/profiles';
 import type { LogError } from '../http/error-catch';
 import {
   checkBoolean,
+  checkKeyBackends,
   checkOptionNames,
   checkStore,
   hasMethods,
@@ -13,13 +15,16 @@ import {
   resolveErrorLog,
   show,
 } from '../http/option-checks';
+import { checkProfilesOption, effectiveProfiles } from '../http/profile-options';
 import {
   hasAdminSessionStore,
   type AdminSessionStoreProvider,
   type Authenticator,
+  type KeyBackend,
   type Logger,
   type LoginAttemptLimiter,
   type PermissionChecker,
+  type SecretBox,
   type Store,
 } from '../ports';
 
@@ -45,6 +50,24 @@ export interface CaAdminRouterOptions {
   loginLimiter?: LoginAttemptLimiter;
   session?: AdminSessionOptions;
   /**
+   * Key backends by alias, to issue certificates from the interface. Default: the default backend
+   * when `CA_KEY_ENCRYPTION_KEY` is set; else issuing is unavailable (the page says why) and the rest
+   * of the interface works.
+   */
+  keyBackends?: Record<string, KeyBackend>;
+  /** Profiles, merged into the built-in ones as `createCaApiRouter`'s option is. */
+  profiles?: Record<string, ProfileConfig | null>;
+  /** The profile chosen first on the issue page. Default `webserver`. */
+  defaultProfile?: string;
+  /**
+   * Seals the secrets of webhook endpoints added or rotated on the webhooks page (as `ca-admin
+   * add_webhook` does). Default: the box under `CA_KEY_ENCRYPTION_KEY` when it is set; else adding
+   * and rotating are unavailable (the page says why).
+   */
+  webhookSecrets?: SecretBox;
+  /** Environment for the defaults (`CA_KEY_ENCRYPTION_KEY`). Default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /**
    * Refuse requests that reach the interface over plain HTTP from another machine (a password and a
    * session cookie would cross the network in clear). Loopback clients are always served. Default true.
    */
@@ -60,6 +83,11 @@ export const ADMIN_ROUTER_OPTION_NAMES: readonly (keyof CaAdminRouterOptions)[] 
   'permissions',
   'loginLimiter',
   'session',
+  'keyBackends',
+  'profiles',
+  'defaultProfile',
+  'webhookSecrets',
+  'env',
   'requireTls',
   'logger',
 ];
@@ -71,6 +99,12 @@ export interface ResolvedAdminOptions {
   idleTimeoutMs: number;
   absoluteTimeoutMs: number;
   requireTls: boolean;
+  /** As given (the package entry adds the default backend when it can). */
+  keyBackends: Record<string, KeyBackend>;
+  profiles: Profiles;
+  defaultProfile: string;
+  /** As given; the package entry adds the default box when it can. */
+  webhookSecrets: SecretBox | null;
   logger: Logger | null;
   logError: LogError;
 }
@@ -111,6 +145,7 @@ export function resolveAdminOptions(options: CaAdminRouterOptions): ResolvedAdmi
     ['authenticator', ['authenticate']],
     ['permissions', ['hasPermission']],
     ['loginLimiter', ['check', 'failed', 'succeeded']],
+    ['webhookSecrets', ['seal', 'open']],
   ] as const) {
     const value = options[name];
     if (value !== undefined && !hasMethods(value, methods)) {
@@ -120,12 +155,24 @@ export function resolveAdminOptions(options: CaAdminRouterOptions): ResolvedAdmi
   const idleTimeoutMs = checkDuration('idleTimeoutMs', session.idleTimeoutMs, 30 * 60_000, 1000);
   const absoluteTimeoutMs = checkDuration('absoluteTimeoutMs', session.absoluteTimeoutMs, 12 * 3600_000, idleTimeoutMs);
   const { logger, logError } = resolveErrorLog({ logger: options.logger }, ENTRY);
+  const profiles = effectiveProfiles(checkProfilesOption(options.profiles, ENTRY), DEFAULT_EXPIRES_MS, ENTRY);
+  const defaultProfile = options.defaultProfile ?? DEFAULT_PROFILE_NAME;
+  if (!profiles.has(defaultProfile)) {
+    throw new OptionsError(
+      `option \`defaultProfile\`: no profile ${show(defaultProfile)} (known: ${[...profiles.keys()].join(', ')})`,
+      ENTRY,
+    );
+  }
   return {
     store,
     prefix: `/${checkPath(options.path)}`,
     idleTimeoutMs,
     absoluteTimeoutMs,
     requireTls: checkBoolean('requireTls', options.requireTls, true, ENTRY),
+    keyBackends: checkKeyBackends(options.keyBackends, ENTRY),
+    profiles,
+    defaultProfile,
+    webhookSecrets: options.webhookSecrets ?? null,
     logger,
     logError,
   };

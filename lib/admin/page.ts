@@ -13,12 +13,27 @@ export interface PageContent {
   status?: number;
 }
 
+/** The navigation: what every signed-in user has, then the pages of the interface's own permissions. */
+function navigation(ctx: AdminContext & { session: NonNullable<AdminContext['session']> }): [string, string][] {
+  const { base, session } = ctx;
+  const links: [string, string][] = [
+    [base, 'Dashboard'],
+    [`${base}certs/`, 'Certificates'],
+    [`${base}issue`, 'Issue'],
+  ];
+  if (session.user.permissions.includes('view_auditlog')) links.push([`${base}audit/`, 'Audit log']);
+  if (session.user.permissions.includes('manage_webhooks')) links.push([`${base}webhooks/`, 'Webhooks']);
+  if (session.user.permissions.includes('manage_users')) links.push([`${base}users/`, 'Users']);
+  return links;
+}
+
 function header(ctx: AdminContext): Html {
   const { base, session } = ctx;
   if (!session) return html`<header class="top"><a class="brand" href="${base}">CA admin</a></header>`;
+  const links = navigation({ ...ctx, session }).map(([href, label]) => html`<a href="${href}">${label}</a>`);
   return html`<header class="top">
     <a class="brand" href="${base}">CA admin</a>
-    <nav aria-label="Main"><a href="${base}">Dashboard</a><a href="${base}certs/">Certificates</a></nav>
+    <nav aria-label="Main">${links}</nav>
     <span>${session.user.username}</span>
     <form method="post" action="${base}logout">
       <input type="hidden" name="_csrf" value="${session.record.csrfToken}" /><button class="link" type="submit">Sign out</button>

@@ -7,13 +7,23 @@ import type { AdminContext, AdminRoute, SignedInContext } from './context';
 import { serveStylesheet } from './handlers/assets';
 import { downloadCertificate, showCertificate } from './handlers/certificate';
 import { listCertificates } from './handlers/certificates';
+import { exportCertificates } from './handlers/export';
+import { deactivateAcmeAccount, showAcmeAccounts } from './handlers/acme';
+import { showAuditLog, verifyAuditLog } from './handlers/audit';
+import { showCa, updateCa } from './handlers/ca';
 import { showDashboard } from './handlers/dashboard';
+import { issue, showIssue } from './handlers/issue';
 import { login, logout, showLogin } from './handlers/login';
 import { revoke, showRevoke } from './handlers/revoke';
+import { addEndpoint, removeEndpoint, replay, rotateSecret, showDeadLetters, showWebhooks } from './handlers/webhooks';
+import { createUser, deleteUser, showUser, showUsers, updatePassword, updatePermissions } from './handlers/users';
 
 export const ADMIN_PATH_PARAMS: ParamKinds = {
   ca: { pattern: '[0-9A-Fa-f:]{1,64}' },
   serial: { pattern: '[0-9A-Fa-f:]{1,64}' },
+  slug: { pattern: '[A-Za-z0-9_-]{1,64}' },
+  id: { pattern: '[0-9]{1,9}' },
+  username: { pattern: '[\\w.@+-]{1,150}' },
 };
 
 const signedIn = (handler: (ctx: SignedInContext) => Promise<void>) => (ctx: AdminContext) => handler(ctx as SignedInContext);
@@ -38,9 +48,30 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   { method: 'POST', path: 'login', access: 'public', handler: login },
   action('logout', logout),
   page('certs/', listCertificates),
+  page('certs/export.csv', exportCertificates),
   page('certs/{ca}/{serial}/', showCertificate),
   page('certs/{ca}/{serial}/download', downloadCertificate),
   page('certs/{ca}/{serial}/revoke', showRevoke),
   action('certs/{ca}/{serial}/revoke', revoke),
-  { method: 'GET', path: 'assets/admin.css', answersHead: true, access: 'public', handler: serveStylesheet },
+  page('issue', showIssue),
+  page('audit/', showAuditLog),
+  action('audit/verify', verifyAuditLog),
+  page('webhooks/', showWebhooks),
+  action('webhooks/', addEndpoint),
+  page('webhooks/{id}/', showDeadLetters),
+  action('webhooks/{id}/rotate', rotateSecret),
+  action('webhooks/{id}/replay', replay),
+  action('webhooks/{id}/delete', removeEndpoint),
+  page('users/', showUsers),
+  action('users/', createUser),
+  page('users/{username}/', showUser),
+  action('users/{username}/permissions', updatePermissions),
+  action('users/{username}/password', updatePassword),
+  action('users/{username}/delete', deleteUser),
+  page('cas/{ca}/', showCa),
+  action('cas/{ca}/', updateCa),
+  page('cas/{ca}/acme/', showAcmeAccounts),
+  action('cas/{ca}/acme/{slug}/deactivate', deactivateAcmeAccount),
+  action('issue', issue),
+  { method: 'GET', path: 'assets/admin.css', answersHead: true, access: 'asset', handler: serveStylesheet },
 ];

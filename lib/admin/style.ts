@@ -28,6 +28,7 @@ pre { background: #fff; border: 1px solid var(--line); padding: .8rem; overflow-
 .badge.valid { color: var(--ok); } .badge.revoked, .badge.expired { color: var(--bad); } .badge.expiring { color: var(--warn); }
 form.filters { display: flex; flex-wrap: wrap; gap: .8rem; align-items: flex-end; margin-bottom: 1rem; }
 label { display: block; font-weight: 600; margin-bottom: .2rem; }
+label.inline { display: inline; font-weight: normal; }
 input, select, textarea, button { font: inherit; padding: .4rem .55rem; border: 1px solid #8a93a5; border-radius: .3rem; background: #fff; color: var(--fg); }
 button { background: var(--accent); color: #fff; border-color: var(--accent); cursor: pointer; }
 button.link { background: none; border: none; color: var(--accent); text-decoration: underline; padding: 0; }
@@ -39,6 +40,15 @@ button.danger { background: var(--bad); border-color: var(--bad); }
 .login { max-width: 24rem; margin: 3rem auto; background: #fff; border: 1px solid var(--line); padding: 1.5rem; }
 .actions { display: flex; flex-wrap: wrap; gap: .8rem; margin: 1rem 0; }
 .pager { margin-top: 1rem; }
+ul.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(10rem, 1fr)); gap: .8rem; list-style: none; margin: 0 0 1rem; padding: 0; }
+.card a { display: block; height: 100%; padding: .7rem .9rem; background: #fff; border: 1px solid var(--line); border-left: .3rem solid var(--ok); border-radius: .3rem; color: var(--fg); text-decoration: none; }
+.card a:hover, .card a:focus { border-color: var(--accent); }
+.card.expiring a { border-left-color: var(--warn); } .card.expired a, .card.revoked a { border-left-color: var(--bad); }
+.card .figure { display: block; font-size: 1.6rem; font-weight: 600; }
+svg.expiry-chart { display: block; width: 100%; max-width: 48rem; height: auto; background: #fff; border: 1px solid var(--line); }
+.expiry-chart .bar { fill: var(--accent); } .expiry-chart .axis { stroke: var(--muted); }
+.expiry-chart text { font-size: 12px; fill: var(--fg); } .expiry-chart .tick { fill: var(--muted); }
+details { margin: .6rem 0 1rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 @media (max-width: 40rem) { th:nth-child(n+4), td:nth-child(n+4) { display: none; } header.top nav { flex-basis: 100%; } }
 `;

@@ -18,6 +18,12 @@ export interface ApiUserPermissions {
   signCertificate?: boolean | readonly string[];
   viewCertificate?: boolean | readonly string[];
   revokeCertificate?: boolean | readonly string[];
+  /** The admin interface's audit log (global; granted only when `true`). */
+  viewAuditLog?: boolean;
+  /** The admin interface's webhook management (global; granted only when `true`). */
+  manageWebhooks?: boolean;
+  /** The admin interface's user management (global; granted only when `true`; it can grant anything). */
+  manageUsers?: boolean;
   /** Serials (colons, case and leading zeros ignored) of the only CAs the granted permissions hold for. */
   cas?: readonly string[];
 }
@@ -145,6 +151,9 @@ async function resolveGrants(store: Store, permissions: ApiUserPermissions): Pro
     if (serials === undefined) global.push(permission);
     else caGrants.push(...serials.map((caSerial) => ({ permission, caSerial })));
   }
+  if (permissions.viewAuditLog === true) global.push('view_auditlog');
+  if (permissions.manageWebhooks === true) global.push('manage_webhooks');
+  if (permissions.manageUsers === true) global.push('manage_users');
   return { global, caGrants };
 }
 

@@ -28,6 +28,8 @@ export type DomainEventType =
   | 'crl.published'
   /** An ACME account was registered; `data.account` is its slug. */
   | 'acme.account.created'
+  /** An ACME account was deactivated, by itself over ACME or by an operator (admin interface); `data.account` is its slug. */
+  | 'acme.account.deactivated'
   /** A webhook endpoint was added, removed, or given a new secret; `data.webhook` is its id (never the secret). */
   | 'webhook.created'
   | 'webhook.removed'

@@ -24,6 +24,7 @@ export * from './revocation';
 export * from './delegate-keys';
 export * from './enrolment-challenges';
 export * from './admin-sessions';
+export * from './certificate-statistics';
 export * from './key-rotation';
 export type { LockoutStart, LoginAttemptLimiter } from './login-limits';
 export { isConnectionLost, StoreConflictError, StoreNotFoundError, StoreUnavailableError, type StoreEntity } from './store-errors';

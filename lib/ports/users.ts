@@ -8,11 +8,26 @@ export interface ApiUser {
   username: string;
 }
 
-/** The five permissions of the original API (Django codenames). */
-export type Permission =
+/**
+ * The five permissions of the original API (Django codenames), and those of the admin interface
+ * only (README "Admin interface"), which are global and never granted by default.
+ */
+export type Permission = ApiPermission | AdminPermission;
+
+export type ApiPermission =
   'view_certificateauthority' | 'change_certificateauthority' | 'sign_certificate' | 'view_certificate' | 'revoke_certificate';
 
-export const ALL_PERMISSIONS: readonly Permission[] = [
+/**
+ * `view_auditlog`: read and verify the audit log in the admin interface (it names every CA and user).
+ * `manage_webhooks`: add, rotate, replay and remove webhook endpoints in the admin interface.
+ * `manage_users`: create, change and delete users in the admin interface — it can grant anything,
+ * so it makes its holder an administrator.
+ */
+export type AdminPermission = 'view_auditlog' | 'manage_webhooks' | 'manage_users';
+export const ADMIN_PERMISSIONS: readonly AdminPermission[] = ['view_auditlog', 'manage_webhooks', 'manage_users'];
+
+/** The REST API's five, in the original's order. */
+export const ALL_PERMISSIONS: readonly ApiPermission[] = [
   'view_certificateauthority',
   'change_certificateauthority',
   'sign_certificate',

@@ -19,6 +19,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'ca.revoked',
   'crl.published',
   'acme.account.created',
+  'acme.account.deactivated',
   'user.created',
   'webhook.created',
   'webhook.removed',

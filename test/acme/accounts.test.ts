@@ -5,6 +5,7 @@
  * the account's order list, paged.
  */
 import * as acme from 'acme-client';
+import type { EventLog } from '../../lib/ports';
 import { WireClient, newKey, problemType, signJws } from '../helpers/acme-wire';
 import { testDatabaseTargets } from '../helpers/database';
 import { startAcmeServer, type AcmeFixture } from './fixture';
@@ -73,8 +74,16 @@ describe.each(testDatabaseTargets())('ACME accounts ($name)', (target) => {
     expect((updated.body as { contact: string[] }).contact).toEqual(['mailto:new@example.com']);
     const order = await c.post(c.directory.newOrder, { identifiers: [{ type: 'dns', value: 'deactivate.example.com' }] });
     const orderUrl = order.headers.get('location') as string;
+    const log = server.store as unknown as EventLog;
+    const before = await log.latestEventId();
     const deactivated = await c.post(c.kid as string, { status: 'deactivated' });
     expect((deactivated.body as { status: string }).status).toBe('deactivated');
+    // Its event names the account itself over ACME (README "Domain events").
+    const events = (await log.eventsSince(before)).filter((e) => e.type === 'acme.account.deactivated');
+    const slug = (c.kid as string).split('/').at(-2);
+    expect(events.map((e) => [e.actor, e.data.account])).toEqual([
+      [expect.objectContaining({ type: 'acme_account', protocol: 'acme' }), slug],
+    ]);
     const afterwards = await c.post(orderUrl, undefined);
     expect([afterwards.status, problemType(afterwards)]).toEqual([401, 'urn:ietf:params:acme:error:unauthorized']);
     const stored = await server.store.acme.findOrder(server.ca.id, orderUrl.split('/').at(-2) as string);

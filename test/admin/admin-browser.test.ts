@@ -2,7 +2,9 @@
  * An operator's session in a real browser (Chromium) against the example server (README "Admin
  * interface"): sign in as the demo user, find a certificate by a fragment of its subjectAltName,
  * open it, download it and `openssl verify` it to the root, revoke it with a reason — `openssl ocsp`
- * against the server then answers `revoked` —, sign out, and find the session gone. Every page is
+ * against the server then answers `revoked` —, issue a certificate from a pasted CSR and verify it, edit
+ * the CA's CRL URL and see it in the REST API, deactivate an ACME client's account (the client is then
+ * refused), verify the audit log, sign out, and find the session gone. Every page is
  * checked: no console error or CSP violation, no failed request, axe finds nothing serious.
  */
 import { execFileSync } from 'child_process';
@@ -11,6 +13,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { Browser } from 'playwright-core';
 import { opensslCsr } from '../api/fixture';
+import { WireClient } from '../helpers/acme-wire';
 import { startChildServer, stopChild, type ChildServer } from '../examples/child-server';
 import { accessibilityProblems, describeInBrowser, launchBrowser, newContext, screenshot, watchProblems } from '../helpers/browser';
 
@@ -20,16 +23,20 @@ describeInBrowser('the admin interface in Chromium, against the example server',
   let browser: Browser;
   let admin: string;
   const SAN = 'payroll-db.internal.example';
+  let auth: { Authorization: string };
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'admin-browser-'));
     fs.mkdirSync(path.join(dir, 'data'));
-    [server, browser] = await Promise.all([startChildServer({ CA_DATA_DIR: path.join(dir, 'data') }), launchBrowser()]);
+    [server, browser] = await Promise.all([
+      startChildServer({ CA_DATA_DIR: path.join(dir, 'data'), CA_ENABLE_ACME: 'true' }),
+      launchBrowser(),
+    ]);
     const printed = /^Admin interface: (\S+)/m.exec(server.output());
     if (!printed) throw new Error(`the server did not print the admin URL:\n${server.output()}`);
     admin = printed[1];
     // A certificate to find, issued through the REST API as a service would get one.
-    const auth = { Authorization: `Basic ${Buffer.from(`${server.username}:${server.password}`).toString('base64')}` };
+    auth = { Authorization: `Basic ${Buffer.from(`${server.username}:${server.password}`).toString('base64')}` };
     const sign = await fetch(`${server.apiRoot}/ca/${server.caSerial}/sign/`, {
       method: 'POST',
       headers: { ...auth, 'Content-Type': 'application/json' },
@@ -55,7 +62,7 @@ describeInBrowser('the admin interface in Chromium, against the example server',
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  test('sign in, find by SAN, download and verify, revoke (OCSP says revoked), sign out', async () => {
+  test("an operator's session: find, verify, revoke, issue, edit a CA, deactivate an ACME account, verify the audit log", async () => {
     const context = await newContext(browser);
     const page = await context.newPage();
     const problems = watchProblems(page);
@@ -123,6 +130,61 @@ describeInBrowser('the admin interface in Chromium, against the example server',
     await page.getByText('Revoked: key compromise').first().waitFor();
     await checkPage('06-revoked');
     expect(ocsp()).toMatch(/leaf\.pem: revoked[\s\S]*Reason: keyCompromise/);
+
+    // Issue from a pasted CSR: "Read CSR" fills the form from it, "Sign" issues, openssl verifies.
+    await page.getByRole('link', { name: 'Issue' }).click();
+    await page.getByRole('heading', { name: 'Issue a certificate' }).waitFor();
+    await page.getByLabel('Certificate signing request (PEM)').fill(opensslCsr('EC', 'pasted.internal.example').csr);
+    await page.getByRole('button', { name: 'Read CSR' }).click();
+    await expect(page.getByLabel(/^Subject \(RFC 4514/).inputValue()).resolves.toBe('CN=pasted.internal.example');
+    await page.getByLabel(/^Subject alternative names/).fill('DNS:pasted.internal.example');
+    await checkPage('07-issue');
+    await page.getByRole('button', { name: 'Sign', exact: true }).click();
+    await page.getByRole('heading', { name: /pasted\.internal\.example/ }).waitFor();
+    await save('Download PEM', 'pasted.pem');
+    const pasted = execFileSync('openssl', ['verify', '-CAfile', 'root.pem', '-untrusted', 'issuer.pem', 'pasted.pem'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect(pasted).toContain('pasted.pem: OK');
+
+    // Edit the CA's CRL URL; the REST API shows it.
+    await page.goto(`${admin}cas/${server.caSerial}/`);
+    await page.getByLabel(/^CRL distribution points/).fill('http://crl.internal.example/intermediate.crl');
+    await checkPage('08-ca');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    const ca = (await (await fetch(`${server.apiRoot}/ca/${server.caSerial}/`, { headers: auth })).json()) as {
+      sign_crl_distribution_points: { value: { full_name: { value: string }[] }[] };
+    };
+    expect(ca.sign_crl_distribution_points.value[0].full_name[0].value).toBe('http://crl.internal.example/intermediate.crl');
+
+    // An ACME client registers; the operator deactivates its account from the CA's page.
+    const client = await new WireClient(`${new URL(server.apiRoot).origin}/django_ca/acme/directory/${server.caSerial}/`).init();
+    expect((await client.register({ contact: ['mailto:robot@internal.example'] })).status).toBe(201);
+    await page.getByRole('link', { name: 'ACME accounts' }).click();
+    await page.getByRole('heading', { name: /^ACME accounts of/ }).waitFor();
+    await checkPage('09-acme');
+    await page.getByRole('button', { name: /^Deactivate/ }).click();
+    await page.getByRole('cell', { name: 'deactivated' }).waitFor();
+    const refused = await client.post(client.kid as string, undefined);
+    expect(refused.status).toBe(401);
+
+    // The audit log names the operator's changes; its chain verifies.
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+    expect(await page.locator('main').textContent()).toMatch(/acme\.account\.deactivated\s*api_user demo over admin/);
+    await page.getByRole('button', { name: 'Verify the chain' }).click();
+    await page.getByText(/The chain is intact: \d+ records/).waitFor();
+    await checkPage('10-audit');
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('heading', { name: 'Users', exact: true }).waitFor();
+    await checkPage('11-users');
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByLabel('URL').fill('https://hooks.internal.example/ca');
+    await page.getByRole('button', { name: 'Add' }).click();
+    await expect(page.locator('#secret').textContent()).resolves.toMatch(/^whsec_/);
+    await checkPage('12-webhook-secret');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();

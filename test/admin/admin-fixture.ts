@@ -5,10 +5,19 @@
  */
 import express from 'express';
 import request from 'supertest';
-import { createCaAdminRouter, type CaAdminRouter, type CaAdminRouterOptions, type Logger } from '../../lib';
+import { createApiUser, createCaAdminRouter, type CaAdminRouter, type CaAdminRouterOptions, type Logger } from '../../lib';
 import { PASSWORD, setupApi, type ApiFixture } from '../api/fixture';
 
 export const ADMIN = '/admin/';
+
+/** `createApiUser` flags granting nothing (it grants the five of the REST API unless each is `false`). */
+export const NO_PERMISSIONS = {
+  viewCertificateAuthority: false,
+  changeCertificateAuthority: false,
+  signCertificate: false,
+  viewCertificate: false,
+  revokeCertificate: false,
+} as const;
 
 export interface AdminFixture {
   api: ApiFixture;
@@ -19,6 +28,14 @@ export interface AdminFixture {
   /** A supertest agent signed in as `username` (cookies kept). */
   signIn(username: string, password?: string): Promise<ReturnType<typeof request.agent>>;
   close(): Promise<void>;
+}
+
+/**
+ * A user (password `PASSWORD`) who may view the certificates of these CAs only, or of none (`false`),
+ * and nothing else (createApiUser grants the permissions not set to false).
+ */
+export function createCertificateViewer(api: ApiFixture, username: string, caSerials: string[] | false): ReturnType<typeof createApiUser> {
+  return createApiUser(api.store, username, PASSWORD, { ...NO_PERMISSIONS, viewCertificate: caSerials }, { bcryptCost: 4 });
 }
 
 /** The hidden CSRF token of a page's form (the one posting to `action`, default the last on the page: not the header's sign-out form). */
@@ -38,7 +55,7 @@ export async function setupAdmin(
   configure?.(app);
   const errors: string[] = [];
   const logger: Logger = { info: () => undefined, warn: () => undefined, error: (m) => void errors.push(m), child: () => logger };
-  const router = createCaAdminRouter({ store: api.store, logger, ...options });
+  const router = createCaAdminRouter({ store: api.store, keyBackends: { default: api.keyBackend }, logger, ...options });
   app.use(router);
   return {
     api,

@@ -7,7 +7,7 @@
  */
 import request from 'supertest';
 import { createApiUser, setApiUserPermissions, type ApiUserPermissions } from '../../lib/ca/users';
-import { ALL_PERMISSIONS, type CaRecord, type Permission } from '../../lib/ports';
+import { ALL_PERMISSIONS, type ApiPermission, type CaRecord } from '../../lib/ports';
 import { serialToColons } from '../../lib/x509/serial-format';
 import { cliRunner } from '../cli/helpers';
 import { API, opensslCsr, PASSWORD, setupApi, waitForOrder, type ApiFixture } from './fixture';
@@ -15,14 +15,14 @@ import { API, opensslCsr, PASSWORD, setupApi, waitForOrder, type ApiFixture } fr
 type CaName = 'root' | 'web' | 'mail';
 const CA_NAMES: readonly CaName[] = ['root', 'web', 'mail'];
 /** Per permission: every CA, some CAs, or none. */
-type GrantSpec = Record<Permission, 'all' | readonly CaName[]>;
+type GrantSpec = Record<ApiPermission, 'all' | readonly CaName[]>;
 
 let f: ApiFixture;
 let cas: Record<CaName, CaRecord>;
 let hidden: CaRecord;
 let csr: string;
 
-const FLAGS: Record<Permission, keyof ApiUserPermissions> = {
+const FLAGS: Record<ApiPermission, keyof ApiUserPermissions> = {
   view_certificateauthority: 'viewCertificateAuthority',
   change_certificateauthority: 'changeCertificateAuthority',
   sign_certificate: 'signCertificate',
@@ -46,7 +46,7 @@ const USERS: Record<string, GrantSpec> = {
   },
 };
 
-const allows = (spec: GrantSpec, permission: Permission, ca: CaName): boolean => {
+const allows = (spec: GrantSpec, permission: ApiPermission, ca: CaName): boolean => {
   const scope = spec[permission];
   return scope === 'all' || scope.includes(ca);
 };
@@ -103,7 +103,7 @@ describe('every CA-scoped endpoint allows and denies exactly as configured', () 
       const s = ca.serial;
       const base = await issue(ca, `${username}-${name}.example.com`);
       const alicesOrder = (await post(`/ca/${s}/sign/`, 'alice', { csr, subject: [{ oid: 'CN', value: 'a.example.com' }] })).body.slug;
-      const expect200 = (p: Permission) => (allows(spec, p, name) ? 200 : 403);
+      const expect200 = (p: ApiPermission) => (allows(spec, p, name) ? 200 : 403);
       expected[name] = {
         view_ca: expect200('view_certificateauthority'),
         update_ca: expect200('change_certificateauthority'),

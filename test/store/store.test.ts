@@ -55,6 +55,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0019_enrolment_challenges',
         '0020_enrolment_transactions',
         '0021_admin_sessions',
+        '0022_acme_account_deactivated',
       ]);
     });
   });

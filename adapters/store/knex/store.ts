@@ -43,6 +43,7 @@ import * as cas from './cas';
 import * as delegateKeys from './delegate-keys';
 import { KnexEnrolmentStore } from './enrolment-challenges';
 import { KnexAdminSessionStore } from './admin-sessions';
+import { KnexCertificateStatistics } from './certificate-statistics';
 import { ChangeHub } from './change-hub';
 import * as certificates from './certificates';
 import { mappingErrors } from './errors';
@@ -152,6 +153,9 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   /** The admin interface's sessions (`AdminSessionStoreProvider`, admin-sessions.ts). */
   get adminSessions(): KnexAdminSessionStore {
     return this.part('adminSessions', () => new KnexAdminSessionStore(this.db));
+  }
+  get certificateStatistics(): KnexCertificateStatistics {
+    return this.part('certificateStatistics', () => new KnexCertificateStatistics(this.db));
   }
   /** The webhook endpoints and their delivery (`WebhookStoreProvider`, webhooks.ts); writes name this store's actor. */
   get webhooks(): KnexWebhookStore {

@@ -127,7 +127,7 @@ function withGrantRows(row: Row, rows: readonly Row[]): UserRecord {
 }
 
 const rank = (p: Permission): number => {
-  const i = ALL_PERMISSIONS.indexOf(p);
+  const i = (ALL_PERMISSIONS as readonly Permission[]).indexOf(p);
   return i === -1 ? ALL_PERMISSIONS.length : i;
 };
 

@@ -11,3 +11,18 @@ export function whereWithinValidity<Q extends Knex.QueryBuilder>(query: Q, now: 
   for (const { column, op } of Object.values(VALIDITY_WINDOW)) query.where(column, op, now);
   return query;
 }
+
+/** The same window as a raw SQL condition and its bindings, for `count(*) filter (where …)` (certificate-statistics.ts). */
+export function withinValiditySql(now: Date): { sql: string; bindings: Date[] } {
+  const ends = Object.values(VALIDITY_WINDOW);
+  return { sql: ends.map(({ column, op }) => `${column} ${op} ?`).join(' and '), bindings: ends.map(() => now) };
+}
+
+/** Past the window's end, i.e. expired (a row not yet valid is not): `not_after < ?`, bound to `now`. */
+export const EXPIRED_SQL = `${VALIDITY_WINDOW.notAfter.column} < ?`;
+
+/** Restrict `query` to rows expired at `now` (`onlyExpired` of the certificate list). */
+export function whereExpired<Q extends Knex.QueryBuilder>(query: Q, now: Date): Q {
+  query.whereRaw(EXPIRED_SQL, [now]);
+  return query;
+}

@@ -1,37 +1,80 @@
 /**
  * The certificate list (README "Admin interface"): every certificate of the CAs the user may view,
  * or of one CA, searched by one box — a serial with or without colons, or a fragment of the common
- * name or of any subjectAltName — valid ones by default or all of them, with keyset paging by id
+ * name or of any subjectAltName — valid ones by default, those expiring or expired within a number of
+ * days, revoked ones or all of them (the dashboard's figures link to these), with keyset paging by id
  * across CAs (`after`): each CA is asked for one page after the cursor, never for all its rows, and
  * the pages are merged in id order.
  */
 import type { CaRecord, CertificateFilter, CertificateRecord } from '../../ports';
 import { normaliseSerial } from '../../x509/serial-format';
 import { casWith } from '../access';
-import { colonSerial, isoDay, primaryName, statusOf } from '../certificate-view';
+import { colonSerial, EXPIRING_WITHIN_DAYS, isoDay, primaryName, statusOf } from '../certificate-view';
 import type { SignedInContext } from '../context';
 import { html } from '../html';
 import { sendPage } from '../page';
 import { dataTable } from '../table';
 
 const PAGE_SIZE = 50;
+const DAY_MS = 86_400_000;
+const MAX_DAYS = 36_500;
+
+/** The status filter's choices: `days` bounds `expiring` (ahead of now) and `expired` (back from now). */
+const LIST_STATUSES = ['valid', 'expiring', 'expired', 'revoked', 'all'] as const;
+export type ListStatus = (typeof LIST_STATUSES)[number];
+
+const STATUS_LABELS: Record<ListStatus, string> = {
+  valid: 'Valid',
+  expiring: `Expiring within Days (else ${EXPIRING_WITHIN_DAYS})`,
+  expired: 'Expired within Days (else any), not revoked',
+  revoked: 'Revoked',
+  all: 'All (expired and revoked too)',
+};
 
 export interface ListQuery {
   q: string;
   ca: string;
-  status: 'valid' | 'all';
+  status: ListStatus;
+  /** 0 when not given: `expiring` then means within `EXPIRING_WITHIN_DAYS`, `expired` at any time. */
+  days: number;
   after: number;
 }
 
 export function readListQuery(query: Record<string, unknown>): ListQuery {
   const text = (name: string): string => (typeof query[name] === 'string' ? (query[name] as string).trim().slice(0, 200) : '');
   const after = Number(text('after'));
+  const days = Number(text('days'));
+  const status = LIST_STATUSES.find((s) => s === text('status')) ?? 'valid';
   return {
     q: text('q'),
     ca: text('ca'),
-    status: text('status') === 'all' ? 'all' : 'valid',
+    status,
+    days: Number.isSafeInteger(days) && days > 0 && days <= MAX_DAYS ? days : 0,
     after: Number.isSafeInteger(after) && after > 0 ? after : 0,
   };
+}
+
+/** The query string of a list's filters (its links, its export): `days` only where it counts. */
+export function listFilters(query: ListQuery): Record<string, string> {
+  const counts = query.days > 0 && (query.status === 'expiring' || query.status === 'expired');
+  return { q: query.q, ca: query.ca, status: query.status, ...(counts ? { days: String(query.days) } : {}) };
+}
+
+/** The store's filter for a status at `now` (the dashboard's figures count the same: lib/ports/certificate-statistics.ts). */
+function statusFilter(query: ListQuery, now: Date): Partial<CertificateFilter> {
+  const daysFromNow = (days: number): Date => new Date(now.getTime() + days * DAY_MS);
+  switch (query.status) {
+    case 'valid':
+      return {};
+    case 'expiring':
+      return { notAfterBefore: daysFromNow(query.days || EXPIRING_WITHIN_DAYS) };
+    case 'expired':
+      return { onlyExpired: true, ...(query.days ? { notAfterAfter: daysFromNow(-query.days) } : {}) };
+    case 'revoked':
+      return { onlyRevoked: true, includeExpired: true };
+    case 'all':
+      return { includeExpired: true, includeRevoked: true };
+  }
 }
 
 /** The filters one search box stands for: a serial prefix (when it looks like one), a CN fragment, a SAN fragment. */
@@ -43,19 +86,23 @@ function searches(q: string): Partial<CertificateFilter>[] {
   return out;
 }
 
-/** One page after `after`, by id, over `cas`; and whether more follow. */
+/** The CAs a list covers: those the user may view, or the one its `ca` filter names among them. */
+export const listedCas = (viewable: CaRecord[], query: ListQuery): CaRecord[] =>
+  query.ca ? viewable.filter((ca) => ca.serial === query.ca) : viewable;
+
+/** One page after `after`, by id, over `cas`; and whether more follow. The CSV export (export.ts) reads it in larger pages. */
 export async function listPage(
   ctx: SignedInContext,
   cas: CaRecord[],
   query: ListQuery,
   now: Date,
+  pageSize = PAGE_SIZE,
 ): Promise<{ rows: CertificateRecord[]; more: boolean }> {
   const base = {
-    includeExpired: query.status === 'all',
-    includeRevoked: query.status === 'all',
+    ...statusFilter(query, now),
     now,
     afterId: query.after || undefined,
-    limit: PAGE_SIZE + 1,
+    limit: pageSize + 1,
   };
   const pages = await Promise.all(
     cas.flatMap((ca) => searches(query.q).map((search) => ctx.services.store.listCertificates({ ...base, ...search, caId: ca.id }))),
@@ -63,18 +110,18 @@ export async function listPage(
   const byId = new Map<number, CertificateRecord>();
   for (const page of pages) for (const row of page) byId.set(row.id, row);
   const merged = [...byId.values()].sort((a, b) => a.id - b.id);
-  return { rows: merged.slice(0, PAGE_SIZE), more: merged.length > PAGE_SIZE };
+  return { rows: merged.slice(0, pageSize), more: merged.length > pageSize };
 }
 
 export async function listCertificates(ctx: SignedInContext): Promise<void> {
   const now = new Date();
   const query = readListQuery(ctx.req.query as Record<string, unknown>);
   const viewable = await casWith(ctx, 'view_certificate');
-  const cas = query.ca ? viewable.filter((ca) => ca.serial === query.ca) : viewable;
+  const cas = listedCas(viewable, query);
   const { rows, more } = await listPage(ctx, cas, query, now);
   const caName = new Map(viewable.map((ca) => [ca.id, ca]));
-  const link = (extra: Record<string, string>) =>
-    `${ctx.base}certs/?${new URLSearchParams({ q: query.q, ca: query.ca, status: query.status, ...extra })}`;
+  const filters = listFilters(query);
+  const link = (extra: Record<string, string>) => `${ctx.base}certs/?${new URLSearchParams({ ...filters, ...extra })}`;
   const table = rows.length
     ? dataTable(
         'Certificates',
@@ -106,12 +153,15 @@ export async function listCertificates(ctx: SignedInContext): Promise<void> {
         <div>
           <label for="status">Status</label
           ><select id="status" name="status">
-            <option value="valid">Valid</option>
-            <option value="all" ${query.status === 'all' ? html` selected` : null}>All (expired and revoked too)</option>
+            ${LIST_STATUSES.map((s) => html`<option value="${s}" ${s === query.status ? html` selected` : null}>${STATUS_LABELS[s]}</option>`)}
           </select>
+        </div>
+        <div>
+          <label for="days">Days</label><input id="days" name="days" type="number" min="1" max="${MAX_DAYS}" value="${query.days || ''}" />
         </div>
         <button type="submit">Search</button>
       </form>
+      ${rows.length ? html`<p class="actions"><a href="${ctx.base}certs/export.csv?${new URLSearchParams(filters)}" download>Export CSV</a></p>` : null}
       ${table}
       ${more ? html`<p class="pager"><a href="${link({ after: String(rows[rows.length - 1].id) })}" rel="next">Next page</a></p>` : null}`,
   });

@@ -13,7 +13,8 @@ import {
   setApiUserPermissions,
   type ApiUserPermissions,
 } from '../../ca/users';
-import { ALL_PERMISSIONS, type Permission, type Store, type UserRecord } from '../../ports';
+import { permissionSummary } from '../../ca/user-summary';
+import { ADMIN_PERMISSIONS, ALL_PERMISSIONS, type Store, type UserRecord } from '../../ports';
 import { serialToColons } from '../../x509/serial-format';
 import type { CommandContext } from '../context';
 import { promptPassword } from '../password-prompt';
@@ -25,6 +26,12 @@ interface PermissionFlags {
   signCertificate: boolean;
   viewCertificate: boolean;
   revokeCertificate: boolean;
+  /** `--view-auditlog`: the admin interface's audit log (global). */
+  viewAuditlog?: boolean;
+  /** `--manage-webhooks`: webhook management in the admin interface (global). */
+  manageWebhooks?: boolean;
+  /** `--manage-users`: user management in the admin interface (global). */
+  manageUsers?: boolean;
   /** `--ca`, repeated: the only CAs the permissions hold for (README D23). */
   ca: string[];
 }
@@ -43,6 +50,9 @@ function permissionOptions(cmd: Command): Command {
     .option('--no-sign-certificate', 'withhold the sign_certificate permission')
     .option('--no-view-certificate', 'withhold the view_certificate permission')
     .option('--no-revoke-certificate', 'withhold the revoke_certificate permission')
+    .option('--view-auditlog', 'grant view_auditlog: the audit log in the admin interface (on every CA; not granted otherwise)')
+    .option('--manage-webhooks', 'grant manage_webhooks: webhook endpoints in the admin interface (not granted otherwise)')
+    .option('--manage-users', 'grant manage_users: managing users in the admin interface, which can grant anything (not granted otherwise)')
     .addOption(
       new Option('--ca <serial>', 'grant the permissions for this CA only (serial or name); repeat for several')
         .argParser(collect)
@@ -61,6 +71,9 @@ async function permissionsOf(store: Store, o: PermissionFlags): Promise<ApiUserP
     signCertificate: o.signCertificate,
     viewCertificate: o.viewCertificate,
     revokeCertificate: o.revokeCertificate,
+    viewAuditLog: o.viewAuditlog === true,
+    manageWebhooks: o.manageWebhooks === true,
+    manageUsers: o.manageUsers === true,
     ...(cas ? { cas } : {}),
   };
 }
@@ -126,6 +139,7 @@ export function registerAdminCommands(program: Command, run: Action): void {
             : serials.map((s) => `${serialToColons(s)} - ${names.get(s) ?? '?'}`).join(', ');
           lines.push(`${permission}: ${scope || '-'}`);
         }
+        for (const permission of ADMIN_PERMISSIONS) lines.push(`${permission}: ${user.permissions.includes(permission) ? 'yes' : '-'}`);
         ctx.write(lines.join('\n') + '\n');
       }),
     );
@@ -173,26 +187,7 @@ export function registerAdminCommands(program: Command, run: Action): void {
     );
 }
 
-/**
- * `<username> - <permissions> on <CAs>; …` for list_api_users: the permissions that hold for the same
- * CAs together (`every permission` when all five do), `all CAs` for a grant on every CA, else the CAs
- * by name; `no permissions` for a user without any.
- */
+/** `<username> - <permissions> on <CAs>; …` for list_api_users (lib/ca/user-summary.ts words the permissions). */
 export function userLine(user: UserRecord, caNames: ReadonlyMap<string, string>): string {
-  const byScope = new Map<string, Permission[]>();
-  for (const permission of ALL_PERMISSIONS) {
-    const cas = user.permissions.includes(permission)
-      ? ['all CAs']
-      : (user.caGrants ?? [])
-          .filter((g) => g.permission === permission)
-          .map((g) => caNames.get(g.caSerial) ?? serialToColons(g.caSerial))
-          .sort();
-    if (!cas.length) continue;
-    const scope = cas.join(', ');
-    byScope.set(scope, [...(byScope.get(scope) ?? []), permission]);
-  }
-  const parts = [...byScope].map(
-    ([scope, permissions]) => `${permissions.length === ALL_PERMISSIONS.length ? 'every permission' : permissions.join(', ')} on ${scope}`,
-  );
-  return `${user.username} - ${parts.length ? parts.join('; ') : 'no permissions'}`;
+  return `${user.username} - ${permissionSummary(user, caNames)}`;
 }

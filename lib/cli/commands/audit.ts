@@ -4,6 +4,7 @@
  */
 import { Option, type Command } from 'commander';
 import { verifyAuditChain } from '../../ca/audit-chain';
+import { csvField } from '../../ca/certificates-csv';
 import { CaError } from '../../ca/errors';
 import { findCa } from '../../ca/lookup';
 import { hasAuditLog, type AuditFilter, type AuditLog, type AuditRow, type Store } from '../../ports';
@@ -33,11 +34,8 @@ function auditLogOf(store: Store): AuditLog {
   return store.auditLog;
 }
 
-/** RFC 4180: quoted when it holds a comma, quote or line break; quotes doubled. */
-function csvField(value: unknown): string {
-  const text = value === null || value === undefined ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
+/** RFC 4180 and neutralised against spreadsheet formulas, as the certificate CSV (lib/ca/certificates-csv.ts). */
+const auditCsvField = (value: unknown): string => csvField(value === null || value === undefined ? '' : String(value));
 
 export function auditLine(row: AuditRow, format: 'jsonl' | 'csv'): string {
   const actor = JSON.parse(row.actorText) as Record<string, unknown>;
@@ -55,7 +53,7 @@ export function auditLine(row: AuditRow, format: 'jsonl' | 'csv'): string {
     });
   }
   const values = [row.id, row.created, row.type, actor.type, actor.name, actor.id, actor.protocol, actor.address];
-  return [...values, row.caSerial, row.serial, row.dataText, row.hash].map(csvField).join(',');
+  return [...values, row.caSerial, row.serial, row.dataText, row.hash].map(auditCsvField).join(',');
 }
 
 /** `--since`: an event id (records after it) or an ISO 8601 date/time (records committed from then). */

@@ -6,7 +6,8 @@ import { CaError } from '../../ca/errors';
 import { defaultCa, findCa, findCertificate, isSelfSigned } from '../../ca/lookup';
 import { HASH_ALGORITHMS, type Profiles } from '../../ca/profiles';
 import { REVOCATION_REASONS } from '../../ca/reasons';
-import { certificateRecordText, exactJsonText } from '../../ca/serialize';
+import { certificatesCsv } from '../../ca/certificates-csv';
+import { certificateRecordText } from '../../ca/serialize';
 import type { CaRecord, CertificateFilter, CertificateRecord } from '../../ports';
 import { X509Error } from '../../x509/errors';
 import { pemEncode } from '../../x509/pem';
@@ -98,43 +99,6 @@ function listFilter(o: ListCertsOptions): Omit<CertificateFilter, 'caId'> {
   if (o.notAfterBefore !== undefined) filter.notAfterBefore = timeOption(o.notAfterBefore, '--not-after-before');
   if (o.notAfterAfter !== undefined) filter.notAfterAfter = timeOption(o.notAfterAfter, '--not-after-after');
   return filter;
-}
-
-/** RFC 4180 field: quoted when it holds a comma, quote or line break. */
-const csvField = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-
-const CSV_HEADER = [
-  'serial',
-  'common_name',
-  'ca',
-  'profile',
-  'not_before',
-  'not_after',
-  'revoked',
-  'revoked_reason',
-  'subject_alternative_names',
-];
-
-/** One line per certificate for spreadsheets; SAN values separated by spaces, each as `TYPE:value`. */
-export function certificatesCsv(certs: readonly CertificateRecord[], caNames: ReadonlyMap<number, string>): string {
-  const lines = [CSV_HEADER.join(',')];
-  for (const c of certs) {
-    const san = c.certificate.extensions.find((e) => e.type === 'subject_alternative_name');
-    const names = Array.isArray(san?.value) ? (san.value as { type: string; value: unknown }[]) : [];
-    const fields = [
-      serialToColons(c.serial),
-      c.cn,
-      caNames.get(c.caId) ?? String(c.caId),
-      c.profile,
-      c.notBefore.toISOString(),
-      c.notAfter.toISOString(),
-      c.revoked ? 'true' : 'false',
-      c.revokedReason,
-      names.map((n) => `${n.type}:${typeof n.value === 'string' ? n.value : exactJsonText(n.value)}`).join(' '),
-    ];
-    lines.push(fields.map(csvField).join(','));
-  }
-  return lines.join('\r\n') + '\r\n';
 }
 
 /**

@@ -27,6 +27,7 @@ import * as m0018 from './0018_delegate_keys';
 import * as m0019 from './0019_enrolment_challenges';
 import * as m0020 from './0020_enrolment_transactions';
 import * as m0021 from './0021_admin_sessions';
+import * as m0022 from './0022_acme_account_deactivated';
 
 /** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -51,6 +52,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0019_enrolment_challenges', m0019],
   ['0020_enrolment_transactions', m0020],
   ['0021_admin_sessions', m0021],
+  ['0022_acme_account_deactivated', m0022],
 ];
 
 /** Table in which knex records applied migrations; prefixed so it cannot clash with a host's own. */

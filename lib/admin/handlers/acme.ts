@@ -1,0 +1,78 @@
+/**
+ * A CA's ACME accounts (README "Admin interface"): who registered, their contacts and state, and —
+ * for a user with `change_certificateauthority` on the CA — deactivation (RFC 8555 §7.3.6: the
+ * account's pending orders and authorizations become invalid; it can register no more). The
+ * `acme.account.deactivated` event names the signed-in user over protocol `admin`.
+ */
+import { actingAs, hasAcmeStore, type AcmeStoreProvider, type CaRecord, type Store } from '../../ports';
+import { caFor, may, notFoundPage } from '../access';
+import { isoTime } from '../certificate-view';
+import type { SignedInContext } from '../context';
+import { html } from '../html';
+import { redirect, sendPage } from '../page';
+import { dataTable } from '../table';
+
+function acmeOf(store: Store): AcmeStoreProvider['acme'] {
+  if (!hasAcmeStore(store)) throw notFoundPage('ACME (this store keeps no ACME accounts)');
+  return store.acme;
+}
+
+async function accountsPage(ctx: SignedInContext, ca: CaRecord, status = 200, message: string | null = null): Promise<void> {
+  const accounts = await acmeOf(ctx.services.store).listAccounts(ca.id);
+  const canChange = await may(ctx, 'change_certificateauthority', ca.serial);
+  const base = `${ctx.base}cas/${ca.serial}/acme/`;
+  sendPage(ctx, {
+    status,
+    title: `ACME accounts of ${ca.name}`,
+    body: html`<h1>ACME accounts of ${ca.name}</h1>
+      ${message ? html`<p class="message" role="status">${message}</p>` : null}
+      <p>ACME is ${ca.acmeEnabled ? 'enabled' : 'disabled'} for this CA. <a href="${ctx.base}cas/${ca.serial}/">Back to the CA</a></p>
+      ${
+        accounts.length
+          ? dataTable(
+              'ACME accounts',
+              ['Account', 'Status', 'Contacts', 'Registered', 'External binding', 'Action'],
+              accounts.map(
+                (a) =>
+                  html`<td class="mono">${a.slug}</td>
+                    <td>${a.status}</td>
+                    <td>${a.contact.join(', ') || '(none)'}</td>
+                    <td>${isoTime(a.created)}</td>
+                    <td>${a.eabKid ?? '(none)'}</td>
+                    <td>
+                      ${
+                        canChange && a.status === 'valid'
+                          ? html`<form method="post" action="${base}${a.slug}/deactivate">
+                              <input type="hidden" name="_csrf" value="${ctx.session.record.csrfToken}" /><button
+                                class="danger"
+                                type="submit"
+                                aria-label="Deactivate ${a.slug}"
+                              >
+                                Deactivate
+                              </button>
+                            </form>`
+                          : null
+                      }
+                    </td>`,
+              ),
+            )
+          : html`<p class="message">No ACME account has registered with this CA.</p>`
+      }`,
+  });
+}
+
+export async function showAcmeAccounts(ctx: SignedInContext): Promise<void> {
+  await accountsPage(ctx, await caFor(ctx, 'view_certificateauthority', ctx.params.ca));
+}
+
+export async function deactivateAcmeAccount(ctx: SignedInContext): Promise<void> {
+  const ca = await caFor(ctx, 'change_certificateauthority', ctx.params.ca);
+  const account = await acmeOf(ctx.services.store).findAccount(ca.id, ctx.params.slug);
+  if (!account) throw notFoundPage('The ACME account');
+  if (account.status !== 'valid') return accountsPage(ctx, ca, 409, `The account ${account.slug} is ${account.status} already.`);
+  const { user } = ctx.session;
+  const actor = { type: 'api_user', id: user.id, name: user.username, protocol: 'admin', address: ctx.req.ip ?? null };
+  // In a transaction of a store that names the user, so that the event does too.
+  await actingAs(ctx.services.store, actor).transaction((tx) => acmeOf(tx).updateAccount(account.id, { status: 'deactivated' }));
+  redirect(ctx.res, `${ctx.base}cas/${ca.serial}/acme/`);
+}

@@ -1,0 +1,98 @@
+/**
+ * The audit log (README "Audit", "Admin interface"): its records in chain order, filtered by CA and
+ * time, a page at a time (keyset by id), and a button that verifies the whole hash chain now. It
+ * names every CA and user, so it needs the global `view_auditlog` permission.
+ */
+import { verifyAuditChain } from '../../ca/audit-chain';
+import { hasAuditLog, type AuditLog, type AuditRow, type Store } from '../../ports';
+import { normaliseSerial } from '../../x509/serial-format';
+import { forbiddenPage, notFoundPage } from '../access';
+import type { SignedInContext } from '../context';
+import { html, type Html } from '../html';
+import { sendPage } from '../page';
+import { dataTable } from '../table';
+
+const PAGE_SIZE = 100;
+
+async function auditLogFor(ctx: SignedInContext): Promise<AuditLog> {
+  const { user } = ctx.session;
+  if (!(await ctx.services.permissions.hasPermission({ id: user.id, username: user.username }, 'view_auditlog'))) throw forbiddenPage();
+  const store: Store = ctx.services.store;
+  if (!hasAuditLog(store)) throw notFoundPage('The audit log (this store keeps none)');
+  return store.auditLog;
+}
+
+function actorText(row: AuditRow): string {
+  try {
+    const a = JSON.parse(row.actorText) as Record<string, unknown>;
+    return [a.type, a.name ?? a.id, a.protocol && `over ${String(a.protocol)}`, a.address && `from ${String(a.address)}`]
+      .filter(Boolean)
+      .join(' ');
+  } catch {
+    return row.actorText;
+  }
+}
+
+async function auditPage(ctx: SignedInContext, log: AuditLog, verdict: Html | null): Promise<void> {
+  const query = ctx.req.query as Record<string, unknown>;
+  const text = (name: string) => (typeof query[name] === 'string' ? (query[name] as string).trim() : '');
+  const after = Number(text('after')) || 0;
+  const ca = normaliseSerial(text('ca')) ?? undefined;
+  const sinceText = text('since');
+  const since = sinceText && !Number.isNaN(Date.parse(sinceText)) ? new Date(sinceText) : undefined;
+  const rows = await log.auditRows({ afterId: after, caSerial: ca, since, limit: PAGE_SIZE + 1 });
+  const shown = rows.slice(0, PAGE_SIZE);
+  const next =
+    rows.length > PAGE_SIZE
+      ? `${ctx.base}audit/?${new URLSearchParams({ ca: text('ca'), since: sinceText, after: String(shown[shown.length - 1].id) })}`
+      : null;
+  sendPage(ctx, {
+    title: 'Audit log',
+    body: html`<h1>Audit log</h1>
+      ${verdict}
+      <form method="post" action="${ctx.base}audit/verify">
+        <input type="hidden" name="_csrf" value="${ctx.session.record.csrfToken}" /><button type="submit">Verify the chain</button>
+      </form>
+      <form class="filters" method="get" action="${ctx.base}audit/">
+        <div><label for="ca">CA serial</label><input id="ca" name="ca" value="${text('ca')}" /></div>
+        <div><label for="since">Since (ISO 8601)</label><input id="since" name="since" value="${sinceText}" /></div>
+        <button type="submit">Filter</button>
+      </form>
+      ${
+        shown.length
+          ? dataTable(
+              'Audit records',
+              ['Id', 'Time (UTC)', 'Type', 'Actor', 'CA', 'Serial', 'Data', 'Hash'],
+              shown.map(
+                (r) =>
+                  html`<td>${r.id}</td>
+                    <td>${r.created}</td>
+                    <td>${r.type}</td>
+                    <td>${actorText(r)}</td>
+                    <td class="mono">${r.caSerial ?? ''}</td>
+                    <td class="mono">${r.serial ?? ''}</td>
+                    <td class="mono">${r.dataText.length > 200 ? `${r.dataText.slice(0, 200)}…` : r.dataText}</td>
+                    <td class="mono">${r.hash.slice(0, 12)}</td>`,
+              ),
+            )
+          : html`<p class="message">No record matches.</p>`
+      }
+      ${next ? html`<p class="pager"><a href="${next}" rel="next">Next page</a></p>` : null}`,
+  });
+}
+
+export async function showAuditLog(ctx: SignedInContext): Promise<void> {
+  await auditPage(ctx, await auditLogFor(ctx), null);
+}
+
+/** Walk every record now (lib/ca/audit-chain.ts) and say whether the chain holds. */
+export async function verifyAuditLog(ctx: SignedInContext): Promise<void> {
+  const log = await auditLogFor(ctx);
+  const v = await verifyAuditChain(log);
+  const verdict = v.intact
+    ? html`<p class="message ok" role="status">The chain is intact: ${v.records} records, head ${v.head}.</p>`
+    : html`<p class="message error" role="alert">
+        The chain is broken at record ${v.brokenAt} (after ${v.previousId ?? 'the start'}): ${v.records} records before it hold.
+      </p>`;
+  await auditPage(ctx, log, verdict);
+}

@@ -1,0 +1,120 @@
+/**
+ * A certificate authority's page (README "Admin interface"): what it is, its state, and what it adds
+ * to the certificates it signs — and, for a user with `change_certificateauthority` on it, a form for
+ * the REST update's fields (the same model rules and wording, lib/ca/ca-update.ts) plus `enabled` and
+ * `api_enabled`. The change is audited (`ca.updated`, naming the fields) as the signed-in user.
+ */
+import { caPatchFromBody } from '../../ca/ca-update';
+import { CaError } from '../../ca/errors';
+import { isUsable } from '../../ca/lookup';
+import { actingAs, StoreConflictError, type CaRecord } from '../../ports';
+import { X509Error } from '../../x509/errors';
+import { formatRfc4514 } from '../../x509/rfc4514';
+import { caFor, may } from '../access';
+import { accessBody, accessUrls, crlBody, crlUrls, lines } from '../ca-form';
+import { colonSerial, isoTime } from '../certificate-view';
+import type { SignedInContext } from '../context';
+import { extensionRows } from '../extension-rows';
+import { html, type Html } from '../html';
+import { redirect, sendPage } from '../page';
+
+const textField = (name: string, label: string, value: string): Html =>
+  html`<div class="field"><label for="${name}">${label}</label><input id="${name}" name="${name}" size="60" value="${value}" /></div>`;
+const linesField = (name: string, label: string, values: string[] | null): Html =>
+  values === null
+    ? html`<p>${label}: kept as it is (more than a list of URLs; change it with <code>ca-admin edit_ca</code> or the REST API).</p>`
+    : html`<div class="field">
+        <label for="${name}">${label} (one URL per line)</label
+        ><textarea id="${name}" name="${name}" rows="3" cols="60">${values.join('\n')}</textarea>
+      </div>`;
+const checkbox = (name: string, label: string, checked: boolean): Html =>
+  html`<div class="field">
+    <input type="checkbox" id="${name}" name="${name}" value="on" ${checked ? html` checked` : null} />
+    <label for="${name}" class="inline">${label}</label>
+  </div>`;
+
+function editForm(ctx: SignedInContext, ca: CaRecord): Html {
+  const access = accessUrls(ca.signAuthorityInformationAccess);
+  return html`<h2>Edit</h2>
+    <form method="post" action="${ctx.base}cas/${ca.serial}/">
+      <input type="hidden" name="_csrf" value="${ctx.session.record.csrfToken}" />
+      ${textField('name', 'Name', ca.name)} ${checkbox('enabled', 'Enabled (signs certificates)', ca.enabled)}
+      ${checkbox('api_enabled', 'REST API enabled', ca.apiEnabled)}
+      ${linesField('crl_urls', 'CRL distribution points for the certificates it signs', crlUrls(ca.signCrlDistributionPoints))}
+      ${access ? linesField('ocsp_urls', 'OCSP responders for the certificates it signs', access.ocsp) : linesField('ocsp_urls', 'Authority information access', null)}
+      ${access ? linesField('issuer_urls', 'CA issuer URLs for the certificates it signs', access.issuers) : null}
+      ${textField('website', 'Website', ca.website)} ${textField('terms_of_service', 'Terms of service', ca.termsOfService)}
+      ${textField('caa_identity', 'CAA identity', ca.caaIdentity)}
+      <button type="submit">Save</button>
+    </form>`;
+}
+
+async function caPage(ctx: SignedInContext, ca: CaRecord, status = 200, message: string | null = null): Promise<void> {
+  const now = new Date();
+  const canEdit = await may(ctx, 'change_certificateauthority', ca.serial);
+  const saved = ctx.req.query.saved === '1' && !message;
+  const signs = [ca.signCrlDistributionPoints, ca.signAuthorityInformationAccess, ca.signCertificatePolicies, ca.signIssuerAlternativeName];
+  sendPage(ctx, {
+    status,
+    title: ca.name,
+    body: html`<h1>${ca.name}</h1>
+      ${message ? html`<p class="message error" role="alert">${message}</p>` : null}
+      ${saved ? html`<p class="message ok" role="status">Saved.</p>` : null}
+      <dl class="fields">
+        <dt>Subject</dt>
+        <dd>${formatRfc4514(ca.certificate.subject)}</dd>
+        <dt>Serial</dt>
+        <dd class="mono">${colonSerial(ca.serial)}</dd>
+        <dt>Valid</dt>
+        <dd>${isoTime(ca.notBefore)} to ${isoTime(ca.notAfter)}</dd>
+        <dt>State</dt>
+        <dd>
+          ${isUsable(ca, now) ? 'usable' : 'cannot sign now'}; ${ca.enabled ? 'enabled' : 'disabled'}; REST API
+          ${ca.apiEnabled ? 'enabled' : 'disabled'}; ACME ${ca.acmeEnabled ? 'enabled' : 'disabled'}
+        </dd>
+        <dt>Key storage</dt>
+        <dd>${ca.keyBackendAlias}${ca.keyBackendOptions === null ? ' (no private key)' : ''}</dd>
+      </dl>
+      <p class="actions">
+        <a href="${ctx.base}certs/?ca=${ca.serial}">Its certificates</a><a href="${ctx.base}issue?ca=${ca.serial}">Issue with it</a
+        ><a href="${ctx.base}cas/${ca.serial}/acme/">ACME accounts</a>
+      </p>
+      <h2>Added to the certificates it signs</h2>
+      ${extensionRows(signs.filter((e) => e !== null))} ${canEdit ? editForm(ctx, ca) : null}`,
+  });
+}
+
+export async function showCa(ctx: SignedInContext): Promise<void> {
+  await caPage(ctx, await caFor(ctx, 'view_certificateauthority', ctx.params.ca));
+}
+
+export async function updateCa(ctx: SignedInContext): Promise<void> {
+  const ca = await caFor(ctx, 'change_certificateauthority', ctx.params.ca);
+  const form = ctx.form as URLSearchParams;
+  const field = (name: string) => (form.get(name) ?? '').trim();
+  const body: Record<string, unknown> = {
+    name: field('name'),
+    website: field('website'),
+    terms_of_service: field('terms_of_service'),
+    caa_identity: field('caa_identity'),
+  };
+  // A list shown read-only (null) is not in the form, so it is not changed.
+  if (crlUrls(ca.signCrlDistributionPoints) !== null) body.sign_crl_distribution_points = crlBody(lines(field('crl_urls')));
+  if (accessUrls(ca.signAuthorityInformationAccess) !== null)
+    body.sign_authority_information_access = accessBody(lines(field('ocsp_urls')), lines(field('issuer_urls')));
+  const { user } = ctx.session;
+  const actor = { type: 'api_user', id: user.id, name: user.username, protocol: 'admin', address: ctx.req.ip ?? null };
+  try {
+    const patch = await caPatchFromBody(ctx.services.store, ca, body);
+    await actingAs(ctx.services.store, actor).updateCa(ca.id, {
+      ...patch,
+      enabled: form.get('enabled') === 'on',
+      apiEnabled: form.get('api_enabled') === 'on',
+    });
+  } catch (e) {
+    if (e instanceof CaError || e instanceof X509Error) return caPage(ctx, ca, 400, e.message);
+    if (e instanceof StoreConflictError) return caPage(ctx, ca, 409, 'Another CA took that name meanwhile.');
+    throw e;
+  }
+  redirect(ctx.res, `${ctx.base}cas/${ca.serial}/?saved=1`);
+}

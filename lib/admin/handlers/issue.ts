@@ -1,0 +1,159 @@
+/**
+ * Issuing from a CSR (README "Admin interface"): paste a CSR, "Read CSR" fills the subject and the
+ * subjectAltNames from it (what is signed is what the form says, never silently the CSR), choose CA,
+ * profile and lifetime, "Sign". `signCert` applies the command line's rules (the profile, a CN or a
+ * SAN required, the CA usable and not outlived) and the certificate is audited as the signed-in user
+ * over protocol `admin`. Needs `sign_certificate` for the chosen CA; only usable CAs whose key this
+ * interface can reach are offered, and when there is none the page says why.
+ */
+import { signCert } from '../../ca/certificates';
+import { CaError } from '../../ca/errors';
+import { isUsable } from '../../ca/lookup';
+import type { CaRecord } from '../../ports';
+import { parseCsr, type ParsedCsr } from '../../x509/csr';
+import { X509Error } from '../../x509/errors';
+import { parseRfc4514 } from '../../x509/rfc4514';
+import { casWith, forbiddenPage } from '../access';
+import type { SignedInContext } from '../context';
+import { html, type Html } from '../html';
+import { fieldsFromCsr, keyText, sanLines } from '../issue-form';
+import { redirect, sendPage } from '../page';
+
+interface IssueFields {
+  ca: string;
+  profile: string;
+  csr: string;
+  subject: string;
+  san: string;
+  days: string;
+}
+
+/** CAs the user may sign with, usable now, whose key one of the interface's backends holds. */
+async function signingCas(ctx: SignedInContext): Promise<CaRecord[]> {
+  const now = new Date();
+  const { keyBackends } = ctx.services.signing;
+  return (await casWith(ctx, 'sign_certificate')).filter(
+    (ca) => isUsable(ca, now) && ca.keyBackendOptions !== null && Object.hasOwn(keyBackends, ca.keyBackendAlias),
+  );
+}
+
+function unavailable(ctx: SignedInContext, why: string): void {
+  sendPage(ctx, {
+    title: 'Issue a certificate',
+    body: html`<h1>Issue a certificate</h1>
+      <p class="message" role="status">${why}</p>`,
+  });
+}
+
+function form(
+  ctx: SignedInContext,
+  cas: CaRecord[],
+  f: IssueFields,
+  status = 200,
+  message: string | null = null,
+  csr: ParsedCsr | null = null,
+): void {
+  const { profiles } = ctx.services.signing;
+  const option = (value: string, label: string, chosen: string): Html =>
+    html`<option value="${value}" ${value === chosen ? html` selected` : null}>${label}</option>`;
+  sendPage(ctx, {
+    status,
+    title: 'Issue a certificate',
+    body: html`<h1>Issue a certificate</h1>
+      ${message ? html`<p class="message error" role="alert">${message}</p>` : null}
+      ${csr ? html`<p class="message ok" role="status">The CSR asks for ${f.subject || 'no subject'}; key ${keyText(csr)}; its signature is valid.</p>` : null}
+      <form method="post" action="${ctx.base}issue">
+        <input type="hidden" name="_csrf" value="${ctx.session.record.csrfToken}" />
+        <div class="field">
+          <label for="csr">Certificate signing request (PEM)</label
+          ><textarea id="csr" name="csr" rows="10" cols="70" class="mono">${f.csr}</textarea>
+        </div>
+        <div class="actions"><button type="submit" name="action" value="read">Read CSR</button></div>
+        <div class="field">
+          <label for="ca">Certificate authority</label
+          ><select id="ca" name="ca">
+            ${cas.map((ca) => option(ca.serial, ca.name, f.ca))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="profile">Profile</label
+          ><select id="profile" name="profile">
+            ${[...profiles.keys()].map((p) => option(p, p, f.profile))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="subject">Subject (RFC 4514, e.g. CN=host.example.com,O=Example)</label
+          ><input id="subject" name="subject" size="60" value="${f.subject}" />
+        </div>
+        <div class="field">
+          <label for="san">Subject alternative names (one per line: DNS:, IP:, email:, URI:)</label
+          ><textarea id="san" name="san" rows="4" cols="60">${f.san}</textarea>
+        </div>
+        <div class="field">
+          <label for="days">Valid for (days; empty: the profile's)</label
+          ><input id="days" name="days" inputmode="numeric" size="6" value="${f.days}" />
+        </div>
+        <button type="submit" name="action" value="sign">Sign</button>
+      </form>`,
+  });
+}
+
+export async function showIssue(ctx: SignedInContext): Promise<void> {
+  const cas = await signingCas(ctx);
+  if (cas.length === 0) return unavailable(ctx, whyNoCa(ctx));
+  const chosen = typeof ctx.req.query.ca === 'string' ? ctx.req.query.ca : (cas[0]?.serial ?? '');
+  form(ctx, cas, { ca: chosen, profile: ctx.services.signing.defaultProfile, csr: '', subject: '', san: '', days: '' });
+}
+
+function whyNoCa(ctx: SignedInContext): string {
+  if (Object.keys(ctx.services.signing.keyBackends).length === 0) {
+    return 'Issuing is not available here: this interface has no key backend (set CA_KEY_ENCRYPTION_KEY or pass keyBackends to createCaAdminRouter).';
+  }
+  return 'There is no CA you may sign with that is enabled, valid now and has its key in a backend of this interface.';
+}
+
+export async function issue(ctx: SignedInContext): Promise<void> {
+  const body = ctx.form as URLSearchParams;
+  const text = (name: string) => (body.get(name) ?? '').trim();
+  const f: IssueFields = {
+    ca: text('ca'),
+    profile: text('profile'),
+    csr: text('csr'),
+    subject: text('subject'),
+    san: text('san'),
+    days: text('days'),
+  };
+  const cas = await signingCas(ctx);
+  const ca = cas.find((c) => c.serial === f.ca);
+  if (!ca) throw forbiddenPage(); // not one the user may sign with (or not usable): nothing is signed
+  let csr: ParsedCsr;
+  try {
+    csr = parseCsr(f.csr);
+  } catch (e) {
+    if (e instanceof X509Error) return form(ctx, cas, f, 400, `Not a usable CSR: ${e.message}`);
+    throw e;
+  }
+  if (body.get('action') !== 'sign' || (!f.subject && !f.san)) return form(ctx, cas, { ...f, ...fieldsFromCsr(csr) }, 200, null, csr);
+  const days = f.days === '' ? undefined : Number(f.days);
+  if (days !== undefined && !(Number.isInteger(days) && days > 0))
+    return form(ctx, cas, f, 400, 'Valid for: a whole number of days, at least 1.');
+  const { user } = ctx.session;
+  try {
+    const names = sanLines(f.san);
+    const cert = await signCert({
+      ...ctx.services.signing,
+      store: ctx.services.store,
+      ca,
+      csr: f.csr,
+      subject: f.subject ? parseRfc4514(f.subject) : [],
+      extensions: names.length ? [{ type: 'subject_alternative_name', critical: false, value: names }] : [],
+      profile: f.profile,
+      expiresDays: days, // undefined: the profile's lifetime
+      requester: { type: 'api_user', id: user.id, name: user.username, protocol: 'admin', address: ctx.req.ip ?? null },
+    });
+    redirect(ctx.res, `${ctx.base}certs/${ca.serial}/${cert.serial}/`);
+  } catch (e) {
+    if (e instanceof X509Error || e instanceof CaError) return form(ctx, cas, f, 400, e.message);
+    throw e;
+  }
+}
