@@ -51,6 +51,16 @@ export async function setupAdmin(
   configure?: (app: express.Express) => void,
 ): Promise<AdminFixture> {
   const api = await setupApi();
+  const admin = adminOn(api, options, configure);
+  return { ...admin, close: async () => (await admin.close(), await api.close()) };
+}
+
+/** Another admin router, with other options, on the same API fixture (its `close` leaves the fixture open). */
+export function adminOn(
+  api: ApiFixture,
+  options: Partial<CaAdminRouterOptions> = {},
+  configure?: (app: express.Express) => void,
+): AdminFixture {
   const app = express();
   configure?.(app);
   const errors: string[] = [];
@@ -72,9 +82,6 @@ export async function setupAdmin(
       if (res.status !== 303) throw new Error(`sign-in of ${username}: ${res.status} ${res.text.slice(0, 300)}`);
       return agent;
     },
-    close: async () => {
-      await router.close();
-      await api.close();
-    },
+    close: () => router.close(),
   };
 }

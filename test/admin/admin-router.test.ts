@@ -13,7 +13,7 @@ import { createApiUser, createCaAdminRouter, defaultProfiles, editCa, OptionsErr
 import { tokenSha256 } from '../../lib/admin/session';
 import type { CertificateRecord, EventLog } from '../../lib/ports';
 import { issueThroughApi, opensslCsr, PASSWORD } from '../api/fixture';
-import { ADMIN, formToken, NO_PERMISSIONS, setupAdmin, type AdminFixture } from './admin-fixture';
+import { ADMIN, adminOn, formToken, NO_PERMISSIONS, setupAdmin, type AdminFixture } from './admin-fixture';
 
 let f: AdminFixture;
 let web: CertificateRecord; // DNS:web.internal.example, DNS:alt.internal.example on the fixture's intermediate
@@ -363,7 +363,7 @@ describe('options and transport', () => {
   });
 
   test('plain HTTP from another machine is refused unless requireTls is false; HTTPS gets __Host- cookies and HSTS', async () => {
-    const behindProxy = await setupAdmin({}, (app) => app.set('trust proxy', true));
+    const behindProxy = adminOn(f.api, {}, (app) => app.set('trust proxy', true));
     try {
       await request(behindProxy.app).get(`${ADMIN}login`).set('X-Forwarded-For', '203.0.113.7').expect(403);
       const tls = await request(behindProxy.app)
@@ -381,7 +381,7 @@ describe('options and transport', () => {
   });
 
   test('the idle timeout ends a session', async () => {
-    const short = await setupAdmin({ session: { idleTimeoutMs: 1000, absoluteTimeoutMs: 60_000 } });
+    const short = adminOn(f.api, { session: { idleTimeoutMs: 1000, absoluteTimeoutMs: 60_000 } });
     try {
       const agent = await short.signIn('alice');
       await agent.get(ADMIN).expect(200);

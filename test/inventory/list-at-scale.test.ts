@@ -4,7 +4,7 @@
  * exactly once, in ascending id, each record identical to what the view endpoint answers for it —
  * also after a revocation, whose fields are part of the record.
  *
- * With PostgreSQL at hand (CI), PostgreSQL holds the 20,000 and the embedded database 5,000 — still
+ * With PostgreSQL at hand (CI), PostgreSQL holds the 20,000 and the embedded database 2,000 — still
  * many batches and pages, the same code above the store — so that CI keeps within its time; without
  * it, the embedded database holds the 20,000.
  */
@@ -17,7 +17,7 @@ import { cloneCertificates } from './bulk';
 jest.setTimeout(120_000);
 
 const AT_SCALE = 20_000;
-const copiesOn = (target: { name: string }) => (target.name === 'pglite' && process.env.TEST_DATABASE_URL ? 5_000 : AT_SCALE);
+const copiesOn = (target: { name: string }) => (target.name === 'pglite' && process.env.TEST_DATABASE_URL ? 2_000 : AT_SCALE);
 
 type Rec = { id: number; revoked: boolean; revoked_reason: string; certificate: { serial: string } };
 
