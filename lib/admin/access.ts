@@ -6,7 +6,7 @@
  */
 import { HttpError } from '../http/http-errors';
 import { sanitizeSerial } from '../http/path-matcher';
-import type { ApiUser, CaRecord, Permission } from '../ports';
+import type { Actor, ApiUser, CaRecord, Permission } from '../ports';
 import type { SignedInContext } from './context';
 
 export const forbiddenPage = (): HttpError => new HttpError(403, 'You do not have the permission for this page or action.');
@@ -16,6 +16,17 @@ const apiUser = (ctx: SignedInContext): ApiUser => ({ id: ctx.session.user.id, u
 
 export function may(ctx: SignedInContext, permission: Permission, caSerial: string): Promise<boolean> {
   return ctx.services.permissions.hasPermission(apiUser(ctx), permission, { caSerial });
+}
+
+/** Whether the user holds a global permission of the interface (`view_auditlog`, `manage_webhooks`, `manage_users`); 403 if not. */
+export async function requireGlobal(ctx: SignedInContext, permission: Permission): Promise<void> {
+  if (!(await ctx.services.permissions.hasPermission(apiUser(ctx), permission))) throw forbiddenPage();
+}
+
+/** Who the interface's writes name in the audit log: the signed-in user, over `admin`, from their address. */
+export function adminActor(ctx: SignedInContext): Actor {
+  const { user } = ctx.session;
+  return { type: 'api_user', id: user.id, name: user.username, protocol: 'admin', address: ctx.req.ip ?? null };
 }
 
 /** The CA named by a path's serial, when the user holds `permission` for it; 403 before 404. */

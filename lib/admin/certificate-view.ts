@@ -3,6 +3,7 @@
  * and "expires in N days"), its primary name (the first subjectAltName, else the CN — some
  * certificates have neither), its subjectAltNames as `DNS: name` lines, and serials with colons.
  */
+import { DAY_MS } from '../x509/datetime';
 import type { CertificateRecord } from '../ports';
 import type { GeneralName } from '../x509/types';
 import { serialToColons } from '../x509/serial-format';
@@ -14,7 +15,6 @@ export interface Status {
   text: string;
 }
 
-const DAY_MS = 86_400_000;
 /** A valid certificate this close to its end is flagged. */
 export const EXPIRING_WITHIN_DAYS = 30;
 

@@ -4,11 +4,10 @@
  * classes only, no `style` attribute and no script (the interface's Content-Security-Policy forbids
  * both) — and the same figures as a table for screen readers and for copying.
  */
+import { DAY_MS } from '../x509/datetime';
 import { isoDay } from './certificate-view';
 import { html, type Html } from './html';
 import { dataTable } from './table';
-
-const DAY_MS = 86_400_000;
 
 const WIDTH = 720;
 const HEIGHT = 220;

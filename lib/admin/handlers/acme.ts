@@ -5,7 +5,7 @@
  * `acme.account.deactivated` event names the signed-in user over protocol `admin`.
  */
 import { actingAs, hasAcmeStore, type AcmeStoreProvider, type CaRecord, type Store } from '../../ports';
-import { caFor, may, notFoundPage } from '../access';
+import { adminActor, caFor, may, notFoundPage } from '../access';
 import { isoTime } from '../certificate-view';
 import type { SignedInContext } from '../context';
 import { html } from '../html';
@@ -70,8 +70,7 @@ export async function deactivateAcmeAccount(ctx: SignedInContext): Promise<void>
   const account = await acmeOf(ctx.services.store).findAccount(ca.id, ctx.params.slug);
   if (!account) throw notFoundPage('The ACME account');
   if (account.status !== 'valid') return accountsPage(ctx, ca, 409, `The account ${account.slug} is ${account.status} already.`);
-  const { user } = ctx.session;
-  const actor = { type: 'api_user', id: user.id, name: user.username, protocol: 'admin', address: ctx.req.ip ?? null };
+  const actor = adminActor(ctx);
   // In a transaction of a store that names the user, so that the event does too.
   await actingAs(ctx.services.store, actor).transaction((tx) => acmeOf(tx).updateAccount(account.id, { status: 'deactivated' }));
   redirect(ctx.res, `${ctx.base}cas/${ca.serial}/acme/`);

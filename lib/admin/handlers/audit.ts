@@ -6,7 +6,7 @@
 import { verifyAuditChain } from '../../ca/audit-chain';
 import { hasAuditLog, type AuditLog, type AuditRow, type Store } from '../../ports';
 import { normaliseSerial } from '../../x509/serial-format';
-import { forbiddenPage, notFoundPage } from '../access';
+import { notFoundPage, requireGlobal } from '../access';
 import type { SignedInContext } from '../context';
 import { html, type Html } from '../html';
 import { sendPage } from '../page';
@@ -15,8 +15,7 @@ import { dataTable } from '../table';
 const PAGE_SIZE = 100;
 
 async function auditLogFor(ctx: SignedInContext): Promise<AuditLog> {
-  const { user } = ctx.session;
-  if (!(await ctx.services.permissions.hasPermission({ id: user.id, username: user.username }, 'view_auditlog'))) throw forbiddenPage();
+  await requireGlobal(ctx, 'view_auditlog');
   const store: Store = ctx.services.store;
   if (!hasAuditLog(store)) throw notFoundPage('The audit log (this store keeps none)');
   return store.auditLog;

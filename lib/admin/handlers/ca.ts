@@ -10,7 +10,7 @@ import { isUsable } from '../../ca/lookup';
 import { actingAs, StoreConflictError, type CaRecord } from '../../ports';
 import { X509Error } from '../../x509/errors';
 import { formatRfc4514 } from '../../x509/rfc4514';
-import { caFor, may } from '../access';
+import { adminActor, caFor, may } from '../access';
 import { accessBody, accessUrls, crlBody, crlUrls, lines } from '../ca-form';
 import { colonSerial, isoTime } from '../certificate-view';
 import type { SignedInContext } from '../context';
@@ -102,8 +102,7 @@ export async function updateCa(ctx: SignedInContext): Promise<void> {
   if (crlUrls(ca.signCrlDistributionPoints) !== null) body.sign_crl_distribution_points = crlBody(lines(field('crl_urls')));
   if (accessUrls(ca.signAuthorityInformationAccess) !== null)
     body.sign_authority_information_access = accessBody(lines(field('ocsp_urls')), lines(field('issuer_urls')));
-  const { user } = ctx.session;
-  const actor = { type: 'api_user', id: user.id, name: user.username, protocol: 'admin', address: ctx.req.ip ?? null };
+  const actor = adminActor(ctx);
   try {
     const patch = await caPatchFromBody(ctx.services.store, ca, body);
     await actingAs(ctx.services.store, actor).updateCa(ca.id, {

@@ -6,6 +6,7 @@
  * across CAs (`after`): each CA is asked for one page after the cursor, never for all its rows, and
  * the pages are merged in id order.
  */
+import { DAY_MS } from '../../x509/datetime';
 import type { CaRecord, CertificateFilter, CertificateRecord } from '../../ports';
 import { normaliseSerial } from '../../x509/serial-format';
 import { casWith } from '../access';
@@ -16,7 +17,6 @@ import { sendPage } from '../page';
 import { dataTable } from '../table';
 
 const PAGE_SIZE = 50;
-const DAY_MS = 86_400_000;
 const MAX_DAYS = 36_500;
 
 /** The status filter's choices: `days` bounds `expiring` (ahead of now) and `expired` (back from now). */

@@ -13,7 +13,7 @@ import type { CaRecord } from '../../ports';
 import { parseCsr, type ParsedCsr } from '../../x509/csr';
 import { X509Error } from '../../x509/errors';
 import { parseRfc4514 } from '../../x509/rfc4514';
-import { casWith, forbiddenPage } from '../access';
+import { adminActor, casWith, forbiddenPage } from '../access';
 import type { SignedInContext } from '../context';
 import { html, type Html } from '../html';
 import { fieldsFromCsr, keyText, sanLines } from '../issue-form';
@@ -137,7 +137,6 @@ export async function issue(ctx: SignedInContext): Promise<void> {
   const days = f.days === '' ? undefined : Number(f.days);
   if (days !== undefined && !(Number.isInteger(days) && days > 0))
     return form(ctx, cas, f, 400, 'Valid for: a whole number of days, at least 1.');
-  const { user } = ctx.session;
   try {
     const names = sanLines(f.san);
     const cert = await signCert({
@@ -149,7 +148,7 @@ export async function issue(ctx: SignedInContext): Promise<void> {
       extensions: names.length ? [{ type: 'subject_alternative_name', critical: false, value: names }] : [],
       profile: f.profile,
       expiresDays: days, // undefined: the profile's lifetime
-      requester: { type: 'api_user', id: user.id, name: user.username, protocol: 'admin', address: ctx.req.ip ?? null },
+      requester: adminActor(ctx),
     });
     redirect(ctx.res, `${ctx.base}certs/${ca.serial}/${cert.serial}/`);
   } catch (e) {

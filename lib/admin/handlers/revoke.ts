@@ -9,7 +9,7 @@ import { CaError } from '../../ca/errors';
 import { revokeCert } from '../../ca/revocation';
 import { REVOCATION_REASONS } from '../../ca/reasons';
 import { X509Error } from '../../x509/errors';
-import { caFor } from '../access';
+import { adminActor, caFor } from '../access';
 import { colonSerial, primaryName } from '../certificate-view';
 import type { SignedInContext } from '../context';
 import { html } from '../html';
@@ -67,8 +67,7 @@ export async function revoke(ctx: SignedInContext): Promise<void> {
   if (cert.revoked) return revokeForm(ctx, 409, null);
   if (!REASONS.includes(reason as (typeof REASONS)[number]))
     return revokeForm(ctx, 400, 'Choose a reason from the list.', 'unspecified', compromised);
-  const { user } = ctx.session;
-  const actor = { type: 'api_user', id: user.id, name: user.username, protocol: 'admin', address: ctx.req.ip ?? null };
+  const actor = adminActor(ctx);
   try {
     await revokeCert(ctx.services.store, cert, { reason, compromised: compromised || undefined, actor });
   } catch (e) {

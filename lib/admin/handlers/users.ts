@@ -10,7 +10,7 @@ import { CaError } from '../../ca/errors';
 import { permissionSummary } from '../../ca/user-summary';
 import { createApiUser, deleteApiUser, listApiUsers, setApiUserPassword, setApiUserPermissions } from '../../ca/users';
 import { actingAs, type Store, type UserRecord } from '../../ports';
-import { forbiddenPage, notFoundPage } from '../access';
+import { adminActor, notFoundPage, requireGlobal } from '../access';
 import type { SignedInContext } from '../context';
 import { html, type Html } from '../html';
 import { redirect, sendPage } from '../page';
@@ -19,15 +19,8 @@ import { permissionFields, permissionsFromForm } from '../users-form';
 
 /** The signed-in user's store for writes (events name them), after checking `manage_users`. */
 async function managing(ctx: SignedInContext): Promise<Store> {
-  const { user } = ctx.session;
-  if (!(await ctx.services.permissions.hasPermission({ id: user.id, username: user.username }, 'manage_users'))) throw forbiddenPage();
-  return actingAs(ctx.services.store, {
-    type: 'api_user',
-    id: user.id,
-    name: user.username,
-    protocol: 'admin',
-    address: ctx.req.ip ?? null,
-  });
+  await requireGlobal(ctx, 'manage_users');
+  return actingAs(ctx.services.store, adminActor(ctx));
 }
 
 const csrf = (ctx: SignedInContext): Html => html`<input type="hidden" name="_csrf" value="${ctx.session.record.csrfToken}" />`;

@@ -16,7 +16,7 @@ import {
   rotateWebhookSecret,
   webhookStoreOf,
 } from '../../webhooks/management';
-import { forbiddenPage, notFoundPage } from '../access';
+import { adminActor, notFoundPage, requireGlobal } from '../access';
 import { isoTime } from '../certificate-view';
 import type { SignedInContext } from '../context';
 import { html, type Html } from '../html';
@@ -24,9 +24,8 @@ import { redirect, sendPage } from '../page';
 import { dataTable } from '../table';
 
 async function managing(ctx: SignedInContext): Promise<WebhookStore> {
-  const { user } = ctx.session;
-  if (!(await ctx.services.permissions.hasPermission({ id: user.id, username: user.username }, 'manage_webhooks'))) throw forbiddenPage();
-  const actor = { type: 'api_user', id: user.id, name: user.username, protocol: 'admin', address: ctx.req.ip ?? null };
+  await requireGlobal(ctx, 'manage_webhooks');
+  const actor = adminActor(ctx);
   return webhookStoreOf(actingAs(ctx.services.store, actor));
 }
 
