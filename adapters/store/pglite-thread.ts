@@ -35,7 +35,9 @@ const { parentPort, workerData } = require('worker_threads');
 const { PGlite } = require(workerData.pglitePath);
 // pg_trgm backs the substring search filters with indexes (migration 0003); it ships with PGlite.
 const { pg_trgm } = require(workerData.trgmPath);
-const db = new PGlite({ dataDir: workerData.dataDir || undefined, extensions: { pg_trgm } });
+// A snapshot (a tar of PGlite's dumpDataDir) is the new database's starting content: no initdb.
+const loadDataDir = workerData.snapshot ? new Blob([require('fs').readFileSync(workerData.snapshot)]) : undefined;
+const db = new PGlite({ dataDir: workerData.dataDir || undefined, extensions: { pg_trgm }, loadDataDir });
 function describe(e) {
   const out = { message: String((e && e.message) || e), name: e && e.name };
   if (e && typeof e === 'object') for (const k of Object.keys(e)) if (typeof e[k] !== 'function') out[k] = e[k];
@@ -78,14 +80,18 @@ export class PgliteThread {
   private nextId = 1;
   private exited: Error | null = null;
 
-  /** `dataDir`: a directory holding the database, or undefined for an in-memory one. */
-  constructor(dataDir: string | undefined) {
+  /**
+   * `dataDir`: a directory holding the database, or undefined for an in-memory one; `snapshot`: a tar
+   * written by PGlite's `dumpDataDir()` that a new database starts from.
+   */
+  constructor(dataDir: string | undefined, snapshot?: string) {
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
         pglitePath: require.resolve('@electric-sql/pglite'),
         trgmPath: require.resolve('@electric-sql/pglite/contrib/pg_trgm'),
         dataDir: dataDir ?? null,
+        snapshot: snapshot ?? null,
       },
     });
     this.worker.unref(); // like an in-thread PGlite, an idle database does not keep the process alive

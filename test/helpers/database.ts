@@ -12,6 +12,7 @@ import { openDatabase } from '../../adapters/store/database';
 import { knexStore } from '../../adapters/store/knex';
 import type { Store } from '../../lib/ports';
 import { TABLES } from '../../adapters/store/knex/tables';
+import { migratedPgliteSnapshot } from './pglite-snapshot';
 
 export interface DatabaseTarget {
   name: string;
@@ -66,6 +67,9 @@ export async function openTestDatabase(target: DatabaseTarget, options: { migrat
     schema = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
     await withAdmin(target.url, (admin) => admin.raw(`CREATE SCHEMA "${schema}"`));
     db = await openDatabase(target.url, { searchPath: schema });
+  } else if (target.url === 'memory://' && options.migrate !== false) {
+    // A migrated snapshot instead of initdb and every migration (pglite-snapshot.ts says why).
+    db = await openDatabase(target.url, { pgliteSnapshot: await migratedPgliteSnapshot() });
   } else {
     db = await openDatabase(target.url);
   }
