@@ -310,7 +310,7 @@ describe('users', () => {
 
     const admin = await f.signIn('admin');
     const list = await admin.get(`${ADMIN}users/`).expect(200);
-    expect(list.text).toMatch(/alice<\/a><\/td>\s*<td>every permission on all CAs<\/td>/);
+    expect(list.text).toMatch(/alice<\/a><\/td>\s*<td>every permission on all CAs; use_admin<\/td>/);
     const token = formToken(list.text, `${ADMIN}users/`);
     const short = await admin
       .post(`${ADMIN}users/`)
