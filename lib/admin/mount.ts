@@ -5,8 +5,9 @@
  * page); for every POST the form, and for a signed-in POST the same-origin check and the session's
  * CSRF token — a forged or stale form is 403 and changes nothing; then, for a route the table marks
  * `stepUp`, the step-up: without the password typed within `session.stepUpMs` the request changes
- * nothing and goes to the re-authentication page (one place, so no sensitive route can skip it). Errors are pages with their status,
- * never a stack trace; a database outage is a 503 (lib/http/error-catch.ts).
+ * nothing and goes to the re-authentication page (one place, so no sensitive route can skip it).
+ * Errors are pages with their status, never a stack trace; a database outage is a 503
+ * (lib/http/error-catch.ts).
  */
 import type { NextFunction, Request, Response } from 'express';
 import { answerFailure } from '../http/error-catch';
@@ -34,7 +35,8 @@ const TITLES: Record<number, string> = {
 };
 
 /** A route's path with its `{param}`s filled in (their patterns admit no `/`, `?`, `#` or `%`). */
-const withParams = (path: string, params: Record<string, string>): string => path.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '');
+const withParams = (path: string, params: Record<string, string>): string =>
+  path.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '');
 
 export function mountAdmin(
   settings: { prefix: string; requireTls: boolean },

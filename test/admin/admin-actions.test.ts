@@ -338,7 +338,12 @@ describe('users', () => {
     await admin
       .post(`${ADMIN}users/newbie/permissions`)
       .type('form')
-      .send({ _csrf: formToken(page.text, `${ADMIN}users/newbie/permissions`), sign_certificate: 'on', use_admin: 'on', view_auditlog: 'on' })
+      .send({
+        _csrf: formToken(page.text, `${ADMIN}users/newbie/permissions`),
+        sign_certificate: 'on',
+        use_admin: 'on',
+        view_auditlog: 'on',
+      })
       .expect(303);
     expect((await f.api.store.findUser('newbie'))?.permissions).toEqual(['sign_certificate', 'use_admin', 'view_auditlog']);
     await admin

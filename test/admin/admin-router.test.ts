@@ -55,7 +55,13 @@ beforeAll(async () => {
     subject: [{ oid: '2.5.4.3', value: 'other.example' }],
   });
   // Only view_certificate, and only on the second CA.
-  await createApiUser(api.store, 'carol', PASSWORD, { ...NO_PERMISSIONS, useAdmin: true, viewCertificate: [second.serial] }, { bcryptCost: 4 });
+  await createApiUser(
+    api.store,
+    'carol',
+    PASSWORD,
+    { ...NO_PERMISSIONS, useAdmin: true, viewCertificate: [second.serial] },
+    { bcryptCost: 4 },
+  );
 }, 120_000);
 
 afterAll(async () => {

@@ -34,7 +34,11 @@ const reauthTo = (next: string) => `${ADMIN}reauth?${new URLSearchParams({ next 
 async function signInWithToken(username: string): Promise<{ agent: ReturnType<typeof request.agent>; token: string }> {
   const agent = request.agent(f.app);
   const form = await agent.get(`${ADMIN}login`).expect(200);
-  const res = await agent.post(`${ADMIN}login`).type('form').send({ _csrf: formToken(form.text), username, password: PASSWORD }).expect(303);
+  const res = await agent
+    .post(`${ADMIN}login`)
+    .type('form')
+    .send({ _csrf: formToken(form.text), username, password: PASSWORD })
+    .expect(303);
   return { agent, token: cookieOf(res) as string };
 }
 
@@ -78,7 +82,10 @@ describe('use_admin', () => {
     const agent = request.agent(f.app);
     const attempt = async (password: string) => {
       const form = await agent.get(`${ADMIN}login`).expect(200);
-      return agent.post(`${ADMIN}login`).type('form').send({ _csrf: formToken(form.text), username: 'machine', password });
+      return agent
+        .post(`${ADMIN}login`)
+        .type('form')
+        .send({ _csrf: formToken(form.text), username: 'machine', password });
     };
     const wrong = await attempt('not the password');
     // More sign-ins with the right password than the limiter allows failures (3): never 429, never a session.
@@ -113,7 +120,9 @@ describe('use_admin', () => {
     await create('robot', '');
     await expect(f.signIn('person')).resolves.toBeDefined();
     await expect(f.signIn('robot')).rejects.toThrow(/sign-in of robot: 400/);
-    expect((await agent.get(`${ADMIN}users/`).expect(200)).text).toMatch(/person<\/a><\/td>\s*<td>view_certificate on all CAs; use_admin<\/td>/);
+    expect((await agent.get(`${ADMIN}users/`).expect(200)).text).toMatch(
+      /person<\/a><\/td>\s*<td>view_certificate on all CAs; use_admin<\/td>/,
+    );
   });
 });
 
@@ -150,7 +159,11 @@ describe('step-up', () => {
     expect(fresh).not.toBe(old);
     // The old token is no session any more; its CSRF token went with it.
     expect((await request(f.app).get(ADMIN).set('Cookie', `ca_admin=${old}`).expect(303)).headers.location).toMatch(/login\?/);
-    await agent.post(revokePage).type('form').send({ _csrf: formToken(form.text, revokePage), reason: 'superseded' }).expect(403);
+    await agent
+      .post(revokePage)
+      .type('form')
+      .send({ _csrf: formToken(form.text, revokePage), reason: 'superseded' })
+      .expect(403);
 
     const again = await agent.get(revokePage).expect(200);
     await agent
@@ -308,13 +321,25 @@ describe('step-up', () => {
     const signed = await agent
       .post(`${ADMIN}issue`)
       .type('form')
-      .send({ _csrf: formToken(issuePage.text), action: 'sign', ca: f.api.ca.serial, profile: 'webserver', csr, subject: 'CN=stale.example.com', san: 'stale.example.com', days: '30' })
+      .send({
+        _csrf: formToken(issuePage.text),
+        action: 'sign',
+        ca: f.api.ca.serial,
+        profile: 'webserver',
+        csr,
+        subject: 'CN=stale.example.com',
+        san: 'stale.example.com',
+        days: '30',
+      })
       .expect(303);
     expect(signed.headers.location).toMatch(new RegExp(`^${ADMIN}certs/${f.api.ca.serial}/[0-9A-F]+/$`));
   });
 
   test('session.stepUpMs: 5 minutes by default, checked like the other durations', async () => {
-    for (const [session, expected] of [[undefined, 5 * 60_000], [{ stepUpMs: 90_000 }, 90_000]] as const) {
+    for (const [session, expected] of [
+      [undefined, 5 * 60_000],
+      [{ stepUpMs: 90_000 }, 90_000],
+    ] as const) {
       const router = createCaAdminRouter({ store: f.api.store, session });
       expect(router.options.stepUpMs).toBe(expected);
       await router.close();

@@ -21,7 +21,8 @@ const WRONG = 'Wrong username or password.';
  * backslash and no control character: browsers read `/\\host` and `/<tab>/host` as `//host`.
  */
 export function nextPage(ctx: AdminContext, next: string | null): string {
-  if (next && next.startsWith(ctx.base) && !next.startsWith('//') && !/[\\\x00-\x1f\x7f]/.test(next)) return next;
+  const unsafe = (c: string) => c === '\\' || c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f;
+  if (next && next.startsWith(ctx.base) && !next.startsWith('//') && ![...next].some(unsafe)) return next;
   return ctx.base;
 }
 
