@@ -88,7 +88,7 @@ export function mountAdmin(
           }
         }
         if (route.stepUp && ctx.session && !services.sessions.steppedUp(ctx.session)) {
-          // Back to the page the form is on, not to the action's URL: a GET there would be 404 or 405.
+          // Back to the page the form is on: an action's own URL may have no page (webhooks/{id}/rotate: 405).
           const back = req.method === 'POST' ? `${base}${withParams(route.stepUp.formPage, params)}` : req.originalUrl;
           return redirect(res, `${base}reauth?${new URLSearchParams({ next: back })}`);
         }
