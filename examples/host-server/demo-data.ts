@@ -123,7 +123,12 @@ export async function ensureDemoData(o: {
   let credentials = await knownCredentials(store, [path.join(o.folder, CREDENTIALS_FILE), path.join(o.dataDir, CREDENTIALS_FILE)]);
   if (credentials === undefined) {
     credentials = { username: DEMO_USERNAME, password: randomBytes(12).toString('base64url') };
-    await createApiUser(store, credentials.username, credentials.password, { viewAuditLog: true, manageWebhooks: true, manageUsers: true });
+    await createApiUser(store, credentials.username, credentials.password, {
+      useAdmin: true,
+      viewAuditLog: true,
+      manageWebhooks: true,
+      manageUsers: true,
+    });
     created.push(`API user ${DEMO_USERNAME}`);
   }
   if (credentials) fs.writeFileSync(path.join(o.folder, CREDENTIALS_FILE), JSON.stringify(credentials) + '\n', { mode: 0o600 });

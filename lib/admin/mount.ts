@@ -3,8 +3,11 @@
  * security headers on every answer; plain HTTP refused from other machines (`requireTls`); the
  * route table; the session from its cookie (pages without one send the browser to the sign-in
  * page); for every POST the form, and for a signed-in POST the same-origin check and the session's
- * CSRF token — a forged or stale form is 403 and changes nothing. Errors are pages with their status,
- * never a stack trace; a database outage is a 503 (lib/http/error-catch.ts).
+ * CSRF token — a forged or stale form is 403 and changes nothing; then, for a route the table marks
+ * `stepUp`, the step-up: without the password typed within `session.stepUpMs` the request changes
+ * nothing and goes to the re-authentication page (one place, so no sensitive route can skip it).
+ * Errors are pages with their status, never a stack trace; a database outage is a 503
+ * (lib/http/error-catch.ts).
  */
 import type { NextFunction, Request, Response } from 'express';
 import { answerFailure } from '../http/error-catch';
@@ -30,6 +33,10 @@ const TITLES: Record<number, string> = {
   429: 'Too many attempts',
   503: 'Unavailable',
 };
+
+/** A route's path with its `{param}`s filled in (their patterns admit no `/`, `?`, `#` or `%`). */
+const withParams = (path: string, params: Record<string, string>): string =>
+  path.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '');
 
 export function mountAdmin(
   settings: { prefix: string; requireTls: boolean },
@@ -79,6 +86,11 @@ export function mountAdmin(
               );
             }
           }
+        }
+        if (route.stepUp && ctx.session && !services.sessions.steppedUp(ctx.session)) {
+          // Back to the page the form is on: an action's own URL may have no page (webhooks/{id}/rotate: 405).
+          const back = req.method === 'POST' ? `${base}${withParams(route.stepUp.formPage, params)}` : req.originalUrl;
+          return redirect(res, `${base}reauth?${new URLSearchParams({ next: back })}`);
         }
         await route.handler(ctx);
       })().catch((error: unknown) => answerFailure(failure, req, res, error));

@@ -35,6 +35,11 @@ export interface AdminSessionOptions {
   idleTimeoutMs?: number;
   /** A session this old ends, used or not. Default 12 hours. */
   absoluteTimeoutMs?: number;
+  /**
+   * The sensitive actions (revoke, CA edit, ACME account deactivation, webhook and user changes) need
+   * the password typed within this long (at sign-in or on the re-authentication page). Default 5 minutes.
+   */
+  stepUpMs?: number;
 }
 
 export interface CaAdminRouterOptions {
@@ -98,6 +103,7 @@ export interface ResolvedAdminOptions {
   prefix: string;
   idleTimeoutMs: number;
   absoluteTimeoutMs: number;
+  stepUpMs: number;
   requireTls: boolean;
   /** As given (the package entry adds the default backend when it can). */
   keyBackends: Record<string, KeyBackend>;
@@ -154,6 +160,7 @@ export function resolveAdminOptions(options: CaAdminRouterOptions): ResolvedAdmi
   }
   const idleTimeoutMs = checkDuration('idleTimeoutMs', session.idleTimeoutMs, 30 * 60_000, 1000);
   const absoluteTimeoutMs = checkDuration('absoluteTimeoutMs', session.absoluteTimeoutMs, 12 * 3600_000, idleTimeoutMs);
+  const stepUpMs = checkDuration('stepUpMs', session.stepUpMs, 5 * 60_000, 1000);
   const { logger, logError } = resolveErrorLog({ logger: options.logger }, ENTRY);
   const profiles = effectiveProfiles(checkProfilesOption(options.profiles, ENTRY), DEFAULT_EXPIRES_MS, ENTRY);
   const defaultProfile = options.defaultProfile ?? DEFAULT_PROFILE_NAME;
@@ -168,6 +175,7 @@ export function resolveAdminOptions(options: CaAdminRouterOptions): ResolvedAdmi
     prefix: `/${checkPath(options.path)}`,
     idleTimeoutMs,
     absoluteTimeoutMs,
+    stepUpMs,
     requireTls: checkBoolean('requireTls', options.requireTls, true, ENTRY),
     keyBackends: checkKeyBackends(options.keyBackends, ENTRY),
     profiles,

@@ -1,6 +1,7 @@
 /**
  * The admin interface's pages and actions, as data (README "Admin interface"): method, path under the
- * interface's prefix, who may reach it, handler. Permissions are checked by the handlers, per CA.
+ * interface's prefix, who may reach it, whether it needs a recent step-up, handler. Permissions are
+ * checked by the handlers, per CA; the step-up by mount.ts, for every route marked here.
  */
 import type { ParamKinds } from '../http/path-matcher';
 import type { AdminContext, AdminRoute, SignedInContext } from './context';
@@ -14,6 +15,7 @@ import { showCa, updateCa } from './handlers/ca';
 import { showDashboard } from './handlers/dashboard';
 import { issue, showIssue } from './handlers/issue';
 import { login, logout, showLogin } from './handlers/login';
+import { reauthenticate, showReauthenticate } from './handlers/reauth';
 import { revoke, showRevoke } from './handlers/revoke';
 import { addEndpoint, removeEndpoint, replay, rotateSecret, showDeadLetters, showWebhooks } from './handlers/webhooks';
 import { createUser, deleteUser, showUser, showUsers, updatePassword, updatePermissions } from './handlers/users';
@@ -41,37 +43,48 @@ const action = (path: string, handler: (ctx: SignedInContext) => Promise<void>):
   access: 'session',
   handler: signedIn(handler),
 });
+/**
+ * A sensitive action: the password typed within `session.stepUpMs`, else re-authentication first and
+ * then back to `formPage`, the page its form is on (default: its own path).
+ */
+const sensitive = (path: string, handler: (ctx: SignedInContext) => Promise<void>, formPage = path): AdminRoute => ({
+  ...action(path, handler),
+  stepUp: { formPage },
+});
 
 export const ADMIN_ROUTES: readonly AdminRoute[] = [
   page('', showDashboard),
   { method: 'GET', path: 'login', answersHead: true, access: 'public', handler: showLogin },
   { method: 'POST', path: 'login', access: 'public', handler: login },
   action('logout', logout),
+  page('reauth', showReauthenticate),
+  action('reauth', reauthenticate),
   page('certs/', listCertificates),
   page('certs/export.csv', exportCertificates),
   page('certs/{ca}/{serial}/', showCertificate),
   page('certs/{ca}/{serial}/download', downloadCertificate),
-  page('certs/{ca}/{serial}/revoke', showRevoke),
-  action('certs/{ca}/{serial}/revoke', revoke),
+  // A form and nothing else: re-authenticating before it, not after, keeps the reason the user types.
+  { ...page('certs/{ca}/{serial}/revoke', showRevoke), stepUp: { formPage: 'certs/{ca}/{serial}/revoke' } },
+  sensitive('certs/{ca}/{serial}/revoke', revoke),
   page('issue', showIssue),
   page('audit/', showAuditLog),
   action('audit/verify', verifyAuditLog),
   page('webhooks/', showWebhooks),
-  action('webhooks/', addEndpoint),
+  sensitive('webhooks/', addEndpoint),
   page('webhooks/{id}/', showDeadLetters),
-  action('webhooks/{id}/rotate', rotateSecret),
-  action('webhooks/{id}/replay', replay),
-  action('webhooks/{id}/delete', removeEndpoint),
+  sensitive('webhooks/{id}/rotate', rotateSecret, 'webhooks/'),
+  sensitive('webhooks/{id}/replay', replay, 'webhooks/'),
+  sensitive('webhooks/{id}/delete', removeEndpoint, 'webhooks/'),
   page('users/', showUsers),
-  action('users/', createUser),
+  sensitive('users/', createUser),
   page('users/{username}/', showUser),
-  action('users/{username}/permissions', updatePermissions),
-  action('users/{username}/password', updatePassword),
-  action('users/{username}/delete', deleteUser),
+  sensitive('users/{username}/permissions', updatePermissions, 'users/{username}/'),
+  sensitive('users/{username}/password', updatePassword, 'users/{username}/'),
+  sensitive('users/{username}/delete', deleteUser, 'users/{username}/'),
   page('cas/{ca}/', showCa),
-  action('cas/{ca}/', updateCa),
+  sensitive('cas/{ca}/', updateCa),
   page('cas/{ca}/acme/', showAcmeAccounts),
-  action('cas/{ca}/acme/{slug}/deactivate', deactivateAcmeAccount),
+  sensitive('cas/{ca}/acme/{slug}/deactivate', deactivateAcmeAccount, 'cas/{ca}/acme/'),
   action('issue', issue),
   { method: 'GET', path: 'assets/admin.css', answersHead: true, access: 'asset', handler: serveStylesheet },
 ];

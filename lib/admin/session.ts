@@ -4,6 +4,10 @@
  * CSRF token, the address and the times. A session ends when idle for `idleTimeoutMs`, older than
  * `absoluteTimeoutMs`, when the user is gone or changed (a password or permission change bumps
  * `updated`), and at sign-out. Every sign-in makes a new token (no session fixation).
+ *
+ * Step-up (README "Admin interface"; OWASP's transaction authorization): the sensitive actions need
+ * the password typed within `stepUpMs`. A sign-in counts, and so does a re-authentication, which
+ * starts a new session (a new token, as at sign-in) whose `stepUpAt` is now.
  */
 import { createHash, randomBytes } from 'crypto';
 import type { AdminSessionRecord, AdminSessionStore, Store, UserRecord } from '../ports';
@@ -24,7 +28,7 @@ export class AdminSessions {
   constructor(
     private readonly sessions: AdminSessionStore,
     private readonly users: Pick<Store, 'getUserById'>,
-    private readonly timeouts: { idleTimeoutMs: number; absoluteTimeoutMs: number },
+    private readonly timeouts: { idleTimeoutMs: number; absoluteTimeoutMs: number; stepUpMs: number },
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -40,6 +44,7 @@ export class AdminSessions {
       csrfToken,
       address,
       created,
+      stepUpAt: created,
     });
     // Sign-ins are where stale sessions are swept (no timer to run or stop).
     await this.sessions.deleteStaleAdminSessions(
@@ -68,6 +73,11 @@ export class AdminSessions {
     }
     if (now - record.lastSeen.getTime() > TOUCH_EVERY_MS) await this.sessions.touchAdminSession(hash, new Date(now));
     return { token, record, user };
+  }
+
+  /** Whether the password was typed recently enough for a sensitive action. */
+  steppedUp(session: ActiveSession): boolean {
+    return this.now().getTime() - session.record.stepUpAt.getTime() < this.timeouts.stepUpMs;
   }
 
   end(token: string): Promise<void> {

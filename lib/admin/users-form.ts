@@ -19,6 +19,7 @@ const FLAG = {
 export function permissionsFromForm(form: URLSearchParams): ApiUserPermissions {
   const cas = form.getAll('cas').filter(Boolean);
   const out: ApiUserPermissions = {
+    useAdmin: form.get('use_admin') === 'on',
     viewAuditLog: form.get('view_auditlog') === 'on',
     manageWebhooks: form.get('manage_webhooks') === 'on',
     manageUsers: form.get('manage_users') === 'on',

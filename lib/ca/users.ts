@@ -18,6 +18,8 @@ export interface ApiUserPermissions {
   signCertificate?: boolean | readonly string[];
   viewCertificate?: boolean | readonly string[];
   revokeCertificate?: boolean | readonly string[];
+  /** Signing in to the admin interface at all (global; granted only when `true`: machine users stay out). */
+  useAdmin?: boolean;
   /** The admin interface's audit log (global; granted only when `true`). */
   viewAuditLog?: boolean;
   /** The admin interface's webhook management (global; granted only when `true`). */
@@ -151,6 +153,7 @@ async function resolveGrants(store: Store, permissions: ApiUserPermissions): Pro
     if (serials === undefined) global.push(permission);
     else caGrants.push(...serials.map((caSerial) => ({ permission, caSerial })));
   }
+  if (permissions.useAdmin === true) global.push('use_admin');
   if (permissions.viewAuditLog === true) global.push('view_auditlog');
   if (permissions.manageWebhooks === true) global.push('manage_webhooks');
   if (permissions.manageUsers === true) global.push('manage_users');

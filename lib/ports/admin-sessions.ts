@@ -16,6 +16,11 @@ export interface NewAdminSession {
   /** The client's address at sign-in. */
   address: string;
   created: Date;
+  /**
+   * When the user last typed the password in this session (the sign-in, or a re-authentication):
+   * the sensitive actions need it recent (README "Admin interface", step-up).
+   */
+  stepUpAt: Date;
 }
 
 export interface AdminSessionRecord extends NewAdminSession {

@@ -18,13 +18,15 @@ export type ApiPermission =
   'view_certificateauthority' | 'change_certificateauthority' | 'sign_certificate' | 'view_certificate' | 'revoke_certificate';
 
 /**
+ * `use_admin`: sign in to the admin interface at all — without it a user is a machine user of the
+ * REST API only, and the sign-in form refuses it as it refuses a wrong password.
  * `view_auditlog`: read and verify the audit log in the admin interface (it names every CA and user).
  * `manage_webhooks`: add, rotate, replay and remove webhook endpoints in the admin interface.
  * `manage_users`: create, change and delete users in the admin interface — it can grant anything,
  * so it makes its holder an administrator.
  */
-export type AdminPermission = 'view_auditlog' | 'manage_webhooks' | 'manage_users';
-export const ADMIN_PERMISSIONS: readonly AdminPermission[] = ['view_auditlog', 'manage_webhooks', 'manage_users'];
+export type AdminPermission = 'use_admin' | 'view_auditlog' | 'manage_webhooks' | 'manage_users';
+export const ADMIN_PERMISSIONS: readonly AdminPermission[] = ['use_admin', 'view_auditlog', 'manage_webhooks', 'manage_users'];
 
 /** The REST API's five, in the original's order. */
 export const ALL_PERMISSIONS: readonly ApiPermission[] = [

@@ -20,7 +20,7 @@ beforeAll(async () => {
     f.api.store,
     'viewer',
     PASSWORD,
-    { ...NO_PERMISSIONS, viewCertificateAuthority: true, viewCertificate: true },
+    { ...NO_PERMISSIONS, useAdmin: true, viewCertificateAuthority: true, viewCertificate: true },
     { bcryptCost: 4 },
   );
 }, 120_000);
@@ -247,7 +247,7 @@ describe('ACME accounts', () => {
 
 describe('the audit log', () => {
   test('needs view_auditlog: others get 403 and no link; the auditor sees the records, filters them, and verifies the chain', async () => {
-    await createApiUser(f.api.store, 'auditor', PASSWORD, { ...NO_PERMISSIONS, viewAuditLog: true }, { bcryptCost: 4 });
+    await createApiUser(f.api.store, 'auditor', PASSWORD, { ...NO_PERMISSIONS, useAdmin: true, viewAuditLog: true }, { bcryptCost: 4 });
     const alice = await f.signIn('alice');
     const dashboard = await alice.get(ADMIN).expect(200);
     expect(dashboard.text).not.toContain('Audit log');
@@ -290,7 +290,7 @@ describe('the audit log', () => {
 
 describe('users', () => {
   test('needs manage_users; creates a user limited to one CA, changes its permissions and password, deletes it — audited; guard rails for oneself', async () => {
-    await createApiUser(f.api.store, 'admin', PASSWORD, { manageUsers: true }, { bcryptCost: 4 });
+    await createApiUser(f.api.store, 'admin', PASSWORD, { useAdmin: true, manageUsers: true }, { bcryptCost: 4 });
     const alice = await f.signIn('alice');
     const dashboard = await alice.get(ADMIN).expect(200);
     expect(dashboard.text).not.toContain('>Users<');
@@ -310,7 +310,7 @@ describe('users', () => {
 
     const admin = await f.signIn('admin');
     const list = await admin.get(`${ADMIN}users/`).expect(200);
-    expect(list.text).toMatch(/alice<\/a><\/td>\s*<td>every permission on all CAs<\/td>/);
+    expect(list.text).toMatch(/alice<\/a><\/td>\s*<td>every permission on all CAs; use_admin<\/td>/);
     const token = formToken(list.text, `${ADMIN}users/`);
     const short = await admin
       .post(`${ADMIN}users/`)
@@ -323,11 +323,11 @@ describe('users', () => {
       .post(`${ADMIN}users/`)
       .type('form')
       .send(
-        `_csrf=${token}&username=newbie&password=correct+horse+1&password2=correct+horse+1&view_certificate=on&cas=${f.api.root.serial}`,
+        `_csrf=${token}&username=newbie&password=correct+horse+1&password2=correct+horse+1&use_admin=on&view_certificate=on&cas=${f.api.root.serial}`,
       )
       .expect(303);
     const created = await f.api.store.findUser('newbie');
-    expect(created?.permissions).toEqual([]);
+    expect(created?.permissions).toEqual(['use_admin']);
     expect(created?.caGrants).toEqual([{ permission: 'view_certificate', caSerial: f.api.root.serial }]);
     expect((await events().eventsSince(before)).filter((e) => e.type === 'user.created').map((e) => e.actor)).toEqual([
       expect.objectContaining({ name: 'admin', protocol: 'admin' }),
@@ -338,9 +338,14 @@ describe('users', () => {
     await admin
       .post(`${ADMIN}users/newbie/permissions`)
       .type('form')
-      .send({ _csrf: formToken(page.text, `${ADMIN}users/newbie/permissions`), sign_certificate: 'on', view_auditlog: 'on' })
+      .send({
+        _csrf: formToken(page.text, `${ADMIN}users/newbie/permissions`),
+        sign_certificate: 'on',
+        use_admin: 'on',
+        view_auditlog: 'on',
+      })
       .expect(303);
-    expect((await f.api.store.findUser('newbie'))?.permissions).toEqual(['sign_certificate', 'view_auditlog']);
+    expect((await f.api.store.findUser('newbie'))?.permissions).toEqual(['sign_certificate', 'use_admin', 'view_auditlog']);
     await admin
       .post(`${ADMIN}users/newbie/password`)
       .type('form')
@@ -375,7 +380,7 @@ describe('users', () => {
 
 describe('webhooks', () => {
   test('needs manage_webhooks; add shows the secret once, rotate too; bad URLs are messages; replay and remove; dead letters — audited', async () => {
-    await createApiUser(f.api.store, 'hooks', PASSWORD, { ...NO_PERMISSIONS, manageWebhooks: true }, { bcryptCost: 4 });
+    await createApiUser(f.api.store, 'hooks', PASSWORD, { ...NO_PERMISSIONS, useAdmin: true, manageWebhooks: true }, { bcryptCost: 4 });
     const alice = await f.signIn('alice');
     await alice.get(`${ADMIN}webhooks/`).expect(403);
 

@@ -5,7 +5,7 @@
  */
 import express from 'express';
 import request from 'supertest';
-import { createApiUser, createCaAdminRouter, type CaAdminRouter, type CaAdminRouterOptions, type Logger } from '../../lib';
+import { createApiUser, createCaAdminRouter, listApiUsers, type CaAdminRouter, type CaAdminRouterOptions, type Logger } from '../../lib';
 import { PASSWORD, setupApi, type ApiFixture } from '../api/fixture';
 
 export const ADMIN = '/admin/';
@@ -31,11 +31,19 @@ export interface AdminFixture {
 }
 
 /**
- * A user (password `PASSWORD`) who may view the certificates of these CAs only, or of none (`false`),
- * and nothing else (createApiUser grants the permissions not set to false).
+ * A user (password `PASSWORD`) who may sign in to the interface (`use_admin`) and view the
+ * certificates of these CAs only, or of none (`false`), and nothing else (createApiUser grants the
+ * permissions not set to false).
  */
 export function createCertificateViewer(api: ApiFixture, username: string, caSerials: string[] | false): ReturnType<typeof createApiUser> {
-  return createApiUser(api.store, username, PASSWORD, { ...NO_PERMISSIONS, viewCertificate: caSerials }, { bcryptCost: 4 });
+  return createApiUser(api.store, username, PASSWORD, { ...NO_PERMISSIONS, useAdmin: true, viewCertificate: caSerials }, { bcryptCost: 4 });
+}
+
+/** `use_admin` for every user the API fixture made (alice, bob, no_<permission>): the admin tests sign in as them. */
+async function letSignIn(api: ApiFixture): Promise<void> {
+  for (const user of await listApiUsers(api.store)) {
+    await api.store.updateUser(user.id, { permissions: [...user.permissions, 'use_admin'] });
+  }
 }
 
 /** The hidden CSRF token of a page's form (the one posting to `action`, default the last on the page: not the header's sign-out form). */
@@ -51,6 +59,7 @@ export async function setupAdmin(
   configure?: (app: express.Express) => void,
 ): Promise<AdminFixture> {
   const api = await setupApi();
+  await letSignIn(api);
   const admin = adminOn(api, options, configure);
   return { ...admin, close: async () => (await admin.close(), await api.close()) };
 }

@@ -55,7 +55,13 @@ beforeAll(async () => {
     subject: [{ oid: '2.5.4.3', value: 'other.example' }],
   });
   // Only view_certificate, and only on the second CA.
-  await createApiUser(api.store, 'carol', PASSWORD, { ...NO_PERMISSIONS, viewCertificate: [second.serial] }, { bcryptCost: 4 });
+  await createApiUser(
+    api.store,
+    'carol',
+    PASSWORD,
+    { ...NO_PERMISSIONS, useAdmin: true, viewCertificate: [second.serial] },
+    { bcryptCost: 4 },
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -135,7 +141,7 @@ describe('sign-in and sessions', () => {
   });
 
   test("a password change ends the user's sessions", async () => {
-    await createApiUser(f.api.store, 'dave', PASSWORD, { ...NO_PERMISSIONS, viewCertificate: true }, { bcryptCost: 4 });
+    await createApiUser(f.api.store, 'dave', PASSWORD, { ...NO_PERMISSIONS, useAdmin: true, viewCertificate: true }, { bcryptCost: 4 });
     const agent = await f.signIn('dave');
     await agent.get(ADMIN).expect(200);
     await setApiUserPassword(f.api.store, 'dave', 'another password', { bcryptCost: 4 });
@@ -143,7 +149,7 @@ describe('sign-in and sessions', () => {
   });
 
   test('the login limiter answers 429 with Retry-After before checking the password', async () => {
-    await createApiUser(f.api.store, 'erin', PASSWORD, { ...NO_PERMISSIONS, viewCertificate: true }, { bcryptCost: 4 });
+    await createApiUser(f.api.store, 'erin', PASSWORD, { ...NO_PERMISSIONS, useAdmin: true, viewCertificate: true }, { bcryptCost: 4 });
     const agent = request.agent(f.app);
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {

@@ -185,18 +185,23 @@ describe.each(testDatabaseTargets())('API user commands on $name', (target) => {
     120_000,
   );
 
-  test("--view-auditlog and --manage-users grant the admin interface's own permissions (global, never by default); view and list show them", async () => {
-    expect((await cli(['create_api_user', 'auditor', '--view-auditlog', '--manage-users', '--password', 'pw'])).code).toBe(0);
+  test("--use-admin, --view-auditlog and --manage-users grant the admin interface's own permissions (global, never by default); view and list show them", async () => {
+    expect((await cli(['create_api_user', 'auditor', '--use-admin', '--view-auditlog', '--manage-users', '--password', 'pw'])).code).toBe(
+      0,
+    );
     expect((await cli(['create_api_user', 'plain', '--password', 'pw'])).code).toBe(0);
     const viewed = await cli(['view_api_user', 'auditor']);
-    expect(viewed.stdout).toContain('\nview_auditlog: yes\nmanage_webhooks: -\nmanage_users: yes\n');
-    expect((await cli(['view_api_user', 'plain'])).stdout).toContain('\nview_auditlog: -\n');
+    expect(viewed.stdout).toContain('\nuse_admin: yes\nview_auditlog: yes\nmanage_webhooks: -\nmanage_users: yes\n');
+    expect((await cli(['view_api_user', 'plain'])).stdout).toContain('\nuse_admin: -\nview_auditlog: -\n');
     const listed = (await cli(['list_api_users'])).stdout;
-    expect(listed).toContain('auditor - every permission on all CAs; view_auditlog; manage_users\n');
+    expect(listed).toContain('auditor - every permission on all CAs; use_admin; view_auditlog; manage_users\n');
     expect(listed).toContain('plain - every permission on all CAs\n');
     // Replacing the permissions without the flag takes it away, as for the other permissions.
     expect((await cli(['set_api_user_permissions', 'auditor'])).code).toBe(0);
-    expect((await cli(['view_api_user', 'auditor'])).stdout).toContain('\nview_auditlog: -\n');
+    expect((await cli(['view_api_user', 'auditor'])).stdout).toContain('\nuse_admin: -\nview_auditlog: -\n');
+    // set_api_user_permissions grants it as create_api_user does.
+    expect((await cli(['set_api_user_permissions', 'plain', '--use-admin'])).code).toBe(0);
+    expect((await cli(['view_api_user', 'plain'])).stdout).toContain('\nuse_admin: yes\nview_auditlog: -\n');
     for (const name of ['auditor', 'plain']) expect((await cli(['delete_api_user', name])).code).toBe(0);
   });
 

@@ -126,7 +126,11 @@ const TABLE: Row[] = [
   { command: 'migrate', use: { kind: 'confirms', argv: () => ['migrate'], line: /^Migrations applied( \(\d+ new\))?\.$/, noEvent: true } },
   {
     command: 'create_api_user',
-    use: { kind: 'confirms', argv: () => ['create_api_user', 'bob', '--password', 'pw-of-bob'], line: /^Created API user bob\.$/ },
+    use: {
+      kind: 'confirms',
+      argv: () => ['create_api_user', 'bob', '--password', 'pw-of-bob', '--use-admin'],
+      line: /^Created API user bob\.$/,
+    },
     unknown: { '--ca': () => ['create_api_user', 'carol', '--password', 'pw-of-carol', '--ca', NO_CA] },
     newNames: ['<username>'],
   },

@@ -1,6 +1,6 @@
 /**
  * `AdminSessionStore` (lib/ports/admin-sessions.ts) as `store.adminSessions`: the admin interface's
- * sessions in `ca_api_admin_sessions` (migration 0021), on the store's connection.
+ * sessions in `ca_api_admin_sessions` (migrations 0021 and 0023), on the store's connection.
  */
 import type { Knex } from 'knex';
 import type { AdminSessionRecord, AdminSessionStore, NewAdminSession } from '../../../lib/ports';
@@ -16,6 +16,7 @@ interface Row {
   address: string;
   created: unknown;
   last_seen: unknown;
+  step_up_at: unknown;
 }
 
 export class KnexAdminSessionStore implements AdminSessionStore {
@@ -31,6 +32,7 @@ export class KnexAdminSessionStore implements AdminSessionStore {
         address: s.address,
         created: s.created,
         last_seen: s.created,
+        step_up_at: s.stepUpAt,
       });
     });
   }
@@ -47,6 +49,7 @@ export class KnexAdminSessionStore implements AdminSessionStore {
         address: row.address,
         created: toDate(row.created),
         lastSeen: toDate(row.last_seen),
+        stepUpAt: toDate(row.step_up_at),
       };
     });
   }

@@ -2,8 +2,9 @@
  * Signing in and out (README "Admin interface"). The form is checked as the REST API checks Basic
  * credentials: the login limiter first (at its limit: 429 with `Retry-After`, no password checked),
  * then the authenticator, one message for an unknown user and a wrong password, failures counted and
- * a lockout recorded in the audit log. A sign-in makes a new session; signing out deletes it on the
- * server and clears the browser's copy.
+ * a lockout recorded in the audit log. Only a holder of `use_admin` may sign in; anyone else gets the
+ * message of a wrong password. A sign-in makes a new session; signing out deletes it on the server and
+ * clears the browser's copy.
  */
 import { recordLockout } from '../../ca/lockouts';
 import type { AdminContext, SignedInContext } from '../context';
@@ -15,9 +16,13 @@ import { newToken } from '../session';
 
 const WRONG = 'Wrong username or password.';
 
-/** `next` when it is a page of this interface (never a redirect elsewhere), else the dashboard. */
-function nextPage(ctx: AdminContext, next: string | null): string {
-  if (next && next.startsWith(ctx.base) && !next.startsWith('//') && !/[\\\r\n]/.test(next)) return next;
+/**
+ * `next` when it is a page of this interface (never a redirect elsewhere), else the dashboard. No
+ * backslash and no control character: browsers read `/\\host` and `/<tab>/host` as `//host`.
+ */
+export function nextPage(ctx: AdminContext, next: string | null): string {
+  const unsafe = (c: string) => c === '\\' || c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f;
+  if (next && next.startsWith(ctx.base) && !next.startsWith('//') && ![...next].some(unsafe)) return next;
   return ctx.base;
 }
 
@@ -70,6 +75,15 @@ export async function login(ctx: AdminContext): Promise<void> {
   }
   const user = username && password ? await services.authenticator.authenticate(username, password) : null;
   const record = user ? await services.store.getUserById(user.id) : null;
+  if (record && !(await services.permissions.hasPermission({ id: record.id, username: record.username }, 'use_admin'))) {
+    // A user without use_admin (a machine user of the REST API) gets the wrong password's message and
+    // status, so the form does not tell that the password was right. Not counted as a failure: the
+    // password was right, and with a limiter shared with the REST API (databaseLoginAttemptLimiter)
+    // counting it would lock that user's machine out after a few tries in a browser; it tells an
+    // attacker nothing the REST API, which answers these credentials at once, does not. Not a success
+    // either: the counts are not reset. Not audited, as a wrong password is not (only lockouts are).
+    return loginForm(ctx, 400, WRONG, username);
+  }
   if (!record) {
     const lockout = await services.loginLimiter.failed(username, address);
     if (lockout) await recordLockout(services.store, username, address, lockout, services.logError, 'admin');

@@ -4,7 +4,7 @@
  * permissions (replaced as `set_api_user_permissions` does), a new password, deletion (with the sign
  * orders the user placed). Every change is audited as the signed-in user over `admin` and ends the
  * changed user's sessions (its `updated` stamp moves). You cannot delete yourself or take away your
- * own `manage_users`, so the interface never locks its last administrator out by accident.
+ * own `manage_users` or `use_admin`, so the interface never locks its last administrator out by accident.
  */
 import { CaError } from '../../ca/errors';
 import { permissionSummary } from '../../ca/user-summary';
@@ -145,6 +145,8 @@ export async function updatePermissions(ctx: SignedInContext): Promise<void> {
     const permissions = permissionsFromForm(form);
     if (user.id === ctx.session.user.id && !permissions.manageUsers)
       throw new CaError('invalid', 'You cannot take manage_users away from yourself.');
+    if (user.id === ctx.session.user.id && !permissions.useAdmin)
+      throw new CaError('invalid', 'You cannot take use_admin away from yourself.');
     await setApiUserPermissions(store, user.username, permissions);
   });
 }

@@ -26,6 +26,8 @@ interface PermissionFlags {
   signCertificate: boolean;
   viewCertificate: boolean;
   revokeCertificate: boolean;
+  /** `--use-admin`: signing in to the admin interface at all (global). */
+  useAdmin?: boolean;
   /** `--view-auditlog`: the admin interface's audit log (global). */
   viewAuditlog?: boolean;
   /** `--manage-webhooks`: webhook management in the admin interface (global). */
@@ -50,6 +52,7 @@ function permissionOptions(cmd: Command): Command {
     .option('--no-sign-certificate', 'withhold the sign_certificate permission')
     .option('--no-view-certificate', 'withhold the view_certificate permission')
     .option('--no-revoke-certificate', 'withhold the revoke_certificate permission')
+    .option('--use-admin', 'grant use_admin: signing in to the admin interface at all (not granted otherwise: a machine user stays out)')
     .option('--view-auditlog', 'grant view_auditlog: the audit log in the admin interface (on every CA; not granted otherwise)')
     .option('--manage-webhooks', 'grant manage_webhooks: webhook endpoints in the admin interface (not granted otherwise)')
     .option('--manage-users', 'grant manage_users: managing users in the admin interface, which can grant anything (not granted otherwise)')
@@ -71,6 +74,7 @@ async function permissionsOf(store: Store, o: PermissionFlags): Promise<ApiUserP
     signCertificate: o.signCertificate,
     viewCertificate: o.viewCertificate,
     revokeCertificate: o.revokeCertificate,
+    useAdmin: o.useAdmin === true,
     viewAuditLog: o.viewAuditlog === true,
     manageWebhooks: o.manageWebhooks === true,
     manageUsers: o.manageUsers === true,
