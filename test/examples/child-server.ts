@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { seedPgliteDirectory } from '../helpers/pglite-snapshot';
 
 export const SERVER = path.resolve(__dirname, '../../examples/host-server/server.ts');
 const ROOT = path.resolve(__dirname, '../..');
@@ -55,12 +56,16 @@ export interface ChildServer extends StartedChild {
  * output: a start that fails says why). `spawned` gets the process at once, for a test that must be
  * able to kill it before it is ready.
  */
-export function startChild(
+export async function startChild(
   env: Record<string, string>,
   ready: (out: string) => boolean,
   timeoutMs = 60_000,
   spawned?: (child: ChildProcess) => void,
 ): Promise<StartedChild> {
+  // A new data directory holding its own PGlite database gets a migrated one copied in: the child
+  // resumes it instead of running initdb (test/helpers/pglite-snapshot.ts says why). The first start
+  // on a new directory itself is what test/store/data-directory-modes.test.ts and the README test run.
+  if (env.CA_DATA_DIR && !env.DATABASE_URL && !process.env.DATABASE_URL) await seedPgliteDirectory(env.CA_DATA_DIR);
   const child = spawn(process.execPath, ['-r', TS_REGISTER, '-r', RESPONSE_CHECK, SERVER], {
     cwd: env.CA_DATA_DIR ?? ROOT,
     env: {
