@@ -129,7 +129,7 @@ describe.each(testDatabaseTargets())('certificate statistics on $name', (target)
     expect(await list({ onlyExpired: true, limit: 2, afterId: firstPage[1] })).toEqual(expired.slice(2));
   });
 
-  test('per CA: one row each, every figure the length of that CA\'s list so filtered', async () => {
+  test("per CA: one row each, every figure the length of that CA's list so filtered", async () => {
     const perCa = await statistics.certificateCountsPerCa([a, b], NOW, 30);
     expect(perCa).toEqual(
       new Map([
