@@ -23,6 +23,11 @@ export async function requireGlobal(ctx: SignedInContext, permission: Permission
   if (!(await ctx.services.permissions.hasPermission(apiUser(ctx), permission))) throw forbiddenPage();
 }
 
+/** Whether the user holds a global permission of the interface, for what a page shows only to some (the dashboard's recent events). */
+export function holdsGlobal(ctx: SignedInContext, permission: Permission): Promise<boolean> {
+  return ctx.services.permissions.hasPermission(apiUser(ctx), permission);
+}
+
 /** Who the interface's writes name in the audit log: the signed-in user, over `admin`, from their address. */
 export function adminActor(ctx: SignedInContext): Actor {
   const { user } = ctx.session;

@@ -5,11 +5,11 @@
  */
 import type { ParamKinds } from '../http/path-matcher';
 import type { AdminContext, AdminRoute, SignedInContext } from './context';
-import { serveStylesheet } from './handlers/assets';
+import { serveCsrFileScript, serveStylesheet } from './handlers/assets';
 import { downloadCertificate, showCertificate } from './handlers/certificate';
 import { listCertificates } from './handlers/certificates';
 import { exportCertificates } from './handlers/export';
-import { deactivateAcmeAccount, showAcmeAccounts } from './handlers/acme';
+import { deactivateAcmeAccount, showAcmeAccount, showAcmeAccounts } from './handlers/acme';
 import { showAuditLog, verifyAuditLog } from './handlers/audit';
 import { showCa, updateCa } from './handlers/ca';
 import { showDashboard } from './handlers/dashboard';
@@ -87,4 +87,6 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   sensitive('cas/{ca}/acme/{slug}/deactivate', deactivateAcmeAccount, 'cas/{ca}/acme/'),
   action('issue', issue),
   { method: 'GET', path: 'assets/admin.css', answersHead: true, access: 'asset', handler: serveStylesheet },
+  { method: 'GET', path: 'assets/csr-file.js', answersHead: true, access: 'asset', handler: serveCsrFileScript },
+  page('cas/{ca}/acme/{slug}/', showAcmeAccount),
 ];

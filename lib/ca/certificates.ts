@@ -11,6 +11,7 @@ import { CaError } from './errors';
 import { composeExtensions } from './extensions';
 import { importCertificate, issue, keepAlone } from './issuance/issue';
 import { prepareSignRequest } from './issuance/prepare';
+import { composeCertificate, type ComposedCertificate } from './issuance/sign';
 import { assertCaCanSign, floorToMinute, outlivesCa } from './signing-ca';
 import type { KeyBackends } from './key-backends';
 import { DEFAULT_PROFILE_NAME, isHashAlgorithm, type Profiles } from './profiles';
@@ -64,6 +65,21 @@ export interface SignCertOptions extends CliSignCommon {
 /** sign_cert: the profile is applied, the subject completed, the CA's lifetime respected. */
 export async function signCert(o: SignCertOptions): Promise<CertificateRecord> {
   const now = o.now ?? new Date();
+  return issueCli(o, o.ca, signCertRequest(o, now));
+}
+
+/**
+ * What `signCert` with these options would sign, composed as signing composes it (lib/ca/issuance/
+ * sign.ts), with the same checks and errors — and nothing written, no key opened: the admin
+ * interface's preview.
+ */
+export function previewSignCert(o: Omit<SignCertOptions, 'store' | 'requester'>): ComposedCertificate & { profile: string } {
+  const now = o.now ?? new Date();
+  const request = signCertRequest(o, now);
+  return { ...composeCertificate(o, o.ca, request, now), profile: request.profile };
+}
+
+function signCertRequest(o: Omit<SignCertOptions, 'store' | 'requester'>, now: Date): SignRequest {
   const { ca } = o;
   assertCaCanSign(ca, now);
   const profileName = o.profile ?? o.defaultProfile ?? DEFAULT_PROFILE_NAME;
@@ -72,11 +88,10 @@ export async function signCert(o: SignCertOptions): Promise<CertificateRecord> {
   const extensions: Extension[] = (o.extensions ?? []).map((e) => parseExtension(e, { requireType: true, configurableOnly: true }));
   const subject = cliSubject(o.subject, profile.subject, composeExtensions(extensions, profile, ca));
   const notAfter = cliNotAfter(ca, now, o.expiresDays ?? profile.expiresMs / DAY_MS);
-  const request = prepareSignRequest(
+  return prepareSignRequest(
     { csr: o.csr, subject, algorithm: o.algorithm, notAfter, extensions, profile: profileName, keyBackendOptions: o.keyOptions },
     { ca, profiles: o.profiles, defaultProfile: o.defaultProfile, now },
   );
-  return issueCli(o, ca, request);
 }
 
 /** Extensions a resigned certificate gets fresh from the CA/profile instead of copying them. */

@@ -28,12 +28,18 @@ export interface AuditFilter {
   since?: Date;
   /** Records about this CA only (its certificates' records included). */
   caSerial?: string;
+  /** Records of this event type only (`certificate.revoked`). */
+  type?: string;
+  /** Records whose actor has exactly this name only (an API user's username, an operator, a database role). */
+  actorName?: string;
+  /** Newest (highest id) first: the latest records (the admin dashboard); `afterId` still bounds them from below. */
+  newestFirst?: boolean;
   /** At most this many (the store may cap it). */
   limit?: number;
 }
 
 export interface AuditLog {
-  /** Records in id order (the chain's order), filtered, a page at a time. */
+  /** Records in id order (the chain's order; reversed with `newestFirst`), filtered, a page at a time. */
   auditRows(filter: AuditFilter): Promise<AuditRow[]>;
   /**
    * Record an event that is not a row change (a login lockout), in its own transaction and chained

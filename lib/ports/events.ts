@@ -45,6 +45,34 @@ export type DomainEventType =
   /** Too many failed logins: a username or an address is refused for a while (not a row change). */
   | 'login.locked_out';
 
+/** Every event type, once (a record keyed by the type, so that a type added above and not here fails to compile). */
+const EVENT_TYPES: Record<DomainEventType, true> = {
+  'certificate.issued': true,
+  'certificate.imported': true,
+  'certificate.revoked': true,
+  'order.failed': true,
+  'order.retried': true,
+  'ca.created': true,
+  'ca.updated': true,
+  'ca.revoked': true,
+  'user.created': true,
+  'certificate.expiring': true,
+  'crl.published': true,
+  'acme.account.created': true,
+  'acme.account.deactivated': true,
+  'webhook.created': true,
+  'webhook.removed': true,
+  'webhook.secret_rotated': true,
+  'user.deleted': true,
+  'user.password_changed': true,
+  'user.permissions_changed': true,
+  'kek.rotated': true,
+  'login.locked_out': true,
+};
+
+/** The event types the library writes, sorted: what a filter offers (the admin interface's audit log). */
+export const DOMAIN_EVENT_TYPES: readonly DomainEventType[] = (Object.keys(EVENT_TYPES) as DomainEventType[]).sort();
+
 /** The protocols through which something happens; a store adds `sql` for writes made around the library. */
 export type Protocol = 'rest' | 'cli' | 'library' | 'sql' | (string & {});
 

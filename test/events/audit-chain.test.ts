@@ -140,6 +140,27 @@ describe.each(testDatabaseTargets())('audit log on $name', (target) => {
     expect((await cli(['audit_log', '--since', 'yesterday'])).stderr).toContain('neither an event id nor an ISO 8601 date');
   });
 
+  it('filters by event type and by actor name (exactly), with the CA filter and paging; newest first on request', async () => {
+    await someHistory();
+    const all = await rows();
+    const log = store.auditLog;
+    const ids = (list: { id: number }[]) => list.map((r) => r.id);
+    const byRoot = ids(all.filter((r) => (JSON.parse(r.actorText) as Actor).name === 'root'));
+    expect(byRoot.length).toBeGreaterThanOrEqual(4);
+    expect(ids(await log.auditRows({ type: 'user.password_changed' }))).toEqual([all[4].id]);
+    expect(ids(await log.auditRows({ actorName: 'alice' }))).toEqual([all[2].id]);
+    expect(ids(await log.auditRows({ actorName: 'root' }))).toEqual(byRoot);
+    for (const near of ['Alice', 'ali', 'alice ', "alice' OR '1'='1"]) expect(await log.auditRows({ actorName: near })).toEqual([]);
+    expect(ids(await log.auditRows({ type: 'user.deleted', actorName: 'root' }))).toEqual([all[6].id]);
+    expect(await log.auditRows({ type: 'certificate.revoked', actorName: 'root' })).toEqual([]);
+    expect(ids(await log.auditRows({ type: 'certificate.revoked', caSerial: all[0].caSerial as string }))).toEqual([all[2].id]);
+    expect(await log.auditRows({ type: 'certificate.revoked', caSerial: 'ABCDEF' })).toEqual([]);
+    expect(ids(await log.auditRows({ actorName: 'root', limit: 2 }))).toEqual(byRoot.slice(0, 2));
+    expect(ids(await log.auditRows({ actorName: 'root', limit: 2, afterId: byRoot[1] }))).toEqual(byRoot.slice(2, 4));
+    expect(ids(await log.auditRows({ newestFirst: true, limit: 3 }))).toEqual(ids(all).reverse().slice(0, 3));
+    expect(ids(await log.auditRows({ newestFirst: true, actorName: 'root' }))).toEqual([...byRoot].reverse());
+  });
+
   it('is append-only; a record changed or removed behind the triggers is named by verify_audit_log', async () => {
     await someHistory();
     const [, , third, fourth] = await rows();

@@ -2,11 +2,12 @@
  * `CertificateStatistics` (lib/ports/certificate-statistics.ts), the admin dashboard's figures, on
  * every database target: exact counts by status and per expiry bucket at a fixed instant, with the
  * boundaries of the validity window, of the buckets and of "expired in the last 30 days"; and the
- * certificate list's `onlyExpired` / `onlyRevoked` filters, which the figures link to, paged by id.
+ * certificate list's `onlyExpired` / `onlyRevoked` filters, which the figures link to, paged by id;
+ * the same counts per CA, and each CA's pending and failed sign orders.
  */
 import { hasCertificateStatistics, type CertificateStatistics, type NewCertificate, type Store } from '../../lib/ports';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
-import { newCa, newCertificate } from './records';
+import { newCa, newCertificate, signRequest } from './records';
 
 const DAY = 86_400_000;
 const NOW = new Date('2031-03-10T12:00:00.000Z');
@@ -126,5 +127,46 @@ describe.each(testDatabaseTargets())('certificate statistics on $name', (target)
     const firstPage = await list({ onlyExpired: true, limit: 2 });
     expect(firstPage).toEqual(expired.slice(0, 2));
     expect(await list({ onlyExpired: true, limit: 2, afterId: firstPage[1] })).toEqual(expired.slice(2));
+  });
+
+  test("per CA: one row each, every figure the length of that CA's list so filtered", async () => {
+    const perCa = await statistics.certificateCountsPerCa([a, b], NOW, 30);
+    expect(perCa).toEqual(
+      new Map([
+        [a, { valid: 6, expiring: 5, expired: 3, revoked: 2 }], // expired: at any time, not revoked
+        [b, { valid: 1, expiring: 1, expired: 0, revoked: 1 }],
+      ]),
+    );
+    const list = async (filter: Parameters<Store['listCertificates']>[0]) => (await store.listCertificates({ now: NOW, ...filter })).length;
+    for (const caId of [a, b]) {
+      const row = perCa.get(caId);
+      expect(row?.valid).toBe(await list({ caId }));
+      expect(row?.expiring).toBe(await list({ caId, notAfterBefore: at(30) }));
+      expect(row?.expired).toBe(await list({ caId, onlyExpired: true }));
+      expect(row?.revoked).toBe(await list({ caId, onlyRevoked: true, includeExpired: true }));
+    }
+    expect(await statistics.certificateCountsPerCa([b], NOW, 7)).toEqual(new Map([[b, { valid: 1, expiring: 0, expired: 0, revoked: 1 }]]));
+    const empty = (await store.insertCa(newCa({ notBefore: at(-400), notAfter: at(400) }))).id;
+    expect(await statistics.certificateCountsPerCa([empty], NOW, 30)).toEqual(new Map());
+    expect(await statistics.certificateCountsPerCa([], NOW, 30)).toEqual(new Map());
+  });
+
+  test('pending and failed sign orders per CA (issued ones and other CAs not counted)', async () => {
+    const user = await store.createUser(`orders-${target.name}`, 'hash', []);
+    const order = (caId: number) => store.createOrder({ caId, userId: user.id, request: signRequest() });
+    const aOrders = [await order(a), await order(a), await order(a), await order(a)];
+    await store.markOrderFailed(aOrders[1].id, 'the key was away');
+    await store.markOrderFailed(aOrders[2].id, 'the key was away');
+    await store.markOrderIssued(aOrders[3].id, ids.in3days);
+    await store.markOrderFailed((await order(b)).id, 'no');
+    const other = (await store.insertCa(newCa({ notBefore: at(-400), notAfter: at(400) }))).id;
+    await order(other);
+    expect(await statistics.orderCountsPerCa([a, b])).toEqual(
+      new Map([
+        [a, { pending: 1, failed: 2 }],
+        [b, { pending: 0, failed: 1 }],
+      ]),
+    );
+    expect(await statistics.orderCountsPerCa([])).toEqual(new Map());
   });
 });

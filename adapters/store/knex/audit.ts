@@ -32,7 +32,10 @@ export class KnexAuditLog implements AuditLog {
         .where('id', '>', afterId);
       if (filter.since) q.where('created', '>=', filter.since);
       if (filter.caSerial) q.where('ca_serial', filter.caSerial);
-      const rows = (await q.orderBy('id').limit(limit)) as Row[];
+      if (filter.type) q.where('type', filter.type);
+      // The actor is kept as the `json` text the chain covers; its name is read out of it, compared exactly.
+      if (filter.actorName) q.whereRaw(`actor->>'name' = ?`, [filter.actorName]);
+      const rows = (await q.orderBy('id', filter.newestFirst ? 'desc' : 'asc').limit(limit)) as Row[];
       return rows.map((r) => ({
         id: toNumber(r.id),
         created: String(r.created_text),

@@ -1,10 +1,11 @@
 /**
- * The audit log (README "Audit", "Admin interface"): its records in chain order, filtered by CA and
- * time, a page at a time (keyset by id), and a button that verifies the whole hash chain now. It
- * names every CA and user, so it needs the global `view_auditlog` permission.
+ * The audit log (README "Audit", "Admin interface"): its records in chain order, filtered by CA,
+ * time, event type (one of the known types) and actor (a name, exactly: an API user's username, an
+ * operator, a database role), a page at a time (keyset by id), and a button that verifies the whole
+ * hash chain now. It names every CA and user, so it needs the global `view_auditlog` permission.
  */
 import { verifyAuditChain } from '../../ca/audit-chain';
-import { hasAuditLog, type AuditLog, type AuditRow, type Store } from '../../ports';
+import { DOMAIN_EVENT_TYPES, hasAuditLog, type AuditLog, type AuditRow, type Store } from '../../ports';
 import { normaliseSerial } from '../../x509/serial-format';
 import { notFoundPage, requireGlobal } from '../access';
 import type { SignedInContext } from '../context';
@@ -21,7 +22,8 @@ async function auditLogFor(ctx: SignedInContext): Promise<AuditLog> {
   return store.auditLog;
 }
 
-function actorText(row: AuditRow): string {
+/** The actor of a record in words (`api_user alice over admin from 127.0.0.1`); the dashboard shows it too. */
+export function actorText(row: AuditRow): string {
   try {
     const a = JSON.parse(row.actorText) as Record<string, unknown>;
     return [a.type, a.name ?? a.id, a.protocol && `over ${String(a.protocol)}`, a.address && `from ${String(a.address)}`]
@@ -32,19 +34,30 @@ function actorText(row: AuditRow): string {
   }
 }
 
+/** The page's filters as the query gives them: unknown event types are ignored (the select offers the known ones). */
+function readFilters(query: Record<string, unknown>): { ca: string; since: string; type: string; actor: string; after: number } {
+  const text = (name: string) => (typeof query[name] === 'string' ? (query[name] as string).trim().slice(0, 200) : '');
+  const after = Number(text('after'));
+  const type = DOMAIN_EVENT_TYPES.find((t) => t === text('type')) ?? '';
+  return { ca: text('ca'), since: text('since'), type, actor: text('actor'), after: Number.isSafeInteger(after) && after > 0 ? after : 0 };
+}
+
 async function auditPage(ctx: SignedInContext, log: AuditLog, verdict: Html | null): Promise<void> {
-  const query = ctx.req.query as Record<string, unknown>;
-  const text = (name: string) => (typeof query[name] === 'string' ? (query[name] as string).trim() : '');
-  const after = Number(text('after')) || 0;
-  const ca = normaliseSerial(text('ca')) ?? undefined;
-  const sinceText = text('since');
-  const since = sinceText && !Number.isNaN(Date.parse(sinceText)) ? new Date(sinceText) : undefined;
-  const rows = await log.auditRows({ afterId: after, caSerial: ca, since, limit: PAGE_SIZE + 1 });
+  const f = readFilters(ctx.req.query as Record<string, unknown>);
+  const ca = normaliseSerial(f.ca) ?? undefined;
+  const since = f.since && !Number.isNaN(Date.parse(f.since)) ? new Date(f.since) : undefined;
+  const rows = await log.auditRows({
+    afterId: f.after,
+    caSerial: ca,
+    since,
+    type: f.type || undefined,
+    actorName: f.actor || undefined,
+    limit: PAGE_SIZE + 1,
+  });
   const shown = rows.slice(0, PAGE_SIZE);
+  const filters = { ca: f.ca, since: f.since, type: f.type, actor: f.actor };
   const next =
-    rows.length > PAGE_SIZE
-      ? `${ctx.base}audit/?${new URLSearchParams({ ca: text('ca'), since: sinceText, after: String(shown[shown.length - 1].id) })}`
-      : null;
+    rows.length > PAGE_SIZE ? `${ctx.base}audit/?${new URLSearchParams({ ...filters, after: String(shown[shown.length - 1].id) })}` : null;
   sendPage(ctx, {
     title: 'Audit log',
     body: html`<h1>Audit log</h1>
@@ -53,8 +66,16 @@ async function auditPage(ctx: SignedInContext, log: AuditLog, verdict: Html | nu
         <input type="hidden" name="_csrf" value="${ctx.session.record.csrfToken}" /><button type="submit">Verify the chain</button>
       </form>
       <form class="filters" method="get" action="${ctx.base}audit/">
-        <div><label for="ca">CA serial</label><input id="ca" name="ca" value="${text('ca')}" /></div>
-        <div><label for="since">Since (ISO 8601)</label><input id="since" name="since" value="${sinceText}" /></div>
+        <div><label for="ca">CA serial</label><input id="ca" name="ca" value="${f.ca}" /></div>
+        <div><label for="since">Since (ISO 8601)</label><input id="since" name="since" value="${f.since}" /></div>
+        <div>
+          <label for="type">Event type</label
+          ><select id="type" name="type">
+            <option value="">All types</option>
+            ${DOMAIN_EVENT_TYPES.map((t) => html`<option value="${t}" ${t === f.type ? html` selected` : null}>${t}</option>`)}
+          </select>
+        </div>
+        <div><label for="actor">Actor (name, exactly)</label><input id="actor" name="actor" value="${f.actor}" /></div>
         <button type="submit">Filter</button>
       </form>
       ${

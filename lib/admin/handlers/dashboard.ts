@@ -1,24 +1,27 @@
 /**
  * The dashboard (README "Admin interface"): over the CAs whose certificates the user may view, the
  * counts by status (each a link to the certificate list so filtered) and a chart of when the valid
- * ones expire, both from the store's `CertificateStatistics` at one instant; then those CAs, with
- * their validity and state, each a link to its certificates, and one box to find a certificate by
- * name, subjectAltName or serial.
+ * ones expire, both from the store's `CertificateStatistics` at one instant; the same counts per CA
+ * with each CA's pending and failed sign orders; the newest audit records for a user with
+ * `view_auditlog`; then those CAs, with their validity and state, each a link to its certificates,
+ * and one box to find a certificate by name, subjectAltName or serial.
  */
 import { isUsable } from '../../ca/lookup';
-import { EXPIRED_RECENTLY_DAYS, hasCertificateStatistics, type CaRecord } from '../../ports';
-import { casWith } from '../access';
+import { EXPIRED_RECENTLY_DAYS, hasAuditLog, hasCertificateStatistics, type CaRecord } from '../../ports';
+import { casWith, holdsGlobal } from '../access';
 import { colonSerial, EXPIRING_WITHIN_DAYS, isoDay } from '../certificate-view';
 import type { SignedInContext } from '../context';
 import { expiryChart, expiryPeriods } from '../expiry-chart';
 import { html, type Html } from '../html';
 import { sendPage } from '../page';
 import { dataTable } from '../table';
+import { actorText } from './audit';
 import type { ListStatus } from './certificates';
 
 const EXPIRING_SOON_DAYS = 7;
 const WEEK_DAYS = 7;
 const CHART_WEEKS = 12;
+const RECENT_EVENTS = 10;
 
 const caState = (ca: CaRecord, now: Date): string =>
   isUsable(ca, now) ? 'usable' : ca.revoked ? 'revoked' : ca.enabled ? 'not valid now' : 'disabled';
@@ -33,9 +36,11 @@ async function figures(ctx: SignedInContext, cas: CaRecord[], now: Date): Promis
     </p>`;
   }
   const caIds = cas.map((ca) => ca.id);
-  const [counts, weekly] = await Promise.all([
+  const [counts, weekly, perCa, orders] = await Promise.all([
     store.certificateStatistics.certificateCounts(caIds, now, [EXPIRING_SOON_DAYS, EXPIRING_WITHIN_DAYS]),
     store.certificateStatistics.expiryHistogram(caIds, now, WEEK_DAYS, CHART_WEEKS),
+    store.certificateStatistics.certificateCountsPerCa(caIds, now, EXPIRING_WITHIN_DAYS),
+    store.certificateStatistics.orderCountsPerCa(caIds),
   ]);
   const card = (count: number, text: string, status: ListStatus, days?: number) =>
     html`<li class="card ${status}">
@@ -51,8 +56,48 @@ async function figures(ctx: SignedInContext, cas: CaRecord[], now: Date): Promis
       ${card(counts.expiredRecently, `expired in the last ${EXPIRED_RECENTLY_DAYS} days`, 'expired', EXPIRED_RECENTLY_DAYS)}
       ${card(counts.revoked, 'revoked', 'revoked')}
     </ul>
+    <h2>Certificates by CA</h2>
+    ${dataTable(
+      'Certificates and sign orders by CA',
+      ['CA', 'Valid', `Expiring within ${EXPIRING_WITHIN_DAYS} days`, 'Expired', 'Revoked', 'Pending orders', 'Failed orders'],
+      cas.map((ca) => {
+        const c = perCa.get(ca.id) ?? { valid: 0, expiring: 0, expired: 0, revoked: 0 };
+        const o = orders.get(ca.id) ?? { pending: 0, failed: 0 };
+        const cell = (count: number, status: ListStatus) =>
+          html`<td><a href="${ctx.base}certs/?${new URLSearchParams({ ca: ca.serial, status })}">${count}</a></td>`;
+        return html`<th scope="row">${ca.name}</th>
+          ${cell(c.valid, 'valid')} ${cell(c.expiring, 'expiring')} ${cell(c.expired, 'expired')} ${cell(c.revoked, 'revoked')}
+          <td>${o.pending}</td>
+          <td>${o.failed}</td>`;
+      }),
+    )}
     <h2>Expiring in the next ${CHART_WEEKS} weeks</h2>
     ${expiryChart(expiryPeriods(now, WEEK_DAYS, weekly), 'week')}`;
+}
+
+/** The newest audit records, each a link to the audit log at that record: only for a user with `view_auditlog`. */
+async function recentEvents(ctx: SignedInContext): Promise<Html | null> {
+  const { store } = ctx.services;
+  if (!hasAuditLog(store) || !(await holdsGlobal(ctx, 'view_auditlog'))) return null;
+  const rows = await store.auditLog.auditRows({ newestFirst: true, limit: RECENT_EVENTS });
+  return html`<h2>Recent events</h2>
+    ${
+      rows.length
+        ? dataTable(
+            'Recent events, newest first',
+            ['Id', 'Time (UTC)', 'Type', 'Actor', 'CA'],
+            rows.map(
+              (r) =>
+                html`<td><a href="${ctx.base}audit/?${new URLSearchParams({ after: String(r.id - 1) })}">${r.id}</a></td>
+                  <td>${r.created}</td>
+                  <td>${r.type}</td>
+                  <td>${actorText(r)}</td>
+                  <td class="mono">${r.caSerial ?? ''}</td>`,
+            ),
+          )
+        : html`<p class="message">The audit log is empty.</p>`
+    }
+    <p><a href="${ctx.base}audit/">The whole audit log</a></p>`;
 }
 
 export async function showDashboard(ctx: SignedInContext): Promise<void> {
@@ -66,7 +111,7 @@ export async function showDashboard(ctx: SignedInContext): Promise<void> {
         <input type="hidden" name="status" value="all" />
         <button type="submit">Find</button>
       </form>
-      ${await figures(ctx, cas, now)}
+      ${await figures(ctx, cas, now)} ${await recentEvents(ctx)}
       <h2>Certificate authorities</h2>
       ${
         cas.length

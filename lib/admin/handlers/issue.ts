@@ -1,12 +1,14 @@
 /**
- * Issuing from a CSR (README "Admin interface"): paste a CSR, "Read CSR" fills the subject and the
- * subjectAltNames from it (what is signed is what the form says, never silently the CSR), choose CA,
- * profile and lifetime, "Sign". `signCert` applies the command line's rules (the profile, a CN or a
+ * Issuing from a CSR (README "Admin interface"): paste a CSR (or, with the page's script, read it from
+ * a file: csr-file-script.ts), "Read CSR" fills the subject and the subjectAltNames from it (what is
+ * signed is what the form says, never silently the CSR), choose CA, profile (each with its
+ * description) and lifetime; "Preview" shows what would be signed, composed as signing composes it,
+ * writing nothing; "Sign". `signCert` applies the command line's rules (the profile, a CN or a
  * SAN required, the CA usable and not outlived) and the certificate is audited as the signed-in user
  * over protocol `admin`. Needs `sign_certificate` for the chosen CA; only usable CAs whose key this
  * interface can reach are offered, and when there is none the page says why.
  */
-import { signCert } from '../../ca/certificates';
+import { previewSignCert, signCert } from '../../ca/certificates';
 import { CaError } from '../../ca/errors';
 import { isUsable } from '../../ca/lookup';
 import type { CaRecord } from '../../ports';
@@ -16,7 +18,9 @@ import { parseRfc4514 } from '../../x509/rfc4514';
 import { adminActor, casWith, forbiddenPage } from '../access';
 import type { SignedInContext } from '../context';
 import { html, type Html } from '../html';
+import { CSR_FILE_SCRIPT_HASH } from '../csr-file-script';
 import { fieldsFromCsr, keyText, sanLines } from '../issue-form';
+import { previewSection, type SignPreview } from '../issue-preview';
 import { redirect, sendPage } from '../page';
 
 interface IssueFields {
@@ -52,6 +56,7 @@ function form(
   status = 200,
   message: string | null = null,
   csr: ParsedCsr | null = null,
+  preview: SignPreview | null = null,
 ): void {
   const { profiles } = ctx.services.signing;
   const option = (value: string, label: string, chosen: string): Html =>
@@ -62,11 +67,17 @@ function form(
     body: html`<h1>Issue a certificate</h1>
       ${message ? html`<p class="message error" role="alert">${message}</p>` : null}
       ${csr ? html`<p class="message ok" role="status">The CSR asks for ${f.subject || 'no subject'}; key ${keyText(csr)}; its signature is valid.</p>` : null}
+      ${preview ? previewSection(preview) : null}
       <form method="post" action="${ctx.base}issue">
         <input type="hidden" name="_csrf" value="${ctx.session.record.csrfToken}" />
         <div class="field">
           <label for="csr">Certificate signing request (PEM)</label
           ><textarea id="csr" name="csr" rows="10" cols="70" class="mono">${f.csr}</textarea>
+        </div>
+        <div class="field" hidden>
+          <label for="csr-file">Or read it from a file (.csr, .pem, .der)</label
+          ><input id="csr-file" type="file" accept=".csr,.pem,.der,.req,application/pkcs10" />
+          <p id="csr-file-status" role="status"></p>
         </div>
         <div class="actions"><button type="submit" name="action" value="read">Read CSR</button></div>
         <div class="field">
@@ -78,7 +89,7 @@ function form(
         <div class="field">
           <label for="profile">Profile</label
           ><select id="profile" name="profile">
-            ${[...profiles.keys()].map((p) => option(p, p, f.profile))}
+            ${[...profiles].map(([name, p]) => option(name, p.description ? `${name}: ${p.description}` : name, f.profile))}
           </select>
         </div>
         <div class="field">
@@ -93,8 +104,12 @@ function form(
           <label for="days">Valid for (days; empty: the profile's)</label
           ><input id="days" name="days" inputmode="numeric" size="6" value="${f.days}" />
         </div>
-        <button type="submit" name="action" value="sign">Sign</button>
-      </form>`,
+        <div class="actions">
+          <button type="submit" name="action" value="preview">Preview</button>
+          <button type="submit" name="action" value="sign">Sign</button>
+        </div>
+      </form>
+      <script src="${ctx.base}assets/csr-file.js?v=${CSR_FILE_SCRIPT_HASH}" defer></script>`,
   });
 }
 
@@ -133,23 +148,29 @@ export async function issue(ctx: SignedInContext): Promise<void> {
     if (e instanceof X509Error) return form(ctx, cas, f, 400, `Not a usable CSR: ${e.message}`);
     throw e;
   }
-  if (body.get('action') !== 'sign' || (!f.subject && !f.san)) return form(ctx, cas, { ...f, ...fieldsFromCsr(csr) }, 200, null, csr);
+  const action = body.get('action');
+  // Signing takes what the form says, never silently the CSR: a form without subject and names is
+  // filled from the CSR first (as Read CSR), to be looked at. A preview fills it and shows it at once.
+  if (action === 'preview' && !f.subject && !f.san) Object.assign(f, fieldsFromCsr(csr));
+  if ((action !== 'sign' && action !== 'preview') || (!f.subject && !f.san)) {
+    return form(ctx, cas, { ...f, ...fieldsFromCsr(csr) }, 200, null, csr);
+  }
   const days = f.days === '' ? undefined : Number(f.days);
   if (days !== undefined && !(Number.isInteger(days) && days > 0))
     return form(ctx, cas, f, 400, 'Valid for: a whole number of days, at least 1.');
   try {
     const names = sanLines(f.san);
-    const cert = await signCert({
+    const request = {
       ...ctx.services.signing,
-      store: ctx.services.store,
       ca,
       csr: f.csr,
       subject: f.subject ? parseRfc4514(f.subject) : [],
       extensions: names.length ? [{ type: 'subject_alternative_name', critical: false, value: names }] : [],
       profile: f.profile,
       expiresDays: days, // undefined: the profile's lifetime
-      requester: adminActor(ctx),
-    });
+    };
+    if (action === 'preview') return form(ctx, cas, f, 200, null, null, previewSignCert(request));
+    const cert = await signCert({ ...request, store: ctx.services.store, requester: adminActor(ctx) });
     redirect(ctx.res, `${ctx.base}certs/${ca.serial}/${cert.serial}/`);
   } catch (e) {
     if (e instanceof X509Error || e instanceof CaError) return form(ctx, cas, f, 400, e.message);

@@ -50,8 +50,24 @@ export async function signCertificate(
   });
 }
 
-/** `signCertificate` without the row: DER of the new certificate. */
-async function signRequestDer(signing: Signing, ca: CaRecord, request: SignRequest, now: Date): Promise<Buffer> {
+/** What `request` becomes when `ca` signs it at `now`: the certificate's fields, all but its serial and signature. */
+export interface ComposedCertificate {
+  subject: SignRequest['subject'];
+  notBefore: Date;
+  notAfter: Date;
+  /** The signature's hash; null for an Ed25519/Ed448 CA, whose signatures name none. */
+  hash: HashAlgorithmName | null;
+  publicKeyDer: Buffer;
+  /** Every extension, in the certificate's order: the mandatory ones, then request > profile > CA (README D1). */
+  extensions: Extension[];
+}
+
+/**
+ * The certificate `request` would become, composed as signing composes it and nothing else: no key
+ * is opened, nothing is written. Signing (below) and the admin interface's preview both read it, so
+ * that the preview shows exactly what "Sign" signs.
+ */
+export function composeCertificate(signing: Signing, ca: CaRecord, request: SignRequest, now: Date = new Date()): ComposedCertificate {
   assertCaCanSign(ca, now);
   const facts = caFacts(ca);
   const profile = signing.profiles.get(request.profile);
@@ -72,11 +88,14 @@ async function signRequestDer(signing: Signing, ca: CaRecord, request: SignReque
   // The CSR was parsed and verified when the request was prepared: only its key is needed now.
   const publicKeyDer = csrPublicKeyDer(request.csr);
   const extensions = [...mandatoryExtensions(facts.keyIdentifier, publicKeyDer), ...composeExtensions(request.extensions, profile, ca)];
+  return { subject: request.subject, notBefore, notAfter, hash, publicKeyDer, extensions };
+}
+
+/** `signCertificate` without the row: DER of the new certificate. */
+async function signRequestDer(signing: Signing, ca: CaRecord, request: SignRequest, now: Date): Promise<Buffer> {
+  const { hash, ...fields } = composeCertificate(signing, ca, request, now);
   const signer = await caSigner(signing.keyBackends, ca, request.keyBackendOptions);
-  return build(
-    { issuer: facts.subjectDer, subject: request.subject, notBefore, notAfter, publicKeyDer, extensions, signature: { hash } },
-    signer,
-  );
+  return build({ issuer: caFacts(ca).subjectDer, ...fields, signature: { hash } }, signer);
 }
 
 /** What the CA certifies for a key it made itself (a delegate's: delegate.ts). */
