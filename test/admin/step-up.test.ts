@@ -12,7 +12,7 @@ import { loginAttemptLimiter } from '../../adapters/auth/login-limiter';
 import { MIGRATIONS_TABLE, migrationSource } from '../../adapters/store/knex/migrations';
 import { createApiUser, createCaAdminRouter, OptionsError } from '../../lib';
 import { ADMIN_ROUTES } from '../../lib/admin/routes';
-import type { CertificateRecord, EventLog } from '../../lib/ports';
+import type { AcmeStore, CertificateRecord, EventLog } from '../../lib/ports';
 import { issueThroughApi, opensslCsr, PASSWORD } from '../api/fixture';
 import { cliRunner } from '../cli/helpers';
 import { ADMIN, adminOn, formToken, setupAdmin, type AdminFixture } from './admin-fixture';
@@ -255,7 +255,16 @@ describe('step-up', () => {
     const { agent } = await signInWithToken('ops');
     const csrf = formToken((await agent.get(ADMIN).expect(200)).text, `${ADMIN}logout`);
     await makeStale('ops');
-    const params: Record<string, string> = { ca: f.api.ca.serial, serial: cert.serial, id: webhookId, slug: 'acct', username: 'bob' };
+    // An ACME account of the CA, for the pages of one (its orders).
+    const acme = (f.api.store as unknown as { acme: AcmeStore }).acme;
+    const { account } = await acme.createAccount({
+      caId: f.api.ca.id,
+      jwk: { kty: 'EC', crv: 'P-256', x: 'x-of-step-up', y: 'y-of-step-up' },
+      thumbprint: 'thumbprint-of-step-up',
+      contact: [],
+      termsOfServiceAgreed: true,
+    });
+    const params: Record<string, string> = { ca: f.api.ca.serial, serial: cert.serial, id: webhookId, slug: account.slug, username: 'bob' };
     const fill = (path: string) => path.replace(/\{(\w+)\}/g, (_, name: string) => params[name]);
     const snapshot = async () => {
       const rows = async (table: string) => f.api.db.knex(table).select('*').orderBy(1);
@@ -312,7 +321,16 @@ describe('step-up', () => {
     const { agent } = await signInWithToken('ops');
     const issuePage = await agent.get(`${ADMIN}issue`).expect(200);
     await makeStale('ops');
-    const params: Record<string, string> = { ca: f.api.ca.serial, serial: cert.serial, id: webhookId, slug: 'acct', username: 'bob' };
+    // An ACME account of the CA, for the pages of one (its orders).
+    const acme = (f.api.store as unknown as { acme: AcmeStore }).acme;
+    const { account } = await acme.createAccount({
+      caId: f.api.ca.id,
+      jwk: { kty: 'EC', crv: 'P-256', x: 'x-of-step-up', y: 'y-of-step-up' },
+      thumbprint: 'thumbprint-of-step-up',
+      contact: [],
+      termsOfServiceAgreed: true,
+    });
+    const params: Record<string, string> = { ca: f.api.ca.serial, serial: cert.serial, id: webhookId, slug: account.slug, username: 'bob' };
     for (const route of ADMIN_ROUTES.filter((r) => r.method === 'GET' && r.access === 'session' && !r.stepUp)) {
       const res = await agent.get(`${ADMIN}${route.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name])}`);
       expect({ route: route.path, status: res.status }).toEqual({ route: route.path, status: 200 });
