@@ -28,6 +28,8 @@ export interface AuditFilter {
   since?: Date;
   /** Records about this CA only (its certificates' records included). */
   caSerial?: string;
+  /** Records about this certificate only (its serial: upper-case hex, no colons or leading zeros); with `caSerial`, of that CA. */
+  serial?: string;
   /** At most this many (the store may cap it). */
   limit?: number;
 }

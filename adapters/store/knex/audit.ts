@@ -32,6 +32,7 @@ export class KnexAuditLog implements AuditLog {
         .where('id', '>', afterId);
       if (filter.since) q.where('created', '>=', filter.since);
       if (filter.caSerial) q.where('ca_serial', filter.caSerial);
+      if (filter.serial) q.where('serial', filter.serial);
       const rows = (await q.orderBy('id').limit(limit)) as Row[];
       return rows.map((r) => ({
         id: toNumber(r.id),
