@@ -49,3 +49,8 @@ export async function casWith(ctx: SignedInContext, permission: Permission): Pro
   const held = await Promise.all(cas.map((ca) => may(ctx, permission, ca.serial)));
   return cas.filter((_, i) => held[i]);
 }
+
+/** Whether the user holds a global permission of the interface, for a page that shows more to those who do. */
+export function holdsGlobal(ctx: SignedInContext, permission: Permission): Promise<boolean> {
+  return ctx.services.permissions.hasPermission(apiUser(ctx), permission);
+}

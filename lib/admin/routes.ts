@@ -11,6 +11,9 @@ import { exportCertificates } from './handlers/export';
 import { deactivateAcmeAccount, showAcmeAccounts } from './handlers/acme';
 import { showAuditLog, verifyAuditLog } from './handlers/audit';
 import { showCa, updateCa } from './handlers/ca';
+import { downloadCa } from './handlers/ca-downloads';
+import { createEabKey } from './handlers/eab-keys';
+import { resign, showResign } from './handlers/resign';
 import { showDashboard } from './handlers/dashboard';
 import { issue, showIssue } from './handlers/issue';
 import { login, logout, showLogin } from './handlers/login';
@@ -73,5 +76,9 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   page('cas/{ca}/acme/', showAcmeAccounts),
   action('cas/{ca}/acme/{slug}/deactivate', deactivateAcmeAccount),
   action('issue', issue),
+  page('cas/{ca}/download', downloadCa),
+  action('cas/{ca}/eab-keys', createEabKey),
+  page('certs/{ca}/{serial}/resign', showResign),
+  action('certs/{ca}/{serial}/resign', resign),
   { method: 'GET', path: 'assets/admin.css', answersHead: true, access: 'asset', handler: serveStylesheet },
 ];
