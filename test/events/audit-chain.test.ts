@@ -99,7 +99,7 @@ describe.each(testDatabaseTargets())('audit log on $name', (target) => {
     });
   });
 
-  it('auditRows filters by certificate serial: only that certificate\'s records, of its CA when both are given', async () => {
+  it("auditRows filters by certificate serial: only that certificate's records, of its CA when both are given", async () => {
     const ca = await actingAs(store, OPERATOR).insertCa(newCa());
     const other = await actingAs(store, OPERATOR).insertCa(newCa());
     const cert = await store.insertCertificate(newCertificate(ca.id));
