@@ -154,6 +154,35 @@ describe("a CA's page", () => {
     expect(await acme.policy(ca.id)).toEqual({ eabRequired: true, allow: ['example.net', '10.0.0.0/8'], deny: ['bad.example.net'] });
     const updated = await eventCount('ca.updated', before);
     expect(updated.map((e) => e.actor)).toEqual([expect.objectContaining({ type: 'api_user', name: 'alice', protocol: 'admin' })]);
+    const policyEvents = await eventCount('acme.policy.updated', before);
+    expect(policyEvents.map((e) => [e.actor, e.caSerial, e.data])).toEqual([
+      [
+        expect.objectContaining({ type: 'api_user', name: 'alice', protocol: 'admin' }),
+        ca.serial,
+        { eab_required: true, allow: ['example.net', '10.0.0.0/8'], deny: ['bad.example.net'] },
+      ],
+    ]);
+    // Saved again unchanged: the CA's edit is recorded, the policy's is not (it did not change).
+    const again = await events().latestEventId();
+    const form = await agent.get(url).expect(200);
+    await agent
+      .post(url)
+      .type('form')
+      .send({
+        _csrf: formToken(form.text, url),
+        name: 'child',
+        enabled: 'on',
+        api_enabled: 'on',
+        acme_form: '1',
+        acme_enabled: 'on',
+        acme_requires_contact: 'on',
+        acme_profile: 'client',
+        acme_eab_required: 'on',
+        acme_allow: 'example.net\n10.0.0.0/8',
+        acme_deny: 'bad.example.net',
+      })
+      .expect(303);
+    expect(await eventCount('acme.policy.updated', again)).toEqual([]);
     const shown = await agent.get(url).expect(200);
     expect(shown.text).toContain('example.net\n10.0.0.0/8</textarea>');
     expect(shown.text).toContain('external account binding required');
@@ -175,6 +204,7 @@ describe("a CA's page", () => {
       acme_allow: 'good.example\nnot a name',
       acme_deny: '',
     };
+    const before = await events().latestEventId();
     const bad = await agent.post(url).type('form').send(form).expect(400);
     expect(bad.text).toContain('Names allowed: &quot;not a name&quot;: not a DNS suffix');
     const badIp = await agent
@@ -203,12 +233,14 @@ describe("a CA's page", () => {
       .expect(403);
     expect(await acme.policy(ca.id)).toEqual(policy);
     expect(await f.api.store.getCa(ca.id)).toEqual(stored);
+    expect(await events().eventsSince(before)).toEqual([]);
   });
 
   test('an external account binding key: its MAC key shown once, kept sealed, found by the store; 403 without the permission', async () => {
     const agent = await f.signIn('alice');
     const url = `${ADMIN}cas/${ca.serial}/`;
     const page = await agent.get(url).expect(200);
+    const before = await events().latestEventId();
     const made = await agent
       .post(`${url}eab-keys`)
       .type('form')
@@ -222,6 +254,10 @@ describe("a CA's page", () => {
     expect(box.open(key?.sealed).equals(Buffer.from(hmac, 'base64url'))).toBe(true);
     expect(JSON.stringify(key?.sealed)).not.toContain(hmac);
     expect((await agent.get(url).expect(200)).text).not.toContain(hmac);
+    const created = await eventCount('acme.eab_key.created', before);
+    expect(created.map((e) => [e.actor, e.caSerial, e.data])).toEqual([
+      [expect.objectContaining({ type: 'api_user', name: 'alice', protocol: 'admin' }), ca.serial, { kid }],
+    ]);
 
     const keys = async () => Number(((await f.api.db.knex(TABLES.acmeEabKeys).count('* as n').first()) as { n: string }).n);
     const count = await keys();

@@ -56,6 +56,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0020_enrolment_transactions',
         '0021_admin_sessions',
         '0022_acme_account_deactivated',
+        '0024_acme_policy_events',
       ]);
     });
   });

@@ -3,8 +3,8 @@
  * to the certificates it signs — and, for a user with `change_certificateauthority` on it, a form for
  * the REST update's fields (the same model rules and wording, lib/ca/ca-update.ts) plus `enabled` and
  * `api_enabled`, the ACME settings and the CA's ACME policy (acme-form.ts). The change is audited
- * (`ca.updated`, naming the fields) as the signed-in user; the policy is written in the same
- * transaction. The page also offers the CA certificate and its chain for download and links the
+ * (`ca.updated`, naming the fields; `acme.policy.updated`) as the signed-in user; the policy is
+ * written in the same transaction, and only when it changed. The page also offers the CA certificate and its chain for download and links the
  * URLs it writes into the certificates it signs (CRL, OCSP, CA issuer).
  */
 import { caPatchFromBody } from '../../ca/ca-update';
@@ -39,6 +39,10 @@ const checkbox = (name: string, label: string, checked: boolean): Html =>
 
 /** The ACME policy of the CA, or null when the store keeps no ACME data. */
 const policyOf = (store: Store, ca: CaRecord): Promise<AcmeCaPolicy> | null => (hasAcmeStore(store) ? store.acme.policy(ca.id) : null);
+
+const sameList = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const samePolicy = (a: AcmeCaPolicy, b: AcmeCaPolicy): boolean =>
+  a.eabRequired === b.eabRequired && sameList(a.allow, b.allow) && sameList(a.deny, b.deny);
 
 /** A URL the CA writes into certificates, as a link when it is one a browser may follow. */
 const urlItem = (url: string): Html => html`<li>${/^https?:\/\//i.test(url) ? html`<a href="${url}">${url}</a>` : url}</li>`;
@@ -158,7 +162,8 @@ export async function updateCa(ctx: SignedInContext): Promise<void> {
     // One transaction that names the user: the CA's row (its `ca.updated` event) and its ACME policy.
     await actingAs(store, adminActor(ctx)).transaction(async (tx) => {
       await tx.updateCa(ca.id, { ...patch, enabled: form.get('enabled') === 'on', apiEnabled: form.get('api_enabled') === 'on' });
-      if (acme?.policy && hasAcmeStore(tx)) await tx.acme.setPolicy(ca.id, acme.policy);
+      if (acme?.policy && hasAcmeStore(tx) && !samePolicy(await tx.acme.policy(ca.id), acme.policy))
+        await tx.acme.setPolicy(ca.id, acme.policy);
     });
   } catch (e) {
     if (e instanceof CaError || e instanceof X509Error) return caPage(ctx, ca, 400, e.message);
