@@ -255,8 +255,9 @@ export function createCaAdminRouter(options: CaAdminRouterOptions): CaAdminRoute
       ? resolved.keyBackends
       : { default: checkedDefaultKeyBackend(env, 'createCaAdminRouter') };
   const webhookSecrets = resolved.webhookSecrets ?? envKekSecretBox(env);
+  const eabSecrets = resolved.eabSecrets ?? envKekSecretBox(env);
   return buildCaAdminRouter(
-    { ...resolved, keyBackends, webhookSecrets },
+    { ...resolved, keyBackends, webhookSecrets, eabSecrets },
     { authenticator, permissions, loginLimiter: options.loginLimiter ?? loginAttemptLimiter(), owned },
   );
 }

@@ -20,10 +20,10 @@ export function may(ctx: SignedInContext, permission: Permission, caSerial: stri
 
 /** Whether the user holds a global permission of the interface (`view_auditlog`, `manage_webhooks`, `manage_users`); 403 if not. */
 export async function requireGlobal(ctx: SignedInContext, permission: Permission): Promise<void> {
-  if (!(await ctx.services.permissions.hasPermission(apiUser(ctx), permission))) throw forbiddenPage();
+  if (!(await holdsGlobal(ctx, permission))) throw forbiddenPage();
 }
 
-/** Whether the user holds a global permission of the interface, for what a page shows only to some (the dashboard's recent events). */
+/** Whether the user holds a global permission of the interface, for what a page shows only to some (the dashboard's recent events, a certificate's history). */
 export function holdsGlobal(ctx: SignedInContext, permission: Permission): Promise<boolean> {
   return ctx.services.permissions.hasPermission(apiUser(ctx), permission);
 }

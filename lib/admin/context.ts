@@ -30,6 +30,8 @@ export interface AdminServices {
   signing: { keyBackends: Readonly<Record<string, KeyBackend>>; profiles: Profiles; defaultProfile: string };
   /** Seals new webhook secrets; null: adding and rotating are unavailable. */
   webhookSecrets: SecretBox | null;
+  /** Seals new ACME external account binding keys; null: making them is unavailable. */
+  eabSecrets: SecretBox | null;
 }
 
 export interface AdminContext {

@@ -70,6 +70,12 @@ export interface CaAdminRouterOptions {
    * and rotating are unavailable (the page says why).
    */
   webhookSecrets?: SecretBox;
+  /**
+   * Seals the MAC keys of the ACME external account binding keys made on a CA's page (as `ca-admin
+   * create_acme_eab_key` does); give the ACME router's `acme.eabSecrets` if it has one. Default: the box
+   * under `CA_KEY_ENCRYPTION_KEY` when it is set; else making keys is unavailable (the page says why).
+   */
+  eabSecrets?: SecretBox;
   /** Environment for the defaults (`CA_KEY_ENCRYPTION_KEY`). Default `process.env`. */
   env?: Record<string, string | undefined>;
   /**
@@ -92,6 +98,7 @@ export const ADMIN_ROUTER_OPTION_NAMES: readonly (keyof CaAdminRouterOptions)[] 
   'profiles',
   'defaultProfile',
   'webhookSecrets',
+  'eabSecrets',
   'env',
   'requireTls',
   'logger',
@@ -111,6 +118,8 @@ export interface ResolvedAdminOptions {
   defaultProfile: string;
   /** As given; the package entry adds the default box when it can. */
   webhookSecrets: SecretBox | null;
+  /** As given; the package entry adds the default box when it can. */
+  eabSecrets: SecretBox | null;
   logger: Logger | null;
   logError: LogError;
 }
@@ -152,6 +161,7 @@ export function resolveAdminOptions(options: CaAdminRouterOptions): ResolvedAdmi
     ['permissions', ['hasPermission']],
     ['loginLimiter', ['check', 'failed', 'succeeded']],
     ['webhookSecrets', ['seal', 'open']],
+    ['eabSecrets', ['seal', 'open']],
   ] as const) {
     const value = options[name];
     if (value !== undefined && !hasMethods(value, methods)) {
@@ -181,6 +191,7 @@ export function resolveAdminOptions(options: CaAdminRouterOptions): ResolvedAdmi
     profiles,
     defaultProfile,
     webhookSecrets: options.webhookSecrets ?? null,
+    eabSecrets: options.eabSecrets ?? null,
     logger,
     logError,
   };

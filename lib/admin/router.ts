@@ -31,7 +31,15 @@ export function buildCaAdminRouter(resolved: ResolvedAdminOptions, ports: AdminP
   const shared = { logError, outages: new OutageLog(logError, Date.now, NO_METRICS), metrics: NO_METRICS };
   const sessions = new AdminSessions(store.adminSessions, store, resolved);
   const signing = { keyBackends: resolved.keyBackends, profiles: resolved.profiles, defaultProfile: resolved.defaultProfile };
-  const services = { store, sessions, ...ports, logError, signing, webhookSecrets: resolved.webhookSecrets };
+  const services = {
+    store,
+    sessions,
+    ...ports,
+    logError,
+    signing,
+    webhookSecrets: resolved.webhookSecrets,
+    eabSecrets: resolved.eabSecrets,
+  };
   const module = mountAdmin(resolved, services, shared);
   const router = serveModules([module], async () => {
     for (const resource of ports.owned) await resource.close();

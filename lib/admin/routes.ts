@@ -12,6 +12,9 @@ import { exportCertificates } from './handlers/export';
 import { deactivateAcmeAccount, showAcmeAccount, showAcmeAccounts } from './handlers/acme';
 import { showAuditLog, verifyAuditLog } from './handlers/audit';
 import { showCa, updateCa } from './handlers/ca';
+import { downloadCa } from './handlers/ca-downloads';
+import { createEabKey } from './handlers/eab-keys';
+import { resign, showResign } from './handlers/resign';
 import { showDashboard } from './handlers/dashboard';
 import { issue, showIssue } from './handlers/issue';
 import { login, logout, showLogin } from './handlers/login';
@@ -86,6 +89,10 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   page('cas/{ca}/acme/', showAcmeAccounts),
   sensitive('cas/{ca}/acme/{slug}/deactivate', deactivateAcmeAccount, 'cas/{ca}/acme/'),
   action('issue', issue),
+  page('cas/{ca}/download', downloadCa),
+  sensitive('cas/{ca}/eab-keys', createEabKey, 'cas/{ca}/'),
+  page('certs/{ca}/{serial}/resign', showResign),
+  action('certs/{ca}/{serial}/resign', resign),
   { method: 'GET', path: 'assets/admin.css', answersHead: true, access: 'asset', handler: serveStylesheet },
   { method: 'GET', path: 'assets/csr-file.js', answersHead: true, access: 'asset', handler: serveCsrFileScript },
   page('cas/{ca}/acme/{slug}/', showAcmeAccount),

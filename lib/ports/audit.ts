@@ -34,6 +34,8 @@ export interface AuditFilter {
   actorName?: string;
   /** Newest (highest id) first: the latest records (the admin dashboard); `afterId` still bounds them from below. */
   newestFirst?: boolean;
+  /** Records about this certificate only (its serial: upper-case hex, no colons or leading zeros); with `caSerial`, of that CA. */
+  serial?: string;
   /** At most this many (the store may cap it). */
   limit?: number;
 }

@@ -30,6 +30,10 @@ export type DomainEventType =
   | 'acme.account.created'
   /** An ACME account was deactivated, by itself over ACME or by an operator (admin interface); `data.account` is its slug. */
   | 'acme.account.deactivated'
+  /** A CA's ACME policy changed (EAB required, names allowed and denied); `data` is the policy as it now is. */
+  | 'acme.policy.updated'
+  /** An external account binding key was made for a CA; `data.kid` is its key id (never the MAC key). */
+  | 'acme.eab_key.created'
   /** A webhook endpoint was added, removed, or given a new secret; `data.webhook` is its id (never the secret). */
   | 'webhook.created'
   | 'webhook.removed'
@@ -60,6 +64,8 @@ const EVENT_TYPES: Record<DomainEventType, true> = {
   'crl.published': true,
   'acme.account.created': true,
   'acme.account.deactivated': true,
+  'acme.policy.updated': true,
+  'acme.eab_key.created': true,
   'webhook.created': true,
   'webhook.removed': true,
   'webhook.secret_rotated': true,

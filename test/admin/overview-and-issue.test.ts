@@ -119,8 +119,20 @@ beforeAll(async () => {
   await api.store.markOrderFailed((await order()).id, 'The key store was away.');
 
   await createCertificateViewer(api, 'one-ca', [second.serial]);
-  await createApiUser(api.store, 'auditor', PASSWORD, { ...NO_PERMISSIONS, viewCertificate: true, viewAuditLog: true, useAdmin: true }, { bcryptCost: 4 });
-  await createApiUser(api.store, 'ca-viewer', PASSWORD, { ...NO_PERMISSIONS, viewCertificateAuthority: true, useAdmin: true }, { bcryptCost: 4 });
+  await createApiUser(
+    api.store,
+    'auditor',
+    PASSWORD,
+    { ...NO_PERMISSIONS, viewCertificate: true, viewAuditLog: true, useAdmin: true },
+    { bcryptCost: 4 },
+  );
+  await createApiUser(
+    api.store,
+    'ca-viewer',
+    PASSWORD,
+    { ...NO_PERMISSIONS, viewCertificateAuthority: true, useAdmin: true },
+    { bcryptCost: 4 },
+  );
 }, 120_000);
 
 afterAll(async () => {

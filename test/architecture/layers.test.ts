@@ -106,7 +106,17 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   // engine, and the kit's option checks (their options read alike); no module.
   'lib/enrolment': ['lib/ca', 'lib/ports', 'lib/x509', 'lib/http'],
   // The admin web interface: the kit, the rules and services, the ports, the engine; the webhooks' management functions.
-  'lib/admin': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509', 'lib/webhooks'],
+  // Of lib/acme, as ca-admin: the files it shares (making an EAB key, checking a CA's policy names).
+  'lib/admin': [
+    'lib/http',
+    'lib/ca',
+    'lib/cache',
+    'lib/ports',
+    'lib/x509',
+    'lib/webhooks',
+    'lib/acme/eab/create-key.ts',
+    'lib/acme/policy/entries.ts',
+  ],
   // The metrics endpoint: the kit and the ports (its exposition is an adapter, chosen by the composition root).
   'lib/metrics': ['lib/http', 'lib/ports'],
   'lib/openapi': ['lib/api'],
@@ -136,7 +146,7 @@ function importsLeaving(files: readonly string[], dir: string, allowed: readonly
   const folders = [...Object.keys(ALLOWED_IMPORTS), 'lib/ca', 'lib/ports', 'lib/x509', 'lib/cli', 'lib/webhooks'];
   return files.flatMap((f) =>
     importsOf(f)
-      .filter((i) => !i.startsWith(`${dir}/`) && !allowed.includes(folderOf(i, folders) ?? i))
+      .filter((i) => !i.startsWith(`${dir}/`) && !allowed.includes(folderOf(i, folders) ?? i) && !allowed.includes(i))
       .map((i) => `${f} → ${i}`),
   );
 }

@@ -10,7 +10,7 @@ import { kekSecretBox } from '../../adapters/keys/secret-box';
 import { loadKek } from '../../adapters/keys/kek';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { jwkThumbprint, type PublicJwk } from '../../lib/acme/jwk';
-import type { CaRecord } from '../../lib/ports';
+import type { CaRecord, EventLog } from '../../lib/ports';
 import { serialToColons } from '../../lib/x509/serial-format';
 import { KEK, startAcmeServer, type AcmeFixture } from '../acme/fixture';
 import { testDatabaseTargets } from '../helpers/database';
@@ -56,6 +56,12 @@ describe.each(testDatabaseTargets())('create_acme_eab_key and list_acme_accounts
 
     const stored = await server.store.acme.findEabKey(server.ca.id, kid);
     expect(stored).toMatchObject({ kid, caId: server.ca.id, accountId: null });
+    // Both changes are audited, naming the operator; the key's record carries its kid only.
+    const audited = (await (server.store as unknown as EventLog).eventsSince(0)).filter((e) => e.type.startsWith('acme.'));
+    expect(audited.map((e) => [e.type, e.actor.type, e.actor.protocol, e.caSerial, e.data])).toEqual([
+      ['acme.policy.updated', 'operator', 'cli', server.ca.serial, { eab_required: true, allow: [], deny: [] }],
+      ['acme.eab_key.created', 'operator', 'cli', server.ca.serial, { kid }],
+    ]);
     const row = JSON.stringify(await server.db.knex(TABLES.acmeEabKeys).where({ kid }).first());
     for (const form of [hmac, secret.toString('base64'), secret.toString('hex')]) expect(row).not.toContain(form);
 

@@ -99,6 +99,23 @@ describe.each(testDatabaseTargets())('audit log on $name', (target) => {
     });
   });
 
+  it("auditRows filters by certificate serial: only that certificate's records, of its CA when both are given", async () => {
+    const ca = await actingAs(store, OPERATOR).insertCa(newCa());
+    const other = await actingAs(store, OPERATOR).insertCa(newCa());
+    const cert = await store.insertCertificate(newCertificate(ca.id));
+    await store.insertCertificate(newCertificate(ca.id));
+    // The same serial at another CA (serials are unique per CA only).
+    await store.insertCertificate(newCertificate(other.id, { serial: cert.serial }));
+    await actingAs(store, API_USER).revokeCertificate(cert.id, 'superseded', null, new Date());
+    const history = await store.auditLog.auditRows({ caSerial: ca.serial, serial: cert.serial });
+    expect(history.map((r) => [r.type, r.caSerial, r.serial])).toEqual([
+      ['certificate.issued', ca.serial, cert.serial],
+      ['certificate.revoked', ca.serial, cert.serial],
+    ]);
+    expect((await store.auditLog.auditRows({ serial: cert.serial })).map((r) => r.caSerial)).toEqual([ca.serial, other.serial, ca.serial]);
+    expect(await store.auditLog.auditRows({ caSerial: ca.serial, serial: 'ABCDEF' })).toEqual([]);
+  });
+
   it('audit_log exports the records as JSON lines or CSV, filtered by CA and by --since (an id or a date)', async () => {
     await someHistory();
     const all = await rows();

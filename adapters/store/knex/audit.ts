@@ -35,6 +35,7 @@ export class KnexAuditLog implements AuditLog {
       if (filter.type) q.where('type', filter.type);
       // The actor is kept as the `json` text the chain covers; its name is read out of it, compared exactly.
       if (filter.actorName) q.whereRaw(`actor->>'name' = ?`, [filter.actorName]);
+      if (filter.serial) q.where('serial', filter.serial);
       const rows = (await q.orderBy('id', filter.newestFirst ? 'desc' : 'asc').limit(limit)) as Row[];
       return rows.map((r) => ({
         id: toNumber(r.id),

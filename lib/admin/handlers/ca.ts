@@ -2,15 +2,19 @@
  * A certificate authority's page (README "Admin interface"): what it is, its state, and what it adds
  * to the certificates it signs — and, for a user with `change_certificateauthority` on it, a form for
  * the REST update's fields (the same model rules and wording, lib/ca/ca-update.ts) plus `enabled` and
- * `api_enabled`. The change is audited (`ca.updated`, naming the fields) as the signed-in user.
+ * `api_enabled`, the ACME settings and the CA's ACME policy (acme-form.ts). The change is audited
+ * (`ca.updated`, naming the fields; `acme.policy.updated`) as the signed-in user; the policy is
+ * written in the same transaction, and only when it changed. The page also offers the CA certificate and its chain for download and links the
+ * URLs it writes into the certificates it signs (CRL, OCSP, CA issuer).
  */
 import { caPatchFromBody } from '../../ca/ca-update';
 import { CaError } from '../../ca/errors';
 import { isUsable } from '../../ca/lookup';
-import { actingAs, StoreConflictError, type CaRecord } from '../../ports';
+import { actingAs, hasAcmeStore, StoreConflictError, type AcmeCaPolicy, type CaRecord, type Store } from '../../ports';
 import { X509Error } from '../../x509/errors';
 import { formatRfc4514 } from '../../x509/rfc4514';
 import { adminActor, caFor, may } from '../access';
+import { acmeChange, acmeFacts, acmeFields } from '../acme-form';
 import { accessBody, accessUrls, crlBody, crlUrls, lines } from '../ca-form';
 import { colonSerial, isoTime } from '../certificate-view';
 import type { SignedInContext } from '../context';
@@ -33,7 +37,35 @@ const checkbox = (name: string, label: string, checked: boolean): Html =>
     <label for="${name}" class="inline">${label}</label>
   </div>`;
 
-function editForm(ctx: SignedInContext, ca: CaRecord): Html {
+/** The ACME policy of the CA, or null when the store keeps no ACME data. */
+const policyOf = (store: Store, ca: CaRecord): Promise<AcmeCaPolicy> | null => (hasAcmeStore(store) ? store.acme.policy(ca.id) : null);
+
+const sameList = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const samePolicy = (a: AcmeCaPolicy, b: AcmeCaPolicy): boolean =>
+  a.eabRequired === b.eabRequired && sameList(a.allow, b.allow) && sameList(a.deny, b.deny);
+
+/** A URL the CA writes into certificates, as a link when it is one a browser may follow. */
+const urlItem = (url: string): Html => html`<li>${/^https?:\/\//i.test(url) ? html`<a href="${url}">${url}</a>` : url}</li>`;
+
+function publicUrls(ca: CaRecord): Html {
+  const crls = crlUrls(ca.signCrlDistributionPoints) ?? [];
+  const access = accessUrls(ca.signAuthorityInformationAccess) ?? { ocsp: [], issuers: [] };
+  const group = (label: string, urls: string[]) =>
+    urls.length
+      ? html`<dt>${label}</dt>
+          <dd>
+            <ul>
+              ${urls.map(urlItem)}
+            </ul>
+          </dd>`
+      : null;
+  if (!crls.length && !access.ocsp.length && !access.issuers.length) return html`<p>(none)</p>`;
+  return html`<dl class="fields">
+    ${group('CRL distribution points', crls)} ${group('OCSP', access.ocsp)} ${group('CA issuers', access.issuers)}
+  </dl>`;
+}
+
+function editForm(ctx: SignedInContext, ca: CaRecord, policy: AcmeCaPolicy | null): Html {
   const access = accessUrls(ca.signAuthorityInformationAccess);
   return html`<h2>Edit</h2>
     <form method="post" action="${ctx.base}cas/${ca.serial}/">
@@ -44,7 +76,7 @@ function editForm(ctx: SignedInContext, ca: CaRecord): Html {
       ${access ? linesField('ocsp_urls', 'OCSP responders for the certificates it signs', access.ocsp) : linesField('ocsp_urls', 'Authority information access', null)}
       ${access ? linesField('issuer_urls', 'CA issuer URLs for the certificates it signs', access.issuers) : null}
       ${textField('website', 'Website', ca.website)} ${textField('terms_of_service', 'Terms of service', ca.termsOfService)}
-      ${textField('caa_identity', 'CAA identity', ca.caaIdentity)}
+      ${textField('caa_identity', 'CAA identity', ca.caaIdentity)} ${acmeFields(ca, policy, ctx.services.signing.profiles)}
       <button type="submit">Save</button>
     </form>`;
 }
@@ -54,6 +86,8 @@ async function caPage(ctx: SignedInContext, ca: CaRecord, status = 200, message:
   const canEdit = await may(ctx, 'change_certificateauthority', ca.serial);
   const saved = ctx.req.query.saved === '1' && !message;
   const signs = [ca.signCrlDistributionPoints, ca.signAuthorityInformationAccess, ca.signCertificatePolicies, ca.signIssuerAlternativeName];
+  const policy = await policyOf(ctx.services.store, ca);
+  const path = `${ctx.base}cas/${ca.serial}/`;
   sendPage(ctx, {
     status,
     title: ca.name,
@@ -76,11 +110,29 @@ async function caPage(ctx: SignedInContext, ca: CaRecord, status = 200, message:
         <dd>${ca.keyBackendAlias}${ca.keyBackendOptions === null ? ' (no private key)' : ''}</dd>
       </dl>
       <p class="actions">
+        <a href="${path}download?format=pem" download>Download PEM</a><a href="${path}download?format=der" download>Download DER</a
+        ><a href="${path}download?format=chain" download>Download chain (PEM, up to the root)</a>
+      </p>
+      <p class="actions">
         <a href="${ctx.base}certs/?ca=${ca.serial}">Its certificates</a><a href="${ctx.base}issue?ca=${ca.serial}">Issue with it</a
         ><a href="${ctx.base}cas/${ca.serial}/acme/">ACME accounts</a>
       </p>
       <h2>Added to the certificates it signs</h2>
-      ${extensionRows(signs.filter((e) => e !== null))} ${canEdit ? editForm(ctx, ca) : null}`,
+      ${extensionRows(signs.filter((e) => e !== null))}
+      <h2>Its public URLs (written into the certificates it signs)</h2>
+      ${publicUrls(ca)}
+      <h2>ACME</h2>
+      ${acmeFacts(ca, policy)}
+      ${
+        canEdit && policy
+          ? html`<form method="post" action="${path}eab-keys">
+              <input type="hidden" name="_csrf" value="${ctx.session.record.csrfToken}" /><button type="submit">
+                Create an external account binding key
+              </button>
+            </form>`
+          : null
+      }
+      ${canEdit ? editForm(ctx, ca, policy) : null}`,
   });
 }
 
@@ -102,13 +154,16 @@ export async function updateCa(ctx: SignedInContext): Promise<void> {
   if (crlUrls(ca.signCrlDistributionPoints) !== null) body.sign_crl_distribution_points = crlBody(lines(field('crl_urls')));
   if (accessUrls(ca.signAuthorityInformationAccess) !== null)
     body.sign_authority_information_access = accessBody(lines(field('ocsp_urls')), lines(field('issuer_urls')));
-  const actor = adminActor(ctx);
+  const { store } = ctx.services;
   try {
-    const patch = await caPatchFromBody(ctx.services.store, ca, body);
-    await actingAs(ctx.services.store, actor).updateCa(ca.id, {
-      ...patch,
-      enabled: form.get('enabled') === 'on',
-      apiEnabled: form.get('api_enabled') === 'on',
+    // Everything is checked before anything is written: a bad name or profile changes nothing.
+    const acme = acmeChange(form, ca, ctx.services.signing.profiles, hasAcmeStore(store));
+    const patch = await caPatchFromBody(store, ca, { ...body, ...acme?.body });
+    // One transaction that names the user: the CA's row (its `ca.updated` event) and its ACME policy.
+    await actingAs(store, adminActor(ctx)).transaction(async (tx) => {
+      await tx.updateCa(ca.id, { ...patch, enabled: form.get('enabled') === 'on', apiEnabled: form.get('api_enabled') === 'on' });
+      if (acme?.policy && hasAcmeStore(tx) && !samePolicy(await tx.acme.policy(ca.id), acme.policy))
+        await tx.acme.setPolicy(ca.id, acme.policy);
     });
   } catch (e) {
     if (e instanceof CaError || e instanceof X509Error) return caPage(ctx, ca, 400, e.message);

@@ -2,12 +2,15 @@
  * One certificate (README "Admin interface"): its fields, subjectAltNames, extensions in words,
  * fingerprints and PEM, downloads (PEM, DER, the chain, the CSR), and the actions the user may take.
  * Everything is read for a CA the user may view certificates of (403 otherwise, before any lookup).
+ * It names the ACME order that issued it, and shows its audit records to users with `view_auditlog`
+ * (certificate-history.ts).
  */
 import { caChain } from '../../ca/lookup';
 import type { CaRecord, CertificateRecord } from '../../ports';
 import { pemEncode } from '../../x509/pem';
 import { formatRfc4514 } from '../../x509/rfc4514';
 import { caFor, may, notFoundPage } from '../access';
+import { certificateHistory, issuingOrder } from '../certificate-history';
 import { colonSerial, generalNameText, isoTime, primaryName, statusOf, subjectAltNames } from '../certificate-view';
 import type { SignedInContext } from '../context';
 import { extensionRows } from '../extension-rows';
@@ -28,6 +31,8 @@ export async function showCertificate(ctx: SignedInContext): Promise<void> {
   const status = statusOf(cert, now);
   const path = `${ctx.base}certs/${ca.serial}/${cert.serial}/`;
   const canRevoke = !cert.revoked && (await may(ctx, 'revoke_certificate', ca.serial));
+  const canResign = cert.csr !== null && (await may(ctx, 'sign_certificate', ca.serial));
+  const [order, history] = await Promise.all([issuingOrder(ctx, ca, cert), certificateHistory(ctx, ca, cert)]);
   const sans = subjectAltNames(cert);
   sendPage(ctx, {
     title: primaryName(cert),
@@ -37,7 +42,7 @@ export async function showCertificate(ctx: SignedInContext): Promise<void> {
         <a href="${path}download?format=der" download>Download DER</a>
         <a href="${path}download?format=chain" download>Download chain (PEM)</a>
         ${cert.csr ? html`<a href="${path}download?format=csr" download>Download CSR</a>` : null}
-        ${canRevoke ? html`<a href="${path}revoke">Revoke…</a>` : null}
+        ${canRevoke ? html`<a href="${path}revoke">Revoke…</a>` : null} ${canResign ? html`<a href="${path}resign">Resign…</a>` : null}
       </div>
       <dl class="fields">
         <dt>Subject</dt>
@@ -60,6 +65,7 @@ export async function showCertificate(ctx: SignedInContext): Promise<void> {
         <dd class="mono">${cert.fingerprints['SHA-256']}</dd>
         <dt>Issued</dt>
         <dd>${isoTime(cert.created)}</dd>
+        ${order}
         ${
           cert.revoked
             ? html`<dt>Revoked</dt>
@@ -71,7 +77,7 @@ export async function showCertificate(ctx: SignedInContext): Promise<void> {
         }
       </dl>
       <h2>Extensions</h2>
-      ${extensionRows(cert.certificate.extensions)}
+      ${extensionRows(cert.certificate.extensions)} ${history}
       <h2>Certificate</h2>
       <pre>${cert.certificate.pem}</pre>`,
   });

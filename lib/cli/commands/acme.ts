@@ -32,9 +32,10 @@ export function registerAcmeCommands(program: Command, run: Action): void {
         // Before anything is written: without the box the key could not be stored usably.
         const box = ctx.secretBox();
         const store = await ctx.store();
-        const acme = acmeStoreOf(store);
+        acmeStoreOf(store); // a store without ACME data is an error before the CA is looked up
         const ca = await findCa(store, caName, { allowDisabled: true });
-        const { kid, hmac } = await createAcmeEabKey(acme, box, ca);
+        // In a transaction of the operator's store, so that `acme.eab_key.created` names the operator.
+        const { kid, hmac } = await store.transaction((tx) => createAcmeEabKey(acmeStoreOf(tx), box, ca));
         // Two lines a script can read; the MAC key is shown once, here, and nowhere else.
         ctx.write(`kid: ${kid}\nhmac: ${hmac}\n`);
       }),

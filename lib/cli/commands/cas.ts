@@ -52,6 +52,14 @@ function policyTarget(store: Store, policy: Partial<AcmeCaPolicy> | null): { acm
   return policy && { acme: acmeStoreOf(store), policy };
 }
 
+/**
+ * Write the policy in a transaction of the operator's store, so that its `acme.policy.updated` event
+ * names the operator (the ACME store's own writes carry no actor).
+ */
+function setPolicyAs(store: Store, caId: number, policy: Partial<AcmeCaPolicy>): Promise<unknown> {
+  return store.transaction((tx) => acmeStoreOf(tx).setPolicy(caId, policy));
+}
+
 /** `enableAcme`: `CA_ENABLE_ACME` (lib/cli/acme-options.ts hides the ACME options when it is false). */
 export function registerCaCommands(program: Command, run: Action, enableAcme: boolean): void {
   addOptions(
@@ -114,7 +122,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
         website: o.website,
         termsOfService: o.tos,
       });
-      if (policy) await policy.acme.setPolicy(ca.id, policy.policy);
+      if (policy) await setPolicyAs(store, ca.id, policy.policy);
       if (parent && caNotAfter(now, expiresDays, parent).cappedAtParent) {
         ctx.note(
           `No --expires given: ${ca.name} expires with its parent ${parent.name}, at ${formatUtc(ca.notAfter)} ` +
@@ -193,7 +201,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
           website: o.website,
           termsOfService: o.tos,
         });
-        if (policy) await policy.acme.setPolicy(ca.id, policy.policy);
+        if (policy) await setPolicyAs(store, ca.id, policy.policy);
         ctx.write(`Imported CA ${ca.name} (${serialToColons(ca.serial)}).\n`);
       },
     ),
@@ -242,7 +250,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
         patch.ocspResponseValidity = intOption(o.ocspResponseValidity as string, '--ocsp-response-validity');
       }
       await editCa(store, ca, patch);
-      if (policy) await policy.acme.setPolicy(ca.id, policy.policy);
+      if (policy) await setPolicyAs(store, ca.id, policy.policy);
       const changed = Object.keys(patch).length > 0 || policy !== null;
       ctx.write(`${changed ? 'Changed' : 'Nothing to change for'} CA ${ca.name} (${serialToColons(ca.serial)}).\n`);
     }),
