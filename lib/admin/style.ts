@@ -50,7 +50,15 @@ svg.expiry-chart { display: block; width: 100%; max-width: 48rem; height: auto; 
 .expiry-chart text { font-size: 12px; fill: var(--fg); } .expiry-chart .tick { fill: var(--muted); }
 details { margin: .6rem 0 1rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
-@media (max-width: 40rem) { th:nth-child(n+4), td:nth-child(n+4) { display: none; } header.top nav { flex-basis: 100%; } }
+input, select, textarea { max-width: 100%; }
+/* A phone: nothing is hidden; a wide table scrolls sideways inside itself, the page never does. */
+@media (max-width: 40rem) {
+  main { padding: .8rem; }
+  header.top nav { flex-basis: 100%; flex-wrap: wrap; gap: .4rem .9rem; }
+  table { display: block; overflow-x: auto; }
+  dl.fields { grid-template-columns: 1fr; }
+  dl.fields dd { margin-bottom: .4rem; }
+}
 `;
 
 export const ADMIN_CSS_HASH = createHash('sha256').update(ADMIN_CSS).digest('hex').slice(0, 16);

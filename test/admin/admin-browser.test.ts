@@ -148,6 +148,35 @@ describeInBrowser('the admin interface in Chromium, against the example server',
     });
     expect(pasted).toContain('pasted.pem: OK');
 
+    // Resign it from its page: a new certificate, same names, another serial; openssl verifies it.
+    const firstSerial = page.url();
+    await page.getByRole('link', { name: 'Resign…' }).click();
+    await page.getByRole('heading', { name: 'Resign pasted.internal.example' }).waitFor();
+    await page.getByRole('button', { name: 'Sign again' }).click();
+    await page.getByRole('heading', { name: /pasted\.internal\.example/ }).waitFor();
+    expect(page.url()).not.toBe(firstSerial);
+    await save('Download PEM', 'resigned.pem');
+    expect(
+      execFileSync('openssl', ['verify', '-CAfile', 'root.pem', '-untrusted', 'issuer.pem', 'resigned.pem'], {
+        cwd: dir,
+        encoding: 'utf8',
+      }),
+    ).toContain('resigned.pem: OK');
+
+    // A CSR read from a DER file by the page's script (under the CSP) equals openssl's PEM; Preview signs nothing.
+    const fileCsr = opensslCsr('EC', 'from-file.internal.example').csr;
+    fs.writeFileSync(path.join(dir, 'file.csr.pem'), fileCsr);
+    execFileSync('openssl', ['req', '-in', 'file.csr.pem', '-outform', 'DER', '-out', 'file.der'], { cwd: dir });
+    await page.getByRole('link', { name: 'Issue' }).click();
+    await page.locator('#csr-file').waitFor({ state: 'visible' });
+    await page.locator('#csr-file').setInputFiles(path.join(dir, 'file.der'));
+    await page.locator('#csr-file[data-loaded="true"]').waitFor({ state: 'attached' });
+    await expect(page.getByLabel('Certificate signing request (PEM)').inputValue()).resolves.toBe(fileCsr.trim());
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByText('Nothing has been signed or stored yet.').waitFor();
+    expect(await page.locator('main').textContent()).toContain('CN=from-file.internal.example');
+    await checkPage('07b-issue-preview');
+
     // Edit the CA's CRL URL; the REST API shows it.
     await page.goto(`${admin}cas/${server.caSerial}/`);
     await page.getByLabel(/^CRL distribution points/).fill('http://crl.internal.example/intermediate.crl');
@@ -195,4 +224,42 @@ describeInBrowser('the admin interface in Chromium, against the example server',
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);
+
+  test('on a phone (390 CSS pixels wide) every page fits: no page scrolls sideways, nothing is hidden', async () => {
+    const context = await newContext(browser, 'phone');
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    await page.goto(admin);
+    await page.getByLabel('Username').fill(server.username);
+    await page.getByLabel('Password').fill(server.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    // The pages, and one certificate's page (the first of the list).
+    await page.goto(`${admin}certs/?status=all`);
+    const certificate = (await page.locator('main table a').first().getAttribute('href')) as string;
+    const pages = [
+      '',
+      'certs/?status=all',
+      certificate.slice(new URL(admin).pathname.length),
+      'issue',
+      `cas/${server.caSerial}/`,
+      'audit/',
+      'users/',
+      'webhooks/',
+    ];
+    const overflow: Record<string, number> = {};
+    for (const at of pages) {
+      await page.goto(`${admin}${at}`);
+      overflow[at] = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
+    }
+    expect(overflow).toEqual(Object.fromEntries(pages.map((at) => [at, 0])));
+    await screenshot(page, '13-phone-webhooks');
+    // Every column of the list is shown (a wide table scrolls inside itself).
+    await page.goto(`${admin}certs/?status=all`);
+    expect(await page.evaluate("[...document.querySelectorAll('th')].filter((th) => th.offsetParent === null).length")).toBe(0);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await screenshot(page, '14-phone-certificates');
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
 });

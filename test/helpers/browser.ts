@@ -29,9 +29,12 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--disable-gpu'] });
 }
 
-export function newContext(browser: Browser): Promise<BrowserContext> {
+/** A laptop's window, or (`phone`) a phone's: 390 × 844 CSS pixels, touch, a mobile viewport. */
+export function newContext(browser: Browser, device: 'laptop' | 'phone' = 'laptop'): Promise<BrowserContext> {
   return browser.newContext({
-    viewport: { width: 1280, height: 800 },
+    ...(device === 'phone'
+      ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }
+      : { viewport: { width: 1280, height: 800 } }),
     deviceScaleFactor: 1,
     locale: 'en-US',
     timezoneId: 'UTC',
