@@ -206,6 +206,17 @@ describe('pages and permissions', () => {
     expect(page.text).toContain('DNS: alt.internal.example');
     expect(page.text).toContain('Subject alternative name');
     expect(page.text).toContain('Revoke…');
+    // The fingerprints, as openssl computes them from the DER (colon-separated upper-case hex).
+    for (const [name, digest] of [
+      ['SHA-256', 'sha256'],
+      ['SHA-512', 'sha512'],
+    ]) {
+      const printed = execFileSync('openssl', ['x509', '-inform', 'DER', '-noout', '-fingerprint', `-${digest}`], {
+        input: web.der,
+      }).toString();
+      expect(page.text).toContain(printed.trim().split('=')[1]);
+      expect(page.text).toContain(name);
+    }
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'admin-dl-'));
     const pem = await bytes(agent.get(`${certPath(f.api.ca.serial, web.serial)}download?format=pem`)).expect(200);
     expect(pem.headers['content-disposition']).toBe(`attachment; filename="${web.serial}.pem"`);

@@ -1,7 +1,7 @@
 /**
  * The dashboard's figures (README "Admin interface"): the counts by status over the CAs where the
  * user holds view_certificate, each a link to the certificate list so filtered (whose length is the
- * figure), and the expiry chart — an SVG of 12 weekly bars with a title each and the same figures in
+ * figure), and the expiry chart — an SVG of 13 weekly bars with a title each and the same figures in
  * a table — without inline style or script; a user granted one CA sees that CA's figures only; a
  * store without the capability gets a sentence instead. And the list's status filters themselves.
  */
@@ -58,7 +58,7 @@ beforeAll(async () => {
   const signing = { store: api.store, keyBackends: { default: api.keyBackend }, profiles: defaultProfiles() };
   const sign = (ca: CaRecord, expiresDays: number) =>
     signCert({ ...signing, ca, expiresDays, csr: opensslCsr('EC').csr, subject: [{ oid: '2.5.4.3', value: 'dashboard.example' }] });
-  const model = await sign(api.ca, 100); // valid, beyond the chart's 12 weeks
+  const model = await sign(api.ca, 100); // valid, beyond the chart's 13 weeks
   serials.in100days = model.serial;
   const copies: [string, { from: number; to: number }, boolean?][] = [
     ['A1', { from: -10, to: 3 }], // expiring within 7 and 30 days, week 1
@@ -105,17 +105,17 @@ describe('dashboard figures', () => {
     expect(page.indexOf('class="cards"')).toBeLessThan(page.indexOf('<h2>Certificate authorities</h2>'));
   });
 
-  test('the expiry chart: 12 weekly bars with titles, an accessible name and the figures as a table', async () => {
+  test('the expiry chart: 13 weekly bars (the next 90 days) with titles, an accessible name and the figures as a table', async () => {
     const agent = await f.signIn('alice');
     const page = (await agent.get(ADMIN).expect(200)).text;
     const svg = page.slice(page.indexOf('<svg'), page.indexOf('</svg>'));
     expect(svg).toMatch(/role="img"/);
     expect(svg).toMatch(
-      /aria-label="Bar chart: valid certificates by the week they expire in, over the next 12 weeks: 4 certificates in all\./,
+      /aria-label="Bar chart: valid certificates by the week they expire in, over the next 13 weeks: 4 certificates in all\./,
     );
-    expect(svg.match(/<rect\s+class="bar"/g)).toHaveLength(12);
+    expect(svg.match(/<rect\s+class="bar"/g)).toHaveLength(13);
     const titles = barTitles(page);
-    expect(titles).toHaveLength(12);
+    expect(titles).toHaveLength(13);
     expect(titles[0]).toBe(`Week 1 (${day(0)} to ${day(7)}): 1 certificate`);
     expect(titles.map((t) => t.replace(/^Week (\d+) \(.*\): /, '$1: '))).toEqual([
       '1: 1 certificate',
@@ -130,11 +130,12 @@ describe('dashboard figures', () => {
       '10: 0 certificates',
       '11: 0 certificates',
       '12: 0 certificates',
+      '13: 0 certificates',
     ]);
     const table = page.slice(page.indexOf('<details>'), page.indexOf('</details>'));
     expect(table).toContain('<summary>The figures as a table</summary>');
     const rows = [...table.matchAll(/<td>(\d+)<\/td>\s*<td>([^<]+)<\/td>\s*<td>(\d+)<\/td>/g)].map((m) => [m[1], m[3]]);
-    expect(rows).toHaveLength(12);
+    expect(rows).toHaveLength(13);
     expect(rows.filter(([, n]) => n !== '0')).toEqual([
       ['1', '1'],
       ['2', '1'],

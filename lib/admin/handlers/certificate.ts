@@ -8,6 +8,7 @@
 import { caChain } from '../../ca/lookup';
 import type { CaRecord, CertificateRecord } from '../../ports';
 import { pemEncode } from '../../x509/pem';
+import { HASH_ALGORITHMS } from '../../x509/types';
 import { formatRfc4514 } from '../../x509/rfc4514';
 import { caFor, may, notFoundPage } from '../access';
 import { certificateHistory, issuingOrder } from '../certificate-history';
@@ -16,6 +17,9 @@ import type { SignedInContext } from '../context';
 import { extensionRows } from '../extension-rows';
 import { html } from '../html';
 import { sendPage } from '../page';
+
+/** The fingerprints under "Other fingerprints" (the REST API's `fingerprints` has them all). */
+const OTHER_FINGERPRINTS = HASH_ALGORITHMS.filter((name) => name !== 'SHA-256');
 
 /** The CA and certificate of a `certs/{ca}/{serial}/` path, for a user who may view its certificates. */
 export async function certificateOf(ctx: SignedInContext): Promise<{ ca: CaRecord; cert: CertificateRecord }> {
@@ -62,7 +66,13 @@ export async function showCertificate(ctx: SignedInContext): Promise<void> {
         <dt>Signature hash</dt>
         <dd>${cert.certificate.signature_hash_algorithm ?? '(none)'}</dd>
         <dt>SHA-256 fingerprint</dt>
-        <dd class="mono">${cert.fingerprints['SHA-256']}</dd>
+        <dd class="mono">
+          ${cert.fingerprints['SHA-256']}
+          <details>
+            <summary>Other fingerprints</summary>
+            ${OTHER_FINGERPRINTS.map((name) => html`${name}: ${cert.fingerprints[name]}<br />`)}
+          </details>
+        </dd>
         <dt>Issued</dt>
         <dd>${isoTime(cert.created)}</dd>
         ${order}

@@ -20,7 +20,7 @@ import type { ListStatus } from './certificates';
 
 const EXPIRING_SOON_DAYS = 7;
 const WEEK_DAYS = 7;
-const CHART_WEEKS = 12;
+const CHART_WEEKS = 13; // 91 days: the next 90 days and then some
 const RECENT_EVENTS = 10;
 
 const caState = (ca: CaRecord, now: Date): string =>
