@@ -83,17 +83,19 @@ function userPorts(
   authenticator: Authenticator | null | undefined,
   permissions: PermissionChecker | null | undefined,
   owned: Closable[],
-): { authenticator: Authenticator; permissions: PermissionChecker } {
+): { authenticator: Authenticator; permissions: PermissionChecker; sharedUsers: () => UserCache } {
   let users: UserCache | null = null;
-  const sharedUsers = (): UserCache => (users ??= new UserCache(store));
+  const sharedUsers = (): UserCache => {
+    if (!users) owned.push((users = new UserCache(store)));
+    return users;
+  };
   if (!authenticator) {
     const own = storeAuthenticator(store, { users: sharedUsers() });
     owned.push(own);
     authenticator = own;
   }
   permissions ??= storePermissionChecker(store, { users: sharedUsers() });
-  if (users) owned.push(users);
-  return { authenticator, permissions };
+  return { authenticator, permissions, sharedUsers };
 }
 
 /**
@@ -247,7 +249,8 @@ export function createCaAdminRouter(options: CaAdminRouterOptions): CaAdminRoute
   const resolved = resolveAdminOptions(options);
   const { store } = resolved;
   const owned: Closable[] = [];
-  const { authenticator, permissions } = userPorts(store, options.authenticator, options.permissions, owned);
+  // Sessions read their user through the same cache (a page costs no user read while it is fresh).
+  const { authenticator, permissions, sharedUsers } = userPorts(store, options.authenticator, options.permissions, owned);
   const env = options.env ?? process.env;
   // Issuing needs keys; without them (no backends, no CA_KEY_ENCRYPTION_KEY) the rest still works.
   const keyBackends =
@@ -258,6 +261,6 @@ export function createCaAdminRouter(options: CaAdminRouterOptions): CaAdminRoute
   const eabSecrets = resolved.eabSecrets ?? envKekSecretBox(env);
   return buildCaAdminRouter(
     { ...resolved, keyBackends, webhookSecrets, eabSecrets },
-    { authenticator, permissions, loginLimiter: options.loginLimiter ?? loginAttemptLimiter(), owned },
+    { authenticator, permissions, users: sharedUsers(), loginLimiter: options.loginLimiter ?? loginAttemptLimiter(), owned },
   );
 }

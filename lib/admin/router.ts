@@ -5,7 +5,7 @@
 import type { RequestHandler } from 'express';
 import { serveModules } from '../http/modules';
 import { OutageLog } from '../http/outage';
-import { NO_METRICS, type Authenticator, type LoginAttemptLimiter, type PermissionChecker } from '../ports';
+import { NO_METRICS, type Authenticator, type LoginAttemptLimiter, type PermissionChecker, type Store } from '../ports';
 import { mountAdmin } from './mount';
 import type { ResolvedAdminOptions } from './options';
 import { AdminSessions } from './session';
@@ -20,6 +20,8 @@ export interface CaAdminRouter extends RequestHandler {
 export interface AdminPorts {
   authenticator: Authenticator;
   permissions: PermissionChecker;
+  /** Where a session reads its user on each request (the package entry gives the cache its authenticator uses). */
+  users: Pick<Store, 'getUserById'>;
   loginLimiter: LoginAttemptLimiter;
   /** Closed by `close()` (the defaults the package entry made). */
   owned: readonly { close(): Promise<void> | void }[];
@@ -29,7 +31,7 @@ export interface AdminPorts {
 export function buildCaAdminRouter(resolved: ResolvedAdminOptions, ports: AdminPorts): CaAdminRouter {
   const { store, logError } = resolved;
   const shared = { logError, outages: new OutageLog(logError, Date.now, NO_METRICS), metrics: NO_METRICS };
-  const sessions = new AdminSessions(store.adminSessions, store, resolved);
+  const sessions = new AdminSessions(store.adminSessions, ports.users, resolved);
   const signing = { keyBackends: resolved.keyBackends, profiles: resolved.profiles, defaultProfile: resolved.defaultProfile };
   const services = {
     store,

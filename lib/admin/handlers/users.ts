@@ -38,8 +38,8 @@ function passwordFrom(form: URLSearchParams): string {
   return password;
 }
 
-async function usersPage(ctx: SignedInContext, status = 200, message: string | null = null): Promise<void> {
-  const store = await managing(ctx);
+/** The users page; `store` is the signed-in user's (`managing`: the permission is checked once per request). */
+async function usersPage(ctx: SignedInContext, store: Store, status = 200, message: string | null = null): Promise<void> {
   const [users, cas] = await Promise.all([listApiUsers(store), store.listCas()]);
   const names = new Map(cas.map((ca) => [ca.serial, ca.name]));
   sendPage(ctx, {
@@ -66,8 +66,7 @@ async function usersPage(ctx: SignedInContext, status = 200, message: string | n
   });
 }
 
-async function userPage(ctx: SignedInContext, user: UserRecord, status = 200, message: string | null = null): Promise<void> {
-  const store = await managing(ctx);
+async function userPage(ctx: SignedInContext, { store, user }: ManagedUser, status = 200, message: string | null = null): Promise<void> {
   const cas = await store.listCas();
   const self = user.id === ctx.session.user.id;
   const base = `${ctx.base}users/${user.username}/`;
@@ -97,7 +96,7 @@ async function userPage(ctx: SignedInContext, user: UserRecord, status = 200, me
   });
 }
 
-export const showUsers = (ctx: SignedInContext): Promise<void> => usersPage(ctx);
+export const showUsers = async (ctx: SignedInContext): Promise<void> => usersPage(ctx, await managing(ctx));
 
 export async function createUser(ctx: SignedInContext): Promise<void> {
   const store = await managing(ctx);
@@ -107,17 +106,23 @@ export async function createUser(ctx: SignedInContext): Promise<void> {
     if (!/^[\w.@+-]{1,150}$/.test(username)) throw new CaError('invalid', 'A username has 1 to 150 letters, digits and @ . + - _.');
     await createApiUser(store, username, passwordFrom(form), permissionsFromForm(form));
   } catch (e) {
-    if (e instanceof CaError) return usersPage(ctx, 400, e.message);
+    if (e instanceof CaError) return usersPage(ctx, store, 400, e.message);
     throw e;
   }
   redirect(ctx.res, `${ctx.base}users/${username}/?saved=1`);
 }
 
-async function userOf(ctx: SignedInContext): Promise<UserRecord> {
-  await managing(ctx);
+/** The user a `users/{username}/` path names, with the signed-in user's store for the writes. */
+interface ManagedUser {
+  store: Store;
+  user: UserRecord;
+}
+
+async function userOf(ctx: SignedInContext): Promise<ManagedUser> {
+  const store = await managing(ctx);
   const user = await ctx.services.store.findUser(ctx.params.username);
   if (!user) throw notFoundPage('The user');
-  return user;
+  return { store, user };
 }
 
 export async function showUser(ctx: SignedInContext): Promise<void> {
@@ -127,21 +132,22 @@ export async function showUser(ctx: SignedInContext): Promise<void> {
 /** Run a change of `user`; its refusals are messages on the user's page. */
 async function changing(
   ctx: SignedInContext,
-  user: UserRecord,
+  managed: ManagedUser,
   change: (store: Store, form: URLSearchParams) => Promise<unknown>,
 ): Promise<void> {
   try {
-    await change(await managing(ctx), ctx.form as URLSearchParams);
+    await change(managed.store, ctx.form as URLSearchParams);
   } catch (e) {
-    if (e instanceof CaError) return userPage(ctx, user, 400, e.message);
+    if (e instanceof CaError) return userPage(ctx, managed, 400, e.message);
     throw e;
   }
-  redirect(ctx.res, `${ctx.base}users/${user.username}/?saved=1`);
+  redirect(ctx.res, `${ctx.base}users/${managed.user.username}/?saved=1`);
 }
 
 export async function updatePermissions(ctx: SignedInContext): Promise<void> {
-  const user = await userOf(ctx);
-  await changing(ctx, user, async (store, form) => {
+  const managed = await userOf(ctx);
+  const { user } = managed;
+  await changing(ctx, managed, async (store, form) => {
     const permissions = permissionsFromForm(form);
     if (user.id === ctx.session.user.id && !permissions.manageUsers)
       throw new CaError('invalid', 'You cannot take manage_users away from yourself.');
@@ -152,13 +158,13 @@ export async function updatePermissions(ctx: SignedInContext): Promise<void> {
 }
 
 export async function updatePassword(ctx: SignedInContext): Promise<void> {
-  const user = await userOf(ctx);
-  await changing(ctx, user, (store, form) => setApiUserPassword(store, user.username, passwordFrom(form)));
+  const managed = await userOf(ctx);
+  await changing(ctx, managed, (store, form) => setApiUserPassword(store, managed.user.username, passwordFrom(form)));
 }
 
 export async function deleteUser(ctx: SignedInContext): Promise<void> {
-  const user = await userOf(ctx);
-  if (user.id === ctx.session.user.id) return userPage(ctx, user, 400, 'You cannot delete yourself.');
-  await deleteApiUser(await managing(ctx), user.username);
+  const managed = await userOf(ctx);
+  if (managed.user.id === ctx.session.user.id) return userPage(ctx, managed, 400, 'You cannot delete yourself.');
+  await deleteApiUser(managed.store, managed.user.username);
   redirect(ctx.res, `${ctx.base}users/`);
 }
