@@ -36,7 +36,7 @@ export interface AdminSessionOptions {
   /** A session this old ends, used or not. Default 12 hours. */
   absoluteTimeoutMs?: number;
   /**
-   * The sensitive actions (revoke, CA edit, ACME account deactivation, webhook and user changes) need
+   * The sensitive actions (revoke, CA edit, EAB keys, ACME account deactivation, webhook and user changes) need
    * the password typed within this long (at sign-in or on the re-authentication page). Default 5 minutes.
    */
   stepUpMs?: number;
