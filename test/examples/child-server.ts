@@ -56,16 +56,26 @@ export interface ChildServer extends StartedChild {
  * output: a start that fails says why). `spawned` gets the process at once, for a test that must be
  * able to kill it before it is ready.
  */
+export interface StartOptions {
+  /**
+   * false: leave a new CA_DATA_DIR empty (a test that checks what a failed start leaves there).
+   * Default true: a migrated PGlite database is copied in first (see startChild).
+   */
+  seedDatabase?: boolean;
+}
+
 export async function startChild(
   env: Record<string, string>,
   ready: (out: string) => boolean,
   timeoutMs = 60_000,
   spawned?: (child: ChildProcess) => void,
+  options: StartOptions = {},
 ): Promise<StartedChild> {
   // A new data directory holding its own PGlite database gets a migrated one copied in: the child
   // resumes it instead of running initdb (test/helpers/pglite-snapshot.ts says why). The first start
   // on a new directory itself is what test/store/data-directory-modes.test.ts and the README test run.
-  if (env.CA_DATA_DIR && !env.DATABASE_URL && !process.env.DATABASE_URL) await seedPgliteDirectory(env.CA_DATA_DIR);
+  if (options.seedDatabase !== false && env.CA_DATA_DIR && !env.DATABASE_URL && !process.env.DATABASE_URL)
+    await seedPgliteDirectory(env.CA_DATA_DIR);
   const child = spawn(process.execPath, ['-r', TS_REGISTER, '-r', RESPONSE_CHECK, SERVER], {
     cwd: env.CA_DATA_DIR ?? ROOT,
     env: {
@@ -103,8 +113,8 @@ export async function startChild(
 }
 
 /** Start the example server; resolves once it printed its walk-through. */
-export async function startChildServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ChildServer> {
-  const { child, output } = await startChild(env, (out) => out.includes('--- end ---'), timeoutMs);
+export async function startChildServer(env: Record<string, string>, timeoutMs = 60_000, options: StartOptions = {}): Promise<ChildServer> {
+  const { child, output } = await startChild(env, (out) => out.includes('--- end ---'), timeoutMs, undefined, options);
   const out = output();
   const api = /^API='([^']+)'$/m.exec(out);
   const user = /username: (\S+)/.exec(out);

@@ -46,7 +46,7 @@ describe('workerCount (CA_WORKERS)', () => {
   test('npm start with CA_WORKERS=2 on the embedded database ends at once, says why, creates nothing', async () => {
     const data = path.join(dir, 'embedded');
     fs.mkdirSync(data); // the child's working directory
-    const started = startChild({ CA_DATA_DIR: data, CA_WORKERS: '2' }, () => false);
+    const started = startChild({ CA_DATA_DIR: data, CA_WORKERS: '2' }, () => false, undefined, undefined, { seedDatabase: false });
     await expect(started).rejects.toThrow(/server exited with 1:\nCA_WORKERS=2: several processes need PostgreSQL/);
     expect(fs.readdirSync(data)).toEqual([]); // no database, no development key
   });

@@ -92,7 +92,7 @@ test.each([
   for (const [name, value] of Object.entries(settings)) {
     env[name] = value in files ? files[value as keyof typeof files] : value === 'missing' ? path.join(dir, 'missing.pem') : value;
   }
-  const failed = await startChildServer(env).then(
+  const failed = await startChildServer(env, undefined, { seedDatabase: false }).then(
     () => null,
     (e: Error) => e.message,
   );
