@@ -42,6 +42,7 @@ import { mountMetrics } from './metrics/mount';
 import { mountEst } from './est/mount';
 import type { EstServices } from './est/route-types';
 import { EST_REALM } from './est/framing';
+import { CrlPublisher } from './ca/crls';
 import { ScepRas } from './ca/scep-ra';
 import { mountScep } from './scep/mount';
 import type { ScepServices } from './scep/route-types';
@@ -134,7 +135,7 @@ function mountModules(
     add('acme', mountAcme(settings, acmePorts, shared));
   }
   if (resolved.est.enabled) add('est', mountEst(estServices(resolved, ports, cas, shared), shared));
-  if (resolved.scep.enabled) add('scep', mountScep(`/${resolved.urlPath}scep/`, scepServices(resolved, ports, cas), shared));
+  if (resolved.scep.enabled) add('scep', mountScep(`/${resolved.urlPath}scep/`, scepServices(resolved, ports, cas, shared), shared));
   if (resolved.metrics.enabled && ports.metricsExposition) add('metrics', mountMetrics(resolved.metrics, ports.metricsExposition, shared));
   return mounted;
 }
@@ -155,8 +156,8 @@ function estServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, s
   };
 }
 
-/** What SCEP's handlers use: the router's profiles and CA cache, and each CA's registration authority. */
-function scepServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache): ScepServices {
+/** What SCEP's handlers use: the router's profiles and CA cache, each CA's registration authority, its CRLs. */
+function scepServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, shared: SharedContext): ScepServices {
   const { store, keyBackends } = ports;
   if (!hasDelegateKeyStore(store)) {
     throw new OptionsError('`scep.enabled` needs a store that keeps delegate keys (DelegateKeyStore; the knex store does)');
@@ -166,6 +167,7 @@ function scepServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache):
     cas,
     endpoints: resolved.scep.endpoints,
     ras: new ScepRas(store, keyBackends, resolved.effectiveProfiles),
+    crls: hasRevocationStore(store) ? new CrlPublisher(store, keyBackends, { metrics: shared.metrics }) : null,
     signing: { keyBackends, profiles: resolved.effectiveProfiles, defaultExpiresMs: resolved.defaultExpiresMs },
     defaultProfile: resolved.defaultProfile,
     defaultCa: resolved.defaultCa ?? undefined,

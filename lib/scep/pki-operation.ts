@@ -71,8 +71,8 @@ export async function answerPkiMessage(
     if (!services.legacyAlgorithms && LEGACY_CIPHERS.includes(cipher)) {
       return await reply(message, { status: 'FAILURE', failInfo: 'badAlg', failInfoText: `${cipher} is turned off here.` });
     }
-    const certificates = await answerRequest(services, endpoint, message, content, address);
-    return await reply(message, { status: 'SUCCESS', certificates, recipientCertificateDer: message.signerCertificate, cipher });
+    const { certificates, crls } = await answerRequest(services, endpoint, message, content, address);
+    return await reply(message, { status: 'SUCCESS', certificates, crls, recipientCertificateDer: message.signerCertificate, cipher });
   } catch (e) {
     if (e instanceof ScepMessageError) return reply(message, { status: 'FAILURE', failInfo: e.failInfo });
     if (e instanceof EnrolmentError) return reply(message, { status: 'FAILURE', failInfo: e.failInfo, failInfoText: e.message });

@@ -10,6 +10,8 @@
  * - RenewalReq (17): signed by the certificate being renewed (lib/enrolment/renewal.ts).
  * - Both answered once per transactionID and key: a repetition gets the first certificate back.
  * - GetCert (21): a certificate of this CA by serial. CertPoll (20): nothing waits for approval yet.
+ * - GetCRL (22): the CA's current CRL (lib/ca/crls.ts, the one `{urlPath}crl/…` serves) for the
+ *   certificate named by issuer and serial: the child-CA CRL for a CA it signed, else the end-entity one.
  */
 import { caFacts } from '../ca/ca-facts';
 import type { ResolvedEndpoint } from '../enrolment/endpoint';
@@ -120,27 +122,45 @@ async function getCert(services: ScepServices, endpoint: ResolvedEndpoint, conte
   return stored.der;
 }
 
-/** The certificates a SUCCESS answers `message` (decrypted `content`) with; else an `EnrolmentError`. */
+/** What a SUCCESS carries in its certs-only bag (RFC 8894 §3.3.2): certificates, or for GetCRL a CRL. */
+export interface ScepAnswer {
+  certificates: Buffer[];
+  crls: Buffer[];
+}
+
+async function getCrl(services: ScepServices, endpoint: ResolvedEndpoint, content: Buffer): Promise<ScepAnswer> {
+  if (!services.crls) throw new EnrolmentError(400, "GetCRL is not offered: fetch the CRL from the certificate's CRL distribution point.");
+  const { issuer, serial } = readIssuerAndSerial(content);
+  const { ca } = endpoint;
+  if (!issuer.equals(caFacts(ca).subjectDer)) throw new EnrolmentError(404, `${ca.name} did not issue that certificate.`, 'badCertId');
+  const child = await services.store.findCaBySerial(serial);
+  const scope = child && child.parentId === ca.id ? 'ca' : 'user';
+  return { certificates: [], crls: [(await services.crls.current(ca, scope)).der] };
+}
+
+const certificatesOnly = (certificates: Buffer[]): ScepAnswer => ({ certificates, crls: [] });
+
+/** What a SUCCESS answers `message` (decrypted `content`) with; else an `EnrolmentError`. */
 export async function answerRequest(
   services: ScepServices,
   endpoint: ResolvedEndpoint,
   message: PkiMessage,
   content: Buffer,
   address: string | null,
-): Promise<Buffer[]> {
+): Promise<ScepAnswer> {
   try {
     switch (message.messageType) {
       case MESSAGE_TYPES.PKCSReq:
       case MESSAGE_TYPES.RenewalReq: {
         const request = { services, endpoint, message, content, csr: decryptedCsr(content), address };
-        return [await enrolment(request, message.messageType === MESSAGE_TYPES.PKCSReq ? pkcsReq : renewalReq)];
+        return certificatesOnly([await enrolment(request, message.messageType === MESSAGE_TYPES.PKCSReq ? pkcsReq : renewalReq)]);
       }
       case MESSAGE_TYPES.GetCert:
-        return [await getCert(services, endpoint, content)];
+        return certificatesOnly([await getCert(services, endpoint, content)]);
       case MESSAGE_TYPES.CertPoll:
         throw new EnrolmentError(404, 'No request of this transaction waits for approval.', 'badCertId');
       case MESSAGE_TYPES.GetCRL:
-        throw new EnrolmentError(400, "GetCRL is not offered: fetch the CRL from the certificate's CRL distribution point.");
+        return await getCrl(services, endpoint, content);
       default:
         throw new EnrolmentError(400, `Message type ${message.messageType} is not one a SCEP server answers.`);
     }

@@ -3,6 +3,7 @@
  * types; the handlers import only this file, so that the table and the handlers form no import circle.
  */
 import type { Request, Response } from 'express';
+import type { CrlPublisher } from '../ca/crls';
 import type { ScepRas } from '../ca/scep-ra';
 import type { CaCache } from '../cache/ca-cache';
 import type { EnrolmentServices } from '../enrolment/enrol';
@@ -12,6 +13,8 @@ import type { PathRoute } from '../http/path-matcher';
 /** What the handlers work with, built once per mount (lib/scep/mount.ts). */
 export interface ScepServices extends EnrolmentServices, EndpointServices {
   cas: CaCache;
+  /** What GetCRL answers with (lib/ca/crls.ts); null: a store without revocation reads, GetCRL not offered. */
+  crls: CrlPublisher | null;
   /** Each CA's registration authority: decrypts requests, signs answers (lib/ca/scep-ra.ts). */
   ras: ScepRas;
   /** Single DES, triple DES and SHA-1 accepted (`scep.legacyAlgorithms`). */

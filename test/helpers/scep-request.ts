@@ -182,6 +182,8 @@ export interface CertRepSeen {
   recipientNonce: string;
   /** For a SUCCESS: the certificates of the envelope, decrypted with the device's key by openssl (PEM). */
   certificates: string[];
+  /** For a SUCCESS: the CRLs of the envelope (PEM), as a GetCRL answer carries one. */
+  crls: string[];
 }
 
 /** What openssl reads in a CertRep: its signature verified (without a chain), its attributes, its envelope opened. */
@@ -195,10 +197,12 @@ export function readCertRep(dir: string, der: Buffer, device: Device): CertRepSe
   };
   const content = openssl(['cms', '-verify', '-inform', 'DER', '-noverify', '-binary'], der);
   let certificates: string[] = [];
+  let crls: string[] = [];
   if (content.length > 0) {
     const bag = openssl(['cms', '-decrypt', '-inform', 'DER', '-binary', '-recip', device.cert, '-inkey', device.key], content);
     const pem = openssl(['pkcs7', '-inform', 'DER', '-print_certs'], bag).toString();
     certificates = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/g) ?? [];
+    crls = pem.match(/-----BEGIN X509 CRL-----[\s\S]+?-----END X509 CRL-----\n/g) ?? [];
   }
   return {
     status: attr('2.16.840.1.113733.1.9.3') ?? '',
@@ -207,6 +211,7 @@ export function readCertRep(dir: string, der: Buffer, device: Device): CertRepSe
     transactionId: attr('2.16.840.1.113733.1.9.7') ?? '',
     recipientNonce: attr('2.16.840.1.113733.1.9.6') ?? '',
     certificates,
+    crls,
   };
 }
 

@@ -1,12 +1,12 @@
 /**
  * SCEP's PKIOperation through the router (README "SCEP"), on PGlite, with requests built as clients
  * build them and openssl reading the answers (test/helpers/scep-request.ts): enrolment and renewal on an
- * RSA CA and through the RA of an EC CA, GetCert, and every refusal a signed FAILURE with the right
+ * RSA CA and through the RA of an EC CA, GetCert, GetCRL (the CRL verified by openssl), and every refusal a signed FAILURE with the right
  * failInfo and nothing issued — a wrong or missing challenge, a request signed by another key, a bad
  * signature, an envelope for another recipient or with a broken key (the same answer as a bad
  * content), a renewal with a revoked or foreign certificate, algorithms turned off.
  */
-import { execFileSync } from 'child_process';
+import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -357,5 +357,31 @@ describe('RenewalReq and GetCert', () => {
     expect(await post(renewal(issued, 'renew.example.org'), issued)).toMatchObject({ status: '2', failInfo: '4' });
     expect(await post(renewal(device, 'renew.example.org'), device)).toMatchObject({ status: '2', failInfo: '4' });
     expect(await certificateCount()).toBe(before);
+  });
+
+  test("GetCRL answers the CA's CRL, signed by the CA and listing the revoked certificate; another issuer is badCertId", async () => {
+    const { issuer, serial } = certificateIdentity(issued.certDer);
+    const getCrl = (issuerDer: Buffer) =>
+      buildRequest({ signer: device, content: envelope(dir, tlv(0x30, issuerDer, serial), raPem), messageType: 22 });
+    const seen = await post(getCrl(issuer), device);
+    expect(seen).toMatchObject({ status: '0', failInfo: null, certificates: [] });
+    expect(seen.crls).toHaveLength(1);
+    const caPem = certsOf((await request(built.app).get(`${SCEP}?operation=GetCACert`).buffer(true).parse(binary)).body as Buffer)[1];
+    fs.writeFileSync(path.join(dir, 'rsa-ca.pem'), caPem);
+    fs.writeFileSync(path.join(dir, 'scep.crl'), seen.crls[0]);
+    const crl = spawnSync('openssl', ['crl', '-in', 'scep.crl', '-CAfile', 'rsa-ca.pem', '-noout', '-text'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect([crl.status, crl.stderr.trim()]).toEqual([0, 'verify OK']);
+    const checked = crl.stdout;
+    const revoked = execFileSync('openssl', ['x509', '-noout', '-serial'], { input: issuedPem })
+      .toString()
+      .trim()
+      .replace(/^serial=0*/, '');
+    expect(checked).toMatch(/Issuer: CN ?= ?rsa devices/);
+    expect(checked).toMatch(new RegExp(`Serial Number: 0*${revoked}\\n`));
+    const deviceSubject = certificateIdentity(device.certDer).issuer; // self-signed: its issuer is itself
+    expect(await post(getCrl(deviceSubject), device)).toMatchObject({ status: '2', failInfo: '4' });
   });
 });
