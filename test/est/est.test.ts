@@ -17,13 +17,11 @@ let f: ApiFixture;
 let built: ReturnType<typeof buildApp>;
 let app: ReturnType<typeof buildApp>['app'];
 let dir: string;
-let devicesSerial: string;
 const EST = '/.well-known/est';
 
 beforeAll(async () => {
   f = await setupApi();
   const other = await f.makeCa({ name: 'devices', apiEnabled: true }); // in the REST inventory too
-  devicesSerial = other.serial;
   built = buildApp({
     enableRestApi: true,
     store: f.store,
