@@ -2,7 +2,8 @@
  * EST with real clients against the example server over HTTPS (CA_ENABLE_EST, TLS_CERT_FILE,
  * TLS_KEY_FILE): strongSwan's `pki` (`--estca`, `--est` with a password, `--est` with the certificate
  * being renewed as TLS client certificate) and curl + openssl, as README
- * "EST" shows them. openssl verifies what they got up to the server's root; the REST API lists it.
+ * "EST" shows them, and curl + openssl with serverkeygen (CA_EST_SERVERKEYGEN). openssl verifies what
+ * they got up to the server's root; the REST API lists it.
  */
 import * as fs from 'fs';
 import * as os from 'os';

@@ -1,7 +1,7 @@
 /**
  * `createCaApiRouter({ est })` (README "EST"): the EST endpoints of RFC 7030 through the router, on
  * PGlite, with openssl as the oracle of what they hand out: cacerts, simpleenroll with HTTP Basic,
- * csrattrs, and every refusal in plain text with nothing stored.
+ * csrattrs, serverkeygen (a label offering it), and every refusal in plain text with nothing stored.
  */
 import { execFileSync } from 'child_process';
 import * as crypto from 'crypto';
