@@ -218,6 +218,7 @@ export function resolveOptions(given: CaApiRouterOptions = {}): ResolvedOptions 
   const est = resolveEstOptions(
     options.est,
     fromEnvironment(() => switchSetting(env, 'CA_ENABLE_EST', false)),
+    fromEnvironment(() => switchSetting(env, 'CA_EST_SERVERKEYGEN', false)),
   );
   const scep = resolveScepOptions(
     options.scep,

@@ -153,6 +153,7 @@ function estServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, s
     defaultProfile: resolved.defaultProfile,
     defaultCa: resolved.defaultCa ?? undefined,
     bodyLimit: resolved.est.bodyLimit,
+    serverKeygen: resolved.est.serverKeygen,
   };
 }
 

@@ -36,13 +36,13 @@ export function optionalText(name: string, value: unknown): string | null {
 /**
  * The endpoints of `module`'s options `o`: '' for the URLs without a label, then each label.
  * `reserved`: path segments a label may not take; `fields`: what an endpoint may say besides `ca`
- * and `profile` (`challenge`).
+ * and `profile` (`challenge`; `serverKeygen`, which EST reads itself: lib/est/options.ts).
  */
 export function resolveEndpoints(
   module: 'est' | 'scep',
   o: Record<string, unknown>,
   reserved: readonly string[],
-  fields: readonly 'challenge'[] = [],
+  fields: readonly ('challenge' | 'serverKeygen')[] = [],
 ): Map<string, EnrolmentEndpoint> {
   const endpoint = (prefix: string, value: Record<string, unknown>, caRequired: boolean): EnrolmentEndpoint => {
     const ca = optionalText(`${prefix}.ca`, value.ca);

@@ -45,3 +45,27 @@ export function sendBase64(res: Response, contentType: string, der: Buffer): voi
 export function sendCertificate(res: Response, der: Buffer): void {
   sendBase64(res, 'application/pkcs7-mime; smime-type=certs-only', certsOnlyPkcs7([der]));
 }
+
+/** The boundary of `serverkeygen`'s answer: base64 never contains '-', so no part can contain it. */
+const KEYGEN_BOUNDARY = 'est-serverkeygen';
+
+/**
+ * `serverkeygen`'s answer (RFC 7030 §4.4.2): `multipart/mixed` with the private key as base64 DER
+ * PKCS#8 (`application/pkcs8`), then the certificate as base64 certs-only PKCS#7; lines end CRLF.
+ * `Cache-Control: no-store`: no cache may keep the key.
+ */
+export function sendKeyAndCertificate(res: Response, pkcs8Der: Buffer, certificateDer: Buffer): void {
+  const part = (contentType: string, der: Buffer) =>
+    `--${KEYGEN_BOUNDARY}\r\nContent-Type: ${contentType}\r\nContent-Transfer-Encoding: base64\r\n\r\n${der.toString('base64')}\r\n`;
+  const body = Buffer.from(
+    part('application/pkcs8', pkcs8Der) +
+      part('application/pkcs7-mime; smime-type=certs-only', certsOnlyPkcs7([certificateDer])) +
+      `--${KEYGEN_BOUNDARY}--\r\n`,
+    'latin1',
+  );
+  res.status(200);
+  res.setHeader('Content-Type', `multipart/mixed; boundary=${KEYGEN_BOUNDARY}`);
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Content-Length', String(body.length));
+  res.end(body);
+}

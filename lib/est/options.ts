@@ -6,7 +6,10 @@ import { checkBodyLimit, resolveEndpoints, type EndpointLabelOptions, type Enrol
 import { checkBoolean, checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
 
 /** What one label of `/.well-known/est/{label}/` enrols with. */
-export type EstLabelOptions = EndpointLabelOptions;
+export interface EstLabelOptions extends EndpointLabelOptions {
+  /** Offer `serverkeygen` (RFC 7030 §4.4) at this label. Default false: 501. */
+  serverKeygen?: boolean;
+}
 
 export interface EstOptions {
   /** Serve EST (RFC 7030) at `/.well-known/est/`. Default false (`CA_ENABLE_EST`). */
@@ -22,6 +25,11 @@ export interface EstOptions {
   labels?: Record<string, EstLabelOptions>;
   /** Largest request body in bytes (a base64 PKCS#10). Default 64 KiB. */
   bodyLimit?: number;
+  /**
+   * Offer `serverkeygen` (RFC 7030 §4.4: the server makes the key pair and sends the private key back)
+   * at the URLs without a label. Default false (`CA_EST_SERVERKEYGEN`): 501. Labels say it each for itself.
+   */
+  serverKeygen?: boolean;
 }
 
 export interface ResolvedEstOptions {
@@ -29,23 +37,45 @@ export interface ResolvedEstOptions {
   /** The label-less URLs' endpoint under '', every label's under its name. */
   endpoints: ReadonlyMap<string, EnrolmentEndpoint>;
   bodyLimit: number;
+  /** The endpoints ('' or a label) that offer `serverkeygen`. */
+  serverKeygen: ReadonlySet<string>;
 }
 
 export const DEFAULT_EST_BODY_LIMIT = 64 * 1024;
 /** RFC 7030 §3.2.2's operations: a label named like one would make `/.well-known/est/{op}/…` ambiguous. */
 export const EST_OPERATIONS = ['cacerts', 'simpleenroll', 'simplereenroll', 'fullcmc', 'serverkeygen', 'csrattrs'] as const;
-const NAMES = ['enabled', 'ca', 'profile', 'labels', 'bodyLimit'];
+const NAMES = ['enabled', 'ca', 'profile', 'labels', 'bodyLimit', 'serverKeygen'];
 
-/** `options` (the router's `est`), with `enabledByEnvironment` (`CA_ENABLE_EST`) where it says nothing. */
-export function resolveEstOptions(options: unknown, enabledByEnvironment: boolean): ResolvedEstOptions {
+/**
+ * `options` (the router's `est`), with `enabledByEnvironment` (`CA_ENABLE_EST`) and
+ * `serverKeygenByEnvironment` (`CA_EST_SERVERKEYGEN`, the label-less URLs) where it says nothing.
+ */
+export function resolveEstOptions(options: unknown, enabledByEnvironment: boolean, serverKeygenByEnvironment = false): ResolvedEstOptions {
   if (options === undefined)
-    return { enabled: enabledByEnvironment, endpoints: resolveEndpoints('est', {}, EST_OPERATIONS), bodyLimit: DEFAULT_EST_BODY_LIMIT };
+    return {
+      enabled: enabledByEnvironment,
+      endpoints: resolveEndpoints('est', {}, EST_OPERATIONS),
+      bodyLimit: DEFAULT_EST_BODY_LIMIT,
+      serverKeygen: new Set(serverKeygenByEnvironment ? [''] : []),
+    };
   if (!isObjectLike(options)) throw new OptionsError(`option \`est\` must be an object such as { enabled: true } (got ${show(options)})`);
   checkOptionNames(options, NAMES, '{ est: { enabled: true } }', 'createCaApiRouter');
   const o = options as Record<string, unknown>;
   return {
     enabled: checkBoolean('est.enabled', o.enabled, enabledByEnvironment),
-    endpoints: resolveEndpoints('est', o, EST_OPERATIONS),
+    endpoints: resolveEndpoints('est', o, EST_OPERATIONS, ['serverKeygen']),
     bodyLimit: checkBodyLimit('est.bodyLimit', o.bodyLimit, DEFAULT_EST_BODY_LIMIT),
+    serverKeygen: serverKeygenEndpoints(o, serverKeygenByEnvironment),
   };
+}
+
+/** '' when the label-less URLs offer `serverkeygen`, and every label that says `serverKeygen: true`. */
+function serverKeygenEndpoints(o: Record<string, unknown>, byEnvironment: boolean): Set<string> {
+  const offered = new Set<string>();
+  if (checkBoolean('est.serverKeygen', o.serverKeygen, byEnvironment)) offered.add('');
+  // resolveEndpoints has checked that labels is an object of objects.
+  for (const [label, value] of Object.entries((o.labels ?? {}) as Record<string, Record<string, unknown>>)) {
+    if (checkBoolean(`est.labels.${label}.serverKeygen`, value.serverKeygen, false)) offered.add(label);
+  }
+  return offered;
 }

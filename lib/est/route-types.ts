@@ -26,6 +26,8 @@ export interface EstServices extends EnrolmentServices {
   /** `CA_DEFAULT_CA`, the preferred default CA; undefined: the usable CA that expires last. */
   defaultCa: string | undefined;
   bodyLimit: number;
+  /** The endpoints ('' or a label) that offer `serverkeygen` (README "EST"). */
+  serverKeygen: ReadonlySet<string>;
 }
 
 export interface EstRequest {

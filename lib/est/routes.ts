@@ -7,7 +7,8 @@
  */
 import { cacerts } from './handlers/cacerts';
 import { csrattrs } from './handlers/csrattrs';
-import { fullcmcNotOffered, serverkeygenNotOffered } from './handlers/not-implemented';
+import { fullcmcNotOffered } from './handlers/not-implemented';
+import { serverkeygen } from './handlers/serverkeygen';
 import { simplereenroll } from './handlers/simplereenroll';
 import { simpleenroll } from './handlers/simpleenroll';
 import type { EstHandler, EstRoute } from './route-types';
@@ -27,7 +28,8 @@ export const EST_ROUTES: readonly EstRoute[] = [
   ...both('GET', 'csrattrs', csrattrs), // handlers/csrattrs.ts
   // Renewal and re-key with the certificate being renewed as TLS client certificate (§4.2.2).
   ...both('POST', 'simplereenroll', simplereenroll), // handlers/simplereenroll.ts → certificateBeingRenewed (lib/enrolment/renewal.ts) → enrol
-  // Not served: 501 with the reason (§4.3 full CMC is optional; server key generation is to come).
+  // The key pair made by the server, where the endpoint offers it (else 501), over HTTPS only (§4.4).
+  ...both('POST', 'serverkeygen', serverkeygen), // handlers/serverkeygen.ts → reKeyedCsr (lib/x509/csr-rekey.ts) → enrol
+  // Not served: 501 with the reason (§4.3 full CMC is optional).
   ...both('POST', 'fullcmc', fullcmcNotOffered),
-  ...both('POST', 'serverkeygen', serverkeygenNotOffered),
 ];

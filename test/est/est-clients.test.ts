@@ -2,7 +2,8 @@
  * EST with real clients against the example server over HTTPS (CA_ENABLE_EST, TLS_CERT_FILE,
  * TLS_KEY_FILE): strongSwan's `pki` (`--estca`, `--est` with a password, `--est` with the certificate
  * being renewed as TLS client certificate) and curl + openssl, as README
- * "EST" shows them. openssl verifies what they got up to the server's root; the REST API lists it.
+ * "EST" shows them, and curl + openssl with serverkeygen (CA_EST_SERVERKEYGEN). openssl verifies what
+ * they got up to the server's root; the REST API lists it.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -29,6 +30,7 @@ describeWith(['pki', 'curl', 'openssl'], 'EST clients against the example server
       CA_DATA_DIR: data,
       DATABASE_URL: data,
       CA_ENABLE_EST: 'true',
+      CA_EST_SERVERKEYGEN: 'true',
       TLS_CERT_FILE: tls.cert,
       TLS_KEY_FILE: tls.key,
     });
@@ -145,5 +147,57 @@ describeWith(['pki', 'curl', 'openssl'], 'EST clients against the example server
     expect(chain.match(/BEGIN CERTIFICATE/g)).toHaveLength(2);
     fs.writeFileSync(file('est-intermediate.pem'), chain.slice(0, chain.indexOf('-----END CERTIFICATE-----') + 26));
     expect(await opensslVerify(rootPem, file('est-intermediate.pem'), file('dev2.pem'))).toBe(`${file('dev2.pem')}: OK\n`);
+  }, 60_000);
+
+  test('curl + openssl: serverkeygen over HTTPS → a new key (PKCS#8) and its certificate; openssl verifies it; in the REST inventory', async () => {
+    const sh = (cmd: string) => run('bash', ['-c', `set -eo pipefail; ${cmd}`], { cwd: dir });
+    const curl = `curl -sS --cacert ${tlsCa}`;
+    const user = `--user '${server.username}:${server.password}'`;
+    expectSuccess(
+      'openssl req',
+      await sh(
+        'openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout kg-csr.key -subj /CN=kg.example.org ' +
+          '-addext subjectAltName=DNS:kg.example.org -outform DER | base64 -w0 > kg.b64',
+      ),
+    );
+    const unauthenticated = await sh(
+      `${curl} -o /dev/null -w '%{http_code}' -H 'Content-Type: application/pkcs10' --data-binary @kg.b64 ${url}/.well-known/est/serverkeygen`,
+    );
+    expect(unauthenticated.out).toBe('401');
+    expectSuccess(
+      'serverkeygen',
+      await sh(
+        `${curl} -f ${user} -H 'Content-Type: application/pkcs10' --data-binary @kg.b64 -D kg.headers -o kg.multipart ${url}/.well-known/est/serverkeygen`,
+      ),
+    );
+    const headers = fs.readFileSync(file('kg.headers'), 'latin1');
+    expect(headers).toMatch(/^content-type: multipart\/mixed; boundary=\S+\r$/im);
+    expect(headers).toMatch(/^cache-control: no-store\r$/im);
+    // The parts, by their order (§4.4.2): the boundary lines, headers and blank lines dropped.
+    expectSuccess(
+      'split',
+      await sh(`tr -d '\\r' < kg.multipart | awk '/^--/{n++; next} /^Content-/{next} /^$/{next} {print > ("kg-part" n ".b64")}'`),
+    );
+    expect(fs.readFileSync(file('kg.multipart'), 'latin1')).toMatch(
+      /^--(\S+)\r\nContent-Type: application\/pkcs8\r\n[\s\S]*\r\n--\1\r\nContent-Type: application\/pkcs7-mime; smime-type=certs-only\r\n[\s\S]*\r\n--\1--\r\n$/,
+    );
+    expectSuccess('openssl pkey', await sh('base64 -d kg-part1.b64 | openssl pkey -inform DER -out kg.key'));
+    expectSuccess('openssl pkcs7', await sh('base64 -d kg-part2.b64 | openssl pkcs7 -inform DER -print_certs -out kg.pem'));
+    expectSuccess('same public key', await sh('cmp <(openssl pkey -in kg.key -pubout) <(openssl x509 -in kg.pem -noout -pubkey)'));
+    expectSuccess('not the CSR key', await sh('! cmp -s <(openssl pkey -in kg-csr.key -pubout) <(openssl x509 -in kg.pem -noout -pubkey)'));
+    expect((await sh('openssl pkey -in kg.key -noout -text')).out).toContain('ASN1 OID: prime256v1');
+    expectSuccess(
+      'cacerts',
+      await sh(`${curl} ${url}/.well-known/est/cacerts | base64 -d | openssl pkcs7 -inform DER -print_certs > kg-ca.pem`),
+    );
+    const chain = fs.readFileSync(file('kg-ca.pem'), 'utf8');
+    fs.writeFileSync(file('kg-intermediate.pem'), chain.slice(0, chain.indexOf('-----END CERTIFICATE-----') + 26));
+    expect(await opensslVerify(rootPem, file('kg-intermediate.pem'), file('kg.pem'))).toBe(`${file('kg.pem')}: OK\n`);
+    expect(await subjectAltName(file('kg.pem'))).toContain('DNS:kg.example.org');
+    const listed = await run('curl', [
+      ...['-sS', '--cacert', tlsCa, '--user', `${server.username}:${server.password}`, '-o', '/dev/null', '-w', '%{http_code}'],
+      `${server.apiRoot}/ca/${server.caSerial}/certs/${await serialOf(file('kg.pem'))}/`,
+    ]);
+    expect(listed.out).toBe('200'); // in the REST inventory
   }, 60_000);
 });

@@ -1,9 +1,10 @@
 /**
  * `createCaApiRouter({ est })` (README "EST"): the EST endpoints of RFC 7030 through the router, on
  * PGlite, with openssl as the oracle of what they hand out: cacerts, simpleenroll with HTTP Basic,
- * csrattrs, and every refusal in plain text with nothing stored.
+ * csrattrs, serverkeygen (a label offering it), and every refusal in plain text with nothing stored.
  */
 import { execFileSync } from 'child_process';
+import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -20,12 +21,12 @@ const EST = '/.well-known/est';
 
 beforeAll(async () => {
   f = await setupApi();
-  const other = await f.makeCa({ name: 'devices' });
+  const other = await f.makeCa({ name: 'devices', apiEnabled: true }); // in the REST inventory too
   built = buildApp({
     enableRestApi: true,
     store: f.store,
     keyBackends: { default: f.keyBackend },
-    est: { enabled: true, ca: f.ca.serial, labels: { devices: { ca: other.name, profile: 'client' } } },
+    est: { enabled: true, ca: f.ca.serial, labels: { devices: { ca: other.name, profile: 'client', serverKeygen: true } } },
   });
   app = built.app;
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'est-'));
@@ -184,6 +185,182 @@ describe('simpleenroll', () => {
   });
 });
 
+/** The raw body, whatever its type (superagent would hand multipart/mixed to a form parser). */
+const rawBody = (res: NodeJS.ReadableStream, done: (err: Error | null, body: Buffer) => void) => {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('end', () => done(null, Buffer.concat(chunks)));
+};
+
+const keygen = (body: string | Buffer, user = 'alice', label = 'devices') =>
+  request(app)
+    .post(`${EST}${label ? `/${label}` : ''}/serverkeygen`)
+    .set(f.auth(user))
+    .set('Content-Type', 'application/pkcs10')
+    .buffer(true)
+    .parse(rawBody as unknown as Parameters<request.Test['parse']>[0])
+    .send(body);
+
+/** A PKCS#10 for CN=`cn` signed by `key` (P-256), with `attributes` (DER Attribute values) in [0]: what openssl req cannot add. */
+function handMadeCsr(cn: string, attributes: Buffer[]): Buffer {
+  const { privateKey, publicKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const t = (tag: number, ...content: Buffer[]) => {
+    const body = Buffer.concat(content);
+    const len = body.length < 0x80 ? Buffer.from([body.length]) : Buffer.from([0x81, body.length]);
+    return Buffer.concat([Buffer.from([tag]), len, body]);
+  };
+  const name = t(0x30, t(0x31, t(0x30, Buffer.from('0603550403', 'hex'), t(0x0c, Buffer.from(cn)))));
+  const info = t(0x30, Buffer.from('020100', 'hex'), name, publicKey.export({ type: 'spki', format: 'der' }), t(0xa0, ...attributes));
+  const ecdsaWithSha256 = Buffer.from('300a06082a8648ce3d040302', 'hex');
+  return t(0x30, info, ecdsaWithSha256, t(0x03, Buffer.from([0]), crypto.sign('sha256', info, privateKey)));
+}
+
+/** The parts of a multipart/mixed answer: each part's headers (lower-case names) and body. */
+function partsOf(body: Buffer, contentType: string): { headers: Record<string, string>; body: string }[] {
+  const boundary = /boundary=([^;]+)/.exec(contentType)![1];
+  const text = body.toString('latin1');
+  expect(text.endsWith(`\r\n--${boundary}--\r\n`)).toBe(true);
+  return text
+    .split(`--${boundary}`)
+    .slice(1, -1)
+    .map((part) => {
+      const [head, content] = part.replace(/^\r\n/, '').split('\r\n\r\n');
+      const headers = Object.fromEntries(
+        head.split('\r\n').map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
+      return { headers, body: content.replace(/\r\n$/, '') };
+    });
+}
+
+const openssl = (args: string[], input?: Buffer | string) => execFileSync('openssl', args, { input, cwd: dir }).toString();
+
+describe('serverkeygen (est.labels.devices.serverKeygen)', () => {
+  test.each([
+    ['EC P-256', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'], /ASN1 OID: prime256v1/],
+    ['RSA-2048', ['-newkey', 'rsa:2048'], /Private-Key: \(2048 bit, 2 primes\)/],
+    ['Ed25519', ['-newkey', 'ed25519'], /ED25519 Private-Key/],
+  ])('a %s CSR → a new key of that kind and its certificate; the key is in no event', async (_kind, newkey, keyText) => {
+    const csrKey = path.join(dir, 'kg-csr.key');
+    const csr = execFileSync('openssl', [
+      'req',
+      '-new',
+      ...newkey,
+      '-nodes',
+      '-keyout',
+      csrKey,
+      '-subj',
+      '/CN=kg.example.org',
+      '-addext',
+      'subjectAltName=DNS:kg.example.org',
+      '-outform',
+      'DER',
+    ]);
+    const lastEvent = Number((await f.db.knex(TABLES.events).max({ id: 'id' }))[0].id);
+    const res = await keygen(csr.toString('base64'));
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^multipart\/mixed; boundary=[A-Za-z0-9'()+_,./:=?-]+$/);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const [keyPart, certPart, ...more] = partsOf(res.body as Buffer, res.headers['content-type']);
+    expect(more).toEqual([]);
+    expect(keyPart.headers['content-type']).toBe('application/pkcs8');
+    expect(certPart.headers['content-type']).toBe('application/pkcs7-mime; smime-type=certs-only');
+    const keyPem = openssl(['pkey', '-inform', 'DER'], Buffer.from(keyPart.body, 'base64'));
+    expect(openssl(['pkey', '-noout', '-text'], keyPem)).toMatch(keyText);
+    const certs = certsOf(certPart.body);
+    expect(certs).toHaveLength(1);
+    expect(text(certs[0], '-subject')).toBe('subject=CN = kg.example.org\n');
+    expect(text(certs[0], '-ext', 'subjectAltName')).toContain('DNS:kg.example.org');
+    expect(text(certs[0], '-issuer')).toContain('CN = devices');
+    const certKey = text(certs[0], '-pubkey');
+    expect(certKey).toBe(openssl(['pkey', '-pubout'], keyPem));
+    expect(certKey).not.toBe(openssl(['pkey', '-pubout', '-in', csrKey]));
+    const events = JSON.stringify(await f.db.knex(TABLES.events).where('id', '>', lastEvent));
+    expect(events).toContain('certificate.issued');
+    expect(events).not.toContain('PRIVATE KEY');
+    expect(events).not.toContain(keyPart.body.slice(-40));
+    const serial = text(certs[0], '-serial').trim().replace('serial=', '');
+    const row = await f.db
+      .knex(TABLES.certificates)
+      .where({ serial: serial.replace(/^0+/, '') })
+      .first();
+    // Stored as any certificate is (the REST inventory reads these rows), with no key beside it.
+    expect(row.cn).toBe('kg.example.org');
+    expect(JSON.stringify(row)).not.toContain('PRIVATE KEY');
+  });
+
+  test.each([
+    [
+      'not offered at the URLs without a label',
+      () => keygen(csrDer('k1.example.org').toString('base64'), 'alice', ''),
+      501,
+      /^This EST server does not offer serverkeygen\.\n$/,
+    ],
+    [
+      'no credentials',
+      () => request(app).post(`${EST}/devices/serverkeygen`).send(csrDer('k2.example.org').toString('base64')),
+      401,
+      /^Authentication required/,
+    ],
+    [
+      'a user without sign_certificate',
+      () => keygen(csrDer('k3.example.org').toString('base64'), 'no_sign_certificate'),
+      403,
+      /may not sign certificates/,
+    ],
+    [
+      'plain HTTP relayed by a proxy',
+      () => keygen(csrDer('k4.example.org').toString('base64')).set('X-Forwarded-For', '192.0.2.1'),
+      403,
+      /^serverkeygen sends a private key: use HTTPS/,
+    ],
+    [
+      'a CSR with a broken signature',
+      () => {
+        const der = csrDer('k5.example.org');
+        der[der.length - 3] ^= 0xff;
+        return keygen(der.toString('base64'));
+      },
+      400,
+      /^The certificate request cannot be signed: /,
+    ],
+    ['a body that is not base64', () => keygen('not base64!'), 400, /^The certificate request is not base64/],
+    [
+      'a request for the key encrypted (DecryptKeyIdentifier)',
+      () =>
+        keygen(handMadeCsr('k6.example.org', [Buffer.from('3015060b2a864886f70d010910022531060404aabbccdd', 'hex')]).toString('base64')),
+      400,
+      /^This EST server does not encrypt server-generated keys/,
+    ],
+    [
+      'a request for the key encrypted (AsymmetricDecryptKeyIdentifier)',
+      () =>
+        keygen(handMadeCsr('k7.example.org', [Buffer.from('3015060b2a864886f70d010910023631060404aabbccdd', 'hex')]).toString('base64')),
+      400,
+      /^This EST server does not encrypt server-generated keys/,
+    ],
+  ])('%s: refused in plain text, nothing stored', async (_name, send, status, reason) => {
+    const before = await certificateCount();
+    const res = await send();
+    expect(res.status).toBe(status);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(Buffer.isBuffer(res.body) ? res.body.toString() : res.text).toMatch(reason);
+    expect(await certificateCount()).toBe(before);
+  });
+
+  test('a hand-made CSR without those attributes is issued (the refusal above is theirs)', async () => {
+    expect((await keygen(handMadeCsr('k8.example.org', []).toString('base64'))).status).toBe(200);
+  });
+
+  test('est.serverKeygen must be true or false', () => {
+    expect(() => buildApp({ store: f.store, est: { enabled: true, serverKeygen: 'yes' as never } })).toThrow(
+      /option `est.serverKeygen` must be true or false/,
+    );
+    expect(() => buildApp({ store: f.store, est: { enabled: true, labels: { x: { ca: 'a', serverKeygen: 1 as never } } } })).toThrow(
+      /option `est.labels.x.serverKeygen` must be true or false/,
+    );
+  });
+});
+
 describe('the other operations', () => {
   test('csrattrs: 204, nothing asked of the CSR', async () => {
     const res = await request(app).get(`${EST}/csrattrs`);
@@ -198,7 +375,7 @@ describe('the other operations', () => {
     expect(await certificateCount()).toBe(before);
   });
 
-  test.each(['serverkeygen', 'fullcmc'])('%s: 501 with the reason', async (op) => {
+  test.each(['serverkeygen', 'fullcmc'])('%s (not offered): 501 with the reason', async (op) => {
     const res = await request(app).post(`${EST}/${op}`).set(f.auth('alice')).send('AAAA');
     expect(res.status).toBe(501);
     expect(res.text).toBe(`This EST server does not offer ${op}.\n`);

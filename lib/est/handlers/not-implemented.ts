@@ -1,7 +1,4 @@
-/**
- * EST operations this server does not offer: 501 with the reason. Full CMC is optional (RFC 7030
- * §4.3); server-side key generation (§4.4) is to come (README "EST").
- */
+/** EST operations this server does not offer: 501 with the reason. Full CMC is optional (RFC 7030 §4.3). */
 import { estError } from '../framing';
 import type { EstHandler } from '../route-types';
 
@@ -12,4 +9,3 @@ const notOffered =
   };
 
 export const fullcmcNotOffered = notOffered('fullcmc');
-export const serverkeygenNotOffered = notOffered('serverkeygen');

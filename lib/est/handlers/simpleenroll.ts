@@ -6,18 +6,14 @@
 import { readRawBody } from '../../http/body';
 import { apiUserActor } from '../../ca/actors';
 import { endpointCa } from '../endpoint';
+import { enrollingUser } from '../enroller';
 import { enrol, readCsr } from '../../enrolment/enrol';
-import { decodeBase64Body, EST_REALM, estError, sendCertificate } from '../framing';
+import { decodeBase64Body, sendCertificate } from '../framing';
 import type { EstHandler } from '../route-types';
 
 export const simpleenroll: EstHandler = async ({ req, res, params, services }) => {
   const endpoint = await endpointCa(services, params.label);
-  const user = await services.authenticate(req, res);
-  if (!user)
-    throw estError(401, 'Authentication required: an API user (HTTP Basic).', { 'WWW-Authenticate': `Basic realm="${EST_REALM}"` });
-  if (!(await services.permissions.hasPermission(user, 'sign_certificate', { caSerial: endpoint.ca.serial }))) {
-    throw estError(403, `${user.username} may not sign certificates with this certificate authority.`);
-  }
+  const user = await enrollingUser(services, req, res, endpoint.ca);
   const csrDer = decodeBase64Body(await readRawBody(req, services.bodyLimit), 'certificate request');
   const certificate = await enrol(services, endpoint, readCsr(csrDer), apiUserActor(user, req.ip ?? null, 'est'));
   sendCertificate(res, certificate.der);
