@@ -177,7 +177,7 @@ async function freePort(): Promise<number> {
 /** SCEP load (warm-up, then measured) against `url` with requests built for `recipientDer`; one answer opened. */
 async function measureScep(
   name: string,
-  agent: http.Agent,
+  makeAgent: http.Agent | (() => http.Agent),
   url: string,
   recipientDer: Buffer,
   requester: Requester & { keyFile: string; certFile: string },
@@ -186,6 +186,7 @@ async function measureScep(
 ): Promise<Phase> {
   const prefix = `${name.replace(/\W+/g, '-')}-${crypto.randomBytes(3).toString('hex')}`;
   const bodies = pkcsReqs(SCEP_POOL, prefix, requester, recipientDer, CHALLENGE);
+  const agent = typeof makeAgent === 'function' ? makeAgent() : makeAgent;
   const headers = { 'Content-Type': 'application/x-pki-message' };
   let sample: Buffer | null = null;
   let failures = 0;
@@ -235,7 +236,16 @@ async function runOurs(
     },
     dataDir,
   );
-  const agent = new https.Agent({ keepAlive: true, maxSockets: 256, ca: fs.readFileSync(tls.caFile) });
+  // A fresh pool of keep-alive connections per phase: building the next phase's requests takes longer
+  // than the server keeps an idle connection, and a request on one it is closing just then hangs up.
+  const tlsCa = fs.readFileSync(tls.caFile);
+  const agents: https.Agent[] = [];
+  const freshAgent = () => {
+    agents.forEach((a) => a.destroy());
+    agents.push(new https.Agent({ keepAlive: true, maxSockets: 256, ca: tlsCa }));
+    return agents[agents.length - 1];
+  };
+  let agent = freshAgent();
   try {
     console.log(`\n== example server, ${label}`);
     const postgres = processesCpuSnapshot('postgres');
@@ -272,6 +282,7 @@ async function runOurs(
 
     // 2. EST simpleenroll.
     const estBodiesPool = estBodies(EST_POOL, `est-${label}`);
+    agent = freshAgent();
     const estUrl = `${origin}/.well-known/est/simpleenroll`;
     const estHeaders = { ...basic, 'Content-Type': 'application/pkcs10', 'Content-Transfer-Encoding': 'base64' };
     let estSample: Buffer | null = null;
@@ -289,14 +300,14 @@ async function runOurs(
 
     // 3. SCEP PKCSReq, enveloped to the RA (the first certificate of GetCACert, README "SCEP").
     const scepUrl = `${server.apiRoot.replace(/\/api$/, '/scep')}`;
-    const caCert = await request(agent, `${scepUrl}?operation=GetCACert`, 'GET', {});
+    const caCert = await request(freshAgent(), `${scepUrl}?operation=GetCACert`, 'GET', {});
     if (caCert.status !== 200) throw new Error(`GetCACert: ${caCert.status}`);
     const raPem = certificatesOfPkcs7(caCert.body)[0];
     const raDer = Buffer.from(raPem.replace(/-----[^-]+-----|\s/g, ''), 'base64');
-    const scep = await measureScep('SCEP PKCSReq', agent, `${scepUrl}?operation=PKIOperation`, raDer, requester, dir, serverCpu);
+    const scep = await measureScep('SCEP PKCSReq', freshAgent, `${scepUrl}?operation=PKIOperation`, raDer, requester, dir, serverCpu);
     return { rest, est, scep };
   } finally {
-    agent.destroy();
+    agents.forEach((a) => a.destroy());
     await server.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
