@@ -79,7 +79,13 @@ const percentile = (sorted: number[], p: number) =>
  * CLIENTS closed loops running `one(i)` with i the next unused index, for `seconds` or until
  * `limit` is reached; `one` resolves true for a certificate. `serverCpu` reads the server's CPU ms.
  */
-async function load(seconds: number, limit: number, one: (i: number) => Promise<boolean>, serverCpu: () => number, warmup = false): Promise<Phase> {
+async function load(
+  seconds: number,
+  limit: number,
+  one: (i: number) => Promise<boolean>,
+  serverCpu: () => number,
+  warmup = false,
+): Promise<Phase> {
   let next = 0;
   const durations: number[] = [];
   const cpuBefore = serverCpu();
@@ -96,7 +102,8 @@ async function load(seconds: number, limit: number, one: (i: number) => Promise<
   );
   const wallMs = Number(process.hrtime.bigint() - start) / 1e6;
   const cpu = serverCpu() - cpuBefore;
-  if (!warmup && next >= limit && Date.now() < end) console.log(`  (the ${limit} requests built ahead ran out before ${seconds} s: raise the pool)`);
+  if (!warmup && next >= limit && Date.now() < end)
+    console.log(`  (the ${limit} requests built ahead ran out before ${seconds} s: raise the pool)`);
   const sorted = durations.sort((a, b) => a - b);
   return {
     perSecond: durations.length / (wallMs / 1000),
@@ -144,9 +151,13 @@ function makeTls(dir: string): { caFile: string; certFile: string; keyFile: stri
 function makeRequester(dir: string): Requester & { keyFile: string; certFile: string } {
   const keyFile = path.join(dir, 'requester.key');
   const certFile = path.join(dir, 'requester.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-subj', '/CN=bench requester', '-days', '1', '-out', certFile], {
-    stdio: 'pipe',
-  });
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-subj', '/CN=bench requester', '-days', '1', '-out', certFile],
+    {
+      stdio: 'pipe',
+    },
+  );
   const certDer = execFileSync('openssl', ['x509', '-in', certFile, '-outform', 'DER']);
   return { key: crypto.createPrivateKey(fs.readFileSync(keyFile)), certDer, keyFile, certFile };
 }
@@ -157,12 +168,18 @@ function certificatesOfCertRep(dir: string, der: Buffer, requester: { keyFile: s
   const content = openssl(['cms', '-verify', '-inform', 'DER', '-noverify', '-binary'], der);
   // scepserver encrypts to the requester with single DES, which OpenSSL 3 keeps in its legacy provider.
   const providers = ['-provider', 'default', '-provider', 'legacy'];
-  const bag = openssl(['cms', '-decrypt', ...providers, '-inform', 'DER', '-binary', '-recip', requester.certFile, '-inkey', requester.keyFile], content);
+  const bag = openssl(
+    ['cms', '-decrypt', ...providers, '-inform', 'DER', '-binary', '-recip', requester.certFile, '-inkey', requester.keyFile],
+    content,
+  );
   return certificatesOfPkcs7(bag);
 }
 
 function certificatesOfPkcs7(der: Buffer): string[] {
-  const pem = execFileSync('openssl', ['pkcs7', '-inform', 'DER', '-print_certs'], { input: der, stdio: ['pipe', 'pipe', 'pipe'] }).toString();
+  const pem = execFileSync('openssl', ['pkcs7', '-inform', 'DER', '-print_certs'], {
+    input: der,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  }).toString();
   return pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/g) ?? [];
 }
 
@@ -257,7 +274,9 @@ async function runOurs(
     // 1. REST: sign, then poll the order (bench/api's example-server part).
     const json = { ...basic, 'Content-Type': 'application/json' };
     const restCsrs = estBodies(EST_POOL, `rest-${label}`).map((b) =>
-      Buffer.from(JSON.stringify({ csr: derToPem(Buffer.from(b.toString(), 'base64')), subject: [{ oid: 'CN', value: 'bench.example.com' }] })),
+      Buffer.from(
+        JSON.stringify({ csr: derToPem(Buffer.from(b.toString(), 'base64')), subject: [{ oid: 'CN', value: 'bench.example.com' }] }),
+      ),
     );
     const signUrl = `${server.apiRoot}/ca/${server.caSerial}/sign/`;
     const restOne = async (i: number) => {
@@ -265,7 +284,9 @@ async function runOurs(
       if (signed.status !== 200) throw new Error(`sign: ${signed.status} ${signed.body.toString()}`);
       const slug = (JSON.parse(signed.body.toString()) as { slug: string }).slug;
       for (let poll = 0; poll < 1000; poll++) {
-        const order = JSON.parse((await request(agent, `${server.apiRoot}/ca/${server.caSerial}/orders/${slug}/`, 'GET', basic)).body.toString()) as {
+        const order = JSON.parse(
+          (await request(agent, `${server.apiRoot}/ca/${server.caSerial}/orders/${slug}/`, 'GET', basic)).body.toString(),
+        ) as {
           status: string;
           error: string;
         };
@@ -314,7 +335,10 @@ async function runOurs(
 }
 
 function derToPem(der: Buffer): string {
-  return `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64').replace(/.{64}/g, '$&\n')}\n-----END CERTIFICATE REQUEST-----\n`.replace(/\n\n/g, '\n');
+  return `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64').replace(/.{64}/g, '$&\n')}\n-----END CERTIFICATE REQUEST-----\n`.replace(
+    /\n\n/g,
+    '\n',
+  );
 }
 
 /** micromdm's scepserver on loopback with a fresh file depot (RSA-2048 CA), the same challenge. */
@@ -335,18 +359,24 @@ async function runScepserver(requester: Requester & { keyFile: string; certFile:
         () => false,
       );
       if (ok) break;
-      if (i > 100 || child.exitCode !== null) throw new Error(`scepserver did not start: ${fs.readFileSync(path.join(dir, 'scepserver.log'), 'utf8')}`);
+      if (i > 100 || child.exitCode !== null)
+        throw new Error(`scepserver did not start: ${fs.readFileSync(path.join(dir, 'scepserver.log'), 'utf8')}`);
       await new Promise((r) => setTimeout(r, 100));
     }
     console.log(`\n== micromdm scepserver (Debian scep), file depot, 127.0.0.1:${port}`);
     const caDer = execFileSync('openssl', ['x509', '-in', path.join(depot, 'ca.pem'), '-outform', 'DER']);
-    return await measureScep('scepserver PKCSReq', agent, `${url}?operation=PKIOperation`, caDer, requester, dir, () => processCpuMs(child.pid!));
+    return await measureScep('scepserver PKCSReq', agent, `${url}?operation=PKIOperation`, caDer, requester, dir, () =>
+      processCpuMs(child.pid!),
+    );
   } finally {
     agent.destroy();
     child.kill('SIGTERM');
     await exited;
     // Why scepserver refused some requests (it answers FAILURE with HTTP 200), from its log.
-    const errors = fs.readFileSync(path.join(dir, 'scepserver.log'), 'utf8').split('\n').filter((l) => /err=/.test(l) && !/err=null/.test(l));
+    const errors = fs
+      .readFileSync(path.join(dir, 'scepserver.log'), 'utf8')
+      .split('\n')
+      .filter((l) => /err=/.test(l) && !/err=null/.test(l));
     if (errors.length) console.log(`  scepserver logged ${errors.length} errors, e.g. ${errors[0].slice(0, 300)}`);
   }
 }
