@@ -31,7 +31,7 @@
  *
  *   npm run bench:acme        ACME_CLIENTS=16 ACME_SECONDS=15 ACME_SERVERS=postgres,pglite,pebble
  */
-import { execFileSync, spawn, type ChildProcess } from 'child_process';
+import { spawn, type ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as net from 'net';
@@ -44,6 +44,7 @@ import { acmeSummaryLine, pebbleRatioLine } from './acme-summary';
 import { processCpuMs, processesCpuSince, processesCpuSnapshot } from './cpu';
 import { startExampleServer, type ExampleServer } from './example-server';
 import { benchPostgresUrl, withScratchSchema } from './scratch-schema';
+import { makeTls } from './tls';
 
 const CLIENTS = Number(process.env.ACME_CLIENTS ?? 16);
 const ACME_SECONDS = Number(process.env.ACME_SECONDS ?? 15);
@@ -84,34 +85,6 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(n >= 100 ? 0 : 1) : 'n/a');
-
-/** A TLS CA and a certificate for localhost and 127.0.0.1 signed by it (P-256), made with openssl in `dir`. */
-function makeTls(dir: string): { caFile: string; certFile: string; keyFile: string } {
-  const file = (name: string) => path.join(dir, name);
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  openssl('req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '2', '-subj', '/CN=bench TLS CA');
-  openssl('req', '-new', ...ec, '-keyout', file('server.key'), '-out', file('server.csr'), '-subj', '/CN=localhost');
-  fs.writeFileSync(file('server.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
-  openssl(
-    'x509',
-    '-req',
-    '-in',
-    file('server.csr'),
-    '-CA',
-    file('ca.pem'),
-    '-CAkey',
-    file('ca.key'),
-    '-CAcreateserial',
-    '-days',
-    '2',
-    '-extfile',
-    file('server.ext'),
-    '-out',
-    file('server.pem'),
-  );
-  return { caFile: file('ca.pem'), certFile: file('server.pem'), keyFile: file('server.key') };
-}
 
 /** A loopback port free just now (pebble takes its ports from its configuration file). */
 async function freePort(): Promise<number> {

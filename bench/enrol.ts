@@ -32,6 +32,7 @@ import { processCpuMs, processesCpuSince, processesCpuSnapshot, processTreeCpuMs
 import { estBodies, isSuccess, pkcsReqs, type Requester } from './enrol-requests';
 import { startExampleServer, type ExampleServer } from './example-server';
 import { benchPostgresUrl, withScratchSchema } from './scratch-schema';
+import { makeTls } from './tls';
 
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 const SECONDS = Number(process.env.ENROL_SECONDS ?? 8);
@@ -118,34 +119,6 @@ const print = (name: string, phase: Phase, extra = '') =>
   console.log(
     `${name}: ${fmt(phase.perSecond)} certs/s (${phase.count} in ${SECONDS} s, ${CLIENTS} clients), p50 ${fmt(phase.p50)} ms, p95 ${fmt(phase.p95)} ms, server ${phase.serverCores.toFixed(2)} cores${extra}`,
   );
-
-/** A TLS CA and a certificate for localhost and 127.0.0.1 signed by it (as bench/acme.ts makes them). */
-function makeTls(dir: string): { caFile: string; certFile: string; keyFile: string } {
-  const file = (name: string) => path.join(dir, name);
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  openssl('req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '2', '-subj', '/CN=bench TLS CA');
-  openssl('req', '-new', ...ec, '-keyout', file('server.key'), '-out', file('server.csr'), '-subj', '/CN=localhost');
-  fs.writeFileSync(file('server.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
-  openssl(
-    'x509',
-    '-req',
-    '-in',
-    file('server.csr'),
-    '-CA',
-    file('ca.pem'),
-    '-CAkey',
-    file('ca.key'),
-    '-CAcreateserial',
-    '-days',
-    '2',
-    '-extfile',
-    file('server.ext'),
-    '-out',
-    file('server.pem'),
-  );
-  return { caFile: file('ca.pem'), certFile: file('server.pem'), keyFile: file('server.key') };
-}
 
 /** The RSA-2048 requester: a key and a self-signed certificate made by openssl (its files stay in `dir`, to open answers). */
 function makeRequester(dir: string): Requester & { keyFile: string; certFile: string } {
