@@ -6,6 +6,7 @@
 import express from 'express';
 import request from 'supertest';
 import { createApiUser, createCaAdminRouter, listApiUsers, type CaAdminRouter, type CaAdminRouterOptions, type Logger } from '../../lib';
+import type { CertificateRecord, NewCertificate } from '../../lib/ports';
 import { PASSWORD, setupApi, type ApiFixture } from '../api/fixture';
 
 export const ADMIN = '/admin/';
@@ -93,4 +94,25 @@ export function adminOn(
     },
     close: () => router.close(),
   };
+}
+
+export type AdminAgent = ReturnType<typeof request.agent>;
+
+/** A copy of `cert` under another serial with `fields` changed (no signing: the pages read records). */
+export function certificateCopy(cert: CertificateRecord, serial: string, fields: Partial<NewCertificate> = {}): NewCertificate {
+  const { id: _id, created: _c, updated: _u, watchers: _w, certificateText: _t, ...rest } = cert;
+  return { ...rest, serial, certificate: { ...rest.certificate, serial }, ...fields };
+}
+
+/** The serials of the HTML certificate list at `url`, every page of it (following "Next page"). */
+export async function listedSerials(agent: AdminAgent, url: string): Promise<string[]> {
+  const out: string[] = [];
+  let next: string | null = url;
+  while (next) {
+    const page = await agent.get(next).expect(200);
+    for (const m of page.text.matchAll(/<a href="\/admin\/certs\/[0-9A-F]+\/([0-9A-F]+)\/">/g)) out.push(m[1]);
+    const more = /<a href="([^"]+)" rel="next">/.exec(page.text);
+    next = more ? more[1].replace(/&amp;/g, '&') : null;
+  }
+  return out;
 }

@@ -6,10 +6,10 @@
 import request from 'supertest';
 import { defaultProfiles, signCert } from '../../lib';
 import { EXPORT_PAGE_SIZE } from '../../lib/admin/handlers/export';
-import type { CaRecord, CertificateRecord, NewCertificate } from '../../lib/ports';
+import type { CaRecord, CertificateRecord } from '../../lib/ports';
 import { issueThroughApi, opensslCsr } from '../api/fixture';
 import { cloneCertificates } from '../inventory/bulk';
-import { ADMIN, createCertificateViewer, setupAdmin, type AdminFixture } from './admin-fixture';
+import { ADMIN, certificateCopy, createCertificateViewer, listedSerials, setupAdmin, type AdminFixture } from './admin-fixture';
 
 const HEADER = 'serial,common_name,ca,profile,not_before,not_after,revoked,revoked_reason,subject_alternative_names';
 const EVIL_CN = '=HYPERLINK("http://evil.example/","click")';
@@ -60,18 +60,9 @@ const bare = (serial: string) =>
 
 type Agent = ReturnType<typeof request.agent>;
 
-/** The serials of the HTML list for `query`, every page of it (following "Next page"). */
-async function listedSerials(agent: Agent, query: Record<string, string>): Promise<string[]> {
-  const serials: string[] = [];
-  let url: string | null = `${ADMIN}certs/?${new URLSearchParams(query)}`;
-  while (url) {
-    const page = await agent.get(url).expect(200);
-    for (const m of page.text.matchAll(/<a href="\/admin\/certs\/[0-9A-F]+\/([0-9A-F]+)\/">/g)) serials.push(m[1]);
-    const next = /<a href="([^"]+)" rel="next">/.exec(page.text);
-    url = next ? next[1].replace(/&amp;/g, '&') : null;
-  }
-  return serials;
-}
+/** The serials of the HTML list for `query`, every page of it. */
+const listedFor = (agent: Agent, query: Record<string, string>): Promise<string[]> =>
+  listedSerials(agent, `${ADMIN}certs/?${new URLSearchParams(query)}`);
 
 /** The export for `query`: its data rows (the header checked). */
 async function exported(agent: Agent, query: Record<string, string>): Promise<string[][]> {
@@ -79,12 +70,6 @@ async function exported(agent: Agent, query: Record<string, string>): Promise<st
   const [header, ...rows] = parseCsv(res.text);
   expect(header.join(',')).toBe(HEADER);
   return rows;
-}
-
-/** A copy of `cert` under another serial and common name (no signing: the export reads records). */
-function copyOf(cert: CertificateRecord, serial: string, cn: string): NewCertificate {
-  const { id: _id, created: _c, updated: _u, watchers: _w, certificateText: _t, ...rest } = cert;
-  return { ...rest, serial, cn, certificate: { ...rest.certificate, serial } };
 }
 
 beforeAll(async () => {
@@ -117,7 +102,7 @@ beforeAll(async () => {
   bulk = await api.makeCa({ name: 'bulk' });
   const model = (await api.store.findCertificate(api.ca.id, web)) as CertificateRecord;
   // One copy through the store, then the rest copied from it by the database (test/inventory/bulk.ts).
-  await api.store.insertCertificate({ ...copyOf(model, 'B00000000', 'bulk0.export.example'), caId: bulk.id });
+  await api.store.insertCertificate(certificateCopy(model, 'B00000000', { cn: 'bulk0.export.example', caId: bulk.id }));
   await cloneCertificates(api.db.knex, bulk.id, BULK - 1, { serialPrefix: 'B', cnPrefix: 'bulk' });
   bulkSerials = Array.from({ length: BULK }, (_, i) => `B${i.toString(16).toUpperCase().padStart(8, '0')}`);
 }, 180_000);
@@ -145,7 +130,7 @@ describe('certs/export.csv', () => {
     ];
     for (const query of queries) {
       const rows = await exported(agent, query);
-      expect(rows.map((r) => bare(r[0]))).toEqual(await listedSerials(agent, query));
+      expect(rows.map((r) => bare(r[0]))).toEqual(await listedFor(agent, query));
       expect(rows.length > 0).toBe(query.q !== 'gone' || query.status === 'all');
     }
     const gone = await exported(agent, { q: 'gone', status: 'all' });

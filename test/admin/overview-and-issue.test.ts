@@ -17,13 +17,20 @@ import { CSR_FILE_SCRIPT, CSR_FILE_SCRIPT_HASH } from '../../lib/admin/csr-file-
 import type { AcmeStore, Actor, CaRecord, CertificateRecord, NewCertificate } from '../../lib/ports';
 import { opensslCsr, PASSWORD } from '../api/fixture';
 import { signRequest } from '../store/records';
-import { ADMIN, createCertificateViewer, formToken, NO_PERMISSIONS, setupAdmin, type AdminFixture } from './admin-fixture';
+import {
+  ADMIN,
+  certificateCopy,
+  createCertificateViewer,
+  formToken,
+  listedSerials,
+  NO_PERMISSIONS,
+  setupAdmin,
+  type AdminFixture,
+} from './admin-fixture';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
 const ALICE_OVER_ADMIN: Actor = { type: 'api_user', name: 'alice', protocol: 'admin', address: '127.0.0.1' };
-
-type Agent = ReturnType<typeof request.agent>;
 
 let f: AdminFixture;
 let second: CaRecord;
@@ -32,23 +39,9 @@ let model: CertificateRecord;
 
 /** A copy of `cert` under another serial, valid from `from` to `to` days from now. */
 function copyOf(cert: CertificateRecord, caId: number, serial: string, from: number, to: number): NewCertificate {
-  const { id: _id, created: _c, updated: _u, watchers: _w, certificateText: _t, ...rest } = cert;
   const notBefore = new Date(Date.now() + from * DAY);
   const notAfter = new Date(Date.now() + to * DAY);
-  return { ...rest, caId, serial, notBefore, notAfter, certificate: { ...rest.certificate, serial } };
-}
-
-/** The serials of the HTML certificate list at `url`, every page of it. */
-async function listedSerials(agent: Agent, url: string): Promise<string[]> {
-  const out: string[] = [];
-  let next: string | null = url;
-  while (next) {
-    const page = await agent.get(next).expect(200);
-    for (const m of page.text.matchAll(/<a href="\/admin\/certs\/[0-9A-F]+\/([0-9A-F]+)\/">/g)) out.push(m[1]);
-    const more = /<a href="([^"]+)" rel="next">/.exec(page.text);
-    next = more ? more[1].replace(/&amp;/g, '&') : null;
-  }
-  return out;
+  return certificateCopy(cert, serial, { caId, notBefore, notAfter });
 }
 
 /** The dashboard's "Certificates by CA" rows: the CA's name, then each figure with its link (null: no link). */
