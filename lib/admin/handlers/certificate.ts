@@ -7,7 +7,6 @@
  */
 import { caChain } from '../../ca/lookup';
 import type { CaRecord, CertificateRecord } from '../../ports';
-import { pemEncode } from '../../x509/pem';
 import { HASH_ALGORITHMS } from '../../x509/types';
 import { formatRfc4514 } from '../../x509/rfc4514';
 import { caFor, may, notFoundPage } from '../access';
@@ -15,6 +14,7 @@ import { certificateHistory, issuingOrder } from '../certificate-history';
 import { colonSerial, generalNameText, isoTime, primaryName, statusOf, subjectAltNames } from '../certificate-view';
 import type { SignedInContext } from '../context';
 import { extensionRows } from '../extension-rows';
+import { downloadFormat, pemBundle, sendDownload } from '../downloads';
 import { html } from '../html';
 import { sendPage } from '../page';
 
@@ -93,28 +93,14 @@ export async function showCertificate(ctx: SignedInContext): Promise<void> {
   });
 }
 
-const DOWNLOADS: Record<string, { type: string; suffix: string }> = {
-  pem: { type: 'application/x-pem-file', suffix: '.pem' },
-  der: { type: 'application/pkix-cert', suffix: '.der' },
-  chain: { type: 'application/pem-certificate-chain', suffix: '_chain.pem' },
-  csr: { type: 'application/pkcs10', suffix: '.csr' },
-};
-
-/** `download?format=pem|der|chain|csr`, named by serial (some certificates have no CN). */
+/** `download?format=pem|der|chain|csr` (lib/admin/downloads.ts). */
 export async function downloadCertificate(ctx: SignedInContext): Promise<void> {
   const { ca, cert } = await certificateOf(ctx);
-  const format = String(ctx.req.query.format ?? 'pem');
-  const kind = Object.hasOwn(DOWNLOADS, format) ? DOWNLOADS[format] : undefined;
-  if (!kind || (format === 'csr' && !cert.csr)) throw notFoundPage(`A ${format} download of this certificate`);
+  const format = downloadFormat(ctx, cert.csr ? ['pem', 'der', 'chain', 'csr'] : ['pem', 'der', 'chain'], 'this certificate');
   let body: Buffer | string;
   if (format === 'der') body = cert.der;
   else if (format === 'csr') body = cert.csr as string;
-  else if (format === 'chain')
-    body = [cert, ...(await caChain(ctx.services.store, ca))].map((c) => pemEncode(c.der, 'CERTIFICATE')).join('');
-  else body = pemEncode(cert.der, 'CERTIFICATE');
-  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
-  ctx.res.setHeader('Content-Type', kind.type);
-  ctx.res.setHeader('Content-Disposition', `attachment; filename="${cert.serial}${kind.suffix}"`);
-  ctx.res.setHeader('Content-Length', String(bytes.length));
-  ctx.res.end(bytes);
+  else if (format === 'chain') body = pemBundle([cert, ...(await caChain(ctx.services.store, ca))].map((c) => c.der));
+  else body = pemBundle([cert.der]);
+  sendDownload(ctx, format, cert.serial, body);
 }
