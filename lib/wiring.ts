@@ -257,8 +257,10 @@ export function createCaAdminRouter(options: CaAdminRouterOptions): CaAdminRoute
     options.keyBackends !== undefined || !env[KEK_ENV]
       ? resolved.keyBackends
       : { default: checkedDefaultKeyBackend(env, 'createCaAdminRouter') };
-  const webhookSecrets = resolved.webhookSecrets ?? envKekSecretBox(env);
-  const eabSecrets = resolved.eabSecrets ?? envKekSecretBox(env);
+  // One box under CA_KEY_ENCRYPTION_KEY for both kinds of secret the pages seal, made only if needed.
+  const kekBox = resolved.webhookSecrets && resolved.eabSecrets ? null : envKekSecretBox(env);
+  const webhookSecrets = resolved.webhookSecrets ?? kekBox;
+  const eabSecrets = resolved.eabSecrets ?? kekBox;
   return buildCaAdminRouter(
     { ...resolved, keyBackends, webhookSecrets, eabSecrets },
     { authenticator, permissions, users: sharedUsers(), loginLimiter: options.loginLimiter ?? loginAttemptLimiter(), owned },
