@@ -15,7 +15,7 @@ export interface FindCaOptions {
 }
 
 /** The CA an operator means by `value`. */
-export async function findCa(store: Store, value: string, options: FindCaOptions = {}): Promise<CaRecord> {
+export async function findCa(store: Pick<Store, 'listCas'>, value: string, options: FindCaOptions = {}): Promise<CaRecord> {
   const all = (await store.listCas()).filter((ca) => options.allowDisabled || ca.enabled);
   const serial = normaliseSerial(value);
   const exact = all.filter((ca) => ca.serial === serial || ca.name === value);
@@ -57,7 +57,7 @@ export function isSelfSigned(ca: Pick<CaRecord, 'der'>): boolean {
  * The default CA: `preferred` (CA_DEFAULT_CA) if given, else the usable CA that expires last — ties
  * broken by the lowest serial, by the rule ACME's default directory follows too (default-ca.ts).
  */
-export async function defaultCa(store: Store, now: Date, preferred?: string): Promise<CaRecord> {
+export async function defaultCa(store: Pick<Store, 'listCas'>, now: Date, preferred?: string): Promise<CaRecord> {
   if (preferred) return findCa(store, preferred);
   const chosen = latestExpiringCa((await store.listCas()).filter((ca) => isUsable(ca, now)));
   if (!chosen) throw new CaError('not-found', 'No usable certificate authority found.');

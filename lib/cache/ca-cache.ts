@@ -24,21 +24,43 @@ export interface CaCacheOptions {
   now?: () => number;
 }
 
-export class CaCache implements Pick<Store, 'findCaBySerial' | 'getCa'> {
+export class CaCache implements Pick<Store, 'findCaBySerial' | 'getCa' | 'listCas'> {
   private readonly cache: RecordCache<CaRecord>;
   private readonly unsubscribe: (() => void) | null;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+  /** Every CA (the default CA and a CA by name are chosen from it), with when it expires. */
+  private list: { value: Promise<CaRecord[]>; expires: number } | null = null;
 
   constructor(
-    private readonly store: Pick<Store, 'findCaBySerial' | 'getCa'> & Partial<CaChangeEvents>,
+    private readonly store: Pick<Store, 'findCaBySerial' | 'getCa' | 'listCas'> & Partial<CaChangeEvents>,
     options: CaCacheOptions = {},
   ) {
+    this.ttlMs = options.ttlMs ?? DEFAULT_CA_CACHE_TTL_MS;
+    this.now = options.now ?? Date.now;
     // An installation has a handful of CAs; the bound only guards against a pathological one.
     this.cache = new RecordCache((ca) => ca.serial, {
       ttlMs: options.ttlMs ?? DEFAULT_CA_CACHE_TTL_MS,
       maxEntries: 1000,
       now: options.now,
     });
-    this.unsubscribe = subscribeIfSupported(store.onCaChanged?.bind(store), (id) => this.cache.invalidate(id));
+    this.unsubscribe = subscribeIfSupported(store.onCaChanged?.bind(store), (id) => this.invalidate(id));
+  }
+
+  /**
+   * Every CA, as `listCas()` without a filter: for the enrolment endpoints, which name their CA by
+   * serial or name or take the default CA. Kept like a record; any CA's change drops it.
+   */
+  listCas(): Promise<CaRecord[]> {
+    if (this.list && this.list.expires > this.now()) return this.list.value;
+    const value = this.store.listCas();
+    const entry = { value, expires: this.ttlMs > 0 ? this.now() + this.ttlMs : 0 };
+    this.list = entry;
+    // A failed read is not kept; nor is one that an invalidation overtook (it replaced `this.list`).
+    value.catch(() => {
+      if (this.list === entry) this.list = null;
+    });
+    return value;
   }
 
   findCaBySerial(serial: string): Promise<CaRecord | null> {
@@ -51,10 +73,12 @@ export class CaCache implements Pick<Store, 'findCaBySerial' | 'getCa'> {
 
   invalidate(id: number): void {
     this.cache.invalidate(id);
+    this.list = null;
   }
 
   close(): void {
     this.unsubscribe?.();
     this.cache.clear();
+    this.list = null;
   }
 }

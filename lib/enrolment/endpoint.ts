@@ -21,6 +21,8 @@ export interface ResolvedEndpoint {
 /** What resolving needs of the module's services. */
 export interface EndpointServices {
   store: Store;
+  /** Where the CAs are read from: the router's CA cache (lib/cache/ca-cache.ts), else the store. */
+  cas?: Pick<Store, 'listCas'>;
   /** By label; '' for the URLs without one. */
   endpoints: ReadonlyMap<string, EnrolmentEndpoint>;
   /** The router's default profile (`CA_DEFAULT_PROFILE`). */
@@ -40,7 +42,8 @@ export async function resolveEndpoint(
   if (!endpoint) throw new EnrolmentError(404, `No ${protocol} endpoint is labelled ${JSON.stringify(key)}.`);
   let ca: CaRecord;
   try {
-    ca = endpoint.ca === null ? await defaultCa(services.store, now, services.defaultCa) : await findCa(services.store, endpoint.ca);
+    const cas = services.cas ?? services.store;
+    ca = endpoint.ca === null ? await defaultCa(cas, now, services.defaultCa) : await findCa(cas, endpoint.ca);
   } catch (e) {
     if (e instanceof CaError) throw new EnrolmentError(404, `No certificate authority enrols here: ${e.message}`);
     throw e;

@@ -6,14 +6,15 @@
  * how a request arrives and is authenticated, never in this.
  */
 import { CaError } from '../ca/errors';
-import { issue, keepLinked } from '../ca/issuance/issue';
+import { issue, keepAlone, keepLinked, type Keep } from '../ca/issuance/issue';
 import { prepareSignRequest } from '../ca/issuance/prepare';
 import type { Signing } from '../ca/issuance/sign';
 import type { Profiles } from '../ca/profiles';
-import type { Actor, CaRecord, CertificateRecord, Store } from '../ports';
+import { hasEnrolmentStore, type Actor, type CaRecord, type CertificateRecord, type EnrolmentTransactionKey, type Store } from '../ports';
 import { parseCsr, type ParsedCsr } from '../x509/csr';
 import { X509Error } from '../x509/errors';
 import { EnrolmentError } from './errors';
+import { recordWith, RepeatedTransaction } from './transactions';
 
 /** What enrolling needs of the router: the store, the CA keys and profiles, the default profile. */
 export interface EnrolmentServices {
@@ -45,16 +46,43 @@ export function readCsr(der: Buffer): ParsedCsr {
   }
 }
 
+/** What is stored with the certificate: nothing more, a `link`, the answer of a transaction, or both. */
+export interface KeptWith {
+  /** Runs in the transaction that stores it (a one-time challenge used up); if it throws, nothing is stored. */
+  link?: (tx: Store, certificate: CertificateRecord) => Promise<void>;
+  /** The certificate is this transaction's answer (lib/enrolment/transactions.ts); `RepeatedTransaction` if it has one. */
+  answers?: EnrolmentTransactionKey;
+}
+
 /**
- * Sign `csr` at `target` for `requester`: the stored certificate. `link` runs in the transaction that
- * stores it (a one-time challenge used up); if it throws, nothing is stored.
+ * How to keep a certificate with what goes with it, in as few writes as the store allows: alone, one
+ * INSERT grouped with concurrent ones; as a transaction's answer, one statement where the store has
+ * one (`insertAnsweringCertificate`); with a link, one transaction. No transaction holds the embedded
+ * database's one connection unless a link needs it.
+ */
+function keeping(store: Store, ca: CaRecord, { link, answers }: KeptWith): Keep<CertificateRecord> {
+  if (!link && !answers) return keepAlone(store);
+  if (!link && answers && hasEnrolmentStore(store)) {
+    return async (certificate) => {
+      const stored = await store.enrolment.insertAnsweringCertificate(answers, certificate);
+      if (!stored) throw new RepeatedTransaction();
+      return stored;
+    };
+  }
+  return keepLinked(store, async (tx, certificate) => {
+    await link?.(tx, certificate);
+    if (answers) await recordWith(answers, ca)(tx, certificate);
+  });
+}
+
+/** Sign `csr` at `target` for `requester` and keep it as `kept` says: the stored certificate.
  */
 export async function enrol(
   services: EnrolmentServices,
   target: EnrolmentTarget,
   csr: ParsedCsr,
   requester: Actor,
-  link: (tx: Store, certificate: CertificateRecord) => Promise<void> = async () => {},
+  kept: KeptWith = {},
 ): Promise<CertificateRecord> {
   const now = new Date();
   const san = csr.requestedExtensions.filter((e) => e.type === 'subject_alternative_name');
@@ -83,7 +111,7 @@ export async function enrol(
     refused(e);
   }
   try {
-    return await issue(services.signing, target.ca, request, requester, keepLinked(services.store, link), now);
+    return await issue(services.signing, target.ca, request, requester, keeping(services.store, target.ca, kept), now);
   } catch (e) {
     refused(e);
   }

@@ -7,6 +7,7 @@
  *   lost the answer, micromdm's re-sent PKCSReq) gets the certificate it got before, not a second one.
  */
 import type { Name } from '../x509/types';
+import type { CertificateRecord, NewCertificate } from './records';
 
 export interface NewEnrolmentChallenge {
   /** The way in (`scep`). */
@@ -49,6 +50,11 @@ export interface EnrolmentStore {
   findEnrolmentTransaction(key: EnrolmentTransactionKey): Promise<{ caId: number; certificateSerial: string } | null>;
   /** Record the answer of a transaction; false when one was recorded already (a repetition raced it). */
   recordEnrolmentTransaction(key: EnrolmentTransactionKey, answer: { caId: number; certificateSerial: string }): Promise<boolean>;
+  /**
+   * Store `certificate` as the answer of `key`, both or neither, in one write: the stored record, or
+   * null (nothing stored) when the transaction was answered already (a repetition raced it).
+   */
+  insertAnsweringCertificate(key: EnrolmentTransactionKey, certificate: NewCertificate): Promise<CertificateRecord | null>;
 }
 
 export interface EnrolmentStoreProvider {

@@ -19,8 +19,8 @@ import { enrol, readCsr } from '../enrolment/enrol';
 import { EnrolmentError } from '../enrolment/errors';
 import { certificateBeingRenewed, renewalActor } from '../enrolment/renewal';
 import { checkChallenge, useOnce, type ChallengeUse } from '../enrolment/challenges';
-import { oncePerTransaction, recordWith, transactionKey } from '../enrolment/transactions';
-import type { Actor, CertificateRecord, Store } from '../ports';
+import { oncePerTransaction, transactionKey } from '../enrolment/transactions';
+import type { Actor, CertificateRecord, EnrolmentTransactionKey } from '../ports';
 import { parseCertificate, type ParsedCertificate } from '../x509/certificate';
 import type { ParsedCsr } from '../x509/csr';
 import { X509Error } from '../x509/errors';
@@ -82,36 +82,35 @@ interface Request {
   address: string | null;
 }
 
-async function pkcsReq({ services, endpoint, message, content, csr, address }: Request, record: Link) {
+async function pkcsReq({ services, endpoint, message, content, csr, address }: Request, answers: EnrolmentTransactionKey) {
   const signer = parseCertificate(message.signerCertificate);
   const renewed = await renewing(services, endpoint, message, signer, csr);
-  if (renewed) return enrol(services, endpoint, csr, renewalActor(renewed, address, 'scep'), record);
+  if (renewed) return enrol(services, endpoint, csr, renewalActor(renewed, address, 'scep'), { answers });
   const use = await checkChallenge(services.store, 'scep', endpoint, challengePassword(content), csr);
   if (!signer.publicKey.der.equals(csr.publicKey.der)) {
     throw new EnrolmentError(400, 'The request must be signed with the key of its certificate request.', 'badRequest');
   }
-  return enrol(services, endpoint, csr, deviceActor(endpoint, use, address), async (tx, certificate) => {
-    await useOnce(use)(tx, certificate);
-    await record(tx, certificate);
-  });
+  const link = use.kind === 'one-time' ? useOnce(use) : undefined;
+  return enrol(services, endpoint, csr, deviceActor(endpoint, use, address), { link, answers });
 }
 
-async function renewalReq({ services, endpoint, message, csr, address }: Request, record: Link) {
+async function renewalReq({ services, endpoint, message, csr, address }: Request, answers: EnrolmentTransactionKey) {
   const renewed = await certificateBeingRenewed(services.store, endpoint, message.signerCertificate, csr, 'signer certificate');
-  return enrol(services, endpoint, csr, renewalActor(renewed, address, 'scep'), record);
+  return enrol(services, endpoint, csr, renewalActor(renewed, address, 'scep'), { answers });
 }
-
-type Link = (tx: Store, certificate: CertificateRecord) => Promise<void>;
 
 /** A PKCSReq or RenewalReq, answered once per transaction and key (lib/enrolment/transactions.ts). */
-async function enrolment(request: Request, answer: (request: Request, record: Link) => Promise<CertificateRecord>): Promise<Buffer> {
+async function enrolment(
+  request: Request,
+  answer: (request: Request, answers: EnrolmentTransactionKey) => Promise<CertificateRecord>,
+): Promise<Buffer> {
   const { services, endpoint, message, csr } = request;
   // A repetition is the same request: its type, transaction, signer certificate and CSR. Clients derive
   // the transactionID from the key and keep the key across renewals, so a new request with the same key
   // (a renewal signed by the certificate the last one gave, another try) is not one.
   const transaction = `${message.messageType}:${message.transactionId}`;
   const key = transactionKey('scep', endpoint.label, transaction, Buffer.concat([message.signerCertificate, csr.der]));
-  const certificate = await oncePerTransaction(services.store, endpoint.ca, key, () => answer(request, recordWith(key, endpoint.ca)));
+  const certificate = await oncePerTransaction(services.store, endpoint.ca, key, () => answer(request, key));
   return certificate.der;
 }
 

@@ -42,6 +42,10 @@ function counting(store: Store): { store: Store; reads: () => number } {
     reads++;
     return store.getCa(id);
   };
+  wrapped.listCas = (filter) => {
+    reads++;
+    return store.listCas(filter);
+  };
   return { store: wrapped, reads: () => reads };
 }
 
@@ -76,6 +80,31 @@ test("a change behind the store's back is seen once the TTL has passed", async (
     expect((await cache.findCaBySerial(ca.serial))?.enabled).toBe(false);
   } finally {
     await db.knex(TABLES.cas).where({ id: ca.id }).update({ enabled: true });
+    cache.close();
+  }
+});
+
+test('the list of CAs comes from memory; a change through the store drops it, one behind its back is seen after the TTL', async () => {
+  let clock = 1_000;
+  const { store, reads } = counting(db.store);
+  const cache = new CaCache(store, { ttlMs: 2_000, now: () => clock });
+  const named = async () => (await cache.listCas()).find((c) => c.id === ca.id);
+  await db.store.updateCa(ca.id, { website: '' });
+  try {
+    expect((await named())?.website).toBe('');
+    expect((await named())?.website).toBe('');
+    expect(reads()).toBe(1);
+    await db.store.transaction((tx) => tx.updateCa(ca.id, { website: 'https://list.example.com' }));
+    expect((await named())?.website).toBe('https://list.example.com');
+    expect(reads()).toBe(2);
+    await db.knex(TABLES.cas).where({ id: ca.id }).update({ website: '' }); // another process, say
+    clock += 1_999;
+    expect((await named())?.website).toBe('https://list.example.com');
+    clock += 1;
+    expect((await named())?.website).toBe('');
+    expect(reads()).toBe(3);
+  } finally {
+    await db.store.updateCa(ca.id, { website: '' });
     cache.close();
   }
 });

@@ -86,6 +86,13 @@ export function insertCertificate(db: Knex, cert: NewCertificate): Promise<Certi
   });
 }
 
+/** Several certificates in one statement (the store's group commit); records in input order. */
+export async function insertCertificates(db: Knex, certs: NewCertificate[]): Promise<CertificateRecord[]> {
+  const now = new Date();
+  const ids = await insertCertificateIds(db, certs, now);
+  return certs.map((cert, i) => insertedCertificateRecord(cert, ids[i], now));
+}
+
 /**
  * One round trip: the watchers come along as a JSON array from a correlated subquery. (On PGlite
  * every statement costs about a millisecond whatever it does, and this is on the GET path.)
@@ -113,10 +120,9 @@ function watchersJson(db: Knex): Knex.Raw {
 /**
  * Several certificates in one INSERT (the order worker's batches); ids in input order.
  */
-export function insertCertificateIds(db: Knex, certs: NewCertificate[]): Promise<number[]> {
+export function insertCertificateIds(db: Knex, certs: NewCertificate[], now = new Date()): Promise<number[]> {
   return mappingErrors(async () => {
     if (certs.length === 0) return [];
-    const now = new Date();
     const rows = (await db(TABLE)
       .insert(certs.map((cert) => rowOf(cert, now)))
       .returning(['id', 'ca_id', 'serial'])) as Row[];

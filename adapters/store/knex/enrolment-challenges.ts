@@ -4,7 +4,16 @@
  * `ca_api_enrolment_transactions` (migration 0020), on the store's connection or transaction.
  */
 import type { Knex } from 'knex';
-import type { EnrolmentChallengeRecord, EnrolmentStore, EnrolmentTransactionKey, NewEnrolmentChallenge } from '../../../lib/ports';
+import type {
+  CertificateRecord,
+  EnrolmentChallengeRecord,
+  EnrolmentStore,
+  EnrolmentTransactionKey,
+  NewCertificate,
+  NewEnrolmentChallenge,
+} from '../../../lib/ports';
+import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings } from './certificate-values';
+import { insertedCertificateRecord } from './certificates';
 import { mappingErrors } from './errors';
 import { TABLES } from './tables';
 import { fromNullableJson, toDate, toNullableDate, toNullableJson, toNumber } from './values';
@@ -96,6 +105,43 @@ export class KnexEnrolmentStore implements EnrolmentStore {
         .ignore()
         .returning('ca_id')) as unknown[];
       return inserted.length === 1;
+    });
+  }
+
+  /**
+   * One statement instead of a transaction of two: the transaction's row goes in unless it is there
+   * already, and the certificate only with it (the foreign key of the row is checked at the end of the
+   * statement, when the certificate is in). No transaction holds the embedded database's connection.
+   */
+  insertAnsweringCertificate(key: EnrolmentTransactionKey, certificate: NewCertificate): Promise<CertificateRecord | null> {
+    return mappingErrors(async () => {
+      const now = new Date();
+      const result = (await this.db.raw(
+        `with recorded as (
+           insert into ?? (protocol, label, transaction_id, public_key_sha256, ca_id, certificate_serial)
+           values (?, ?, ?, ?, ?, ?)
+           on conflict (protocol, label, transaction_id, public_key_sha256) do nothing
+           returning ca_id
+         )
+         insert into ?? (${CERTIFICATE_COLUMN_LIST}, created, updated)
+         select ${CERTIFICATE_PLACEHOLDERS}, ?::timestamptz, ?::timestamptz where exists (select 1 from recorded)
+         returning id`,
+        [
+          TABLES.enrolmentTransactions,
+          key.protocol,
+          key.label,
+          key.transactionId,
+          key.publicKeySha256,
+          certificate.caId,
+          certificate.serial,
+          TABLES.certificates,
+          ...certificateBindings(certificate),
+          now,
+          now,
+        ],
+      )) as { rows: { id: unknown }[] };
+      const [row] = result.rows;
+      return row ? insertedCertificateRecord(certificate, toNumber(row.id), now) : null;
     });
   }
 }

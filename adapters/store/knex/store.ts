@@ -44,34 +44,20 @@ import * as delegateKeys from './delegate-keys';
 import { KnexEnrolmentStore } from './enrolment-challenges';
 import { KnexAdminSessionStore } from './admin-sessions';
 import { KnexCertificateStatistics } from './certificate-statistics';
-import { ChangeHub } from './change-hub';
 import * as certificates from './certificates';
 import { mappingErrors } from './errors';
-import * as acmeNonces from './acme-nonces';
-import { groupedStatements } from './acme/grouped';
-import { KnexAcmeStore, type AcmeHubs } from './acme/store';
+import { rootHubs, type ChangeHubs } from './store-hubs';
+import { KnexAcmeStore } from './acme/store';
 import * as events from './events';
 import { KnexAuditLog } from './audit';
 import { KnexMetricsReadings } from './metrics-readings';
 import { KnexWebhookStore } from './webhooks';
 import { MIGRATIONS_TABLE, migrationSource } from './migrations';
-import { GroupCommit } from './group-commit';
 import * as issuedOrders from './issued-orders';
 import * as keyRotation from './key-rotation';
 import * as orders from './orders';
 import * as revocation from './revocation';
 import * as users from './users';
-
-/** What a root store shares with the stores bound to its transactions. */
-interface ChangeHubs {
-  users: ChangeHub;
-  cas: ChangeHub;
-  certificates: ChangeHub;
-  newOrders: GroupCommit<NewOrder, OrderRecord>; // group commit of `createOrder` (root store only)
-  issuedOrders: GroupCommit<NewIssuedOrder, OrderRecord | null>; // and of `createIssuedOrder`
-  nonces: acmeNonces.StoreNonces; // the nonce key, and group commit of nonce uses (root store only)
-  acme: AcmeHubs; // grouped ACME statements (root store only), policy listeners
-}
 
 /** Ids changed inside a transaction, announced once it has committed. */
 interface PendingChanges {
@@ -93,21 +79,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     private readonly pending: PendingChanges | null = null,
     private readonly actor: Actor | null = null,
   ) {
-    this.hubs = hubs ?? {
-      users: new ChangeHub(),
-      cas: new ChangeHub(),
-      certificates: new ChangeHub(),
-      newOrders: new GroupCommit(
-        (many) => orders.createOrders(this.db, many),
-        (one) => orders.createOrder(this.db, one),
-      ),
-      issuedOrders: new GroupCommit(
-        (many) => issuedOrders.createIssuedOrders(this.db, many),
-        (one) => issuedOrders.createIssuedOrder(this.db, one),
-      ),
-      nonces: new acmeNonces.StoreNonces(this.db),
-      acme: { groups: groupedStatements(this.db), policyListeners: new Set(), accountListeners: new Set() },
-    };
+    this.hubs = hubs ?? rootHubs(this.db);
   }
 
   private readonly hubs: ChangeHubs;
@@ -252,6 +224,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
 
   insertCertificate(cert: NewCertificate): Promise<CertificateRecord> {
+    if (!this.bound && !this.actor) return mappingErrors(() => this.hubs.newCertificates.write(cert)); // nothing to set first: grouped
     return mappingErrors(() => this.write((db) => certificates.insertCertificate(db, cert)));
   }
   findCertificate(caId: number, serial: string): Promise<CertificateRecord | null> {

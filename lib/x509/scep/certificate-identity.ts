@@ -32,14 +32,29 @@ export function certificateIdentity(certificateDer: Buffer): CertificateIdentity
   return { issuer, serial, issuerAndSerial: Buffer.concat([issuer, serial]), spki };
 }
 
+/**
+ * Keys read lately, by SubjectPublicKeyInfo: a PKIOperation reads the RA's key and the requester's
+ * twice (to verify its signature, to encrypt the answer), and OpenSSL 3 takes longer to decode an
+ * RSA key than to use it once. Small: the RA keys and the requests in flight.
+ */
+const recentKeys = new Map<string, KeyObject>();
+const RECENT_KEYS = 64;
+
 /** The RSA public key of a SubjectPublicKeyInfo; another key type → X509Error (unsupported). */
 export function rsaPublicKey(spki: Buffer, what: string): KeyObject {
-  let key: KeyObject;
-  try {
-    key = createPublicKey({ key: spki, format: 'der', type: 'spki' });
-  } catch {
-    throw parseError(`${what}: unreadable public key`);
+  const id = spki.toString('base64');
+  let key = recentKeys.get(id);
+  if (!key) {
+    try {
+      key = createPublicKey({ key: spki, format: 'der', type: 'spki' });
+    } catch {
+      throw parseError(`${what}: unreadable public key`);
+    }
+    if (recentKeys.size >= RECENT_KEYS) recentKeys.delete(recentKeys.keys().next().value as string);
+  } else {
+    recentKeys.delete(id); // to the back: most recently used
   }
+  recentKeys.set(id, key);
   if (key.asymmetricKeyType !== 'rsa') throw new X509Error('unsupported', `${what}: an RSA key is required, not ${key.asymmetricKeyType}`);
   return key;
 }

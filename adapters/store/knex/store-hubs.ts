@@ -1,0 +1,50 @@
+/**
+ * What a root KnexStore (store.ts) shares with the stores bound to its transactions: the change
+ * announcements of the caches, and the group commits of the statements concurrent requests make
+ * (group-commit.ts), which only the root store uses.
+ */
+import type { Knex } from 'knex';
+import type { CertificateRecord, NewCertificate, NewIssuedOrder, NewOrder, OrderRecord } from '../../../lib/ports';
+import * as acmeNonces from './acme-nonces';
+import { groupedStatements } from './acme/grouped';
+import type { AcmeHubs } from './acme/store';
+import { ChangeHub } from './change-hub';
+import * as certificates from './certificates';
+import { GroupCommit } from './group-commit';
+import * as issuedOrders from './issued-orders';
+import * as orders from './orders';
+
+/** What a root store shares with the stores bound to its transactions. */
+export interface ChangeHubs {
+  users: ChangeHub;
+  cas: ChangeHub;
+  certificates: ChangeHub;
+  newOrders: GroupCommit<NewOrder, OrderRecord>; // group commit of `createOrder` (root store only)
+  issuedOrders: GroupCommit<NewIssuedOrder, OrderRecord | null>; // and of `createIssuedOrder`
+  newCertificates: GroupCommit<NewCertificate, CertificateRecord>; // and of `insertCertificate`
+  nonces: acmeNonces.StoreNonces; // the nonce key, and group commit of nonce uses (root store only)
+  acme: AcmeHubs; // grouped ACME statements (root store only), policy listeners
+}
+
+/** The hubs of a new root store on `db`. */
+export function rootHubs(db: Knex): ChangeHubs {
+  return {
+    users: new ChangeHub(),
+    cas: new ChangeHub(),
+    certificates: new ChangeHub(),
+    newOrders: new GroupCommit(
+      (many) => orders.createOrders(db, many),
+      (one) => orders.createOrder(db, one),
+    ),
+    issuedOrders: new GroupCommit(
+      (many) => issuedOrders.createIssuedOrders(db, many),
+      (one) => issuedOrders.createIssuedOrder(db, one),
+    ),
+    newCertificates: new GroupCommit(
+      (many) => certificates.insertCertificates(db, many),
+      (one) => certificates.insertCertificate(db, one),
+    ),
+    nonces: new acmeNonces.StoreNonces(db),
+    acme: { groups: groupedStatements(db), policyListeners: new Set(), accountListeners: new Set() },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * The knex store's `enrolment.insertAnsweringCertificate` (adapters/store/knex/enrolment-challenges.ts),
+ * on every test database target: a SCEP transaction's certificate and the record of its answer in one
+ * statement, both or neither.
+ */
+import { hasEnrolmentStore, type EnrolmentStore, type EnrolmentTransactionKey, type Store } from '../../lib/ports';
+import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
+import { newCa, newCertificate } from './records';
+
+describe.each(testDatabaseTargets())('insertAnsweringCertificate on $name', (target) => {
+  let db: TestDatabase;
+  let store: Store & { enrolment: EnrolmentStore };
+  const key = (transactionId: string): EnrolmentTransactionKey => ({
+    protocol: 'scep',
+    label: '',
+    transactionId,
+    publicKeySha256: 'ab'.repeat(32),
+  });
+
+  beforeAll(async () => {
+    db = await openTestDatabase(target);
+    if (!hasEnrolmentStore(db.store)) throw new Error('the knex store keeps enrolment transactions');
+    store = db.store;
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+  beforeEach(async () => {
+    await db.truncate();
+  });
+
+  it('stores the certificate and its answer in one statement; the store reads back both', async () => {
+    const ca = await store.insertCa(newCa());
+    const certificate = newCertificate(ca.id);
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }) => statements.push(q.sql);
+    db.knex.on('query', onQuery);
+    const stored = await store.enrolment.insertAnsweringCertificate(key('t-1'), certificate).finally(() => db.knex.off('query', onQuery));
+    expect(statements).toHaveLength(1);
+    expect(stored?.serial).toBe(certificate.serial);
+    const read = await store.findCertificate(ca.id, certificate.serial);
+    expect(read?.id).toBe(stored?.id);
+    expect(JSON.parse(JSON.stringify(stored))).toEqual(JSON.parse(JSON.stringify(read)));
+    expect(await store.enrolment.findEnrolmentTransaction(key('t-1'))).toEqual({ caId: ca.id, certificateSerial: certificate.serial });
+  });
+
+  it('a transaction answered already stores nothing: null, and the first answer stands', async () => {
+    const ca = await store.insertCa(newCa());
+    const first = newCertificate(ca.id);
+    const second = newCertificate(ca.id);
+    expect(await store.enrolment.insertAnsweringCertificate(key('t-2'), first)).not.toBeNull();
+    expect(await store.enrolment.insertAnsweringCertificate(key('t-2'), second)).toBeNull();
+    expect(await store.findCertificate(ca.id, second.serial)).toBeNull();
+    expect(await store.enrolment.findEnrolmentTransaction(key('t-2'))).toEqual({ caId: ca.id, certificateSerial: first.serial });
+  });
+
+  it('racing repetitions: exactly one is stored', async () => {
+    const ca = await store.insertCa(newCa());
+    const certificates = Array.from({ length: 4 }, () => newCertificate(ca.id));
+    const outcomes = await Promise.all(certificates.map((c) => store.enrolment.insertAnsweringCertificate(key('t-3'), c)));
+    expect(outcomes.filter((o) => o !== null)).toHaveLength(1);
+    expect(await store.listCertificates({ caId: ca.id, includeExpired: true, includeRevoked: true })).toHaveLength(1);
+  });
+});
