@@ -42,6 +42,7 @@ import type { KnexStoreCapabilities } from './capabilities';
 import * as cas from './cas';
 import * as delegateKeys from './delegate-keys';
 import { KnexEnrolmentStore } from './enrolment-challenges';
+import { KnexEnrolmentEndpointStore } from './enrolment-endpoints';
 import { KnexAdminSessionStore } from './admin-sessions';
 import { KnexCertificateStatistics } from './certificate-statistics';
 import { ChangeHub } from './change-hub';
@@ -149,6 +150,10 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   /** One-time challenges and answered transactions of device enrolment (`EnrolmentStoreProvider`). */
   get enrolment(): KnexEnrolmentStore {
     return this.part('enrolment', () => new KnexEnrolmentStore(this.db));
+  }
+  /** The enrolment endpoints kept in the database (`EnrolmentEndpointStoreProvider`); writes name this store's actor. */
+  get enrolmentEndpoints(): KnexEnrolmentEndpointStore {
+    return this.part('enrolmentEndpoints', () => new KnexEnrolmentEndpointStore(this.db, this.bound, this.actor));
   }
   /** The admin interface's sessions (`AdminSessionStoreProvider`, admin-sessions.ts). */
   get adminSessions(): KnexAdminSessionStore {
