@@ -5,6 +5,7 @@
  * `OptionsError` naming the option.
  */
 import { checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
+import { ENDPOINT_LABEL } from './endpoint-labels';
 
 /** One place to enrol: a CA (serial or name; null: the default CA), a profile (null: the default), a challenge. */
 export interface EnrolmentEndpoint {
@@ -22,8 +23,8 @@ export interface EndpointLabelOptions {
   profile?: string;
 }
 
-/** Labels are one path segment, and never a name the module's URLs use otherwise. */
-const LABEL = /^[A-Za-z0-9_.-]+$/;
+/** Labels are one path segment, and never a name the module's URLs use otherwise (endpoint-labels.ts). */
+const LABEL = ENDPOINT_LABEL;
 
 export function optionalText(name: string, value: unknown): string | null {
   if (value === undefined || value === null) return null;

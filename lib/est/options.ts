@@ -2,6 +2,7 @@
  * Options of the EST module (README "EST"), validated when it is built: `createCaApiRouter`'s `est`
  * option. Every mistake is an `OptionsError` naming the option.
  */
+import { EST_OPERATIONS } from '../enrolment/endpoint-labels';
 import { checkBodyLimit, resolveEndpoints, type EndpointLabelOptions, type EnrolmentEndpoint } from '../enrolment/endpoint-options';
 import { checkBoolean, checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
 
@@ -42,8 +43,8 @@ export interface ResolvedEstOptions {
 }
 
 export const DEFAULT_EST_BODY_LIMIT = 64 * 1024;
-/** RFC 7030 §3.2.2's operations: a label named like one would make `/.well-known/est/{op}/…` ambiguous. */
-export const EST_OPERATIONS = ['cacerts', 'simpleenroll', 'simplereenroll', 'fullcmc', 'serverkeygen', 'csrattrs'] as const;
+/** RFC 7030 §3.2.2's operations, never a label: kept with the endpoints' label rules (lib/enrolment/endpoint-labels.ts). */
+export { EST_OPERATIONS };
 const NAMES = ['enabled', 'ca', 'profile', 'labels', 'bodyLimit', 'serverKeygen'];
 
 /**

@@ -2,6 +2,7 @@
  * Options of the SCEP module (README "SCEP"), validated when it is built: `createCaApiRouter`'s
  * `scep` option. Every mistake is an `OptionsError` naming the option.
  */
+import { SCEP_CLIENT_SUFFIXES } from '../enrolment/endpoint-labels';
 import { checkBodyLimit, resolveEndpoints, type EndpointLabelOptions, type EnrolmentEndpoint } from '../enrolment/endpoint-options';
 import { checkBoolean, checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
 
@@ -44,8 +45,8 @@ export interface ResolvedScepOptions {
 }
 
 export const DEFAULT_SCEP_BODY_LIMIT = 256 * 1024;
-/** Path segments that clients append to a SCEP URL (Windows, Cisco, Intune): never a label. */
-export const SCEP_CLIENT_SUFFIXES = ['pkiclient.exe', 'cgi-bin'] as const;
+/** Path segments that clients append to a SCEP URL, never a label: kept with the endpoints' label rules (lib/enrolment/endpoint-labels.ts). */
+export { SCEP_CLIENT_SUFFIXES };
 const NAMES = ['enabled', 'ca', 'profile', 'challenge', 'labels', 'legacyAlgorithms', 'bodyLimit'];
 
 /**
