@@ -214,8 +214,8 @@ export function registerEnrolmentEndpointCommands(program: Command, run: Action)
       run(async (ctx: CommandContext, protocolText: string, label: string, o: Flags) => {
         const protocol = parseProtocol(protocolText);
         const store = await ctx.store();
-        const current = await findStoredEndpoint(store, protocol, label);
         const ca = o.ca === undefined ? undefined : await findCa(store, o.ca);
+        const current = await findStoredEndpoint(store, protocol, label);
         const { settings, generated } = await settingsOf(ctx, o, current, ca);
         await editStoredEndpoint(store, protocol, label, settings, { profiles: ctx.profiles() });
         ctx.write(generated ? `challenge: ${generated}\n` : `Edited enrolment endpoint ${endpointName(protocol, label)}.\n`);
