@@ -12,6 +12,7 @@ import request from 'supertest';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { buildApp } from '../helpers/http';
 import { API, opensslCsr, setupApi, type ApiFixture } from '../api/fixture';
+import { cliRunner } from '../cli/helpers';
 
 let f: ApiFixture;
 let built: ReturnType<typeof buildApp>;
@@ -389,6 +390,37 @@ describe('the other operations', () => {
   test('without est.enabled nothing is served there', async () => {
     const res = await request(f.app).get(`${EST}/cacerts`);
     expect([res.status, res.body]).toEqual([299, { host: true, path: `${EST}/cacerts` }]);
+  });
+});
+
+describe('endpoints kept in the database (ca-admin create_enrolment_endpoint)', () => {
+  test('a label made with ca-admin enrols with its CA and validity; disabled or deleted: 404; an option label beats it', async () => {
+    const caAdmin = cliRunner(f.store);
+    const ok = async (argv: string[]) => expect(await caAdmin(argv)).toMatchObject({ code: 0, stderr: '' });
+    await ok(['create_enrolment_endpoint', 'est', 'fleet', '--ca', 'devices', '--profile', 'client', '--validity', '7']);
+    const res = await enroll(csrDer('fleet1.example.org').toString('base64'), 'alice', 'fleet');
+    expect(res.status).toBe(200);
+    const [cert] = certsOf(res.text);
+    expect(text(cert, '-issuer')).toContain('CN = devices');
+    const notAfter = new Date(text(cert, '-enddate').trim().replace('notAfter=', '')).getTime();
+    expect(Math.abs(notAfter - (Date.now() + 7 * 86_400_000))).toBeLessThan(3 * 60_000);
+    expect(text(cert, '-ext', 'extendedKeyUsage')).toContain('TLS Web Client Authentication'); // the endpoint's profile
+    expect(text(certsOf((await request(app).get(`${EST}/fleet/cacerts`)).text)[0], '-subject')).toContain('CN = devices');
+
+    await ok(['edit_enrolment_endpoint', 'est', 'fleet', '--disable']);
+    const before = await certificateCount();
+    const disabled = await enroll(csrDer('fleet2.example.org').toString('base64'), 'alice', 'fleet');
+    expect([disabled.status, disabled.text]).toEqual([404, 'No EST endpoint is labelled "fleet".\n']);
+    expect(await certificateCount()).toBe(before);
+    await ok(['delete_enrolment_endpoint', 'est', 'fleet']);
+    expect((await request(app).get(`${EST}/fleet/cacerts`)).status).toBe(404);
+
+    // est.labels.devices (CA devices) is the deployer's word: a stored endpoint of that label is not used.
+    await ok(['create_enrolment_endpoint', 'est', 'devices', '--ca', f.ca.serial, '--validity', '7']);
+    const option = await enroll(csrDer('option1.example.org').toString('base64'), 'alice', 'devices');
+    expect(text(certsOf(option.text)[0], '-issuer')).toContain('CN = devices');
+    expect(text(certsOf((await request(app).get(`${EST}/devices/cacerts`)).text)[0], '-subject')).toContain('CN = devices');
+    await ok(['delete_enrolment_endpoint', 'est', 'devices']);
   });
 });
 
