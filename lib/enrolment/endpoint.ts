@@ -52,7 +52,7 @@ export async function resolveEndpoint(
   const endpoint = services.endpoints.get(key);
   if (!endpoint) {
     const stored = await storedEndpoint(services.store, protocol, key, services.defaultProfile, now);
-    if (stored) return stored;
+    if (stored) return { ...stored, challenge: null, label: key };
     throw new EnrolmentError(404, `No ${protocol} endpoint is labelled ${JSON.stringify(key)}.`);
   }
   let ca: CaRecord;

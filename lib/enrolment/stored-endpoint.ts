@@ -6,9 +6,18 @@
  * the options never reaches here.
  */
 import { isUsable } from '../ca/lookup';
-import { hasEnrolmentEndpointStore, type EnrolmentProtocol, type Store } from '../ports';
-import type { ResolvedEndpoint } from './endpoint';
+import { hasEnrolmentEndpointStore, type CaRecord, type EnrolmentNamePolicy, type EnrolmentProtocol, type Store } from '../ports';
 import { EnrolmentError } from './errors';
+
+/** What a stored endpoint says of a request (endpoint.ts adds the label, and no plain challenge: only its hash is kept). */
+export interface StoredEndpointResolution {
+  ca: CaRecord;
+  profile: string;
+  challengeSha256: string | null;
+  validityDays: number | null;
+  approval: boolean;
+  names: EnrolmentNamePolicy | null;
+}
 
 /** The stored endpoint of `protocol` at `label` (its profile, else `defaultProfile`), or null when there is none or it is disabled; a CA that cannot sign is a 404. */
 export async function storedEndpoint(
@@ -17,17 +26,16 @@ export async function storedEndpoint(
   label: string,
   defaultProfile: string,
   now: Date,
-): Promise<ResolvedEndpoint | null> {
+): Promise<StoredEndpointResolution | null> {
   if (label === '' || !hasEnrolmentEndpointStore(store)) return null;
   const stored = await store.enrolmentEndpoints.findEnrolmentEndpoint(protocol, label);
   if (!stored || !stored.enabled) return null;
   const ca = await store.getCa(stored.caId);
-  if (!ca || !isUsable(ca, now)) throw new EnrolmentError(404, `No certificate authority enrols here: the ${protocol} endpoint's CA cannot sign.`);
+  if (!ca || !isUsable(ca, now))
+    throw new EnrolmentError(404, `No certificate authority enrols here: the ${protocol} endpoint's CA cannot sign.`);
   return {
     ca,
     profile: stored.profile ?? defaultProfile,
-    challenge: null,
-    label,
     challengeSha256: stored.challengeSha256,
     validityDays: stored.validityDays,
     approval: stored.approval,

@@ -64,7 +64,11 @@ function endpointStore(store: Store): EnrolmentEndpointStore {
 }
 
 /** The settings as the row's fields, each checked; a CaError('invalid') for the first bad one. */
-function checkedPatch(protocol: EnrolmentProtocol, s: StoredEndpointSettings, context: StoredEndpointContext): StoredEnrolmentEndpointPatch {
+function checkedPatch(
+  protocol: EnrolmentProtocol,
+  s: StoredEndpointSettings,
+  context: StoredEndpointContext,
+): StoredEnrolmentEndpointPatch {
   const patch: StoredEnrolmentEndpointPatch = {};
   if (s.ca !== undefined) patch.caId = s.ca.id;
   if (s.profile !== undefined) {
@@ -74,7 +78,10 @@ function checkedPatch(protocol: EnrolmentProtocol, s: StoredEndpointSettings, co
   if (s.challenge !== undefined) {
     if (s.challenge !== null && protocol === 'EST') {
       // EST authenticates its requests with a user or a client certificate (README "EST"): a challenge would never be read.
-      throw new CaError('invalid', 'EST endpoints take no challenge password: devices authenticate as a user (Basic) or with a certificate.');
+      throw new CaError(
+        'invalid',
+        'EST endpoints take no challenge password: devices authenticate as a user (Basic) or with a certificate.',
+      );
     }
     if (s.challenge === '') throw new CaError('invalid', 'The challenge password must not be empty.');
     patch.challengeSha256 = s.challenge === null ? null : sha256Hex(s.challenge);
@@ -114,7 +121,8 @@ export async function createStoredEndpoint(
       enabled: patch.enabled ?? true,
     });
   } catch (e) {
-    if (e instanceof StoreConflictError) throw new CaError('invalid', `${endpointName(protocol, label)}: the enrolment endpoint exists already.`);
+    if (e instanceof StoreConflictError)
+      throw new CaError('invalid', `${endpointName(protocol, label)}: the enrolment endpoint exists already.`);
     throw e;
   }
 }

@@ -53,7 +53,11 @@ export interface EnrolmentEndpointStore {
   /** Every endpoint, by protocol and label. */
   listEnrolmentEndpoints(): Promise<StoredEnrolmentEndpoint[]>;
   /** The endpoint as changed, or null when there is none. */
-  updateEnrolmentEndpoint(protocol: EnrolmentProtocol, label: string, patch: StoredEnrolmentEndpointPatch): Promise<StoredEnrolmentEndpoint | null>;
+  updateEnrolmentEndpoint(
+    protocol: EnrolmentProtocol,
+    label: string,
+    patch: StoredEnrolmentEndpointPatch,
+  ): Promise<StoredEnrolmentEndpoint | null>;
   /** False when there was none. */
   deleteEnrolmentEndpoint(protocol: EnrolmentProtocol, label: string): Promise<boolean>;
 }

@@ -280,12 +280,20 @@ const TABLE: Row[] = [
   },
   {
     command: 'edit_enrolment_endpoint',
-    use: { kind: 'confirms', argv: () => ['edit_enrolment_endpoint', 'scep', 'table', '--disable'], line: /^Edited enrolment endpoint scep\/table\.$/ },
+    use: {
+      kind: 'confirms',
+      argv: () => ['edit_enrolment_endpoint', 'scep', 'table', '--disable'],
+      line: /^Edited enrolment endpoint scep\/table\.$/,
+    },
     unknown: { '--ca': () => ['edit_enrolment_endpoint', 'scep', 'table', '--ca', NO_CA] },
   },
   {
     command: 'delete_enrolment_endpoint',
-    use: { kind: 'confirms', argv: () => ['delete_enrolment_endpoint', 'scep', 'table'], line: /^Deleted enrolment endpoint scep\/table\.$/ },
+    use: {
+      kind: 'confirms',
+      argv: () => ['delete_enrolment_endpoint', 'scep', 'table'],
+      line: /^Deleted enrolment endpoint scep\/table\.$/,
+    },
   },
   {
     command: 'add_webhook',

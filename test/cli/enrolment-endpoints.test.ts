@@ -53,7 +53,11 @@ describe.each(testDatabaseTargets())('ca-admin enrolment endpoints on $name', (t
     const [, secret] = /^challenge: ([0-9a-f]{40})\n$/.exec(scep.stdout) ?? [];
     expect(secret).toBeDefined();
     const stored = await rows();
-    expect(stored[1]).toMatchObject({ protocol: 'SCEP', label: 'phones', challenge_sha256: crypto.createHash('sha256').update(secret).digest('hex') });
+    expect(stored[1]).toMatchObject({
+      protocol: 'SCEP',
+      label: 'phones',
+      challenge_sha256: crypto.createHash('sha256').update(secret).digest('hex'),
+    });
     expect(JSON.stringify(stored)).not.toContain(secret);
 
     const listed = await f.cli(['list_enrolment_endpoints']);
@@ -72,7 +76,15 @@ describe.each(testDatabaseTargets())('ca-admin enrolment endpoints on $name', (t
       challenge_sha256: crypto.createHash('sha256').update('typed-secret').digest('hex'),
       enabled: false,
     });
-    const edited = await f.cli(['edit_enrolment_endpoint', 'est', 'laptops', '--deny', 'worse.example.org', '--default-validity', '--no-approval']);
+    const edited = await f.cli([
+      'edit_enrolment_endpoint',
+      'est',
+      'laptops',
+      '--deny',
+      'worse.example.org',
+      '--default-validity',
+      '--no-approval',
+    ]);
     expect(edited.stdout).toBe('Edited enrolment endpoint est/laptops.\n');
     expect((await f.cli(['edit_enrolment_endpoint', 'scep', 'phones', '--no-challenge', '--enable', '--any-name'])).code).toBe(0);
     expect((await f.cli(['list_enrolment_endpoints'])).stdout).toBe(
@@ -106,19 +118,40 @@ describe.each(testDatabaseTargets())('ca-admin enrolment endpoints on $name', (t
       [['create_enrolment_endpoint', 'est', 'x'.repeat(65), '--ca', 'Device CA'], /cannot be a label: use up to 64/],
       [['create_enrolment_endpoint', 'cmp', 'devices', '--ca', 'Device CA'], /^Error: cmp: the protocol is est or scep\.\n$/],
       [['create_enrolment_endpoint', 'est', 'devices', '--ca', 'NoSuchCA'], /^Error: NoSuchCA: Certificate authority not found\.\n$/],
-      [['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--allow', '*.example.org'], /--allow "\*\.example\.org": not a DNS suffix/],
-      [['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--deny', '10.0.0.1/8'], /--deny "10\.0\.0\.1\/8": not an IP address or network/],
-      [['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--subject-attributes', 'CN,nope'], /nope is not a name attribute/],
+      [
+        ['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--allow', '*.example.org'],
+        /--allow "\*\.example\.org": not a DNS suffix/,
+      ],
+      [
+        ['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--deny', '10.0.0.1/8'],
+        /--deny "10\.0\.0\.1\/8": not an IP address or network/,
+      ],
+      [
+        ['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--subject-attributes', 'CN,nope'],
+        /nope is not a name attribute/,
+      ],
       [['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--profile', 'nope'], /nope: Profile is not defined\./],
-      [['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--validity', '0'], /0: the validity is a whole number of days, at least 1\./],
+      [
+        ['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--validity', '0'],
+        /0: the validity is a whole number of days, at least 1\./,
+      ],
       [['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--validity', 'week'], /--validity: week is not an integer\./],
-      [['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--challenge', 'generate'], /EST endpoints take no challenge password/],
-      [['create_enrolment_endpoint', 'est', 'taken', '--ca', 'Device CA'], /^Error: est\/taken: the enrolment endpoint exists already\.\n$/],
+      [
+        ['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--challenge', 'generate'],
+        /EST endpoints take no challenge password/,
+      ],
+      [
+        ['create_enrolment_endpoint', 'est', 'taken', '--ca', 'Device CA'],
+        /^Error: est\/taken: the enrolment endpoint exists already\.\n$/,
+      ],
       [['edit_enrolment_endpoint', 'est', 'nothing', '--disable'], /^Error: est\/nothing: Enrolment endpoint not found\.\n$/],
       [['edit_enrolment_endpoint', 'est', 'taken', '--enable', '--disable'], /--enable and --disable are mutually exclusive/],
       [['edit_enrolment_endpoint', 'est', 'taken', '--ca', 'NoSuchCA'], /^Error: NoSuchCA: Certificate authority not found\.\n$/],
       [['edit_enrolment_endpoint', 'est', 'taken', '--allow', 'exa mple.org'], /--allow "exa mple.org": not a DNS suffix/],
-      [['edit_enrolment_endpoint', 'est', 'taken', '--any-name', '--allow', 'example.org'], /--any-name and --allow, --deny or --subject-attributes are mutually exclusive/],
+      [
+        ['edit_enrolment_endpoint', 'est', 'taken', '--any-name', '--allow', 'example.org'],
+        /--any-name and --allow, --deny or --subject-attributes are mutually exclusive/,
+      ],
       [['delete_enrolment_endpoint', 'scep', 'taken'], /^Error: scep\/taken: Enrolment endpoint not found\.\n$/],
     ];
     const before = JSON.stringify(await rows());

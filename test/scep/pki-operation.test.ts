@@ -266,7 +266,17 @@ describe('one-time challenges (ca-admin create_enrolment_challenge)', () => {
 describe('endpoints kept in the database (ca-admin create_enrolment_endpoint)', () => {
   test('its static challenge (printed once) and its one-time challenges enrol at its label with its validity; an option label beats it', async () => {
     const caAdmin = cliRunner(f.store);
-    const made = await caAdmin(['create_enrolment_endpoint', 'scep', 'fleet', '--ca', 'rsa devices', '--challenge', 'generate', '--validity', '7']);
+    const made = await caAdmin([
+      'create_enrolment_endpoint',
+      'scep',
+      'fleet',
+      '--ca',
+      'rsa devices',
+      '--challenge',
+      'generate',
+      '--validity',
+      '7',
+    ]);
     const [, secret] = /^challenge: ([0-9a-f]{40})\n$/.exec(made.stdout) ?? [];
     const device = makeDevice(dir, 'fleet1');
     const seen = await post(enrolment(device, 'fleet1.example.org', secret), device, '/fleet');

@@ -220,12 +220,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
 
   insertCa(ca: NewCa): Promise<CaRecord> {
-    return mappingErrors(() =>
-      this.changing(
-        'cas',
-        this.write((db) => cas.insertCa(db, ca)),
-      ),
-    );
+    return this.writeCa((db) => cas.insertCa(db, ca));
   }
   getCa(id: number): Promise<CaRecord | null> {
     return mappingErrors(() => cas.getCa(this.db, id));
@@ -240,20 +235,10 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     return mappingErrors(() => cas.listCas(this.db, filter));
   }
   updateCa(id: number, patch: CaPatch): Promise<CaRecord> {
-    return mappingErrors(() =>
-      this.changing(
-        'cas',
-        this.write((db) => cas.updateCa(db, id, patch)),
-      ),
-    );
+    return this.writeCa((db) => cas.updateCa(db, id, patch));
   }
   revokeCa(id: number, reason: string, compromised: Date | null, when: Date): Promise<CaRecord> {
-    return mappingErrors(() =>
-      this.changing(
-        'cas',
-        this.write((db) => cas.revokeCa(db, id, reason, compromised, when)),
-      ),
-    );
+    return this.writeCa((db) => cas.revokeCa(db, id, reason, compromised, when));
   }
 
   insertCertificate(cert: NewCertificate): Promise<CertificateRecord> {
@@ -395,6 +380,11 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
       await events.setActor(db, actor);
       return work(db);
     });
+  }
+
+  /** A write of a CA row: its events name this store's actor, its change is announced (for the caches). */
+  private writeCa(work: (db: Knex) => Promise<CaRecord>): Promise<CaRecord> {
+    return mappingErrors(() => this.changing('cas', this.write(work)));
   }
 
   /** Run several statements atomically: in the bound transaction, or in a new one. */

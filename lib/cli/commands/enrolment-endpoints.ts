@@ -49,20 +49,22 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 /** The options create and edit share. */
 function settingOptions(): Option[] {
   return [
-    new Option('--profile <profile>', 'profile of the certificates (default: the router\'s default profile)'),
+    new Option('--profile <profile>', "profile of the certificates (default: the router's default profile)"),
     new Option(
       '--challenge <how>',
       'a static challenge password that SCEP requests may carry: generate (printed once) or prompt (typed, or piped on standard input); ' +
         'kept only as its SHA-256',
     ).choices(['generate', 'prompt']),
-    new Option('--allow <name>', 'issue only for names under this DNS suffix or in this IP network (repeatable; replaces the allow list)').argParser(
-      collect,
-    ),
-    new Option('--deny <name>', 'never issue for names under this DNS suffix or in this IP network (repeatable; replaces the deny list)').argParser(
-      collect,
-    ),
+    new Option(
+      '--allow <name>',
+      'issue only for names under this DNS suffix or in this IP network (repeatable; replaces the allow list)',
+    ).argParser(collect),
+    new Option(
+      '--deny <name>',
+      'never issue for names under this DNS suffix or in this IP network (repeatable; replaces the deny list)',
+    ).argParser(collect),
     new Option('--subject-attributes <names>', 'the subject attributes a request may ask for, comma-separated (e.g. CN,O)'),
-    new Option('--validity <days>', 'validity of the certificates in days, clamped by the CA (default: the profile\'s)'),
+    new Option('--validity <days>', "validity of the certificates in days, clamped by the CA (default: the profile's)"),
   ];
 }
 
@@ -91,7 +93,8 @@ function subjectAttributes(text: string): string[] {
     try {
       parseNameOid(name);
     } catch (e) {
-      if (e instanceof X509Error) throw new CaError('invalid', `--subject-attributes: ${name} is not a name attribute (e.g. CN, O, OU, C).`);
+      if (e instanceof X509Error)
+        throw new CaError('invalid', `--subject-attributes: ${name} is not a name attribute (e.g. CN, O, OU, C).`);
       throw e;
     }
   }
@@ -113,7 +116,8 @@ async function settingsOf(
   if (o.approval !== undefined) settings.approval = o.approval;
   const names = namePolicy(o, current?.names ?? null);
   if (names !== undefined) settings.names = names;
-  if (o.validity !== undefined && o.defaultValidity) throw new CaError('invalid', '--validity and --default-validity are mutually exclusive.');
+  if (o.validity !== undefined && o.defaultValidity)
+    throw new CaError('invalid', '--validity and --default-validity are mutually exclusive.');
   if (o.validity !== undefined) settings.validityDays = intOption(o.validity, '--validity');
   if (o.defaultValidity) settings.validityDays = null;
   const enabled = flagPair({ enable: o.enable, disable: o.disable }, 'enable', 'disable');
@@ -155,7 +159,7 @@ export function registerEnrolmentEndpointCommands(program: Command, run: Action)
     .command('create_enrolment_endpoint')
     .description(
       'Add an enrolment endpoint kept in the database: the CA, profile, static challenge (SCEP), name policy and validity of ' +
-        'the certificates a label enrols. An endpoint of the server\'s options with the same label wins. ' +
+        "the certificates a label enrols. An endpoint of the server's options with the same label wins. " +
         'With --challenge generate, prints the challenge once (and nothing else).',
     )
     .argument('<protocol>', PROTOCOL_HELP)
