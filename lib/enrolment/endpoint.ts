@@ -68,7 +68,7 @@ export async function resolveEndpoint(
     challenge: endpoint.challenge,
     label: key,
     challengeSha256: null,
-    validityDays: null,
+    validityDays: endpoint.validityDays,
     approval: false,
     names: null,
   };
