@@ -1,7 +1,8 @@
 /**
  * Challenge passwords (RFC 8894 §2.2; README "SCEP"): what authenticates a device's first request.
  *
- * - *Static*: one per endpoint (`scep.challenge`), compared in constant time.
+ * - *Static*: one per endpoint (`scep.challenge`; an endpoint kept in the database keeps only its
+ *   SHA-256, set by `ca-admin create_enrolment_endpoint --challenge`), compared in constant time.
  * - *One-time*: made by an operator for one device (`ca-admin create_enrolment_challenge`), 160 random
  *   bits printed once and kept as their SHA-256; valid until it expires, for its endpoint only, for the
  *   subject and subjectAltNames it is bound to (if any), and used once — in the transaction that
@@ -30,6 +31,12 @@ function sameSecret(given: string, expected: string): boolean {
   return crypto.timingSafeEqual(sha256(given), sha256(expected));
 }
 
+/** `given` hashes to `sha256Hex` (a stored endpoint's static challenge), compared in constant time. */
+function sameDigest(given: string, sha256Hex: string): boolean {
+  const expected = Buffer.from(sha256Hex, 'hex');
+  return expected.length === 32 && crypto.timingSafeEqual(sha256(given), expected);
+}
+
 /** The SAN of a CSR as the set a challenge is bound to: `TYPE:value`, sorted. */
 function sanSet(names: readonly { type: string; value: string }[] | null | undefined): string {
   return JSON.stringify((names ?? []).map((n) => `${n.type}:${n.value}`).sort());
@@ -55,6 +62,7 @@ export async function checkChallenge(
   const wrong = new EnrolmentError(403, WRONG_CHALLENGE, 'badRequest');
   if (given === undefined || given === '') throw wrong;
   if (endpoint.challenge !== null && sameSecret(given, endpoint.challenge)) return { kind: 'static' };
+  if (endpoint.challengeSha256 !== null && sameDigest(given, endpoint.challengeSha256)) return { kind: 'static' };
   if (!hasEnrolmentStore(store)) throw wrong;
   const challenge = await store.enrolment.findEnrolmentChallenge(sha256(given).toString('hex'));
   if (

@@ -5,6 +5,7 @@
  * `OptionsError` naming the option.
  */
 import { checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
+import { ENDPOINT_LABEL } from './endpoint-labels';
 
 /** One place to enrol: a CA (serial or name; null: the default CA), a profile (null: the default), a challenge. */
 export interface EnrolmentEndpoint {
@@ -12,6 +13,8 @@ export interface EnrolmentEndpoint {
   profile: string | null;
   /** The static challenge password a request must carry (SCEP); null: none is accepted. */
   challenge: string | null;
+  /** Validity of the certificates in days, clamped by the CA; null: the profile's or the CA's default. */
+  validityDays: number | null;
 }
 
 /** What a label of either module may say. */
@@ -20,10 +23,21 @@ export interface EndpointLabelOptions {
   ca: string;
   /** The profile of the certificates (lib/ca/profiles.ts). Default: the router's default profile. */
   profile?: string;
+  /** Validity of the certificates in days, clamped by the CA. Default: the profile's. */
+  validityDays?: number;
 }
 
-/** Labels are one path segment, and never a name the module's URLs use otherwise. */
-const LABEL = /^[A-Za-z0-9_.-]+$/;
+/** Labels are one path segment, and never a name the module's URLs use otherwise (endpoint-labels.ts). */
+const LABEL = ENDPOINT_LABEL;
+
+/** A whole number of days, at least 1, or null when not given. */
+export function optionalDays(name: string, value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new OptionsError(`option \`${name}\` must be a whole number of days, at least 1 (got ${show(value)})`);
+  }
+  return value;
+}
 
 export function optionalText(name: string, value: unknown): string | null {
   if (value === undefined || value === null) return null;
@@ -48,7 +62,8 @@ export function resolveEndpoints(
     const ca = optionalText(`${prefix}.ca`, value.ca);
     if (caRequired && ca === null) throw new OptionsError(`option \`${prefix}.ca\` is required: the serial or name of the CA`);
     const challenge = fields.includes('challenge') ? optionalText(`${prefix}.challenge`, value.challenge) : null;
-    return { ca, profile: optionalText(`${prefix}.profile`, value.profile), challenge };
+    const validityDays = optionalDays(`${prefix}.validityDays`, value.validityDays);
+    return { ca, profile: optionalText(`${prefix}.profile`, value.profile), challenge, validityDays };
   };
   const endpoints = new Map<string, EnrolmentEndpoint>([['', endpoint(module, o, false)]]);
   if (o.labels === undefined) return endpoints;
@@ -63,7 +78,7 @@ export function resolveEndpoints(
       throw new OptionsError(`option \`${module}.labels.${label}\` must be an object such as { ca: 'Device CA' } (got ${show(value)})`);
     checkOptionNames(
       value,
-      ['ca', 'profile', ...fields],
+      ['ca', 'profile', 'validityDays', ...fields],
       `{ ${module}: { labels: { ${label}: { ca: 'Device CA' } } } }`,
       'createCaApiRouter',
     );

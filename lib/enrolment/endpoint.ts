@@ -2,12 +2,17 @@
  * Which CA and profile a request enrols with: the URL's label (none: the label-less endpoint), then
  * its CA — named by serial or name in the options, or the default CA. An unknown label and a CA that
  * is gone or disabled are a 404: nothing can be enrolled there.
+ *
+ * A label the options do not name may be an endpoint kept in the database (`ca-admin
+ * create_enrolment_endpoint`, stored-endpoint.ts); the options win for their labels — code is the
+ * deployer's word.
  */
 import { CaError } from '../ca/errors';
 import { defaultCa, findCa } from '../ca/lookup';
-import type { CaRecord, Store } from '../ports';
+import type { CaRecord, EnrolmentNamePolicy, Store } from '../ports';
 import type { EnrolmentEndpoint } from './endpoint-options';
 import { EnrolmentError } from './errors';
+import { storedEndpoint } from './stored-endpoint';
 
 export interface ResolvedEndpoint {
   ca: CaRecord;
@@ -16,6 +21,14 @@ export interface ResolvedEndpoint {
   challenge: string | null;
   /** The label, '' for the URLs without one. */
   label: string;
+  /** Lower-case hex SHA-256 of the static challenge of an endpoint kept in the database (which keeps no secret); null: none. */
+  challengeSha256: string | null;
+  /** Validity of the certificates in days, clamped by the CA; null: the profile's or the CA's default. */
+  validityDays: number | null;
+  /** Requests wait for an operator (endpoints kept in the database say so; the options' own field comes with approvals). */
+  approval: boolean;
+  /** The endpoint's name policy; null: any name (as `approval`). */
+  names: EnrolmentNamePolicy | null;
 }
 
 /** What resolving needs of the module's services. */
@@ -39,7 +52,11 @@ export async function resolveEndpoint(
 ): Promise<ResolvedEndpoint> {
   const key = label ?? '';
   const endpoint = services.endpoints.get(key);
-  if (!endpoint) throw new EnrolmentError(404, `No ${protocol} endpoint is labelled ${JSON.stringify(key)}.`);
+  if (!endpoint) {
+    const stored = await storedEndpoint(services.store, protocol, key, services.defaultProfile, now);
+    if (stored) return { ...stored, challenge: null, label: key };
+    throw new EnrolmentError(404, `No ${protocol} endpoint is labelled ${JSON.stringify(key)}.`);
+  }
   let ca: CaRecord;
   try {
     const cas = services.cas ?? services.store;
@@ -48,5 +65,14 @@ export async function resolveEndpoint(
     if (e instanceof CaError) throw new EnrolmentError(404, `No certificate authority enrols here: ${e.message}`);
     throw e;
   }
-  return { ca, profile: endpoint.profile ?? services.defaultProfile, challenge: endpoint.challenge, label: key };
+  return {
+    ca,
+    profile: endpoint.profile ?? services.defaultProfile,
+    challenge: endpoint.challenge,
+    label: key,
+    challengeSha256: null,
+    validityDays: endpoint.validityDays,
+    approval: false,
+    names: null,
+  };
 }

@@ -1,17 +1,20 @@
 /**
  * The enrolment core's one way to make a certificate (docs/DESIGN.md "Enrolment"): the CSR's
  * self-signature verified (proof of possession), its subject and subjectAltName asked for as they
- * are, the endpoint's profile and the CA's validity applied by `prepareSignRequest`, then the one
- * issuance service of lib/ca signs and stores it with the device's requester. EST and SCEP differ in
- * how a request arrives and is authenticated, never in this.
+ * are, the endpoint's profile and validity (its `validityDays`, else the profile's; clamped by the CA)
+ * applied by `prepareSignRequest`, then the one issuance service of lib/ca signs and stores it with
+ * the device's requester. EST and SCEP differ in how a request arrives and is authenticated, never in
+ * this.
  */
 import { CaError } from '../ca/errors';
 import { issue, keepAlone, keepLinked, type Keep } from '../ca/issuance/issue';
 import { prepareSignRequest } from '../ca/issuance/prepare';
 import type { Signing } from '../ca/issuance/sign';
 import type { Profiles } from '../ca/profiles';
+import { validityEnd } from '../ca/signing-ca';
 import { hasEnrolmentStore, type Actor, type CaRecord, type CertificateRecord, type EnrolmentTransactionKey, type Store } from '../ports';
 import { parseCsr, type ParsedCsr } from '../x509/csr';
+import { DAY_MS } from '../x509/datetime';
 import { X509Error } from '../x509/errors';
 import { EnrolmentError } from './errors';
 import { recordWith, RepeatedTransaction } from './transactions';
@@ -28,6 +31,8 @@ export interface EnrolmentServices {
 export interface EnrolmentTarget {
   ca: CaRecord;
   profile: string | null;
+  /** Validity of the certificate in days, clamped by the CA; null or absent: the profile's or the CA's default. */
+  validityDays?: number | null;
 }
 
 /** A refusal of the request's content: 400 / badRequest with the engine's reason. */
@@ -97,6 +102,7 @@ export async function enrol(
         subject: csr.subject,
         extensions: san.map((e) => ({ ...e, critical: csr.subject.length === 0 })),
         profile: target.profile ?? services.defaultProfile,
+        notAfter: target.validityDays ? validityEnd(target.ca, now, target.validityDays * DAY_MS) : null,
       },
       {
         ca: target.ca,

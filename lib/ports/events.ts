@@ -38,6 +38,10 @@ export type DomainEventType =
   | 'webhook.created'
   | 'webhook.removed'
   | 'webhook.secret_rotated'
+  /** An enrolment endpoint kept in the database was made, changed (`data.changed` names the fields) or deleted; `data.protocol`, `data.label`. */
+  | 'enrolment.endpoint.created'
+  | 'enrolment.endpoint.updated'
+  | 'enrolment.endpoint.deleted'
   /** An API user was deleted (with its grants and sign orders). */
   | 'user.deleted'
   /** An API user's password was set; the event never carries it or its hash. */
@@ -69,6 +73,9 @@ const EVENT_TYPES: Record<DomainEventType, true> = {
   'webhook.created': true,
   'webhook.removed': true,
   'webhook.secret_rotated': true,
+  'enrolment.endpoint.created': true,
+  'enrolment.endpoint.updated': true,
+  'enrolment.endpoint.deleted': true,
   'user.deleted': true,
   'user.password_changed': true,
   'user.permissions_changed': true,

@@ -3,7 +3,7 @@
  * like every other port; they live here only to keep ports.ts short).
  */
 
-export type StoreEntity = 'ca' | 'certificate' | 'order' | 'user';
+export type StoreEntity = 'ca' | 'certificate' | 'order' | 'user' | 'enrolment_endpoint';
 
 /** A unique constraint refused a write (duplicate CA name or serial, certificate serial, username). */
 export class StoreConflictError extends Error {

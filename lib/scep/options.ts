@@ -2,6 +2,7 @@
  * Options of the SCEP module (README "SCEP"), validated when it is built: `createCaApiRouter`'s
  * `scep` option. Every mistake is an `OptionsError` naming the option.
  */
+import { SCEP_CLIENT_SUFFIXES } from '../enrolment/endpoint-labels';
 import { checkBodyLimit, resolveEndpoints, type EndpointLabelOptions, type EnrolmentEndpoint } from '../enrolment/endpoint-options';
 import { checkBoolean, checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
 
@@ -18,6 +19,8 @@ export interface ScepOptions {
   ca?: string;
   /** The profile of the URLs without a label. Default: the router's default profile. */
   profile?: string;
+  /** Validity in days of the certificates of the URLs without a label, clamped by the CA. Default: the profile's. */
+  validityDays?: number;
   /**
    * The static challenge password that a PKCSReq of the URLs without a label must carry in its CSR
    * (`CA_SCEP_CHALLENGE`). Without one, such URLs enrol with one-time challenges only
@@ -44,9 +47,9 @@ export interface ResolvedScepOptions {
 }
 
 export const DEFAULT_SCEP_BODY_LIMIT = 256 * 1024;
-/** Path segments that clients append to a SCEP URL (Windows, Cisco, Intune): never a label. */
-export const SCEP_CLIENT_SUFFIXES = ['pkiclient.exe', 'cgi-bin'] as const;
-const NAMES = ['enabled', 'ca', 'profile', 'challenge', 'labels', 'legacyAlgorithms', 'bodyLimit'];
+/** Path segments that clients append to a SCEP URL, never a label: kept with the endpoints' label rules (lib/enrolment/endpoint-labels.ts). */
+export { SCEP_CLIENT_SUFFIXES };
+const NAMES = ['enabled', 'ca', 'profile', 'validityDays', 'challenge', 'labels', 'legacyAlgorithms', 'bodyLimit'];
 
 /**
  * `options` (the router's `scep`), with the environment's `CA_ENABLE_SCEP` (`enabledByEnvironment`)

@@ -27,6 +27,7 @@ import {
 import { pemEncode } from '../../lib/x509/pem';
 import { API, issueThroughApi, opensslCsr, PASSWORD } from '../api/fixture';
 import { signRequest } from '../store/records';
+import { cliRunner } from '../cli/helpers';
 import { ADMIN, createCertificateViewer, certificateCopy, formToken, NO_PERMISSIONS, setupAdmin, type AdminFixture } from './admin-fixture';
 
 let f: AdminFixture;
@@ -124,6 +125,43 @@ describe("a CA's page", () => {
 
     const nobody = await f.signIn('nobody');
     await nobody.get(`${url}download?format=pem`).expect(403);
+  });
+
+  test("its enrolment endpoints kept in the database are listed (never a challenge); another CA's are not", async () => {
+    const agent = await f.signIn('viewer');
+    const url = `${ADMIN}cas/${ca.serial}/`;
+    expect((await agent.get(url).expect(200)).text).toContain('None kept in the database');
+    const caAdmin = cliRunner(f.api.store);
+    const made = await caAdmin([
+      'create_enrolment_endpoint',
+      'scep',
+      'admin-phones',
+      '--ca',
+      ca.serial,
+      '--challenge',
+      'generate',
+      '--validity',
+      '7',
+    ]);
+    const secret = made.stdout.replace(/^challenge: /, '').trim();
+    await caAdmin(['create_enrolment_endpoint', 'est', 'admin-laptops', '--ca', ca.serial, '--allow', 'example.org', '--disable']);
+    await caAdmin(['create_enrolment_endpoint', 'est', 'admin-root', '--ca', f.api.root.serial]);
+    const page = (await agent.get(url).expect(200)).text;
+    const table = page.slice(page.indexOf('<h2>Enrolment endpoints</h2>'));
+    expect(table).toMatch(
+      /<td>SCEP<\/td>\s*<td class="mono">admin-phones<\/td>\s*<td>default<\/td>\s*<td>static<\/td>\s*<td>no<\/td>\s*<td>any<\/td>\s*<td>7 days<\/td>\s*<td>enabled<\/td>/,
+    );
+    expect(table).toMatch(
+      /<td>EST<\/td>\s*<td class="mono">admin-laptops<\/td>[\s\S]*?allow example\.org; deny \(none\)[\s\S]*?<td>disabled<\/td>/,
+    );
+    expect(page).not.toContain('admin-root');
+    expect(page).not.toContain(secret);
+    for (const [protocol, label] of [
+      ['scep', 'admin-phones'],
+      ['est', 'admin-laptops'],
+      ['est', 'admin-root'],
+    ])
+      await caAdmin(['delete_enrolment_endpoint', protocol, label]);
   });
 
   test('ACME settings and policy are saved, audited as the user, and shown by the REST API and the store', async () => {

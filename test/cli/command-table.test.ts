@@ -110,6 +110,7 @@ const TABLE: Row[] = [
     unknown: { '<ca>': () => ['list_acme_accounts', NO_CA] },
   },
   { command: 'list_webhooks', use: { kind: 'reads', argv: () => ['list_webhooks'] } },
+  { command: 'list_enrolment_endpoints', use: { kind: 'reads', argv: () => ['list_enrolment_endpoints'] } },
   {
     command: 'list_webhook_dead_letters',
     use: { kind: 'reads', argv: (s) => ['list_webhook_dead_letters', s.webhook] },
@@ -266,6 +267,32 @@ const TABLE: Row[] = [
       kind: 'data',
       argv: () => ['create_enrolment_challenge', 'scep/phones', '--subject', 'CN=dev1.example.org', '--san', 'DNS:dev1.example.org'],
       output: /^id: \d+\nchallenge: [0-9a-f]{40}\nexpires: \d{4}-\d\d-\d\dT[\d:.]+Z\n$/,
+    },
+  },
+  {
+    command: 'create_enrolment_endpoint',
+    use: {
+      kind: 'confirms',
+      argv: () => ['create_enrolment_endpoint', 'scep', 'table', '--ca', 'Root', '--validity', '7'],
+      line: /^Created enrolment endpoint scep\/table\.$/,
+    },
+    unknown: { '--ca': () => ['create_enrolment_endpoint', 'scep', 'other', '--ca', NO_CA] },
+  },
+  {
+    command: 'edit_enrolment_endpoint',
+    use: {
+      kind: 'confirms',
+      argv: () => ['edit_enrolment_endpoint', 'scep', 'table', '--disable'],
+      line: /^Edited enrolment endpoint scep\/table\.$/,
+    },
+    unknown: { '--ca': () => ['edit_enrolment_endpoint', 'scep', 'table', '--ca', NO_CA] },
+  },
+  {
+    command: 'delete_enrolment_endpoint',
+    use: {
+      kind: 'confirms',
+      argv: () => ['delete_enrolment_endpoint', 'scep', 'table'],
+      line: /^Deleted enrolment endpoint scep\/table\.$/,
     },
   },
   {

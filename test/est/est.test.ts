@@ -12,6 +12,7 @@ import request from 'supertest';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { buildApp } from '../helpers/http';
 import { API, opensslCsr, setupApi, type ApiFixture } from '../api/fixture';
+import { cliRunner } from '../cli/helpers';
 
 let f: ApiFixture;
 let built: ReturnType<typeof buildApp>;
@@ -26,7 +27,11 @@ beforeAll(async () => {
     enableRestApi: true,
     store: f.store,
     keyBackends: { default: f.keyBackend },
-    est: { enabled: true, ca: f.ca.serial, labels: { devices: { ca: other.name, profile: 'client', serverKeygen: true } } },
+    est: {
+      enabled: true,
+      ca: f.ca.serial,
+      labels: { devices: { ca: other.name, profile: 'client', serverKeygen: true }, week: { ca: other.name, validityDays: 7 } },
+    },
   });
   app = built.app;
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'est-'));
@@ -392,8 +397,50 @@ describe('the other operations', () => {
   });
 });
 
+describe('endpoints kept in the database (ca-admin create_enrolment_endpoint)', () => {
+  test('a label made with ca-admin enrols with its CA and validity; disabled or deleted: 404; an option label beats it', async () => {
+    const caAdmin = cliRunner(f.store);
+    const ok = async (argv: string[]) => expect(await caAdmin(argv)).toMatchObject({ code: 0, stderr: '' });
+    await ok(['create_enrolment_endpoint', 'est', 'fleet', '--ca', 'devices', '--profile', 'client', '--validity', '7']);
+    const res = await enroll(csrDer('fleet1.example.org').toString('base64'), 'alice', 'fleet');
+    expect(res.status).toBe(200);
+    const [cert] = certsOf(res.text);
+    expect(text(cert, '-issuer')).toContain('CN = devices');
+    const notAfter = new Date(text(cert, '-enddate').trim().replace('notAfter=', '')).getTime();
+    expect(Math.abs(notAfter - (Date.now() + 7 * 86_400_000))).toBeLessThan(3 * 60_000);
+    expect(text(cert, '-ext', 'extendedKeyUsage')).toContain('TLS Web Client Authentication'); // the endpoint's profile
+    expect(text(certsOf((await request(app).get(`${EST}/fleet/cacerts`)).text)[0], '-subject')).toContain('CN = devices');
+
+    await ok(['edit_enrolment_endpoint', 'est', 'fleet', '--disable']);
+    const before = await certificateCount();
+    const disabled = await enroll(csrDer('fleet2.example.org').toString('base64'), 'alice', 'fleet');
+    expect([disabled.status, disabled.text]).toEqual([404, 'No EST endpoint is labelled "fleet".\n']);
+    expect(await certificateCount()).toBe(before);
+    await ok(['delete_enrolment_endpoint', 'est', 'fleet']);
+    expect((await request(app).get(`${EST}/fleet/cacerts`)).status).toBe(404);
+
+    // est.labels.devices (CA devices) is the deployer's word: a stored endpoint of that label is not used, nor its validity.
+    await ok(['create_enrolment_endpoint', 'est', 'devices', '--ca', f.ca.serial, '--validity', '7']);
+    const option = await enroll(csrDer('option1.example.org').toString('base64'), 'alice', 'devices');
+    expect(text(certsOf(option.text)[0], '-issuer')).toContain('CN = devices');
+    const optionNotAfter = new Date(text(certsOf(option.text)[0], '-enddate').trim().replace('notAfter=', '')).getTime();
+    expect(optionNotAfter - Date.now()).toBeGreaterThan(30 * 86_400_000);
+    expect(text(certsOf((await request(app).get(`${EST}/devices/cacerts`)).text)[0], '-subject')).toContain('CN = devices');
+    await ok(['delete_enrolment_endpoint', 'est', 'devices']);
+  });
+});
+
 describe('options', () => {
+  test('est.labels.{label}.validityDays: the certificates of that label are valid that many days', async () => {
+    const res = await enroll(csrDer('week1.example.org').toString('base64'), 'alice', 'week');
+    expect(res.status).toBe(200);
+    const notAfter = new Date(text(certsOf(res.text)[0], '-enddate').trim().replace('notAfter=', '')).getTime();
+    expect(Math.abs(notAfter - (Date.now() + 7 * 86_400_000))).toBeLessThan(3 * 60_000);
+  });
+
   test.each([
+    [{ enabled: true, validityDays: 0 }, /`est.validityDays` must be a whole number of days, at least 1/],
+    [{ enabled: true, labels: { vpn: { ca: 'x', validityDays: 1.5 } } }, /`est.labels.vpn.validityDays` must be a whole number of days/],
     [{ enabled: true, labels: { cacerts: { ca: 'x' } } }, /cannot be a label: use letters, digits/],
     [{ enabled: true, labels: { 'a/b': { ca: 'x' } } }, /cannot be a label/],
     [{ enabled: true, labels: { vpn: {} } }, /`est.labels.vpn.ca` is required/],

@@ -18,6 +18,7 @@ import { tlv } from '../../lib/x509/der-writer';
 import { certificateIdentity } from '../../lib/x509/scep/certificate-identity';
 import { createEnrolmentChallenge } from '../../lib/enrolment/challenges';
 import { buildRequest, csrOf, envelope, makeDevice, readCertRep, type Device } from '../helpers/scep-request';
+import { cliRunner } from '../cli/helpers';
 
 let f: ApiFixture;
 let built: ReturnType<typeof buildApp>;
@@ -259,6 +260,50 @@ describe('one-time challenges (ca-admin create_enrolment_challenge)', () => {
     });
     const device = makeDevice(dir, 'exact');
     expect((await post(enrolment(device, 'exact.example.org', secret), device)).status).toBe('0');
+  });
+});
+
+describe('endpoints kept in the database (ca-admin create_enrolment_endpoint)', () => {
+  test('its static challenge (printed once) and its one-time challenges enrol at its label with its validity; an option label beats it', async () => {
+    const caAdmin = cliRunner(f.store);
+    const made = await caAdmin([
+      'create_enrolment_endpoint',
+      'scep',
+      'fleet',
+      '--ca',
+      'rsa devices',
+      '--challenge',
+      'generate',
+      '--validity',
+      '7',
+    ]);
+    const [, secret] = /^challenge: ([0-9a-f]{40})\n$/.exec(made.stdout) ?? [];
+    const device = makeDevice(dir, 'fleet1');
+    const seen = await post(enrolment(device, 'fleet1.example.org', secret), device, '/fleet');
+    expect(seen).toMatchObject({ status: '0', failInfo: null });
+    const notAfter = execFileSync('openssl', ['x509', '-noout', '-enddate'], { input: seen.certificates[0] }).toString().trim().slice(9);
+    expect(Math.abs(new Date(notAfter).getTime() - (Date.now() + 7 * 86_400_000))).toBeLessThan(3 * 60_000);
+
+    const before = await certificateCount();
+    const wrong = makeDevice(dir, 'fleet2');
+    expect(await post(enrolment(wrong, 'fleet2.example.org', CHALLENGE), wrong, '/fleet')).toMatchObject({ status: '2', failInfo: '2' });
+    expect(await certificateCount()).toBe(before);
+
+    const oneTime = await caAdmin(['create_enrolment_challenge', 'scep/fleet']);
+    const [, once] = /challenge: ([0-9a-f]{40})\n/.exec(oneTime.stdout) ?? [];
+    const third = makeDevice(dir, 'fleet3');
+    expect((await post(enrolment(third, 'fleet3.example.org', once), third, '/fleet')).status).toBe('0');
+
+    // scep.labels.ec is the deployer's word: the stored endpoint of that label, and its challenge, are not used.
+    const shadowed = await caAdmin(['create_enrolment_endpoint', 'scep', 'ec', '--ca', 'rsa devices', '--challenge', 'generate']);
+    const [, shadowedSecret] = /^challenge: ([0-9a-f]{40})\n$/.exec(shadowed.stdout) ?? [];
+    const ec = makeDevice(dir, 'fleet-ec');
+    expect(await post(enrolment(ec, 'ec.example.org', shadowedSecret, { recipient: ecRaPem }), ec, '/ec')).toMatchObject({ status: '2' });
+    expect((await post(enrolment(ec, 'ec.example.org', 'ec-secret', { recipient: ecRaPem }), ec, '/ec')).status).toBe('0');
+
+    expect((await caAdmin(['edit_enrolment_endpoint', 'scep', 'fleet', '--disable'])).code).toBe(0);
+    const disabled = await request(built.app).get(`${SCEP}/fleet?operation=GetCACaps`);
+    expect(disabled.status).toBe(404);
   });
 });
 

@@ -58,6 +58,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0022_acme_account_deactivated',
         '0023_admin_step_up',
         '0024_acme_policy_events',
+        '0026_enrolment_endpoints',
       ]);
     });
   });

@@ -38,6 +38,11 @@ const UNIQUE_CONSTRAINTS: Record<string, { entity: StoreEntity; field: string; m
   },
   ca_api_orders_slug_unique: { entity: 'order', field: 'slug', message: 'An order with this slug already exists.' },
   ca_api_users_username_unique: { entity: 'user', field: 'username', message: 'A user with that username already exists.' },
+  ca_api_enrolment_endpoints_protocol_label_unique: {
+    entity: 'enrolment_endpoint',
+    field: 'protocol,label',
+    message: 'An enrolment endpoint with this protocol and label already exists.',
+  },
 };
 
 const TABLE_ENTITIES: Record<string, StoreEntity> = {

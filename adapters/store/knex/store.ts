@@ -42,6 +42,7 @@ import type { KnexStoreCapabilities } from './capabilities';
 import * as cas from './cas';
 import * as delegateKeys from './delegate-keys';
 import { KnexEnrolmentStore } from './enrolment-challenges';
+import { KnexEnrolmentEndpointStore } from './enrolment-endpoints';
 import { KnexAdminSessionStore } from './admin-sessions';
 import { KnexCertificateStatistics } from './certificate-statistics';
 import * as certificates from './certificates';
@@ -122,6 +123,10 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   get enrolment(): KnexEnrolmentStore {
     return this.part('enrolment', () => new KnexEnrolmentStore(this.db));
   }
+  /** The enrolment endpoints kept in the database (`EnrolmentEndpointStoreProvider`); writes name this store's actor. */
+  get enrolmentEndpoints(): KnexEnrolmentEndpointStore {
+    return this.part('enrolmentEndpoints', () => new KnexEnrolmentEndpointStore(this.db, this.bound, this.actor));
+  }
   /** The admin interface's sessions (`AdminSessionStoreProvider`, admin-sessions.ts). */
   get adminSessions(): KnexAdminSessionStore {
     return this.part('adminSessions', () => new KnexAdminSessionStore(this.db));
@@ -187,12 +192,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
 
   insertCa(ca: NewCa): Promise<CaRecord> {
-    return mappingErrors(() =>
-      this.changing(
-        'cas',
-        this.write((db) => cas.insertCa(db, ca)),
-      ),
-    );
+    return this.writeCa((db) => cas.insertCa(db, ca));
   }
   getCa(id: number): Promise<CaRecord | null> {
     return mappingErrors(() => cas.getCa(this.db, id));
@@ -207,20 +207,10 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     return mappingErrors(() => cas.listCas(this.db, filter));
   }
   updateCa(id: number, patch: CaPatch): Promise<CaRecord> {
-    return mappingErrors(() =>
-      this.changing(
-        'cas',
-        this.write((db) => cas.updateCa(db, id, patch)),
-      ),
-    );
+    return this.writeCa((db) => cas.updateCa(db, id, patch));
   }
   revokeCa(id: number, reason: string, compromised: Date | null, when: Date): Promise<CaRecord> {
-    return mappingErrors(() =>
-      this.changing(
-        'cas',
-        this.write((db) => cas.revokeCa(db, id, reason, compromised, when)),
-      ),
-    );
+    return this.writeCa((db) => cas.revokeCa(db, id, reason, compromised, when));
   }
 
   insertCertificate(cert: NewCertificate): Promise<CertificateRecord> {
@@ -363,6 +353,11 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
       await events.setActor(db, actor);
       return work(db);
     });
+  }
+
+  /** A write of a CA row: its events name this store's actor, its change is announced (for the caches). */
+  private writeCa(work: (db: Knex) => Promise<CaRecord>): Promise<CaRecord> {
+    return mappingErrors(() => this.changing('cas', this.write(work)));
   }
 
   /** Run several statements atomically: in the bound transaction, or in a new one. */

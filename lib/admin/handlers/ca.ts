@@ -5,7 +5,8 @@
  * `api_enabled`, the ACME settings and the CA's ACME policy (acme-form.ts). The change is audited
  * (`ca.updated`, naming the fields; `acme.policy.updated`) as the signed-in user; the policy is
  * written in the same transaction, and only when it changed. The page also offers the CA certificate and its chain for download and links the
- * URLs it writes into the certificates it signs (CRL, OCSP, CA issuer).
+ * URLs it writes into the certificates it signs (CRL, OCSP, CA issuer), and lists its enrolment
+ * endpoints kept in the database (enrolment-endpoints-view.ts).
  */
 import { caPatchFromBody } from '../../ca/ca-update';
 import { CaError } from '../../ca/errors';
@@ -18,6 +19,7 @@ import { acmeChange, acmeFacts, acmeFields } from '../acme-form';
 import { accessBody, accessUrls, crlBody, crlUrls, lines } from '../ca-form';
 import { colonSerial, isoTime } from '../certificate-view';
 import type { SignedInContext } from '../context';
+import { caEnrolmentEndpoints, enrolmentEndpointsSection } from '../enrolment-endpoints-view';
 import { extensionRows } from '../extension-rows';
 import { html, type Html } from '../html';
 import { redirect, sendPage } from '../page';
@@ -87,6 +89,7 @@ async function caPage(ctx: SignedInContext, ca: CaRecord, status = 200, message:
   const saved = ctx.req.query.saved === '1' && !message;
   const signs = [ca.signCrlDistributionPoints, ca.signAuthorityInformationAccess, ca.signCertificatePolicies, ca.signIssuerAlternativeName];
   const policy = await policyOf(ctx.services.store, ca);
+  const endpoints = await caEnrolmentEndpoints(ctx.services.store, ca);
   const path = `${ctx.base}cas/${ca.serial}/`;
   sendPage(ctx, {
     status,
@@ -132,7 +135,7 @@ async function caPage(ctx: SignedInContext, ca: CaRecord, status = 200, message:
             </form>`
           : null
       }
-      ${canEdit ? editForm(ctx, ca, policy) : null}`,
+      ${enrolmentEndpointsSection(endpoints)} ${canEdit ? editForm(ctx, ca, policy) : null}`,
   });
 }
 

@@ -29,7 +29,10 @@ export function registerEnrolmentCommands(program: Command, run: Action): void {
       'Make a one-time challenge password for one device enrolling at an endpoint: printed once, kept only as its ' +
         'SHA-256, used by the first certificate issued with it. --subject and --san bind it to the names the CSR must ask for.',
     )
-    .argument('<endpoint>', 'scep for the SCEP URLs without a label, scep/LABEL for a label (README "SCEP")')
+    .argument(
+      '<endpoint>',
+      'scep for the SCEP URLs without a label, scep/LABEL for a label of the options or of create_enrolment_endpoint (README "SCEP")',
+    )
     .option('--subject <dn>', 'the subject the CSR must ask for, exactly (RFC 4514, e.g. "CN=dev1.example.org")')
     .option('--san <name...>', 'the subjectAltNames the CSR must ask for, all of them and no other (DNS:..., IP:...)')
     .option('--expires <days>', 'days until it expires unused (default 7)')
