@@ -4,7 +4,7 @@
  * option (helmet's way) with these checks, so that `est` and `scep` read alike and fail alike: an
  * `OptionsError` naming the option.
  */
-import { checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
+import { checkBoolean, checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
 
 /** One place to enrol: a CA (serial or name; null: the default CA), a profile (null: the default), a challenge. */
 export interface EnrolmentEndpoint {
@@ -12,6 +12,8 @@ export interface EnrolmentEndpoint {
   profile: string | null;
   /** The static challenge password a request must carry (SCEP); null: none is accepted. */
   challenge: string | null;
+  /** New enrolments wait for an operator (lib/enrolment/approval.ts); renewals do not. */
+  approval: boolean;
 }
 
 /** What a label of either module may say. */
@@ -20,6 +22,8 @@ export interface EndpointLabelOptions {
   ca: string;
   /** The profile of the certificates (lib/ca/profiles.ts). Default: the router's default profile. */
   profile?: string;
+  /** New enrolments wait for an operator's approval (`ca-admin approve_enrolment_request`). Default false. */
+  approval?: boolean;
 }
 
 /** Labels are one path segment, and never a name the module's URLs use otherwise. */
@@ -48,7 +52,8 @@ export function resolveEndpoints(
     const ca = optionalText(`${prefix}.ca`, value.ca);
     if (caRequired && ca === null) throw new OptionsError(`option \`${prefix}.ca\` is required: the serial or name of the CA`);
     const challenge = fields.includes('challenge') ? optionalText(`${prefix}.challenge`, value.challenge) : null;
-    return { ca, profile: optionalText(`${prefix}.profile`, value.profile), challenge };
+    const approval = checkBoolean(`${prefix}.approval`, value.approval, false);
+    return { ca, profile: optionalText(`${prefix}.profile`, value.profile), challenge, approval };
   };
   const endpoints = new Map<string, EnrolmentEndpoint>([['', endpoint(module, o, false)]]);
   if (o.labels === undefined) return endpoints;
@@ -63,7 +68,7 @@ export function resolveEndpoints(
       throw new OptionsError(`option \`${module}.labels.${label}\` must be an object such as { ca: 'Device CA' } (got ${show(value)})`);
     checkOptionNames(
       value,
-      ['ca', 'profile', ...fields],
+      ['ca', 'profile', 'approval', ...fields],
       `{ ${module}: { labels: { ${label}: { ca: 'Device CA' } } } }`,
       'createCaApiRouter',
     );

@@ -16,6 +16,8 @@ export interface ResolvedEndpoint {
   challenge: string | null;
   /** The label, '' for the URLs without one. */
   label: string;
+  /** New enrolments wait for an operator (lib/enrolment/approval.ts). */
+  approval: boolean;
 }
 
 /** What resolving needs of the module's services. */
@@ -45,5 +47,5 @@ export async function resolveEndpoint(
     if (e instanceof CaError) throw new EnrolmentError(404, `No certificate authority enrols here: ${e.message}`);
     throw e;
   }
-  return { ca, profile: endpoint.profile ?? services.defaultProfile, challenge: endpoint.challenge, label: key };
+  return { ca, profile: endpoint.profile ?? services.defaultProfile, challenge: endpoint.challenge, label: key, approval: endpoint.approval };
 }

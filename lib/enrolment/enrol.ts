@@ -46,24 +46,17 @@ export function readCsr(der: Buffer): ParsedCsr {
 }
 
 /**
- * Sign `csr` at `target` for `requester`: the stored certificate. `link` runs in the transaction that
- * stores it (a one-time challenge used up); if it throws, nothing is stored.
+ * What signing `csr` at `target` would sign (the endpoint's profile, the CA's validity), checked as
+ * signing checks it; else 400. Also what a request waiting for approval must pass before it waits
+ * (lib/enrolment/approval.ts): an operator is never asked about a request that cannot be signed.
  */
-export async function enrol(
-  services: EnrolmentServices,
-  target: EnrolmentTarget,
-  csr: ParsedCsr,
-  requester: Actor,
-  link: (tx: Store, certificate: CertificateRecord) => Promise<void> = async () => {},
-): Promise<CertificateRecord> {
-  const now = new Date();
+export function enrolmentRequest(services: EnrolmentServices, target: EnrolmentTarget, csr: ParsedCsr, now = new Date()) {
   const san = csr.requestedExtensions.filter((e) => e.type === 'subject_alternative_name');
   if (csr.subject.length === 0 && san.length === 0) {
     throw new EnrolmentError(400, 'The certificate request names nothing: give a subject or a subjectAltName.');
   }
-  let request;
   try {
-    request = prepareSignRequest(
+    return prepareSignRequest(
       {
         csr: csr.pem,
         subject: csr.subject,
@@ -82,6 +75,21 @@ export async function enrol(
   } catch (e) {
     refused(e);
   }
+}
+
+/**
+ * Sign `csr` at `target` for `requester`: the stored certificate. `link` runs in the transaction that
+ * stores it (a one-time challenge used up); if it throws, nothing is stored.
+ */
+export async function enrol(
+  services: EnrolmentServices,
+  target: EnrolmentTarget,
+  csr: ParsedCsr,
+  requester: Actor,
+  link: (tx: Store, certificate: CertificateRecord) => Promise<void> = async () => {},
+): Promise<CertificateRecord> {
+  const now = new Date();
+  const request = enrolmentRequest(services, target, csr, now);
   try {
     return await issue(services.signing, target.ca, request, requester, keepLinked(services.store, link), now);
   } catch (e) {

@@ -23,6 +23,7 @@ export * from './inventory';
 export * from './revocation';
 export * from './delegate-keys';
 export * from './enrolment-challenges';
+export * from './enrolment-requests';
 export * from './admin-sessions';
 export * from './certificate-statistics';
 export * from './key-rotation';

@@ -70,7 +70,7 @@ export class KnexEnrolmentStore implements EnrolmentStore {
     });
   }
 
-  useEnrolmentChallenge(id: number, certificateSerial: string, at: Date): Promise<boolean> {
+  useEnrolmentChallenge(id: number, certificateSerial: string | null, at: Date): Promise<boolean> {
     return mappingErrors(async () => {
       const changed = await this.db(TABLES.enrolmentChallenges)
         .where({ id })

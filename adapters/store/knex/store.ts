@@ -42,6 +42,7 @@ import type { KnexStoreCapabilities } from './capabilities';
 import * as cas from './cas';
 import * as delegateKeys from './delegate-keys';
 import { KnexEnrolmentStore } from './enrolment-challenges';
+import { KnexEnrolmentRequestStore } from './enrolment-requests';
 import { KnexAdminSessionStore } from './admin-sessions';
 import { KnexCertificateStatistics } from './certificate-statistics';
 import { ChangeHub } from './change-hub';
@@ -149,6 +150,10 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   /** One-time challenges and answered transactions of device enrolment (`EnrolmentStoreProvider`). */
   get enrolment(): KnexEnrolmentStore {
     return this.part('enrolment', () => new KnexEnrolmentStore(this.db));
+  }
+  /** Requests waiting for an operator's approval (`EnrolmentRequestStoreProvider`, enrolment-requests.ts). */
+  get enrolmentRequests(): KnexEnrolmentRequestStore {
+    return this.part('enrolmentRequests', () => new KnexEnrolmentRequestStore(this.db));
   }
   /** The admin interface's sessions (`AdminSessionStoreProvider`, admin-sessions.ts). */
   get adminSessions(): KnexAdminSessionStore {

@@ -24,5 +24,6 @@ export const TABLES = {
   delegateKeys: 'ca_api_delegate_keys',
   enrolmentChallenges: 'ca_api_enrolment_challenges',
   enrolmentTransactions: 'ca_api_enrolment_transactions',
+  enrolmentRequests: 'ca_api_enrolment_requests',
   adminSessions: 'ca_api_admin_sessions',
 } as const;
