@@ -15,6 +15,7 @@ import { registerAcmeCommands } from './commands/acme';
 import { registerOrderCommands } from './commands/orders';
 import { registerWebhookCommands } from './commands/webhooks';
 import { registerEnrolmentCommands } from './commands/enrolment';
+import { registerEnrolmentRequestCommands } from './commands/enrolment-requests';
 import { registerAuditCommands } from './commands/audit';
 import type { Action } from './commands/shared';
 import { X509Error } from '../x509/errors';
@@ -96,6 +97,7 @@ export function caAdminProgram(ctx: CommandContext, run: Action): Command {
   registerAcmeCommands(program, run);
   registerWebhookCommands(program, run);
   registerEnrolmentCommands(program, run);
+  registerEnrolmentRequestCommands(program, run);
   registerAuditCommands(program, run);
   for (const cmd of program.commands)
     cmd

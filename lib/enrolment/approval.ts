@@ -73,7 +73,9 @@ export function checkApprovalStore(module: 'est' | 'scep', endpoints: ReadonlyMa
   for (const [label, endpoint] of endpoints) {
     if (endpoint.approval) {
       const name = label === '' ? `${module}.approval` : `${module}.labels.${label}.approval`;
-      throw new OptionsError(`\`${name}\` needs a store that keeps enrolment requests (EnrolmentRequestStoreProvider; the knex store does)`);
+      throw new OptionsError(
+        `\`${name}\` needs a store that keeps enrolment requests (EnrolmentRequestStoreProvider; the knex store does)`,
+      );
     }
   }
 }
@@ -146,7 +148,7 @@ export function listEnrolmentRequests(store: Store, filter: EnrolmentRequestFilt
 /** The request `id` while it waits; else `CaError` (not found, or decided already). */
 async function waiting(store: Store, id: number): Promise<EnrolmentRequestRecord> {
   const request = await requests(store).getEnrolmentRequest(id);
-  if (!request) throw new CaError('not-found', `No enrolment request ${id}.`);
+  if (!request) throw new CaError('not-found', `${id}: Enrolment request not found.`);
   if (request.status !== 'pending') throw new CaError('conflict', `Enrolment request ${id} was ${request.status} already.`);
   return request;
 }
@@ -190,7 +192,12 @@ export async function approveEnrolmentRequest(
 }
 
 /** Refuse request `id` as `operator`, with `reason` (what the device is told). */
-export async function refuseEnrolmentRequest(store: Store, id: number, operator: Actor, reason: string | null): Promise<EnrolmentRequestRecord> {
+export async function refuseEnrolmentRequest(
+  store: Store,
+  id: number,
+  operator: Actor,
+  reason: string | null,
+): Promise<EnrolmentRequestRecord> {
   await waiting(store, id);
   const text = reason?.trim() || 'The request was refused by an operator.';
   const decided = await actingAs(store, operator).transaction((tx) =>

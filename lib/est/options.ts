@@ -79,7 +79,9 @@ export function resolveEstOptions(options: unknown, enabledByEnvironment: boolea
     // A key made by the server would have to be kept until an operator decides: not offered.
     if (endpoint.approval && serverKeygen.has(label)) {
       const prefix = label === '' ? 'est' : `est.labels.${label}`;
-      throw new OptionsError(`option \`${prefix}.approval\` cannot be combined with \`${prefix}.serverKeygen\`: serverkeygen answers at once`);
+      throw new OptionsError(
+        `option \`${prefix}.approval\` cannot be combined with \`${prefix}.serverKeygen\`: serverkeygen answers at once`,
+      );
     }
   }
   return {

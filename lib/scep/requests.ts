@@ -152,7 +152,6 @@ export interface ScepAnswer {
   pending?: boolean;
 }
 
-
 async function getCrl(services: ScepServices, endpoint: ResolvedEndpoint, content: Buffer): Promise<ScepAnswer> {
   if (!services.crls) throw new EnrolmentError(400, "GetCRL is not offered: fetch the CRL from the certificate's CRL distribution point.");
   const { issuer, serial } = readIssuerAndSerial(content);

@@ -85,9 +85,7 @@ export class KnexEnrolmentRequestStore implements EnrolmentRequestStore {
 
   findEnrolmentRequest(protocol: string, label: string, requestKey: string): Promise<EnrolmentRequestRecord | null> {
     return mappingErrors(async () => {
-      const row = (await this.db(TABLES.enrolmentRequests).where({ protocol, label, request_key: requestKey }).first()) as
-        | Row
-        | undefined;
+      const row = (await this.db(TABLES.enrolmentRequests).where({ protocol, label, request_key: requestKey }).first()) as Row | undefined;
       return row ? record(row) : null;
     });
   }
