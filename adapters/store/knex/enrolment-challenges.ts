@@ -9,6 +9,9 @@ import { mappingErrors } from './errors';
 import { TABLES } from './tables';
 import { fromNullableJson, toDate, toNullableDate, toNullableJson, toNumber } from './values';
 
+/** Requests waiting for approval: the other half of device enrolment's store (`store.enrolmentRequests`). */
+export { KnexEnrolmentRequestStore } from './enrolment-requests';
+
 interface Row {
   id: unknown;
   protocol: string;

@@ -33,16 +33,12 @@ import type {
   RevokedCertificate,
   Store,
   StoredKeyRewriting,
-  Actor,
-  DomainEvent,
-  EventsOfTypes,
 } from '../../../lib/ports';
 import type * as ports from '../../../lib/ports';
 import type { KnexStoreCapabilities } from './capabilities';
 import * as cas from './cas';
 import * as delegateKeys from './delegate-keys';
-import { KnexEnrolmentStore } from './enrolment-challenges';
-import { KnexEnrolmentRequestStore } from './enrolment-requests';
+import { KnexEnrolmentRequestStore, KnexEnrolmentStore } from './enrolment-challenges';
 import { KnexAdminSessionStore } from './admin-sessions';
 import { KnexCertificateStatistics } from './certificate-statistics';
 import { ChangeHub } from './change-hub';
@@ -92,7 +88,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     private readonly bound: boolean,
     hubs?: ChangeHubs,
     private readonly pending: PendingChanges | null = null,
-    private readonly actor: Actor | null = null,
+    private readonly actor: ports.Actor | null = null,
   ) {
     this.hubs = hubs ?? {
       users: new ChangeHub(),
@@ -130,14 +126,14 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
 
   /** This store, with `actor` named in the events of its writes (and of transactions it opens). */
-  actingAs(actor: Actor): KnexStore {
+  actingAs(actor: ports.Actor): KnexStore {
     return new KnexStore(this.db, this.bound, this.hubs, this.pending, actor);
   }
 
-  eventsSince(afterId: number, limit?: number): Promise<DomainEvent[]> {
+  eventsSince(afterId: number, limit?: number): Promise<ports.DomainEvent[]> {
     return mappingErrors(() => events.eventsSince(this.db, afterId, limit));
   }
-  eventsOfTypesSince(afterId: number, types: readonly string[], limit?: number): Promise<EventsOfTypes> {
+  eventsOfTypesSince(afterId: number, types: readonly string[], limit?: number): Promise<ports.EventsOfTypes> {
     return mappingErrors(() => events.eventsOfTypesSince(this.db, afterId, types, limit));
   }
   latestEventId(): Promise<number> {
@@ -147,11 +143,10 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   get metricsReadings(): KnexMetricsReadings {
     return this.part('readings', () => new KnexMetricsReadings(this.db));
   }
-  /** One-time challenges and answered transactions of device enrolment (`EnrolmentStoreProvider`). */
+  /** Device enrolment: challenges and answered transactions, then requests waiting for approval (migration 0025). */
   get enrolment(): KnexEnrolmentStore {
     return this.part('enrolment', () => new KnexEnrolmentStore(this.db));
   }
-  /** Requests waiting for an operator's approval (`EnrolmentRequestStoreProvider`, enrolment-requests.ts). */
   get enrolmentRequests(): KnexEnrolmentRequestStore {
     return this.part('enrolmentRequests', () => new KnexEnrolmentRequestStore(this.db));
   }
