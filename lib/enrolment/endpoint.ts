@@ -47,5 +47,11 @@ export async function resolveEndpoint(
     if (e instanceof CaError) throw new EnrolmentError(404, `No certificate authority enrols here: ${e.message}`);
     throw e;
   }
-  return { ca, profile: endpoint.profile ?? services.defaultProfile, challenge: endpoint.challenge, label: key, approval: endpoint.approval };
+  return {
+    ca,
+    profile: endpoint.profile ?? services.defaultProfile,
+    challenge: endpoint.challenge,
+    label: key,
+    approval: endpoint.approval,
+  };
 }
