@@ -454,6 +454,7 @@ describe('enrolment requests (an EST or SCEP endpoint with approval)', () => {
     const approved = await keep('held-admin.example.com');
     const refused = await keep('refused-admin.example.com');
     const agent = await f.signIn('alice');
+    expect((await agent.get(`${ADMIN}cas/${f.api.ca.serial}/`).expect(200)).text).toContain(`href="${url()}">Enrolment requests</a>`);
     const list = await agent.get(url()).expect(200);
     expect(list.text).toContain('CN=held-admin.example.com');
     expect(list.text).toContain(`action="${url()}${approved.id}/approve"`);
