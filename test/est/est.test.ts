@@ -493,7 +493,7 @@ describe('approval (est.labels.held.approval)', () => {
     expect((await requests()).filter((r) => r.id === id)).toEqual([{ id, status: 'refused', certificate_serial: null }]);
   });
 
-  test('the label without approval still answers at once; a request that cannot be signed is refused before it waits', async () => {
+  test('the label without approval still answers at once; a body that is no CSR is refused (400) before anything waits', async () => {
     expect((await enroll(csrDer('at-once.example.org').toString('base64'))).status).toBe(200);
     const count = (await requests()).length;
     const res = await held(Buffer.from('not a csr'));
