@@ -46,6 +46,7 @@ import { CrlPublisher } from './ca/crls';
 import { ScepRas } from './ca/scep-ra';
 import { mountScep } from './scep/mount';
 import type { ScepServices } from './scep/route-types';
+import { checkApprovalStore } from './enrolment/approval';
 import { basicAuthenticator } from './http/basic-auth';
 
 export type { CaApiRouterOptions } from './options';
@@ -143,6 +144,7 @@ function mountModules(
 /** What EST's handlers use: the REST API's users and permissions, the router's profiles and CA cache. */
 function estServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, shared: SharedContext): EstServices {
   const { store, keyBackends } = ports;
+  checkApprovalStore('est', resolved.est.endpoints, store);
   return {
     store,
     cas,
@@ -154,6 +156,7 @@ function estServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, s
     defaultCa: resolved.defaultCa ?? undefined,
     bodyLimit: resolved.est.bodyLimit,
     serverKeygen: resolved.est.serverKeygen,
+    retryAfterSeconds: resolved.est.retryAfterSeconds,
   };
 }
 
@@ -163,6 +166,7 @@ function scepServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, 
   if (!hasDelegateKeyStore(store)) {
     throw new OptionsError('`scep.enabled` needs a store that keeps delegate keys (DelegateKeyStore; the knex store does)');
   }
+  checkApprovalStore('scep', resolved.scep.endpoints, store);
   return {
     store,
     cas,

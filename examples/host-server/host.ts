@@ -138,10 +138,20 @@ export async function serveHost(host: OpenedHost, options: HostServerOptions, lo
     logger: jsonLinesLogger({ stream: { write: (line: string) => log(line.trimEnd()) } }),
     ...((options.holdOrders ?? process.env.CA_ORDER_RUNNER === 'off') ? { orderRunner: holdingRunner } : {}),
     ...optionalModules(options.webhooks, settings, host.kek),
-    // EST (CA_ENABLE_EST) enrols with the demo intermediate, unless CA_DEFAULT_CA names another CA.
-    est: { ca: settings.defaultCa ?? INTERMEDIATE_NAME },
-    // SCEP (CA_ENABLE_SCEP) too; its challenge password is CA_SCEP_CHALLENGE, read by the router.
-    scep: { ca: settings.defaultCa ?? INTERMEDIATE_NAME },
+    // EST (CA_ENABLE_EST) enrols with the demo intermediate, unless CA_DEFAULT_CA names another CA;
+    // at the label `approval`, new enrolments wait for an operator (ca-admin approve_enrolment_request).
+    est: {
+      ca: settings.defaultCa ?? INTERMEDIATE_NAME,
+      labels: { approval: { ca: settings.defaultCa ?? INTERMEDIATE_NAME, approval: true } },
+    },
+    // SCEP (CA_ENABLE_SCEP) too; its challenge password is CA_SCEP_CHALLENGE, read by the router (and
+    // given to the label `approval` here).
+    scep: {
+      ca: settings.defaultCa ?? INTERMEDIATE_NAME,
+      labels: {
+        approval: { ca: settings.defaultCa ?? INTERMEDIATE_NAME, approval: true, challenge: process.env.CA_SCEP_CHALLENGE || undefined },
+      },
+    },
   });
   app.use(router);
   // The admin web interface (README "Admin interface") under /admin/, for the same users.
@@ -230,8 +240,10 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
     log(acmeWalkThrough({ directory: `${url}${acmeDirectoryPath}`, https: tls !== null, http01Port }));
   }
   // The router has read CA_ENABLE_EST as the settings do.
-  if (settings.enableEst)
+  if (settings.enableEst) {
     log(`EST (CA_ENABLE_EST; README "EST"): ${url}/.well-known/est/ enrols with ${settings.defaultCa ?? INTERMEDIATE_NAME}.`);
+    log(`  ${url}/.well-known/est/approval/: new enrolments wait for ca-admin approve_enrolment_request (README "EST").`);
+  }
   if (settings.enableScep) {
     const challenge = process.env.CA_SCEP_CHALLENGE
       ? 'with the challenge password of CA_SCEP_CHALLENGE'
@@ -239,6 +251,7 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
     log(
       `SCEP (CA_ENABLE_SCEP; README "SCEP"): ${url}/${settings.urlPath}scep enrols with ${settings.defaultCa ?? INTERMEDIATE_NAME}, ${challenge}.`,
     );
+    log(`  ${url}/${settings.urlPath}scep/approval: new enrolments wait for ca-admin approve_enrolment_request (README "SCEP").`);
   }
   if (tls) {
     log('');

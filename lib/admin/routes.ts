@@ -14,6 +14,7 @@ import { showAuditLog, verifyAuditLog } from './handlers/audit';
 import { showCa, updateCa } from './handlers/ca';
 import { downloadCa } from './handlers/ca-downloads';
 import { createEabKey } from './handlers/eab-keys';
+import { approve, refuse, showEnrolmentRequests } from './handlers/enrolment-requests';
 import { resign, showResign } from './handlers/resign';
 import { showDashboard } from './handlers/dashboard';
 import { issue, showIssue } from './handlers/issue';
@@ -91,6 +92,9 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   action('issue', issue),
   page('cas/{ca}/download', downloadCa),
   sensitive('cas/{ca}/eab-keys', createEabKey, 'cas/{ca}/'),
+  page('cas/{ca}/enrolment-requests/', showEnrolmentRequests),
+  sensitive('cas/{ca}/enrolment-requests/{id}/approve', approve, 'cas/{ca}/enrolment-requests/'),
+  sensitive('cas/{ca}/enrolment-requests/{id}/refuse', refuse, 'cas/{ca}/enrolment-requests/'),
   page('certs/{ca}/{serial}/resign', showResign),
   action('certs/{ca}/{serial}/resign', resign),
   { method: 'GET', path: 'assets/admin.css', answersHead: true, access: 'asset', handler: serveStylesheet },

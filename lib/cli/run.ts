@@ -16,6 +16,8 @@ import { registerOrderCommands } from './commands/orders';
 import { registerWebhookCommands } from './commands/webhooks';
 import { registerEnrolmentCommands } from './commands/enrolment';
 import { registerEnrolmentEndpointCommands } from './commands/enrolment-endpoints';
+
+import { registerEnrolmentRequestCommands } from './commands/enrolment-requests';
 import { registerAuditCommands } from './commands/audit';
 import type { Action } from './commands/shared';
 import { X509Error } from '../x509/errors';
@@ -98,6 +100,8 @@ export function caAdminProgram(ctx: CommandContext, run: Action): Command {
   registerWebhookCommands(program, run);
   registerEnrolmentCommands(program, run);
   registerEnrolmentEndpointCommands(program, run);
+
+  registerEnrolmentRequestCommands(program, run);
   registerAuditCommands(program, run);
   for (const cmd of program.commands)
     cmd

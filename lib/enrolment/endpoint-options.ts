@@ -4,7 +4,7 @@
  * option (helmet's way) with these checks, so that `est` and `scep` read alike and fail alike: an
  * `OptionsError` naming the option.
  */
-import { checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
+import { checkBoolean, checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
 import { ENDPOINT_LABEL } from './endpoint-labels';
 
 /** One place to enrol: a CA (serial or name; null: the default CA), a profile (null: the default), a challenge. */
@@ -15,6 +15,8 @@ export interface EnrolmentEndpoint {
   challenge: string | null;
   /** Validity of the certificates in days, clamped by the CA; null: the profile's or the CA's default. */
   validityDays: number | null;
+  /** New enrolments wait for an operator (lib/enrolment/approval.ts); renewals do not. */
+  approval: boolean;
 }
 
 /** What a label of either module may say. */
@@ -25,6 +27,8 @@ export interface EndpointLabelOptions {
   profile?: string;
   /** Validity of the certificates in days, clamped by the CA. Default: the profile's. */
   validityDays?: number;
+  /** New enrolments wait for an operator's approval (`ca-admin approve_enrolment_request`). Default false. */
+  approval?: boolean;
 }
 
 /** Labels are one path segment, and never a name the module's URLs use otherwise (endpoint-labels.ts). */
@@ -63,7 +67,8 @@ export function resolveEndpoints(
     if (caRequired && ca === null) throw new OptionsError(`option \`${prefix}.ca\` is required: the serial or name of the CA`);
     const challenge = fields.includes('challenge') ? optionalText(`${prefix}.challenge`, value.challenge) : null;
     const validityDays = optionalDays(`${prefix}.validityDays`, value.validityDays);
-    return { ca, profile: optionalText(`${prefix}.profile`, value.profile), challenge, validityDays };
+    const approval = checkBoolean(`${prefix}.approval`, value.approval, false);
+    return { ca, profile: optionalText(`${prefix}.profile`, value.profile), challenge, validityDays, approval };
   };
   const endpoints = new Map<string, EnrolmentEndpoint>([['', endpoint(module, o, false)]]);
   if (o.labels === undefined) return endpoints;
@@ -78,7 +83,7 @@ export function resolveEndpoints(
       throw new OptionsError(`option \`${module}.labels.${label}\` must be an object such as { ca: 'Device CA' } (got ${show(value)})`);
     checkOptionNames(
       value,
-      ['ca', 'profile', 'validityDays', ...fields],
+      ['ca', 'profile', 'validityDays', 'approval', ...fields],
       `{ ${module}: { labels: { ${label}: { ca: 'Device CA' } } } }`,
       'createCaApiRouter',
     );

@@ -25,7 +25,7 @@ export interface ResolvedEndpoint {
   challengeSha256: string | null;
   /** Validity of the certificates in days, clamped by the CA; null: the profile's or the CA's default. */
   validityDays: number | null;
-  /** Requests wait for an operator (endpoints kept in the database say so; the options' own field comes with approvals). */
+  /** New enrolments wait for an operator (lib/enrolment/approval.ts); renewals do not. */
   approval: boolean;
   /** The endpoint's name policy; null: any name (as `approval`). */
   names: EnrolmentNamePolicy | null;
@@ -72,7 +72,7 @@ export async function resolveEndpoint(
     label: key,
     challengeSha256: null,
     validityDays: endpoint.validityDays,
-    approval: false,
+    approval: endpoint.approval,
     names: null,
   };
 }

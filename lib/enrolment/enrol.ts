@@ -80,23 +80,18 @@ function keeping(store: Store, ca: CaRecord, { link, answers }: KeptWith): Keep<
   });
 }
 
-/** Sign `csr` at `target` for `requester` and keep it as `kept` says: the stored certificate.
+/**
+ * What signing `csr` at `target` would sign (the endpoint's profile and validity, clamped by the CA), checked as
+ * signing checks it; else 400. Also what a request waiting for approval must pass before it waits
+ * (lib/enrolment/approval.ts): an operator is never asked about a request that cannot be signed.
  */
-export async function enrol(
-  services: EnrolmentServices,
-  target: EnrolmentTarget,
-  csr: ParsedCsr,
-  requester: Actor,
-  kept: KeptWith = {},
-): Promise<CertificateRecord> {
-  const now = new Date();
+export function enrolmentRequest(services: EnrolmentServices, target: EnrolmentTarget, csr: ParsedCsr, now = new Date()) {
   const san = csr.requestedExtensions.filter((e) => e.type === 'subject_alternative_name');
   if (csr.subject.length === 0 && san.length === 0) {
     throw new EnrolmentError(400, 'The certificate request names nothing: give a subject or a subjectAltName.');
   }
-  let request;
   try {
-    request = prepareSignRequest(
+    return prepareSignRequest(
       {
         csr: csr.pem,
         subject: csr.subject,
@@ -116,6 +111,18 @@ export async function enrol(
   } catch (e) {
     refused(e);
   }
+}
+
+/** Sign `csr` at `target` for `requester` and keep it as `kept` says: the stored certificate. */
+export async function enrol(
+  services: EnrolmentServices,
+  target: EnrolmentTarget,
+  csr: ParsedCsr,
+  requester: Actor,
+  kept: KeptWith = {},
+): Promise<CertificateRecord> {
+  const now = new Date();
+  const request = enrolmentRequest(services, target, csr, now);
   try {
     return await issue(services.signing, target.ca, request, requester, keeping(services.store, target.ca, kept), now);
   } catch (e) {

@@ -69,3 +69,16 @@ export function sendKeyAndCertificate(res: Response, pkcs8Der: Buffer, certifica
   res.setHeader('Content-Length', String(body.length));
   res.end(body);
 }
+
+/**
+ * A request waiting for an operator (RFC 7030 §4.2.3): 202 with `Retry-After` in whole seconds (what
+ * strongSwan parses) and a short text, with `Content-Length` as every answer here.
+ */
+export function sendPending(res: Response, retryAfterSeconds: number, requestId: number): void {
+  const body = Buffer.from(`Enrolment request ${requestId} waits for approval; ask again later with the same request.\n`, 'utf8');
+  res.status(202);
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('Retry-After', String(retryAfterSeconds));
+  res.setHeader('Content-Length', String(body.length));
+  res.end(body);
+}

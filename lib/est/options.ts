@@ -33,6 +33,13 @@ export interface EstOptions {
    * at the URLs without a label. Default false (`CA_EST_SERVERKEYGEN`): 501. Labels say it each for itself.
    */
   serverKeygen?: boolean;
+  /**
+   * New enrolments at the URLs without a label wait for an operator (`ca-admin approve_enrolment_request`):
+   * answered 202 with `Retry-After` until then (RFC 7030 §4.2.3). Default false. Labels say it each for itself.
+   */
+  approval?: boolean;
+  /** The `Retry-After` of a 202 (seconds, a whole number from 1 to 86400). Default 60: strongSwan's poll interval. */
+  retryAfterSeconds?: number;
 }
 
 export interface ResolvedEstOptions {
@@ -42,12 +49,16 @@ export interface ResolvedEstOptions {
   bodyLimit: number;
   /** The endpoints ('' or a label) that offer `serverkeygen`. */
   serverKeygen: ReadonlySet<string>;
+  /** The `Retry-After` of a request left waiting for approval. */
+  retryAfterSeconds: number;
 }
 
 export const DEFAULT_EST_BODY_LIMIT = 64 * 1024;
+/** strongSwan's `pki --est` polls every `max(--interval, Retry-After)`, its --interval 60 s by default. */
+export const DEFAULT_EST_RETRY_AFTER_SECONDS = 60;
 /** RFC 7030 §3.2.2's operations, never a label: kept with the endpoints' label rules (lib/enrolment/endpoint-labels.ts). */
 export { EST_OPERATIONS };
-const NAMES = ['enabled', 'ca', 'profile', 'validityDays', 'labels', 'bodyLimit', 'serverKeygen'];
+const NAMES = ['enabled', 'ca', 'profile', 'validityDays', 'labels', 'bodyLimit', 'serverKeygen', 'approval', 'retryAfterSeconds'];
 
 /**
  * `options` (the router's `est`), with `enabledByEnvironment` (`CA_ENABLE_EST`) and
@@ -60,16 +71,38 @@ export function resolveEstOptions(options: unknown, enabledByEnvironment: boolea
       endpoints: resolveEndpoints('est', {}, EST_OPERATIONS),
       bodyLimit: DEFAULT_EST_BODY_LIMIT,
       serverKeygen: new Set(serverKeygenByEnvironment ? [''] : []),
+      retryAfterSeconds: DEFAULT_EST_RETRY_AFTER_SECONDS,
     };
   if (!isObjectLike(options)) throw new OptionsError(`option \`est\` must be an object such as { enabled: true } (got ${show(options)})`);
   checkOptionNames(options, NAMES, '{ est: { enabled: true } }', 'createCaApiRouter');
   const o = options as Record<string, unknown>;
+  const endpoints = resolveEndpoints('est', o, EST_OPERATIONS, ['serverKeygen']);
+  const serverKeygen = serverKeygenEndpoints(o, serverKeygenByEnvironment);
+  for (const [label, endpoint] of endpoints) {
+    // A key made by the server would have to be kept until an operator decides: not offered.
+    if (endpoint.approval && serverKeygen.has(label)) {
+      const prefix = label === '' ? 'est' : `est.labels.${label}`;
+      throw new OptionsError(
+        `option \`${prefix}.approval\` cannot be combined with \`${prefix}.serverKeygen\`: serverkeygen answers at once`,
+      );
+    }
+  }
   return {
     enabled: checkBoolean('est.enabled', o.enabled, enabledByEnvironment),
-    endpoints: resolveEndpoints('est', o, EST_OPERATIONS, ['serverKeygen']),
+    endpoints,
     bodyLimit: checkBodyLimit('est.bodyLimit', o.bodyLimit, DEFAULT_EST_BODY_LIMIT),
-    serverKeygen: serverKeygenEndpoints(o, serverKeygenByEnvironment),
+    serverKeygen,
+    retryAfterSeconds: checkRetryAfter(o.retryAfterSeconds),
   };
+}
+
+/** A whole number of seconds from 1 to a day (strongSwan parses only integers: RFC 7231 §7.1.3's delay-seconds). */
+function checkRetryAfter(value: unknown): number {
+  const seconds = value ?? DEFAULT_EST_RETRY_AFTER_SECONDS;
+  if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > 86400) {
+    throw new OptionsError(`option \`est.retryAfterSeconds\` must be a whole number of seconds from 1 to 86400 (got ${show(seconds)})`);
+  }
+  return seconds;
 }
 
 /** '' when the label-less URLs offer `serverkeygen`, and every label that says `serverKeygen: true`. */

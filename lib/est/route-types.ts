@@ -28,6 +28,8 @@ export interface EstServices extends EnrolmentServices {
   bodyLimit: number;
   /** The endpoints ('' or a label) that offer `serverkeygen` (README "EST"). */
   serverKeygen: ReadonlySet<string>;
+  /** The `Retry-After` of a request left waiting for approval (`est.retryAfterSeconds`). */
+  retryAfterSeconds: number;
 }
 
 export interface EstRequest {

@@ -44,8 +44,11 @@ export interface EnrolmentStore {
   createEnrolmentChallenge(challenge: NewEnrolmentChallenge): Promise<EnrolmentChallengeRecord>;
   /** The challenge whose secret hashes to `secretSha256`, used or not, or null. */
   findEnrolmentChallenge(secretSha256: string): Promise<EnrolmentChallengeRecord | null>;
-  /** Mark it used for `certificateSerial`; false when it was used already (another request won). */
-  useEnrolmentChallenge(id: number, certificateSerial: string, at: Date): Promise<boolean>;
+  /**
+   * Mark it used for `certificateSerial` (null: by a request that waits for approval); false when it
+   * was used already (another request won).
+   */
+  useEnrolmentChallenge(id: number, certificateSerial: string | null, at: Date): Promise<boolean>;
   /** The certificate a transaction was answered with, or null. */
   findEnrolmentTransaction(key: EnrolmentTransactionKey): Promise<{ caId: number; certificateSerial: string } | null>;
   /** Record the answer of a transaction; false when one was recorded already (a repetition raced it). */

@@ -51,7 +51,11 @@ export type DomainEventType =
   /** Stored CA keys were re-encrypted under a new key-encryption key; `data` names the KEKs by id and the CAs. */
   | 'kek.rotated'
   /** Too many failed logins: a username or an address is refused for a while (not a row change). */
-  | 'login.locked_out';
+  | 'login.locked_out'
+  /** An enrolment request waiting for an operator was approved; `serial` is the certificate it got, `data.request` its id. */
+  | 'enrolment.approved'
+  /** An enrolment request waiting for an operator was refused; `data.reason` says why, `data.request` is its id. */
+  | 'enrolment.refused';
 
 /** Every event type, once (a record keyed by the type, so that a type added above and not here fails to compile). */
 const EVENT_TYPES: Record<DomainEventType, true> = {
@@ -81,6 +85,8 @@ const EVENT_TYPES: Record<DomainEventType, true> = {
   'user.permissions_changed': true,
   'kek.rotated': true,
   'login.locked_out': true,
+  'enrolment.approved': true,
+  'enrolment.refused': true,
 };
 
 /** The event types the library writes, sorted: what a filter offers (the admin interface's audit log). */

@@ -24,6 +24,8 @@ export * from './revocation';
 export * from './delegate-keys';
 export * from './enrolment-challenges';
 export * from './enrolment-endpoints';
+
+export * from './enrolment-requests';
 export * from './admin-sessions';
 export * from './certificate-statistics';
 export * from './key-rotation';

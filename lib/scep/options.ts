@@ -36,6 +36,12 @@ export interface ScepOptions {
   legacyAlgorithms?: boolean;
   /** Largest PKIOperation message in bytes. Default 256 KiB. */
   bodyLimit?: number;
+  /**
+   * New enrolments (PKCSReq) at the URLs without a label wait for an operator (`ca-admin
+   * approve_enrolment_request`): answered PENDING until then; the client polls (CertPoll, or the same
+   * PKCSReq again). Renewals do not wait. Default false. Labels say it each for themselves.
+   */
+  approval?: boolean;
 }
 
 export interface ResolvedScepOptions {
@@ -49,7 +55,7 @@ export interface ResolvedScepOptions {
 export const DEFAULT_SCEP_BODY_LIMIT = 256 * 1024;
 /** Path segments that clients append to a SCEP URL, never a label: kept with the endpoints' label rules (lib/enrolment/endpoint-labels.ts). */
 export { SCEP_CLIENT_SUFFIXES };
-const NAMES = ['enabled', 'ca', 'profile', 'validityDays', 'challenge', 'labels', 'legacyAlgorithms', 'bodyLimit'];
+const NAMES = ['enabled', 'ca', 'profile', 'validityDays', 'challenge', 'labels', 'legacyAlgorithms', 'bodyLimit', 'approval'];
 
 /**
  * `options` (the router's `scep`), with the environment's `CA_ENABLE_SCEP` (`enabledByEnvironment`)

@@ -71,7 +71,8 @@ export async function answerPkiMessage(
     if (!services.legacyAlgorithms && LEGACY_CIPHERS.includes(cipher)) {
       return await reply(message, { status: 'FAILURE', failInfo: 'badAlg', failInfoText: `${cipher} is turned off here.` });
     }
-    const { certificates, crls } = await answerRequest(services, endpoint, message, content, address);
+    const { certificates, crls, pending } = await answerRequest(services, endpoint, message, content, address);
+    if (pending) return await reply(message, { status: 'PENDING' });
     return await reply(message, { status: 'SUCCESS', certificates, crls, recipientCertificateDer: message.signerCertificate, cipher });
   } catch (e) {
     if (e instanceof ScepMessageError) return reply(message, { status: 'FAILURE', failInfo: e.failInfo });

@@ -9,7 +9,9 @@
  *   signature proves possession), whatever challenge it carries.
  * - RenewalReq (17): signed by the certificate being renewed (lib/enrolment/renewal.ts).
  * - Both answered once per transactionID and key: a repetition gets the first certificate back.
- * - GetCert (21): a certificate of this CA by serial. CertPoll (20): nothing waits for approval yet.
+ * - At an endpoint with `approval`, a new PKCSReq (not a renewal) waits for an operator: PENDING, and
+ *   CertPoll (20) or the same PKCSReq again asks how it stands (lib/scep/approval.ts).
+ * - GetCert (21): a certificate of this CA by serial.
  * - GetCRL (22): the CA's current CRL (lib/ca/crls.ts, the one `{urlPath}crl/…` serves) for the
  *   certificate named by issuer and serial: the child-CA CRL for a CA it signed, else the end-entity one.
  */
@@ -25,6 +27,7 @@ import { parseCertificate, type ParsedCertificate } from '../x509/certificate';
 import type { ParsedCsr } from '../x509/csr';
 import { X509Error } from '../x509/errors';
 import { challengePassword, readIssuerAndSerial, ScepMessageError, type PkiMessage } from '../x509/scep';
+import { certPoll, holdPkcsReq, repeatedPkcsReq, type HeldScepAnswer } from './approval';
 import type { ScepServices } from './route-types';
 
 /**
@@ -82,6 +85,23 @@ interface Request {
   address: string | null;
 }
 
+/**
+ * A PKCSReq at an endpoint with `approval`: a repetition answered as its request stands, a new one
+ * (challenge and key checked as below) kept waiting; null for a renewal, which does not wait.
+ */
+async function heldPkcsReq({ services, endpoint, message, content, csr, address }: Request): Promise<HeldScepAnswer | null> {
+  const signer = parseCertificate(message.signerCertificate);
+  if (await renewing(services, endpoint, message, signer, csr)) return null;
+  // Before the challenge: a one-time one was used up when the request was kept.
+  const repeated = await repeatedPkcsReq(services, endpoint, message, signer);
+  if (repeated) return repeated;
+  const use = await checkChallenge(services.store, 'scep', endpoint, challengePassword(content), csr);
+  if (!signer.publicKey.der.equals(csr.publicKey.der)) {
+    throw new EnrolmentError(400, 'The request must be signed with the key of its certificate request.', 'badRequest');
+  }
+  return holdPkcsReq(services, endpoint, message, signer, csr, use, deviceActor(endpoint, use, address));
+}
+
 async function pkcsReq({ services, endpoint, message, content, csr, address }: Request, answers: EnrolmentTransactionKey) {
   const signer = parseCertificate(message.signerCertificate);
   const renewed = await renewing(services, endpoint, message, signer, csr);
@@ -121,10 +141,14 @@ async function getCert(services: ScepServices, endpoint: ResolvedEndpoint, conte
   return stored.der;
 }
 
-/** What a SUCCESS carries in its certs-only bag (RFC 8894 §3.3.2): certificates, or for GetCRL a CRL. */
+/**
+ * What a SUCCESS carries in its certs-only bag (RFC 8894 §3.3.2): certificates, or for GetCRL a CRL;
+ * `pending`: nothing yet, the request waits for an operator (a PENDING).
+ */
 export interface ScepAnswer {
   certificates: Buffer[];
   crls: Buffer[];
+  pending?: boolean;
 }
 
 async function getCrl(services: ScepServices, endpoint: ResolvedEndpoint, content: Buffer): Promise<ScepAnswer> {
@@ -139,6 +163,10 @@ async function getCrl(services: ScepServices, endpoint: ResolvedEndpoint, conten
 
 const certificatesOnly = (certificates: Buffer[]): ScepAnswer => ({ certificates, crls: [] });
 
+/** A held request's answer: PENDING, or SUCCESS with its certificate. */
+const held = (answer: HeldScepAnswer): ScepAnswer =>
+  answer.pending ? { certificates: [], crls: [], pending: true } : certificatesOnly([answer.certificate]);
+
 /** What a SUCCESS answers `message` (decrypted `content`) with; else an `EnrolmentError`. */
 export async function answerRequest(
   services: ScepServices,
@@ -152,12 +180,14 @@ export async function answerRequest(
       case MESSAGE_TYPES.PKCSReq:
       case MESSAGE_TYPES.RenewalReq: {
         const request = { services, endpoint, message, content, csr: decryptedCsr(content), address };
+        const waiting = endpoint.approval && message.messageType === MESSAGE_TYPES.PKCSReq ? await heldPkcsReq(request) : null;
+        if (waiting) return held(waiting);
         return certificatesOnly([await enrolment(request, message.messageType === MESSAGE_TYPES.PKCSReq ? pkcsReq : renewalReq)]);
       }
       case MESSAGE_TYPES.GetCert:
         return certificatesOnly([await getCert(services, endpoint, content)]);
       case MESSAGE_TYPES.CertPoll:
-        throw new EnrolmentError(404, 'No request of this transaction waits for approval.', 'badCertId');
+        return held(await certPoll(services, endpoint, message, parseCertificate(message.signerCertificate), content));
       case MESSAGE_TYPES.GetCRL:
         return await getCrl(services, endpoint, content);
       default:

@@ -8,7 +8,8 @@ import { randomBytes } from 'crypto';
 import request from 'supertest';
 import { envKekSecretBox } from '../../adapters/keys/secret-box';
 import { createApiUser } from '../../lib';
-import type { AcmeStore, CertificateRecord, EventLog } from '../../lib/ports';
+import { hasEnrolmentRequestStore, type AcmeStore, type CertificateRecord, type EventLog } from '../../lib/ports';
+import { parseCsr } from '../../lib/x509/csr';
 import { API, opensslCsr, PASSWORD } from '../api/fixture';
 import { ADMIN, formToken, NO_PERMISSIONS, setupAdmin, type AdminFixture } from './admin-fixture';
 
@@ -425,5 +426,76 @@ describe('webhooks', () => {
       ['webhook.secret_rotated', 'hooks', 'admin'],
       ['webhook.removed', 'hooks', 'admin'],
     ]);
+  });
+});
+
+describe('enrolment requests (an EST or SCEP endpoint with approval)', () => {
+  /** A request as the enrolment core keeps it (lib/enrolment/approval.ts), of the fixture's CA. */
+  const requests = () => {
+    const store = f.api.store;
+    if (!hasEnrolmentRequestStore(store)) throw new Error('the knex store keeps enrolment requests');
+    return store.enrolmentRequests;
+  };
+  const keep = async (cn: string) => {
+    const kept = await requests().createEnrolmentRequest({
+      protocol: 'scep',
+      label: 'phones',
+      caId: f.api.ca.id,
+      profile: 'webserver',
+      csrDer: parseCsr(opensslCsr('EC', cn).csr).der,
+      requester: { type: 'challenge', name: 'phones', protocol: 'scep' },
+      requestKey: randomBytes(32).toString('hex'),
+    });
+    return kept!;
+  };
+  const url = () => `${ADMIN}cas/${f.api.ca.serial}/enrolment-requests/`;
+
+  test('listed with Approve and Refuse; approving signs it, the device its requester, the user the approver; refusing keeps the reason', async () => {
+    const approved = await keep('held-admin.example.com');
+    const refused = await keep('refused-admin.example.com');
+    const agent = await f.signIn('alice');
+    expect((await agent.get(`${ADMIN}cas/${f.api.ca.serial}/`).expect(200)).text).toContain(`href="${url()}">Enrolment requests</a>`);
+    const list = await agent.get(url()).expect(200);
+    expect(list.text).toContain('CN=held-admin.example.com');
+    expect(list.text).toContain(`action="${url()}${approved.id}/approve"`);
+    const before = await events().latestEventId();
+    await agent
+      .post(`${url()}${approved.id}/approve`)
+      .type('form')
+      .send({ _csrf: formToken(list.text, `${url()}${approved.id}/approve`) })
+      .expect(303);
+    const decided = await requests().getEnrolmentRequest(approved.id);
+    expect(decided).toMatchObject({ status: 'approved', decidedBy: { type: 'api_user', name: 'alice', protocol: 'admin' } });
+    const issued = (await events().eventsSince(before)).map((e) => [e.type, e.actor.type, e.actor.name, e.serial]);
+    expect(issued).toEqual([
+      ['certificate.issued', 'challenge', 'phones', decided!.certificateSerial],
+      ['enrolment.approved', 'api_user', 'alice', decided!.certificateSerial],
+    ]);
+    // Approved again (a second click): a message, nothing issued.
+    const again = await agent
+      .post(`${url()}${approved.id}/approve`)
+      .type('form')
+      .send({ _csrf: formToken(list.text) })
+      .expect(409);
+    expect(again.text).toContain(`Enrolment request ${approved.id} was approved already.`);
+    await agent
+      .post(`${url()}${refused.id}/refuse`)
+      .type('form')
+      .send({ _csrf: formToken(list.text), reason: 'Not one of ours.' })
+      .expect(303);
+    expect(await requests().getEnrolmentRequest(refused.id)).toMatchObject({ status: 'refused', reason: 'Not one of ours.' });
+    const after = await agent.get(url()).expect(200);
+    expect(after.text).toContain('No enrolment request waits for approval.');
+    expect(after.text).toContain('refused: Not one of ours.');
+    expect((await events().eventsSince(before)).length).toBe(3);
+  });
+
+  test('without sign_certificate: 403, nothing decided', async () => {
+    const waiting = await keep('viewer-admin.example.com');
+    const agent = await f.signIn('viewer');
+    await agent.get(url()).expect(403);
+    const token = formToken((await agent.get(`${ADMIN}`).expect(200)).text, `${ADMIN}logout`);
+    await agent.post(`${url()}${waiting.id}/approve`).type('form').send({ _csrf: token }).expect(403);
+    expect(await requests().getEnrolmentRequest(waiting.id)).toMatchObject({ status: 'pending' });
   });
 });

@@ -241,7 +241,7 @@ describe('step-up', () => {
     await root.close();
   });
 
-  test('the routes marked for step-up are exactly revoke, CA edit, ACME deactivation, EAB keys, the webhook and the user changes', () => {
+  test('the routes marked for step-up are exactly revoke, CA edit, ACME deactivation, EAB keys, enrolment decisions, the webhook and the user changes', () => {
     const marked = ADMIN_ROUTES.filter((r) => r.stepUp).map((r) => `${r.method} ${r.path}`);
     expect(marked.sort()).toEqual(
       [
@@ -250,6 +250,8 @@ describe('step-up', () => {
         'POST cas/{ca}/',
         'POST cas/{ca}/acme/{slug}/deactivate',
         'POST cas/{ca}/eab-keys',
+        'POST cas/{ca}/enrolment-requests/{id}/approve',
+        'POST cas/{ca}/enrolment-requests/{id}/refuse',
         'POST webhooks/',
         'POST webhooks/{id}/rotate',
         'POST webhooks/{id}/replay',

@@ -15,7 +15,8 @@ import type { Command } from 'commander';
 import { CommandContext } from '../../lib/cli/context';
 import { caAdminProgram } from '../../lib/cli/run';
 import type { Action } from '../../lib/cli/commands/shared';
-import { hasEventLog, type Store } from '../../lib/ports';
+import { hasEnrolmentRequestStore, hasEventLog, type Store } from '../../lib/ports';
+import { parseCsr } from '../../lib/x509/csr';
 import { testDatabaseTargets } from '../helpers/database';
 import { cliFixture, TEST_KEK, type CliResult } from './helpers';
 import { openssl, opensslCsr } from './openssl';
@@ -29,7 +30,7 @@ const NO_CA = 'NoSuchCA';
 const NO_CERT = 'no-such.example.com';
 const NO_USER = 'nobody';
 const NO_WEBHOOK = '999';
-const THINGS = '(Certificate authority|Certificate|User|Webhook endpoint)';
+const THINGS = '(Certificate authority|Certificate|User|Webhook endpoint|Enrolment request)';
 
 /** What the fixture made, for the rows' argument lists. */
 interface State {
@@ -40,6 +41,8 @@ interface State {
   extKey: string;
   extCert: string;
   extLeaf: string;
+  /** Two enrolment requests waiting for approval: one to approve, one to refuse. */
+  waiting: [string, string];
 }
 
 type Use =
@@ -296,6 +299,29 @@ const TABLE: Row[] = [
     },
   },
   {
+    command: 'list_enrolment_requests',
+    use: { kind: 'reads', argv: () => ['list_enrolment_requests', '--status', 'all', '--ca', 'Root'] },
+    unknown: { '--ca': () => ['list_enrolment_requests', '--ca', NO_CA] },
+  },
+  {
+    command: 'approve_enrolment_request',
+    use: {
+      kind: 'confirms',
+      argv: (s) => ['approve_enrolment_request', s.waiting[0]],
+      line: new RegExp(`^Approved enrolment request \\d+: issued ${SERIAL}\\.$`),
+    },
+    unknown: { '<id>': () => ['approve_enrolment_request', NO_WEBHOOK] },
+  },
+  {
+    command: 'refuse_enrolment_request',
+    use: {
+      kind: 'confirms',
+      argv: (s) => ['refuse_enrolment_request', s.waiting[1], '--reason', 'unknown device'],
+      line: /^Refused enrolment request \d+\.$/,
+    },
+    unknown: { '<id>': () => ['refuse_enrolment_request', NO_WEBHOOK] },
+  },
+  {
     command: 'add_webhook',
     // stdout is the endpoint's id and its secret, shown this once.
     use: { kind: 'data', argv: () => ['add_webhook', 'https://hooks.example.com/other'], output: /^id: \d+\nsecret: whsec_\S+\n$/ },
@@ -406,6 +432,23 @@ describe.each(testDatabaseTargets())('ca-admin commands on $name', (target) => {
     s.extLeaf = path.join(f.dir, 'ext-leaf.pem');
     openssl(['x509', '-req', '-in', extCsr, '-CA', s.extCert, '-CAkey', s.extKey, '-set_serial', '4660', '-days', '10', '-out', s.extLeaf]);
     expect(fs.existsSync(s.extLeaf)).toBe(true);
+    // Two requests of an EST endpoint with approval, as lib/enrolment/approval.ts keeps them.
+    const store = f.db.store;
+    const root = (await store.findCaByName('Root'))!;
+    if (!hasEnrolmentRequestStore(store)) throw new Error('the knex store keeps enrolment requests');
+    const keep = async (requestKey: string) =>
+      String(
+        (await store.enrolmentRequests.createEnrolmentRequest({
+          protocol: 'est',
+          label: '',
+          caId: root.id,
+          profile: 'webserver',
+          csrDer: parseCsr(fs.readFileSync(s.csr)).der,
+          requester: { type: 'api_user', id: 1, name: 'alice', protocol: 'est' },
+          requestKey,
+        }))!.id,
+      );
+    s.waiting = [await keep('a'.repeat(64)), await keep('b'.repeat(64))];
   });
 
   const reads = TABLE.filter((r) => r.use.kind === 'reads');

@@ -13,6 +13,8 @@ import { TABLES } from '../../adapters/store/knex/tables';
 import { buildApp } from '../helpers/http';
 import { API, opensslCsr, setupApi, type ApiFixture } from '../api/fixture';
 import { cliRunner } from '../cli/helpers';
+import { approveEnrolmentRequest, refuseEnrolmentRequest } from '../../lib/enrolment/approval';
+import { resolveProfiles } from '../../lib/ca/profiles';
 
 let f: ApiFixture;
 let built: ReturnType<typeof buildApp>;
@@ -30,7 +32,12 @@ beforeAll(async () => {
     est: {
       enabled: true,
       ca: f.ca.serial,
-      labels: { devices: { ca: other.name, profile: 'client', serverKeygen: true }, week: { ca: other.name, validityDays: 7 } },
+      retryAfterSeconds: 5,
+      labels: {
+        devices: { ca: other.name, profile: 'client', serverKeygen: true },
+        week: { ca: other.name, validityDays: 7 },
+        held: { ca: f.ca.serial, approval: true },
+      },
     },
   });
   app = built.app;
@@ -447,9 +454,97 @@ describe('options', () => {
     [{ enabled: true, bodyLimit: 0 }, /`est.bodyLimit` must be a positive whole number/],
     [{ enabled: 'yes' }, /`est.enabled` must be true or false/],
     [{ enable: true }, /unknown option `enable`/],
+    [{ enabled: true, approval: 'yes' }, /`est.approval` must be true or false/],
+    [{ enabled: true, labels: { x: { ca: 'a', approval: 1 } } }, /`est.labels.x.approval` must be true or false/],
+    [{ enabled: true, labels: { x: { ca: 'a', approval: true, serverKeygen: true } } }, /`est.labels.x.approval` cannot be combined/],
+    [{ enabled: true, retryAfterSeconds: 1.5 }, /`est.retryAfterSeconds` must be a whole number of seconds from 1 to 86400/],
+    [{ enabled: true, retryAfterSeconds: 0 }, /`est.retryAfterSeconds` must be a whole number/],
   ])('%j is refused', (est, message) => {
     expect(() => buildApp({ enableRestApi: true, store: f.store, keyBackends: { default: f.keyBackend }, est: est as never })).toThrow(
       message,
     );
+  });
+});
+
+describe('approval (est.labels.held.approval)', () => {
+  const operator = { type: 'operator', name: 'root', protocol: 'cli' };
+  const services = () => ({
+    store: f.store,
+    signing: { keyBackends: { default: f.keyBackend }, profiles: resolveProfiles() },
+    defaultProfile: 'webserver',
+  });
+  const held = (body: Buffer, user = 'alice') => enroll(body.toString('base64'), user, 'held');
+  const requests = async () =>
+    (await f.db.knex(TABLES.enrolmentRequests).select('id', 'status', 'certificate_serial')) as {
+      id: number;
+      status: string;
+      certificate_serial: string | null;
+    }[];
+  const idOf = (res: request.Response) => Number(/^Enrolment request (\d+) waits for approval/.exec(res.text)![1]);
+
+  test('202 with Retry-After until approved, the same request once, no certificate before; then the certificate, once', async () => {
+    const csr = csrDer('held1.example.org');
+    const before = await certificateCount();
+    const first = await held(csr);
+    expect([first.status, first.headers['retry-after'], first.headers['content-type']]).toEqual([202, '5', 'text/plain; charset=utf-8']);
+    expect(first.headers['content-length']).toBe(String(Buffer.byteLength(first.text)));
+    const id = idOf(first);
+    const again = await held(csr);
+    expect([again.status, idOf(again)]).toEqual([202, id]);
+    expect((await requests()).filter((r) => r.id === id)).toEqual([{ id, status: 'pending', certificate_serial: null }]);
+    expect(await certificateCount()).toBe(before);
+    // Another user with the same CSR is another request: the key is who asked and the CSR's key.
+    const other = await held(csr, 'bob');
+    expect([other.status, idOf(other) !== id]).toEqual([202, true]);
+
+    const { certificate } = await approveEnrolmentRequest(services(), id, operator);
+    expect(await certificateCount()).toBe(before + 1);
+    for (let i = 0; i < 2; i++) {
+      const res = await held(csr);
+      expect(res.status).toBe(200);
+      const certs = certsOf(res.text);
+      expect(certs).toHaveLength(1);
+      expect(
+        text(certs[0], '-serial')
+          .trim()
+          .replace(/^serial=0*/, ''),
+      ).toBe(certificate.serial.replace(/^0+/, ''));
+    }
+    expect(await certificateCount()).toBe(before + 1);
+    // A second approval: refused, nothing issued.
+    await expect(approveEnrolmentRequest(services(), id, operator)).rejects.toThrow(`Enrolment request ${id} was approved already.`);
+    expect(await certificateCount()).toBe(before + 1);
+    // The audit log: the device asked (certificate.issued), the operator approved (enrolment.approved).
+    const events = (await f.db.knex(TABLES.events).where({ serial: certificate.serial }).orderBy('id')) as {
+      type: string;
+      actor: unknown;
+    }[];
+    const actor = (a: unknown) => (typeof a === 'string' ? JSON.parse(a) : a) as Record<string, unknown>;
+    expect(events.map((e) => [e.type, actor(e.actor).type, actor(e.actor).name])).toEqual([
+      ['certificate.issued', 'api_user', 'alice'],
+      ['enrolment.approved', 'operator', 'root'],
+    ]);
+  });
+
+  test('refused: 403 with the reason, to every repetition; nothing issued', async () => {
+    const csr = csrDer('held2.example.org');
+    const before = await certificateCount();
+    const id = idOf(await held(csr));
+    await refuseEnrolmentRequest(f.store, id, operator, 'Unknown device.');
+    for (let i = 0; i < 2; i++) {
+      const res = await held(csr);
+      expect([res.status, res.text]).toEqual([403, 'Unknown device.\n']);
+    }
+    await expect(approveEnrolmentRequest(services(), id, operator)).rejects.toThrow(`Enrolment request ${id} was refused already.`);
+    expect(await certificateCount()).toBe(before);
+    expect((await requests()).filter((r) => r.id === id)).toEqual([{ id, status: 'refused', certificate_serial: null }]);
+  });
+
+  test('the label without approval still answers at once; a body that is no CSR is refused (400) before anything waits', async () => {
+    expect((await enroll(csrDer('at-once.example.org').toString('base64'))).status).toBe(200);
+    const count = (await requests()).length;
+    const res = await held(Buffer.from('not a csr'));
+    expect(res.status).toBe(400);
+    expect((await requests()).length).toBe(count);
   });
 });

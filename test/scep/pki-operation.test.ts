@@ -17,6 +17,8 @@ import { API, setupApi, type ApiFixture } from '../api/fixture';
 import { tlv } from '../../lib/x509/der-writer';
 import { certificateIdentity } from '../../lib/x509/scep/certificate-identity';
 import { createEnrolmentChallenge } from '../../lib/enrolment/challenges';
+import { approveEnrolmentRequest, refuseEnrolmentRequest } from '../../lib/enrolment/approval';
+import { resolveProfiles } from '../../lib/ca/profiles';
 import { buildRequest, csrOf, envelope, makeDevice, readCertRep, type Device } from '../helpers/scep-request';
 import { cliRunner } from '../cli/helpers';
 
@@ -45,7 +47,12 @@ const certificateCount = async () => Number((await f.db.knex(TABLES.certificates
 beforeAll(async () => {
   f = await setupApi();
   const rsa = await f.makeCa({ name: 'rsa devices', keyType: 'RSA', keySize: 2048, apiEnabled: true });
-  const scep = { enabled: true, ca: rsa.name, challenge: CHALLENGE, labels: { ec: { ca: f.ca.serial, challenge: 'ec-secret' } } };
+  const scep = {
+    enabled: true,
+    ca: rsa.name,
+    challenge: CHALLENGE,
+    labels: { ec: { ca: f.ca.serial, challenge: 'ec-secret' }, held: { ca: rsa.name, challenge: 'held-secret', approval: true } },
+  };
   const common = { enableRestApi: true, store: f.store, keyBackends: { default: f.keyBackend } };
   built = buildApp({ ...common, scep });
   strict = buildApp({ ...common, scep: { ...scep, legacyAlgorithms: false } });
@@ -428,5 +435,108 @@ describe('RenewalReq and GetCert', () => {
     expect(checked).toMatch(new RegExp(`Serial Number: 0*${revoked}\\n`));
     const deviceSubject = certificateIdentity(device.certDer).issuer; // self-signed: its issuer is itself
     expect(await post(getCrl(deviceSubject), device)).toMatchObject({ status: '2', failInfo: '4' });
+  });
+});
+
+describe('approval (scep.labels.held.approval)', () => {
+  const operator = { type: 'operator', name: 'root', protocol: 'cli' };
+  const services = () => ({
+    store: f.store,
+    signing: { keyBackends: { default: f.keyBackend }, profiles: resolveProfiles() },
+    defaultProfile: 'webserver',
+  });
+  const CERT_POLL = 20;
+  const pkcsReq = (device: Device, cn: string, challenge: string, transactionId: string) =>
+    buildRequest({
+      signer: device,
+      content: envelope(dir, csrOf(dir, device.key, cn, challenge), raPem),
+      messageType: PKCS_REQ,
+      transactionId,
+    });
+  /** strongSwan's CertPoll: IssuerAndSubject (issuer: the RA's subject, subject: the one asked for), same transaction and key. */
+  const certPoll = (device: Device, transactionId: string) => {
+    const subject = certificateIdentity(device.certDer).issuer; // self-signed: its issuer is its subject
+    return buildRequest({
+      signer: device,
+      content: envelope(dir, tlv(0x30, subject, subject), raPem),
+      messageType: CERT_POLL,
+      transactionId,
+    });
+  };
+  const requestsOf = async (label: string) =>
+    (await f.db.knex(TABLES.enrolmentRequests).where({ protocol: 'scep', label })) as { id: number; status: string }[];
+
+  test('PKCSReq → PENDING; CertPoll and the re-sent PKCSReq → PENDING, one request, no certificate; approved → SUCCESS, once', async () => {
+    const device = makeDevice(dir, 'held1');
+    const message = pkcsReq(device, 'held1.example.org', 'held-secret', 'HELD-1');
+    const before = await certificateCount();
+    expect(await post(message, device, '/held')).toMatchObject({ status: '3', failInfo: null, transactionId: 'HELD-1', certificates: [] });
+    expect(await post(certPoll(device, 'HELD-1'), device, '/held')).toMatchObject({ status: '3', certificates: [] });
+    expect(await post(message, device, '/held')).toMatchObject({ status: '3', certificates: [] }); // micromdm's re-sent PKCSReq
+    const kept = await requestsOf('held');
+    expect(kept).toHaveLength(1);
+    expect(await certificateCount()).toBe(before);
+
+    const { certificate } = await approveEnrolmentRequest(services(), kept[0].id, operator);
+    const polled = await post(certPoll(device, 'HELD-1'), device, '/held');
+    expect(polled).toMatchObject({ status: '0', transactionId: 'HELD-1' });
+    expect(polled.certificates).toHaveLength(1);
+    const serialOf = (pem: string) =>
+      execFileSync('openssl', ['x509', '-noout', '-serial'], { input: pem })
+        .toString()
+        .trim()
+        .replace(/^serial=0*/, '');
+    expect(serialOf(polled.certificates[0])).toBe(certificate.serial.replace(/^0+/, ''));
+    const resent = await post(message, device, '/held');
+    expect(serialOf(resent.certificates[0])).toBe(certificate.serial.replace(/^0+/, ''));
+    expect(await certificateCount()).toBe(before + 1);
+    await expect(approveEnrolmentRequest(services(), kept[0].id, operator)).rejects.toThrow(/was approved already/);
+    expect(await certificateCount()).toBe(before + 1);
+  });
+
+  test('a one-time challenge is used up when the request waits; refused → FAILURE badRequest with the reason, nothing issued', async () => {
+    const { id: challengeId, secret } = await createEnrolmentChallenge(f.store, {
+      protocol: 'scep',
+      label: 'held',
+      subject: null,
+      san: null,
+      validityMs: 3_600_000,
+    });
+    const device = makeDevice(dir, 'held2');
+    const message = pkcsReq(device, 'held2.example.org', secret, 'HELD-2');
+    const before = await certificateCount();
+    expect((await post(message, device, '/held')).status).toBe('3');
+    expect((await f.db.knex('ca_api_enrolment_challenges').where({ id: challengeId }).first()).used).not.toBeNull();
+    // Used up, yet the same request is still a poll of its own, not a second use.
+    expect((await post(message, device, '/held')).status).toBe('3');
+    // Another device with that secret: the challenge is spent.
+    const other = makeDevice(dir, 'held2b');
+    expect(await post(pkcsReq(other, 'held2b.example.org', secret, 'HELD-2B'), other, '/held')).toMatchObject({
+      status: '2',
+      failInfo: '2',
+    });
+    const [kept] = (await requestsOf('held')).filter((r) => r.status === 'pending');
+    await refuseEnrolmentRequest(f.store, kept.id, operator, 'Not one of ours.');
+    expect(await post(certPoll(device, 'HELD-2'), device, '/held')).toMatchObject({
+      status: '2',
+      failInfo: '2',
+      failInfoText: 'Not one of ours.',
+    });
+    expect(await post(message, device, '/held')).toMatchObject({ status: '2', failInfo: '2', failInfoText: 'Not one of ours.' });
+    expect(await certificateCount()).toBe(before);
+  });
+
+  test('CertPoll of another transaction or by another key: badCertId; a wrong challenge waits for nothing', async () => {
+    const device = makeDevice(dir, 'held3');
+    const stranger = makeDevice(dir, 'held3s');
+    expect((await post(pkcsReq(device, 'held3.example.org', 'held-secret', 'HELD-3'), device, '/held')).status).toBe('3');
+    expect(await post(certPoll(device, 'HELD-OTHER'), device, '/held')).toMatchObject({ status: '2', failInfo: '4' });
+    expect(await post(certPoll(stranger, 'HELD-3'), stranger, '/held')).toMatchObject({ status: '2', failInfo: '4' });
+    const count = (await requestsOf('held')).length;
+    expect(await post(pkcsReq(stranger, 'held3s.example.org', 'wrong', 'HELD-4'), stranger, '/held')).toMatchObject({
+      status: '2',
+      failInfo: '2',
+    });
+    expect((await requestsOf('held')).length).toBe(count);
   });
 });

@@ -3,7 +3,15 @@
  * TEST_DATABASE_URL is set). One database per target for the whole file; tables are emptied between
  * tests.
  */
-import { ALL_PERMISSIONS, hasBatchOrders, StoreConflictError, StoreNotFoundError, type Store } from '../../lib/ports';
+import {
+  ALL_PERMISSIONS,
+  hasBatchOrders,
+  hasEnrolmentRequestStore,
+  hasEventLog,
+  StoreConflictError,
+  StoreNotFoundError,
+  type Store,
+} from '../../lib/ports';
 import type { Extension } from '../../lib/x509/types';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { newCa, newCertificate, randomSerial, signRequest } from './records';
@@ -58,6 +66,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0022_acme_account_deactivated',
         '0023_admin_step_up',
         '0024_acme_policy_events',
+        '0025_enrolment_requests',
         '0026_enrolment_endpoints',
       ]);
     });
@@ -503,6 +512,73 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
       expect(none.permissions).toEqual([]);
       expect(await store.findUser('alice')).toEqual(none);
       await expect(store.updateUser(9999, { passwordHash: 'x' })).rejects.toBeInstanceOf(StoreNotFoundError);
+    });
+  });
+
+  describe('enrolment requests', () => {
+    const device = { type: 'api_user', id: 7, name: 'alice', protocol: 'est', address: '127.0.0.1' };
+    const operator = { type: 'operator', name: 'root', protocol: 'cli' };
+    const requests = () => {
+      if (!hasEnrolmentRequestStore(store)) throw new Error('the knex store keeps enrolment requests');
+      return store.enrolmentRequests;
+    };
+    const keep = (caId: number, requestKey: string, label = '') =>
+      requests().createEnrolmentRequest({
+        protocol: 'est',
+        label,
+        caId,
+        profile: 'client',
+        csrDer: Buffer.from([0x30, 0x03, 0x02, 0x01, 0x07]),
+        requester: device,
+        requestKey,
+      });
+
+    it('keeps a request once per protocol, label and key; reads it back by id and by key', async () => {
+      const ca = await store.insertCa(newCa());
+      const kept = await keep(ca.id, 'a'.repeat(64));
+      expect(kept).toMatchObject({ protocol: 'est', label: '', caId: ca.id, profile: 'client', requester: device, status: 'pending' });
+      expect(kept).toMatchObject({ certificateSerial: null, reason: null, decided: null, decidedBy: null });
+      expect(kept!.csrDer).toEqual(Buffer.from([0x30, 0x03, 0x02, 0x01, 0x07]));
+      expect(kept!.created).toBeInstanceOf(Date);
+      expect(await keep(ca.id, 'a'.repeat(64))).toBeNull(); // a repetition: no second row
+      expect(await keep(ca.id, 'a'.repeat(64), 'phones')).not.toBeNull(); // another endpoint's
+      expect(await requests().getEnrolmentRequest(kept!.id)).toEqual(kept);
+      expect(await requests().findEnrolmentRequest('est', '', 'a'.repeat(64))).toEqual(kept);
+      expect(await requests().findEnrolmentRequest('scep', '', 'a'.repeat(64))).toBeNull();
+      expect(await requests().getEnrolmentRequest(9999)).toBeNull();
+    });
+
+    it('decides a waiting request once, and writes enrolment.approved / enrolment.refused naming who decided', async () => {
+      const ca = await store.insertCa(newCa());
+      const approved = (await keep(ca.id, 'b'.repeat(64)))!;
+      const refused = (await keep(ca.id, 'c'.repeat(64)))!;
+      const at = new Date('2026-01-02T03:04:05.000Z');
+      expect(await requests().decideEnrolmentRequest(approved.id, { status: 'approved', certificateSerial: 'ABC' }, operator, at)).toBe(
+        true,
+      );
+      expect(await requests().decideEnrolmentRequest(approved.id, { status: 'refused', reason: 'late' }, operator, at)).toBe(false);
+      expect(await requests().decideEnrolmentRequest(refused.id, { status: 'refused', reason: 'unknown device' }, operator, at)).toBe(true);
+      expect(await requests().getEnrolmentRequest(approved.id)).toMatchObject({
+        status: 'approved',
+        certificateSerial: 'ABC',
+        reason: null,
+        decided: at,
+        decidedBy: operator,
+      });
+      expect(await requests().getEnrolmentRequest(refused.id)).toMatchObject({
+        status: 'refused',
+        reason: 'unknown device',
+        decidedBy: operator,
+      });
+      expect((await requests().listEnrolmentRequests()).map((r) => r.id)).toEqual([refused.id, approved.id]);
+      expect((await requests().listEnrolmentRequests({ status: 'refused', caId: ca.id })).map((r) => r.id)).toEqual([refused.id]);
+      expect(await requests().listEnrolmentRequests({ status: 'pending' })).toEqual([]);
+      if (!hasEventLog(store)) throw new Error('the knex store keeps events');
+      const events = (await store.eventsSince(0, 1000)).filter((e) => e.type.startsWith('enrolment.'));
+      expect(events.map((e) => [e.type, e.actor, e.caSerial, e.serial, e.data])).toEqual([
+        ['enrolment.approved', operator, ca.serial, 'ABC', { request: approved.id, protocol: 'est', label: '', reason: null }],
+        ['enrolment.refused', operator, ca.serial, null, { request: refused.id, protocol: 'est', label: '', reason: 'unknown device' }],
+      ]);
     });
   });
 

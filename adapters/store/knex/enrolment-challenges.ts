@@ -18,6 +18,9 @@ import { mappingErrors } from './errors';
 import { TABLES } from './tables';
 import { fromNullableJson, toDate, toNullableDate, toNullableJson, toNumber } from './values';
 
+/** Requests waiting for approval: the other half of device enrolment's store (`store.enrolmentRequests`). */
+export { KnexEnrolmentRequestStore } from './enrolment-requests';
+
 interface Row {
   id: unknown;
   protocol: string;
@@ -79,7 +82,7 @@ export class KnexEnrolmentStore implements EnrolmentStore {
     });
   }
 
-  useEnrolmentChallenge(id: number, certificateSerial: string, at: Date): Promise<boolean> {
+  useEnrolmentChallenge(id: number, certificateSerial: string | null, at: Date): Promise<boolean> {
     return mappingErrors(async () => {
       const changed = await this.db(TABLES.enrolmentChallenges)
         .where({ id })

@@ -33,16 +33,13 @@ import type {
   RevokedCertificate,
   Store,
   StoredKeyRewriting,
-  Actor,
-  DomainEvent,
-  EventsOfTypes,
 } from '../../../lib/ports';
 import type * as ports from '../../../lib/ports';
 import type { KnexStoreCapabilities } from './capabilities';
 import * as cas from './cas';
 import * as delegateKeys from './delegate-keys';
-import { KnexEnrolmentStore } from './enrolment-challenges';
 import { KnexEnrolmentEndpointStore } from './enrolment-endpoints';
+import { KnexEnrolmentRequestStore, KnexEnrolmentStore } from './enrolment-challenges';
 import { KnexAdminSessionStore } from './admin-sessions';
 import { KnexCertificateStatistics } from './certificate-statistics';
 import * as certificates from './certificates';
@@ -78,7 +75,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     private readonly bound: boolean,
     hubs?: ChangeHubs,
     private readonly pending: PendingChanges | null = null,
-    private readonly actor: Actor | null = null,
+    private readonly actor: ports.Actor | null = null,
   ) {
     this.hubs = hubs ?? rootHubs(this.db);
   }
@@ -102,14 +99,14 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
 
   /** This store, with `actor` named in the events of its writes (and of transactions it opens). */
-  actingAs(actor: Actor): KnexStore {
+  actingAs(actor: ports.Actor): KnexStore {
     return new KnexStore(this.db, this.bound, this.hubs, this.pending, actor);
   }
 
-  eventsSince(afterId: number, limit?: number): Promise<DomainEvent[]> {
+  eventsSince(afterId: number, limit?: number): Promise<ports.DomainEvent[]> {
     return mappingErrors(() => events.eventsSince(this.db, afterId, limit));
   }
-  eventsOfTypesSince(afterId: number, types: readonly string[], limit?: number): Promise<EventsOfTypes> {
+  eventsOfTypesSince(afterId: number, types: readonly string[], limit?: number): Promise<ports.EventsOfTypes> {
     return mappingErrors(() => events.eventsOfTypesSince(this.db, afterId, types, limit));
   }
   latestEventId(): Promise<number> {
@@ -119,13 +116,16 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   get metricsReadings(): KnexMetricsReadings {
     return this.part('readings', () => new KnexMetricsReadings(this.db));
   }
-  /** One-time challenges and answered transactions of device enrolment (`EnrolmentStoreProvider`). */
+  /** Device enrolment: challenges and answered transactions, then requests waiting for approval (migration 0025). */
   get enrolment(): KnexEnrolmentStore {
     return this.part('enrolment', () => new KnexEnrolmentStore(this.db));
   }
   /** The enrolment endpoints kept in the database (`EnrolmentEndpointStoreProvider`); writes name this store's actor. */
   get enrolmentEndpoints(): KnexEnrolmentEndpointStore {
     return this.part('enrolmentEndpoints', () => new KnexEnrolmentEndpointStore(this.db, this.bound, this.actor));
+  }
+  get enrolmentRequests(): KnexEnrolmentRequestStore {
+    return this.part('enrolmentRequests', () => new KnexEnrolmentRequestStore(this.db));
   }
   /** The admin interface's sessions (`AdminSessionStoreProvider`, admin-sessions.ts). */
   get adminSessions(): KnexAdminSessionStore {

@@ -25,5 +25,7 @@ export const TABLES = {
   enrolmentChallenges: 'ca_api_enrolment_challenges',
   enrolmentTransactions: 'ca_api_enrolment_transactions',
   enrolmentEndpoints: 'ca_api_enrolment_endpoints',
+
+  enrolmentRequests: 'ca_api_enrolment_requests',
   adminSessions: 'ca_api_admin_sessions',
 } as const;

@@ -30,6 +30,7 @@ import * as m0021 from './0021_admin_sessions';
 import * as m0022 from './0022_acme_account_deactivated';
 import * as m0023 from './0023_admin_step_up';
 import * as m0024 from './0024_acme_policy_events';
+import * as m0025 from './0025_enrolment_requests';
 import * as m0026 from './0026_enrolment_endpoints';
 
 /** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
@@ -58,6 +59,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0022_acme_account_deactivated', m0022],
   ['0023_admin_step_up', m0023],
   ['0024_acme_policy_events', m0024],
+  ['0025_enrolment_requests', m0025],
   ['0026_enrolment_endpoints', m0026],
 ];
 

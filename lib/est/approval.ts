@@ -1,0 +1,29 @@
+/**
+ * An EST endpoint with `approval` (README "EST"): a new enrolment waits for an operator
+ * (lib/enrolment/approval.ts). The device re-sends the same simpleenroll (strongSwan does, on a new
+ * connection, every `max(--interval, Retry-After)`): it is matched by the user it authenticated as and
+ * the CSR's public key, and answered 202 while it waits, the certificate once approved, 403 with the
+ * operator's reason once refused.
+ */
+import type { Response } from 'express';
+import { estRequestKey, holdForApproval } from '../enrolment/approval';
+import type { ResolvedEndpoint } from '../enrolment/endpoint';
+import type { Actor, ApiUser } from '../ports';
+import type { ParsedCsr } from '../x509/csr';
+import { estError, sendCertificate, sendPending } from './framing';
+import type { EstServices } from './route-types';
+
+export async function enrolAfterApproval(
+  services: EstServices,
+  res: Response,
+  endpoint: ResolvedEndpoint,
+  user: ApiUser,
+  csr: ParsedCsr,
+  requester: Actor,
+): Promise<void> {
+  const key = estRequestKey(`api_user:${user.id}`, csr);
+  const answer = await holdForApproval(services, endpoint, csr, { protocol: 'est', key, requester });
+  if (answer.status === 'approved') return sendCertificate(res, answer.certificate.der);
+  if (answer.status === 'refused') throw estError(403, answer.reason);
+  sendPending(res, services.retryAfterSeconds, answer.request.id);
+}
