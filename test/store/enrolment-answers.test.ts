@@ -54,11 +54,32 @@ describe.each(testDatabaseTargets())('insertAnsweringCertificate on $name', (tar
     expect(await store.enrolment.findEnrolmentTransaction(key('t-2'))).toEqual({ caId: ca.id, certificateSerial: first.serial });
   });
 
-  it('racing repetitions: exactly one is stored', async () => {
+  it('concurrent answers of different transactions share one statement; each is stored', async () => {
+    const ca = await store.insertCa(newCa());
+    const certificates = Array.from({ length: 4 }, () => newCertificate(ca.id));
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }) => statements.push(q.sql);
+    db.knex.on('query', onQuery);
+    const stored = await Promise.all(certificates.map((c, i) => store.enrolment.insertAnsweringCertificate(key(`g-${i}`), c))).finally(() =>
+      db.knex.off('query', onQuery),
+    );
+    expect(statements).toHaveLength(1);
+    expect(stored.map((s) => s?.serial)).toEqual(certificates.map((c) => c.serial));
+    for (const [i, c] of certificates.entries()) {
+      expect(await store.enrolment.findEnrolmentTransaction(key(`g-${i}`))).toEqual({ caId: ca.id, certificateSerial: c.serial });
+    }
+  });
+
+  it('racing repetitions, in one statement or several: exactly one is stored', async () => {
     const ca = await store.insertCa(newCa());
     const certificates = Array.from({ length: 4 }, () => newCertificate(ca.id));
     const outcomes = await Promise.all(certificates.map((c) => store.enrolment.insertAnsweringCertificate(key('t-3'), c)));
-    expect(outcomes.filter((o) => o !== null)).toHaveLength(1);
-    expect(await store.listCertificates({ caId: ca.id, includeExpired: true, includeRevoked: true })).toHaveLength(1);
+    const later = await Promise.all([
+      store.enrolment.insertAnsweringCertificate(key('t-3'), newCertificate(ca.id)),
+      store.transaction((tx) => (tx as typeof store).enrolment.insertAnsweringCertificate(key('t-3'), newCertificate(ca.id))),
+    ]);
+    expect([...outcomes, ...later].filter((o) => o !== null)).toHaveLength(1);
+    const stored = await store.listCertificates({ caId: ca.id, includeExpired: true, includeRevoked: true });
+    expect(stored.map((c) => c.serial)).toEqual([(await store.enrolment.findEnrolmentTransaction(key('t-3')))?.certificateSerial]);
   });
 });

@@ -12,9 +12,9 @@ import type {
   NewCertificate,
   NewEnrolmentChallenge,
 } from '../../../lib/ports';
-import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings } from './certificate-values';
-import { insertedCertificateRecord } from './certificates';
+import { insertAnsweringCertificates, type AnsweringCertificate } from './enrolment-answers';
 import { mappingErrors } from './errors';
+import type { GroupCommit } from './group-commit';
 import { TABLES } from './tables';
 import { fromNullableJson, toDate, toNullableDate, toNullableJson, toNumber } from './values';
 
@@ -57,7 +57,11 @@ const transactionKey = (k: EnrolmentTransactionKey) => ({
 });
 
 export class KnexEnrolmentStore implements EnrolmentStore {
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    /** The root store's group commit of answers; none in a transaction. */
+    private readonly answers?: GroupCommit<AnsweringCertificate, CertificateRecord | null>,
+  ) {}
 
   createEnrolmentChallenge(c: NewEnrolmentChallenge): Promise<EnrolmentChallengeRecord> {
     return mappingErrors(async () => {
@@ -111,40 +115,9 @@ export class KnexEnrolmentStore implements EnrolmentStore {
     });
   }
 
-  /**
-   * One statement instead of a transaction of two: the transaction's row goes in unless it is there
-   * already, and the certificate only with it (the foreign key of the row is checked at the end of the
-   * statement, when the certificate is in). No transaction holds the embedded database's connection.
-   */
+  /** One statement (enrolment-answers.ts); on the root store grouped with concurrent ones. */
   insertAnsweringCertificate(key: EnrolmentTransactionKey, certificate: NewCertificate): Promise<CertificateRecord | null> {
-    return mappingErrors(async () => {
-      const now = new Date();
-      const result = (await this.db.raw(
-        `with recorded as (
-           insert into ?? (protocol, label, transaction_id, public_key_sha256, ca_id, certificate_serial)
-           values (?, ?, ?, ?, ?, ?)
-           on conflict (protocol, label, transaction_id, public_key_sha256) do nothing
-           returning ca_id
-         )
-         insert into ?? (${CERTIFICATE_COLUMN_LIST}, created, updated)
-         select ${CERTIFICATE_PLACEHOLDERS}, ?::timestamptz, ?::timestamptz where exists (select 1 from recorded)
-         returning id`,
-        [
-          TABLES.enrolmentTransactions,
-          key.protocol,
-          key.label,
-          key.transactionId,
-          key.publicKeySha256,
-          certificate.caId,
-          certificate.serial,
-          TABLES.certificates,
-          ...certificateBindings(certificate),
-          now,
-          now,
-        ],
-      )) as { rows: { id: unknown }[] };
-      const [row] = result.rows;
-      return row ? insertedCertificateRecord(certificate, toNumber(row.id), now) : null;
-    });
+    if (this.answers) return mappingErrors(() => this.answers!.write({ key, certificate }));
+    return mappingErrors(async () => (await insertAnsweringCertificates(this.db, [{ key, certificate }]))[0]);
   }
 }

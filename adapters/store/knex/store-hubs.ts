@@ -10,6 +10,7 @@ import { groupedStatements } from './acme/grouped';
 import type { AcmeHubs } from './acme/store';
 import { ChangeHub } from './change-hub';
 import * as certificates from './certificates';
+import { insertAnsweringCertificates, type AnsweringCertificate } from './enrolment-answers';
 import { GroupCommit } from './group-commit';
 import * as issuedOrders from './issued-orders';
 import * as orders from './orders';
@@ -22,6 +23,7 @@ export interface ChangeHubs {
   newOrders: GroupCommit<NewOrder, OrderRecord>; // group commit of `createOrder` (root store only)
   issuedOrders: GroupCommit<NewIssuedOrder, OrderRecord | null>; // and of `createIssuedOrder`
   newCertificates: GroupCommit<NewCertificate, CertificateRecord>; // and of `insertCertificate`
+  answeringCertificates: GroupCommit<AnsweringCertificate, CertificateRecord | null>; // and of SCEP answers
   nonces: acmeNonces.StoreNonces; // the nonce key, and group commit of nonce uses (root store only)
   acme: AcmeHubs; // grouped ACME statements (root store only), policy listeners
 }
@@ -43,6 +45,10 @@ export function rootHubs(db: Knex): ChangeHubs {
     newCertificates: new GroupCommit(
       (many) => certificates.insertCertificates(db, many),
       (one) => certificates.insertCertificate(db, one),
+    ),
+    answeringCertificates: new GroupCommit(
+      (many) => insertAnsweringCertificates(db, many),
+      async (one) => (await insertAnsweringCertificates(db, [one]))[0],
     ),
     nonces: new acmeNonces.StoreNonces(db),
     acme: { groups: groupedStatements(db), policyListeners: new Set(), accountListeners: new Set() },

@@ -118,7 +118,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
   /** Device enrolment: challenges and answered transactions, then requests waiting for approval (migration 0025). */
   get enrolment(): KnexEnrolmentStore {
-    return this.part('enrolment', () => new KnexEnrolmentStore(this.db));
+    return this.part('enrolment', () => new KnexEnrolmentStore(this.db, this.bound ? undefined : this.hubs.answeringCertificates));
   }
   /** The enrolment endpoints kept in the database (`EnrolmentEndpointStoreProvider`); writes name this store's actor. */
   get enrolmentEndpoints(): KnexEnrolmentEndpointStore {
