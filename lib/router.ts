@@ -154,6 +154,7 @@ function estServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, s
     defaultCa: resolved.defaultCa ?? undefined,
     bodyLimit: resolved.est.bodyLimit,
     serverKeygen: resolved.est.serverKeygen,
+    clientCertificateHeader: resolved.est.clientCertificateHeader,
   };
 }
 

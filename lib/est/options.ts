@@ -4,6 +4,7 @@
  */
 import { checkBodyLimit, resolveEndpoints, type EndpointLabelOptions, type EnrolmentEndpoint } from '../enrolment/endpoint-options';
 import { checkBoolean, checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
+import { clientCertificateHeaderProblem } from './client-certificate';
 
 /** What one label of `/.well-known/est/{label}/` enrols with. */
 export interface EstLabelOptions extends EndpointLabelOptions {
@@ -30,6 +31,12 @@ export interface EstOptions {
    * at the URLs without a label. Default false (`CA_EST_SERVERKEYGEN`): 501. Labels say it each for itself.
    */
   serverKeygen?: boolean;
+  /**
+   * Behind a TLS-terminating proxy: the header in which it forwards the client's certificate (e.g.
+   * `'X-SSL-Client-Cert'`, nginx's `$ssl_client_escaped_cert`), read only from a peer the host's
+   * `trust proxy` trusts. Default none (`CA_EST_CLIENT_CERT_HEADER`): only TLS client certificates.
+   */
+  clientCertificateHeader?: string;
 }
 
 export interface ResolvedEstOptions {
@@ -39,24 +46,34 @@ export interface ResolvedEstOptions {
   bodyLimit: number;
   /** The endpoints ('' or a label) that offer `serverkeygen`. */
   serverKeygen: ReadonlySet<string>;
+  /** The header a trusted proxy forwards client certificates in, or null. */
+  clientCertificateHeader: string | null;
 }
 
 export const DEFAULT_EST_BODY_LIMIT = 64 * 1024;
 /** RFC 7030 §3.2.2's operations: a label named like one would make `/.well-known/est/{op}/…` ambiguous. */
 export const EST_OPERATIONS = ['cacerts', 'simpleenroll', 'simplereenroll', 'fullcmc', 'serverkeygen', 'csrattrs'] as const;
-const NAMES = ['enabled', 'ca', 'profile', 'labels', 'bodyLimit', 'serverKeygen'];
+const NAMES = ['enabled', 'ca', 'profile', 'labels', 'bodyLimit', 'serverKeygen', 'clientCertificateHeader'];
 
 /**
- * `options` (the router's `est`), with `enabledByEnvironment` (`CA_ENABLE_EST`) and
- * `serverKeygenByEnvironment` (`CA_EST_SERVERKEYGEN`, the label-less URLs) where it says nothing.
+ * `options` (the router's `est`), with `enabledByEnvironment` (`CA_ENABLE_EST`),
+ * `serverKeygenByEnvironment` (`CA_EST_SERVERKEYGEN`, the label-less URLs) and
+ * `clientCertificateHeaderByEnvironment` (`CA_EST_CLIENT_CERT_HEADER`) where it says nothing.
  */
-export function resolveEstOptions(options: unknown, enabledByEnvironment: boolean, serverKeygenByEnvironment = false): ResolvedEstOptions {
+export function resolveEstOptions(
+  options: unknown,
+  enabledByEnvironment: boolean,
+  serverKeygenByEnvironment = false,
+  clientCertificateHeaderByEnvironment?: string,
+): ResolvedEstOptions {
+  const headerByEnvironment = clientCertificateHeaderSetting(clientCertificateHeaderByEnvironment);
   if (options === undefined)
     return {
       enabled: enabledByEnvironment,
       endpoints: resolveEndpoints('est', {}, EST_OPERATIONS),
       bodyLimit: DEFAULT_EST_BODY_LIMIT,
       serverKeygen: new Set(serverKeygenByEnvironment ? [''] : []),
+      clientCertificateHeader: headerByEnvironment,
     };
   if (!isObjectLike(options)) throw new OptionsError(`option \`est\` must be an object such as { enabled: true } (got ${show(options)})`);
   checkOptionNames(options, NAMES, '{ est: { enabled: true } }', 'createCaApiRouter');
@@ -66,7 +83,23 @@ export function resolveEstOptions(options: unknown, enabledByEnvironment: boolea
     endpoints: resolveEndpoints('est', o, EST_OPERATIONS, ['serverKeygen']),
     bodyLimit: checkBodyLimit('est.bodyLimit', o.bodyLimit, DEFAULT_EST_BODY_LIMIT),
     serverKeygen: serverKeygenEndpoints(o, serverKeygenByEnvironment),
+    clientCertificateHeader: clientCertificateHeaderOption(o.clientCertificateHeader, headerByEnvironment),
   };
+}
+
+/** `CA_EST_CLIENT_CERT_HEADER`: empty or unset is none. */
+function clientCertificateHeaderSetting(raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const problem = clientCertificateHeaderProblem(raw.trim());
+  if (problem) throw new OptionsError(`CA_EST_CLIENT_CERT_HEADER ${problem} (got ${show(raw)})`);
+  return raw.trim();
+}
+
+function clientCertificateHeaderOption(value: unknown, byEnvironment: string | null): string | null {
+  if (value === undefined) return byEnvironment;
+  const problem = clientCertificateHeaderProblem(value);
+  if (problem) throw new OptionsError(`option \`est.clientCertificateHeader\` ${problem} (got ${show(value)})`);
+  return value as string;
 }
 
 /** '' when the label-less URLs offer `serverkeygen`, and every label that says `serverKeygen: true`. */

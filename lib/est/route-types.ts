@@ -28,6 +28,8 @@ export interface EstServices extends EnrolmentServices {
   bodyLimit: number;
   /** The endpoints ('' or a label) that offer `serverkeygen` (README "EST"). */
   serverKeygen: ReadonlySet<string>;
+  /** The header a trusted proxy forwards client certificates in (`est.clientCertificateHeader`), or null. */
+  clientCertificateHeader: string | null;
 }
 
 export interface EstRequest {
