@@ -11,6 +11,7 @@
 import { spawnSync } from 'child_process';
 import express from 'express';
 import * as fs from 'fs';
+import * as http from 'http';
 import * as os from 'os';
 import * as path from 'path';
 import request from 'supertest';
@@ -20,6 +21,7 @@ import { pemEncode } from '../../lib/x509/pem';
 import { ScepRas } from '../../lib/ca/scep-ra';
 import { DEFAULT_EXPIRES_MS } from '../../lib/ca/profiles';
 import { effectiveProfiles } from '../../lib/http/profile-options';
+import { expectSuccess, run } from '../clients/harness';
 import { buildRequest, csrOf, envelope, expectRaCertificate, makeDevice, readCertRep } from '../helpers/scep-request';
 import { API, opensslCsr, PASSWORD } from '../api/fixture';
 import { cliRunner, TEST_KEK } from '../cli/helpers';
@@ -31,6 +33,8 @@ import { createSoftHsmToken, describeWithSoftHsm, listObjects, type SoftHsmToken
 
 const PUBLIC = '/django_ca';
 const SCEP_CHALLENGE = 'hsm-scep-secret';
+/** strongSwan's `pki` (CI installs it); without it here, the test that runs it says so and skips. */
+const HAS_PKI = spawnSync('pki', ['--help']).error === undefined;
 
 function binary(res: request.Response, cb: (err: Error | null, body: Buffer) => void): void {
   const chunks: Buffer[] = [];
@@ -416,6 +420,31 @@ describeWithSoftHsm('CA keys in a SoftHSM2 token', () => {
       fs.writeFileSync(path.join(dir, 'scep1.pem'), seen.certificates[0]);
       expect(openssl(['verify', '-CAfile', 'root.pem', 'scep1.pem'])).toContain('scep1.pem: OK');
     });
+
+    (HAS_PKI || process.env.CI ? test : test.skip)(
+      'strongSwan pki --scepca and --scep (AES/SHA-256) enrol through the RA in the token',
+      async () => {
+        const server = http.createServer(app);
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        try {
+          const url = `http://127.0.0.1:${(server.address() as { port: number }).port}${PUBLIC}/scep`;
+          // Asynchronously: the server answering pki is this process.
+          const sh = (cmd: string) => run('bash', ['-c', cmd], { cwd: dir, timeoutMs: 60_000 });
+          expectSuccess('pki --scepca', await sh(`pki --scepca --url ${url} --caout pki-ca.pem --outform pem`));
+          expectRaCertificate(openssl(['x509', '-in', 'pki-ca-ra.pem', '-noout', '-text']));
+          expectSuccess('pki --gen', await sh('pki --gen --type rsa --size 2048 --outform pem > pki-dev.key'));
+          const enrolled = await sh(
+            `pki --scep --url ${url} --in pki-dev.key --dn "CN=pki-dev.example.org" --san pki-dev.example.org --password ${SCEP_CHALLENGE} ` +
+              '--cacert-enc pki-ca-ra.pem --cacert-sig pki-ca-ra.pem --cacert pki-ca.pem --outform pem > pki-dev.pem',
+          );
+          expectSuccess('pki --scep', enrolled);
+          expect(openssl(['verify', '-CAfile', 'root.pem', 'pki-dev.pem'])).toContain('pki-dev.pem: OK');
+        } finally {
+          await new Promise((resolve) => server.close(resolve));
+        }
+      },
+      90_000,
+    );
 
     test('a key block the token refuses (not below the modulus) and one with a wrong padding: the same badMessageCheck, nothing issued; the next request enrols', async () => {
       const ra = (await scepCaCerts())[0];
