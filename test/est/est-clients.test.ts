@@ -52,6 +52,9 @@ describeWith(['pki', 'curl', 'openssl'], 'EST clients against the example server
     expect(server.output()).toMatch(
       /^EST \(CA_ENABLE_EST; README "EST"\): https:\/\/localhost:\d+\/\.well-known\/est\/ enrols with Example Intermediate\.$/m,
     );
+    expect(server.output()).toMatch(
+      /^EST: simplereenroll also takes the client certificate a proxy trusted by TRUST_PROXY forwards in X-SSL-Client-Cert\.$/m,
+    );
   });
 
   test('pki --estca writes the root and the intermediate; pki --est enrols with a password; openssl verifies it', async () => {
