@@ -204,8 +204,9 @@ describeWithSoftHsm('pkcs11KeyBackend on SoftHSM2', () => {
     // openssl encrypts a content key with PKCS#1 v1.5 padding, as SCEP clients do: the token's raw block is 00 02 PS 00 key.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hsm-decrypt-'));
     const publicKey = crypto.createPublicKey({ key: stored.publicKeyDer, format: 'der', type: 'spki' });
-    const encrypt = (contentKey: Buffer) => {
-      fs.writeFileSync(path.join(dir, 'pub.pem'), publicKey.export({ type: 'spki', format: 'pem' }));
+    /** `contentKey` encrypted to `to` (default: the decrypting key) by openssl. */
+    const encrypt = (contentKey: Buffer, to = publicKey) => {
+      fs.writeFileSync(path.join(dir, 'pub.pem'), to.export({ type: 'spki', format: 'pem' }));
       return execFileSync('openssl', ['pkeyutl', '-encrypt', '-pubin', '-inkey', 'pub.pem'], { cwd: dir, input: contentKey });
     };
     const contentKey = crypto.randomBytes(16);
@@ -227,7 +228,8 @@ describeWithSoftHsm('pkcs11KeyBackend on SoftHSM2', () => {
 
       // A key made only to sign (a CA's) does not decrypt: the token says so, and it is not the refusal above.
       const signing = await hsm.getDecrypter((await hsm.createKey({ keyType: 'RSA', keySize: 2048 })).options);
-      expect((await failure(() => signing.decryptRaw(encrypt(contentKey)))).message).toMatch(
+      const toSigning = crypto.createPublicKey({ key: signing.publicKeyDer, format: 'der', type: 'spki' });
+      expect((await failure(() => signing.decryptRaw(encrypt(contentKey, toSigning)))).message).toMatch(
         /^hsm: token "backend-test": decrypting with RSA keys \(CKM_RSA_X_509\) failed \(CKR_KEY_FUNCTION_NOT_PERMITTED\)$/,
       );
       expect((await failure(() => hsm.createKey({ keyType: 'EC', curve: 'secp256r1' }, { decrypt: true }))).message).toBe(
