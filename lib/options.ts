@@ -219,6 +219,7 @@ export function resolveOptions(given: CaApiRouterOptions = {}): ResolvedOptions 
     options.est,
     fromEnvironment(() => switchSetting(env, 'CA_ENABLE_EST', false)),
     fromEnvironment(() => switchSetting(env, 'CA_EST_SERVERKEYGEN', false)),
+    env.CA_EST_CLIENT_CERT_HEADER,
   );
   const scep = resolveScepOptions(
     options.scep,

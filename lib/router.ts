@@ -157,6 +157,8 @@ function estServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, s
     bodyLimit: resolved.est.bodyLimit,
     serverKeygen: resolved.est.serverKeygen,
     retryAfterSeconds: resolved.est.retryAfterSeconds,
+
+    clientCertificateHeader: resolved.est.clientCertificateHeader,
   };
 }
 

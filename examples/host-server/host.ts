@@ -23,7 +23,7 @@ import {
   type WebhookOptions,
 } from '../../lib';
 import { demoFolder, ensureDemoData, INTERMEDIATE_NAME } from './demo-data';
-import { applyTrustProxy, listen, tlsCredentials } from './listen';
+import { applyTrustProxy, listen, tlsCredentials, trustProxySetting } from './listen';
 import { operatingLines, optionalModules } from './operating';
 import { signUrlWarning } from './sign-url-check';
 import { acmeWalkThrough, walkThrough } from './walk-through';
@@ -243,6 +243,15 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
   if (settings.enableEst) {
     log(`EST (CA_ENABLE_EST; README "EST"): ${url}/.well-known/est/ enrols with ${settings.defaultCa ?? INTERMEDIATE_NAME}.`);
     log(`  ${url}/.well-known/est/approval/: new enrolments wait for ca-admin approve_enrolment_request (README "EST").`);
+  }
+  const forwardedCertHeader = process.env.CA_EST_CLIENT_CERT_HEADER?.trim();
+  if (settings.enableEst && forwardedCertHeader) {
+    // The router reads the header only from peers `trust proxy` trusts: without TRUST_PROXY, never.
+    log(
+      trustProxySetting(process.env.TRUST_PROXY) // false, 0 or unset: no proxy is trusted
+        ? `EST: simplereenroll also takes the client certificate a proxy trusted by TRUST_PROXY forwards in ${forwardedCertHeader}.`
+        : `EST: CA_EST_CLIENT_CERT_HEADER is set but TRUST_PROXY trusts no proxy, so ${forwardedCertHeader} is never read.`,
+    );
   }
   if (settings.enableScep) {
     const challenge = process.env.CA_SCEP_CHALLENGE

@@ -1,6 +1,8 @@
 /**
- * The SCEP registration authority of a CA (RFC 8894 §2.1.2; README "SCEP"): an RSA key in the CA's
- * OCSP key backend (the backend of its online keys) with a certificate the CA issues to it — key usage
+ * The SCEP registration authority of a CA (RFC 8894 §2.1.2; README "SCEP"): an RSA key beside the CA's
+ * own key — in its key backend when that backend can decrypt (the default one; an HSM's token, where
+ * the key is made non-extractable and decrypts in the token), else in its OCSP key backend (the backend
+ * of its online keys) — with a certificate the CA issues to it — key usage
  * digitalSignature and keyEncipherment, critical, and no extended key usage, which is what SCEP
  * clients look for in the RA certificate: they encrypt their requests to it, and verify the answers
  * it signs. The CA key signs only certificates and CRLs, whatever its type (an EC CA enrols through
@@ -37,6 +39,8 @@ export interface ScepRaSettings {
 export const SCEP_RA_PROFILE = 'scep_ra';
 /** RSA-2048: what every SCEP client can encrypt to (RFC 8894 §3.5.2 names no other key transport). */
 const RA_KEY = { keyType: 'RSA', keySize: 2048 } as const;
+/** The name the RA key's certificate and (in an HSM) its CKA_LABEL carry. */
+const raName = (ca: CaRecord) => `${ca.name.slice(0, 40)} SCEP RA`;
 const RA_KEY_USAGE: Extension = { type: 'key_usage', critical: true, value: ['digital_signature', 'key_encipherment'] };
 
 export class ScepRas {
@@ -83,12 +87,22 @@ export class ScepRas {
     return { ...(await this.open(record.keyBackendAlias, record.keyBackendOptions)), certificateDer: cert.der, notAfter: cert.notAfter };
   }
 
+  /**
+   * Where a new RA key is made: the CA's own key backend when it can decrypt — so that an HSM-held CA's
+   * RA key is in the same token, not encrypted in the database — else its OCSP key backend. A key made
+   * before stays where its record says (`load`) until it is renewed.
+   */
+  private newKeyAlias(ca: CaRecord): string {
+    return hasKeyDecryption(keyBackendFor(this.keyBackends, ca.keyBackendAlias)) ? ca.keyBackendAlias : ca.ocspKeyBackendAlias;
+  }
+
   private async issue(ca: CaRecord, now: Date): Promise<ScepRaKey> {
-    const alias = ca.ocspKeyBackendAlias;
+    const alias = this.newKeyAlias(ca);
     const backend = this.decryptingBackend(alias);
-    const stored = await backend.createKey(RA_KEY);
+    // `decrypt`: a backend that restricts what keys do (PKCS#11) lets this one decrypt too; `keyLabel`: its name there.
+    const stored = await backend.createKey(RA_KEY, { keyLabel: raName(ca), decrypt: true });
     const made = {
-      subject: [{ oid: '2.5.4.3', value: `${ca.name.slice(0, 40)} SCEP RA` }],
+      subject: [{ oid: '2.5.4.3', value: raName(ca) }],
       publicKeyDer: stored.publicKeyDer,
       profile: SCEP_RA_PROFILE,
       extensions: [RA_KEY_USAGE],

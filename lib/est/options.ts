@@ -5,6 +5,7 @@
 import { EST_OPERATIONS } from '../enrolment/endpoint-labels';
 import { checkBodyLimit, resolveEndpoints, type EndpointLabelOptions, type EnrolmentEndpoint } from '../enrolment/endpoint-options';
 import { checkBoolean, checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
+import { clientCertificateHeaderProblem } from './client-certificate';
 
 /** What one label of `/.well-known/est/{label}/` enrols with. */
 export interface EstLabelOptions extends EndpointLabelOptions {
@@ -40,6 +41,12 @@ export interface EstOptions {
   approval?: boolean;
   /** The `Retry-After` of a 202 (seconds, a whole number from 1 to 86400). Default 60: strongSwan's poll interval. */
   retryAfterSeconds?: number;
+  /**
+   * Behind a TLS-terminating proxy: the header in which it forwards the client's certificate (e.g.
+   * `'X-SSL-Client-Cert'`, nginx's `$ssl_client_escaped_cert`), read only from a peer the host's
+   * `trust proxy` trusts. Default none (`CA_EST_CLIENT_CERT_HEADER`): only TLS client certificates.
+   */
+  clientCertificateHeader?: string;
 }
 
 export interface ResolvedEstOptions {
@@ -51,6 +58,8 @@ export interface ResolvedEstOptions {
   serverKeygen: ReadonlySet<string>;
   /** The `Retry-After` of a request left waiting for approval. */
   retryAfterSeconds: number;
+  /** The header a trusted proxy forwards client certificates in, or null. */
+  clientCertificateHeader: string | null;
 }
 
 export const DEFAULT_EST_BODY_LIMIT = 64 * 1024;
@@ -58,13 +67,31 @@ export const DEFAULT_EST_BODY_LIMIT = 64 * 1024;
 export const DEFAULT_EST_RETRY_AFTER_SECONDS = 60;
 /** RFC 7030 §3.2.2's operations, never a label: kept with the endpoints' label rules (lib/enrolment/endpoint-labels.ts). */
 export { EST_OPERATIONS };
-const NAMES = ['enabled', 'ca', 'profile', 'validityDays', 'labels', 'bodyLimit', 'serverKeygen', 'approval', 'retryAfterSeconds'];
+const NAMES = [
+  'enabled',
+  'ca',
+  'profile',
+  'validityDays',
+  'labels',
+  'bodyLimit',
+  'serverKeygen',
+  'approval',
+  'retryAfterSeconds',
+  'clientCertificateHeader',
+];
 
 /**
- * `options` (the router's `est`), with `enabledByEnvironment` (`CA_ENABLE_EST`) and
- * `serverKeygenByEnvironment` (`CA_EST_SERVERKEYGEN`, the label-less URLs) where it says nothing.
+ * `options` (the router's `est`), with `enabledByEnvironment` (`CA_ENABLE_EST`),
+ * `serverKeygenByEnvironment` (`CA_EST_SERVERKEYGEN`, the label-less URLs) and
+ * `clientCertificateHeaderByEnvironment` (`CA_EST_CLIENT_CERT_HEADER`) where it says nothing.
  */
-export function resolveEstOptions(options: unknown, enabledByEnvironment: boolean, serverKeygenByEnvironment = false): ResolvedEstOptions {
+export function resolveEstOptions(
+  options: unknown,
+  enabledByEnvironment: boolean,
+  serverKeygenByEnvironment = false,
+  clientCertificateHeaderByEnvironment?: string,
+): ResolvedEstOptions {
+  const headerByEnvironment = clientCertificateHeaderSetting(clientCertificateHeaderByEnvironment);
   if (options === undefined)
     return {
       enabled: enabledByEnvironment,
@@ -72,6 +99,7 @@ export function resolveEstOptions(options: unknown, enabledByEnvironment: boolea
       bodyLimit: DEFAULT_EST_BODY_LIMIT,
       serverKeygen: new Set(serverKeygenByEnvironment ? [''] : []),
       retryAfterSeconds: DEFAULT_EST_RETRY_AFTER_SECONDS,
+      clientCertificateHeader: headerByEnvironment,
     };
   if (!isObjectLike(options)) throw new OptionsError(`option \`est\` must be an object such as { enabled: true } (got ${show(options)})`);
   checkOptionNames(options, NAMES, '{ est: { enabled: true } }', 'createCaApiRouter');
@@ -93,6 +121,7 @@ export function resolveEstOptions(options: unknown, enabledByEnvironment: boolea
     bodyLimit: checkBodyLimit('est.bodyLimit', o.bodyLimit, DEFAULT_EST_BODY_LIMIT),
     serverKeygen,
     retryAfterSeconds: checkRetryAfter(o.retryAfterSeconds),
+    clientCertificateHeader: clientCertificateHeaderOption(o.clientCertificateHeader, headerByEnvironment),
   };
 }
 
@@ -103,6 +132,21 @@ function checkRetryAfter(value: unknown): number {
     throw new OptionsError(`option \`est.retryAfterSeconds\` must be a whole number of seconds from 1 to 86400 (got ${show(seconds)})`);
   }
   return seconds;
+}
+
+/** `CA_EST_CLIENT_CERT_HEADER`: empty or unset is none. */
+function clientCertificateHeaderSetting(raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const problem = clientCertificateHeaderProblem(raw.trim());
+  if (problem) throw new OptionsError(`CA_EST_CLIENT_CERT_HEADER ${problem} (got ${show(raw)})`);
+  return raw.trim();
+}
+
+function clientCertificateHeaderOption(value: unknown, byEnvironment: string | null): string | null {
+  if (value === undefined) return byEnvironment;
+  const problem = clientCertificateHeaderProblem(value);
+  if (problem) throw new OptionsError(`option \`est.clientCertificateHeader\` ${problem} (got ${show(value)})`);
+  return value as string;
 }
 
 /** '' when the label-less URLs offer `serverkeygen`, and every label that says `serverKeygen: true`. */

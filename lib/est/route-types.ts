@@ -30,6 +30,9 @@ export interface EstServices extends EnrolmentServices {
   serverKeygen: ReadonlySet<string>;
   /** The `Retry-After` of a request left waiting for approval (`est.retryAfterSeconds`). */
   retryAfterSeconds: number;
+
+  /** The header a trusted proxy forwards client certificates in (`est.clientCertificateHeader`), or null. */
+  clientCertificateHeader: string | null;
 }
 
 export interface EstRequest {

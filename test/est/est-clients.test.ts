@@ -3,7 +3,9 @@
  * TLS_KEY_FILE): strongSwan's `pki` (`--estca`, `--est` with a password, `--est` with the certificate
  * being renewed as TLS client certificate) and curl + openssl, as README
  * "EST" shows them, and curl + openssl with serverkeygen (CA_EST_SERVERKEYGEN). openssl verifies what
- * they got up to the server's root; the REST API lists it.
+ * they got up to the server's root; the REST API lists it. With TRUST_PROXY=loopback and
+ * CA_EST_CLIENT_CERT_HEADER, curl stands in for a TLS-terminating proxy that forwards the client's
+ * certificate in a header, as nginx does.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -31,6 +33,8 @@ describeWith(['pki', 'curl', 'openssl'], 'EST clients against the example server
       DATABASE_URL: data,
       CA_ENABLE_EST: 'true',
       CA_EST_SERVERKEYGEN: 'true',
+      CA_EST_CLIENT_CERT_HEADER: 'X-SSL-Client-Cert',
+      TRUST_PROXY: 'loopback',
       TLS_CERT_FILE: tls.cert,
       TLS_KEY_FILE: tls.key,
     });
@@ -47,6 +51,9 @@ describeWith(['pki', 'curl', 'openssl'], 'EST clients against the example server
   test('the server says where EST is and which CA enrols', () => {
     expect(server.output()).toMatch(
       /^EST \(CA_ENABLE_EST; README "EST"\): https:\/\/localhost:\d+\/\.well-known\/est\/ enrols with Example Intermediate\.$/m,
+    );
+    expect(server.output()).toMatch(
+      /^EST: simplereenroll also takes the client certificate a proxy trusted by TRUST_PROXY forwards in X-SSL-Client-Cert\.$/m,
     );
   });
 
@@ -120,6 +127,37 @@ describeWith(['pki', 'curl', 'openssl'], 'EST clients against the example server
     );
     const revoked = await sh(`${curl} --data-binary @same.b64 ${url}/.well-known/est/simplereenroll`);
     expect(revoked.out).toBe('The TLS client certificate is revoked.\n\n403');
+  }, 60_000);
+
+  test('a certificate forwarded by a trusted proxy (CA_EST_CLIENT_CERT_HEADER, TRUST_PROXY) re-enrols; a TLS client certificate wins over it', async () => {
+    const sh = (cmd: string) => run('bash', ['-c', cmd], { cwd: dir });
+    expectSuccess(
+      'openssl req',
+      await sh(
+        'openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout dev1-fwd.key -subj /CN=dev1.example.org ' +
+          '-addext subjectAltName=DNS:dev1.example.org -outform DER | base64 -w0 > fwd.b64',
+      ),
+    );
+    // What nginx sends with `proxy_set_header X-SSL-Client-Cert $ssl_client_escaped_cert;`: dev1.pem (not revoked), URL-encoded.
+    const forwarded = `X-SSL-Client-Cert: ${encodeURIComponent(fs.readFileSync(file('dev1.pem'), 'utf8'))}`;
+    const post = (...extra: string[]) =>
+      run(
+        'curl',
+        [
+          ...['-sS', '--cacert', tlsCa, '-H', 'Content-Type: application/pkcs10', '-H', forwarded, '--data-binary', '@fwd.b64'],
+          ...['-w', '\n%{http_code}', ...extra, `${url}/.well-known/est/simplereenroll`],
+        ],
+        { cwd: dir },
+      );
+    const renewed = await post();
+    expect(renewed.out.slice(-3)).toBe('200');
+    fs.writeFileSync(file('dev1-fwd.b64'), renewed.out.slice(0, -4));
+    expectSuccess('openssl pkcs7', await sh('base64 -d dev1-fwd.b64 | openssl pkcs7 -inform DER -print_certs -out dev1-fwd.pem'));
+    expect(await opensslVerify(rootPem, file('estca-1.pem'), file('dev1-fwd.pem'))).toBe(`${file('dev1-fwd.pem')}: OK\n`);
+    expect(await serialOf(file('dev1-fwd.pem'))).not.toBe(await serialOf(file('dev1.pem')));
+    // The revoked dev1-renewed.pem in the handshake, the valid dev1.pem in the header: the handshake's certificate counts.
+    const both = await post('--cert', 'dev1-renewed.pem', '--key', 'dev1-new.key');
+    expect(both.out).toBe('The TLS client certificate is revoked.\n\n403');
   }, 60_000);
 
   test('curl + openssl: cacerts and simpleenroll as README "EST" shows them', async () => {

@@ -437,6 +437,144 @@ describe('endpoints kept in the database (ca-admin create_enrolment_endpoint)', 
   });
 });
 
+describe('simplereenroll with the certificate a trusted proxy forwards (est.clientCertificateHeader)', () => {
+  let proxied: ReturnType<typeof buildApp>;
+  const HEADER = 'X-SSL-Client-Cert';
+  beforeAll(() => {
+    proxied = buildApp({
+      enableRestApi: true,
+      store: f.store,
+      keyBackends: { default: f.keyBackend },
+      est: { enabled: true, ca: f.ca.serial, clientCertificateHeader: HEADER },
+    });
+  });
+  afterAll(async () => {
+    await proxied?.close();
+  });
+
+  /** A certificate for `cn` issued at the proxied app with a password (its key in `${cn}.key`). */
+  const issued = async (cn: string): Promise<string> => {
+    const res = await request(proxied.app).post(`${EST}/simpleenroll`).set(f.auth('alice')).send(csrDer(cn).toString('base64'));
+    expect(res.status).toBe(200);
+    return certsOf(res.text)[0];
+  };
+  const reenroll = (cn: string, forwarded?: string | string[]) => {
+    const sent = request(proxied.app).post(`${EST}/simplereenroll`).send(csrDer(cn).toString('base64'));
+    // An array: the header on two lines, as a proxy that appends instead of replacing would send it.
+    return forwarded === undefined ? sent : sent.set(HEADER, forwarded as string);
+  };
+  /** What nginx's `$ssl_client_escaped_cert` holds: the PEM, URL-encoded. */
+  const escaped = (pem: string) => encodeURIComponent(pem);
+  const derBase64 = (pem: string) => execFileSync('openssl', ['x509', '-outform', 'DER'], { input: pem }).toString('base64');
+  const serialOf = (pem: string) => text(pem, '-serial').trim().replace('serial=', '');
+
+  test('from a trusted proxy (trust proxy: loopback): URL-encoded PEM (nginx) and base64 DER renew; the requester is the certificate', async () => {
+    proxied.app.set('trust proxy', 'loopback');
+    const first = await issued('fwd1.example.org');
+    const res = await reenroll('fwd1.example.org', escaped(first)).set('X-Forwarded-For', '198.51.100.7');
+    expect([res.status, res.text.length > 0]).toEqual([200, true]);
+    const renewed = certsOf(res.text)[0];
+    expect(text(renewed, '-subject')).toBe('subject=CN = fwd1.example.org\n');
+    expect(serialOf(renewed)).not.toBe(serialOf(first));
+    expect(text(renewed, '-pubkey')).not.toBe(text(first, '-pubkey')); // re-key: csrDer made a new key
+    const event = await f.db.knex(TABLES.events).where({ type: 'certificate.issued' }).orderBy('id', 'desc').first();
+    expect(JSON.parse(JSON.stringify(event.actor))).toMatchObject({
+      type: 'certificate',
+      name: serialOf(first).replace(/^0+/, ''),
+      protocol: 'est',
+      address: '198.51.100.7',
+    });
+    const again = await reenroll('fwd1.example.org', derBase64(renewed));
+    expect(again.status).toBe(200);
+  });
+
+  test.each([
+    ['trust proxy off (the default)', false],
+    ['a peer the host does not trust (trust proxy: 10.1.2.3)', '10.1.2.3'],
+  ])('the same header from %s is ignored: 403, nothing issued', async (_what, trust) => {
+    proxied.app.set('trust proxy', 'loopback');
+    const pem = await issued('fwd2.example.org');
+    proxied.app.set('trust proxy', trust);
+    const before = await certificateCount();
+    const res = await reenroll('fwd2.example.org', escaped(pem));
+    expect(res.status).toBe(403);
+    expect(res.text).toBe('simplereenroll needs the certificate being renewed as the TLS client certificate (RFC 7030 §4.2.2).\n');
+    expect(await certificateCount()).toBe(before);
+  });
+
+  test.each([
+    [
+      'not a certificate',
+      'hello',
+      400,
+      `The ${HEADER} header does not hold one certificate (URL-encoded PEM, or base64 of its DER) (README "EST").\n`,
+    ],
+    ['broken URL encoding', '%E0%A4%A', 400, /^The X-SSL-Client-Cert header does not hold one certificate/],
+    ['base64 of something else', Buffer.from('not a certificate at all').toString('base64'), 400, /does not hold one certificate/],
+    ['sent twice', ['AAAA', 'BBBB'], 400, `The ${HEADER} header was sent more than once.\n`],
+  ])('from a trusted proxy, a header %s: refused with the reason, nothing issued', async (_what, value, status, reason) => {
+    proxied.app.set('trust proxy', 'loopback');
+    const before = await certificateCount();
+    const res = await reenroll('fwd3.example.org', value);
+    expect(res.status).toBe(status);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.text).toMatch(reason);
+    expect(await certificateCount()).toBe(before);
+  });
+
+  test('a forwarded certificate goes through the checks a TLS one does: not issued here, another subject: 403', async () => {
+    proxied.app.set('trust proxy', 'loopback');
+    const before = await certificateCount();
+    const stranger = openssl([
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      'stranger.key',
+      '-subj',
+      '/CN=fwd4.example.org',
+      '-days',
+      '1',
+    ]);
+    const foreign = await reenroll('fwd4.example.org', escaped(stranger));
+    expect([foreign.status, foreign.text]).toEqual([
+      403,
+      'The forwarded client certificate was not issued by this certificate authority.\n',
+    ]);
+    const pem = await issued('fwd5.example.org');
+    const other = await reenroll('fwd6.example.org', escaped(pem));
+    expect([other.status, other.text]).toEqual([
+      403,
+      'The subject and subjectAltName of the request must be those of the certificate being renewed.\n',
+    ]);
+    expect(await certificateCount()).toBe(before + 1); // fwd5's own
+  });
+
+  test('serverkeygen counts HTTPS as a trusted proxy reports it (X-Forwarded-Proto: https, req.secure); an untrusted peer saying so is refused', async () => {
+    const viaProxy = () =>
+      keygen(csrDer('k9.example.org').toString('base64')).set('X-Forwarded-For', '192.0.2.1').set('X-Forwarded-Proto', 'https');
+    try {
+      app.set('trust proxy', 'loopback');
+      expect((await viaProxy()).status).toBe(200);
+      app.set('trust proxy', '10.1.2.3');
+      const untrusted = await viaProxy();
+      expect(untrusted.status).toBe(403);
+      expect(untrusted.body.toString()).toMatch(/^serverkeygen sends a private key: use HTTPS/);
+      app.set('trust proxy', 'loopback');
+      const plain = await keygen(csrDer('k9.example.org').toString('base64'))
+        .set('X-Forwarded-For', '192.0.2.1')
+        .set('X-Forwarded-Proto', 'http');
+      expect(plain.status).toBe(403);
+    } finally {
+      app.set('trust proxy', false);
+    }
+  });
+});
+
 describe('options', () => {
   test('est.labels.{label}.validityDays: the certificates of that label are valid that many days', async () => {
     const res = await enroll(csrDer('week1.example.org').toString('base64'), 'alice', 'week');
@@ -459,9 +597,22 @@ describe('options', () => {
     [{ enabled: true, labels: { x: { ca: 'a', approval: true, serverKeygen: true } } }, /`est.labels.x.approval` cannot be combined/],
     [{ enabled: true, retryAfterSeconds: 1.5 }, /`est.retryAfterSeconds` must be a whole number of seconds from 1 to 86400/],
     [{ enabled: true, retryAfterSeconds: 0 }, /`est.retryAfterSeconds` must be a whole number/],
+    [
+      { enabled: true, clientCertificateHeader: 'X SSL Cert' },
+      /`est.clientCertificateHeader` must be a header name such as 'X-SSL-Client-Cert'/,
+    ],
+    [{ enabled: true, clientCertificateHeader: true }, /`est.clientCertificateHeader` must be a header name/],
   ])('%j is refused', (est, message) => {
     expect(() => buildApp({ enableRestApi: true, store: f.store, keyBackends: { default: f.keyBackend }, est: est as never })).toThrow(
       message,
+    );
+  });
+
+  test('CA_EST_CLIENT_CERT_HEADER must be a header name too', () => {
+    const env = { CA_KEY_ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64'), CA_EST_CLIENT_CERT_HEADER: 'ssl client cert' };
+    const est = { enabled: true };
+    expect(() => buildApp({ enableRestApi: true, store: f.store, keyBackends: { default: f.keyBackend }, env, est })).toThrow(
+      /CA_EST_CLIENT_CERT_HEADER must be a header name/,
     );
   });
 });

@@ -5,16 +5,24 @@
  * answer; `pkcs11-tool --list-objects` (OpenSC, an independent PKCS#11 client) shows the keys private,
  * sensitive and never extractable; the database files hold references, no key and no PIN; a restart
  * finds the keys again; a token reset is survived, a token that disappears fails orders with a reason.
+ * SCEP through the EC root: its RSA RA key is made in the token and decrypts and signs there; a
+ * PKCSReq enrols through it, and a renewed RA key is made in the token too.
  */
 import { spawnSync } from 'child_process';
 import express from 'express';
 import * as fs from 'fs';
+import * as http from 'http';
 import * as os from 'os';
 import * as path from 'path';
 import request from 'supertest';
 import { createCaApiRouter, defaultKeyBackend, pkcs11KeyBackend, type CaApiRouter, type KeyBackend, type Store } from '../../lib';
 import { inProcessOrderRunner } from '../../lib/ca/order-runner/in-process';
 import { pemEncode } from '../../lib/x509/pem';
+import { ScepRas } from '../../lib/ca/scep-ra';
+import { DEFAULT_EXPIRES_MS } from '../../lib/ca/profiles';
+import { effectiveProfiles } from '../../lib/http/profile-options';
+import { expectSuccess, run } from '../clients/harness';
+import { buildRequest, csrOf, envelope, expectRaCertificate, makeDevice, readCertRep } from '../helpers/scep-request';
 import { API, opensslCsr, PASSWORD } from '../api/fixture';
 import { cliRunner, TEST_KEK } from '../cli/helpers';
 import { TABLES } from '../../adapters/store/knex/tables';
@@ -24,6 +32,9 @@ import { openLibrary, closeLibrary } from '../../adapters/keys/pkcs11/library';
 import { createSoftHsmToken, describeWithSoftHsm, listObjects, type SoftHsmToken } from './softhsm';
 
 const PUBLIC = '/django_ca';
+const SCEP_CHALLENGE = 'hsm-scep-secret';
+/** strongSwan's `pki` (CI installs it); without it here, the test that runs it says so and skips. */
+const HAS_PKI = spawnSync('pki', ['--help']).error === undefined;
 
 function binary(res: request.Response, cb: (err: Error | null, body: Buffer) => void): void {
   const chunks: Buffer[] = [];
@@ -71,6 +82,8 @@ describeWithSoftHsm('CA keys in a SoftHSM2 token', () => {
         keyBackends,
         orderRunner,
         signInRequest: false,
+        // The EC root (its OCSP key backend: default) enrols SCEP devices through its RSA RA.
+        scep: { enabled: true, ca: 'hsm-root', challenge: SCEP_CHALLENGE },
         logError: (m) => logged.push(m),
       });
       app = express().use(router);
@@ -311,6 +324,165 @@ describeWithSoftHsm('CA keys in a SoftHSM2 token', () => {
       expect(stored).toContain('privateKey'); // the default backend's envelope, encrypted under the KEK
       expect(stored).not.toContain('PRIVATE KEY');
       expect((listObjects(token).match(/^Private Key Object/gm) ?? []).length).toBe(before);
+    });
+
+    /** The certificates of SCEP's GetCACert (the RA first), PEM. */
+    async function scepCaCerts(): Promise<string[]> {
+      const res = await request(app).get(`${PUBLIC}/scep?operation=GetCACert`).buffer(true).parse(binary);
+      expect(res.status).toBe(200);
+      fs.writeFileSync(path.join(dir, 'getcacert.der'), res.body as Buffer);
+      return openssl(['pkcs7', '-inform', 'DER', '-in', 'getcacert.der', '-print_certs']).match(
+        /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/g,
+      )!;
+    }
+
+    /** A PKCSReq for `cn` enveloped to `raPem`, with `envelopeBytes` changing the envelope first; openssl's reading of the CertRep. */
+    async function scepEnrol(cn: string, raPem: string, envelopeBytes: (sealed: Buffer) => Buffer = (x) => x) {
+      const device = makeDevice(dir, cn.split('.')[0]);
+      const content = envelopeBytes(envelope(dir, csrOf(dir, device.key, cn, SCEP_CHALLENGE), raPem));
+      const res = await request(app)
+        .post(`${PUBLIC}/scep?operation=PKIOperation`)
+        .set('Content-Type', 'application/octet-stream')
+        .send(buildRequest({ signer: device, content, messageType: 19 }))
+        .buffer(true)
+        .parse(binary);
+      expect(res.status).toBe(200);
+      return readCertRep(dir, res.body as Buffer, device);
+    }
+
+    /** The token's object block (pkcs11-tool) of the private key with CKA_ID `id`. */
+    const privateKeyObject = (id: string) =>
+      listObjects(token)
+        .split(/\n(?=\S)/)
+        .find((b) => b.startsWith('Private Key Object') && b.includes(`ID:         ${id}`));
+
+    /** The RA key's public key as the token holds it (pkcs11-tool reads the public object by id), PEM. */
+    function tokenPublicKey(id: string): string {
+      const der = path.join(dir, `pub-${id}.der`);
+      spawnSync(
+        'pkcs11-tool',
+        [
+          '--module',
+          token.library,
+          '--token-label',
+          token.label,
+          '--login',
+          '--pin',
+          token.pin,
+          '--read-object',
+          '--type',
+          'pubkey',
+          '--id',
+          id,
+          '-o',
+          der,
+        ],
+        {
+          env: token.env,
+        },
+      );
+      return openssl(['pkey', '-pubin', '-inform', 'DER', '-in', der]);
+    }
+
+    async function raRecord(caName: string) {
+      const root = await ca(caName);
+      return (await db.knex('ca_api_delegate_keys').where({ ca_id: root.id, purpose: 'scep_ra' }).first()) as {
+        key_backend_alias: string;
+        key_backend_options: unknown;
+      };
+    }
+
+    test('SCEP through the EC root whose key is in the token: its RA key is made in the token (not the database), decrypts and signs there; a PKCSReq enrols', async () => {
+      const [ra, root] = await scepCaCerts();
+      fs.writeFileSync(path.join(dir, 'ra.pem'), ra);
+      const raText = openssl(['x509', '-in', 'ra.pem', '-noout', '-text']);
+      expectRaCertificate(raText);
+      expect(raText).toMatch(/Issuer: CN ?= ?HSM Root/);
+      expect(root).toBe(fs.readFileSync(path.join(dir, 'root.pem'), 'utf8'));
+
+      // The record points into the token (the root's OCSP key backend is `default`: the RA follows the CA key).
+      const record = await raRecord('hsm-root');
+      expect(record.key_backend_alias).toBe('hsm');
+      const options = JSON.parse(JSON.stringify(record.key_backend_options)) as Record<string, string>;
+      expect(Object.keys(options).sort()).toEqual(['key_id', 'key_label', 'key_type']);
+      expect(options).toMatchObject({ key_label: 'hsm-root SCEP RA', key_type: 'RSA' });
+      // OpenSC's view: an RSA private key there, sensitive and never extractable, that decrypts and signs.
+      const object = privateKeyObject(options.key_id);
+      expect(object).toMatch(/^Private Key Object; RSA/);
+      expect(object).toContain('label:      hsm-root SCEP RA');
+      expect(object).toMatch(/Access:\s+sensitive, always sensitive, never extractable, local/);
+      expect(object).toMatch(/Usage:\s+decrypt, sign\n/);
+      expect(tokenPublicKey(options.key_id)).toBe(openssl(['x509', '-in', 'ra.pem', '-noout', '-pubkey']));
+
+      // A device enrols: the token opens the request's key block and signs the CertRep; openssl verifies both ends.
+      const seen = await scepEnrol('scep1.example.org', ra);
+      expect(seen).toMatchObject({ status: '0', failInfo: null });
+      fs.writeFileSync(path.join(dir, 'scep1.pem'), seen.certificates[0]);
+      expect(openssl(['verify', '-CAfile', 'root.pem', 'scep1.pem'])).toContain('scep1.pem: OK');
+    });
+
+    (HAS_PKI || process.env.CI ? test : test.skip)(
+      'strongSwan pki --scepca and --scep (AES/SHA-256) enrol through the RA in the token',
+      async () => {
+        const server = http.createServer(app);
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        try {
+          const url = `http://127.0.0.1:${(server.address() as { port: number }).port}${PUBLIC}/scep`;
+          // Asynchronously: the server answering pki is this process.
+          const sh = (cmd: string) => run('bash', ['-c', cmd], { cwd: dir, timeoutMs: 60_000 });
+          expectSuccess('pki --scepca', await sh(`pki --scepca --url ${url} --caout pki-ca.pem --outform pem`));
+          expectRaCertificate(openssl(['x509', '-in', 'pki-ca-ra.pem', '-noout', '-text']));
+          expectSuccess('pki --gen', await sh('pki --gen --type rsa --size 2048 --outform pem > pki-dev.key'));
+          const enrolled = await sh(
+            `pki --scep --url ${url} --in pki-dev.key --dn "CN=pki-dev.example.org" --san pki-dev.example.org --password ${SCEP_CHALLENGE} ` +
+              '--cacert-enc pki-ca-ra.pem --cacert-sig pki-ca-ra.pem --cacert pki-ca.pem --outform pem > pki-dev.pem',
+          );
+          expectSuccess('pki --scep', enrolled);
+          expect(openssl(['verify', '-CAfile', 'root.pem', 'pki-dev.pem'])).toContain('pki-dev.pem: OK');
+        } finally {
+          await new Promise((resolve) => server.close(resolve));
+        }
+      },
+      90_000,
+    );
+
+    test('a key block the token refuses (not below the modulus) and one with a wrong padding: the same badMessageCheck, nothing issued; the next request enrols', async () => {
+      const ra = (await scepCaCerts())[0];
+      const keyBlock = (fill: number) => (sealed: Buffer) => {
+        const at = sealed.indexOf(Buffer.from([0x04, 0x82, 0x01, 0x00])); // encryptedKey, 256 octets
+        expect(at).toBeGreaterThan(0);
+        const broken = Buffer.from(sealed);
+        broken.fill(fill, at + 4, at + 4 + 256);
+        return broken;
+      };
+      const before = (await db.knex(TABLES.certificates).count({ n: '*' }))[0].n;
+      const refused = await scepEnrol('scep2.example.org', ra, keyBlock(0xff)); // ≥ n: CKR_ENCRYPTED_DATA_INVALID
+      const unpadded = await scepEnrol('scep3.example.org', ra, keyBlock(0x11)); // < n: no PKCS#1 padding
+      for (const seen of [refused, unpadded])
+        expect(seen).toMatchObject({ status: '2', failInfo: '1', failInfoText: null, certificates: [] });
+      const strip = ({ transactionId: _t, recipientNonce: _n, ...rest }: Awaited<ReturnType<typeof scepEnrol>>) => rest;
+      expect(strip(refused)).toEqual(strip(unpadded));
+      expect((await db.knex(TABLES.certificates).count({ n: '*' }))[0].n).toBe(before);
+      expect(await scepEnrol('scep4.example.org', ra)).toMatchObject({ status: '0' });
+    });
+
+    test('the RA renewed: a new key pair in the token, certified; after a restart GetCACert hands it out and devices enrol through it', async () => {
+      const old = JSON.parse(JSON.stringify((await raRecord('hsm-root')).key_backend_options)) as Record<string, string>;
+      const keyBackends = { default: defaultKeyBackend({ keyEncryptionKey: TEST_KEK }), hsm };
+      // Renewal is due when the certificate expires within renewBeforeMs: a year and more makes it due now.
+      const ras = new ScepRas(store as ConstructorParameters<typeof ScepRas>[0], keyBackends, effectiveProfiles({}, DEFAULT_EXPIRES_MS), {
+        renewBeforeMs: 400 * 86_400_000,
+      });
+      const renewed = await ras.forCa(await ca('hsm-root'));
+      const record = JSON.parse(JSON.stringify((await raRecord('hsm-root')).key_backend_options)) as Record<string, string>;
+      expect(record.key_id).not.toBe(old.key_id);
+      expect(privateKeyObject(record.key_id)).toMatch(/Usage:\s+decrypt, sign\n/);
+      expect(privateKeyObject(old.key_id)).toBeDefined(); // the old key stays until the operator removes it
+      await stop();
+      start();
+      const [ra] = await scepCaCerts();
+      expect(ra).toBe(`${pemEncode(renewed.certificateDer, 'CERTIFICATE').replace(/\r/g, '')}`.replace(/\n?$/, '\n'));
+      expect(await scepEnrol('scep5.example.org', ra)).toMatchObject({ status: '0' });
     });
 
     test('a restart finds the keys again; a token reset (sessions closed, logged out) is survived', async () => {

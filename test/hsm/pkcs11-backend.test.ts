@@ -11,6 +11,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { pkcs11KeyBackend, type Pkcs11KeyBackend } from '../../adapters/keys/pkcs11';
+import { hasKeyDecryption } from '../../lib/ports';
 import type { SignatureOptions } from '../../lib/x509/signer';
 import type { KeySpec } from '../../lib/x509/types';
 import { cliRunner } from '../cli/helpers';
@@ -187,6 +188,56 @@ describeWithSoftHsm('pkcs11KeyBackend on SoftHSM2', () => {
       .generateKeyPairSync('dsa', { modulusLength: 2048, divisorLength: 256 })
       .privateKey.export({ type: 'pkcs8', format: 'pem' });
     expect((await failure(() => hsm.importKey(dsa as string))).message).toMatch(/DSA keys cannot be imported into the HSM/);
+  });
+
+  test('an RSA key made to decrypt (a SCEP RA): raw RSA in the token; what is no ciphertext is refused alike, the token unbothered', async () => {
+    if (!hasKeyDecryption(hsm)) throw new Error('the PKCS#11 backend offers KeyDecryption');
+    const stored = await hsm.createKey({ keyType: 'RSA', keySize: 2048 }, { keyLabel: 'decrypting', decrypt: true });
+    const decrypter = await hsm.getDecrypter(stored.options);
+    expect(decrypter.publicKeyDer.equals(stored.publicKeyDer)).toBe(true);
+    const object = listObjects(token)
+      .split(/\n(?=\S)/)
+      .find((b) => b.startsWith('Private Key Object') && b.includes('label:      decrypting\n'));
+    expect(object).toMatch(/Usage:\s+decrypt, sign\n/);
+    expect(object).toMatch(/Access:\s+sensitive, always sensitive, never extractable, local/);
+
+    // openssl encrypts a content key with PKCS#1 v1.5 padding, as SCEP clients do: the token's raw block is 00 02 PS 00 key.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hsm-decrypt-'));
+    const publicKey = crypto.createPublicKey({ key: stored.publicKeyDer, format: 'der', type: 'spki' });
+    /** `contentKey` encrypted to `to` (default: the decrypting key) by openssl. */
+    const encrypt = (contentKey: Buffer, to = publicKey) => {
+      fs.writeFileSync(path.join(dir, 'pub.pem'), to.export({ type: 'spki', format: 'pem' }));
+      return execFileSync('openssl', ['pkeyutl', '-encrypt', '-pubin', '-inkey', 'pub.pem'], { cwd: dir, input: contentKey });
+    };
+    const contentKey = crypto.randomBytes(16);
+    const decrypted = async () => {
+      const raw = await decrypter.decryptRaw(encrypt(contentKey));
+      const block = Buffer.concat([Buffer.alloc(256 - raw.length), raw]); // a token may drop the leading zero
+      expect([block[0], block[1]]).toEqual([0, 2]);
+      expect(block.subarray(-17).equals(Buffer.concat([Buffer.from([0]), contentKey]))).toBe(true);
+    };
+    try {
+      await decrypted();
+      // Not below the modulus, too short, too long: one refusal that names no cause (the caller takes a random key).
+      for (const block of [Buffer.alloc(256, 0xff), Buffer.alloc(255, 0x11), Buffer.alloc(257, 0x11)]) {
+        expect((await failure(() => decrypter.decryptRaw(block))).message).toBe('the token did not decrypt this block');
+      }
+      await decrypted(); // the sessions were not reset
+      const signature = await (await hsm.getSigner(stored.options)).sign(data, { hash: 'SHA-256' });
+      expect(opensslVerifies(stored.publicKeyDer, data, signature, { hash: 'SHA-256' })).toBe(true);
+
+      // A key made only to sign (a CA's) does not decrypt: the token says so, and it is not the refusal above.
+      const signing = await hsm.getDecrypter((await hsm.createKey({ keyType: 'RSA', keySize: 2048 })).options);
+      const toSigning = crypto.createPublicKey({ key: signing.publicKeyDer, format: 'der', type: 'spki' });
+      expect((await failure(() => signing.decryptRaw(encrypt(contentKey, toSigning)))).message).toMatch(
+        /^hsm: token "backend-test": decrypting with RSA keys \(CKM_RSA_X_509\) failed \(CKR_KEY_FUNCTION_NOT_PERMITTED\)$/,
+      );
+      expect((await failure(() => hsm.createKey({ keyType: 'EC', curve: 'secp256r1' }, { decrypt: true }))).message).toBe(
+        'hsm: token "backend-test": only RSA keys decrypt.',
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('two sessions serve 40 concurrent signatures: all valid', async () => {

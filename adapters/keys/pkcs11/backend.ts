@@ -6,14 +6,26 @@
  * `{ "key_id": <hex CKA_ID>, "key_label": <CKA_LABEL>, "key_type": "RSA" | "EC" | "Ed25519" | "Ed448" }`
  * — a reference, never key material. The PIN is configured on the backend, never stored, never per use
  * (no `storableUseOptions`: nothing of a request's key options is written with an order).
+ *
+ * Key options of `createKey`: `keyLabel` (CKA_LABEL; default `express-ca-<id>`) and `decrypt: true` for
+ * an RSA key that also decrypts (a SCEP RA's, lib/ca/scep-ra.ts), which `getDecrypter` (KeyDecryption)
+ * then opens: raw RSA in the token (decryption.ts).
  */
 import * as crypto from 'crypto';
-import { KeyBackendUnavailableError, type KeyBackend, type KeySpec, type StoredKey } from '../../../lib/ports';
+import {
+  KeyBackendUnavailableError,
+  type KeyBackend,
+  type KeyDecryption,
+  type KeySpec,
+  type RawRsaDecrypter,
+  type StoredKey,
+} from '../../../lib/ports';
 import { importPrivateKey } from '../../../lib/x509/keys';
 import type { SignatureOptions, Signer } from '../../../lib/x509/signer';
 import type { KeyType } from '../../../lib/x509/types';
 import { KeyBackendError } from '../errors';
 import type { Handle } from './binding';
+import { isRefusedBlock, isRsaCiphertext, rawRsa, REFUSED_BLOCK } from './decryption';
 import { ckr, ckrText, isUnsupportedCode } from './errors';
 import { importObjects } from './import';
 import { curveOfParams, readPublicKeyDer } from './public-key';
@@ -141,6 +153,24 @@ export function pkcs11KeyBackend(options: Pkcs11KeyBackendOptions): Pkcs11KeyBac
     return { keyType: ref.keyType, publicKeyDer, sign: (data, signOptions) => sign(ref, data, signOptions) };
   }
 
+  /** Raw RSA with the private key of `ref` (decryption.ts); `n`: its modulus, big-endian, k octets. */
+  async function decryptRaw(ref: Stored, block: Buffer, n: Buffer): Promise<Buffer> {
+    if (!isRsaCiphertext(block, n)) throw new Error(REFUSED_BLOCK);
+    const k = n.length;
+    try {
+      return await tokens.use(async (session, gen) => {
+        m.C_DecryptInit(session, rawRsa(b), privateHandle(session, gen, ref));
+        // On libuv's thread pool, as signatures are.
+        return m.C_DecryptAsync(session, block, Buffer.alloc(k));
+      });
+    } catch (e) {
+      // Without the cause on purpose: a refused block reads as every other one (decryption.ts).
+      // eslint-disable-next-line preserve-caught-error
+      if (isRefusedBlock(b, ckr(e))) throw new Error(REFUSED_BLOCK);
+      throw failure(e, 'decrypting with RSA keys (CKM_RSA_X_509)');
+    }
+  }
+
   function newRef(keyOptions: Record<string, unknown> | undefined): KeyRef {
     const id = crypto.randomBytes(16);
     const label = keyOptions?.keyLabel ?? `express-ca-${id.toString('hex')}`;
@@ -154,11 +184,12 @@ export function pkcs11KeyBackend(options: Pkcs11KeyBackendOptions): Pkcs11KeyBac
     options: { key_id: ref.id.toString('hex'), key_label: ref.label, key_type: keyType },
   });
 
-  return {
+  const backend: Pkcs11KeyBackend & KeyDecryption = {
     alias,
 
     async createKey(spec: KeySpec, keyOptions?: Record<string, unknown>): Promise<StoredKey> {
       const ref = newRef(keyOptions);
+      const decrypt = keyOptions?.decrypt === true;
       const what =
         spec.keyType === 'EC'
           ? `EC keys on ${spec.curve}`
@@ -166,7 +197,12 @@ export function pkcs11KeyBackend(options: Pkcs11KeyBackendOptions): Pkcs11KeyBac
             ? `${spec.keyType}-${spec.keySize} keys`
             : `${spec.keyType} keys`;
       try {
-        const { mechanism, publicTemplate, privateTemplate } = generation(b, spec, ref);
+        if (decrypt && spec.keyType !== 'RSA') throw new KeyBackendError('unsupported', `${where}: only RSA keys decrypt.`);
+        // Asked first, as below: a key that could not decrypt here is not worth making.
+        if (decrypt && !tokens.mechanism(b.CKM_RSA_X_509)) {
+          throw new KeyBackendError('unsupported', `${where}: the token does not support raw RSA decryption (CKM_RSA_X_509).`);
+        }
+        const { mechanism, publicTemplate, privateTemplate } = generation(b, spec, ref, decrypt);
         // Asked first: tokens answer an unsupported size with anything up to CKR_GENERAL_ERROR.
         const limits = tokens.mechanism(mechanism.mechanism);
         if (!limits) throw new KeyBackendError('unsupported', `${where}: the token does not support generating ${what}.`);
@@ -229,6 +265,16 @@ export function pkcs11KeyBackend(options: Pkcs11KeyBackendOptions): Pkcs11KeyBac
       return signer;
     },
 
+    async getDecrypter(stored: Record<string, unknown>): Promise<RawRsaDecrypter> {
+      const ref = storedRef(alias, stored);
+      if (ref.keyType !== 'RSA') throw new KeyBackendError('unsupported', `${where}: only RSA keys decrypt.`);
+      const { publicKeyDer } = await backend.getSigner(stored);
+      const { n } = crypto.createPublicKey({ key: publicKeyDer, format: 'der', type: 'spki' }).export({ format: 'jwk' });
+      const modulus = Buffer.from(n ?? '', 'base64url');
+      return { publicKeyDer, decryptRaw: (block) => decryptRaw(ref, block, modulus) };
+    },
+
     close: () => tokens.close(),
   };
+  return backend;
 }

@@ -1,8 +1,9 @@
 /**
  * Attribute templates of the keys this backend makes (PKCS#11 v2.40 §4.8, §4.9): private keys are
  * token objects, private (login required), CKA_SENSITIVE and not CKA_EXTRACTABLE — the token never
- * hands out their value, wrapped or not — and may only sign. Both halves of a pair carry the same
- * CKA_ID and CKA_LABEL, by which the backend finds them again.
+ * hands out their value, wrapped or not — and may only sign; a SCEP RA's RSA key (`decrypt`) may also
+ * decrypt, the key transport of requests encrypted to it (RFC 8894 §3.2.2; never unwrap or derive).
+ * Both halves of a pair carry the same CKA_ID and CKA_LABEL, by which the backend finds them again.
  */
 import type { KeySpec } from '../../../lib/x509/types';
 import { CKK_EC_EDWARDS, CKM_EC_EDWARDS_KEY_PAIR_GEN, type Binding, type Mechanism, type Template } from './binding';
@@ -13,7 +14,7 @@ export interface KeyRef {
   label: string;
 }
 
-export function privateKeyAttributes(b: Binding, ref: KeyRef): Template {
+export function privateKeyAttributes(b: Binding, ref: KeyRef, decrypt = false): Template {
   return [
     { type: b.CKA_CLASS, value: b.CKO_PRIVATE_KEY },
     { type: b.CKA_TOKEN, value: true },
@@ -21,7 +22,7 @@ export function privateKeyAttributes(b: Binding, ref: KeyRef): Template {
     { type: b.CKA_SENSITIVE, value: true },
     { type: b.CKA_EXTRACTABLE, value: false },
     { type: b.CKA_SIGN, value: true },
-    { type: b.CKA_DECRYPT, value: false },
+    { type: b.CKA_DECRYPT, value: decrypt },
     { type: b.CKA_UNWRAP, value: false },
     { type: b.CKA_DERIVE, value: false },
     { type: b.CKA_LABEL, value: ref.label },
@@ -47,8 +48,9 @@ export function generation(
   b: Binding,
   spec: KeySpec,
   ref: KeyRef,
+  decrypt = false,
 ): { mechanism: Mechanism; publicTemplate: Template; privateTemplate: Template } {
-  const privateTemplate = privateKeyAttributes(b, ref);
+  const privateTemplate = privateKeyAttributes(b, ref, decrypt);
   const publicTemplate = publicKeyAttributes(b, ref);
   switch (spec.keyType) {
     case 'RSA':
