@@ -5,6 +5,7 @@
  * `OptionsError` naming the option.
  */
 import { checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
+import { resolveNamePolicy, type EnrolmentNamePolicy, type EnrolmentNamePolicyOptions } from './name-policy';
 
 /** One place to enrol: a CA (serial or name; null: the default CA), a profile (null: the default), a challenge. */
 export interface EnrolmentEndpoint {
@@ -12,6 +13,8 @@ export interface EnrolmentEndpoint {
   profile: string | null;
   /** The static challenge password a request must carry (SCEP); null: none is accepted. */
   challenge: string | null;
+  /** The name policy (lib/enrolment/name-policy.ts); null: any name. */
+  names: EnrolmentNamePolicy | null;
 }
 
 /** What a label of either module may say. */
@@ -20,6 +23,8 @@ export interface EndpointLabelOptions {
   ca: string;
   /** The profile of the certificates (lib/ca/profiles.ts). Default: the router's default profile. */
   profile?: string;
+  /** The name policy of the certificates issued here (README "EST", "SCEP"). Default: none, any name. */
+  names?: EnrolmentNamePolicyOptions | null;
 }
 
 /** Labels are one path segment, and never a name the module's URLs use otherwise. */
@@ -48,7 +53,8 @@ export function resolveEndpoints(
     const ca = optionalText(`${prefix}.ca`, value.ca);
     if (caRequired && ca === null) throw new OptionsError(`option \`${prefix}.ca\` is required: the serial or name of the CA`);
     const challenge = fields.includes('challenge') ? optionalText(`${prefix}.challenge`, value.challenge) : null;
-    return { ca, profile: optionalText(`${prefix}.profile`, value.profile), challenge };
+    const names = resolveNamePolicy(`${prefix}.names`, value.names);
+    return { ca, profile: optionalText(`${prefix}.profile`, value.profile), challenge, names };
   };
   const endpoints = new Map<string, EnrolmentEndpoint>([['', endpoint(module, o, false)]]);
   if (o.labels === undefined) return endpoints;
@@ -63,7 +69,7 @@ export function resolveEndpoints(
       throw new OptionsError(`option \`${module}.labels.${label}\` must be an object such as { ca: 'Device CA' } (got ${show(value)})`);
     checkOptionNames(
       value,
-      ['ca', 'profile', ...fields],
+      ['ca', 'profile', ...fields, 'names'],
       `{ ${module}: { labels: { ${label}: { ca: 'Device CA' } } } }`,
       'createCaApiRouter',
     );

@@ -7,6 +7,7 @@ import { CaError } from '../ca/errors';
 import { defaultCa, findCa } from '../ca/lookup';
 import type { CaRecord, Store } from '../ports';
 import type { EnrolmentEndpoint } from './endpoint-options';
+import type { EnrolmentNamePolicy } from './name-policy';
 import { EnrolmentError } from './errors';
 
 export interface ResolvedEndpoint {
@@ -16,6 +17,8 @@ export interface ResolvedEndpoint {
   challenge: string | null;
   /** The label, '' for the URLs without one. */
   label: string;
+  /** The name policy (lib/enrolment/name-policy.ts); null: any name. */
+  names: EnrolmentNamePolicy | null;
 }
 
 /** What resolving needs of the module's services. */
@@ -45,5 +48,11 @@ export async function resolveEndpoint(
     if (e instanceof CaError) throw new EnrolmentError(404, `No certificate authority enrols here: ${e.message}`);
     throw e;
   }
-  return { ca, profile: endpoint.profile ?? services.defaultProfile, challenge: endpoint.challenge, label: key };
+  return {
+    ca,
+    profile: endpoint.profile ?? services.defaultProfile,
+    challenge: endpoint.challenge,
+    label: key,
+    names: endpoint.names,
+  };
 }

@@ -1,7 +1,7 @@
 /**
  * The enrolment core's one way to make a certificate (docs/DESIGN.md "Enrolment"): the CSR's
- * self-signature verified (proof of possession), its subject and subjectAltName asked for as they
- * are, the endpoint's profile and the CA's validity applied by `prepareSignRequest`, then the one
+ * self-signature verified (proof of possession), its subject and subjectAltName checked against the
+ * endpoint's name policy (lib/enrolment/name-policy.ts) and asked for as they are, the endpoint's profile and the CA's validity applied by `prepareSignRequest`, then the one
  * issuance service of lib/ca signs and stores it with the device's requester. EST and SCEP differ in
  * how a request arrives and is authenticated, never in this.
  */
@@ -14,6 +14,7 @@ import type { Actor, CaRecord, CertificateRecord, Store } from '../ports';
 import { parseCsr, type ParsedCsr } from '../x509/csr';
 import { X509Error } from '../x509/errors';
 import { EnrolmentError } from './errors';
+import { checkNamePolicy, type EnrolmentNamePolicy } from './name-policy';
 
 /** What enrolling needs of the router: the store, the CA keys and profiles, the default profile. */
 export interface EnrolmentServices {
@@ -27,6 +28,8 @@ export interface EnrolmentServices {
 export interface EnrolmentTarget {
   ca: CaRecord;
   profile: string | null;
+  /** The endpoint's name policy (lib/enrolment/name-policy.ts); null or absent: any name. */
+  names?: EnrolmentNamePolicy | null;
 }
 
 /** A refusal of the request's content: 400 / badRequest with the engine's reason. */
@@ -61,6 +64,8 @@ export async function enrol(
   if (csr.subject.length === 0 && san.length === 0) {
     throw new EnrolmentError(400, 'The certificate request names nothing: give a subject or a subjectAltName.');
   }
+  // Every issuance at the endpoint, renewals too: a policy tightened since stops a renewal (README "EST").
+  checkNamePolicy(target.names ?? null, csr);
   let request;
   try {
     request = prepareSignRequest(

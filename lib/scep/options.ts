@@ -2,6 +2,7 @@
  * Options of the SCEP module (README "SCEP"), validated when it is built: `createCaApiRouter`'s
  * `scep` option. Every mistake is an `OptionsError` naming the option.
  */
+import type { EnrolmentNamePolicyOptions } from '../enrolment/name-policy';
 import { checkBodyLimit, resolveEndpoints, type EndpointLabelOptions, type EnrolmentEndpoint } from '../enrolment/endpoint-options';
 import { checkBoolean, checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
 
@@ -24,6 +25,12 @@ export interface ScepOptions {
    * (`ca-admin create_enrolment_challenge`); renewals need none.
    */
   challenge?: string;
+  /**
+   * The name policy of the URLs without a label (README "EST", "SCEP"): DNS suffixes and IP networks
+   * to allow and deny (as `edit_ca --acme-allow/--acme-deny`) and the subject attribute types allowed.
+   * Default: none, any name.
+   */
+  names?: EnrolmentNamePolicyOptions | null;
   /** `{urlPath}scep/{label}`: other CAs, profiles or challenges, by label (`[A-Za-z0-9_.-]+`). */
   labels?: Record<string, ScepLabelOptions>;
   /**
@@ -46,7 +53,7 @@ export interface ResolvedScepOptions {
 export const DEFAULT_SCEP_BODY_LIMIT = 256 * 1024;
 /** Path segments that clients append to a SCEP URL (Windows, Cisco, Intune): never a label. */
 export const SCEP_CLIENT_SUFFIXES = ['pkiclient.exe', 'cgi-bin'] as const;
-const NAMES = ['enabled', 'ca', 'profile', 'challenge', 'labels', 'legacyAlgorithms', 'bodyLimit'];
+const NAMES = ['enabled', 'ca', 'profile', 'challenge', 'labels', 'names', 'legacyAlgorithms', 'bodyLimit'];
 
 /**
  * `options` (the router's `scep`), with the environment's `CA_ENABLE_SCEP` (`enabledByEnvironment`)

@@ -18,6 +18,8 @@ let built: ReturnType<typeof buildApp>;
 let app: ReturnType<typeof buildApp>['app'];
 let dir: string;
 const EST = '/.well-known/est';
+/** The name policy of the label `policed` (README "EST"), written as a host would: aliases, a trailing dot, upper case. */
+const POLICY = { allow: ['Devices.Example.ORG.', '10.0.0.0/8'], deny: ['bad.devices.example.org'], subjectAttributes: ['CN', 'O'] };
 
 beforeAll(async () => {
   f = await setupApi();
@@ -26,7 +28,14 @@ beforeAll(async () => {
     enableRestApi: true,
     store: f.store,
     keyBackends: { default: f.keyBackend },
-    est: { enabled: true, ca: f.ca.serial, labels: { devices: { ca: other.name, profile: 'client', serverKeygen: true } } },
+    est: {
+      enabled: true,
+      ca: f.ca.serial,
+      labels: {
+        devices: { ca: other.name, profile: 'client', serverKeygen: true },
+        policed: { ca: f.ca.serial, serverKeygen: true, names: POLICY },
+      },
+    },
   });
   app = built.app;
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'est-'));
@@ -182,6 +191,104 @@ describe('simpleenroll', () => {
     const der = Buffer.from(csr.replace(/-----[A-Z ]+-----/g, '').replace(/\s/g, ''), 'base64');
     const res = await enroll(der.toString('base64'));
     expect(res.status).toBe(200);
+  });
+});
+
+describe('name policy (est.labels.policed.names)', () => {
+  /** A CSR for the subject `subj` (openssl -subj) and the subjectAltName `san`, as base64 DER. */
+  const csrFor = (subj: string, san: string) =>
+    execFileSync('openssl', [
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      path.join(dir, 'policed.key'),
+      '-subj',
+      subj,
+      '-addext',
+      `subjectAltName=${san}`,
+      '-outform',
+      'DER',
+    ]).toString('base64');
+
+  test('names the policy allows: issued with exactly those names', async () => {
+    const res = await enroll(csrFor('/CN=a.devices.example.org/O=Example', 'DNS:a.devices.example.org,IP:10.1.2.3'), 'alice', 'policed');
+    expect(res.status).toBe(200);
+    const cert = certsOf(res.text)[0];
+    expect(text(cert, '-subject')).toBe('subject=CN = a.devices.example.org, O = Example\n');
+    expect(text(cert, '-ext', 'subjectAltName').split('\n')[1].trim()).toBe('DNS:a.devices.example.org, IP Address:10.1.2.3');
+  });
+
+  test('a commonName that is not a domain name (a serial number) is a label, not a name: issued', async () => {
+    const res = await enroll(csrFor('/CN=SN-4711', 'DNS:b.devices.example.org'), 'alice', 'policed');
+    expect(res.status).toBe(200);
+  });
+
+  test.each([
+    [
+      'a DNS name outside the allow list',
+      '/CN=c.devices.example.org',
+      'DNS:c.devices.example.org,DNS:evil.example.com',
+      /DNS:evil\.example\.com is not among the allowed names/,
+    ],
+    [
+      'a denied name',
+      '/CN=bad.devices.example.org',
+      'DNS:bad.devices.example.org',
+      /the commonName bad\.devices\.example\.org is denied; DNS:bad\.devices\.example\.org is denied/,
+    ],
+    [
+      'a commonName outside, SANs inside',
+      '/CN=www.example.com',
+      'DNS:d.devices.example.org',
+      /the commonName www\.example\.com is not among the allowed names/,
+    ],
+    ['an IP address outside', '/CN=e.devices.example.org', 'IP:192.168.1.1', /IP:192\.168\.1\.1 is not among the allowed names/],
+    [
+      'an email subjectAltName',
+      '/CN=f.devices.example.org',
+      'email:f@devices.example.org',
+      /the subjectAltName email:f@devices\.example\.org is not allowed \(only DNS names and IP addresses are\)/,
+    ],
+    [
+      'a subject attribute not allowed',
+      '/CN=g.devices.example.org/OU=Ops',
+      'DNS:g.devices.example.org',
+      /the subject attribute organizationalUnitName is not allowed \(allowed: commonName, organizationName\)/,
+    ],
+  ])('%s: 403 in plain text naming it, nothing stored', async (_what, subj, san, reason) => {
+    const before = await certificateCount();
+    const res = await enroll(csrFor(subj, san), 'alice', 'policed');
+    expect([res.status, res.headers['content-type']]).toEqual([403, 'text/plain; charset=utf-8']);
+    expect(res.text).toMatch(/^The endpoint's name policy refuses the request: /);
+    expect(res.text).toMatch(reason);
+    expect(await certificateCount()).toBe(before);
+  });
+
+  test('serverkeygen is held to it too', async () => {
+    const before = await certificateCount();
+    const res = await request(app)
+      .post(`${EST}/policed/serverkeygen`)
+      .set(f.auth('alice'))
+      .set('Content-Type', 'application/pkcs10')
+      .send(csrFor('/CN=h.example.com', 'DNS:h.example.com'));
+    expect(res.status).toBe(403);
+    expect(res.text).toMatch(/the commonName h\.example\.com is not among the allowed names/);
+    expect(await certificateCount()).toBe(before);
+  });
+
+  test('the endpoint keeps the entries canonical, as the ACME policy does', () => {
+    const endpoint = built.router.options.est.endpoints.get('policed');
+    expect(endpoint?.names).toEqual({
+      allow: ['devices.example.org', '10.0.0.0/8'],
+      deny: ['bad.devices.example.org'],
+      subjectAttributes: ['commonName', 'organizationName'],
+    });
+    expect(built.router.options.est.endpoints.get('devices')?.names).toBeNull();
   });
 });
 
@@ -400,6 +507,17 @@ describe('options', () => {
     [{ enabled: true, bodyLimit: 0 }, /`est.bodyLimit` must be a positive whole number/],
     [{ enabled: 'yes' }, /`est.enabled` must be true or false/],
     [{ enable: true }, /unknown option `enable`/],
+    [{ enabled: true, names: { allow: ['*.example.org'] } }, /option `est.names.allow` entry "\*\.example\.org": not a DNS suffix/],
+    [
+      { enabled: true, labels: { x: { ca: 'a', names: { deny: ['10.0.0.1/8'] } } } },
+      /option `est.labels.x.names.deny` entry "10\.0\.0\.1\/8": not an IP/,
+    ],
+    [{ enabled: true, names: { allow: 'example.org' } }, /option `est.names.allow` must be an array of strings/],
+    [
+      { enabled: true, names: { subjectAttributes: ['CN', 'colour'] } },
+      /option `est.names.subjectAttributes`: "colour" is not a subject attribute type/,
+    ],
+    [{ enabled: true, names: { allowed: [] } }, /unknown option `allowed`/],
   ])('%j is refused', (est, message) => {
     expect(() => buildApp({ enableRestApi: true, store: f.store, keyBackends: { default: f.keyBackend }, est: est as never })).toThrow(
       message,

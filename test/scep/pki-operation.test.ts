@@ -44,7 +44,15 @@ const certificateCount = async () => Number((await f.db.knex(TABLES.certificates
 beforeAll(async () => {
   f = await setupApi();
   const rsa = await f.makeCa({ name: 'rsa devices', keyType: 'RSA', keySize: 2048, apiEnabled: true });
-  const scep = { enabled: true, ca: rsa.name, challenge: CHALLENGE, labels: { ec: { ca: f.ca.serial, challenge: 'ec-secret' } } };
+  const scep = {
+    enabled: true,
+    ca: rsa.name,
+    challenge: CHALLENGE,
+    labels: {
+      ec: { ca: f.ca.serial, challenge: 'ec-secret' },
+      policed: { ca: rsa.name, challenge: CHALLENGE, names: { allow: ['devices.example.org'], deny: [], subjectAttributes: ['CN'] } },
+    },
+  };
   const common = { enableRestApi: true, store: f.store, keyBackends: { default: f.keyBackend } };
   built = buildApp({ ...common, scep });
   strict = buildApp({ ...common, scep: { ...scep, legacyAlgorithms: false } });
@@ -204,6 +212,27 @@ describe('PKCSReq', () => {
   });
 });
 
+describe('name policy (scep.labels.policed.names)', () => {
+  test('a name the policy allows: SUCCESS with exactly that name', async () => {
+    const device = makeDevice(dir, 'policed-ok');
+    const seen = await post(enrolment(device, 'p1.devices.example.org', CHALLENGE), device, '/policed');
+    expect(seen.status).toBe('0');
+    const san = execFileSync('openssl', ['x509', '-noout', '-ext', 'subjectAltName'], { input: seen.certificates[0] }).toString();
+    expect(san.split('\n')[1].trim()).toBe('DNS:p1.devices.example.org');
+  });
+
+  test('a name outside it: FAILURE badRequest naming it, nothing issued', async () => {
+    const device = makeDevice(dir, 'policed-no');
+    const before = await certificateCount();
+    const seen = await post(enrolment(device, 'p2.example.com', CHALLENGE), device, '/policed');
+    expect(seen).toMatchObject({ status: '2', failInfo: '2', certificates: [] });
+    expect(seen.failInfoText).toBe(
+      "The endpoint's name policy refuses the request: the commonName p2.example.com is not among the allowed names; DNS:p2.example.com is not among the allowed names.",
+    );
+    expect(await certificateCount()).toBe(before);
+  });
+});
+
 describe('one-time challenges (ca-admin create_enrolment_challenge)', () => {
   const make = (o: Partial<Parameters<typeof createEnrolmentChallenge>[1]> = {}, now?: Date) =>
     createEnrolmentChallenge(f.store, { protocol: 'scep', label: '', subject: null, san: null, validityMs: 3_600_000, ...o }, now);
@@ -330,6 +359,14 @@ describe('RenewalReq and GetCert', () => {
     const other = await post(renewal(issued, 'other.example.org'), issued);
     expect(other).toMatchObject({ status: '2', failInfo: '4' });
     expect(other.failInfoText).toBe('The subject and subjectAltName of the request must be those of the certificate being renewed.');
+  });
+
+  test('at an endpoint whose name policy does not allow its names (tightened since): FAILURE badRequest, nothing issued', async () => {
+    const before = await certificateCount();
+    const seen = await post(renewal(issued, 'renew.example.org'), issued, '/policed');
+    expect(seen).toMatchObject({ status: '2', failInfo: '2', certificates: [] });
+    expect(seen.failInfoText).toMatch(/^The endpoint's name policy refuses the request: the commonName renew\.example\.org is not among/);
+    expect(await certificateCount()).toBe(before);
   });
 
   test('GetCert answers the certificate by issuer and serial; an unknown serial is badCertId; CertPoll finds nothing pending', async () => {
