@@ -5,6 +5,7 @@
  * `OptionsError` naming the option.
  */
 import { checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
+import { resolveChallengeWebhook, type ChallengeWebhook, type ChallengeWebhookOptions } from './challenge-webhook';
 import { resolveNamePolicy, type EnrolmentNamePolicy, type EnrolmentNamePolicyOptions } from './name-policy';
 
 /** One place to enrol: a CA (serial or name; null: the default CA), a profile (null: the default), a challenge. */
@@ -15,6 +16,8 @@ export interface EnrolmentEndpoint {
   challenge: string | null;
   /** The name policy (lib/enrolment/name-policy.ts); null: any name. */
   names: EnrolmentNamePolicy | null;
+  /** The webhook that decides challenges neither static nor one-time (lib/enrolment/challenge-webhook.ts); null: none. */
+  challengeWebhook: ChallengeWebhook | null;
 }
 
 /** What a label of either module may say. */
@@ -25,6 +28,8 @@ export interface EndpointLabelOptions {
   profile?: string;
   /** The name policy of the certificates issued here (README "EST", "SCEP"). Default: none, any name. */
   names?: EnrolmentNamePolicyOptions | null;
+  /** The host's webhook deciding challenge passwords (README "SCEP", "EST"). Default: none. */
+  challengeWebhook?: ChallengeWebhookOptions | null;
 }
 
 /** Labels are one path segment, and never a name the module's URLs use otherwise. */
@@ -54,7 +59,8 @@ export function resolveEndpoints(
     if (caRequired && ca === null) throw new OptionsError(`option \`${prefix}.ca\` is required: the serial or name of the CA`);
     const challenge = fields.includes('challenge') ? optionalText(`${prefix}.challenge`, value.challenge) : null;
     const names = resolveNamePolicy(`${prefix}.names`, value.names);
-    return { ca, profile: optionalText(`${prefix}.profile`, value.profile), challenge, names };
+    const challengeWebhook = resolveChallengeWebhook(`${prefix}.challengeWebhook`, value.challengeWebhook);
+    return { ca, profile: optionalText(`${prefix}.profile`, value.profile), challenge, names, challengeWebhook };
   };
   const endpoints = new Map<string, EnrolmentEndpoint>([['', endpoint(module, o, false)]]);
   if (o.labels === undefined) return endpoints;
@@ -69,7 +75,7 @@ export function resolveEndpoints(
       throw new OptionsError(`option \`${module}.labels.${label}\` must be an object such as { ca: 'Device CA' } (got ${show(value)})`);
     checkOptionNames(
       value,
-      ['ca', 'profile', ...fields, 'names'],
+      ['ca', 'profile', ...fields, 'names', 'challengeWebhook'],
       `{ ${module}: { labels: { ${label}: { ca: 'Device CA' } } } }`,
       'createCaApiRouter',
     );

@@ -8,6 +8,7 @@ import { defaultCa, findCa } from '../ca/lookup';
 import type { CaRecord, Store } from '../ports';
 import type { EnrolmentEndpoint } from './endpoint-options';
 import type { EnrolmentNamePolicy } from './name-policy';
+import type { ChallengeWebhook } from './challenge-webhook';
 import { EnrolmentError } from './errors';
 
 export interface ResolvedEndpoint {
@@ -19,6 +20,8 @@ export interface ResolvedEndpoint {
   label: string;
   /** The name policy (lib/enrolment/name-policy.ts); null: any name. */
   names: EnrolmentNamePolicy | null;
+  /** The webhook deciding challenges neither static nor one-time; null: none. */
+  challengeWebhook: ChallengeWebhook | null;
 }
 
 /** What resolving needs of the module's services. */
@@ -54,5 +57,6 @@ export async function resolveEndpoint(
     challenge: endpoint.challenge,
     label: key,
     names: endpoint.names,
+    challengeWebhook: endpoint.challengeWebhook,
   };
 }

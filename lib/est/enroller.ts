@@ -1,9 +1,16 @@
 /**
  * Who may enrol at an EST endpoint (RFC 7030 §3.2.3, README "EST"): an API user (HTTP Basic) with
- * `sign_certificate` for the endpoint's CA. `simpleenroll` and `serverkeygen` ask exactly this.
+ * `sign_certificate` for the endpoint's CA; and, where the endpoint has a `challengeWebhook`, a
+ * challenge password in the CSR that the host's webhook accepts (RFC 7030 §3.2.3 lets the CSR carry
+ * one). `simpleenroll` and `serverkeygen` ask exactly this.
  */
 import type { Request, Response } from 'express';
-import type { ApiUser, CaRecord } from '../ports';
+import { checkChallenge, useOnce } from '../enrolment/challenges';
+import type { ResolvedEndpoint } from '../enrolment/endpoint';
+import type { ApiUser, CaRecord, CertificateRecord, Store } from '../ports';
+import type { ParsedCsr } from '../x509/csr';
+import { X509Error } from '../x509/errors';
+import { challengePassword } from '../x509/scep';
 import { EST_REALM, estError } from './framing';
 import type { EstServices } from './route-types';
 
@@ -16,4 +23,25 @@ export async function enrollingUser(services: EstServices, req: Request, res: Re
     throw estError(403, `${user.username} may not sign certificates with this certificate authority.`);
   }
   return user;
+}
+
+/**
+ * Where the endpoint has a challenge webhook: the CSR's challenge password accepted by it (else 403,
+ * "missing or wrong"), and the link that goes with the certificate; elsewhere no challenge is asked.
+ */
+export async function estChallenge(
+  services: EstServices,
+  endpoint: ResolvedEndpoint,
+  csr: ParsedCsr,
+): Promise<(tx: Store, certificate: CertificateRecord) => Promise<void>> {
+  if (endpoint.challengeWebhook === null) return async () => {};
+  let given: string | undefined;
+  try {
+    given = challengePassword(csr.der);
+  } catch (e) {
+    if (!(e instanceof X509Error)) throw e;
+    given = undefined; // not a DirectoryString: no challenge a webhook could judge
+  }
+  const webhook = { ports: services.challengeWebhooks, transactionId: null };
+  return useOnce(await checkChallenge(services.store, 'est', endpoint, given, csr, new Date(), webhook));
 }

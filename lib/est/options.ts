@@ -2,6 +2,7 @@
  * Options of the EST module (README "EST"), validated when it is built: `createCaApiRouter`'s `est`
  * option. Every mistake is an `OptionsError` naming the option.
  */
+import type { ChallengeWebhookOptions } from '../enrolment/challenge-webhook';
 import type { EnrolmentNamePolicyOptions } from '../enrolment/name-policy';
 import { checkBodyLimit, resolveEndpoints, type EndpointLabelOptions, type EnrolmentEndpoint } from '../enrolment/endpoint-options';
 import { checkBoolean, checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
@@ -28,6 +29,12 @@ export interface EstOptions {
    * Default: none, any name.
    */
   names?: EnrolmentNamePolicyOptions | null;
+  /**
+   * The host's webhook deciding the challenge passwords of the URLs without a label (README "SCEP",
+   * "EST"): a challenge that is neither static nor one-time is POSTed there, signed as the outgoing
+   * webhooks are; only `{"allow": true}` accepts it. Default: none.
+   */
+  challengeWebhook?: ChallengeWebhookOptions | null;
   /** `/.well-known/est/{label}/…`: other CAs or profiles, by label (`[A-Za-z0-9_.-]+`, not an operation's name). */
   labels?: Record<string, EstLabelOptions>;
   /** Largest request body in bytes (a base64 PKCS#10). Default 64 KiB. */
@@ -51,7 +58,7 @@ export interface ResolvedEstOptions {
 export const DEFAULT_EST_BODY_LIMIT = 64 * 1024;
 /** RFC 7030 §3.2.2's operations: a label named like one would make `/.well-known/est/{op}/…` ambiguous. */
 export const EST_OPERATIONS = ['cacerts', 'simpleenroll', 'simplereenroll', 'fullcmc', 'serverkeygen', 'csrattrs'] as const;
-const NAMES = ['enabled', 'ca', 'profile', 'labels', 'names', 'bodyLimit', 'serverKeygen'];
+const NAMES = ['enabled', 'ca', 'profile', 'labels', 'names', 'challengeWebhook', 'bodyLimit', 'serverKeygen'];
 
 /**
  * `options` (the router's `est`), with `enabledByEnvironment` (`CA_ENABLE_EST`) and

@@ -2,6 +2,7 @@
  * Options of the SCEP module (README "SCEP"), validated when it is built: `createCaApiRouter`'s
  * `scep` option. Every mistake is an `OptionsError` naming the option.
  */
+import type { ChallengeWebhookOptions } from '../enrolment/challenge-webhook';
 import type { EnrolmentNamePolicyOptions } from '../enrolment/name-policy';
 import { checkBodyLimit, resolveEndpoints, type EndpointLabelOptions, type EnrolmentEndpoint } from '../enrolment/endpoint-options';
 import { checkBoolean, checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
@@ -31,6 +32,12 @@ export interface ScepOptions {
    * Default: none, any name.
    */
   names?: EnrolmentNamePolicyOptions | null;
+  /**
+   * The host's webhook deciding the challenge passwords of the URLs without a label (README "SCEP",
+   * "EST"): a challenge that is neither static nor one-time is POSTed there, signed as the outgoing
+   * webhooks are; only `{"allow": true}` accepts it. Default: none.
+   */
+  challengeWebhook?: ChallengeWebhookOptions | null;
   /** `{urlPath}scep/{label}`: other CAs, profiles or challenges, by label (`[A-Za-z0-9_.-]+`). */
   labels?: Record<string, ScepLabelOptions>;
   /**
@@ -53,7 +60,7 @@ export interface ResolvedScepOptions {
 export const DEFAULT_SCEP_BODY_LIMIT = 256 * 1024;
 /** Path segments that clients append to a SCEP URL (Windows, Cisco, Intune): never a label. */
 export const SCEP_CLIENT_SUFFIXES = ['pkiclient.exe', 'cgi-bin'] as const;
-const NAMES = ['enabled', 'ca', 'profile', 'challenge', 'labels', 'names', 'legacyAlgorithms', 'bodyLimit'];
+const NAMES = ['enabled', 'ca', 'profile', 'challenge', 'labels', 'names', 'challengeWebhook', 'legacyAlgorithms', 'bodyLimit'];
 
 /**
  * `options` (the router's `scep`), with the environment's `CA_ENABLE_SCEP` (`enabledByEnvironment`)

@@ -3,8 +3,8 @@
  * enrolment core: the certificates the SUCCESS reply carries, or an `EnrolmentError` that becomes a
  * FAILURE with its failInfo.
  *
- * - PKCSReq (19): the CSR must carry the endpoint's static challenge password or a one-time one
- *   (lib/enrolment/challenges.ts) and be signed by the same key as the message — unless the message is signed by a certificate this
+ * - PKCSReq (19): the CSR must carry the endpoint's static challenge password, a one-time one or one
+ *   its challenge webhook accepts (lib/enrolment/challenges.ts) and be signed by the same key as the message — unless the message is signed by a certificate this
  *   CA issued to the same subject and still holds: that is a renewal, as some clients renew (the
  *   signature proves possession), whatever challenge it carries.
  * - RenewalReq (17): signed by the certificate being renewed (lib/enrolment/renewal.ts).
@@ -66,9 +66,17 @@ async function renewing(
   }
 }
 
-/** Who asked: the endpoint whose static challenge the device gave, or the one-time challenge by its id. */
+/**
+ * Who asked: the endpoint whose static challenge the device gave, the one-time challenge by its id,
+ * or the endpoint's webhook that accepted the challenge.
+ */
 function deviceActor(endpoint: ResolvedEndpoint, use: ChallengeUse, address: string | null): Actor {
-  const name = use.kind === 'one-time' ? `one-time challenge ${use.challenge.id}` : endpoint.label || null;
+  const name =
+    use.kind === 'one-time'
+      ? `one-time challenge ${use.challenge.id}`
+      : use.kind === 'webhook'
+        ? `challenge webhook${endpoint.label ? ` ${endpoint.label}` : ''}`
+        : endpoint.label || null;
   const actor: Actor = { type: 'challenge', name, protocol: 'scep' };
   return address ? { ...actor, address } : actor;
 }
@@ -86,7 +94,8 @@ async function pkcsReq({ services, endpoint, message, content, csr, address }: R
   const signer = parseCertificate(message.signerCertificate);
   const renewed = await renewing(services, endpoint, message, signer, csr);
   if (renewed) return enrol(services, endpoint, csr, renewalActor(renewed, address, 'scep'), record);
-  const use = await checkChallenge(services.store, 'scep', endpoint, challengePassword(content), csr);
+  const webhook = { ports: services.challengeWebhooks, transactionId: message.transactionId };
+  const use = await checkChallenge(services.store, 'scep', endpoint, challengePassword(content), csr, new Date(), webhook);
   if (!signer.publicKey.der.equals(csr.publicKey.der)) {
     throw new EnrolmentError(400, 'The request must be signed with the key of its certificate request.', 'badRequest');
   }

@@ -17,6 +17,7 @@ import { API, setupApi, type ApiFixture } from '../api/fixture';
 import { tlv } from '../../lib/x509/der-writer';
 import { certificateIdentity } from '../../lib/x509/scep/certificate-identity';
 import { createEnrolmentChallenge } from '../../lib/enrolment/challenges';
+import { CHALLENGE_WEBHOOK_SECRET, challengeWebhookServer, type ChallengeWebhookServer } from '../helpers/challenge-webhook';
 import { buildRequest, csrOf, envelope, makeDevice, readCertRep, type Device } from '../helpers/scep-request';
 
 let f: ApiFixture;
@@ -41,7 +42,26 @@ const certsOf = (der: Buffer): string[] =>
     .match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/g) ?? [];
 const certificateCount = async () => Number((await f.db.knex(TABLES.certificates).count({ n: '*' }))[0].n);
 
+/** The host's challenge webhook of the label `hooked`: its answer chosen by the challenge. */
+let hook: ChallengeWebhookServer;
+const warnings: { message: string; fields: unknown }[] = [];
+const logger = {
+  info: () => undefined,
+  warn: (message: string, fields?: unknown) => void warnings.push({ message, fields }),
+  error: () => undefined,
+  child: () => logger,
+};
+
 beforeAll(async () => {
+  hook = await challengeWebhookServer((asked) => {
+    const c = asked.data.challenge;
+    if (c.startsWith('yes')) return { status: 200, body: '{"allow": true}' };
+    if (c === 'no') return { status: 200, body: '{"allow": false}' };
+    if (c === 'server-error') return { status: 500, body: '{"allow": true}' };
+    if (c === 'not-json') return { status: 200, body: 'allow' };
+    if (c === 'too-long') return { status: 200, body: `{"allow": true, "pad": "${'x'.repeat(70_000)}"}` };
+    return 'hang';
+  });
   f = await setupApi();
   const rsa = await f.makeCa({ name: 'rsa devices', keyType: 'RSA', keySize: 2048, apiEnabled: true });
   const scep = {
@@ -51,10 +71,15 @@ beforeAll(async () => {
     labels: {
       ec: { ca: f.ca.serial, challenge: 'ec-secret' },
       policed: { ca: rsa.name, challenge: CHALLENGE, names: { allow: ['devices.example.org'], deny: [], subjectAttributes: ['CN'] } },
+      hooked: {
+        ca: rsa.name,
+        challenge: 'hooked-static',
+        challengeWebhook: { url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET, timeoutMs: 500 },
+      },
     },
   };
   const common = { enableRestApi: true, store: f.store, keyBackends: { default: f.keyBackend } };
-  built = buildApp({ ...common, scep });
+  built = buildApp({ ...common, scep, logger });
   strict = buildApp({ ...common, scep: { ...scep, legacyAlgorithms: false } });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scep-op-'));
   const caCert = async (p: string) =>
@@ -66,6 +91,7 @@ afterAll(async () => {
   await built?.close();
   await strict?.close();
   await f?.close();
+  await hook?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -230,6 +256,87 @@ describe('name policy (scep.labels.policed.names)', () => {
       "The endpoint's name policy refuses the request: the commonName p2.example.com is not among the allowed names; DNS:p2.example.com is not among the allowed names.",
     );
     expect(await certificateCount()).toBe(before);
+  });
+});
+
+describe('challenge webhook (scep.labels.hooked.challengeWebhook)', () => {
+  test('a challenge the webhook allows: SUCCESS; it was asked, signed, about this request', async () => {
+    const device = makeDevice(dir, 'hooked-yes');
+    const asked = hook.asked.length;
+    const message = buildRequest({
+      signer: device,
+      content: envelope(dir, csrOf(dir, device.key, 'hooked.example.org', 'yes-7'), raPem),
+      messageType: PKCS_REQ,
+      transactionId: 'T-hooked',
+    });
+    const seen = await post(message, device, '/hooked');
+    expect(seen.status).toBe('0');
+    expect(hook.unsigned).toBe(0);
+    expect(hook.asked).toHaveLength(asked + 1);
+    const rsaCa = (await f.db.knex(TABLES.cas).where({ name: 'rsa devices' }).first()) as { serial: string };
+    const { type, data } = hook.asked[asked];
+    expect(type).toBe('enrolment.challenge');
+    expect(data).toMatchObject({
+      protocol: 'scep',
+      label: 'hooked',
+      ca_serial: rsaCa.serial,
+      challenge: 'yes-7',
+      subject: [{ oid: '2.5.4.3', value: 'hooked.example.org' }],
+      san: [{ type: 'DNS', value: 'hooked.example.org' }],
+      transaction_id: 'T-hooked',
+    });
+    expect(execFileSync('openssl', ['req', '-noout', '-subject'], { input: data.csr }).toString()).toMatch(/CN ?= ?hooked\.example\.org/);
+    const event = await f.db.knex('ca_api_events').where({ type: 'certificate.issued' }).orderBy('id', 'desc').first();
+    expect(event.actor).toMatchObject({ type: 'challenge', name: 'challenge webhook hooked', protocol: 'scep' });
+  });
+
+  test('the static challenge is not sent to the webhook', async () => {
+    const device = makeDevice(dir, 'hooked-static');
+    const asked = hook.asked.length;
+    expect((await post(enrolment(device, 'hooked-static.example.org', 'hooked-static'), device, '/hooked')).status).toBe('0');
+    expect(hook.asked).toHaveLength(asked);
+  });
+
+  test.each([
+    ['says no', 'no', 'an answer without "allow": true'],
+    ['answers 500', 'server-error', 'HTTP 500'],
+    ['answers what is not JSON', 'not-json', 'an answer that is not JSON'],
+    ['answers more than 64 KiB', 'too-long', 'an answer larger than 65536 bytes'],
+    ['does not answer (timeoutMs 500)', 'hang', 'no answer within 500 ms'],
+  ])('a webhook that %s: FAILURE badRequest, nothing issued, a log line without the challenge', async (_what, challenge, reason) => {
+    const device = makeDevice(dir, `hooked-${challenge}`);
+    const before = await certificateCount();
+    warnings.length = 0;
+    const seen = await post(enrolment(device, 'refused.example.org', challenge), device, '/hooked');
+    expect(seen).toMatchObject({
+      status: '2',
+      failInfo: '2',
+      failInfoText: 'The challenge password is missing or wrong.',
+      certificates: [],
+    });
+    expect(await certificateCount()).toBe(before);
+    expect(warnings).toEqual([
+      {
+        message: 'express-ca-api: the challenge webhook refused an enrolment',
+        fields: { protocol: 'scep', label: 'hooked', url: hook.url, reason },
+      },
+    ]);
+    expect(JSON.stringify(warnings)).not.toContain(CHALLENGE_WEBHOOK_SECRET.slice(6));
+  });
+
+  test('options: a URL that is not http(s), a secret not in whsec_ form, a bad timeout are refused, naming the option', () => {
+    const common = { enableRestApi: true, store: f.store, keyBackends: { default: f.keyBackend } };
+    const withHook = (challengeWebhook: unknown) => () =>
+      buildApp({ ...common, scep: { enabled: true, labels: { x: { ca: 'a', challengeWebhook } } } as never });
+    expect(withHook({ url: 'ftp://127.0.0.1/', secret: CHALLENGE_WEBHOOK_SECRET })).toThrow(
+      /option `scep.labels.x.challengeWebhook.url` must be an http:\/\/ or https:\/\/ URL/,
+    );
+    expect(withHook({ url: hook.url, secret: 'hunter2' })).toThrow(/option `scep.labels.x.challengeWebhook.secret` must be whsec_/);
+    expect(withHook({ url: hook.url, secret: 'hunter2' })).not.toThrow(/hunter2/);
+    expect(withHook({ url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET, timeoutMs: 0 })).toThrow(
+      /option `scep.labels.x.challengeWebhook.timeoutMs` must be an integer from 100 to 60000/,
+    );
+    expect(withHook({ url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET, retries: 1 })).toThrow(/unknown option `retries`/);
   });
 });
 

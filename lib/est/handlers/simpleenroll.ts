@@ -1,12 +1,13 @@
 /**
  * `POST simpleenroll` (RFC 7030 §4.2.1): an API user with `sign_certificate` for the endpoint's CA
- * (HTTP Basic, §3.2.3) sends base64 of a PKCS#10; the answer is the new certificate alone as base64
+ * (HTTP Basic, §3.2.3) sends base64 of a PKCS#10 (with a challenge password the endpoint's webhook
+ * accepts, where it has one); the answer is the new certificate alone as base64
  * certs-only PKCS#7 (§4.2.3) — its chain comes from `cacerts`.
  */
 import { readRawBody } from '../../http/body';
 import { apiUserActor } from '../../ca/actors';
 import { endpointCa } from '../endpoint';
-import { enrollingUser } from '../enroller';
+import { enrollingUser, estChallenge } from '../enroller';
 import { enrol, readCsr } from '../../enrolment/enrol';
 import { decodeBase64Body, sendCertificate } from '../framing';
 import type { EstHandler } from '../route-types';
@@ -15,6 +16,8 @@ export const simpleenroll: EstHandler = async ({ req, res, params, services }) =
   const endpoint = await endpointCa(services, params.label);
   const user = await enrollingUser(services, req, res, endpoint.ca);
   const csrDer = decodeBase64Body(await readRawBody(req, services.bodyLimit), 'certificate request');
-  const certificate = await enrol(services, endpoint, readCsr(csrDer), apiUserActor(user, req.ip ?? null, 'est'));
+  const csr = readCsr(csrDer);
+  const link = await estChallenge(services, endpoint, csr);
+  const certificate = await enrol(services, endpoint, csr, apiUserActor(user, req.ip ?? null, 'est'), link);
   sendCertificate(res, certificate.der);
 };
