@@ -12,6 +12,8 @@ import request from 'supertest';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { buildApp } from '../helpers/http';
 import { API, opensslCsr, setupApi, type ApiFixture } from '../api/fixture';
+import { CHALLENGE_WEBHOOK_SECRET, challengeWebhookServer, type ChallengeWebhookServer } from '../helpers/challenge-webhook';
+import { csrOf } from '../helpers/scep-request';
 
 let f: ApiFixture;
 let built: ReturnType<typeof buildApp>;
@@ -21,7 +23,11 @@ const EST = '/.well-known/est';
 /** The name policy of the label `policed` (README "EST"), written as a host would: aliases, a trailing dot, upper case. */
 const POLICY = { allow: ['Devices.Example.ORG.', '10.0.0.0/8'], deny: ['bad.devices.example.org'], subjectAttributes: ['CN', 'O'] };
 
+/** The host's challenge webhook of the label `hooked` (README "EST"): `yes` is the one challenge it allows. */
+let hook: ChallengeWebhookServer;
+
 beforeAll(async () => {
+  hook = await challengeWebhookServer((asked) => ({ status: 200, body: JSON.stringify({ allow: asked.data.challenge === 'yes' }) }));
   f = await setupApi();
   const other = await f.makeCa({ name: 'devices', apiEnabled: true }); // in the REST inventory too
   built = buildApp({
@@ -34,6 +40,7 @@ beforeAll(async () => {
       labels: {
         devices: { ca: other.name, profile: 'client', serverKeygen: true },
         policed: { ca: f.ca.serial, serverKeygen: true, names: POLICY },
+        hooked: { ca: f.ca.serial, challengeWebhook: { url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET } },
       },
     },
   });
@@ -43,6 +50,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await built?.close();
   await f?.close();
+  await hook?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -289,6 +297,37 @@ describe('name policy (est.labels.policed.names)', () => {
       subjectAttributes: ['commonName', 'organizationName'],
     });
     expect(built.router.options.est.endpoints.get('devices')?.names).toBeNull();
+  });
+});
+
+describe('challenge webhook (est.labels.hooked.challengeWebhook)', () => {
+  /** A CSR for `cn` carrying the challenge password `challenge` (none when undefined), as base64 DER. */
+  const csrWithChallenge = (cn: string, challenge?: string) => {
+    const key = path.join(dir, `${cn}.key`);
+    execFileSync('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key], { stdio: 'pipe' });
+    return csrOf(dir, key, cn, challenge).toString('base64');
+  };
+
+  test('a challenge password the webhook allows: issued; it was asked, signed, about this request', async () => {
+    const asked = hook.asked.length;
+    const res = await enroll(csrWithChallenge('hooked.example.org', 'yes'), 'alice', 'hooked');
+    expect(res.status).toBe(200);
+    expect(hook.unsigned).toBe(0);
+    expect(hook.asked.slice(asked).map((a) => a.data)).toEqual([
+      expect.objectContaining({ protocol: 'est', label: 'hooked', ca_serial: f.ca.serial, challenge: 'yes', transaction_id: null }),
+    ]);
+  });
+
+  test.each([
+    ['one the webhook refuses', 'no', 1],
+    ['none (the webhook is not asked)', undefined, 0],
+  ])('%s: 403 in plain text, nothing stored', async (_what, challenge, askedMore) => {
+    const before = await certificateCount();
+    const asked = hook.asked.length;
+    const res = await enroll(csrWithChallenge('hooked-no.example.org', challenge), 'alice', 'hooked');
+    expect([res.status, res.text]).toEqual([403, 'The challenge password is missing or wrong.\n']);
+    expect(hook.asked.length - asked).toBe(askedMore);
+    expect(await certificateCount()).toBe(before);
   });
 });
 
