@@ -3,9 +3,12 @@
  * PGlite, with openssl as the oracle of what they hand out: cacerts, simpleenroll with HTTP Basic,
  * csrattrs, serverkeygen (a label offering it), and every refusal in plain text with nothing stored.
  */
-import { execFileSync } from 'child_process';
+import { execFile, execFileSync } from 'child_process';
+import { promisify } from 'util';
 import * as crypto from 'crypto';
 import * as fs from 'fs';
+import * as http from 'http';
+import type { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import request from 'supertest';
@@ -275,6 +278,29 @@ describe('name policy (est.labels.policed.names)', () => {
     expect(res.text).toMatch(/^The endpoint's name policy refuses the request: /);
     expect(res.text).toMatch(reason);
     expect(await certificateCount()).toBe(before);
+  });
+
+  test('curl posting a CSR outside it gets the 403 and its reason; nothing stored', async () => {
+    const server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      fs.writeFileSync(path.join(dir, 'outside.b64'), csrFor('/CN=outside.example.com', 'DNS:outside.example.com'));
+      const { port } = server.address() as AddressInfo;
+      const before = await certificateCount();
+      // Asynchronously: the server answering curl runs in this process.
+      const { stdout: out } = await promisify(execFile)('curl', [
+        ...['-sS', '-H', `Authorization: ${f.auth('alice').Authorization}`, '-H', 'Content-Type: application/pkcs10'],
+        ...['--data-binary', `@${path.join(dir, 'outside.b64')}`, '-w', '\n%{http_code}'],
+        `http://127.0.0.1:${port}${EST}/policed/simpleenroll`,
+      ]);
+      expect(out).toBe(
+        "The endpoint's name policy refuses the request: the commonName outside.example.com is not among the allowed names; " +
+          'DNS:outside.example.com is not among the allowed names.\n\n403',
+      );
+      expect(await certificateCount()).toBe(before);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   test('serverkeygen is held to it too', async () => {
