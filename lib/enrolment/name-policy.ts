@@ -101,6 +101,18 @@ function sanNames(csr: ParsedCsr): GeneralName[] {
   return (csr.requestedExtensions.find((e) => e.type === 'subject_alternative_name')?.value as GeneralName[] | undefined) ?? [];
 }
 
+/**
+ * The OID of a policy's attribute type, in whichever form it was written (an alias such as `CN`, a long
+ * name, a dotted OID: the options keep long names, an endpoint kept in the database what ca-admin was given).
+ */
+function attributeOid(type: string): string[] {
+  try {
+    return [parseNameOid(type)];
+  } catch {
+    return []; // checked when it was set; one that does not read allows nothing
+  }
+}
+
 /** Why `policy` refuses `csr`'s names, or null when it allows them all. */
 export function namePolicyRefusal(policy: EnrolmentNamePolicy, csr: ParsedCsr): string | null {
   const reasons: string[] = [];
@@ -109,10 +121,12 @@ export function namePolicyRefusal(policy: EnrolmentNamePolicy, csr: ParsedCsr): 
     if (why === 'denied') reasons.push(`${shown} is denied`);
     else if (why === 'not-allowed') reasons.push(`${shown} is not among the allowed names`);
   };
+  const allowed = policy.subjectAttributes;
+  const allowedTypes = allowed === null ? null : new Set(allowed.flatMap(attributeOid));
   for (const attribute of csr.subject) {
     const type = nameOidLongName(attribute.oid);
-    if (policy.subjectAttributes !== null && !policy.subjectAttributes.includes(type)) {
-      reasons.push(`the subject attribute ${type} is not allowed (allowed: ${policy.subjectAttributes.join(', ') || 'none'})`);
+    if (allowed !== null && !allowedTypes?.has(attribute.oid)) {
+      reasons.push(`the subject attribute ${type} is not allowed (allowed: ${allowed.join(', ') || 'none'})`);
     } else if (attribute.oid === OID_COMMON_NAME) {
       const name = commonNameAsName(attribute.value);
       if (name) check(name, `the commonName ${attribute.value}`);

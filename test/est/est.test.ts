@@ -17,6 +17,8 @@ import { buildApp } from '../helpers/http';
 import { API, opensslCsr, setupApi, type ApiFixture } from '../api/fixture';
 import { CHALLENGE_WEBHOOK_SECRET, challengeWebhookServer, type ChallengeWebhookServer } from '../helpers/challenge-webhook';
 import { csrOf } from '../helpers/scep-request';
+import { readCsr } from '../../lib/enrolment/enrol';
+import { namePolicyRefusal } from '../../lib/enrolment/name-policy';
 
 let f: ApiFixture;
 let built: ReturnType<typeof buildApp>;
@@ -313,6 +315,16 @@ describe('name policy (est.labels.policed.names)', () => {
     expect(res.status).toBe(403);
     expect(res.text).toMatch(/the commonName h\.example\.com is not among the allowed names/);
     expect(await certificateCount()).toBe(before);
+  });
+
+  test('attribute types written as aliases or OIDs (as an endpoint kept in the database may hold them) read alike', () => {
+    const csr = readCsr(Buffer.from(csrFor('/CN=i.devices.example.org/O=Example/OU=Ops', 'DNS:i.devices.example.org'), 'base64'));
+    const policy = (subjectAttributes: string[]) => ({ allow: [], deny: [], subjectAttributes });
+    expect(namePolicyRefusal(policy(['CN', 'O', 'OU']), csr)).toBeNull();
+    expect(namePolicyRefusal(policy(['commonName', '2.5.4.10', 'organizationalUnitName']), csr)).toBeNull();
+    expect(namePolicyRefusal(policy(['CN', 'O']), csr)).toBe(
+      'the subject attribute organizationalUnitName is not allowed (allowed: CN, O)',
+    );
   });
 
   test('the endpoint keeps the entries canonical, as the ACME policy does', () => {
