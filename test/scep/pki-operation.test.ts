@@ -260,6 +260,8 @@ describe('name policy (scep.labels.policed.names)', () => {
 });
 
 describe('challenge webhook (scep.labels.hooked.challengeWebhook)', () => {
+  let refusedDevice: Device | undefined;
+
   test('a challenge the webhook allows: SUCCESS; it was asked, signed, about this request', async () => {
     const device = makeDevice(dir, 'hooked-yes');
     const asked = hook.asked.length;
@@ -304,7 +306,9 @@ describe('challenge webhook (scep.labels.hooked.challengeWebhook)', () => {
     ['answers more than 64 KiB', 'too-long', 'an answer larger than 65536 bytes'],
     ['does not answer (timeoutMs 500)', 'hang', 'no answer within 500 ms'],
   ])('a webhook that %s: FAILURE badRequest, nothing issued, a log line without the challenge', async (_what, challenge, reason) => {
-    const device = makeDevice(dir, `hooked-${challenge}`);
+    // One device for all these refusals (each a new transaction): nothing of it is kept.
+    refusedDevice ??= makeDevice(dir, 'hooked-refused');
+    const device = refusedDevice;
     const before = await certificateCount();
     warnings.length = 0;
     const seen = await post(enrolment(device, 'refused.example.org', challenge), device, '/hooked');
