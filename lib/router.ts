@@ -34,6 +34,7 @@ import {
   type MetricsExposition,
   type MetricsSink,
   type SecretBox,
+  type WebhookSender,
 } from './ports';
 import { mountAcme } from './acme/mount';
 import { malformed, PROBLEM_CONTENT_TYPE } from './acme/problems';
@@ -47,6 +48,7 @@ import { ScepRas } from './ca/scep-ra';
 import { mountScep } from './scep/mount';
 import type { ScepServices } from './scep/route-types';
 import { checkApprovalStore } from './enrolment/approval';
+import type { ChallengeWebhookPorts } from './enrolment/challenge-webhook';
 import { basicAuthenticator } from './http/basic-auth';
 
 export type { CaApiRouterOptions } from './options';
@@ -84,6 +86,8 @@ export interface ApiPorts extends Omit<RestApiPorts, 'cas'> {
   metricsExposition?: MetricsExposition | null;
   /** Where the modules' services report: the exposition's sink, a metrics router's, or none. */
   metricsSink?: MetricsSink;
+  /** Sends the enrolment endpoints' challenge webhooks, signed (README "SCEP"); absent: such challenges are refused. */
+  webhookSender?: WebhookSender | null;
 }
 
 /** A request for a host the router does not serve: 400 JSON, as every error of the REST API (D11). */
@@ -157,8 +161,8 @@ function estServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, s
     bodyLimit: resolved.est.bodyLimit,
     serverKeygen: resolved.est.serverKeygen,
     retryAfterSeconds: resolved.est.retryAfterSeconds,
-
     clientCertificateHeader: resolved.est.clientCertificateHeader,
+    challengeWebhooks: challengeWebhookPorts(resolved, ports),
   };
 }
 
@@ -180,7 +184,14 @@ function scepServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, 
     defaultCa: resolved.defaultCa ?? undefined,
     legacyAlgorithms: resolved.scep.legacyAlgorithms,
     bodyLimit: resolved.scep.bodyLimit,
+    challengeWebhooks: challengeWebhookPorts(resolved, ports),
   };
+}
+
+/** The enrolment challenge webhooks' sender, and where their refusals are logged: the logger, else the error log. */
+function challengeWebhookPorts(resolved: ResolvedOptions, ports: ApiPorts): ChallengeWebhookPorts {
+  const logger = resolved.logger ?? { warn: (message: string, fields?: Record<string, unknown>) => resolved.logError(message, fields) };
+  return { sender: ports.webhookSender ?? null, logger };
 }
 
 /**

@@ -149,6 +149,8 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
     metricsSink,
     acmeValidator,
     acmeSecrets: resolved.acme.eabSecrets ?? envKekSecretBox(given.env ?? process.env),
+    // The enrolment endpoints' challenge webhooks are signed as the outgoing webhooks are (README "SCEP").
+    webhookSender: httpWebhookSender(),
   };
 }
 

@@ -5,6 +5,9 @@
  * "id.timestamp.body">`), made by the specification's own library (npm `standardwebhooks`), so that
  * receivers verify them with any of its published libraries.
  *
+ * The answer's body is read only when the message asks for it (`answerLimit`: a webhook that decides,
+ * README "SCEP"), and never beyond that many bytes.
+ *
  * Only a 2xx answer counts as delivered (the specification's "Retry Schedule": anything else is
  * retried). Redirects are not followed: a receiver that moved is a configuration to fix, and following
  * one would send the signed body to a URL nobody configured. The request is abandoned after
@@ -34,15 +37,40 @@ async function send(message: WebhookMessage): Promise<WebhookSendResult> {
       },
       body: message.body,
     });
+    const ok = response.status >= 200 && response.status < 300;
+    if (ok && message.answerLimit !== undefined) {
+      const answer = await readAnswer(response, message.answerLimit);
+      if (answer === null) return { ok: false, status: response.status, error: `an answer larger than ${message.answerLimit} bytes` };
+      return { ok: true, status: response.status, answer };
+    }
     // The body is not read: cancel it so that the connection can be reused or closed.
     await response.body?.cancel().catch(() => undefined);
-    if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status };
+    if (ok) return { ok: true, status: response.status };
     return { ok: false, status: response.status, error: `HTTP ${response.status}` };
   } catch (e) {
     const name = errorField(e, 'name');
     const error = name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${message.timeoutMs} ms` : describe(e);
     return { ok: false, status: null, error };
   }
+}
+
+/** The body as UTF-8 text, read until `limit` bytes at most (the rest cancelled); null when it is longer. */
+async function readAnswer(response: Response, limit: number): Promise<string | null> {
+  if (!response.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A field of an error, read without `instanceof` (fetch's errors may come from another realm). */

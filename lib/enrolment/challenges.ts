@@ -8,6 +8,9 @@
  *   subject and subjectAltNames it is bound to (if any), and used once — in the transaction that
  *   stores the certificate (`useOnce`), so that two requests racing with it get one certificate.
  *
+ * - *Webhook*: where the endpoint has a `challengeWebhook`, a challenge that is neither of the above
+ *   is sent to the host, which decides (lib/enrolment/challenge-webhook.ts).
+ *
  * Every refusal reads the same to the device ("missing or wrong", badRequest): which of the checks
  * failed is not something to tell whoever holds a guess.
  */
@@ -17,10 +20,18 @@ import { hasEnrolmentStore } from '../ports';
 import type { ParsedCsr } from '../x509/csr';
 import type { Name } from '../x509/types';
 import type { ResolvedEndpoint } from './endpoint';
+import { webhookAccepts, type ChallengeWebhookPorts } from './challenge-webhook';
 import { EnrolmentError } from './errors';
 
 /** What a request's challenge turned out to be. */
-export type ChallengeUse = { kind: 'static' } | { kind: 'one-time'; challenge: EnrolmentChallengeRecord };
+export type ChallengeUse = { kind: 'static' } | { kind: 'one-time'; challenge: EnrolmentChallengeRecord } | { kind: 'webhook' };
+
+/** Asking the endpoint's challenge webhook: the ports, and what of the request it is told besides the CSR. */
+export interface ChallengeWebhookCall {
+  ports: ChallengeWebhookPorts;
+  /** SCEP's transactionID; null for EST. */
+  transactionId: string | null;
+}
 
 export const WRONG_CHALLENGE = 'The challenge password is missing or wrong.';
 
@@ -48,25 +59,39 @@ function csrSan(csr: ParsedCsr): { type: string; value: string }[] {
 }
 
 /**
- * Which challenge `given` (the CSR's challengePassword) is at `endpoint` over `protocol` for `csr`;
- * else 403 / badRequest, the same for every reason.
+ * Which challenge `given` (the CSR's challengePassword) is at `endpoint` over `protocol` for `csr`:
+ * the static one, else a one-time one, else — when the endpoint has a webhook and `webhook` says how
+ * to call it — one the webhook accepts; else 403 / badRequest, the same for every reason.
  */
 export async function checkChallenge(
   store: Store,
-  protocol: string,
+  protocol: 'est' | 'scep',
   endpoint: ResolvedEndpoint,
   given: string | undefined,
   csr: ParsedCsr,
   now = new Date(),
+  webhook: ChallengeWebhookCall | null = null,
 ): Promise<ChallengeUse> {
   const wrong = new EnrolmentError(403, WRONG_CHALLENGE, 'badRequest');
   if (given === undefined || given === '') throw wrong;
   if (endpoint.challenge !== null && sameSecret(given, endpoint.challenge)) return { kind: 'static' };
   if (endpoint.challengeSha256 !== null && sameDigest(given, endpoint.challengeSha256)) return { kind: 'static' };
-  if (!hasEnrolmentStore(store)) throw wrong;
-  const challenge = await store.enrolment.findEnrolmentChallenge(sha256(given).toString('hex'));
+  const challenge = hasEnrolmentStore(store) ? await store.enrolment.findEnrolmentChallenge(sha256(given).toString('hex')) : undefined;
+  if (!challenge) {
+    // Neither static nor one-time: the host's to decide, where it has a webhook.
+    if (endpoint.challengeWebhook === null || webhook === null) throw wrong;
+    const question = {
+      protocol,
+      label: endpoint.label,
+      caSerial: endpoint.ca.serial,
+      challenge: given,
+      csr,
+      transactionId: webhook.transactionId,
+    };
+    if (await webhookAccepts(webhook.ports, endpoint.challengeWebhook, question, now)) return { kind: 'webhook' };
+    throw wrong;
+  }
   if (
-    !challenge ||
     challenge.used !== null ||
     challenge.expires <= now ||
     challenge.protocol !== protocol ||

@@ -6,6 +6,8 @@
  */
 import { checkBoolean, checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
 import { ENDPOINT_LABEL } from './endpoint-labels';
+import { resolveChallengeWebhook, type ChallengeWebhook, type ChallengeWebhookOptions } from './challenge-webhook';
+import { resolveNamePolicy, type EnrolmentNamePolicy, type EnrolmentNamePolicyOptions } from './name-policy';
 
 /** One place to enrol: a CA (serial or name; null: the default CA), a profile (null: the default), a challenge. */
 export interface EnrolmentEndpoint {
@@ -17,6 +19,10 @@ export interface EnrolmentEndpoint {
   validityDays: number | null;
   /** New enrolments wait for an operator (lib/enrolment/approval.ts); renewals do not. */
   approval: boolean;
+  /** The name policy (lib/enrolment/name-policy.ts); null: any name. */
+  names: EnrolmentNamePolicy | null;
+  /** The webhook that decides challenges neither static nor one-time (lib/enrolment/challenge-webhook.ts); null: none. */
+  challengeWebhook: ChallengeWebhook | null;
 }
 
 /** What a label of either module may say. */
@@ -29,6 +35,10 @@ export interface EndpointLabelOptions {
   validityDays?: number;
   /** New enrolments wait for an operator's approval (`ca-admin approve_enrolment_request`). Default false. */
   approval?: boolean;
+  /** The name policy of the certificates issued here (README "EST", "SCEP"). Default: none, any name. */
+  names?: EnrolmentNamePolicyOptions | null;
+  /** The host's webhook deciding challenge passwords (README "SCEP", "EST"). Default: none. */
+  challengeWebhook?: ChallengeWebhookOptions | null;
 }
 
 /** Labels are one path segment, and never a name the module's URLs use otherwise (endpoint-labels.ts). */
@@ -68,7 +78,10 @@ export function resolveEndpoints(
     const challenge = fields.includes('challenge') ? optionalText(`${prefix}.challenge`, value.challenge) : null;
     const validityDays = optionalDays(`${prefix}.validityDays`, value.validityDays);
     const approval = checkBoolean(`${prefix}.approval`, value.approval, false);
-    return { ca, profile: optionalText(`${prefix}.profile`, value.profile), challenge, validityDays, approval };
+    const names = resolveNamePolicy(`${prefix}.names`, value.names);
+    const challengeWebhook = resolveChallengeWebhook(`${prefix}.challengeWebhook`, value.challengeWebhook);
+    const profile = optionalText(`${prefix}.profile`, value.profile);
+    return { ca, profile, challenge, validityDays, approval, names, challengeWebhook };
   };
   const endpoints = new Map<string, EnrolmentEndpoint>([['', endpoint(module, o, false)]]);
   if (o.labels === undefined) return endpoints;
@@ -83,7 +96,7 @@ export function resolveEndpoints(
       throw new OptionsError(`option \`${module}.labels.${label}\` must be an object such as { ca: 'Device CA' } (got ${show(value)})`);
     checkOptionNames(
       value,
-      ['ca', 'profile', 'validityDays', 'approval', ...fields],
+      ['ca', 'profile', 'validityDays', 'approval', 'names', 'challengeWebhook', ...fields],
       `{ ${module}: { labels: { ${label}: { ca: 'Device CA' } } } }`,
       'createCaApiRouter',
     );

@@ -11,6 +11,7 @@ import { CaError } from '../ca/errors';
 import { defaultCa, findCa } from '../ca/lookup';
 import type { CaRecord, EnrolmentNamePolicy, Store } from '../ports';
 import type { EnrolmentEndpoint } from './endpoint-options';
+import type { ChallengeWebhook } from './challenge-webhook';
 import { EnrolmentError } from './errors';
 import { storedEndpoint } from './stored-endpoint';
 
@@ -27,8 +28,10 @@ export interface ResolvedEndpoint {
   validityDays: number | null;
   /** New enrolments wait for an operator (lib/enrolment/approval.ts); renewals do not. */
   approval: boolean;
-  /** The endpoint's name policy; null: any name (as `approval`). */
+  /** The name policy (lib/enrolment/name-policy.ts); null: any name. */
   names: EnrolmentNamePolicy | null;
+  /** The webhook deciding challenges neither static nor one-time; null: none. */
+  challengeWebhook: ChallengeWebhook | null;
 }
 
 /** What resolving needs of the module's services. */
@@ -54,7 +57,8 @@ export async function resolveEndpoint(
   const endpoint = services.endpoints.get(key);
   if (!endpoint) {
     const stored = await storedEndpoint(services.store, protocol, key, services.defaultProfile, now);
-    if (stored) return { ...stored, challenge: null, label: key };
+    // Stored endpoints have no webhook: it is code (a URL and a secret) the options carry.
+    if (stored) return { ...stored, challenge: null, label: key, challengeWebhook: null };
     throw new EnrolmentError(404, `No ${protocol} endpoint is labelled ${JSON.stringify(key)}.`);
   }
   let ca: CaRecord;
@@ -73,6 +77,7 @@ export async function resolveEndpoint(
     challengeSha256: null,
     validityDays: endpoint.validityDays,
     approval: endpoint.approval,
-    names: null,
+    names: endpoint.names,
+    challengeWebhook: endpoint.challengeWebhook,
   };
 }

@@ -1,10 +1,10 @@
 /**
  * The enrolment core's one way to make a certificate (docs/DESIGN.md "Enrolment"): the CSR's
- * self-signature verified (proof of possession), its subject and subjectAltName asked for as they
- * are, the endpoint's profile and validity (its `validityDays`, else the profile's; clamped by the CA)
- * applied by `prepareSignRequest`, then the one issuance service of lib/ca signs and stores it with
- * the device's requester. EST and SCEP differ in how a request arrives and is authenticated, never in
- * this.
+ * self-signature verified (proof of possession), its subject and subjectAltName checked against the
+ * endpoint's name policy (lib/enrolment/name-policy.ts) and asked for as they are, the endpoint's
+ * profile and validity (its `validityDays`, else the profile's; clamped by the CA) applied by
+ * `prepareSignRequest`, then the one issuance service of lib/ca signs and stores it with the device's
+ * requester. EST and SCEP differ in how a request arrives and is authenticated, never in this.
  */
 import { CaError } from '../ca/errors';
 import { issue, keepAlone, keepLinked, type Keep } from '../ca/issuance/issue';
@@ -18,6 +18,7 @@ import { DAY_MS } from '../x509/datetime';
 import { X509Error } from '../x509/errors';
 import { EnrolmentError } from './errors';
 import { recordWith, RepeatedTransaction } from './transactions';
+import { checkNamePolicy, type EnrolmentNamePolicy } from './name-policy';
 
 /** What enrolling needs of the router: the store, the CA keys and profiles, the default profile. */
 export interface EnrolmentServices {
@@ -33,6 +34,8 @@ export interface EnrolmentTarget {
   profile: string | null;
   /** Validity of the certificate in days, clamped by the CA; null or absent: the profile's or the CA's default. */
   validityDays?: number | null;
+  /** The endpoint's name policy (lib/enrolment/name-policy.ts); null or absent: any name. */
+  names?: EnrolmentNamePolicy | null;
 }
 
 /** A refusal of the request's content: 400 / badRequest with the engine's reason. */
@@ -90,6 +93,8 @@ export function enrolmentRequest(services: EnrolmentServices, target: EnrolmentT
   if (csr.subject.length === 0 && san.length === 0) {
     throw new EnrolmentError(400, 'The certificate request names nothing: give a subject or a subjectAltName.');
   }
+  // Every issuance at the endpoint, renewals and approvals too: a policy tightened since stops a renewal (README "EST").
+  checkNamePolicy(target.names ?? null, csr);
   try {
     return prepareSignRequest(
       {

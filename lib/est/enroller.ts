@@ -1,9 +1,17 @@
 /**
  * Who may enrol at an EST endpoint (RFC 7030 §3.2.3, README "EST"): an API user (HTTP Basic) with
- * `sign_certificate` for the endpoint's CA. `simpleenroll` and `serverkeygen` ask exactly this.
+ * `sign_certificate` for the endpoint's CA; and, where the endpoint has a `challengeWebhook`, a
+ * challenge password in the CSR that the host's webhook accepts (RFC 7030 §3.2.3 lets the CSR carry
+ * one). `simpleenroll` and `serverkeygen` ask exactly this.
  */
 import type { Request, Response } from 'express';
+import { checkChallenge, useOnce } from '../enrolment/challenges';
+import type { ResolvedEndpoint } from '../enrolment/endpoint';
+import type { KeptWith } from '../enrolment/enrol';
 import type { ApiUser, CaRecord } from '../ports';
+import type { ParsedCsr } from '../x509/csr';
+import { X509Error } from '../x509/errors';
+import { challengePassword } from '../x509/scep';
 import { EST_REALM, estError } from './framing';
 import type { EstServices } from './route-types';
 
@@ -16,4 +24,22 @@ export async function enrollingUser(services: EstServices, req: Request, res: Re
     throw estError(403, `${user.username} may not sign certificates with this certificate authority.`);
   }
   return user;
+}
+
+/**
+ * Where the endpoint has a challenge webhook: the CSR's challenge password accepted by it (else 403,
+ * "missing or wrong"), and what goes with the certificate (a one-time challenge used up); elsewhere no challenge is asked.
+ */
+export async function estChallenge(services: EstServices, endpoint: ResolvedEndpoint, csr: ParsedCsr): Promise<KeptWith> {
+  if (endpoint.challengeWebhook === null) return {};
+  let given: string | undefined;
+  try {
+    given = challengePassword(csr.der);
+  } catch (e) {
+    if (!(e instanceof X509Error)) throw e;
+    given = undefined; // not a DirectoryString: no challenge a webhook could judge
+  }
+  const webhook = { ports: services.challengeWebhooks, transactionId: null };
+  const use = await checkChallenge(services.store, 'est', endpoint, given, csr, new Date(), webhook);
+  return use.kind === 'one-time' ? { link: useOnce(use) } : {};
 }

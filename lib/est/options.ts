@@ -3,6 +3,8 @@
  * option. Every mistake is an `OptionsError` naming the option.
  */
 import { EST_OPERATIONS } from '../enrolment/endpoint-labels';
+import type { ChallengeWebhookOptions } from '../enrolment/challenge-webhook';
+import type { EnrolmentNamePolicyOptions } from '../enrolment/name-policy';
 import { checkBodyLimit, resolveEndpoints, type EndpointLabelOptions, type EnrolmentEndpoint } from '../enrolment/endpoint-options';
 import { checkBoolean, checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
 import { clientCertificateHeaderProblem } from './client-certificate';
@@ -25,6 +27,18 @@ export interface EstOptions {
   profile?: string;
   /** Validity in days of the certificates of the URLs without a label, clamped by the CA. Default: the profile's. */
   validityDays?: number;
+  /**
+   * The name policy of the URLs without a label (README "EST", "SCEP"): DNS suffixes and IP networks
+   * to allow and deny (as `edit_ca --acme-allow/--acme-deny`) and the subject attribute types allowed.
+   * Default: none, any name.
+   */
+  names?: EnrolmentNamePolicyOptions | null;
+  /**
+   * The host's webhook deciding the challenge passwords of the URLs without a label (README "SCEP",
+   * "EST"): a challenge that is neither static nor one-time is POSTed there, signed as the outgoing
+   * webhooks are; only `{"allow": true}` accepts it. Default: none.
+   */
+  challengeWebhook?: ChallengeWebhookOptions | null;
   /** `/.well-known/est/{label}/…`: other CAs or profiles, by label (`[A-Za-z0-9_.-]+`, not an operation's name). */
   labels?: Record<string, EstLabelOptions>;
   /** Largest request body in bytes (a base64 PKCS#10). Default 64 KiB. */
@@ -73,6 +87,8 @@ const NAMES = [
   'profile',
   'validityDays',
   'labels',
+  'names',
+  'challengeWebhook',
   'bodyLimit',
   'serverKeygen',
   'approval',

@@ -7,6 +7,7 @@ import type { Profiles } from '../ca/profiles';
 import type { Signing } from '../ca/issuance/sign';
 import type { CaCache } from '../cache/ca-cache';
 import type { RequestAuthenticator } from '../http/basic-auth';
+import type { ChallengeWebhookPorts } from '../enrolment/challenge-webhook';
 import type { EnrolmentServices } from '../enrolment/enrol';
 import type { EnrolmentEndpoint } from '../enrolment/endpoint-options';
 import type { PathRoute } from '../http/path-matcher';
@@ -26,6 +27,8 @@ export interface EstServices extends EnrolmentServices {
   /** `CA_DEFAULT_CA`, the preferred default CA; undefined: the usable CA that expires last. */
   defaultCa: string | undefined;
   bodyLimit: number;
+  /** The challenge webhooks' sender and log (lib/enrolment/challenge-webhook.ts). */
+  challengeWebhooks: ChallengeWebhookPorts;
   /** The endpoints ('' or a label) that offer `serverkeygen` (README "EST"). */
   serverKeygen: ReadonlySet<string>;
   /** The `Retry-After` of a request left waiting for approval (`est.retryAfterSeconds`). */

@@ -12,8 +12,11 @@ export type EnrolmentProtocol = 'EST' | 'SCEP';
 
 /** The names an endpoint issues for (README "EST"): entries as a CA's ACME name policy's; null subjectAttributes: any. */
 export interface EnrolmentNamePolicy {
+  /** DNS suffixes and IP networks a name must be covered by (empty: every name not denied). */
   allow: string[];
+  /** DNS suffixes and IP networks no name may be covered by. */
   deny: string[];
+  /** The subject attribute types a request may carry, by alias (`CN`), long name or dotted OID; null: any. */
   subjectAttributes: string[] | null;
 }
 

@@ -139,10 +139,17 @@ export interface WebhookMessage {
   timeoutMs: number;
   /** Give up on it when this aborts (delivery closing). */
   signal?: AbortSignal;
+  /**
+   * Read the answer's body, up to this many bytes, into `answer` (a webhook that decides something,
+   * as an enrolment challenge webhook does); a longer one is a failure. Absent: the body is not read.
+   */
+  answerLimit?: number;
 }
 
 /** `ok`: the receiver answered 2xx; else what went wrong, for the endpoint's `lastError` (never the secret). */
-export type WebhookSendResult = { ok: true; status: number } | { ok: false; status: number | null; error: string };
+export type WebhookSendResult =
+  | { ok: true; status: number; /** The body, as UTF-8 text, when `answerLimit` asked for it. */ answer?: string }
+  | { ok: false; status: number | null; error: string };
 
 /** Sends signed webhook requests (the default adapter signs per the Standard Webhooks specification). */
 export interface WebhookSender {

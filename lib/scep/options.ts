@@ -3,6 +3,8 @@
  * `scep` option. Every mistake is an `OptionsError` naming the option.
  */
 import { SCEP_CLIENT_SUFFIXES } from '../enrolment/endpoint-labels';
+import type { ChallengeWebhookOptions } from '../enrolment/challenge-webhook';
+import type { EnrolmentNamePolicyOptions } from '../enrolment/name-policy';
 import { checkBodyLimit, resolveEndpoints, type EndpointLabelOptions, type EnrolmentEndpoint } from '../enrolment/endpoint-options';
 import { checkBoolean, checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
 
@@ -27,6 +29,18 @@ export interface ScepOptions {
    * (`ca-admin create_enrolment_challenge`); renewals need none.
    */
   challenge?: string;
+  /**
+   * The name policy of the URLs without a label (README "EST", "SCEP"): DNS suffixes and IP networks
+   * to allow and deny (as `edit_ca --acme-allow/--acme-deny`) and the subject attribute types allowed.
+   * Default: none, any name.
+   */
+  names?: EnrolmentNamePolicyOptions | null;
+  /**
+   * The host's webhook deciding the challenge passwords of the URLs without a label (README "SCEP",
+   * "EST"): a challenge that is neither static nor one-time is POSTed there, signed as the outgoing
+   * webhooks are; only `{"allow": true}` accepts it. Default: none.
+   */
+  challengeWebhook?: ChallengeWebhookOptions | null;
   /** `{urlPath}scep/{label}`: other CAs, profiles or challenges, by label (`[A-Za-z0-9_.-]+`). */
   labels?: Record<string, ScepLabelOptions>;
   /**
@@ -55,7 +69,19 @@ export interface ResolvedScepOptions {
 export const DEFAULT_SCEP_BODY_LIMIT = 256 * 1024;
 /** Path segments that clients append to a SCEP URL, never a label: kept with the endpoints' label rules (lib/enrolment/endpoint-labels.ts). */
 export { SCEP_CLIENT_SUFFIXES };
-const NAMES = ['enabled', 'ca', 'profile', 'validityDays', 'challenge', 'labels', 'legacyAlgorithms', 'bodyLimit', 'approval'];
+const NAMES = [
+  'enabled',
+  'ca',
+  'profile',
+  'validityDays',
+  'challenge',
+  'labels',
+  'names',
+  'challengeWebhook',
+  'legacyAlgorithms',
+  'bodyLimit',
+  'approval',
+];
 
 /**
  * `options` (the router's `scep`), with the environment's `CA_ENABLE_SCEP` (`enabledByEnvironment`)

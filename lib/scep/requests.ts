@@ -3,8 +3,8 @@
  * enrolment core: the certificates the SUCCESS reply carries, or an `EnrolmentError` that becomes a
  * FAILURE with its failInfo.
  *
- * - PKCSReq (19): the CSR must carry the endpoint's static challenge password or a one-time one
- *   (lib/enrolment/challenges.ts) and be signed by the same key as the message — unless the message is signed by a certificate this
+ * - PKCSReq (19): the CSR must carry the endpoint's static challenge password, a one-time one or one
+ *   its challenge webhook accepts (lib/enrolment/challenges.ts) and be signed by the same key as the message — unless the message is signed by a certificate this
  *   CA issued to the same subject and still holds: that is a renewal, as some clients renew (the
  *   signature proves possession), whatever challenge it carries.
  * - RenewalReq (17): signed by the certificate being renewed (lib/enrolment/renewal.ts).
@@ -69,9 +69,17 @@ async function renewing(
   }
 }
 
-/** Who asked: the endpoint whose static challenge the device gave, or the one-time challenge by its id. */
+/**
+ * Who asked: the endpoint whose static challenge the device gave, the one-time challenge by its id,
+ * or the endpoint's webhook that accepted the challenge.
+ */
 function deviceActor(endpoint: ResolvedEndpoint, use: ChallengeUse, address: string | null): Actor {
-  const name = use.kind === 'one-time' ? `one-time challenge ${use.challenge.id}` : endpoint.label || null;
+  const name =
+    use.kind === 'one-time'
+      ? `one-time challenge ${use.challenge.id}`
+      : use.kind === 'webhook'
+        ? `challenge webhook${endpoint.label ? ` ${endpoint.label}` : ''}`
+        : endpoint.label || null;
   const actor: Actor = { type: 'challenge', name, protocol: 'scep' };
   return address ? { ...actor, address } : actor;
 }
@@ -95,18 +103,24 @@ async function heldPkcsReq({ services, endpoint, message, content, csr, address 
   // Before the challenge: a one-time one was used up when the request was kept.
   const repeated = await repeatedPkcsReq(services, endpoint, message, signer);
   if (repeated) return repeated;
-  const use = await checkChallenge(services.store, 'scep', endpoint, challengePassword(content), csr);
+  const use = await scepChallenge(services, endpoint, message, content, csr);
   if (!signer.publicKey.der.equals(csr.publicKey.der)) {
     throw new EnrolmentError(400, 'The request must be signed with the key of its certificate request.', 'badRequest');
   }
   return holdPkcsReq(services, endpoint, message, signer, csr, use, deviceActor(endpoint, use, address));
 }
 
+/** The PKCSReq's challenge password: static, one-time, or accepted by the endpoint's webhook (lib/enrolment/challenges.ts). */
+function scepChallenge(services: ScepServices, endpoint: ResolvedEndpoint, message: PkiMessage, content: Buffer, csr: ParsedCsr) {
+  const webhook = { ports: services.challengeWebhooks, transactionId: message.transactionId };
+  return checkChallenge(services.store, 'scep', endpoint, challengePassword(content), csr, new Date(), webhook);
+}
+
 async function pkcsReq({ services, endpoint, message, content, csr, address }: Request, answers: EnrolmentTransactionKey) {
   const signer = parseCertificate(message.signerCertificate);
   const renewed = await renewing(services, endpoint, message, signer, csr);
   if (renewed) return enrol(services, endpoint, csr, renewalActor(renewed, address, 'scep'), { answers });
-  const use = await checkChallenge(services.store, 'scep', endpoint, challengePassword(content), csr);
+  const use = await scepChallenge(services, endpoint, message, content, csr);
   if (!signer.publicKey.der.equals(csr.publicKey.der)) {
     throw new EnrolmentError(400, 'The request must be signed with the key of its certificate request.', 'badRequest');
   }

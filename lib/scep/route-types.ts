@@ -6,6 +6,7 @@ import type { Request, Response } from 'express';
 import type { CrlPublisher } from '../ca/crls';
 import type { ScepRas } from '../ca/scep-ra';
 import type { CaCache } from '../cache/ca-cache';
+import type { ChallengeWebhookPorts } from '../enrolment/challenge-webhook';
 import type { EnrolmentServices } from '../enrolment/enrol';
 import type { EndpointServices } from '../enrolment/endpoint';
 import type { PathRoute } from '../http/path-matcher';
@@ -20,6 +21,8 @@ export interface ScepServices extends EnrolmentServices, EndpointServices {
   /** Single DES, triple DES and SHA-1 accepted (`scep.legacyAlgorithms`). */
   legacyAlgorithms: boolean;
   bodyLimit: number;
+  /** The challenge webhooks' sender and log (lib/enrolment/challenge-webhook.ts). */
+  challengeWebhooks: ChallengeWebhookPorts;
 }
 
 /** The SCEP operations (RFC 8894 §4): the `operation` query parameter. */

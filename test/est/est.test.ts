@@ -3,9 +3,12 @@
  * PGlite, with openssl as the oracle of what they hand out: cacerts, simpleenroll with HTTP Basic,
  * csrattrs, serverkeygen (a label offering it), and every refusal in plain text with nothing stored.
  */
-import { execFileSync } from 'child_process';
+import { execFile, execFileSync } from 'child_process';
+import { promisify } from 'util';
 import * as crypto from 'crypto';
 import * as fs from 'fs';
+import * as http from 'http';
+import type { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import request from 'supertest';
@@ -15,14 +18,24 @@ import { API, opensslCsr, setupApi, type ApiFixture } from '../api/fixture';
 import { cliRunner } from '../cli/helpers';
 import { approveEnrolmentRequest, refuseEnrolmentRequest } from '../../lib/enrolment/approval';
 import { resolveProfiles } from '../../lib/ca/profiles';
+import { CHALLENGE_WEBHOOK_SECRET, challengeWebhookServer, type ChallengeWebhookServer } from '../helpers/challenge-webhook';
+import { csrOf } from '../helpers/scep-request';
+import { readCsr } from '../../lib/enrolment/enrol';
+import { namePolicyRefusal } from '../../lib/enrolment/name-policy';
 
 let f: ApiFixture;
 let built: ReturnType<typeof buildApp>;
 let app: ReturnType<typeof buildApp>['app'];
 let dir: string;
 const EST = '/.well-known/est';
+/** The name policy of the label `policed` (README "EST"), written as a host would: aliases, a trailing dot, upper case. */
+const POLICY = { allow: ['Devices.Example.ORG.', '10.0.0.0/8'], deny: ['bad.devices.example.org'], subjectAttributes: ['CN', 'O'] };
+
+/** The host's challenge webhook of the label `hooked` (README "EST"): `yes` is the one challenge it allows. */
+let hook: ChallengeWebhookServer;
 
 beforeAll(async () => {
+  hook = await challengeWebhookServer((asked) => ({ status: 200, body: JSON.stringify({ allow: asked.data.challenge === 'yes' }) }));
   f = await setupApi();
   const other = await f.makeCa({ name: 'devices', apiEnabled: true }); // in the REST inventory too
   built = buildApp({
@@ -37,6 +50,8 @@ beforeAll(async () => {
         devices: { ca: other.name, profile: 'client', serverKeygen: true },
         week: { ca: other.name, validityDays: 7 },
         held: { ca: f.ca.serial, approval: true },
+        policed: { ca: f.ca.serial, serverKeygen: true, names: POLICY },
+        hooked: { ca: f.ca.serial, challengeWebhook: { url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET } },
       },
     },
   });
@@ -46,6 +61,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await built?.close();
   await f?.close();
+  await hook?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -194,6 +210,168 @@ describe('simpleenroll', () => {
     const der = Buffer.from(csr.replace(/-----[A-Z ]+-----/g, '').replace(/\s/g, ''), 'base64');
     const res = await enroll(der.toString('base64'));
     expect(res.status).toBe(200);
+  });
+});
+
+describe('name policy (est.labels.policed.names)', () => {
+  /** A CSR for the subject `subj` (openssl -subj) and the subjectAltName `san`, as base64 DER. */
+  const csrFor = (subj: string, san: string) =>
+    execFileSync('openssl', [
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      path.join(dir, 'policed.key'),
+      '-subj',
+      subj,
+      '-addext',
+      `subjectAltName=${san}`,
+      '-outform',
+      'DER',
+    ]).toString('base64');
+
+  test('names the policy allows: issued with exactly those names', async () => {
+    const res = await enroll(csrFor('/CN=a.devices.example.org/O=Example', 'DNS:a.devices.example.org,IP:10.1.2.3'), 'alice', 'policed');
+    expect(res.status).toBe(200);
+    const cert = certsOf(res.text)[0];
+    expect(text(cert, '-subject')).toBe('subject=CN = a.devices.example.org, O = Example\n');
+    expect(text(cert, '-ext', 'subjectAltName').split('\n')[1].trim()).toBe('DNS:a.devices.example.org, IP Address:10.1.2.3');
+  });
+
+  test('a commonName that is not a domain name (a serial number) is a label, not a name: issued', async () => {
+    const res = await enroll(csrFor('/CN=SN-4711', 'DNS:b.devices.example.org'), 'alice', 'policed');
+    expect(res.status).toBe(200);
+  });
+
+  test.each([
+    [
+      'a DNS name outside the allow list',
+      '/CN=c.devices.example.org',
+      'DNS:c.devices.example.org,DNS:evil.example.com',
+      /DNS:evil\.example\.com is not among the allowed names/,
+    ],
+    [
+      'a denied name',
+      '/CN=bad.devices.example.org',
+      'DNS:bad.devices.example.org',
+      /the commonName bad\.devices\.example\.org is denied; DNS:bad\.devices\.example\.org is denied/,
+    ],
+    [
+      'a commonName outside, SANs inside',
+      '/CN=www.example.com',
+      'DNS:d.devices.example.org',
+      /the commonName www\.example\.com is not among the allowed names/,
+    ],
+    ['an IP address outside', '/CN=e.devices.example.org', 'IP:192.168.1.1', /IP:192\.168\.1\.1 is not among the allowed names/],
+    [
+      'an email subjectAltName',
+      '/CN=f.devices.example.org',
+      'email:f@devices.example.org',
+      /the subjectAltName email:f@devices\.example\.org is not allowed \(only DNS names and IP addresses are\)/,
+    ],
+    [
+      'a subject attribute not allowed',
+      '/CN=g.devices.example.org/OU=Ops',
+      'DNS:g.devices.example.org',
+      /the subject attribute organizationalUnitName is not allowed \(allowed: commonName, organizationName\)/,
+    ],
+  ])('%s: 403 in plain text naming it, nothing stored', async (_what, subj, san, reason) => {
+    const before = await certificateCount();
+    const res = await enroll(csrFor(subj, san), 'alice', 'policed');
+    expect([res.status, res.headers['content-type']]).toEqual([403, 'text/plain; charset=utf-8']);
+    expect(res.text).toMatch(/^The endpoint's name policy refuses the request: /);
+    expect(res.text).toMatch(reason);
+    expect(await certificateCount()).toBe(before);
+  });
+
+  test('curl posting a CSR outside it gets the 403 and its reason; nothing stored', async () => {
+    const server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      fs.writeFileSync(path.join(dir, 'outside.b64'), csrFor('/CN=outside.example.com', 'DNS:outside.example.com'));
+      const { port } = server.address() as AddressInfo;
+      const before = await certificateCount();
+      // Asynchronously: the server answering curl runs in this process.
+      const { stdout: out } = await promisify(execFile)('curl', [
+        ...['-sS', '-H', `Authorization: ${f.auth('alice').Authorization}`, '-H', 'Content-Type: application/pkcs10'],
+        ...['--data-binary', `@${path.join(dir, 'outside.b64')}`, '-w', '\n%{http_code}'],
+        `http://127.0.0.1:${port}${EST}/policed/simpleenroll`,
+      ]);
+      expect(out).toBe(
+        "The endpoint's name policy refuses the request: the commonName outside.example.com is not among the allowed names; " +
+          'DNS:outside.example.com is not among the allowed names.\n\n403',
+      );
+      expect(await certificateCount()).toBe(before);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  test('serverkeygen is held to it too', async () => {
+    const before = await certificateCount();
+    const res = await request(app)
+      .post(`${EST}/policed/serverkeygen`)
+      .set(f.auth('alice'))
+      .set('Content-Type', 'application/pkcs10')
+      .send(csrFor('/CN=h.example.com', 'DNS:h.example.com'));
+    expect(res.status).toBe(403);
+    expect(res.text).toMatch(/the commonName h\.example\.com is not among the allowed names/);
+    expect(await certificateCount()).toBe(before);
+  });
+
+  test('attribute types written as aliases or OIDs (as an endpoint kept in the database may hold them) read alike', () => {
+    const csr = readCsr(Buffer.from(csrFor('/CN=i.devices.example.org/O=Example/OU=Ops', 'DNS:i.devices.example.org'), 'base64'));
+    const policy = (subjectAttributes: string[]) => ({ allow: [], deny: [], subjectAttributes });
+    expect(namePolicyRefusal(policy(['CN', 'O', 'OU']), csr)).toBeNull();
+    expect(namePolicyRefusal(policy(['commonName', '2.5.4.10', 'organizationalUnitName']), csr)).toBeNull();
+    expect(namePolicyRefusal(policy(['CN', 'O']), csr)).toBe(
+      'the subject attribute organizationalUnitName is not allowed (allowed: CN, O)',
+    );
+  });
+
+  test('the endpoint keeps the entries canonical, as the ACME policy does', () => {
+    const endpoint = built.router.options.est.endpoints.get('policed');
+    expect(endpoint?.names).toEqual({
+      allow: ['devices.example.org', '10.0.0.0/8'],
+      deny: ['bad.devices.example.org'],
+      subjectAttributes: ['commonName', 'organizationName'],
+    });
+    expect(built.router.options.est.endpoints.get('devices')?.names).toBeNull();
+  });
+});
+
+describe('challenge webhook (est.labels.hooked.challengeWebhook)', () => {
+  /** A CSR for `cn` carrying the challenge password `challenge` (none when undefined), as base64 DER. */
+  const csrWithChallenge = (cn: string, challenge?: string) => {
+    const key = path.join(dir, `${cn}.key`);
+    execFileSync('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key], { stdio: 'pipe' });
+    return csrOf(dir, key, cn, challenge).toString('base64');
+  };
+
+  test('a challenge password the webhook allows: issued; it was asked, signed, about this request', async () => {
+    const asked = hook.asked.length;
+    const res = await enroll(csrWithChallenge('hooked.example.org', 'yes'), 'alice', 'hooked');
+    expect(res.status).toBe(200);
+    expect(hook.unsigned).toBe(0);
+    expect(hook.asked.slice(asked).map((a) => a.data)).toEqual([
+      expect.objectContaining({ protocol: 'est', label: 'hooked', ca_serial: f.ca.serial, challenge: 'yes', transaction_id: null }),
+    ]);
+  });
+
+  test.each([
+    ['one the webhook refuses', 'no', 1],
+    ['none (the webhook is not asked)', undefined, 0],
+  ])('%s: 403 in plain text, nothing stored', async (_what, challenge, askedMore) => {
+    const before = await certificateCount();
+    const asked = hook.asked.length;
+    const res = await enroll(csrWithChallenge('hooked-no.example.org', challenge), 'alice', 'hooked');
+    expect([res.status, res.text]).toEqual([403, 'The challenge password is missing or wrong.\n']);
+    expect(hook.asked.length - asked).toBe(askedMore);
+    expect(await certificateCount()).toBe(before);
   });
 });
 
@@ -602,6 +780,17 @@ describe('options', () => {
       /`est.clientCertificateHeader` must be a header name such as 'X-SSL-Client-Cert'/,
     ],
     [{ enabled: true, clientCertificateHeader: true }, /`est.clientCertificateHeader` must be a header name/],
+    [{ enabled: true, names: { allow: ['*.example.org'] } }, /option `est.names.allow` entry "\*\.example\.org": not a DNS suffix/],
+    [
+      { enabled: true, labels: { x: { ca: 'a', names: { deny: ['10.0.0.1/8'] } } } },
+      /option `est.labels.x.names.deny` entry "10\.0\.0\.1\/8": not an IP/,
+    ],
+    [{ enabled: true, names: { allow: 'example.org' } }, /option `est.names.allow` must be an array of strings/],
+    [
+      { enabled: true, names: { subjectAttributes: ['CN', 'colour'] } },
+      /option `est.names.subjectAttributes`: "colour" is not a subject attribute type/,
+    ],
+    [{ enabled: true, names: { allowed: [] } }, /unknown option `allowed`/],
   ])('%j is refused', (est, message) => {
     expect(() => buildApp({ enableRestApi: true, store: f.store, keyBackends: { default: f.keyBackend }, est: est as never })).toThrow(
       message,

@@ -19,6 +19,7 @@ import { certificateIdentity } from '../../lib/x509/scep/certificate-identity';
 import { createEnrolmentChallenge } from '../../lib/enrolment/challenges';
 import { approveEnrolmentRequest, refuseEnrolmentRequest } from '../../lib/enrolment/approval';
 import { resolveProfiles } from '../../lib/ca/profiles';
+import { CHALLENGE_WEBHOOK_SECRET, challengeWebhookServer, type ChallengeWebhookServer } from '../helpers/challenge-webhook';
 import { buildRequest, csrOf, envelope, makeDevice, readCertRep, type Device } from '../helpers/scep-request';
 import { cliRunner } from '../cli/helpers';
 
@@ -44,17 +45,45 @@ const certsOf = (der: Buffer): string[] =>
     .match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/g) ?? [];
 const certificateCount = async () => Number((await f.db.knex(TABLES.certificates).count({ n: '*' }))[0].n);
 
+/** The host's challenge webhook of the label `hooked`: its answer chosen by the challenge. */
+let hook: ChallengeWebhookServer;
+const warnings: { message: string; fields: unknown }[] = [];
+const logger = {
+  info: () => undefined,
+  warn: (message: string, fields?: unknown) => void warnings.push({ message, fields }),
+  error: () => undefined,
+  child: () => logger,
+};
+
 beforeAll(async () => {
+  hook = await challengeWebhookServer((asked) => {
+    const c = asked.data.challenge;
+    if (c.startsWith('yes')) return { status: 200, body: '{"allow": true}' };
+    if (c === 'no') return { status: 200, body: '{"allow": false}' };
+    if (c === 'server-error') return { status: 500, body: '{"allow": true}' };
+    if (c === 'not-json') return { status: 200, body: 'allow' };
+    if (c === 'too-long') return { status: 200, body: `{"allow": true, "pad": "${'x'.repeat(70_000)}"}` };
+    return 'hang';
+  });
   f = await setupApi();
   const rsa = await f.makeCa({ name: 'rsa devices', keyType: 'RSA', keySize: 2048, apiEnabled: true });
   const scep = {
     enabled: true,
     ca: rsa.name,
     challenge: CHALLENGE,
-    labels: { ec: { ca: f.ca.serial, challenge: 'ec-secret' }, held: { ca: rsa.name, challenge: 'held-secret', approval: true } },
+    labels: {
+      ec: { ca: f.ca.serial, challenge: 'ec-secret' },
+      held: { ca: rsa.name, challenge: 'held-secret', approval: true },
+      policed: { ca: rsa.name, challenge: CHALLENGE, names: { allow: ['devices.example.org'], deny: [], subjectAttributes: ['CN'] } },
+      hooked: {
+        ca: rsa.name,
+        challenge: 'hooked-static',
+        challengeWebhook: { url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET, timeoutMs: 500 },
+      },
+    },
   };
   const common = { enableRestApi: true, store: f.store, keyBackends: { default: f.keyBackend } };
-  built = buildApp({ ...common, scep });
+  built = buildApp({ ...common, scep, logger });
   strict = buildApp({ ...common, scep: { ...scep, legacyAlgorithms: false } });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scep-op-'));
   const caCert = async (p: string) =>
@@ -66,6 +95,7 @@ afterAll(async () => {
   await built?.close();
   await strict?.close();
   await f?.close();
+  await hook?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -209,6 +239,112 @@ describe('PKCSReq', () => {
     expect((await post(enrolment(device, 'dev5.example.org', CHALLENGE), device, '', strict.app)).status).toBe('0');
     const caps = await request(strict.app).get(`${SCEP}?operation=GetCACaps`);
     expect(caps.text.split('\n')).toEqual(['POSTPKIOperation', 'Renewal', 'SHA-256', 'SHA-384', 'SHA-512', 'AES', 'SCEPStandard']);
+  });
+});
+
+describe('name policy (scep.labels.policed.names)', () => {
+  test('a name the policy allows: SUCCESS with exactly that name', async () => {
+    const device = makeDevice(dir, 'policed-ok');
+    const seen = await post(enrolment(device, 'p1.devices.example.org', CHALLENGE), device, '/policed');
+    expect(seen.status).toBe('0');
+    const san = execFileSync('openssl', ['x509', '-noout', '-ext', 'subjectAltName'], { input: seen.certificates[0] }).toString();
+    expect(san.split('\n')[1].trim()).toBe('DNS:p1.devices.example.org');
+  });
+
+  test('a name outside it: FAILURE badRequest naming it, nothing issued', async () => {
+    const device = makeDevice(dir, 'policed-no');
+    const before = await certificateCount();
+    const seen = await post(enrolment(device, 'p2.example.com', CHALLENGE), device, '/policed');
+    expect(seen).toMatchObject({ status: '2', failInfo: '2', certificates: [] });
+    expect(seen.failInfoText).toBe(
+      "The endpoint's name policy refuses the request: the commonName p2.example.com is not among the allowed names; DNS:p2.example.com is not among the allowed names.",
+    );
+    expect(await certificateCount()).toBe(before);
+  });
+});
+
+describe('challenge webhook (scep.labels.hooked.challengeWebhook)', () => {
+  let refusedDevice: Device | undefined;
+
+  test('a challenge the webhook allows: SUCCESS; it was asked, signed, about this request', async () => {
+    const device = makeDevice(dir, 'hooked-yes');
+    const asked = hook.asked.length;
+    const message = buildRequest({
+      signer: device,
+      content: envelope(dir, csrOf(dir, device.key, 'hooked.example.org', 'yes-7'), raPem),
+      messageType: PKCS_REQ,
+      transactionId: 'T-hooked',
+    });
+    const seen = await post(message, device, '/hooked');
+    expect(seen.status).toBe('0');
+    expect(hook.unsigned).toBe(0);
+    expect(hook.asked).toHaveLength(asked + 1);
+    const rsaCa = (await f.db.knex(TABLES.cas).where({ name: 'rsa devices' }).first()) as { serial: string };
+    const { type, data } = hook.asked[asked];
+    expect(type).toBe('enrolment.challenge');
+    expect(data).toMatchObject({
+      protocol: 'scep',
+      label: 'hooked',
+      ca_serial: rsaCa.serial,
+      challenge: 'yes-7',
+      subject: [{ oid: '2.5.4.3', value: 'hooked.example.org' }],
+      san: [{ type: 'DNS', value: 'hooked.example.org' }],
+      transaction_id: 'T-hooked',
+    });
+    expect(execFileSync('openssl', ['req', '-noout', '-subject'], { input: data.csr }).toString()).toMatch(/CN ?= ?hooked\.example\.org/);
+    const event = await f.db.knex('ca_api_events').where({ type: 'certificate.issued' }).orderBy('id', 'desc').first();
+    expect(event.actor).toMatchObject({ type: 'challenge', name: 'challenge webhook hooked', protocol: 'scep' });
+  });
+
+  test('the static challenge is not sent to the webhook', async () => {
+    const device = makeDevice(dir, 'hooked-static');
+    const asked = hook.asked.length;
+    expect((await post(enrolment(device, 'hooked-static.example.org', 'hooked-static'), device, '/hooked')).status).toBe('0');
+    expect(hook.asked).toHaveLength(asked);
+  });
+
+  test.each([
+    ['says no', 'no', 'an answer without "allow": true'],
+    ['answers 500', 'server-error', 'HTTP 500'],
+    ['answers what is not JSON', 'not-json', 'an answer that is not JSON'],
+    ['answers more than 64 KiB', 'too-long', 'an answer larger than 65536 bytes'],
+    ['does not answer (timeoutMs 500)', 'hang', 'no answer within 500 ms'],
+  ])('a webhook that %s: FAILURE badRequest, nothing issued, a log line without the challenge', async (_what, challenge, reason) => {
+    // One device for all these refusals (each a new transaction): nothing of it is kept.
+    refusedDevice ??= makeDevice(dir, 'hooked-refused');
+    const device = refusedDevice;
+    const before = await certificateCount();
+    warnings.length = 0;
+    const seen = await post(enrolment(device, 'refused.example.org', challenge), device, '/hooked');
+    expect(seen).toMatchObject({
+      status: '2',
+      failInfo: '2',
+      failInfoText: 'The challenge password is missing or wrong.',
+      certificates: [],
+    });
+    expect(await certificateCount()).toBe(before);
+    expect(warnings).toEqual([
+      {
+        message: 'express-ca-api: the challenge webhook refused an enrolment',
+        fields: { protocol: 'scep', label: 'hooked', url: hook.url, reason },
+      },
+    ]);
+    expect(JSON.stringify(warnings)).not.toContain(CHALLENGE_WEBHOOK_SECRET.slice(6));
+  });
+
+  test('options: a URL that is not http(s), a secret not in whsec_ form, a bad timeout are refused, naming the option', () => {
+    const common = { enableRestApi: true, store: f.store, keyBackends: { default: f.keyBackend } };
+    const withHook = (challengeWebhook: unknown) => () =>
+      buildApp({ ...common, scep: { enabled: true, labels: { x: { ca: 'a', challengeWebhook } } } as never });
+    expect(withHook({ url: 'ftp://127.0.0.1/', secret: CHALLENGE_WEBHOOK_SECRET })).toThrow(
+      /option `scep.labels.x.challengeWebhook.url` must be an http:\/\/ or https:\/\/ URL/,
+    );
+    expect(withHook({ url: hook.url, secret: 'hunter2' })).toThrow(/option `scep.labels.x.challengeWebhook.secret` must be whsec_/);
+    expect(withHook({ url: hook.url, secret: 'hunter2' })).not.toThrow(/hunter2/);
+    expect(withHook({ url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET, timeoutMs: 0 })).toThrow(
+      /option `scep.labels.x.challengeWebhook.timeoutMs` must be an integer from 100 to 60000/,
+    );
+    expect(withHook({ url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET, retries: 1 })).toThrow(/unknown option `retries`/);
   });
 });
 
@@ -382,6 +518,14 @@ describe('RenewalReq and GetCert', () => {
     const other = await post(renewal(issued, 'other.example.org'), issued);
     expect(other).toMatchObject({ status: '2', failInfo: '4' });
     expect(other.failInfoText).toBe('The subject and subjectAltName of the request must be those of the certificate being renewed.');
+  });
+
+  test('at an endpoint whose name policy does not allow its names (tightened since): FAILURE badRequest, nothing issued', async () => {
+    const before = await certificateCount();
+    const seen = await post(renewal(issued, 'renew.example.org'), issued, '/policed');
+    expect(seen).toMatchObject({ status: '2', failInfo: '2', certificates: [] });
+    expect(seen.failInfoText).toMatch(/^The endpoint's name policy refuses the request: the commonName renew\.example\.org is not among/);
+    expect(await certificateCount()).toBe(before);
   });
 
   test('GetCert answers the certificate by issuer and serial; an unknown serial is badCertId; CertPoll finds nothing pending', async () => {

@@ -159,7 +159,15 @@ describe('options', () => {
   test('defaults: off, the default CA, the legacy algorithms accepted, 256 KiB; CA_SCEP_CHALLENGE where no challenge is given', () => {
     const r = resolveScepOptions(undefined, false, 'from-env');
     expect(r).toMatchObject({ enabled: false, legacyAlgorithms: true, bodyLimit: 256 * 1024 });
-    expect(r.endpoints.get('')).toEqual({ ca: null, profile: null, challenge: 'from-env', validityDays: null, approval: false });
+    expect(r.endpoints.get('')).toEqual({
+      ca: null,
+      profile: null,
+      challenge: 'from-env',
+      validityDays: null,
+      approval: false,
+      names: null,
+      challengeWebhook: null,
+    });
     expect(resolveScepOptions({ challenge: 'given' }, true, 'from-env').endpoints.get('')?.challenge).toBe('given');
   });
 

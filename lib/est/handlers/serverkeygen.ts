@@ -25,7 +25,7 @@ import {
 } from '../../x509/csr-rekey';
 import { X509Error } from '../../x509/errors';
 import { endpointCa } from '../endpoint';
-import { enrollingUser } from '../enroller';
+import { enrollingUser, estChallenge } from '../enroller';
 import { decodeBase64Body, estError, sendKeyAndCertificate } from '../framing';
 import { isPrivateChannel } from '../secure-channel';
 import type { EstHandler } from '../route-types';
@@ -47,6 +47,8 @@ export const serverkeygen: EstHandler = async ({ req, res, params, services }) =
       'This EST server does not encrypt server-generated keys: send the request without DecryptKeyIdentifier or AsymmetricDecryptKeyIdentifier; the key comes over TLS as PKCS#8 (RFC 7030 §4.4.1).',
     );
   }
+  // The device's own request is what its challenge password came in.
+  const kept = await estChallenge(services, endpoint, csr);
   let privateKey;
   let serverCsr;
   try {
@@ -56,6 +58,6 @@ export const serverkeygen: EstHandler = async ({ req, res, params, services }) =
     if (e instanceof X509Error) throw new EnrolmentError(400, `The server cannot make a key for this request: ${e.message}`);
     throw e;
   }
-  const certificate = await enrol(services, endpoint, serverCsr, apiUserActor(user, req.ip ?? null, 'est'));
+  const certificate = await enrol(services, endpoint, serverCsr, apiUserActor(user, req.ip ?? null, 'est'), kept);
   sendKeyAndCertificate(res, exportPrivateKey(privateKey), certificate.der);
 };

@@ -1,0 +1,63 @@
+/**
+ * Which names a name policy covers (README "ACME"; README "EST", "SCEP" for an enrolment endpoint's
+ * `names`): DNS suffixes — an entry covers the name itself and every name under it, a wildcard name
+ * by its base name — and IP networks in CIDR form (a bare address is a /32 or /128). Denied wins over
+ * allowed; with an allow list, a name must be covered by it; an empty allow list allows every name
+ * not denied. The entries are those of entries.ts (`policyNames`).
+ */
+import { encodeIpBytes } from '../../x509/ip-address';
+
+/** A name as a policy sees it: a DNS name (lower case) or an IP address. */
+export interface PolicyName {
+  type: 'dns' | 'ip';
+  value: string;
+}
+
+/** An allow and a deny list of canonical entries (entries.ts). */
+export interface NamePolicyLists {
+  allow: readonly string[];
+  deny: readonly string[];
+}
+
+function coversName(entry: string, name: string): boolean {
+  const suffix = entry
+    .toLowerCase()
+    .replace(/^\*?\./, '')
+    .replace(/\.$/, '');
+  return name === suffix || name.endsWith(`.${suffix}`);
+}
+
+function coversIp(entry: string, ip: string): boolean {
+  let network: Buffer;
+  let address: Buffer;
+  try {
+    network = encodeIpBytes(entry.includes('/') ? entry : `${entry}/${entry.includes(':') ? 128 : 32}`);
+    address = encodeIpBytes(ip);
+  } catch {
+    return false;
+  }
+  const length = address.length;
+  if (network.length !== 2 * length) return false;
+  for (let i = 0; i < length; i++) {
+    if ((address[i] & network[length + i]) !== (network[i] & network[length + i])) return false;
+  }
+  return true;
+}
+
+function isIpEntry(entry: string): boolean {
+  return /^[0-9.]+(\/\d+)?$/.test(entry) || entry.includes(':');
+}
+
+/** Whether one of `entries` covers `name`. */
+export function covers(entries: readonly string[], name: PolicyName): boolean {
+  return entries.some((entry) =>
+    name.type === 'ip' ? isIpEntry(entry) && coversIp(entry, name.value) : !isIpEntry(entry) && coversName(entry, name.value),
+  );
+}
+
+/** Why `policy` refuses `name` — denied, or not among the allowed — or null when it allows it. */
+export function refusal(policy: NamePolicyLists, name: PolicyName): 'denied' | 'not-allowed' | null {
+  if (covers(policy.deny, name)) return 'denied';
+  if (policy.allow.length > 0 && !covers(policy.allow, name)) return 'not-allowed';
+  return null;
+}
