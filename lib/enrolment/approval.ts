@@ -27,7 +27,8 @@ import {
   type EnrolmentRequestRecord,
   type Store,
 } from '../ports';
-import type { ParsedCsr } from '../x509/csr';
+import { parseCsr, type ParsedCsr } from '../x509/csr';
+import { formatRfc4514 } from '../x509/rfc4514';
 import { enrol, enrolmentRequest, readCsr, type EnrolmentServices, type EnrolmentTarget } from './enrol';
 import type { EnrolmentEndpoint } from './endpoint-options';
 import type { ResolvedEndpoint } from './endpoint';
@@ -141,6 +142,15 @@ export async function holdForApproval(
 }
 
 /** Requests as an operator lists them: waiting ones by default newest first. */
+/** What a kept request's CSR asks for, as an operator reads it: its subject, else its first subjectAltName. */
+export function requestedName(r: EnrolmentRequestRecord): string {
+  const csr = parseCsr(r.csrDer);
+  if (csr.subject.length) return formatRfc4514(csr.subject);
+  const san = csr.requestedExtensions.find((e) => e.type === 'subject_alternative_name')?.value as
+    { type: string; value: string }[] | undefined;
+  return san?.length ? `${san[0].type}:${san[0].value}` : '(no name)';
+}
+
 export function listEnrolmentRequests(store: Store, filter: EnrolmentRequestFilter = {}): Promise<EnrolmentRequestRecord[]> {
   return requests(store).listEnrolmentRequests(filter);
 }

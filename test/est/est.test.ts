@@ -74,26 +74,15 @@ function certsOf(base64: string): string[] {
 const text = (pem: string, ...args: string[]) => execFileSync('openssl', ['x509', '-noout', ...args], { input: pem }).toString();
 const certificateCount = async () => Number((await f.db.knex(TABLES.certificates).count({ n: '*' }))[0].n);
 
-/** A CSR for `cn` with a SAN, as DER. */
+/** A CSR for the subject `subj` (openssl -subj) and the subjectAltName `san`, its key in `keyFile`, as DER. */
+function csrWith(subj: string, san: string, keyFile: string): Buffer {
+  const newKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(dir, keyFile)];
+  return execFileSync('openssl', ['req', '-new', ...newKey, '-subj', subj, '-addext', `subjectAltName=${san}`, '-outform', 'DER']);
+}
+
+/** A CSR for `cn` with a SAN, as DER (its key in `${cn}.key`). */
 function csrDer(cn: string, san = `DNS:${cn}`): Buffer {
-  const key = path.join(dir, `${cn}.key`);
-  return execFileSync('openssl', [
-    'req',
-    '-new',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    key,
-    '-subj',
-    `/CN=${cn}`,
-    '-addext',
-    `subjectAltName=${san}`,
-    '-outform',
-    'DER',
-  ]);
+  return csrWith(`/CN=${cn}`, san, `${cn}.key`);
 }
 
 const enroll = (body: string | Buffer, user = 'alice', label = '') =>
@@ -215,24 +204,7 @@ describe('simpleenroll', () => {
 
 describe('name policy (est.labels.policed.names)', () => {
   /** A CSR for the subject `subj` (openssl -subj) and the subjectAltName `san`, as base64 DER. */
-  const csrFor = (subj: string, san: string) =>
-    execFileSync('openssl', [
-      'req',
-      '-new',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      path.join(dir, 'policed.key'),
-      '-subj',
-      subj,
-      '-addext',
-      `subjectAltName=${san}`,
-      '-outform',
-      'DER',
-    ]).toString('base64');
+  const csrFor = (subj: string, san: string) => csrWith(subj, san, 'policed.key').toString('base64');
 
   test('names the policy allows: issued with exactly those names', async () => {
     const res = await enroll(csrFor('/CN=a.devices.example.org/O=Example', 'DNS:a.devices.example.org,IP:10.1.2.3'), 'alice', 'policed');

@@ -127,3 +127,15 @@ export function describeOnPostgres(title: string, fn: (target: DatabaseTarget) =
   }
   describe.skip(`${title} (skipped: ${reason})`, () => fn({ name: 'postgresql', url: '' }));
 }
+
+/** What `work` returns and the SQL statements it sent through `db`'s knex, in order. */
+export async function statementsOf<T>(db: Pick<TestDatabase, 'knex'>, work: () => Promise<T>): Promise<{ value: T; statements: string[] }> {
+  const statements: string[] = [];
+  const onQuery = (q: { sql: string }) => statements.push(q.sql);
+  db.knex.on('query', onQuery);
+  try {
+    return { value: await work(), statements };
+  } finally {
+    db.knex.off('query', onQuery);
+  }
+}

@@ -4,7 +4,7 @@
  * statement, both or neither.
  */
 import { hasEnrolmentStore, type EnrolmentStore, type EnrolmentTransactionKey, type Store } from '../../lib/ports';
-import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
+import { openTestDatabase, statementsOf, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { newCa, newCertificate } from './records';
 
 describe.each(testDatabaseTargets())('insertAnsweringCertificate on $name', (target) => {
@@ -32,10 +32,7 @@ describe.each(testDatabaseTargets())('insertAnsweringCertificate on $name', (tar
   it('stores the certificate and its answer in one statement; the store reads back both', async () => {
     const ca = await store.insertCa(newCa());
     const certificate = newCertificate(ca.id);
-    const statements: string[] = [];
-    const onQuery = (q: { sql: string }) => statements.push(q.sql);
-    db.knex.on('query', onQuery);
-    const stored = await store.enrolment.insertAnsweringCertificate(key('t-1'), certificate).finally(() => db.knex.off('query', onQuery));
+    const { value: stored, statements } = await statementsOf(db, () => store.enrolment.insertAnsweringCertificate(key('t-1'), certificate));
     expect(statements).toHaveLength(1);
     expect(stored?.serial).toBe(certificate.serial);
     const read = await store.findCertificate(ca.id, certificate.serial);
@@ -57,11 +54,8 @@ describe.each(testDatabaseTargets())('insertAnsweringCertificate on $name', (tar
   it('concurrent answers of different transactions share one statement; each is stored', async () => {
     const ca = await store.insertCa(newCa());
     const certificates = Array.from({ length: 4 }, () => newCertificate(ca.id));
-    const statements: string[] = [];
-    const onQuery = (q: { sql: string }) => statements.push(q.sql);
-    db.knex.on('query', onQuery);
-    const stored = await Promise.all(certificates.map((c, i) => store.enrolment.insertAnsweringCertificate(key(`g-${i}`), c))).finally(() =>
-      db.knex.off('query', onQuery),
+    const { value: stored, statements } = await statementsOf(db, () =>
+      Promise.all(certificates.map((c, i) => store.enrolment.insertAnsweringCertificate(key(`g-${i}`), c))),
     );
     expect(statements).toHaveLength(1);
     expect(stored.map((s) => s?.serial)).toEqual(certificates.map((c) => c.serial));

@@ -4,7 +4,7 @@
  * caller gets the record the store reads back, and a taken serial fails only its own caller.
  */
 import { StoreConflictError, type Store } from '../../lib/ports';
-import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
+import { openTestDatabase, statementsOf, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { newCa, newCertificate } from './records';
 
 describe.each(testDatabaseTargets())('insertCertificate on $name', (target) => {
@@ -22,21 +22,10 @@ describe.each(testDatabaseTargets())('insertCertificate on $name', (target) => {
     await db.truncate();
   });
 
-  async function statementsOf<T>(work: () => Promise<T>): Promise<{ value: T; statements: string[] }> {
-    const statements: string[] = [];
-    const onQuery = (q: { sql: string }) => statements.push(q.sql);
-    db.knex.on('query', onQuery);
-    try {
-      return { value: await work(), statements };
-    } finally {
-      db.knex.off('query', onQuery);
-    }
-  }
-
   it('concurrent calls share one INSERT; each gets the record the store reads back', async () => {
     const ca = await store.insertCa(newCa());
     const certificates = Array.from({ length: 5 }, () => newCertificate(ca.id));
-    const { value: records, statements } = await statementsOf(() => Promise.all(certificates.map((c) => store.insertCertificate(c))));
+    const { value: records, statements } = await statementsOf(db, () => Promise.all(certificates.map((c) => store.insertCertificate(c))));
     expect(statements).toHaveLength(1);
     expect(statements[0]).toMatch(/^insert into/i);
     expect(records.map((r) => r.serial)).toEqual(certificates.map((c) => c.serial));

@@ -7,7 +7,7 @@
 import * as slugs from '../../adapters/store/knex/slug';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { hasIssuedOrders, StoreConflictError, type IssuedOrderStore, type Store } from '../../lib/ports';
-import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
+import { openTestDatabase, statementsOf, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { newCa, newCertificate, signRequest } from './records';
 
 describe.each(testDatabaseTargets())('createIssuedOrder on $name', (target) => {
@@ -26,17 +26,6 @@ describe.each(testDatabaseTargets())('createIssuedOrder on $name', (target) => {
     await db.truncate();
   });
 
-  async function statementsOf<T>(work: () => Promise<T>): Promise<{ value: T; statements: string[] }> {
-    const statements: string[] = [];
-    const onQuery = (q: { sql: string }) => statements.push(q.sql);
-    db.knex.on('query', onQuery);
-    try {
-      return { value: await work(), statements };
-    } finally {
-      db.knex.off('query', onQuery);
-    }
-  }
-
   async function setup() {
     const ca = await store.insertCa(newCa());
     const alice = await store.createUser('alice', 'hash', []);
@@ -47,7 +36,7 @@ describe.each(testDatabaseTargets())('createIssuedOrder on $name', (target) => {
     const { ca, alice } = await setup();
     const certificate = newCertificate(ca.id);
     const request = signRequest();
-    const { value: order, statements } = await statementsOf(() =>
+    const { value: order, statements } = await statementsOf(db, () =>
       store.createIssuedOrder({ caId: ca.id, userId: alice.id, request, certificate }),
     );
     expect(statements).toHaveLength(1);
@@ -71,7 +60,7 @@ describe.each(testDatabaseTargets())('createIssuedOrder on $name', (target) => {
   it('concurrent calls share one statement; each gets its own order and certificate', async () => {
     const { ca, alice } = await setup();
     const certificates = Array.from({ length: 6 }, () => newCertificate(ca.id));
-    const { value: orders, statements } = await statementsOf(() =>
+    const { value: orders, statements } = await statementsOf(db, () =>
       Promise.all(
         certificates.map((certificate) => store.createIssuedOrder({ caId: ca.id, userId: alice.id, request: signRequest(), certificate })),
       ),

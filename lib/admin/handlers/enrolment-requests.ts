@@ -7,25 +7,14 @@
  * sensitive actions (a recent step-up, as revocation).
  */
 import { CaError } from '../../ca/errors';
-import { approveEnrolmentRequest, listEnrolmentRequests, refuseEnrolmentRequest } from '../../enrolment/approval';
+import { approveEnrolmentRequest, listEnrolmentRequests, refuseEnrolmentRequest, requestedName } from '../../enrolment/approval';
 import { hasEnrolmentRequestStore, type CaRecord, type EnrolmentRequestRecord } from '../../ports';
-import { parseCsr } from '../../x509/csr';
-import { formatRfc4514 } from '../../x509/rfc4514';
 import { adminActor, caFor, notFoundPage } from '../access';
 import { colonSerial, isoTime } from '../certificate-view';
 import type { SignedInContext } from '../context';
 import { html } from '../html';
 import { redirect, sendPage } from '../page';
 import { dataTable } from '../table';
-
-/** What the CSR asks for: its subject, else its first subjectAltName. */
-function asked(r: EnrolmentRequestRecord): string {
-  const csr = parseCsr(r.csrDer);
-  if (csr.subject.length) return formatRfc4514(csr.subject);
-  const san = csr.requestedExtensions.find((e) => e.type === 'subject_alternative_name')?.value as
-    { type: string; value: string }[] | undefined;
-  return san?.length ? `${san[0].type}:${san[0].value}` : '(no name)';
-}
 
 const endpointOf = (r: EnrolmentRequestRecord) => (r.label ? `${r.protocol}/${r.label}` : r.protocol);
 const who = (r: EnrolmentRequestRecord) => [r.requester.type, r.requester.name].filter(Boolean).join(' ');
@@ -52,7 +41,7 @@ async function requestsPage(ctx: SignedInContext, ca: CaRecord, status = 200, me
                 (r) =>
                   html`<td class="mono">${String(r.id)}</td>
                     <td>${endpointOf(r)}</td>
-                    <td>${asked(r)}</td>
+                    <td>${requestedName(r)}</td>
                     <td>${isoTime(r.created)}</td>
                     <td>${who(r)}</td>
                     <td>
@@ -83,7 +72,7 @@ async function requestsPage(ctx: SignedInContext, ca: CaRecord, status = 200, me
                   (r) =>
                     html`<td class="mono">${String(r.id)}</td>
                       <td>${endpointOf(r)}</td>
-                      <td>${asked(r)}</td>
+                      <td>${requestedName(r)}</td>
                       <td>${r.decided ? isoTime(r.decided) : ''}</td>
                       <td>${r.decidedBy?.name ?? ''}</td>
                       <td>

@@ -6,31 +6,20 @@
  */
 import { Option, type Command } from 'commander';
 import { findCa } from '../../ca/lookup';
-import { approveEnrolmentRequest, listEnrolmentRequests, refuseEnrolmentRequest } from '../../enrolment/approval';
+import { approveEnrolmentRequest, listEnrolmentRequests, refuseEnrolmentRequest, requestedName } from '../../enrolment/approval';
 import type { EnrolmentRequestRecord, EnrolmentRequestStatus } from '../../ports';
-import { parseCsr } from '../../x509/csr';
 import { formatUtc } from '../../x509/datetime';
-import { formatRfc4514 } from '../../x509/rfc4514';
 import { serialToColons } from '../../x509/serial-format';
 import type { CommandContext } from '../context';
 import { intOption, type Action } from './shared';
 
 const STATUSES: readonly EnrolmentRequestStatus[] = ['pending', 'approved', 'refused'];
 
-/** What the CSR asks for, as the operator reads it: its subject, else its first subjectAltName. */
-function asked(r: EnrolmentRequestRecord): string {
-  const csr = parseCsr(r.csrDer);
-  if (csr.subject.length) return formatRfc4514(csr.subject);
-  const san = csr.requestedExtensions.find((e) => e.type === 'subject_alternative_name')?.value as
-    { type: string; value: string }[] | undefined;
-  return san?.length ? `${san[0].type}:${san[0].value}` : '(no name)';
-}
-
 /** `<id> - <status> - <protocol>/<label> - <subject> - requested <when> by <who>` and the decision, if any. */
 function requestLine(r: EnrolmentRequestRecord, caName: string): string {
   const endpoint = r.label ? `${r.protocol}/${r.label}` : r.protocol;
   const who = [r.requester.type, r.requester.name].filter(Boolean).join(' ');
-  const head = `${r.id} - ${r.status} - ${endpoint} - ${caName} - ${asked(r)} - requested ${formatUtc(r.created)} by ${who}`;
+  const head = `${r.id} - ${r.status} - ${endpoint} - ${caName} - ${requestedName(r)} - requested ${formatUtc(r.created)} by ${who}`;
   const by = r.decidedBy?.name ? ` by ${r.decidedBy.name}` : '';
   if (r.status === 'approved') return `${head} - approved ${formatUtc(r.decided!)}${by}: ${serialToColons(r.certificateSerial!)}`;
   if (r.status === 'refused') return `${head} - refused ${formatUtc(r.decided!)}${by}: ${r.reason}`;
