@@ -48,6 +48,7 @@ import { ScepRas } from './ca/scep-ra';
 import { mountScep } from './scep/mount';
 import type { ScepServices } from './scep/route-types';
 import { checkApprovalStore } from './enrolment/approval';
+import { EndpointRateLimits } from './enrolment/rate-limit';
 import type { ChallengeWebhookPorts } from './enrolment/challenge-webhook';
 import { basicAuthenticator } from './http/basic-auth';
 
@@ -158,6 +159,7 @@ function estServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, s
     signing: { keyBackends, profiles: resolved.effectiveProfiles, defaultExpiresMs: resolved.defaultExpiresMs },
     defaultProfile: resolved.defaultProfile,
     defaultCa: resolved.defaultCa ?? undefined,
+    rateLimits: new EndpointRateLimits(),
     bodyLimit: resolved.est.bodyLimit,
     serverKeygen: resolved.est.serverKeygen,
     retryAfterSeconds: resolved.est.retryAfterSeconds,
@@ -182,6 +184,7 @@ function scepServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, 
     signing: { keyBackends, profiles: resolved.effectiveProfiles, defaultExpiresMs: resolved.defaultExpiresMs },
     defaultProfile: resolved.defaultProfile,
     defaultCa: resolved.defaultCa ?? undefined,
+    rateLimits: new EndpointRateLimits(),
     legacyAlgorithms: resolved.scep.legacyAlgorithms,
     bodyLimit: resolved.scep.bodyLimit,
     challengeWebhooks: challengeWebhookPorts(resolved, ports),

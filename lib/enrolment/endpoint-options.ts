@@ -23,6 +23,8 @@ export interface EnrolmentEndpoint {
   names: EnrolmentNamePolicy | null;
   /** The webhook that decides challenges neither static nor one-time (lib/enrolment/challenge-webhook.ts); null: none. */
   challengeWebhook: ChallengeWebhook | null;
+  /** The endpoint's budget of enrolment requests a minute in this process (lib/enrolment/rate-limit.ts); null: none. */
+  requestsPerMinute: number | null;
 }
 
 /** What a label of either module may say. */
@@ -39,10 +41,21 @@ export interface EndpointLabelOptions {
   names?: EnrolmentNamePolicyOptions | null;
   /** The host's webhook deciding challenge passwords (README "SCEP", "EST"). Default: none. */
   challengeWebhook?: ChallengeWebhookOptions | null;
+  /** At most this many enrolment requests a minute here, per process; more get 429 (README "EST", "SCEP"). Default: no limit. */
+  requestsPerMinute?: number | null;
 }
 
 /** Labels are one path segment, and never a name the module's URLs use otherwise (endpoint-labels.ts). */
 const LABEL = ENDPOINT_LABEL;
+
+/** A whole number from 1 to 1,000,000, or null when not given. */
+function optionalRate(name: string, value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 1_000_000) {
+    throw new OptionsError(`option \`${name}\` must be a whole number of requests a minute, from 1 to 1000000 (got ${show(value)})`);
+  }
+  return value;
+}
 
 /** A whole number of days, at least 1, or null when not given. */
 export function optionalDays(name: string, value: unknown): number | null {
@@ -81,7 +94,8 @@ export function resolveEndpoints(
     const names = resolveNamePolicy(`${prefix}.names`, value.names);
     const challengeWebhook = resolveChallengeWebhook(`${prefix}.challengeWebhook`, value.challengeWebhook);
     const profile = optionalText(`${prefix}.profile`, value.profile);
-    return { ca, profile, challenge, validityDays, approval, names, challengeWebhook };
+    const requestsPerMinute = optionalRate(`${prefix}.requestsPerMinute`, value.requestsPerMinute);
+    return { ca, profile, challenge, validityDays, approval, names, challengeWebhook, requestsPerMinute };
   };
   const endpoints = new Map<string, EnrolmentEndpoint>([['', endpoint(module, o, false)]]);
   if (o.labels === undefined) return endpoints;
@@ -96,7 +110,7 @@ export function resolveEndpoints(
       throw new OptionsError(`option \`${module}.labels.${label}\` must be an object such as { ca: 'Device CA' } (got ${show(value)})`);
     checkOptionNames(
       value,
-      ['ca', 'profile', 'validityDays', 'approval', 'names', 'challengeWebhook', ...fields],
+      ['ca', 'profile', 'validityDays', 'approval', 'names', 'challengeWebhook', 'requestsPerMinute', ...fields],
       `{ ${module}: { labels: { ${label}: { ca: 'Device CA' } } } }`,
       'createCaApiRouter',
     );

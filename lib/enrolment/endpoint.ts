@@ -13,6 +13,7 @@ import type { CaRecord, EnrolmentNamePolicy, Store } from '../ports';
 import type { EnrolmentEndpoint } from './endpoint-options';
 import type { ChallengeWebhook } from './challenge-webhook';
 import { EnrolmentError } from './errors';
+import type { EndpointRateLimits } from './rate-limit';
 import { storedEndpoint } from './stored-endpoint';
 
 export interface ResolvedEndpoint {
@@ -32,6 +33,8 @@ export interface ResolvedEndpoint {
   names: EnrolmentNamePolicy | null;
   /** The webhook deciding challenges neither static nor one-time; null: none. */
   challengeWebhook: ChallengeWebhook | null;
+  /** The endpoint's budget of enrolment requests a minute (lib/enrolment/rate-limit.ts); null: none. */
+  requestsPerMinute: number | null;
 }
 
 /** What resolving needs of the module's services. */
@@ -45,6 +48,8 @@ export interface EndpointServices {
   defaultProfile: string;
   /** `CA_DEFAULT_CA`, the preferred default CA; undefined: the usable CA that expires last. */
   defaultCa: string | undefined;
+  /** The module's budgets of enrolment requests (lib/enrolment/rate-limit.ts); none: no endpoint is limited. */
+  rateLimits?: EndpointRateLimits;
 }
 
 export async function resolveEndpoint(
@@ -57,8 +62,8 @@ export async function resolveEndpoint(
   const endpoint = services.endpoints.get(key);
   if (!endpoint) {
     const stored = await storedEndpoint(services.store, protocol, key, services.defaultProfile, now);
-    // Stored endpoints have no webhook: it is code (a URL and a secret) the options carry.
-    if (stored) return { ...stored, challenge: null, label: key, challengeWebhook: null };
+    // Stored endpoints have no webhook (a URL and a secret are the options' to carry) and no budget.
+    if (stored) return { ...stored, challenge: null, label: key, challengeWebhook: null, requestsPerMinute: null };
     throw new EnrolmentError(404, `No ${protocol} endpoint is labelled ${JSON.stringify(key)}.`);
   }
   let ca: CaRecord;
@@ -79,5 +84,6 @@ export async function resolveEndpoint(
     approval: endpoint.approval,
     names: endpoint.names,
     challengeWebhook: endpoint.challengeWebhook,
+    requestsPerMinute: endpoint.requestsPerMinute,
   };
 }

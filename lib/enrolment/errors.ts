@@ -9,12 +9,19 @@ export type EnrolmentFailInfo = 'badRequest' | 'badCertId' | 'badMessageCheck' |
 
 export class EnrolmentError extends Error {
   constructor(
-    /** 400: the request cannot be signed; 403: not allowed; 404: nothing enrols here. */
-    readonly status: 400 | 403 | 404,
+    /** 400: the request cannot be signed; 403: not allowed; 404: nothing enrols here; 429: over the endpoint's budget. */
+    readonly status: 400 | 403 | 404 | 429,
     message: string,
     readonly failInfo: EnrolmentFailInfo = 'badRequest',
+    /** With 429: the seconds until the endpoint takes a request again (`Retry-After`). */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
     this.name = 'EnrolmentError';
   }
+}
+
+/** The `Retry-After` header of a refusal over an endpoint's budget (RFC 6585 §4); none for the others. */
+export function retryAfter(error: EnrolmentError): Record<string, string> {
+  return error.retryAfterSeconds === null ? {} : { 'Retry-After': String(error.retryAfterSeconds) };
 }

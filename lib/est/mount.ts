@@ -10,7 +10,7 @@
  * 503 with `Retry-After` (lib/http/error-catch.ts).
  */
 import type { NextFunction, Request, Response } from 'express';
-import { EnrolmentError } from '../enrolment/errors';
+import { EnrolmentError, retryAfter } from '../enrolment/errors';
 import { answerFailure } from '../http/error-catch';
 import type { MountedModule, SharedContext } from '../http/modules';
 import { compileRoute, matchingRoutes, routeForMethod } from '../http/path-matcher';
@@ -36,7 +36,12 @@ export function mountEst(services: EstServices, shared: SharedContext): MountedM
         await compiled.route.handler({ req, res, params, services });
       })().catch((error: unknown) =>
         // The enrolment core's refusals (lib/enrolment) answered as EST does: the status and the reason.
-        answerFailure(failure, req, res, error instanceof EnrolmentError ? estError(error.status, error.message) : error),
+        answerFailure(
+          failure,
+          req,
+          res,
+          error instanceof EnrolmentError ? estError(error.status, error.message, retryAfter(error)) : error,
+        ),
       );
     },
     async close(): Promise<void> {

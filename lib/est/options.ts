@@ -39,6 +39,8 @@ export interface EstOptions {
    * webhooks are; only `{"allow": true}` accepts it. Default: none.
    */
   challengeWebhook?: ChallengeWebhookOptions | null;
+  /** At most this many enrolment requests a minute at the URLs without a label, per process; more get 429. Default: no limit. */
+  requestsPerMinute?: number | null;
   /** `/.well-known/est/{label}/…`: other CAs or profiles, by label (`[A-Za-z0-9_.-]+`, not an operation's name). */
   labels?: Record<string, EstLabelOptions>;
   /** Largest request body in bytes (a base64 PKCS#10). Default 64 KiB. */
@@ -89,6 +91,7 @@ const NAMES = [
   'labels',
   'names',
   'challengeWebhook',
+  'requestsPerMinute',
   'bodyLimit',
   'serverKeygen',
   'approval',

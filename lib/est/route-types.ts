@@ -5,6 +5,7 @@
 import type { Request, Response } from 'express';
 import type { Profiles } from '../ca/profiles';
 import type { Signing } from '../ca/issuance/sign';
+import type { EndpointRateLimits } from '../enrolment/rate-limit';
 import type { CaCache } from '../cache/ca-cache';
 import type { RequestAuthenticator } from '../http/basic-auth';
 import type { ChallengeWebhookPorts } from '../enrolment/challenge-webhook';
@@ -17,6 +18,8 @@ import type { PermissionChecker, Store } from '../ports';
 export interface EstServices extends EnrolmentServices {
   store: Store;
   cas: CaCache;
+  /** The endpoints' budgets of enrolment requests (`requestsPerMinute`, lib/enrolment/rate-limit.ts). */
+  rateLimits?: EndpointRateLimits;
   /** By label; '' for the URLs without one. */
   endpoints: ReadonlyMap<string, EnrolmentEndpoint>;
   authenticate: RequestAuthenticator;

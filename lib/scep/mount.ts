@@ -9,7 +9,7 @@
  * request's signer, transaction and nonce are known, refusals are signed FAILURE CertReps (HTTP 200).
  */
 import type { NextFunction, Request, Response } from 'express';
-import { EnrolmentError } from '../enrolment/errors';
+import { EnrolmentError, retryAfter } from '../enrolment/errors';
 import { answerFailure } from '../http/error-catch';
 import type { MountedModule, SharedContext } from '../http/modules';
 import { compileRoute, matchingRoutes, routeForMethod } from '../http/path-matcher';
@@ -50,7 +50,12 @@ export function mountScep(prefix: string, services: ScepServices, shared: Shared
         const { compiled, params } = chosen;
         await compiled.route.handler({ req, res, params, message: rawQueryValue(rawQuery, 'message'), services });
       })().catch((error: unknown) =>
-        answerFailure(failure, req, res, error instanceof EnrolmentError ? scepError(error.status, error.message) : error),
+        answerFailure(
+          failure,
+          req,
+          res,
+          error instanceof EnrolmentError ? scepError(error.status, error.message, retryAfter(error)) : error,
+        ),
       );
     },
     async close(): Promise<void> {

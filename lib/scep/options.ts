@@ -41,6 +41,8 @@ export interface ScepOptions {
    * webhooks are; only `{"allow": true}` accepts it. Default: none.
    */
   challengeWebhook?: ChallengeWebhookOptions | null;
+  /** At most this many PKIOperations a minute at the URL without a label, per process; more get 429. Default: no limit. */
+  requestsPerMinute?: number | null;
   /** `{urlPath}scep/{label}`: other CAs, profiles or challenges, by label (`[A-Za-z0-9_.-]+`). */
   labels?: Record<string, ScepLabelOptions>;
   /**
@@ -78,6 +80,7 @@ const NAMES = [
   'labels',
   'names',
   'challengeWebhook',
+  'requestsPerMinute',
   'legacyAlgorithms',
   'bodyLimit',
   'approval',

@@ -12,6 +12,7 @@
  */
 import { caChain } from '../ca/lookup';
 import { EnrolmentError } from '../enrolment/errors';
+import { spendRequest } from '../enrolment/rate-limit';
 import { X509Error } from '../x509/errors';
 import {
   buildCertRep,
@@ -39,6 +40,7 @@ export async function answerPkiMessage(
   address: string | null,
 ): Promise<Buffer> {
   const endpoint = await scepEndpoint(services, label);
+  spendRequest(services.rateLimits, 'SCEP', endpoint);
   const ra = await services.ras.forCa(endpoint.ca);
   const chain = (await caChain(services.cas, endpoint.ca)).map((c) => c.der);
 

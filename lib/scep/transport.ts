@@ -12,8 +12,8 @@ import type { Response } from 'express';
 import { HttpError } from '../http/http-errors';
 
 /** A SCEP failure before any CertRep can be signed: a status and a plain-text reason. */
-export function scepError(status: number, reason: string): HttpError {
-  return new HttpError(status, reason);
+export function scepError(status: number, reason: string, headers: Record<string, string> = {}): HttpError {
+  return new HttpError(status, reason, headers);
 }
 
 /** The raw (still percent-encoded) value of `name` in `rawQuery` (the text after `?`), or null. */

@@ -50,6 +50,7 @@ beforeAll(async () => {
         devices: { ca: other.name, profile: 'client', serverKeygen: true },
         week: { ca: other.name, validityDays: 7 },
         held: { ca: f.ca.serial, approval: true },
+        limited: { ca: f.ca.serial, requestsPerMinute: 2 },
         policed: { ca: f.ca.serial, serverKeygen: true, names: POLICY },
         hooked: { ca: f.ca.serial, challengeWebhook: { url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET } },
       },
@@ -725,6 +726,21 @@ describe('simplereenroll with the certificate a trusted proxy forwards (est.clie
   });
 });
 
+describe('requestsPerMinute (est.labels.limited)', () => {
+  test('over the budget: 429 with Retry-After and nothing issued; cacerts and other labels are not counted', async () => {
+    const before = await certificateCount();
+    expect((await enroll(csrDer('limited1.example.org').toString('base64'), 'alice', 'limited')).status).toBe(200);
+    expect((await enroll('not base64!', 'alice', 'limited')).status).toBe(400); // counted: refused before it is read
+    expect((await request(app).get(`${EST}/limited/cacerts`)).status).toBe(200);
+    const over = await enroll(csrDer('limited2.example.org').toString('base64'), 'alice', 'limited');
+    expect(over.status).toBe(429);
+    expect(over.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+    expect(over.text).toBe(`Too many requests at this EST endpoint: it takes 2 a minute. Try again in ${over.headers['retry-after']} s.\n`);
+    expect(await certificateCount()).toBe(before + 1);
+    expect((await enroll(csrDer('unlimited1.example.org').toString('base64'), 'alice')).status).toBe(200);
+  });
+});
+
 describe('options', () => {
   test('est.labels.{label}.validityDays: the certificates of that label are valid that many days', async () => {
     const res = await enroll(csrDer('week1.example.org').toString('base64'), 'alice', 'week');
@@ -747,6 +763,8 @@ describe('options', () => {
     [{ enabled: true, labels: { x: { ca: 'a', approval: true, serverKeygen: true } } }, /`est.labels.x.approval` cannot be combined/],
     [{ enabled: true, retryAfterSeconds: 1.5 }, /`est.retryAfterSeconds` must be a whole number of seconds from 1 to 86400/],
     [{ enabled: true, retryAfterSeconds: 0 }, /`est.retryAfterSeconds` must be a whole number/],
+    [{ enabled: true, requestsPerMinute: 0 }, /`est.requestsPerMinute` must be a whole number of requests a minute/],
+    [{ enabled: true, labels: { x: { ca: 'a', requestsPerMinute: 2.5 } } }, /`est.labels.x.requestsPerMinute` must be a whole number/],
     [
       { enabled: true, clientCertificateHeader: 'X SSL Cert' },
       /`est.clientCertificateHeader` must be a header name such as 'X-SSL-Client-Cert'/,

@@ -74,6 +74,7 @@ beforeAll(async () => {
     labels: {
       ec: { ca: f.ca.serial, challenge: 'ec-secret' },
       held: { ca: rsa.name, challenge: 'held-secret', approval: true },
+      limited: { ca: rsa.name, challenge: CHALLENGE, requestsPerMinute: 1 },
       policed: { ca: rsa.name, challenge: CHALLENGE, names: { allow: ['devices.example.org'], deny: [], subjectAttributes: ['CN'] } },
       hooked: {
         ca: rsa.name,
@@ -239,6 +240,23 @@ describe('PKCSReq', () => {
     expect((await post(enrolment(device, 'dev5.example.org', CHALLENGE), device, '', strict.app)).status).toBe('0');
     const caps = await request(strict.app).get(`${SCEP}?operation=GetCACaps`);
     expect(caps.text.split('\n')).toEqual(['POSTPKIOperation', 'Renewal', 'SHA-256', 'SHA-384', 'SHA-512', 'AES', 'SCEPStandard']);
+  });
+});
+
+describe('requestsPerMinute (scep.labels.limited)', () => {
+  test('PKIOperations over the budget: HTTP 429 with Retry-After before the message is read; GetCACaps is not counted', async () => {
+    const operation = () =>
+      request(built.app)
+        .post(`${SCEP}/limited?operation=PKIOperation`)
+        .set('Content-Type', 'application/octet-stream')
+        .send(Buffer.from('garbage'));
+    expect((await operation()).status).toBe(400); // counted, then refused as unreadable
+    expect((await request(built.app).get(`${SCEP}/limited?operation=GetCACaps`)).status).toBe(200);
+    const over = await operation();
+    expect(over.status).toBe(429);
+    expect(Number(over.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(over.text).toContain('Too many requests at this SCEP endpoint: it takes 1 a minute.');
+    expect((await operation()).status).toBe(429);
   });
 });
 

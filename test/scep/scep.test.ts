@@ -167,8 +167,11 @@ describe('options', () => {
       approval: false,
       names: null,
       challengeWebhook: null,
+      requestsPerMinute: null,
     });
     expect(resolveScepOptions({ challenge: 'given' }, true, 'from-env').endpoints.get('')?.challenge).toBe('given');
+    expect(resolveScepOptions({ requestsPerMinute: 5 }, true, null).endpoints.get('')?.requestsPerMinute).toBe(5);
+    expect(() => resolveScepOptions({ requestsPerMinute: -1 }, true, null)).toThrow(/`scep.requestsPerMinute` must be a whole number/);
   });
 
   test.each([

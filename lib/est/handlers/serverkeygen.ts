@@ -24,7 +24,7 @@ import {
   reKeyedCsr,
 } from '../../x509/csr-rekey';
 import { X509Error } from '../../x509/errors';
-import { endpointCa } from '../endpoint';
+import { enrollingEndpoint } from '../endpoint';
 import { enrollingUser, estChallenge } from '../enroller';
 import { decodeBase64Body, estError, sendKeyAndCertificate } from '../framing';
 import { isPrivateChannel } from '../secure-channel';
@@ -33,7 +33,7 @@ import type { EstHandler } from '../route-types';
 const ENCRYPTED_KEY_REQUESTS = [OID_DECRYPT_KEY_IDENTIFIER, OID_ASYMMETRIC_DECRYPT_KEY_IDENTIFIER];
 
 export const serverkeygen: EstHandler = async ({ req, res, params, services }) => {
-  const endpoint = await endpointCa(services, params.label);
+  const endpoint = await enrollingEndpoint(services, params.label);
   if (!services.serverKeygen.has(endpoint.label)) throw estError(501, 'This EST server does not offer serverkeygen.');
   if (!isPrivateChannel(req)) {
     throw estError(403, 'serverkeygen sends a private key: use HTTPS (RFC 7030 §4.4).');

@@ -7,7 +7,7 @@
  */
 import { readRawBody } from '../../http/body';
 import { apiUserActor } from '../../ca/actors';
-import { endpointCa } from '../endpoint';
+import { enrollingEndpoint } from '../endpoint';
 import { enrollingUser, estChallenge } from '../enroller';
 import { enrol, readCsr } from '../../enrolment/enrol';
 import { decodeBase64Body, sendCertificate } from '../framing';
@@ -15,7 +15,7 @@ import type { EstHandler } from '../route-types';
 import { enrolAfterApproval } from '../approval';
 
 export const simpleenroll: EstHandler = async ({ req, res, params, services }) => {
-  const endpoint = await endpointCa(services, params.label);
+  const endpoint = await enrollingEndpoint(services, params.label);
   const user = await enrollingUser(services, req, res, endpoint.ca);
   const csrDer = decodeBase64Body(await readRawBody(req, services.bodyLimit), 'certificate request');
   const csr = readCsr(csrDer);

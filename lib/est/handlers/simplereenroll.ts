@@ -5,7 +5,7 @@
  * The answer is the new certificate alone, as for `simpleenroll`.
  */
 import { readRawBody } from '../../http/body';
-import { endpointCa } from '../endpoint';
+import { enrollingEndpoint } from '../endpoint';
 import { enrol, readCsr } from '../../enrolment/enrol';
 import { certificateBeingRenewed, renewalActor } from '../../enrolment/renewal';
 import { presentedCertificate } from '../client-certificate';
@@ -13,7 +13,7 @@ import { decodeBase64Body, estError, sendCertificate } from '../framing';
 import type { EstHandler } from '../route-types';
 
 export const simplereenroll: EstHandler = async ({ req, res, params, services }) => {
-  const endpoint = await endpointCa(services, params.label);
+  const endpoint = await enrollingEndpoint(services, params.label);
   const csr = readCsr(decodeBase64Body(await readRawBody(req, services.bodyLimit), 'certificate request'));
   const presented = presentedCertificate(req, services.clientCertificateHeader);
   if (!presented)
