@@ -71,6 +71,24 @@ export type {
   NewEnrolmentChallenge,
   EnrolmentTransactionKey,
 } from './ports/enrolment-challenges';
+export type {
+  EnrolmentRequestStore,
+  EnrolmentRequestStoreProvider,
+  EnrolmentRequestRecord,
+  NewEnrolmentRequest,
+  EnrolmentRequestStatus,
+  EnrolmentDecision,
+  EnrolmentRequestFilter,
+} from './ports/enrolment-requests';
+export type {
+  EnrolmentEndpointStore,
+  EnrolmentEndpointStoreProvider,
+  StoredEnrolmentEndpoint,
+  NewStoredEnrolmentEndpoint,
+  StoredEnrolmentEndpointPatch,
+  EnrolmentNamePolicy,
+  EnrolmentProtocol,
+} from './ports/enrolment-endpoints';
 export type { KekRotatingKeyBackend, StoredKeyRewriting } from './ports/key-rotation';
 export type { ChallengeValidator, SecretBox } from './ports/acme';
 export type { CaRecord, CaPatch, CertificateRecord } from './ports/records';
