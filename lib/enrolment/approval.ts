@@ -115,8 +115,9 @@ export async function holdForApproval(
   const { store } = services;
   const previous = await heldAnswer(store, o.protocol, endpoint, o.key);
   if (previous) return previous;
-  const profile = endpoint.profile;
-  enrolmentRequest(services, { ca: endpoint.ca, profile }, csr); // signable now, or 400 before anyone is asked
+  const { profile, validityDays } = endpoint;
+  // Signable now — profile, CA, the endpoint's name policy — or refused before anyone is asked.
+  enrolmentRequest(services, endpoint, csr);
   try {
     const request = await store.transaction(async (tx) => {
       const kept = await requests(tx).createEnrolmentRequest({
@@ -124,6 +125,7 @@ export async function holdForApproval(
         label: endpoint.label,
         caId: endpoint.ca.id,
         profile,
+        validityDays,
         csrDer: csr.der,
         requester: o.requester,
         requestKey: o.key,
@@ -167,7 +169,7 @@ async function waiting(store: Store, id: number): Promise<EnrolmentRequestRecord
 class DecidedMeanwhile extends Error {}
 
 /**
- * Approve request `id` as `operator`: its certificate, signed at its CA with its profile and the
+ * Approve request `id` as `operator`: its certificate, signed at its CA with its profile, validity and the
  * device as requester, stored in the transaction that marks the request approved. A request decided
  * already (even by a racing approval) is a `CaError('conflict')`, and nothing is issued.
  */
@@ -179,7 +181,7 @@ export async function approveEnrolmentRequest(
   const request = await waiting(services.store, id);
   const ca = await services.store.getCa(request.caId);
   if (!ca) throw new CaError('not-found', `The certificate authority of enrolment request ${id} is gone.`);
-  const target: EnrolmentTarget = { ca, profile: request.profile };
+  const target: EnrolmentTarget = { ca, profile: request.profile, validityDays: request.validityDays };
   const store = actingAs(services.store, operator);
   let certificate: CertificateRecord;
   try {

@@ -17,6 +17,8 @@ export interface NewEnrolmentRequest {
   caId: number;
   /** The profile the endpoint signs with. */
   profile: string;
+  /** The endpoint's validity in days (null: the profile's), applied when the request is approved. */
+  validityDays: number | null;
   /** The PKCS#10 as the device sent it (DER). */
   csrDer: Buffer;
   /** Who asked: the requester of the certificate once it is approved. */

@@ -442,6 +442,7 @@ describe('enrolment requests (an EST or SCEP endpoint with approval)', () => {
       label: 'phones',
       caId: f.api.ca.id,
       profile: 'webserver',
+      validityDays: null,
       csrDer: parseCsr(opensslCsr('EC', cn).csr).der,
       requester: { type: 'challenge', name: 'phones', protocol: 'scep' },
       requestKey: randomBytes(32).toString('hex'),

@@ -442,6 +442,7 @@ describe.each(testDatabaseTargets())('ca-admin commands on $name', (target) => {
           protocol: 'est',
           label: '',
           caId: root.id,
+          validityDays: null,
           profile: 'webserver',
           csrDer: parseCsr(fs.readFileSync(s.csr)).der,
           requester: { type: 'api_user', id: 1, name: 'alice', protocol: 'est' },

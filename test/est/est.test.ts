@@ -50,6 +50,12 @@ beforeAll(async () => {
         devices: { ca: other.name, profile: 'client', serverKeygen: true },
         week: { ca: other.name, validityDays: 7 },
         held: { ca: f.ca.serial, approval: true },
+        heldWeek: {
+          ca: f.ca.serial,
+          approval: true,
+          validityDays: 7,
+          names: { allow: ['week.example.org'], deny: [], subjectAttributes: null },
+        },
         limited: { ca: f.ca.serial, requestsPerMinute: 2 },
         policed: { ca: f.ca.serial, serverKeygen: true, names: POLICY },
         hooked: { ca: f.ca.serial, challengeWebhook: { url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET } },
@@ -854,6 +860,23 @@ describe('approval (est.labels.held.approval)', () => {
       ['certificate.issued', 'api_user', 'alice'],
       ['enrolment.approved', 'operator', 'root'],
     ]);
+  });
+
+  test("the endpoint's name policy before the request waits, its validityDays when it is approved", async () => {
+    const before = (await requests()).length;
+    const outside = await enroll(csrDer('other.example.org').toString('base64'), 'alice', 'heldWeek');
+    expect([outside.status, outside.text]).toEqual([
+      403,
+      "The endpoint's name policy refuses the request: the commonName other.example.org is not among the allowed names; DNS:other.example.org is not among the allowed names.\n",
+    ]);
+    expect((await requests()).length).toBe(before); // nobody is asked about it
+    const csr = csrDer('a.week.example.org');
+    const waiting = await enroll(csr.toString('base64'), 'alice', 'heldWeek');
+    expect(waiting.status).toBe(202);
+    await approveEnrolmentRequest(services(), idOf(waiting), operator);
+    const issued = certsOf((await enroll(csr.toString('base64'), 'alice', 'heldWeek')).text)[0];
+    const notAfter = new Date(text(issued, '-enddate').trim().replace('notAfter=', '')).getTime();
+    expect(Math.abs(notAfter - (Date.now() + 7 * 86_400_000))).toBeLessThan(3 * 60_000);
   });
 
   test('refused: 403 with the reason, to every repetition; nothing issued', async () => {

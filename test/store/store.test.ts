@@ -528,6 +528,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         label,
         caId,
         profile: 'client',
+        validityDays: label === 'week' ? 7 : null,
         csrDer: Buffer.from([0x30, 0x03, 0x02, 0x01, 0x07]),
         requester: device,
         requestKey,
@@ -537,7 +538,8 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
       const ca = await store.insertCa(newCa());
       const kept = await keep(ca.id, 'a'.repeat(64));
       expect(kept).toMatchObject({ protocol: 'est', label: '', caId: ca.id, profile: 'client', requester: device, status: 'pending' });
-      expect(kept).toMatchObject({ certificateSerial: null, reason: null, decided: null, decidedBy: null });
+      expect(kept).toMatchObject({ certificateSerial: null, reason: null, decided: null, decidedBy: null, validityDays: null });
+      expect(await keep(ca.id, 'c'.repeat(64), 'week')).toMatchObject({ label: 'week', validityDays: 7 });
       expect(kept!.csrDer).toEqual(Buffer.from([0x30, 0x03, 0x02, 0x01, 0x07]));
       expect(kept!.created).toBeInstanceOf(Date);
       expect(await keep(ca.id, 'a'.repeat(64))).toBeNull(); // a repetition: no second row

@@ -16,7 +16,7 @@ import type {
 } from '../../../lib/ports';
 import { mappingErrors } from './errors';
 import { TABLES } from './tables';
-import { fromJson, fromNullableJson, toBuffer, toDate, toJson, toNullableDate, toNumber } from './values';
+import { fromJson, fromNullableJson, toBuffer, toDate, toJson, toNullableDate, toNullableNumber, toNumber } from './values';
 
 interface Row {
   id: unknown;
@@ -24,6 +24,7 @@ interface Row {
   label: string;
   ca_id: unknown;
   profile: string;
+  validity_days: unknown;
   csr: unknown;
   requester: unknown;
   request_key: string;
@@ -42,6 +43,7 @@ function record(row: Row): EnrolmentRequestRecord {
     label: row.label,
     caId: toNumber(row.ca_id),
     profile: row.profile,
+    validityDays: toNullableNumber(row.validity_days),
     csrDer: toBuffer(row.csr),
     requester: fromJson<Actor>(row.requester),
     requestKey: row.request_key,
@@ -65,6 +67,7 @@ export class KnexEnrolmentRequestStore implements EnrolmentRequestStore {
           label: r.label,
           ca_id: r.caId,
           profile: r.profile,
+          validity_days: r.validityDays,
           csr: r.csrDer,
           requester: toJson(r.requester),
           request_key: r.requestKey,

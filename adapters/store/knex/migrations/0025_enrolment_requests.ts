@@ -1,7 +1,7 @@
 /**
  * Enrolment requests that wait for an operator (README "EST", "SCEP": an endpoint with `approval`).
  * A row is written when a device's request is accepted as pending, with its CSR, who asked (the
- * certificate's requester once approved), the profile the endpoint signs with, and the key that its
+ * certificate's requester once approved), the profile and validity the endpoint signs with, and the key that its
  * repetitions share (unique per protocol and label: a repetition finds it, never makes a second one).
  * The operator's decision is written once — `approved` with the serial of the certificate, stored in
  * the same transaction, or `refused` with a reason — with when and by whom.
@@ -21,6 +21,8 @@ export async function up(knex: Knex): Promise<void> {
     t.string('label', 64).notNullable();
     t.integer('ca_id').notNullable().references('id').inTable('ca_api_certificate_authorities').onDelete('CASCADE');
     t.string('profile', 128).notNullable();
+    // The endpoint's validity in days when the request was kept (null: the profile's), applied on approval.
+    t.integer('validity_days').nullable();
     t.binary('csr').notNullable();
     t.json('requester').notNullable();
     // Hex SHA-256 of what makes a repetition the same request (lib/enrolment/approval.ts).
