@@ -7,6 +7,7 @@
  * P-256 signing ~15x slower), so signers are cached per stored ciphertext for the backend's lifetime.
  */
 import * as crypto from 'crypto';
+import { rsaDecryptPool, type RsaDecryptPool } from '../crypto/rsa-decrypt-pool';
 import type { KekRotatingKeyBackend, KeyBackend, KeyDecryption, KeySpec, RawRsaDecrypter, StoredKey } from '../../lib/ports';
 import { exportPrivateKey, generatePrivateKey, importPrivateKey, publicKeyDer } from '../../lib/x509/keys';
 import { keyObjectSigner, type KeyObjectSignerOptions } from '../../lib/x509/key-signer';
@@ -29,6 +30,12 @@ export interface DefaultKeyBackendOptions {
    * a batch of orders is signed on every core; EC and EdDSA signatures inline (cheaper than the hop).
    */
   signingThreads?: KeyObjectSignerOptions['threads'];
+  /**
+   * Where the SCEP RA key decrypts (`getDecrypter`). Default `'worker'`: on a worker thread
+   * (adapters/crypto/rsa-decrypt-pool.ts), as Node has no asynchronous RSA decryption; `'inline'`: on
+   * the calling thread, which then waits about half a millisecond per request.
+   */
+  decryptionThreads?: 'worker' | 'inline';
 }
 
 /** A stored key opened: the key object and its signer. */
@@ -42,6 +49,8 @@ export function defaultKeyBackend(options: DefaultKeyBackendOptions = {}): KeyBa
   const kek = loadKek(options.keyEncryptionKey);
   const keys = new Map<string, OpenedKey>();
   const threads = options.signingThreads ?? 'auto';
+  const inlineDecryption = options.decryptionThreads === 'inline';
+  let decryptPool: RsaDecryptPool | null = null; // made at the first decryption: most servers never decrypt
 
   function requireKek(): Kek {
     if (!kek) throw missingKekError();
@@ -122,7 +131,11 @@ export function defaultKeyBackend(options: DefaultKeyBackendOptions = {}): KeyBa
       if (key.asymmetricKeyType !== 'rsa') throw new KeyBackendError('corrupt', 'Only an RSA key can decrypt.');
       return {
         publicKeyDer: signer.publicKeyDer,
-        decryptRaw: async (block) => crypto.privateDecrypt({ key, padding: crypto.constants.RSA_NO_PADDING }, block),
+        decryptRaw: async (block) => {
+          if (inlineDecryption) return crypto.privateDecrypt({ key, padding: crypto.constants.RSA_NO_PADDING }, block);
+          decryptPool ??= rsaDecryptPool();
+          return decryptPool.decryptRaw(key, block);
+        },
       };
     },
   };

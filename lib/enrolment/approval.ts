@@ -194,7 +194,9 @@ export async function approveEnrolmentRequest(
       );
       if (!decided) throw new DecidedMeanwhile();
     };
-    certificate = await enrol({ ...services, store }, target, readCsr(request.csrDer), request.requester, { link });
+    certificate = await enrol({ ...services, store }, target, await readCsr(request.csrDer, services.verifier), request.requester, {
+      link,
+    });
   } catch (e) {
     if (e instanceof DecidedMeanwhile) throw new CaError('conflict', `Enrolment request ${id} was decided meanwhile.`);
     if (e instanceof EnrolmentError) throw new CaError('invalid', e.message);

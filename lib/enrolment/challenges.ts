@@ -72,14 +72,15 @@ export async function checkChallenge(
   now = new Date(),
   webhook: ChallengeWebhookCall | null = null,
 ): Promise<ChallengeUse> {
-  const wrong = new EnrolmentError(403, WRONG_CHALLENGE, 'badRequest');
-  if (given === undefined || given === '') throw wrong;
+  // Made only when refused: an Error's stack costs more than the whole check of a right static challenge.
+  const wrong = () => new EnrolmentError(403, WRONG_CHALLENGE, 'badRequest');
+  if (given === undefined || given === '') throw wrong();
   if (endpoint.challenge !== null && sameSecret(given, endpoint.challenge)) return { kind: 'static' };
   if (endpoint.challengeSha256 !== null && sameDigest(given, endpoint.challengeSha256)) return { kind: 'static' };
   const challenge = hasEnrolmentStore(store) ? await store.enrolment.findEnrolmentChallenge(sha256(given).toString('hex')) : undefined;
   if (!challenge) {
     // Neither static nor one-time: the host's to decide, where it has a webhook.
-    if (endpoint.challengeWebhook === null || webhook === null) throw wrong;
+    if (endpoint.challengeWebhook === null || webhook === null) throw wrong();
     const question = {
       protocol,
       label: endpoint.label,
@@ -89,7 +90,7 @@ export async function checkChallenge(
       transactionId: webhook.transactionId,
     };
     if (await webhookAccepts(webhook.ports, endpoint.challengeWebhook, question, now)) return { kind: 'webhook' };
-    throw wrong;
+    throw wrong();
   }
   if (
     challenge.used !== null ||
@@ -99,7 +100,7 @@ export async function checkChallenge(
     (challenge.subject !== null && JSON.stringify(challenge.subject) !== JSON.stringify(csr.subject)) ||
     (challenge.san !== null && sanSet(challenge.san) !== sanSet(csrSan(csr)))
   ) {
-    throw wrong;
+    throw wrong();
   }
   return { kind: 'one-time', challenge };
 }

@@ -12,8 +12,16 @@ import { prepareSignRequest } from '../ca/issuance/prepare';
 import type { Signing } from '../ca/issuance/sign';
 import type { Profiles } from '../ca/profiles';
 import { validityEnd } from '../ca/signing-ca';
-import { hasEnrolmentStore, type Actor, type CaRecord, type CertificateRecord, type EnrolmentTransactionKey, type Store } from '../ports';
-import { parseCsr, type ParsedCsr } from '../x509/csr';
+import {
+  hasEnrolmentStore,
+  type Actor,
+  type CaRecord,
+  type CertificateRecord,
+  type EnrolmentTransactionKey,
+  type SignatureVerifier,
+  type Store,
+} from '../ports';
+import { parseCsr, parseVerifiedCsr, type ParsedCsr } from '../x509/csr';
 import { DAY_MS } from '../x509/datetime';
 import { X509Error } from '../x509/errors';
 import { EnrolmentError } from './errors';
@@ -26,6 +34,8 @@ export interface EnrolmentServices {
   signing: Signing & { profiles: Profiles };
   /** The router's default profile (`CA_DEFAULT_PROFILE`). */
   defaultProfile: string;
+  /** Checks CSR self-signatures off the event loop (the router's worker threads); absent or null: on it. */
+  verifier?: SignatureVerifier | null;
 }
 
 /** Where a request enrols: the CA, and the profile (null: the router's default). */
@@ -45,10 +55,11 @@ function refused(e: unknown): never {
   throw e;
 }
 
-/** The PKCS#10 `der`, parsed and its self-signature verified (proof of possession); else 400. */
-export function readCsr(der: Buffer): ParsedCsr {
+/** The PKCS#10 `der`, parsed and its self-signature verified (proof of possession) by `verifier` where given; else 400. */
+export async function readCsr(der: Buffer, verifier: SignatureVerifier | null = null): Promise<ParsedCsr> {
   try {
-    return parseCsr(der, { verify: true });
+    if (!verifier) return parseCsr(der, { verify: true });
+    return await parseVerifiedCsr(der, (algorithm, spki, data, signature) => verifier.verify(algorithm, spki, data, signature));
   } catch (e) {
     refused(e);
   }

@@ -44,21 +44,27 @@ export function recordWith(key: EnrolmentTransactionKey, ca: CaRecord): (tx: Sto
   };
 }
 
-/** `issue` (a PKCSReq, a RenewalReq) answered once per transaction: a repetition, even a racing one, gets the first answer. */
+/**
+ * `issue` (a PKCSReq, a RenewalReq) answered once per transaction: a repetition, even a racing one,
+ * gets the first answer. The answer is looked for only when `issue` fails — a repetition always does:
+ * its certificate cannot be stored beside the first answer (`RepeatedTransaction`), and a one-time
+ * challenge it carries was used up — so that a new request, nearly every request, costs no lookup
+ * (docs/DESIGN.md "Enrolment throughput"). A repetition may thus be checked again (its challenge, a
+ * webhook asked again) and a certificate signed for it is never stored.
+ */
 export async function oncePerTransaction(
   store: Store,
   ca: CaRecord,
   key: EnrolmentTransactionKey,
   issue: () => Promise<CertificateRecord>,
 ): Promise<CertificateRecord> {
-  const previous = await previousAnswer(store, ca, key);
-  if (previous) return previous;
   try {
     return await issue();
   } catch (e) {
-    if (!(e instanceof RepeatedTransaction)) throw e;
-    const winner = await previousAnswer(store, ca, key);
-    if (!winner) throw new EnrolmentError(400, 'The transaction was answered meanwhile; ask again.');
-    return winner;
+    // A lookup that fails too (the database gone) must not hide why `issue` failed.
+    const previous = await previousAnswer(store, ca, key).catch(() => null);
+    if (previous) return previous;
+    if (e instanceof RepeatedTransaction) throw new EnrolmentError(400, 'The transaction was answered meanwhile; ask again.');
+    throw e;
   }
 }

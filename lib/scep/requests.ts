@@ -35,9 +35,9 @@ import type { ScepServices } from './route-types';
  * as one that did not decrypt (badMessageCheck, no text): were it told apart, a request wrapping
  * someone else's envelope would learn whether its RSA padding held (RFC 3218 §2.3.2).
  */
-function decryptedCsr(content: Buffer): ParsedCsr {
+async function decryptedCsr(services: ScepServices, content: Buffer): Promise<ParsedCsr> {
   try {
-    return readCsr(content);
+    return await readCsr(content, services.verifier);
   } catch (e) {
     if (e instanceof EnrolmentError) throw undecryptable();
     throw e;
@@ -193,7 +193,7 @@ export async function answerRequest(
     switch (message.messageType) {
       case MESSAGE_TYPES.PKCSReq:
       case MESSAGE_TYPES.RenewalReq: {
-        const request = { services, endpoint, message, content, csr: decryptedCsr(content), address };
+        const request = { services, endpoint, message, content, csr: await decryptedCsr(services, content), address };
         const waiting = endpoint.approval && message.messageType === MESSAGE_TYPES.PKCSReq ? await heldPkcsReq(request) : null;
         if (waiting) return held(waiting);
         return certificatesOnly([await enrolment(request, message.messageType === MESSAGE_TYPES.PKCSReq ? pkcsReq : renewalReq)]);

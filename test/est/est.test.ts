@@ -302,8 +302,8 @@ describe('name policy (est.labels.policed.names)', () => {
     expect(await certificateCount()).toBe(before);
   });
 
-  test('attribute types written as aliases or OIDs (as an endpoint kept in the database may hold them) read alike', () => {
-    const csr = readCsr(Buffer.from(csrFor('/CN=i.devices.example.org/O=Example/OU=Ops', 'DNS:i.devices.example.org'), 'base64'));
+  test('attribute types written as aliases or OIDs (as an endpoint kept in the database may hold them) read alike', async () => {
+    const csr = await readCsr(Buffer.from(csrFor('/CN=i.devices.example.org/O=Example/OU=Ops', 'DNS:i.devices.example.org'), 'base64'));
     const policy = (subjectAttributes: string[]) => ({ allow: [], deny: [], subjectAttributes });
     expect(namePolicyRefusal(policy(['CN', 'O', 'OU']), csr)).toBeNull();
     expect(namePolicyRefusal(policy(['commonName', '2.5.4.10', 'organizationalUnitName']), csr)).toBeNull();

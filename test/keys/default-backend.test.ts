@@ -3,7 +3,7 @@
  * correctly (openssl verifies); a missing, malformed or wrong KEK and tampered data are reported
  * clearly; passwords and key material never appear in errors or stored options.
  */
-import { randomBytes } from 'crypto';
+import { constants, createPublicKey, publicEncrypt, randomBytes } from 'crypto';
 import { defaultKeyBackend, KeyBackendError, kekId } from '../../adapters/keys';
 import type { KeyBackend, KeySpec, StoredKey } from '../../lib/ports';
 import { loadCorpusEntry } from '../helpers/corpus';
@@ -129,6 +129,52 @@ describe('default key backend', () => {
     const stored = await backend.createKey({ keyType: 'Ed25519' });
     const signer = await backend.getSigner(stored.options, { password: 'unused' });
     expect(signer.publicKeyDer.equals(stored.publicKeyDer)).toBe(true);
+  });
+});
+
+describe('getDecrypter: raw RSA for the SCEP RA key, on a worker thread by default', () => {
+  const worker = defaultKeyBackend({ keyEncryptionKey: KEK });
+  const inline = defaultKeyBackend({ keyEncryptionKey: KEK, decryptionThreads: 'inline' });
+  let stored: StoredKey;
+  beforeAll(async () => {
+    stored = await worker.createKey({ keyType: 'RSA', keySize: 2048 });
+  });
+  const encrypt = (text: string) =>
+    publicEncrypt(
+      { key: createPublicKey({ key: stored.publicKeyDer, format: 'der', type: 'spki' }), padding: constants.RSA_PKCS1_PADDING },
+      Buffer.from(text),
+    );
+
+  it('gives the RSADP block (RFC 8017 §7.2.2: 00 02 ‖ padding ‖ 00 ‖ message) on a thread, as inline does', async () => {
+    const ciphertext = encrypt('content-encryption key');
+    const before = process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length;
+    const pending = (await worker.getDecrypter(stored.options)).decryptRaw(ciphertext);
+    // A message to the decrypting thread is under way: the event loop did not do the RSA operation.
+    expect(process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length).toBeGreaterThan(before);
+    const block = await pending;
+    expect(block.length).toBe(256);
+    expect([...block.subarray(0, 2)]).toEqual([0, 2]);
+    expect(block.subarray(-23).toString()).toBe('\0content-encryption key');
+    expect((await (await inline.getDecrypter(stored.options)).decryptRaw(ciphertext)).equals(block)).toBe(true);
+  });
+
+  it('many at once each get their own block', async () => {
+    const texts = Array.from({ length: 40 }, (_, i) => `key ${i}`);
+    const decrypter = await worker.getDecrypter(stored.options);
+    const blocks = await Promise.all(texts.map((t) => decrypter.decryptRaw(encrypt(t))));
+    expect(blocks.map((b) => b.subarray(b.lastIndexOf(0) + 1).toString())).toEqual(texts);
+  });
+
+  it('refuses a block that is no ciphertext for the key (not below the modulus), as inline does, with nothing of it in the error', async () => {
+    const block = Buffer.alloc(256, 0xff);
+    for (const backend of [worker, inline]) {
+      const error = await rejection((await backend.getDecrypter(stored.options)).decryptRaw(block));
+      expect(error.message.length).toBeGreaterThan(0);
+      expect(error.message).not.toMatch(/ffff/i);
+    }
+    // The thread survived: the next decryption works.
+    const after = await (await worker.getDecrypter(stored.options)).decryptRaw(encrypt('still here'));
+    expect(after.subarray(-10).toString()).toBe('still here');
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { NewCertificate } from '../../../lib/ports';
-import { newCertificateToRow } from './rows';
+import { newCertificateToRow, type Row } from './rows';
 
 /** Columns of a new certificate row and their SQL types, in the order of the VALUES rows. */
 const NEW_CERTIFICATE_COLUMNS: readonly [string, string][] = [
@@ -41,8 +41,7 @@ export function certificateColumnsOf(alias: string): string {
   return COLUMNS.map((c) => `${alias}."${c}"`).join(', ');
 }
 
-/** The bindings of one certificate, in column order. */
-export function certificateBindings(certificate: NewCertificate): Knex.RawBinding[] {
-  const row = newCertificateToRow(certificate);
+/** The bindings of one certificate, in column order; `row`: its `newCertificateToRow`, where the caller has it already. */
+export function certificateBindings(certificate: NewCertificate, row: Row = newCertificateToRow(certificate)): Knex.RawBinding[] {
   return COLUMNS.map((c) => (row[c] ?? null) as Knex.RawBinding);
 }

@@ -47,9 +47,9 @@ const RECORD_COLUMNS = [
 const columnsOf = (alias?: string): string[] => RECORD_COLUMNS.map((c) => (alias ? `${alias}.${c}` : c));
 
 /** A new certificate's row, with the API text of its certificate produced once, here. */
-function rowOf(cert: NewCertificate, now: Date): Row {
+function rowOf(cert: NewCertificate, now: Date, row: Row = newCertificateToRow(cert)): Row {
   // Spread last (rows.ts says why).
-  return { certificate_json: certificateText(cert.certificate), created: now, updated: now, ...newCertificateToRow(cert) };
+  return { certificate_json: certificateText(cert.certificate), created: now, updated: now, ...row };
 }
 
 /** A record from a row of RECORD_COLUMNS: `certificate` parsed from the stored text on first use. */
@@ -72,8 +72,8 @@ function recordFromRow(row: Row, watchers: Watcher[]): CertificateRecord {
 }
 
 /** The record of a certificate a statement of another file inserted as `id` at `now` (certificate-values.ts). */
-export function insertedCertificateRecord(cert: NewCertificate, id: number, now: Date): CertificateRecord {
-  return recordFromRow(Object.assign(rowOf(cert, now), { id }), []);
+export function insertedCertificateRecord(cert: NewCertificate, id: number, now: Date, row?: Row): CertificateRecord {
+  return recordFromRow(Object.assign(rowOf(cert, now, row), { id }), []);
 }
 
 /** Bind-parameter lists stay well below PostgreSQL's 65535 limit. */

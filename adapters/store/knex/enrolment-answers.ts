@@ -13,7 +13,7 @@ import type { Knex } from 'knex';
 import type { CertificateRecord, EnrolmentTransactionKey, NewCertificate } from '../../../lib/ports';
 import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from './certificate-values';
 import { insertedCertificateRecord } from './certificates';
-import type { Row } from './rows';
+import { newCertificateToRow, type Row } from './rows';
 import { TABLES } from './tables';
 import { toNumber } from './values';
 
@@ -27,12 +27,14 @@ export async function insertAnsweringCertificates(db: Knex, items: AnsweringCert
   if (items.length === 0) return [];
   const now = new Date();
   const rowSql = `(?::text, ?::text, ?::text, ?::text, ${CERTIFICATE_PLACEHOLDERS})`;
-  const bindings = items.flatMap(({ key, certificate }) => [
+  // Each certificate's row made once, for the statement and for the record returned.
+  const rows = items.map(({ certificate }) => newCertificateToRow(certificate));
+  const bindings = items.flatMap(({ key, certificate }, i) => [
     key.protocol,
     key.label,
     key.transactionId,
     key.publicKeySha256,
-    ...certificateBindings(certificate),
+    ...certificateBindings(certificate, rows[i]),
   ]);
   const result = (await db.raw(
     `with incoming (protocol, label, transaction_id, public_key_sha256, ${CERTIFICATE_COLUMN_LIST}) as (values ${items.map(() => rowSql).join(', ')}),
@@ -52,8 +54,8 @@ export async function insertAnsweringCertificates(db: Knex, items: AnsweringCert
   )) as { rows: Row[] };
   // Matched by (ca_id, serial), which is unique, rather than trusted by position.
   const ids = new Map(result.rows.map((r) => [`${toNumber(r.ca_id)}:${String(r.serial)}`, toNumber(r.id)]));
-  return items.map(({ certificate }) => {
+  return items.map(({ certificate }, i) => {
     const id = ids.get(`${certificate.caId}:${certificate.serial}`);
-    return id === undefined ? null : insertedCertificateRecord(certificate, id, now);
+    return id === undefined ? null : insertedCertificateRecord(certificate, id, now, rows[i]);
   });
 }

@@ -40,7 +40,7 @@ export const serverkeygen: EstHandler = async ({ req, res, params, services }) =
   }
   const user = await enrollingUser(services, req, res, endpoint.ca);
   const csrDer = decodeBase64Body(await readRawBody(req, services.bodyLimit), 'certificate request');
-  const csr = readCsr(csrDer);
+  const csr = await readCsr(csrDer, services.verifier);
   if (csrAttributeTypes(csr.der).some((type) => ENCRYPTED_KEY_REQUESTS.includes(type))) {
     throw estError(
       400,
@@ -53,7 +53,7 @@ export const serverkeygen: EstHandler = async ({ req, res, params, services }) =
   let serverCsr;
   try {
     privateKey = generateKeyLike(csr.publicKey);
-    serverCsr = readCsr(reKeyedCsr(csr.der, privateKey));
+    serverCsr = await readCsr(reKeyedCsr(csr.der, privateKey), services.verifier);
   } catch (e) {
     if (e instanceof X509Error) throw new EnrolmentError(400, `The server cannot make a key for this request: ${e.message}`);
     throw e;

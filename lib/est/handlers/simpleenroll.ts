@@ -18,7 +18,7 @@ export const simpleenroll: EstHandler = async ({ req, res, params, services }) =
   const endpoint = await enrollingEndpoint(services, params.label);
   const user = await enrollingUser(services, req, res, endpoint.ca);
   const csrDer = decodeBase64Body(await readRawBody(req, services.bodyLimit), 'certificate request');
-  const csr = readCsr(csrDer);
+  const csr = await readCsr(csrDer, services.verifier);
   const kept = await estChallenge(services, endpoint, csr);
   const requester = apiUserActor(user, req.ip ?? null, 'est');
   // An endpoint with `approval`: the request waits for an operator (lib/est/approval.ts).

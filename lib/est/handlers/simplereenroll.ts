@@ -14,7 +14,7 @@ import type { EstHandler } from '../route-types';
 
 export const simplereenroll: EstHandler = async ({ req, res, params, services }) => {
   const endpoint = await enrollingEndpoint(services, params.label);
-  const csr = readCsr(decodeBase64Body(await readRawBody(req, services.bodyLimit), 'certificate request'));
+  const csr = await readCsr(decodeBase64Body(await readRawBody(req, services.bodyLimit), 'certificate request'), services.verifier);
   const presented = presentedCertificate(req, services.clientCertificateHeader);
   if (!presented)
     throw estError(403, 'simplereenroll needs the certificate being renewed as the TLS client certificate (RFC 7030 §4.2.2).');
