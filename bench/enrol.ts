@@ -40,8 +40,8 @@ const WARMUP_SECONDS = Number(process.env.ENROL_WARMUP_SECONDS ?? 2);
 const POLL_MS = Number(process.env.POLL_MS ?? 20);
 const DATABASES = (process.env.ENROL_DATABASES ?? 'postgres,pglite').split(',');
 /** Requests built ahead per SCEP phase (a phase ends early when they run out: raise it on a fast machine). */
-const SCEP_POOL = Number(process.env.ENROL_SCEP_REQUESTS ?? 3000);
-const EST_POOL = Number(process.env.ENROL_EST_REQUESTS ?? 6000);
+const SCEP_POOL = Number(process.env.ENROL_SCEP_REQUESTS ?? 5000);
+const EST_POOL = Number(process.env.ENROL_EST_REQUESTS ?? 9000);
 const CHALLENGE = crypto.randomBytes(12).toString('hex');
 
 const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(n >= 100 ? 0 : 1) : 'n/a');
