@@ -592,6 +592,79 @@ describe('endpoints kept in the database (ca-admin create_enrolment_endpoint)', 
     expect(text(certsOf((await request(app).get(`${EST}/devices/cacerts`)).text)[0], '-subject')).toContain('CN = devices');
     await ok(['delete_enrolment_endpoint', 'est', 'devices']);
   });
+
+  test('--requests-per-minute: over the budget, 429 with Retry-After and nothing issued; cleared, no limit', async () => {
+    const caAdmin = cliRunner(f.store);
+    expect(await caAdmin(['create_enrolment_endpoint', 'est', 'db-budget', '--ca', 'devices', '--requests-per-minute', '1'])).toMatchObject(
+      {
+        code: 0,
+        stderr: '',
+      },
+    );
+    const before = await certificateCount();
+    expect((await enroll(csrDer('budget1.example.org').toString('base64'), 'alice', 'db-budget')).status).toBe(200);
+    const over = await enroll(csrDer('budget2.example.org').toString('base64'), 'alice', 'db-budget');
+    expect([over.status, over.headers['retry-after']]).toEqual([429, expect.stringMatching(/^[1-9]\d*$/)]);
+    expect(over.text).toBe(`Too many requests at this EST endpoint: it takes 1 a minute. Try again in ${over.headers['retry-after']} s.\n`);
+    expect(await certificateCount()).toBe(before + 1);
+    expect((await caAdmin(['edit_enrolment_endpoint', 'est', 'db-budget', '--no-requests-per-minute'])).code).toBe(0);
+    expect((await enroll(csrDer('budget3.example.org').toString('base64'), 'alice', 'db-budget')).status).toBe(200);
+  });
+
+  test("--challenge webhook: the options' est.challengeWebhook decides; where the options have none, 403 and a warning", async () => {
+    const caAdmin = cliRunner(f.store);
+    expect(await caAdmin(['create_enrolment_endpoint', 'est', 'db-hooked', '--ca', 'devices', '--challenge', 'webhook'])).toMatchObject({
+      code: 0,
+    });
+    const warnings: unknown[] = [];
+    const logger = { info: () => undefined, warn: (...a: unknown[]) => void warnings.push(a), error: () => undefined, child: () => logger };
+    const common = { enableRestApi: true, store: f.store, keyBackends: { default: f.keyBackend }, logger };
+    const withHook = buildApp({ ...common, est: { enabled: true, challengeWebhook: { url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET } } });
+    const without = buildApp({ ...common, est: { enabled: true } });
+    const post = (a: typeof app, cn: string, challenge?: string) => {
+      const key = path.join(dir, `${cn}.key`);
+      execFileSync('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key], { stdio: 'pipe' });
+      return request(a)
+        .post(`${EST}/db-hooked/simpleenroll`)
+        .set(f.auth('alice'))
+        .set('Content-Type', 'application/pkcs10')
+        .send(csrOf(dir, key, cn, challenge).toString('base64'));
+    };
+    try {
+      const asked = hook.asked.length;
+      const yes = await post(withHook.app, 'db-hooked1.example.org', 'yes');
+      expect(yes.status).toBe(200);
+      expect(text(certsOf(yes.text)[0], '-issuer')).toContain('CN = devices');
+      expect(hook.asked.slice(asked).map((a) => [a.data.protocol, a.data.label, a.data.challenge])).toEqual([['est', 'db-hooked', 'yes']]);
+      const before = await certificateCount();
+      for (const challenge of ['no', undefined]) {
+        const res = await post(withHook.app, 'db-hooked2.example.org', challenge);
+        expect([res.status, res.text]).toEqual([403, 'The challenge password is missing or wrong.\n']);
+      }
+      expect(hook.asked.length).toBe(asked + 2); // `no` was asked; no challenge at all was not
+      expect(warnings).toHaveLength(1);
+
+      warnings.length = 0;
+      const none = await post(without.app, 'db-hooked3.example.org', 'yes');
+      expect([none.status, none.text]).toEqual([403, 'The challenge password is missing or wrong.\n']);
+      expect(hook.asked.length).toBe(asked + 2);
+      expect(await certificateCount()).toBe(before);
+      expect(warnings).toEqual([
+        [
+          'express-ca-api: the challenge webhook refused an enrolment',
+          {
+            protocol: 'est',
+            label: 'db-hooked',
+            url: '',
+            reason: "the endpoint uses the protocol's challenge webhook, but option `est.challengeWebhook` is not set",
+          },
+        ],
+      ]);
+    } finally {
+      await withHook.close();
+      await without.close();
+    }
+  });
 });
 
 describe('simplereenroll with the certificate a trusted proxy forwards (est.clientCertificateHeader)', () => {

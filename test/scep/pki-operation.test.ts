@@ -466,6 +466,73 @@ describe('endpoints kept in the database (ca-admin create_enrolment_endpoint)', 
     const disabled = await request(built.app).get(`${SCEP}/fleet?operation=GetCACaps`);
     expect(disabled.status).toBe(404);
   });
+
+  test('--requests-per-minute: over the budget, HTTP 429 with Retry-After before the message is read', async () => {
+    const caAdmin = cliRunner(f.store);
+    const made = await caAdmin(['create_enrolment_endpoint', 'scep', 'budget', '--ca', 'rsa devices', '--requests-per-minute', '1']);
+    expect(made).toMatchObject({ code: 0, stderr: '' });
+    const operation = () =>
+      request(built.app)
+        .post(`${SCEP}/budget?operation=PKIOperation`)
+        .set('Content-Type', 'application/octet-stream')
+        .send(Buffer.from('x'));
+    expect((await operation()).status).toBe(400); // counted, then refused as unreadable
+    const over = await operation();
+    expect([over.status, Number(over.headers['retry-after']) >= 1]).toEqual([429, true]);
+    expect(over.text).toContain('Too many requests at this SCEP endpoint: it takes 1 a minute.');
+    // Cleared: no budget from the next request on.
+    expect((await caAdmin(['edit_enrolment_endpoint', 'scep', 'budget', '--no-requests-per-minute'])).code).toBe(0);
+    expect((await operation()).status).toBe(400);
+  });
+
+  test("--challenge webhook: the options' scep.challengeWebhook decides; where the options have none, refused and logged", async () => {
+    const caAdmin = cliRunner(f.store);
+    expect(
+      await caAdmin(['create_enrolment_endpoint', 'scep', 'db-hooked', '--ca', 'rsa devices', '--challenge', 'webhook']),
+    ).toMatchObject({
+      code: 0,
+    });
+    const withHook = buildApp({
+      enableRestApi: true,
+      store: f.store,
+      keyBackends: { default: f.keyBackend },
+      scep: { enabled: true, ca: 'rsa devices', challengeWebhook: { url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET, timeoutMs: 500 } },
+      logger,
+    });
+    try {
+      const device = makeDevice(dir, 'db-hooked');
+      const asked = hook.asked.length;
+      const seen = await post(enrolment(device, 'db-hooked.example.org', 'yes-db'), device, '/db-hooked', withHook.app);
+      expect(seen.status).toBe('0');
+      expect(hook.asked.slice(asked).map((a) => [a.data.label, a.data.challenge])).toEqual([['db-hooked', 'yes-db']]);
+      const before = await certificateCount();
+      const refused = await post(enrolment(device, 'db-hooked.example.org', 'no'), device, '/db-hooked', withHook.app);
+      expect(refused).toMatchObject({ status: '2', failInfo: '2', failInfoText: 'The challenge password is missing or wrong.' });
+      expect(await certificateCount()).toBe(before);
+
+      // The router of this suite has no scep.challengeWebhook: nobody is asked, nothing is issued, the operator is told why.
+      warnings.length = 0;
+      const other = makeDevice(dir, 'db-hooked-none');
+      const none = await post(enrolment(other, 'db-hooked-none.example.org', 'yes-none'), other, '/db-hooked');
+      expect(none).toMatchObject({ status: '2', failInfo: '2', failInfoText: 'The challenge password is missing or wrong.' });
+      expect(hook.asked.length).toBe(asked + 2);
+      expect(await certificateCount()).toBe(before);
+      expect(warnings).toEqual([
+        {
+          message: 'express-ca-api: the challenge webhook refused an enrolment',
+          fields: {
+            protocol: 'scep',
+            label: 'db-hooked',
+            url: '',
+            reason: "the endpoint uses the protocol's challenge webhook, but option `scep.challengeWebhook` is not set",
+          },
+        },
+      ]);
+      expect(JSON.stringify(warnings)).not.toContain('yes-none');
+    } finally {
+      await withHook.close();
+    }
+  });
 });
 
 describe('a repeated transaction (a lost answer, micromdm re-sending its PKCSReq)', () => {
