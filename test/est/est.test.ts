@@ -21,6 +21,7 @@ import { resolveProfiles } from '../../lib/ca/profiles';
 import { CHALLENGE_WEBHOOK_SECRET, challengeWebhookServer, type ChallengeWebhookServer } from '../helpers/challenge-webhook';
 import { csrOf } from '../helpers/scep-request';
 import { readCsr } from '../../lib/enrolment/enrol';
+import { createEnrolmentChallenge } from '../../lib/enrolment/challenges';
 import { namePolicyRefusal } from '../../lib/enrolment/name-policy';
 
 let f: ApiFixture;
@@ -59,6 +60,7 @@ beforeAll(async () => {
         limited: { ca: f.ca.serial, requestsPerMinute: 2 },
         policed: { ca: f.ca.serial, serverKeygen: true, names: POLICY },
         hooked: { ca: f.ca.serial, challengeWebhook: { url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET } },
+        heldHooked: { ca: f.ca.serial, approval: true, challengeWebhook: { url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET } },
       },
     },
   });
@@ -964,6 +966,44 @@ describe('approval (est.labels.held.approval)', () => {
     await expect(approveEnrolmentRequest(services(), id, operator)).rejects.toThrow(`Enrolment request ${id} was refused already.`);
     expect(await certificateCount()).toBe(before);
     expect((await requests()).filter((r) => r.id === id)).toEqual([{ id, status: 'refused', certificate_serial: null }]);
+  });
+
+  test('a one-time challenge is used up when the request waits: its repetitions need it no more, no other request can use it', async () => {
+    const { secret, id: challengeId } = await createEnrolmentChallenge(f.store, {
+      protocol: 'est',
+      label: 'heldHooked',
+      subject: null,
+      san: null,
+      validityMs: 3_600_000,
+    });
+    const withChallenge = (cn: string) => {
+      const key = path.join(dir, `${cn}.key`);
+      execFileSync('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key], { stdio: 'pipe' });
+      return csrOf(dir, key, cn, secret);
+    };
+    const used = async () =>
+      ((await f.db.knex(TABLES.enrolmentChallenges).where({ id: challengeId }).first()) as { used: unknown }).used !== null;
+    const csr = withChallenge('held-once.example.org');
+    const asked = hook.asked.length;
+    const first = await enroll(csr.toString('base64'), 'alice', 'heldHooked');
+    expect(first.status).toBe(202);
+    const id = idOf(first);
+    expect(await used()).toBe(true); // used once, in the transaction that keeps the request
+    // The client's repetition (the same CSR, its challenge now used): the same request, still waiting.
+    const again = await enroll(csr.toString('base64'), 'alice', 'heldHooked');
+    expect([again.status, idOf(again)]).toEqual([202, id]);
+    // Another request with the same challenge: refused, nothing kept.
+    const count = (await requests()).length;
+    const other = await enroll(withChallenge('held-twice.example.org').toString('base64'), 'alice', 'heldHooked');
+    expect([other.status, other.text]).toEqual([403, 'The challenge password is missing or wrong.\n']);
+    expect((await requests()).length).toBe(count);
+    expect(hook.asked.length).toBe(asked); // a one-time challenge, used or not, is never the webhook's to decide
+    // Approved: the repetition gets the certificate.
+    const before = await certificateCount();
+    await approveEnrolmentRequest(services(), id, operator);
+    const done = await enroll(csr.toString('base64'), 'alice', 'heldHooked');
+    expect([done.status, certsOf(done.text).length]).toEqual([200, 1]);
+    expect(await certificateCount()).toBe(before + 1);
   });
 
   test('the label without approval still answers at once; a body that is no CSR is refused (400) before anything waits', async () => {
