@@ -26,12 +26,20 @@ export async function enrollingUser(services: EstServices, req: Request, res: Re
 }
 
 /**
+ * Whether `endpoint` asks for a challenge password in the CSR (what `csrattrs` advertises): where it
+ * has a challenge webhook, or a static challenge (which EST's options and stored endpoints do not give).
+ */
+export function asksChallenge(endpoint: ResolvedEndpoint): boolean {
+  return endpoint.challengeWebhook !== null || endpoint.challenge !== null || endpoint.challengeSha256 !== null;
+}
+
+/**
  * Where the endpoint has a challenge webhook: the CSR's challenge password, a one-time one or one the
  * webhook accepts (else 403, "missing or wrong"); elsewhere no challenge is asked (null). A one-time
  * one is used up by `useOnce` with the certificate, or when the request is kept for approval.
  */
 export async function estChallenge(services: EstServices, endpoint: ResolvedEndpoint, csr: ParsedCsr): Promise<ChallengeUse | null> {
-  if (endpoint.challengeWebhook === null) return null;
+  if (!asksChallenge(endpoint)) return null;
   let given: string | undefined;
   try {
     given = challengePassword(csr.der);

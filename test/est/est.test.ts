@@ -533,9 +533,37 @@ describe('serverkeygen (est.labels.devices.serverKeygen)', () => {
 });
 
 describe('the other operations', () => {
-  test('csrattrs: 204, nothing asked of the CSR', async () => {
-    const res = await request(app).get(`${EST}/csrattrs`);
-    expect(res.status).toBe(204);
+  test('csrattrs: 204 where no challenge is asked; where one is (a webhook: options, approval, stored), challengePassword', async () => {
+    expect((await request(app).get(`${EST}/csrattrs`)).status).toBe(204);
+    expect((await request(app).get(`${EST}/devices/csrattrs`)).status).toBe(204);
+    expect((await request(app).get(`${EST}/nowhere/csrattrs`)).status).toBe(404);
+    const caAdmin = cliRunner(f.store);
+    expect((await caAdmin(['create_enrolment_endpoint', 'est', 'attrs-hooked', '--ca', 'devices', '--challenge', 'webhook'])).code).toBe(0);
+    expect((await caAdmin(['create_enrolment_endpoint', 'est', 'attrs-plain', '--ca', 'devices'])).code).toBe(0);
+    try {
+      expect((await request(app).get(`${EST}/attrs-plain/csrattrs`)).status).toBe(204);
+      // attrs-hooked: est.challengeWebhook is not set here, so every challenge is refused; one is still asked for.
+      for (const label of ['hooked', 'heldHooked', 'attrs-hooked']) {
+        const res = await request(app).get(`${EST}/${label}/csrattrs`);
+        expect([res.status, res.headers['content-type'], res.headers['content-transfer-encoding']]).toEqual([
+          200,
+          'application/csrattrs',
+          'base64',
+        ]);
+        const parsed = execFileSync('openssl', ['asn1parse', '-inform', 'DER'], { input: Buffer.from(res.text, 'base64') }).toString();
+        expect(
+          parsed.split('\n').map((l) =>
+            l
+              .replace(/^\s*\d+:d=(\d).*?(cons|prim): */, '$1 $2 ')
+              .replace(/\s+/g, ' ')
+              .trim(),
+          ),
+        ).toEqual(['0 cons SEQUENCE', '1 prim OBJECT :challengePassword', '']);
+      }
+    } finally {
+      await caAdmin(['delete_enrolment_endpoint', 'est', 'attrs-hooked']);
+      await caAdmin(['delete_enrolment_endpoint', 'est', 'attrs-plain']);
+    }
   });
 
   test('simplereenroll without a TLS client certificate: 403 with the reason, nothing stored', async () => {
