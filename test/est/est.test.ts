@@ -814,6 +814,37 @@ describe('simplereenroll with the certificate a trusted proxy forwards (est.clie
     expect(await certificateCount()).toBe(before + 1); // fwd5's own
   });
 
+  test('at an endpoint kept in the database: its validity applies, its approval holds no renewal, its name policy refuses', async () => {
+    proxied.app.set('trust proxy', 'loopback');
+    const caAdmin = cliRunner(f.store);
+    const made = await caAdmin([
+      ...['create_enrolment_endpoint', 'est', 'db-renew', '--ca', f.ca.serial],
+      ...['--approval', '--validity', '7', '--allow', 'renew.example.org'],
+    ]);
+    expect(made.code).toBe(0);
+    const renew = (cn: string, pem: string) =>
+      request(proxied.app).post(`${EST}/db-renew/simplereenroll`).set(HEADER, escaped(pem)).send(csrDer(cn).toString('base64'));
+    try {
+      const res = await renew('a.renew.example.org', await issued('a.renew.example.org'));
+      expect(res.status).toBe(200);
+      const notAfter = new Date(text(certsOf(res.text)[0], '-enddate').trim().replace('notAfter=', '')).getTime();
+      expect(Math.abs(notAfter - (Date.now() + 7 * 86_400_000))).toBeLessThan(3 * 60_000);
+      expect(await f.db.knex(TABLES.enrolmentRequests).where({ label: 'db-renew' })).toEqual([]); // nothing waits
+
+      const outside = await issued('out.example.org');
+      const before = await certificateCount();
+      const refused = await renew('out.example.org', outside);
+      expect([refused.status, refused.text]).toEqual([
+        403,
+        "The endpoint's name policy refuses the request: the commonName out.example.org is not among the allowed names; DNS:out.example.org is not among the allowed names.\n",
+      ]);
+      expect(await certificateCount()).toBe(before);
+    } finally {
+      await caAdmin(['delete_enrolment_endpoint', 'est', 'db-renew']);
+      proxied.app.set('trust proxy', false);
+    }
+  });
+
   test('serverkeygen counts HTTPS as a trusted proxy reports it (X-Forwarded-Proto: https, req.secure); an untrusted peer saying so is refused', async () => {
     const viaProxy = () =>
       keygen(csrDer('k9.example.org').toString('base64')).set('X-Forwarded-For', '192.0.2.1').set('X-Forwarded-Proto', 'https');

@@ -613,6 +613,30 @@ describe('RenewalReq and GetCert', () => {
     expect(await certificateCount()).toBe(before);
   });
 
+  test('at an endpoint kept in the database: its validity applies, its approval holds no renewal, its name policy refuses', async () => {
+    const caAdmin = cliRunner(f.store);
+    const made = await caAdmin([
+      ...['create_enrolment_endpoint', 'scep', 'db-renew', '--ca', 'rsa devices', '--challenge', 'generate'],
+      ...['--approval', '--validity', '7', '--allow', 'renew.example.org'],
+    ]);
+    expect(made.code).toBe(0);
+    const seen = await post(renewal(issued, 'renew.example.org'), issued, '/db-renew');
+    expect(seen).toMatchObject({ status: '0', failInfo: null });
+    const notAfter = execFileSync('openssl', ['x509', '-noout', '-enddate'], { input: seen.certificates[0] }).toString().trim().slice(9);
+    expect(Math.abs(new Date(notAfter).getTime() - (Date.now() + 7 * 86_400_000))).toBeLessThan(3 * 60_000);
+    expect(await f.db.knex(TABLES.enrolmentRequests).where({ label: 'db-renew' })).toEqual([]); // nothing waits
+
+    expect((await caAdmin(['edit_enrolment_endpoint', 'scep', 'db-renew', '--allow', 'elsewhere.example.org'])).code).toBe(0);
+    const before = await certificateCount();
+    const refused = await post(renewal(issued, 'renew.example.org'), issued, '/db-renew');
+    expect(refused).toMatchObject({ status: '2', failInfo: '2', certificates: [] });
+    expect(refused.failInfoText).toMatch(
+      /^The endpoint's name policy refuses the request: the commonName renew\.example\.org is not among/,
+    );
+    expect(await certificateCount()).toBe(before);
+    await caAdmin(['delete_enrolment_endpoint', 'scep', 'db-renew']);
+  });
+
   test('GetCert answers the certificate by issuer and serial; an unknown serial is badCertId; CertPoll finds nothing pending', async () => {
     const { issuer, serial } = certificateIdentity(issued.certDer);
     const getCert = (serialTlv: Buffer) =>
