@@ -243,13 +243,16 @@ describe('PKCSReq', () => {
   });
 });
 
+/** A PKIOperation at `label` whose message cannot be read: counted against the budget, then 400. */
+const unreadableOperation = (label: string) =>
+  request(built.app)
+    .post(`${SCEP}/${label}?operation=PKIOperation`)
+    .set('Content-Type', 'application/octet-stream')
+    .send(Buffer.from('garbage'));
+
 describe('requestsPerMinute (scep.labels.limited)', () => {
   test('PKIOperations over the budget: HTTP 429 with Retry-After before the message is read; GetCACaps is not counted', async () => {
-    const operation = () =>
-      request(built.app)
-        .post(`${SCEP}/limited?operation=PKIOperation`)
-        .set('Content-Type', 'application/octet-stream')
-        .send(Buffer.from('garbage'));
+    const operation = () => unreadableOperation('limited');
     expect((await operation()).status).toBe(400); // counted, then refused as unreadable
     expect((await request(built.app).get(`${SCEP}/limited?operation=GetCACaps`)).status).toBe(200);
     const over = await operation();
@@ -471,11 +474,7 @@ describe('endpoints kept in the database (ca-admin create_enrolment_endpoint)', 
     const caAdmin = cliRunner(f.store);
     const made = await caAdmin(['create_enrolment_endpoint', 'scep', 'budget', '--ca', 'rsa devices', '--requests-per-minute', '1']);
     expect(made).toMatchObject({ code: 0, stderr: '' });
-    const operation = () =>
-      request(built.app)
-        .post(`${SCEP}/budget?operation=PKIOperation`)
-        .set('Content-Type', 'application/octet-stream')
-        .send(Buffer.from('x'));
+    const operation = () => unreadableOperation('budget');
     expect((await operation()).status).toBe(400); // counted, then refused as unreadable
     const over = await operation();
     expect([over.status, Number(over.headers['retry-after']) >= 1]).toEqual([429, true]);
