@@ -28,10 +28,11 @@ export function enrolmentEndpointsSection(endpoints: StoredEnrolmentEndpoint[] |
       html`<td>${e.protocol}</td>
         <td class="mono">${e.label}</td>
         <td>${e.profile ?? 'default'}</td>
-        <td>${e.challengeSha256 ? 'static' : 'none'}</td>
+        <td>${e.challengeWebhook ? 'webhook' : e.challengeSha256 ? 'static' : 'none'}</td>
         <td>${e.approval ? 'yes' : 'no'}</td>
         <td>${names(e)}</td>
         <td>${e.validityDays === null ? 'default' : `${e.validityDays} days`}</td>
+        <td>${e.requestsPerMinute ?? 'no limit'}</td>
         <td>${e.enabled ? 'enabled' : 'disabled'}</td>`,
   );
   return html`<h2>Enrolment endpoints</h2>
@@ -39,7 +40,7 @@ export function enrolmentEndpointsSection(endpoints: StoredEnrolmentEndpoint[] |
       rows.length
         ? dataTable(
             'Enrolment endpoints kept in the database',
-            ['Protocol', 'Label', 'Profile', 'Challenge', 'Approval', 'Names', 'Validity', 'State'],
+            ['Protocol', 'Label', 'Profile', 'Challenge', 'Approval', 'Names', 'Validity', 'Requests a minute', 'State'],
             rows,
           )
         : html`<p>None kept in the database (<code>ca-admin create_enrolment_endpoint</code> adds one).</p>`

@@ -30,6 +30,22 @@ export interface ChallengeWebhook {
   secret: string;
   /** How long to wait for the answer (ms). */
   timeoutMs: number;
+  /** Set when there is no webhook to ask (unconfiguredChallengeWebhook): why; every challenge it would decide is refused. */
+  unconfigured?: string;
+}
+
+/**
+ * The webhook of an endpoint kept in the database with `--challenge webhook` (lib/enrolment/endpoint.ts)
+ * where the router's options configure none for the protocol: the CLI cannot know the options, so a
+ * request there is refused as a wrong challenge, and the operator is told why in the log.
+ */
+export function unconfiguredChallengeWebhook(protocol: 'est' | 'scep'): ChallengeWebhook {
+  return {
+    url: '',
+    secret: '',
+    timeoutMs: 0,
+    unconfigured: `the endpoint uses the protocol's challenge webhook, but option \`${protocol}.challengeWebhook\` is not set`,
+  };
 }
 
 /** The option as a host writes it. */
@@ -139,6 +155,7 @@ export async function webhookAccepts(
     });
     return false;
   };
+  if (webhook.unconfigured !== undefined) return refuse(webhook.unconfigured);
   if (!ports.sender) return refuse('no webhook sender is wired');
   const result = await ports.sender.send({
     url: webhook.url,

@@ -105,11 +105,18 @@ export async function checkChallenge(
   return { kind: 'one-time', challenge };
 }
 
-/** The link (lib/enrolment/enrol.ts) that uses a one-time challenge up with the certificate; nothing for a static one. */
-export function useOnce(use: ChallengeUse): (tx: Store, certificate: CertificateRecord) => Promise<void> {
+/**
+ * The link that uses a one-time challenge up in the transaction that stores the certificate
+ * (lib/enrolment/enrol.ts) or keeps the request waiting for approval (approval.ts: no certificate
+ * yet); undefined for another kind, which needs no transaction. A challenge used meanwhile: 403 /
+ * badRequest, and nothing is kept.
+ */
+export function useOnce(use: ChallengeUse | null): ((tx: Store, certificate?: CertificateRecord) => Promise<void>) | undefined {
+  if (use?.kind !== 'one-time') return undefined;
+  const { id } = use.challenge;
   return async (tx, certificate) => {
-    if (use.kind !== 'one-time' || !hasEnrolmentStore(tx)) return;
-    if (!(await tx.enrolment.useEnrolmentChallenge(use.challenge.id, certificate.serial, new Date()))) {
+    if (!hasEnrolmentStore(tx)) return;
+    if (!(await tx.enrolment.useEnrolmentChallenge(id, certificate?.serial ?? null, new Date()))) {
       throw new EnrolmentError(403, WRONG_CHALLENGE, 'badRequest');
     }
   };

@@ -5,13 +5,13 @@
  *
  * A label the options do not name may be an endpoint kept in the database (`ca-admin
  * create_enrolment_endpoint`, stored-endpoint.ts); the options win for their labels — code is the
- * deployer's word.
+ * deployer's word. A stored endpoint's challenge webhook is the protocol's of the options.
  */
 import { CaError } from '../ca/errors';
 import { defaultCa, findCa } from '../ca/lookup';
 import type { CaRecord, EnrolmentNamePolicy, Store } from '../ports';
 import type { EnrolmentEndpoint } from './endpoint-options';
-import type { ChallengeWebhook } from './challenge-webhook';
+import { unconfiguredChallengeWebhook, type ChallengeWebhook } from './challenge-webhook';
 import { EnrolmentError } from './errors';
 import type { EndpointRateLimits } from './rate-limit';
 import { storedEndpoint } from './stored-endpoint';
@@ -62,8 +62,16 @@ export async function resolveEndpoint(
   const endpoint = services.endpoints.get(key);
   if (!endpoint) {
     const stored = await storedEndpoint(services.store, protocol, key, services.defaultProfile, now);
-    // Stored endpoints have no webhook (a URL and a secret are the options' to carry) and no budget.
-    if (stored) return { ...stored, challenge: null, label: key, challengeWebhook: null, requestsPerMinute: null };
+    if (stored) {
+      // A stored endpoint keeps no webhook URL or secret: `--challenge webhook` means the options' of the
+      // protocol (`est.challengeWebhook`, `scep.challengeWebhook`); none there refuses, logged (challenge-webhook.ts).
+      const { usesChallengeWebhook, ...settings } = stored;
+      const name = protocol === 'EST' ? 'est' : 'scep';
+      const challengeWebhook = usesChallengeWebhook
+        ? (services.endpoints.get('')?.challengeWebhook ?? unconfiguredChallengeWebhook(name))
+        : null;
+      return { ...settings, challenge: null, label: key, challengeWebhook };
+    }
     throw new EnrolmentError(404, `No ${protocol} endpoint is labelled ${JSON.stringify(key)}.`);
   }
   let ca: CaRecord;

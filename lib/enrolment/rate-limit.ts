@@ -12,6 +12,9 @@
  */
 import { EnrolmentError } from './errors';
 
+/** The largest budget an endpoint takes (options, `ca-admin`, migration 0027's check). */
+export const MAX_REQUESTS_PER_MINUTE = 1_000_000;
+
 interface Bucket {
   tokens: number;
   at: number;

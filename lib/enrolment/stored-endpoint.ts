@@ -17,6 +17,9 @@ export interface StoredEndpointResolution {
   validityDays: number | null;
   approval: boolean;
   names: EnrolmentNamePolicy | null;
+  /** Challenges neither static nor one-time go to the protocol's webhook of the options (endpoint.ts). */
+  usesChallengeWebhook: boolean;
+  requestsPerMinute: number | null;
 }
 
 /** The stored endpoint of `protocol` at `label` (its profile, else `defaultProfile`), or null when there is none or it is disabled; a CA that cannot sign is a 404. */
@@ -40,5 +43,7 @@ export async function storedEndpoint(
     validityDays: stored.validityDays,
     approval: stored.approval,
     names: stored.names,
+    usesChallengeWebhook: stored.challengeWebhook,
+    requestsPerMinute: stored.requestsPerMinute,
   };
 }

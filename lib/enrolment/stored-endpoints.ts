@@ -2,7 +2,8 @@
  * Managing the enrolment endpoints kept in the database (README "EST", "SCEP"; `ca-admin
  * create_enrolment_endpoint`, `list_enrolment_endpoints`, `edit_enrolment_endpoint`,
  * `delete_enrolment_endpoint`): every setting checked before anything is written, the static challenge
- * kept as its SHA-256 only. The options' endpoints win for their label (endpoint.ts), so a stored
+ * kept as its SHA-256 only, a challenge webhook only as "the options' webhook of the protocol" (no URL,
+ * no secret in the database). The options' endpoints win for their label (endpoint.ts), so a stored
  * endpoint with an option's label is kept but not used while the options name it.
  */
 import * as crypto from 'crypto';
@@ -19,6 +20,7 @@ import {
   type StoredEnrolmentEndpointPatch,
 } from '../ports';
 import { storedLabelProblem } from './endpoint-labels';
+import { MAX_REQUESTS_PER_MINUTE } from './rate-limit';
 
 /** What an operator sets (fields left out: the default on create, unchanged on edit). */
 export interface StoredEndpointSettings {
@@ -27,6 +29,10 @@ export interface StoredEndpointSettings {
   profile?: string | null;
   /** The static challenge's secret (SCEP); null: none. Kept only as its SHA-256. */
   challenge?: string | null;
+  /** Challenges neither static nor one-time go to the protocol's `challengeWebhook` of the router's options. */
+  challengeWebhook?: boolean;
+  /** At most this many enrolment requests a minute, per process (lib/enrolment/rate-limit.ts); null: no limit. */
+  requestsPerMinute?: number | null;
   approval?: boolean;
   /** null: any name. Its entries are checked by the caller (ca-admin: as a CA's ACME policy's). */
   names?: EnrolmentNamePolicy | null;
@@ -80,11 +86,20 @@ function checkedPatch(
       // EST authenticates its requests with a user or a client certificate (README "EST"): a challenge would never be read.
       throw new CaError(
         'invalid',
-        'EST endpoints take no challenge password: devices authenticate as a user (Basic) or with a certificate.',
+        'EST endpoints take no static challenge password: devices authenticate as a user (Basic) or with a certificate ' +
+          "(--challenge webhook asks the options' est.challengeWebhook).",
       );
     }
     if (s.challenge === '') throw new CaError('invalid', 'The challenge password must not be empty.');
     patch.challengeSha256 = s.challenge === null ? null : sha256Hex(s.challenge);
+  }
+  if (s.challengeWebhook !== undefined) patch.challengeWebhook = s.challengeWebhook;
+  if (s.requestsPerMinute !== undefined) {
+    const rate = s.requestsPerMinute;
+    if (rate !== null && (!Number.isInteger(rate) || rate < 1 || rate > MAX_REQUESTS_PER_MINUTE)) {
+      throw new CaError('invalid', `${rate}: the budget is a whole number of requests a minute, from 1 to ${MAX_REQUESTS_PER_MINUTE}.`);
+    }
+    patch.requestsPerMinute = rate;
   }
   if (s.approval !== undefined) patch.approval = s.approval;
   if (s.names !== undefined) patch.names = s.names;
@@ -118,6 +133,8 @@ export async function createStoredEndpoint(
       approval: patch.approval ?? false,
       names: patch.names ?? null,
       validityDays: patch.validityDays ?? null,
+      requestsPerMinute: patch.requestsPerMinute ?? null,
+      challengeWebhook: patch.challengeWebhook ?? false,
       enabled: patch.enabled ?? true,
     });
   } catch (e) {

@@ -5,9 +5,8 @@
  * one). `simpleenroll` and `serverkeygen` ask exactly this.
  */
 import type { Request, Response } from 'express';
-import { checkChallenge, useOnce } from '../enrolment/challenges';
+import { checkChallenge, type ChallengeUse } from '../enrolment/challenges';
 import type { ResolvedEndpoint } from '../enrolment/endpoint';
-import type { KeptWith } from '../enrolment/enrol';
 import type { ApiUser, CaRecord } from '../ports';
 import type { ParsedCsr } from '../x509/csr';
 import { X509Error } from '../x509/errors';
@@ -27,11 +26,20 @@ export async function enrollingUser(services: EstServices, req: Request, res: Re
 }
 
 /**
- * Where the endpoint has a challenge webhook: the CSR's challenge password accepted by it (else 403,
- * "missing or wrong"), and what goes with the certificate (a one-time challenge used up); elsewhere no challenge is asked.
+ * Whether `endpoint` asks for a challenge password in the CSR (what `csrattrs` advertises): where it
+ * has a challenge webhook, or a static challenge (which EST's options and stored endpoints do not give).
  */
-export async function estChallenge(services: EstServices, endpoint: ResolvedEndpoint, csr: ParsedCsr): Promise<KeptWith> {
-  if (endpoint.challengeWebhook === null) return {};
+export function asksChallenge(endpoint: ResolvedEndpoint): boolean {
+  return endpoint.challengeWebhook !== null || endpoint.challenge !== null || endpoint.challengeSha256 !== null;
+}
+
+/**
+ * Where the endpoint has a challenge webhook: the CSR's challenge password, a one-time one or one the
+ * webhook accepts (else 403, "missing or wrong"); elsewhere no challenge is asked (null). A one-time
+ * one is used up by `useOnce` with the certificate, or when the request is kept for approval.
+ */
+export async function estChallenge(services: EstServices, endpoint: ResolvedEndpoint, csr: ParsedCsr): Promise<ChallengeUse | null> {
+  if (!asksChallenge(endpoint)) return null;
   let given: string | undefined;
   try {
     given = challengePassword(csr.der);
@@ -40,6 +48,5 @@ export async function estChallenge(services: EstServices, endpoint: ResolvedEndp
     given = undefined; // not a DirectoryString: no challenge a webhook could judge
   }
   const webhook = { ports: services.challengeWebhooks, transactionId: null };
-  const use = await checkChallenge(services.store, 'est', endpoint, given, csr, new Date(), webhook);
-  return use.kind === 'one-time' ? { link: useOnce(use) } : {};
+  return checkChallenge(services.store, 'est', endpoint, given, csr, new Date(), webhook);
 }

@@ -36,6 +36,13 @@ export interface NewStoredEnrolmentEndpoint {
   names: EnrolmentNamePolicy | null;
   /** Validity of the certificates in days; null: the profile's or the CA's default. */
   validityDays: number | null;
+  /** At most this many enrolment requests a minute, per process (migration 0027); null: no limit. */
+  requestsPerMinute: number | null;
+  /**
+   * Challenges neither static nor one-time go to the challenge webhook of the router's options for
+   * the protocol (`est.challengeWebhook`, `scep.challengeWebhook`); its URL and secret are never kept here.
+   */
+  challengeWebhook: boolean;
   enabled: boolean;
 }
 

@@ -8,10 +8,10 @@
  * operator's reason once refused. Renewals (signed by the certificate being renewed) do not wait.
  */
 import { heldAnswer, holdForApproval, scepRequestKey, type HeldAnswer } from '../enrolment/approval';
-import { WRONG_CHALLENGE, type ChallengeUse } from '../enrolment/challenges';
+import { useOnce, type ChallengeUse } from '../enrolment/challenges';
 import type { ResolvedEndpoint } from '../enrolment/endpoint';
 import { EnrolmentError } from '../enrolment/errors';
-import { hasEnrolmentRequestStore, hasEnrolmentStore, type Actor, type Store } from '../ports';
+import { hasEnrolmentRequestStore, type Actor } from '../ports';
 import type { ParsedCertificate } from '../x509/certificate';
 import type { ParsedCsr } from '../x509/csr';
 import { readIssuerAndSubject, type PkiMessage } from '../x509/scep';
@@ -39,16 +39,6 @@ export async function repeatedPkcsReq(
   return answer && scepAnswer(answer);
 }
 
-/** The one-time challenge used up when the request is kept (none for a static one). */
-function useChallengeOnce(use: ChallengeUse): (tx: Store) => Promise<void> {
-  return async (tx) => {
-    if (use.kind !== 'one-time' || !hasEnrolmentStore(tx)) return;
-    if (!(await tx.enrolment.useEnrolmentChallenge(use.challenge.id, null, new Date()))) {
-      throw new EnrolmentError(403, WRONG_CHALLENGE, 'badRequest');
-    }
-  };
-}
-
 /** A new PKCSReq, its challenge `use` checked: kept waiting for an operator, PENDING. */
 export async function holdPkcsReq(
   services: ScepServices,
@@ -60,7 +50,7 @@ export async function holdPkcsReq(
   requester: Actor,
 ): Promise<HeldScepAnswer> {
   const key = keyOf(message, signer);
-  return scepAnswer(await holdForApproval(services, endpoint, csr, { protocol: 'scep', key, requester, link: useChallengeOnce(use) }));
+  return scepAnswer(await holdForApproval(services, endpoint, csr, { protocol: 'scep', key, requester, link: useOnce(use) }));
 }
 
 /** CertPoll: the request of this transaction and signer key, as it stands; FAILURE badCertId when there is none. */

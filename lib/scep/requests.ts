@@ -124,8 +124,7 @@ async function pkcsReq({ services, endpoint, message, content, csr, address }: R
   if (!signer.publicKey.der.equals(csr.publicKey.der)) {
     throw new EnrolmentError(400, 'The request must be signed with the key of its certificate request.', 'badRequest');
   }
-  const link = use.kind === 'one-time' ? useOnce(use) : undefined;
-  return enrol(services, endpoint, csr, deviceActor(endpoint, use, address), { link, answers });
+  return enrol(services, endpoint, csr, deviceActor(endpoint, use, address), { link: useOnce(use), answers });
 }
 
 async function renewalReq({ services, endpoint, message, csr, address }: Request, answers: EnrolmentTransactionKey) {

@@ -144,15 +144,28 @@ describe("a CA's page", () => {
       '7',
     ]);
     const secret = made.stdout.replace(/^challenge: /, '').trim();
-    await caAdmin(['create_enrolment_endpoint', 'est', 'admin-laptops', '--ca', ca.serial, '--allow', 'example.org', '--disable']);
+    await caAdmin([
+      'create_enrolment_endpoint',
+      'est',
+      'admin-laptops',
+      '--ca',
+      ca.serial,
+      '--allow',
+      'example.org',
+      '--disable',
+      '--challenge',
+      'webhook',
+      '--requests-per-minute',
+      '30',
+    ]);
     await caAdmin(['create_enrolment_endpoint', 'est', 'admin-root', '--ca', f.api.root.serial]);
     const page = (await agent.get(url).expect(200)).text;
     const table = page.slice(page.indexOf('<h2>Enrolment endpoints</h2>'));
     expect(table).toMatch(
-      /<td>SCEP<\/td>\s*<td class="mono">admin-phones<\/td>\s*<td>default<\/td>\s*<td>static<\/td>\s*<td>no<\/td>\s*<td>any<\/td>\s*<td>7 days<\/td>\s*<td>enabled<\/td>/,
+      /<td>SCEP<\/td>\s*<td class="mono">admin-phones<\/td>\s*<td>default<\/td>\s*<td>static<\/td>\s*<td>no<\/td>\s*<td>any<\/td>\s*<td>7 days<\/td>\s*<td>no limit<\/td>\s*<td>enabled<\/td>/,
     );
     expect(table).toMatch(
-      /<td>EST<\/td>\s*<td class="mono">admin-laptops<\/td>[\s\S]*?allow example\.org; deny \(none\)[\s\S]*?<td>disabled<\/td>/,
+      /<td>EST<\/td>\s*<td class="mono">admin-laptops<\/td>\s*<td>default<\/td>\s*<td>webhook<\/td>[\s\S]*?allow example\.org; deny \(none\)[\s\S]*?<td>30<\/td>\s*<td>disabled<\/td>/,
     );
     expect(page).not.toContain('admin-root');
     expect(page).not.toContain(secret);

@@ -63,8 +63,8 @@ describe.each(testDatabaseTargets())('ca-admin enrolment endpoints on $name', (t
     const listed = await f.cli(['list_enrolment_endpoints']);
     expect(listed.stdout).toBe(
       `est/laptops - CA Device CA (${caSerial}) - profile client - challenge none - approval yes - ` +
-        'names allow example.org, 10.0.0.0/8; deny bad.example.org; subject CN, O - validity 7 days - enabled\n' +
-        `scep/phones - CA Device CA (${caSerial}) - profile default - challenge static - approval no - names any - validity default - enabled\n`,
+        'names allow example.org, 10.0.0.0/8; deny bad.example.org; subject CN, O - validity 7 days - requests/min any - enabled\n' +
+        `scep/phones - CA Device CA (${caSerial}) - profile default - challenge static - approval no - names any - validity default - requests/min any - enabled\n`,
     );
     expect(listed.stdout).not.toContain(secret);
 
@@ -89,9 +89,9 @@ describe.each(testDatabaseTargets())('ca-admin enrolment endpoints on $name', (t
     expect((await f.cli(['edit_enrolment_endpoint', 'scep', 'phones', '--no-challenge', '--enable', '--any-name'])).code).toBe(0);
     expect((await f.cli(['list_enrolment_endpoints'])).stdout).toBe(
       `est/laptops - CA Device CA (${caSerial}) - profile client - challenge none - approval no - ` +
-        'names allow example.org, 10.0.0.0/8; deny worse.example.org; subject CN, O - validity default - enabled\n' +
+        'names allow example.org, 10.0.0.0/8; deny worse.example.org; subject CN, O - validity default - requests/min any - enabled\n' +
         `scep/phones - CA Other CA (${(await f.db.store.findCaByName('Other CA'))!.serial}) - profile default - challenge none - ` +
-        'approval no - names any - validity default - enabled\n',
+        'approval no - names any - validity default - requests/min any - enabled\n',
     );
 
     expect((await f.cli(['delete_enrolment_endpoint', 'est', 'laptops'])).stdout).toBe('Deleted enrolment endpoint est/laptops.\n');
@@ -107,6 +107,41 @@ describe.each(testDatabaseTargets())('ca-admin enrolment endpoints on $name', (t
     ]);
     expect(events[2].data.changed).toEqual(['ca', 'challenge', 'enabled']);
     expect(JSON.stringify(events)).not.toContain(stored[1].challenge_sha256 as string);
+  });
+
+  it('--requests-per-minute sets and --no-requests-per-minute clears the budget; --challenge webhook stores no URL or secret', async () => {
+    const made = await f.cli(['create_enrolment_endpoint', 'est', 'budget', '--ca', 'Device CA', '--requests-per-minute', '30']);
+    expect([made.code, made.stderr]).toEqual([0, '']);
+    const hooked = await f.cli(['create_enrolment_endpoint', 'scep', 'hooked', '--ca', 'Device CA', '--challenge', 'webhook']);
+    expect([hooked.code, hooked.stderr, hooked.stdout]).toEqual([0, '', 'Created enrolment endpoint scep/hooked.\n']);
+    expect((await rows()).map((r) => [r.label, r.requests_per_minute, r.challenge_webhook, r.challenge_sha256])).toEqual([
+      ['budget', 30, false, null],
+      ['hooked', null, true, null],
+    ]);
+    expect((await f.cli(['list_enrolment_endpoints'])).stdout).toBe(
+      `est/budget - CA Device CA (${caSerial}) - profile default - challenge none - approval no - names any - validity default - requests/min 30 - enabled\n` +
+        `scep/hooked - CA Device CA (${caSerial}) - profile default - challenge webhook - approval no - names any - validity default - requests/min any - enabled\n`,
+    );
+    // EST takes the webhook too (never a static challenge); a static challenge replaces the webhook and back.
+    expect((await f.cli(['edit_enrolment_endpoint', 'est', 'budget', '--challenge', 'webhook', '--no-requests-per-minute'])).code).toBe(0);
+    const generated = await f.cli([
+      'edit_enrolment_endpoint',
+      'scep',
+      'hooked',
+      '--challenge',
+      'generate',
+      '--requests-per-minute',
+      '1000000',
+    ]);
+    expect(generated.stdout).toMatch(/^challenge: [0-9a-f]{40}\n$/);
+    expect((await rows()).map((r) => [r.label, r.requests_per_minute, r.challenge_webhook, r.challenge_sha256 !== null])).toEqual([
+      ['budget', null, true, false],
+      ['hooked', 1000000, false, true],
+    ]);
+    expect((await f.cli(['edit_enrolment_endpoint', 'scep', 'hooked', '--challenge', 'webhook'])).code).toBe(0);
+    expect((await rows())[1]).toMatchObject({ challenge_webhook: true, challenge_sha256: null });
+    expect((await f.cli(['edit_enrolment_endpoint', 'scep', 'hooked', '--no-challenge'])).code).toBe(0);
+    expect((await rows())[1]).toMatchObject({ challenge_webhook: false, challenge_sha256: null });
   });
 
   it('refuses bad input with one line, writing nothing', async () => {
@@ -138,7 +173,24 @@ describe.each(testDatabaseTargets())('ca-admin enrolment endpoints on $name', (t
       [['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--validity', 'week'], /--validity: week is not an integer\./],
       [
         ['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--challenge', 'generate'],
-        /EST endpoints take no challenge password/,
+        /EST endpoints take no static challenge password/,
+      ],
+      [
+        ['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--requests-per-minute', '0'],
+        /0: the budget is a whole number of requests a minute, from 1 to 1000000\./,
+      ],
+      [
+        ['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--requests-per-minute', '1000001'],
+        /1000001: the budget is a whole number of requests a minute, from 1 to 1000000\./,
+      ],
+      [
+        ['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--requests-per-minute', 'lots'],
+        /--requests-per-minute: lots is not an integer\./,
+      ],
+      [['edit_enrolment_endpoint', 'est', 'taken', '--requests-per-minute', '-5'], /-5: the budget is a whole number/],
+      [
+        ['create_enrolment_endpoint', 'est', 'devices', '--ca', 'Device CA', '--challenge', 'hook'],
+        /Allowed choices are generate, prompt, webhook/,
       ],
       [
         ['create_enrolment_endpoint', 'est', 'taken', '--ca', 'Device CA'],

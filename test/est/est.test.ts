@@ -21,6 +21,7 @@ import { resolveProfiles } from '../../lib/ca/profiles';
 import { CHALLENGE_WEBHOOK_SECRET, challengeWebhookServer, type ChallengeWebhookServer } from '../helpers/challenge-webhook';
 import { csrOf } from '../helpers/scep-request';
 import { readCsr } from '../../lib/enrolment/enrol';
+import { createEnrolmentChallenge } from '../../lib/enrolment/challenges';
 import { namePolicyRefusal } from '../../lib/enrolment/name-policy';
 
 let f: ApiFixture;
@@ -59,6 +60,7 @@ beforeAll(async () => {
         limited: { ca: f.ca.serial, requestsPerMinute: 2 },
         policed: { ca: f.ca.serial, serverKeygen: true, names: POLICY },
         hooked: { ca: f.ca.serial, challengeWebhook: { url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET } },
+        heldHooked: { ca: f.ca.serial, approval: true, challengeWebhook: { url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET } },
       },
     },
   });
@@ -531,9 +533,37 @@ describe('serverkeygen (est.labels.devices.serverKeygen)', () => {
 });
 
 describe('the other operations', () => {
-  test('csrattrs: 204, nothing asked of the CSR', async () => {
-    const res = await request(app).get(`${EST}/csrattrs`);
-    expect(res.status).toBe(204);
+  test('csrattrs: 204 where no challenge is asked; where one is (a webhook: options, approval, stored), challengePassword', async () => {
+    expect((await request(app).get(`${EST}/csrattrs`)).status).toBe(204);
+    expect((await request(app).get(`${EST}/devices/csrattrs`)).status).toBe(204);
+    expect((await request(app).get(`${EST}/nowhere/csrattrs`)).status).toBe(404);
+    const caAdmin = cliRunner(f.store);
+    expect((await caAdmin(['create_enrolment_endpoint', 'est', 'attrs-hooked', '--ca', 'devices', '--challenge', 'webhook'])).code).toBe(0);
+    expect((await caAdmin(['create_enrolment_endpoint', 'est', 'attrs-plain', '--ca', 'devices'])).code).toBe(0);
+    try {
+      expect((await request(app).get(`${EST}/attrs-plain/csrattrs`)).status).toBe(204);
+      // attrs-hooked: est.challengeWebhook is not set here, so every challenge is refused; one is still asked for.
+      for (const label of ['hooked', 'heldHooked', 'attrs-hooked']) {
+        const res = await request(app).get(`${EST}/${label}/csrattrs`);
+        expect([res.status, res.headers['content-type'], res.headers['content-transfer-encoding']]).toEqual([
+          200,
+          'application/csrattrs',
+          'base64',
+        ]);
+        const parsed = execFileSync('openssl', ['asn1parse', '-inform', 'DER'], { input: Buffer.from(res.text, 'base64') }).toString();
+        expect(
+          parsed.split('\n').map((l) =>
+            l
+              .replace(/^\s*\d+:d=(\d).*?(cons|prim): */, '$1 $2 ')
+              .replace(/\s+/g, ' ')
+              .trim(),
+          ),
+        ).toEqual(['0 cons SEQUENCE', '1 prim OBJECT :challengePassword', '']);
+      }
+    } finally {
+      await caAdmin(['delete_enrolment_endpoint', 'est', 'attrs-hooked']);
+      await caAdmin(['delete_enrolment_endpoint', 'est', 'attrs-plain']);
+    }
   });
 
   test('simplereenroll without a TLS client certificate: 403 with the reason, nothing stored', async () => {
@@ -591,6 +621,79 @@ describe('endpoints kept in the database (ca-admin create_enrolment_endpoint)', 
     expect(optionNotAfter - Date.now()).toBeGreaterThan(30 * 86_400_000);
     expect(text(certsOf((await request(app).get(`${EST}/devices/cacerts`)).text)[0], '-subject')).toContain('CN = devices');
     await ok(['delete_enrolment_endpoint', 'est', 'devices']);
+  });
+
+  test('--requests-per-minute: over the budget, 429 with Retry-After and nothing issued; cleared, no limit', async () => {
+    const caAdmin = cliRunner(f.store);
+    expect(await caAdmin(['create_enrolment_endpoint', 'est', 'db-budget', '--ca', 'devices', '--requests-per-minute', '1'])).toMatchObject(
+      {
+        code: 0,
+        stderr: '',
+      },
+    );
+    const before = await certificateCount();
+    expect((await enroll(csrDer('budget1.example.org').toString('base64'), 'alice', 'db-budget')).status).toBe(200);
+    const over = await enroll(csrDer('budget2.example.org').toString('base64'), 'alice', 'db-budget');
+    expect([over.status, over.headers['retry-after']]).toEqual([429, expect.stringMatching(/^[1-9]\d*$/)]);
+    expect(over.text).toBe(`Too many requests at this EST endpoint: it takes 1 a minute. Try again in ${over.headers['retry-after']} s.\n`);
+    expect(await certificateCount()).toBe(before + 1);
+    expect((await caAdmin(['edit_enrolment_endpoint', 'est', 'db-budget', '--no-requests-per-minute'])).code).toBe(0);
+    expect((await enroll(csrDer('budget3.example.org').toString('base64'), 'alice', 'db-budget')).status).toBe(200);
+  });
+
+  test("--challenge webhook: the options' est.challengeWebhook decides; where the options have none, 403 and a warning", async () => {
+    const caAdmin = cliRunner(f.store);
+    expect(await caAdmin(['create_enrolment_endpoint', 'est', 'db-hooked', '--ca', 'devices', '--challenge', 'webhook'])).toMatchObject({
+      code: 0,
+    });
+    const warnings: unknown[] = [];
+    const logger = { info: () => undefined, warn: (...a: unknown[]) => void warnings.push(a), error: () => undefined, child: () => logger };
+    const common = { enableRestApi: true, store: f.store, keyBackends: { default: f.keyBackend }, logger };
+    const withHook = buildApp({ ...common, est: { enabled: true, challengeWebhook: { url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET } } });
+    const without = buildApp({ ...common, est: { enabled: true } });
+    const post = (a: typeof app, cn: string, challenge?: string) => {
+      const key = path.join(dir, `${cn}.key`);
+      execFileSync('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key], { stdio: 'pipe' });
+      return request(a)
+        .post(`${EST}/db-hooked/simpleenroll`)
+        .set(f.auth('alice'))
+        .set('Content-Type', 'application/pkcs10')
+        .send(csrOf(dir, key, cn, challenge).toString('base64'));
+    };
+    try {
+      const asked = hook.asked.length;
+      const yes = await post(withHook.app, 'db-hooked1.example.org', 'yes');
+      expect(yes.status).toBe(200);
+      expect(text(certsOf(yes.text)[0], '-issuer')).toContain('CN = devices');
+      expect(hook.asked.slice(asked).map((a) => [a.data.protocol, a.data.label, a.data.challenge])).toEqual([['est', 'db-hooked', 'yes']]);
+      const before = await certificateCount();
+      for (const challenge of ['no', undefined]) {
+        const res = await post(withHook.app, 'db-hooked2.example.org', challenge);
+        expect([res.status, res.text]).toEqual([403, 'The challenge password is missing or wrong.\n']);
+      }
+      expect(hook.asked.length).toBe(asked + 2); // `no` was asked; no challenge at all was not
+      expect(warnings).toHaveLength(1);
+
+      warnings.length = 0;
+      const none = await post(without.app, 'db-hooked3.example.org', 'yes');
+      expect([none.status, none.text]).toEqual([403, 'The challenge password is missing or wrong.\n']);
+      expect(hook.asked.length).toBe(asked + 2);
+      expect(await certificateCount()).toBe(before);
+      expect(warnings).toEqual([
+        [
+          'express-ca-api: the challenge webhook refused an enrolment',
+          {
+            protocol: 'est',
+            label: 'db-hooked',
+            url: '',
+            reason: "the endpoint uses the protocol's challenge webhook, but option `est.challengeWebhook` is not set",
+          },
+        ],
+      ]);
+    } finally {
+      await withHook.close();
+      await without.close();
+    }
   });
 });
 
@@ -709,6 +812,37 @@ describe('simplereenroll with the certificate a trusted proxy forwards (est.clie
       'The subject and subjectAltName of the request must be those of the certificate being renewed.\n',
     ]);
     expect(await certificateCount()).toBe(before + 1); // fwd5's own
+  });
+
+  test('at an endpoint kept in the database: its validity applies, its approval holds no renewal, its name policy refuses', async () => {
+    proxied.app.set('trust proxy', 'loopback');
+    const caAdmin = cliRunner(f.store);
+    const made = await caAdmin([
+      ...['create_enrolment_endpoint', 'est', 'db-renew', '--ca', f.ca.serial],
+      ...['--approval', '--validity', '7', '--allow', 'renew.example.org'],
+    ]);
+    expect(made.code).toBe(0);
+    const renew = (cn: string, pem: string) =>
+      request(proxied.app).post(`${EST}/db-renew/simplereenroll`).set(HEADER, escaped(pem)).send(csrDer(cn).toString('base64'));
+    try {
+      const res = await renew('a.renew.example.org', await issued('a.renew.example.org'));
+      expect(res.status).toBe(200);
+      const notAfter = new Date(text(certsOf(res.text)[0], '-enddate').trim().replace('notAfter=', '')).getTime();
+      expect(Math.abs(notAfter - (Date.now() + 7 * 86_400_000))).toBeLessThan(3 * 60_000);
+      expect(await f.db.knex(TABLES.enrolmentRequests).where({ label: 'db-renew' })).toEqual([]); // nothing waits
+
+      const outside = await issued('out.example.org');
+      const before = await certificateCount();
+      const refused = await renew('out.example.org', outside);
+      expect([refused.status, refused.text]).toEqual([
+        403,
+        "The endpoint's name policy refuses the request: the commonName out.example.org is not among the allowed names; DNS:out.example.org is not among the allowed names.\n",
+      ]);
+      expect(await certificateCount()).toBe(before);
+    } finally {
+      await caAdmin(['delete_enrolment_endpoint', 'est', 'db-renew']);
+      proxied.app.set('trust proxy', false);
+    }
   });
 
   test('serverkeygen counts HTTPS as a trusted proxy reports it (X-Forwarded-Proto: https, req.secure); an untrusted peer saying so is refused', async () => {
@@ -891,6 +1025,44 @@ describe('approval (est.labels.held.approval)', () => {
     await expect(approveEnrolmentRequest(services(), id, operator)).rejects.toThrow(`Enrolment request ${id} was refused already.`);
     expect(await certificateCount()).toBe(before);
     expect((await requests()).filter((r) => r.id === id)).toEqual([{ id, status: 'refused', certificate_serial: null }]);
+  });
+
+  test('a one-time challenge is used up when the request waits: its repetitions need it no more, no other request can use it', async () => {
+    const { secret, id: challengeId } = await createEnrolmentChallenge(f.store, {
+      protocol: 'est',
+      label: 'heldHooked',
+      subject: null,
+      san: null,
+      validityMs: 3_600_000,
+    });
+    const withChallenge = (cn: string) => {
+      const key = path.join(dir, `${cn}.key`);
+      execFileSync('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key], { stdio: 'pipe' });
+      return csrOf(dir, key, cn, secret);
+    };
+    const used = async () =>
+      ((await f.db.knex(TABLES.enrolmentChallenges).where({ id: challengeId }).first()) as { used: unknown }).used !== null;
+    const csr = withChallenge('held-once.example.org');
+    const asked = hook.asked.length;
+    const first = await enroll(csr.toString('base64'), 'alice', 'heldHooked');
+    expect(first.status).toBe(202);
+    const id = idOf(first);
+    expect(await used()).toBe(true); // used once, in the transaction that keeps the request
+    // The client's repetition (the same CSR, its challenge now used): the same request, still waiting.
+    const again = await enroll(csr.toString('base64'), 'alice', 'heldHooked');
+    expect([again.status, idOf(again)]).toEqual([202, id]);
+    // Another request with the same challenge: refused, nothing kept.
+    const count = (await requests()).length;
+    const other = await enroll(withChallenge('held-twice.example.org').toString('base64'), 'alice', 'heldHooked');
+    expect([other.status, other.text]).toEqual([403, 'The challenge password is missing or wrong.\n']);
+    expect((await requests()).length).toBe(count);
+    expect(hook.asked.length).toBe(asked); // a one-time challenge, used or not, is never the webhook's to decide
+    // Approved: the repetition gets the certificate.
+    const before = await certificateCount();
+    await approveEnrolmentRequest(services(), id, operator);
+    const done = await enroll(csr.toString('base64'), 'alice', 'heldHooked');
+    expect([done.status, certsOf(done.text).length]).toEqual([200, 1]);
+    expect(await certificateCount()).toBe(before + 1);
   });
 
   test('the label without approval still answers at once; a body that is no CSR is refused (400) before anything waits', async () => {

@@ -243,13 +243,16 @@ describe('PKCSReq', () => {
   });
 });
 
+/** A PKIOperation at `label` whose message cannot be read: counted against the budget, then 400. */
+const unreadableOperation = (label: string) =>
+  request(built.app)
+    .post(`${SCEP}/${label}?operation=PKIOperation`)
+    .set('Content-Type', 'application/octet-stream')
+    .send(Buffer.from('garbage'));
+
 describe('requestsPerMinute (scep.labels.limited)', () => {
   test('PKIOperations over the budget: HTTP 429 with Retry-After before the message is read; GetCACaps is not counted', async () => {
-    const operation = () =>
-      request(built.app)
-        .post(`${SCEP}/limited?operation=PKIOperation`)
-        .set('Content-Type', 'application/octet-stream')
-        .send(Buffer.from('garbage'));
+    const operation = () => unreadableOperation('limited');
     expect((await operation()).status).toBe(400); // counted, then refused as unreadable
     expect((await request(built.app).get(`${SCEP}/limited?operation=GetCACaps`)).status).toBe(200);
     const over = await operation();
@@ -466,6 +469,69 @@ describe('endpoints kept in the database (ca-admin create_enrolment_endpoint)', 
     const disabled = await request(built.app).get(`${SCEP}/fleet?operation=GetCACaps`);
     expect(disabled.status).toBe(404);
   });
+
+  test('--requests-per-minute: over the budget, HTTP 429 with Retry-After before the message is read', async () => {
+    const caAdmin = cliRunner(f.store);
+    const made = await caAdmin(['create_enrolment_endpoint', 'scep', 'budget', '--ca', 'rsa devices', '--requests-per-minute', '1']);
+    expect(made).toMatchObject({ code: 0, stderr: '' });
+    const operation = () => unreadableOperation('budget');
+    expect((await operation()).status).toBe(400); // counted, then refused as unreadable
+    const over = await operation();
+    expect([over.status, Number(over.headers['retry-after']) >= 1]).toEqual([429, true]);
+    expect(over.text).toContain('Too many requests at this SCEP endpoint: it takes 1 a minute.');
+    // Cleared: no budget from the next request on.
+    expect((await caAdmin(['edit_enrolment_endpoint', 'scep', 'budget', '--no-requests-per-minute'])).code).toBe(0);
+    expect((await operation()).status).toBe(400);
+  });
+
+  test("--challenge webhook: the options' scep.challengeWebhook decides; where the options have none, refused and logged", async () => {
+    const caAdmin = cliRunner(f.store);
+    expect(
+      await caAdmin(['create_enrolment_endpoint', 'scep', 'db-hooked', '--ca', 'rsa devices', '--challenge', 'webhook']),
+    ).toMatchObject({
+      code: 0,
+    });
+    const withHook = buildApp({
+      enableRestApi: true,
+      store: f.store,
+      keyBackends: { default: f.keyBackend },
+      scep: { enabled: true, ca: 'rsa devices', challengeWebhook: { url: hook.url, secret: CHALLENGE_WEBHOOK_SECRET, timeoutMs: 500 } },
+      logger,
+    });
+    try {
+      const device = makeDevice(dir, 'db-hooked');
+      const asked = hook.asked.length;
+      const seen = await post(enrolment(device, 'db-hooked.example.org', 'yes-db'), device, '/db-hooked', withHook.app);
+      expect(seen.status).toBe('0');
+      expect(hook.asked.slice(asked).map((a) => [a.data.label, a.data.challenge])).toEqual([['db-hooked', 'yes-db']]);
+      const before = await certificateCount();
+      const refused = await post(enrolment(device, 'db-hooked.example.org', 'no'), device, '/db-hooked', withHook.app);
+      expect(refused).toMatchObject({ status: '2', failInfo: '2', failInfoText: 'The challenge password is missing or wrong.' });
+      expect(await certificateCount()).toBe(before);
+
+      // The router of this suite has no scep.challengeWebhook: nobody is asked, nothing is issued, the operator is told why.
+      warnings.length = 0;
+      const other = makeDevice(dir, 'db-hooked-none');
+      const none = await post(enrolment(other, 'db-hooked-none.example.org', 'yes-none'), other, '/db-hooked');
+      expect(none).toMatchObject({ status: '2', failInfo: '2', failInfoText: 'The challenge password is missing or wrong.' });
+      expect(hook.asked.length).toBe(asked + 2);
+      expect(await certificateCount()).toBe(before);
+      expect(warnings).toEqual([
+        {
+          message: 'express-ca-api: the challenge webhook refused an enrolment',
+          fields: {
+            protocol: 'scep',
+            label: 'db-hooked',
+            url: '',
+            reason: "the endpoint uses the protocol's challenge webhook, but option `scep.challengeWebhook` is not set",
+          },
+        },
+      ]);
+      expect(JSON.stringify(warnings)).not.toContain('yes-none');
+    } finally {
+      await withHook.close();
+    }
+  });
 });
 
 describe('a repeated transaction (a lost answer, micromdm re-sending its PKCSReq)', () => {
@@ -544,6 +610,30 @@ describe('RenewalReq and GetCert', () => {
     expect(seen).toMatchObject({ status: '2', failInfo: '2', certificates: [] });
     expect(seen.failInfoText).toMatch(/^The endpoint's name policy refuses the request: the commonName renew\.example\.org is not among/);
     expect(await certificateCount()).toBe(before);
+  });
+
+  test('at an endpoint kept in the database: its validity applies, its approval holds no renewal, its name policy refuses', async () => {
+    const caAdmin = cliRunner(f.store);
+    const made = await caAdmin([
+      ...['create_enrolment_endpoint', 'scep', 'db-renew', '--ca', 'rsa devices', '--challenge', 'generate'],
+      ...['--approval', '--validity', '7', '--allow', 'renew.example.org'],
+    ]);
+    expect(made.code).toBe(0);
+    const seen = await post(renewal(issued, 'renew.example.org'), issued, '/db-renew');
+    expect(seen).toMatchObject({ status: '0', failInfo: null });
+    const notAfter = execFileSync('openssl', ['x509', '-noout', '-enddate'], { input: seen.certificates[0] }).toString().trim().slice(9);
+    expect(Math.abs(new Date(notAfter).getTime() - (Date.now() + 7 * 86_400_000))).toBeLessThan(3 * 60_000);
+    expect(await f.db.knex(TABLES.enrolmentRequests).where({ label: 'db-renew' })).toEqual([]); // nothing waits
+
+    expect((await caAdmin(['edit_enrolment_endpoint', 'scep', 'db-renew', '--allow', 'elsewhere.example.org'])).code).toBe(0);
+    const before = await certificateCount();
+    const refused = await post(renewal(issued, 'renew.example.org'), issued, '/db-renew');
+    expect(refused).toMatchObject({ status: '2', failInfo: '2', certificates: [] });
+    expect(refused.failInfoText).toMatch(
+      /^The endpoint's name policy refuses the request: the commonName renew\.example\.org is not among/,
+    );
+    expect(await certificateCount()).toBe(before);
+    await caAdmin(['delete_enrolment_endpoint', 'scep', 'db-renew']);
   });
 
   test('GetCert answers the certificate by issuer and serial; an unknown serial is badCertId; CertPoll finds nothing pending', async () => {

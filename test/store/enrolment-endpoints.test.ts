@@ -1,5 +1,5 @@
 /**
- * The enrolment endpoints kept in the database (`store.enrolmentEndpoints`, migration 0026), on every
+ * The enrolment endpoints kept in the database (`store.enrolmentEndpoints`, migrations 0026 and 0027), on every
  * test database target: round trip, one per protocol and label, the checks of the table, and the
  * events that name the operator.
  */
@@ -44,6 +44,8 @@ describe.each(testDatabaseTargets())('enrolment endpoints on $name', (target) =>
     approval: false,
     names: null,
     validityDays: null,
+    requestsPerMinute: null,
+    challengeWebhook: false,
     enabled: true,
     ...o,
   });
@@ -59,6 +61,8 @@ describe.each(testDatabaseTargets())('enrolment endpoints on $name', (target) =>
       approval: true,
       names: { allow: ['example.org'], deny: ['bad.example.org'], subjectAttributes: ['CN', 'O'] },
       validityDays: 7,
+      requestsPerMinute: 120,
+      challengeWebhook: true,
     });
     const made = await endpoints(store).createEnrolmentEndpoint(full);
     expect(made).toEqual({ ...full, id: expect.any(Number), created: expect.any(Date), updated: expect.any(Date) });
@@ -67,13 +71,16 @@ describe.each(testDatabaseTargets())('enrolment endpoints on $name', (target) =>
     await endpoints(store).createEnrolmentEndpoint(endpoint(ca.id, { label: 'phones' }));
     expect((await endpoints(store).listEnrolmentEndpoints()).map((e) => `${e.protocol}/${e.label}`)).toEqual(['EST/phones', 'SCEP/phones']);
 
-    const edited = await endpoints(store).updateEnrolmentEndpoint('SCEP', 'phones', {
+    const changes = {
       caId: other.id,
       enabled: false,
       names: null,
       challengeSha256: null,
-    });
-    expect(edited).toEqual({ ...made, caId: other.id, enabled: false, names: null, challengeSha256: null, updated: expect.any(Date) });
+      requestsPerMinute: null,
+      challengeWebhook: false,
+    };
+    const edited = await endpoints(store).updateEnrolmentEndpoint('SCEP', 'phones', changes);
+    expect(edited).toEqual({ ...made, ...changes, updated: expect.any(Date) });
     expect(edited!.updated.getTime()).toBeGreaterThanOrEqual(made.updated.getTime());
     expect(await endpoints(store).updateEnrolmentEndpoint('SCEP', 'nothing', { enabled: false })).toBeNull();
     expect(await endpoints(store).deleteEnrolmentEndpoint('SCEP', 'phones')).toBe(true);
@@ -90,6 +97,8 @@ describe.each(testDatabaseTargets())('enrolment endpoints on $name', (target) =>
     await expect(endpoints(store).createEnrolmentEndpoint(endpoint(ca.id, { label: '' }))).rejects.toThrow();
     await expect(endpoints(store).createEnrolmentEndpoint(endpoint(ca.id, { label: 'x', validityDays: 0 }))).rejects.toThrow();
     await expect(endpoints(store).createEnrolmentEndpoint(endpoint(ca.id, { label: 'x', protocol: 'CMP' as 'EST' }))).rejects.toThrow();
+    await expect(endpoints(store).createEnrolmentEndpoint(endpoint(ca.id, { label: 'x', requestsPerMinute: 0 }))).rejects.toThrow();
+    await expect(endpoints(store).createEnrolmentEndpoint(endpoint(ca.id, { label: 'x', requestsPerMinute: 1_000_001 }))).rejects.toThrow();
     await expect(endpoints(store).createEnrolmentEndpoint(endpoint(ca.id + 1000, { label: 'x' }))).rejects.toThrow();
     expect(await endpoints(store).listEnrolmentEndpoints()).toHaveLength(1);
   });
@@ -101,11 +110,13 @@ describe.each(testDatabaseTargets())('enrolment endpoints on $name', (target) =>
     const scoped = actingAs(store, operator);
     await endpoints(scoped).createEnrolmentEndpoint(endpoint(ca.id, { challengeSha256: 'cd'.repeat(32), validityDays: 30 }));
     await endpoints(scoped).updateEnrolmentEndpoint('EST', 'devices', { enabled: false, validityDays: 7, approval: false });
+    await endpoints(scoped).updateEnrolmentEndpoint('EST', 'devices', { requestsPerMinute: 60, challengeWebhook: true });
     await endpoints(scoped).updateEnrolmentEndpoint('EST', 'devices', { approval: false }); // no change: no event
     await endpoints(scoped).deleteEnrolmentEndpoint('EST', 'devices');
     const events = (await store.eventsSince(before)).filter((e) => e.type.startsWith('enrolment.endpoint.'));
     expect(events.map((e) => [e.type, e.actor.type, e.actor.name, e.caSerial])).toEqual([
       ['enrolment.endpoint.created', 'operator', 'root', ca.serial],
+      ['enrolment.endpoint.updated', 'operator', 'root', ca.serial],
       ['enrolment.endpoint.updated', 'operator', 'root', ca.serial],
       ['enrolment.endpoint.deleted', 'operator', 'root', ca.serial],
     ]);
@@ -118,8 +129,11 @@ describe.each(testDatabaseTargets())('enrolment endpoints on $name', (target) =>
       names: null,
       validity_days: 30,
       enabled: true,
+      requests_per_minute: null,
+      challenge_webhook: false,
     });
     expect(events[1].data).toEqual({ protocol: 'EST', label: 'devices', changed: ['validity_days', 'enabled'] });
+    expect(events[2].data).toEqual({ protocol: 'EST', label: 'devices', changed: ['requests_per_minute', 'challenge_webhook'] });
     expect(JSON.stringify(events)).not.toContain('cd'.repeat(32));
   });
 });

@@ -68,6 +68,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0024_acme_policy_events',
         '0025_enrolment_requests',
         '0026_enrolment_endpoints',
+        '0027_enrolment_endpoint_budget_webhook',
       ]);
     });
   });

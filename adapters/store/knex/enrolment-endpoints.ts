@@ -1,6 +1,6 @@
 /**
  * `EnrolmentEndpointStore` (lib/ports/enrolment-endpoints.ts) as `store.enrolmentEndpoints`: the
- * enrolment endpoints of `ca_api_enrolment_endpoints` (migration 0026), on the store's connection or
+ * enrolment endpoints of `ca_api_enrolment_endpoints` (migrations 0026, 0027), on the store's connection or
  * transaction. Writes name this store's actor in their events (the triggers of migration 0026).
  */
 import type { Knex } from 'knex';
@@ -27,6 +27,8 @@ interface Row {
   approval: boolean;
   names: unknown;
   validity_days: unknown;
+  requests_per_minute: unknown;
+  challenge_webhook: boolean;
   enabled: boolean;
   created: unknown;
   updated: unknown;
@@ -43,6 +45,8 @@ function record(row: Row): StoredEnrolmentEndpoint {
     approval: row.approval,
     names: fromNullableJson(row.names),
     validityDays: toNullableNumber(row.validity_days),
+    requestsPerMinute: toNullableNumber(row.requests_per_minute),
+    challengeWebhook: row.challenge_webhook,
     enabled: row.enabled,
     created: toDate(row.created),
     updated: toDate(row.updated),
@@ -58,6 +62,8 @@ function columns(e: StoredEnrolmentEndpointPatch): Record<string, unknown> {
   if (e.approval !== undefined) out.approval = e.approval;
   if (e.names !== undefined) out.names = toNullableJson(e.names);
   if (e.validityDays !== undefined) out.validity_days = e.validityDays;
+  if (e.requestsPerMinute !== undefined) out.requests_per_minute = e.requestsPerMinute;
+  if (e.challengeWebhook !== undefined) out.challenge_webhook = e.challengeWebhook;
   if (e.enabled !== undefined) out.enabled = e.enabled;
   return out;
 }

@@ -30,8 +30,10 @@ interface Flags {
   ca?: string;
   profile?: string;
   defaultProfile?: boolean;
-  /** `generate`, `prompt`; false: `--no-challenge`. */
+  /** `generate`, `prompt`, `webhook`; false: `--no-challenge`. */
   challenge?: string | false;
+  /** false: `--no-requests-per-minute`. */
+  requestsPerMinute?: string | false;
   approval?: boolean;
   allow?: string[];
   deny?: string[];
@@ -52,9 +54,14 @@ function settingOptions(): Option[] {
     new Option('--profile <profile>', "profile of the certificates (default: the router's default profile)"),
     new Option(
       '--challenge <how>',
-      'a static challenge password that SCEP requests may carry: generate (printed once) or prompt (typed, or piped on standard input); ' +
-        'kept only as its SHA-256',
-    ).choices(['generate', 'prompt']),
+      'a static challenge password that SCEP requests may carry: generate (printed once) or prompt (typed, or piped on standard input), ' +
+        "kept only as its SHA-256; or webhook: challenges go to the challenge webhook of the server's options for the protocol " +
+        '(est.challengeWebhook, scep.challengeWebhook); one-time challenges work with each',
+    ).choices(['generate', 'prompt', 'webhook']),
+    new Option(
+      '--requests-per-minute <n>',
+      'at most this many enrolment requests a minute, per server process; more get 429 (1 to 1000000)',
+    ),
     new Option(
       '--allow <name>',
       'issue only for names under this DNS suffix or in this IP network (repeatable; replaces the allow list)',
@@ -122,14 +129,18 @@ async function settingsOf(
   if (o.defaultValidity) settings.validityDays = null;
   const enabled = flagPair({ enable: o.enable, disable: o.disable }, 'enable', 'disable');
   if (enabled !== undefined) settings.enabled = enabled;
+  if (o.requestsPerMinute === false) settings.requestsPerMinute = null;
+  else if (o.requestsPerMinute !== undefined) settings.requestsPerMinute = intOption(o.requestsPerMinute, '--requests-per-minute');
+  // One kind of challenge per endpoint (one-time challenges work with each): a static one, or the webhook.
+  if (o.challenge !== undefined) settings.challengeWebhook = o.challenge === 'webhook';
   let generated: string | null = null;
-  if (o.challenge === false) settings.challenge = null;
+  if (o.challenge === false || o.challenge === 'webhook') settings.challenge = null;
   else if (o.challenge === 'generate') settings.challenge = generated = generateChallenge();
   else if (o.challenge === 'prompt') settings.challenge = await promptPassword(ctx.io.stdin, ctx.io.stderr, { option: null });
   return { settings, generated };
 }
 
-/** `est/devices - CA Device CA (4A:…) - profile client - challenge static - approval no - names any - validity default - enabled` */
+/** `est/devices - CA Device CA (4A:…) - profile client - challenge static - approval no - names any - validity default - requests/min any - enabled` */
 function endpointLine(e: StoredEnrolmentEndpoint, cas: ReadonlyMap<number, CaRecord>): string {
   const ca = cas.get(e.caId);
   const names = e.names
@@ -143,10 +154,11 @@ function endpointLine(e: StoredEnrolmentEndpoint, cas: ReadonlyMap<number, CaRec
     endpointName(e.protocol, e.label),
     `CA ${ca ? `${ca.name} (${ca.serial})` : e.caId}`,
     `profile ${e.profile ?? 'default'}`,
-    `challenge ${e.challengeSha256 ? 'static' : 'none'}`,
+    `challenge ${e.challengeWebhook ? 'webhook' : e.challengeSha256 ? 'static' : 'none'}`,
     `approval ${e.approval ? 'yes' : 'no'}`,
     `names ${names}`,
     `validity ${e.validityDays === null ? 'default' : `${e.validityDays} days`}`,
+    `requests/min ${e.requestsPerMinute ?? 'any'}`,
     e.enabled ? 'enabled' : 'disabled',
   ].join(' - ');
 }
@@ -158,8 +170,8 @@ export function registerEnrolmentEndpointCommands(program: Command, run: Action)
   const create = program
     .command('create_enrolment_endpoint')
     .description(
-      'Add an enrolment endpoint kept in the database: the CA, profile, static challenge (SCEP), name policy and validity of ' +
-        "the certificates a label enrols. An endpoint of the server's options with the same label wins. " +
+      'Add an enrolment endpoint kept in the database: the CA, profile, challenge (static for SCEP, or the webhook of the options), ' +
+        "request budget, name policy and validity of the certificates a label enrols. An endpoint of the server's options with the same label wins. " +
         'With --challenge generate, prints the challenge once (and nothing else).',
     )
     .argument('<protocol>', PROTOCOL_HELP)
@@ -207,7 +219,8 @@ export function registerEnrolmentEndpointCommands(program: Command, run: Action)
   for (const option of settingOptions()) edit.addOption(option);
   edit
     .option('--default-profile', "use the router's default profile")
-    .option('--no-challenge', 'remove the static challenge (one-time challenges only)')
+    .option('--no-challenge', 'remove the static challenge or the webhook (one-time challenges only)')
+    .option('--no-requests-per-minute', 'remove the budget: no limit')
     .option('--approval', 'requests wait for an operator')
     .option('--no-approval', 'requests are answered at once')
     .option('--any-name', 'remove the name policy (any name)')

@@ -12,6 +12,7 @@
  * this server does not offer (400, as §4.4.1.1 lets a server reject it).
  */
 import { apiUserActor } from '../../ca/actors';
+import { useOnce } from '../../enrolment/challenges';
 import { enrol, readCsr } from '../../enrolment/enrol';
 import { EnrolmentError } from '../../enrolment/errors';
 import { readRawBody } from '../../http/body';
@@ -48,7 +49,7 @@ export const serverkeygen: EstHandler = async ({ req, res, params, services }) =
     );
   }
   // The device's own request is what its challenge password came in.
-  const kept = await estChallenge(services, endpoint, csr);
+  const use = await estChallenge(services, endpoint, csr);
   let privateKey;
   let serverCsr;
   try {
@@ -58,6 +59,6 @@ export const serverkeygen: EstHandler = async ({ req, res, params, services }) =
     if (e instanceof X509Error) throw new EnrolmentError(400, `The server cannot make a key for this request: ${e.message}`);
     throw e;
   }
-  const certificate = await enrol(services, endpoint, serverCsr, apiUserActor(user, req.ip ?? null, 'est'), kept);
+  const certificate = await enrol(services, endpoint, serverCsr, apiUserActor(user, req.ip ?? null, 'est'), { link: useOnce(use) });
   sendKeyAndCertificate(res, exportPrivateKey(privateKey), certificate.der);
 };

@@ -9,6 +9,7 @@ import { readRawBody } from '../../http/body';
 import { apiUserActor } from '../../ca/actors';
 import { enrollingEndpoint } from '../endpoint';
 import { enrollingUser, estChallenge } from '../enroller';
+import { useOnce } from '../../enrolment/challenges';
 import { enrol, readCsr } from '../../enrolment/enrol';
 import { decodeBase64Body, sendCertificate } from '../framing';
 import type { EstHandler } from '../route-types';
@@ -19,10 +20,10 @@ export const simpleenroll: EstHandler = async ({ req, res, params, services }) =
   const user = await enrollingUser(services, req, res, endpoint.ca);
   const csrDer = decodeBase64Body(await readRawBody(req, services.bodyLimit), 'certificate request');
   const csr = await readCsr(csrDer, services.verifier);
-  const kept = await estChallenge(services, endpoint, csr);
   const requester = apiUserActor(user, req.ip ?? null, 'est');
-  // An endpoint with `approval`: the request waits for an operator (lib/est/approval.ts).
+  // An endpoint with `approval`: the request waits for an operator, its challenge checked once (lib/est/approval.ts).
   if (endpoint.approval) return enrolAfterApproval(services, res, endpoint, user, csr, requester);
-  const certificate = await enrol(services, endpoint, csr, requester, kept);
+  const use = await estChallenge(services, endpoint, csr);
+  const certificate = await enrol(services, endpoint, csr, requester, { link: useOnce(use) });
   sendCertificate(res, certificate.der);
 };

@@ -15,7 +15,7 @@ import type { Knex } from 'knex';
 const TABLE = 'ca_api_enrolment_endpoints';
 
 /** Column → the field name `data.changed` uses for it. */
-const FIELDS: readonly [string, string][] = [
+export const FIELDS: readonly [string, string][] = [
   ['ca_id', 'ca'],
   ['profile', 'profile'],
   ['challenge_sha256', 'challenge'],
@@ -24,6 +24,41 @@ const FIELDS: readonly [string, string][] = [
   ['validity_days', 'validity_days'],
   ['enabled', 'enabled'],
 ];
+
+/**
+ * The trigger function: `fields` are compared for `.updated`; `created` adds `json_build_object`
+ * arguments to `.created`'s data (migration 0027 gives it the columns it adds).
+ */
+export function eventFunction(fields: readonly [string, string][], created: string): string {
+  const changed = fields
+    .map(([column, field]) => {
+      const cast = column === 'names' ? '::text' : '';
+      return `IF NEW.${column}${cast} IS DISTINCT FROM OLD.${column}${cast} THEN changed := changed || '${field}'::text; END IF;`;
+    })
+    .join('\n      ');
+  return `
+    CREATE OR REPLACE FUNCTION ca_api_event_enrolment_endpoint() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      changed text[] := '{}';
+    BEGIN
+      IF TG_OP = 'DELETE' THEN
+        PERFORM ca_api_event('enrolment.endpoint.deleted', ca_api_event_actor(NULL), OLD.ca_id, NULL,
+          json_build_object('protocol', OLD.protocol, 'label', OLD.label));
+      ELSIF TG_OP = 'INSERT' THEN
+        PERFORM ca_api_event('enrolment.endpoint.created', ca_api_event_actor(NULL), NEW.ca_id, NULL,
+          json_build_object('protocol', NEW.protocol, 'label', NEW.label, 'profile', NEW.profile,
+            'challenge', NEW.challenge_sha256 IS NOT NULL, 'approval', NEW.approval, 'names', NEW.names,
+            'validity_days', NEW.validity_days, 'enabled', NEW.enabled${created}));
+      ELSE
+      ${changed}
+        IF cardinality(changed) > 0 THEN
+          PERFORM ca_api_event('enrolment.endpoint.updated', ca_api_event_actor(NULL), NEW.ca_id, NULL,
+            json_build_object('protocol', NEW.protocol, 'label', NEW.label, 'changed', changed));
+        END IF;
+      END IF;
+      RETURN NULL;
+    END $$`;
+}
 
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable(TABLE, (t) => {
@@ -46,32 +81,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`ALTER TABLE ${TABLE} ADD CONSTRAINT ${TABLE}_protocol_check CHECK (protocol IN ('EST', 'SCEP'))`);
   await knex.raw(`ALTER TABLE ${TABLE} ADD CONSTRAINT ${TABLE}_label_check CHECK (label <> '')`);
   await knex.raw(`ALTER TABLE ${TABLE} ADD CONSTRAINT ${TABLE}_validity_check CHECK (validity_days IS NULL OR validity_days > 0)`);
-  const changed = FIELDS.map(
-    ([column, field]) =>
-      `IF NEW.${column}${column === 'names' ? '::text' : ''} IS DISTINCT FROM OLD.${column}${column === 'names' ? '::text' : ''} THEN changed := changed || '${field}'::text; END IF;`,
-  ).join('\n      ');
-  await knex.raw(`
-    CREATE FUNCTION ca_api_event_enrolment_endpoint() RETURNS trigger LANGUAGE plpgsql AS $$
-    DECLARE
-      changed text[] := '{}';
-    BEGIN
-      IF TG_OP = 'DELETE' THEN
-        PERFORM ca_api_event('enrolment.endpoint.deleted', ca_api_event_actor(NULL), OLD.ca_id, NULL,
-          json_build_object('protocol', OLD.protocol, 'label', OLD.label));
-      ELSIF TG_OP = 'INSERT' THEN
-        PERFORM ca_api_event('enrolment.endpoint.created', ca_api_event_actor(NULL), NEW.ca_id, NULL,
-          json_build_object('protocol', NEW.protocol, 'label', NEW.label, 'profile', NEW.profile,
-            'challenge', NEW.challenge_sha256 IS NOT NULL, 'approval', NEW.approval, 'names', NEW.names,
-            'validity_days', NEW.validity_days, 'enabled', NEW.enabled));
-      ELSE
-      ${changed}
-        IF cardinality(changed) > 0 THEN
-          PERFORM ca_api_event('enrolment.endpoint.updated', ca_api_event_actor(NULL), NEW.ca_id, NULL,
-            json_build_object('protocol', NEW.protocol, 'label', NEW.label, 'changed', changed));
-        END IF;
-      END IF;
-      RETURN NULL;
-    END $$`);
+  await knex.raw(eventFunction(FIELDS, ''));
   await knex.raw(`
     CREATE CONSTRAINT TRIGGER ca_api_event_enrolment_endpoint AFTER INSERT OR UPDATE OR DELETE ON ${TABLE}
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ca_api_event_enrolment_endpoint()`);

@@ -32,6 +32,7 @@ import * as m0023 from './0023_admin_step_up';
 import * as m0024 from './0024_acme_policy_events';
 import * as m0025 from './0025_enrolment_requests';
 import * as m0026 from './0026_enrolment_endpoints';
+import * as m0027 from './0027_enrolment_endpoint_budget_webhook';
 
 /** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -61,6 +62,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0024_acme_policy_events', m0024],
   ['0025_enrolment_requests', m0025],
   ['0026_enrolment_endpoints', m0026],
+  ['0027_enrolment_endpoint_budget_webhook', m0027],
 ];
 
 /** Table in which knex records applied migrations; prefixed so it cannot clash with a host's own. */
