@@ -17,6 +17,7 @@ import { issueFromRequest } from '../helpers/issue';
 import { TEST_KEK } from '../cli/helpers';
 import { openssl, opensslCsr, opensslVerify, tmpDir } from '../cli/openssl';
 import * as bcrypt from 'bcryptjs';
+import { selfSignedP256 } from '../helpers/openssl-args';
 
 let db: TestDatabase;
 let dir: string;
@@ -199,25 +200,15 @@ describe('issueFromRequest', () => {
     expect(keyless).toBeInstanceOf(CaError);
     const other = tmpDir();
     const certPem = path.join(other, 'ca.pem');
-    openssl([
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      path.join(other, 'k'),
-      '-out',
-      certPem,
-      '-days',
-      '30',
-      '-subj',
-      '/CN=keyless',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-    ]);
+    openssl(
+      selfSignedP256({
+        keyOut: path.join(other, 'k'),
+        out: certPem,
+        subject: '/CN=keyless',
+        days: 30,
+        extensions: ['basicConstraints=critical,CA:TRUE'],
+      }),
+    );
     const ca = await importCa({ store: db.store, keyBackends, name: 'keyless', certificate: fs.readFileSync(certPem), key: null });
     const request = prepareSignRequest(
       { csr: csrPem, subject, notAfter: new Date(Date.now() + 86_400_000).toISOString() },

@@ -8,6 +8,7 @@ import { cliRunner } from './helpers';
 import { openssl, opensslCsr, opensslVerify, tmpDir } from './openssl';
 import type { CertificateRecord } from '../../lib/ports';
 import { serialToColons } from '../../lib/x509/serial-format';
+import { selfSignedP256 } from '../helpers/openssl-args';
 
 describe.each(testDatabaseTargets())('certificate commands on $name', (target) => {
   let db: TestDatabase;
@@ -197,23 +198,7 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
     it('imported certificates cannot be resigned', async () => {
       const key = path.join(dir, 'imp.key');
       const pem = path.join(dir, 'imp.pem');
-      openssl([
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-keyout',
-        key,
-        '-out',
-        pem,
-        '-days',
-        '5',
-        '-subj',
-        '/CN=imported.example.com',
-      ]);
+      openssl(selfSignedP256({ keyOut: key, out: pem, subject: '/CN=imported.example.com', days: 5 }));
       await cli(['import_cert', '--ca', 'Root', pem]);
       const r = await cli(['resign_cert', 'imported.example.com']);
       expect(r.code).not.toBe(0);

@@ -7,6 +7,7 @@ import { CORPUS_DIR, loadCorpus, type CorpusEntry } from '../helpers/corpus';
 import { testDatabaseTargets } from '../helpers/database';
 import { cliFixture } from './helpers';
 import { openssl, opensslCsr, opensslVerify } from './openssl';
+import { CA_EXTENSIONS, selfSignedP256 } from '../helpers/openssl-args';
 
 describe.each(testDatabaseTargets())('import_ca and import_cert on $name', (target) => {
   const f = cliFixture(target);
@@ -90,27 +91,7 @@ describe.each(testDatabaseTargets())('import_ca and import_cert on $name', (targ
     it('a CA imported with --no-key cannot sign; the same CA with its key can', async () => {
       const key = path.join(f.dir, 'fresh.key');
       const pem = path.join(f.dir, 'fresh.pem');
-      openssl([
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-keyout',
-        key,
-        '-out',
-        pem,
-        '-days',
-        '30',
-        '-subj',
-        '/CN=fresh.example.com',
-        '-addext',
-        'basicConstraints=critical,CA:TRUE',
-        '-addext',
-        'keyUsage=critical,keyCertSign,cRLSign',
-      ]);
+      openssl(selfSignedP256({ keyOut: key, out: pem, subject: '/CN=fresh.example.com', days: 30, extensions: CA_EXTENSIONS }));
       expect((await f.cli(['import_ca', '--no-key', 'Keyless', pem])).code).toBe(0);
       const csr = opensslCsr(f.dir, 'keyless-leaf');
       const denied = await f.cli(['sign_cert', '--ca', 'Keyless', '--expires', '10', '--csr', csr, '--subject', 'CN=leaf.example.com']);

@@ -23,6 +23,7 @@ import { csrOf } from '../helpers/scep-request';
 import { readCsr } from '../../lib/enrolment/enrol';
 import { createEnrolmentChallenge } from '../../lib/enrolment/challenges';
 import { namePolicyRefusal } from '../../lib/enrolment/name-policy';
+import { selfSignedP256 } from '../helpers/openssl-args';
 
 let f: ApiFixture;
 let built: ReturnType<typeof buildApp>;
@@ -785,21 +786,7 @@ describe('simplereenroll with the certificate a trusted proxy forwards (est.clie
   test('a forwarded certificate goes through the checks a TLS one does: not issued here, another subject: 403', async () => {
     proxied.app.set('trust proxy', 'loopback');
     const before = await certificateCount();
-    const stranger = openssl([
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      'stranger.key',
-      '-subj',
-      '/CN=fwd4.example.org',
-      '-days',
-      '1',
-    ]);
+    const stranger = openssl(selfSignedP256({ keyOut: 'stranger.key', subject: '/CN=fwd4.example.org', days: 1 }));
     const foreign = await reenroll('fwd4.example.org', escaped(stranger));
     expect([foreign.status, foreign.text]).toEqual([
       403,

@@ -17,6 +17,7 @@ import type { KeySpec } from '../../lib/x509/types';
 import { cliRunner } from '../cli/helpers';
 import { openTestDatabase, type TestDatabase } from '../helpers/database';
 import { createSoftHsmToken, describeWithSoftHsm, listObjects, type SoftHsmToken } from './softhsm';
+import { CA_EXTENSIONS, selfSignedP256 } from '../helpers/openssl-args';
 
 /** openssl's verdict on `signature` over `data` (pure EdDSA when hash is null; PSS when asked). */
 function opensslVerifies(spki: Buffer, data: Buffer, signature: Buffer, options: SignatureOptions): boolean {
@@ -128,27 +129,7 @@ describeWithSoftHsm('pkcs11KeyBackend on SoftHSM2', () => {
     try {
       execFileSync(
         'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'ec',
-          '-pkeyopt',
-          'ec_paramgen_curve:P-256',
-          '-nodes',
-          '-keyout',
-          'ca.key',
-          '-out',
-          'ca.pem',
-          '-subj',
-          '/CN=Imported CA',
-          '-days',
-          '30',
-          '-addext',
-          'basicConstraints=critical,CA:TRUE',
-          '-addext',
-          'keyUsage=critical,keyCertSign,cRLSign',
-        ],
+        selfSignedP256({ keyOut: 'ca.key', out: 'ca.pem', subject: '/CN=Imported CA', days: 30, extensions: CA_EXTENSIONS }),
         { cwd: dir, stdio: 'pipe' },
       );
       const imported = await cli([

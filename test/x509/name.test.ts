@@ -4,6 +4,7 @@ import { Node, Type } from '../../lib/x509/asn1';
 import { X509Error } from '../../lib/x509/errors';
 import { decodeName, decodeRelativeName, encodeName, encodeRelativeName, firstCommonName, parseName } from '../../lib/x509/name';
 import { CorpusEntry, loadCorpus, pemToDer } from '../helpers/corpus';
+import { selfSignedP256 } from '../helpers/openssl-args';
 
 /** issuer and subject Name nodes of a certificate, read without the engine under test. */
 function namesOf(der: Buffer): { issuer: Node; subject: Node } {
@@ -129,20 +130,8 @@ describe('encoding', () => {
 
   it('writes one attribute per RDN and flattens multi-valued RDNs when reading (openssl -multivalue-rdn)', () => {
     const pem = execFileSync('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      '/dev/null',
-      '-subj',
-      '/O=Org/CN=a+OU=b',
+      ...selfSignedP256({ keyOut: '/dev/null', subject: '/O=Org/CN=a+OU=b', days: 1 }),
       '-multivalue-rdn',
-      '-days',
-      '1',
     ]).toString();
     const { subject } = namesOf(pemToDer(pem));
     const rdns = asn1.readSequence(subject, 'Name');

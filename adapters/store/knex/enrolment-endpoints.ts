@@ -13,7 +13,7 @@ import type {
   StoredEnrolmentEndpointPatch,
 } from '../../../lib/ports';
 import { mappingErrors } from './errors';
-import { setActor } from './events';
+import { writeNaming } from './events';
 import { TABLES } from './tables';
 import { fromNullableJson, toDate, toNullableJson, toNullableNumber, toNumber } from './values';
 
@@ -119,14 +119,8 @@ export class KnexEnrolmentEndpointStore implements EnrolmentEndpointStore {
     );
   }
 
-  /** A write, its events naming this store's actor (a transaction of its own unless bound), as the webhooks' (webhooks.ts). */
+  /** A write, its events naming this store's actor (events.ts `writeNaming`). */
   private write<T>(work: (db: Knex) => Promise<T>): Promise<T> {
-    const actor = this.actor;
-    if (!actor) return mappingErrors(() => work(this.db));
-    const run = async (db: Knex) => {
-      await setActor(db, actor);
-      return work(db);
-    };
-    return mappingErrors(() => (this.bound ? run(this.db) : this.db.transaction(run)));
+    return writeNaming(this.db, this.bound, this.actor, work);
   }
 }

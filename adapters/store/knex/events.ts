@@ -4,6 +4,7 @@
  * change; this file only reads them, and names the actor of a transaction for those triggers.
  */
 import type { Knex } from 'knex';
+import { mappingErrors } from './errors';
 import type { Actor, DomainEvent, DomainEventType, EventsOfTypes } from '../../../lib/ports';
 import type { Row } from './rows';
 import { TABLES } from './tables';
@@ -76,4 +77,17 @@ export async function latestEventId(db: Knex): Promise<number> {
  */
 export async function setActor(db: Knex, actor: Actor): Promise<void> {
   await db.raw(`select set_config('ca_api.actor', ?, true)`, [JSON.stringify(actor)]);
+}
+
+/**
+ * A management write whose events name `actor` (null: the database's own naming): in a transaction
+ * of its own, or in the one `db` is already `bound` to; database errors mapped as every store maps them.
+ */
+export function writeNaming<T>(db: Knex, bound: boolean, actor: Actor | null, work: (db: Knex) => Promise<T>): Promise<T> {
+  if (!actor) return mappingErrors(() => work(db));
+  const run = async (tx: Knex) => {
+    await setActor(tx, actor);
+    return work(tx);
+  };
+  return mappingErrors(() => (bound ? run(db) : db.transaction(run)));
 }

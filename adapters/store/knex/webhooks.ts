@@ -19,7 +19,7 @@ import type {
   WebhookStore,
 } from '../../../lib/ports';
 import { mappingErrors } from './errors';
-import { setActor } from './events';
+import { writeNaming } from './events';
 import type { Row } from './rows';
 import { TABLES } from './tables';
 import {
@@ -216,14 +216,8 @@ export class KnexWebhookStore implements WebhookStore {
     });
   }
 
-  /** A management write, its events naming this store's actor (a transaction of its own unless bound). */
+  /** A write, its events naming this store's actor (events.ts `writeNaming`). */
   private write<T>(work: (db: Knex) => Promise<T>): Promise<T> {
-    const actor = this.actor;
-    if (!actor) return mappingErrors(() => work(this.db));
-    const run = async (db: Knex) => {
-      await setActor(db, actor);
-      return work(db);
-    };
-    return mappingErrors(() => (this.bound ? run(this.db) : this.db.transaction(run)));
+    return writeNaming(this.db, this.bound, this.actor, work);
   }
 }
