@@ -56,9 +56,16 @@ const logger = {
 };
 
 beforeAll(async () => {
+  const allowedOnce = new Set<string>();
   hook = await challengeWebhookServer((asked) => {
     const c = asked.data.challenge;
     if (c.startsWith('yes')) return { status: 200, body: '{"allow": true}' };
+    // A host that allows each of these challenges once, as a host keeping its own one-time challenges would.
+    if (c.startsWith('once')) {
+      const allow = !allowedOnce.has(c);
+      allowedOnce.add(c);
+      return { status: 200, body: JSON.stringify({ allow }) };
+    }
     if (c === 'no') return { status: 200, body: '{"allow": false}' };
     if (c === 'server-error') return { status: 500, body: '{"allow": true}' };
     if (c === 'not-json') return { status: 200, body: 'allow' };
@@ -560,6 +567,27 @@ describe('a repeated transaction (a lost answer, micromdm re-sending its PKCSReq
     expect([a.status, b.status]).toEqual(['0', '0']);
     expect(serialOf(a.certificates[0])).toBe(serialOf(b.certificates[0]));
     expect(await certificateCount()).toBe(before + 2);
+  });
+
+  test('a repetition at a webhook endpoint whose host allows its challenge once: the first certificate again, none more', async () => {
+    const device = makeDevice(dir, 'hooked-repeat');
+    const message = buildRequest({
+      signer: device,
+      content: envelope(dir, csrOf(dir, device.key, 'hooked-repeat.example.org', 'once-1'), raPem),
+      messageType: PKCS_REQ,
+      transactionId: 'T-hooked-repeat',
+    });
+    const before = await certificateCount();
+    const asked = hook.asked.length;
+    const first = await post(message, device, '/hooked');
+    expect(first.status).toBe('0');
+    // The repetition is checked again (issuing is tried first, lib/enrolment/transactions.ts): the host says no now…
+    const again = await post(message, device, '/hooked');
+    expect(hook.asked).toHaveLength(asked + 2);
+    // …and the device still gets its certificate, the only one.
+    expect(again.status).toBe('0');
+    expect(serialOf(again.certificates[0])).toBe(serialOf(first.certificates[0]));
+    expect(await certificateCount()).toBe(before + 1);
   });
 
   test('the same transaction signed by another key is no repetition: it is judged as a request of its own', async () => {
