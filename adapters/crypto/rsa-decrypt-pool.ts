@@ -7,8 +7,7 @@
  * least one, at most four), as the signature verifier pool (verify-pool.ts).
  */
 import type { KeyObject } from 'crypto';
-import * as os from 'os';
-import { WorkerPool } from '../threads/worker-pool';
+import { defaultThreadCount, WorkerPool } from '../threads/worker-pool';
 import { RSA_DECRYPT_WORKER_SOURCE, type RsaDecryptRequest } from './rsa-decrypt-worker';
 
 export interface RsaDecryptPool {
@@ -17,7 +16,7 @@ export interface RsaDecryptPool {
 }
 
 export function rsaDecryptPool(options: { size?: number } = {}): RsaDecryptPool {
-  const size = options.size ?? Math.min(4, Math.max(1, os.availableParallelism() - 1));
+  const size = options.size ?? defaultThreadCount();
   const pool = new WorkerPool<RsaDecryptRequest, ArrayBuffer>({
     source: RSA_DECRYPT_WORKER_SOURCE,
     size,

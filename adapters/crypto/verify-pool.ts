@@ -4,12 +4,11 @@
  * and the database (docs/DESIGN.md "Issuance throughput"). One thread fewer than the machine has
  * cores (at least one, at most four): the event loop keeps one.
  */
-import * as os from 'os';
 import { verifyParameters, type SignatureAlgorithm } from '../../lib/x509/algorithms';
 import { X509Error } from '../../lib/x509/errors';
 import { publicKeyJwk } from '../../lib/x509/public-key-object';
 import type { SignatureVerifier } from '../../lib/ports';
-import { WorkerPool } from '../threads/worker-pool';
+import { defaultThreadCount, WorkerPool } from '../threads/worker-pool';
 import { VERIFY_WORKER_SOURCE, type VerifyOutcome, type VerifyRequest } from './verify-worker';
 
 export interface SignatureVerifierPool extends SignatureVerifier {
@@ -24,7 +23,7 @@ const NAME = 'signature verifier';
 const THREAD_ERROR = `${NAME}: `;
 
 export function signatureVerifierPool(options: { size?: number } = {}): SignatureVerifierPool {
-  const size = options.size ?? Math.min(4, Math.max(1, os.availableParallelism() - 1));
+  const size = options.size ?? defaultThreadCount();
   const pool = new WorkerPool<VerifyRequest, VerifyOutcome>({ source: VERIFY_WORKER_SOURCE, size, name: NAME, tasksPerThread: 32 });
   return {
     size: pool.size,

@@ -8,7 +8,13 @@
  * receives `{ id, ...request }` messages and answers `{ id, threadId, ok: true, result }` or
  * `{ id, threadId, ok: false, error }` (a message that must never hold a secret).
  */
+import * as os from 'os';
 import { Worker } from 'worker_threads';
+
+/** Threads for CPU work beside a server: one fewer than the machine has cores (the event loop keeps one), at least one, at most four. */
+export function defaultThreadCount(): number {
+  return Math.min(4, Math.max(1, os.availableParallelism() - 1));
+}
 
 export type WorkerReply<R> =
   { id: number; threadId: number; ok: true; result: R } | { id: number; threadId: number; ok: false; error: string };

@@ -102,9 +102,10 @@ export async function heldAnswer(store: Store, protocol: string, endpoint: Resol
 class RepeatedRequest extends Error {}
 
 /**
- * Keep `csr` (authenticated, as `requester`) waiting for approval at `endpoint`, or — a repetition —
- * answer as its request stands. `link` runs in the transaction that keeps it (a one-time challenge
- * used up); if it throws, nothing is kept.
+ * Keep `csr` (authenticated, as `requester`) waiting for approval at `endpoint`. The caller has looked
+ * for a repetition already (`heldAnswer`, before its challenge, which a kept request has spent); one
+ * racing it is answered as its request stands. `link` runs in the transaction that keeps it (a
+ * one-time challenge used up); if it throws, nothing is kept.
  */
 export async function holdForApproval(
   services: EnrolmentServices,
@@ -113,8 +114,6 @@ export async function holdForApproval(
   o: { protocol: string; key: string; requester: Actor; link?: (tx: Store) => Promise<void> },
 ): Promise<HeldAnswer> {
   const { store } = services;
-  const previous = await heldAnswer(store, o.protocol, endpoint, o.key);
-  if (previous) return previous;
   const { profile, validityDays } = endpoint;
   // Signable now — profile, CA, the endpoint's name policy — or refused before anyone is asked.
   enrolmentRequest(services, endpoint, csr);

@@ -7,7 +7,7 @@
 import { checkBoolean, checkOptionNames, isObjectLike, OptionsError, show } from '../http/option-checks';
 import { ENDPOINT_LABEL } from './endpoint-labels';
 import { resolveChallengeWebhook, type ChallengeWebhook, type ChallengeWebhookOptions } from './challenge-webhook';
-import { MAX_REQUESTS_PER_MINUTE } from './rate-limit';
+import { isRequestBudget, MAX_REQUESTS_PER_MINUTE } from './rate-limit';
 import { resolveNamePolicy, type EnrolmentNamePolicy, type EnrolmentNamePolicyOptions } from './name-policy';
 
 /** One place to enrol: a CA (serial or name; null: the default CA), a profile (null: the default), a challenge. */
@@ -52,7 +52,7 @@ const LABEL = ENDPOINT_LABEL;
 /** A whole number from 1 to 1,000,000, or null when not given. */
 function optionalRate(name: string, value: unknown): number | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_REQUESTS_PER_MINUTE) {
+  if (!isRequestBudget(value)) {
     throw new OptionsError(
       `option \`${name}\` must be a whole number of requests a minute, from 1 to ${MAX_REQUESTS_PER_MINUTE} (got ${show(value)})`,
     );

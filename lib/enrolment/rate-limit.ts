@@ -15,6 +15,11 @@ import { EnrolmentError } from './errors';
 /** The largest budget an endpoint takes (options, `ca-admin`, migration 0027's check). */
 export const MAX_REQUESTS_PER_MINUTE = 1_000_000;
 
+/** Whether `value` is a budget an endpoint takes: a whole number of requests a minute, 1 to MAX_REQUESTS_PER_MINUTE. */
+export function isRequestBudget(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_REQUESTS_PER_MINUTE;
+}
+
 interface Bucket {
   tokens: number;
   at: number;

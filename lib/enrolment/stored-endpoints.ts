@@ -20,7 +20,7 @@ import {
   type StoredEnrolmentEndpointPatch,
 } from '../ports';
 import { storedLabelProblem } from './endpoint-labels';
-import { MAX_REQUESTS_PER_MINUTE } from './rate-limit';
+import { isRequestBudget, MAX_REQUESTS_PER_MINUTE } from './rate-limit';
 
 /** What an operator sets (fields left out: the default on create, unchanged on edit). */
 export interface StoredEndpointSettings {
@@ -96,7 +96,7 @@ function checkedPatch(
   if (s.challengeWebhook !== undefined) patch.challengeWebhook = s.challengeWebhook;
   if (s.requestsPerMinute !== undefined) {
     const rate = s.requestsPerMinute;
-    if (rate !== null && (!Number.isInteger(rate) || rate < 1 || rate > MAX_REQUESTS_PER_MINUTE)) {
+    if (rate !== null && !isRequestBudget(rate)) {
       throw new CaError('invalid', `${rate}: the budget is a whole number of requests a minute, from 1 to ${MAX_REQUESTS_PER_MINUTE}.`);
     }
     patch.requestsPerMinute = rate;
