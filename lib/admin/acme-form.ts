@@ -11,22 +11,11 @@ import type { Profiles } from '../ca/profiles';
 import { CaError } from '../ca/errors';
 import type { AcmeCaPolicy, CaRecord } from '../ports';
 import { lines } from './ca-form';
+import { checkbox, namesField } from './fields';
 import { html, type Html } from './html';
 
 /** The form's marker: a form without it (an older page, a script) leaves the ACME settings alone. */
 export const ACME_FORM_MARKER = 'acme_form';
-
-const checkbox = (name: string, label: string, checked: boolean): Html =>
-  html`<div class="field">
-    <input type="checkbox" id="${name}" name="${name}" value="on" ${checked ? html` checked` : null} />
-    <label for="${name}" class="inline">${label}</label>
-  </div>`;
-
-const namesField = (name: string, label: string, names: string[]): Html =>
-  html`<div class="field">
-    <label for="${name}">${label} (one DNS suffix, IP address or network per line)</label
-    ><textarea id="${name}" name="${name}" rows="3" cols="60">${names.join('\n')}</textarea>
-  </div>`;
 
 const listText = (names: string[], none: string): string => (names.length ? names.join(', ') : none);
 

@@ -14,6 +14,13 @@ import { showAuditLog, verifyAuditLog } from './handlers/audit';
 import { showCa, updateCa } from './handlers/ca';
 import { downloadCa } from './handlers/ca-downloads';
 import { createEabKey } from './handlers/eab-keys';
+import {
+  createEnrolmentEndpoint,
+  deleteEnrolmentEndpoint,
+  showEnrolmentEndpoint,
+  showEnrolmentEndpoints,
+  updateEnrolmentEndpoint,
+} from './handlers/enrolment-endpoints';
 import { approve, refuse, showEnrolmentRequests } from './handlers/enrolment-requests';
 import { resign, showResign } from './handlers/resign';
 import { showDashboard } from './handlers/dashboard';
@@ -30,6 +37,8 @@ export const ADMIN_PATH_PARAMS: ParamKinds = {
   slug: { pattern: '[A-Za-z0-9_-]{1,64}' },
   id: { pattern: '[0-9]{1,9}' },
   username: { pattern: '[\\w.@+-]{1,150}' },
+  protocol: { pattern: '(?:est|scep)' },
+  label: { pattern: '[A-Za-z0-9_.-]{1,64}' },
 };
 
 const signedIn = (handler: (ctx: SignedInContext) => Promise<void>) => (ctx: AdminContext) => handler(ctx as SignedInContext);
@@ -95,6 +104,11 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   page('cas/{ca}/enrolment-requests/', showEnrolmentRequests),
   sensitive('cas/{ca}/enrolment-requests/{id}/approve', approve, 'cas/{ca}/enrolment-requests/'),
   sensitive('cas/{ca}/enrolment-requests/{id}/refuse', refuse, 'cas/{ca}/enrolment-requests/'),
+  page('cas/{ca}/enrolment-endpoints/', showEnrolmentEndpoints),
+  sensitive('cas/{ca}/enrolment-endpoints/', createEnrolmentEndpoint),
+  page('cas/{ca}/enrolment-endpoints/{protocol}/{label}/', showEnrolmentEndpoint),
+  sensitive('cas/{ca}/enrolment-endpoints/{protocol}/{label}/', updateEnrolmentEndpoint),
+  sensitive('cas/{ca}/enrolment-endpoints/{protocol}/{label}/delete', deleteEnrolmentEndpoint, 'cas/{ca}/enrolment-endpoints/'),
   page('certs/{ca}/{serial}/resign', showResign),
   action('certs/{ca}/{serial}/resign', resign),
   { method: 'GET', path: 'assets/admin.css', answersHead: true, access: 'asset', handler: serveStylesheet },

@@ -19,6 +19,8 @@ import {
   type StoredEnrolmentEndpoint,
   type StoredEnrolmentEndpointPatch,
 } from '../ports';
+import { X509Error } from '../x509/errors';
+import { parseNameOid } from '../x509/name';
 import { storedLabelProblem } from './endpoint-labels';
 import { isRequestBudget, MAX_REQUESTS_PER_MINUTE } from './rate-limit';
 
@@ -52,6 +54,23 @@ export function parseProtocol(text: string): EnrolmentProtocol {
   const upper = text.toUpperCase();
   if (upper === 'EST' || upper === 'SCEP') return upper;
   throw new CaError('invalid', `${text}: the protocol is est or scep.`);
+}
+
+/** `CN,O` → ['CN', 'O'], each a name attribute (alias or dotted OID) the engine knows; `what` names the field in the error. */
+export function parseSubjectAttributes(text: string, what: string): string[] {
+  const names = text
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  for (const name of names) {
+    try {
+      parseNameOid(name);
+    } catch (e) {
+      if (e instanceof X509Error) throw new CaError('invalid', `${what}: ${name} is not a name attribute (e.g. CN, O, OU, C).`);
+      throw e;
+    }
+  }
+  return [...new Set(names)];
 }
 
 /** How operators and errors name an endpoint: `est/LABEL`, `scep/LABEL` (as create_enrolment_challenge). */

@@ -188,6 +188,18 @@ describeInBrowser('the admin interface in Chromium, against the example server',
     };
     expect(ca.sign_crl_distribution_points.value[0].full_name[0].value).toBe('http://crl.internal.example/intermediate.crl');
 
+    // An enrolment endpoint for the CA's phones: added from the CA's page, its challenge shown once.
+    await page.getByRole('link', { name: 'Add, edit or delete enrolment endpoints' }).click();
+    await page.getByLabel(/^Label/).fill('browser-phones');
+    await page.getByLabel('Names allowed', { exact: false }).fill('phones.internal.example');
+    await page.getByRole('button', { name: 'Add' }).click();
+    expect(await page.locator('#challenge').textContent()).toMatch(/^[0-9a-f]{40}$/);
+    await checkPage('08b-enrolment-endpoint-challenge');
+    await page.getByRole('link', { name: 'Back to the enrolment endpoints' }).click();
+    await page.getByRole('link', { name: 'Edit SCEP browser-phones' }).waitFor();
+    await checkPage('08c-enrolment-endpoints');
+    await page.goto(`${admin}cas/${server.caSerial}/`);
+
     // An ACME client registers; the operator deactivates its account from the CA's page.
     const client = await new WireClient(`${new URL(server.apiRoot).origin}/django_ca/acme/directory/${server.caSerial}/`).init();
     expect((await client.register({ contact: ['mailto:robot@internal.example'] })).status).toBe(201);

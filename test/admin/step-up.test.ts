@@ -71,6 +71,8 @@ beforeAll(async () => {
     .send({ _csrf: formToken(page.text, `${ADMIN}webhooks/`), url: 'https://hooks.example.com/ca', types: 'certificate.revoked' })
     .expect(200);
   webhookId = String((await f.api.db.knex('ca_api_webhook_endpoints').first('id')).id);
+  // An enrolment endpoint for the actions on one.
+  await cliRunner(f.api.store)(['create_enrolment_endpoint', 'scep', 'step-up-phones', '--ca', f.api.ca.serial]);
 }, 120_000);
 
 afterAll(async () => {
@@ -241,7 +243,7 @@ describe('step-up', () => {
     await root.close();
   });
 
-  test('the routes marked for step-up are exactly revoke, CA edit, ACME deactivation, EAB keys, enrolment decisions, the webhook and the user changes', () => {
+  test('the routes marked for step-up are exactly revoke, CA edit, ACME deactivation, EAB keys, enrolment endpoints and decisions, the webhook and the user changes', () => {
     const marked = ADMIN_ROUTES.filter((r) => r.stepUp).map((r) => `${r.method} ${r.path}`);
     expect(marked.sort()).toEqual(
       [
@@ -250,6 +252,9 @@ describe('step-up', () => {
         'POST cas/{ca}/',
         'POST cas/{ca}/acme/{slug}/deactivate',
         'POST cas/{ca}/eab-keys',
+        'POST cas/{ca}/enrolment-endpoints/',
+        'POST cas/{ca}/enrolment-endpoints/{protocol}/{label}/',
+        'POST cas/{ca}/enrolment-endpoints/{protocol}/{label}/delete',
         'POST cas/{ca}/enrolment-requests/{id}/approve',
         'POST cas/{ca}/enrolment-requests/{id}/refuse',
         'POST webhooks/',
@@ -277,11 +282,19 @@ describe('step-up', () => {
       id: webhookId,
       slug: await acmeAccountSlug(),
       username: 'bob',
+      protocol: 'scep',
+      label: 'step-up-phones',
     };
     const fill = (path: string) => path.replace(/\{(\w+)\}/g, (_, name: string) => params[name]);
     const snapshot = async () => {
       const rows = async (table: string) => f.api.db.knex(table).select('*').orderBy(1);
-      const tables = ['ca_api_users', 'ca_api_user_permissions', 'ca_api_certificate_authorities', 'ca_api_webhook_endpoints'];
+      const tables = [
+        'ca_api_users',
+        'ca_api_user_permissions',
+        'ca_api_certificate_authorities',
+        'ca_api_webhook_endpoints',
+        'ca_api_enrolment_endpoints',
+      ];
       return JSON.stringify({
         rows: await Promise.all(tables.map(rows)),
         revoked: (await f.api.store.findCertificate(f.api.ca.id, cert.serial))?.revoked,
@@ -340,6 +353,8 @@ describe('step-up', () => {
       id: webhookId,
       slug: await acmeAccountSlug(),
       username: 'bob',
+      protocol: 'scep',
+      label: 'step-up-phones',
     };
     for (const route of ADMIN_ROUTES.filter((r) => r.method === 'GET' && r.access === 'session' && !r.stepUp)) {
       const res = await agent.get(`${ADMIN}${route.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name])}`);

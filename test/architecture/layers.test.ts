@@ -107,7 +107,7 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   'lib/enrolment': ['lib/ca', 'lib/ports', 'lib/x509', 'lib/http'],
   // The admin web interface: the kit, the rules and services, the ports, the engine; the webhooks' management functions.
   // Of lib/acme, as ca-admin: the files it shares (making an EAB key, checking a CA's policy names);
-  // of lib/enrolment, the approval of requests waiting for an operator.
+  // of lib/enrolment, the approval of requests waiting for an operator and the management of stored endpoints.
   'lib/admin': [
     'lib/http',
     'lib/ca',
@@ -117,8 +117,9 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
     'lib/webhooks',
     'lib/acme/eab/create-key.ts',
     'lib/acme/policy/entries.ts',
-    // Approving and refusing enrolment requests, as ca-admin does.
+    // Approving and refusing enrolment requests, and managing stored endpoints, as ca-admin does.
     'lib/enrolment/approval.ts',
+    'lib/enrolment/stored-endpoints.ts',
   ],
   // The metrics endpoint: the kit and the ports (its exposition is an adapter, chosen by the composition root).
   'lib/metrics': ['lib/http', 'lib/ports'],

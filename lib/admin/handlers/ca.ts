@@ -21,11 +21,10 @@ import { colonSerial, isoTime } from '../certificate-view';
 import type { SignedInContext } from '../context';
 import { caEnrolmentEndpoints, enrolmentEndpointsSection } from '../enrolment-endpoints-view';
 import { extensionRows } from '../extension-rows';
+import { checkbox, textField } from '../fields';
 import { html, type Html } from '../html';
 import { redirect, sendPage } from '../page';
 
-const textField = (name: string, label: string, value: string): Html =>
-  html`<div class="field"><label for="${name}">${label}</label><input id="${name}" name="${name}" size="60" value="${value}" /></div>`;
 const linesField = (name: string, label: string, values: string[] | null): Html =>
   values === null
     ? html`<p>${label}: kept as it is (more than a list of URLs; change it with <code>ca-admin edit_ca</code> or the REST API).</p>`
@@ -33,12 +32,6 @@ const linesField = (name: string, label: string, values: string[] | null): Html 
         <label for="${name}">${label} (one URL per line)</label
         ><textarea id="${name}" name="${name}" rows="3" cols="60">${values.join('\n')}</textarea>
       </div>`;
-const checkbox = (name: string, label: string, checked: boolean): Html =>
-  html`<div class="field">
-    <input type="checkbox" id="${name}" name="${name}" value="on" ${checked ? html` checked` : null} />
-    <label for="${name}" class="inline">${label}</label>
-  </div>`;
-
 /** The ACME policy of the CA, or null when the store keeps no ACME data. */
 const policyOf = (store: Store, ca: CaRecord): Promise<AcmeCaPolicy> | null => (hasAcmeStore(store) ? store.acme.policy(ca.id) : null);
 
@@ -136,7 +129,9 @@ async function caPage(ctx: SignedInContext, ca: CaRecord, status = 200, message:
             </form>`
           : null
       }
-      ${enrolmentEndpointsSection(endpoints)} ${canEdit ? editForm(ctx, ca, policy) : null}`,
+      ${enrolmentEndpointsSection(endpoints)}
+      ${canEdit && endpoints ? html`<p><a href="${ctx.base}cas/${ca.serial}/enrolment-endpoints/">Add, edit or delete enrolment endpoints</a></p>` : null}
+      ${canEdit ? editForm(ctx, ca, policy) : null}`,
   });
 }
 

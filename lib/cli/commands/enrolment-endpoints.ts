@@ -17,11 +17,10 @@ import {
   generateChallenge,
   listStoredEndpoints,
   parseProtocol,
+  parseSubjectAttributes,
   type StoredEndpointSettings,
 } from '../../enrolment/stored-endpoints';
 import type { CaRecord, EnrolmentNamePolicy, StoredEnrolmentEndpoint } from '../../ports';
-import { X509Error } from '../../x509/errors';
-import { parseNameOid } from '../../x509/name';
 import type { CommandContext } from '../context';
 import { promptPassword } from '../password-prompt';
 import { flagPair, intOption, type Action } from './shared';
@@ -86,26 +85,8 @@ function namePolicy(o: Flags, current: EnrolmentNamePolicy | null): EnrolmentNam
   const policy: EnrolmentNamePolicy = { ...(current ?? { allow: [], deny: [], subjectAttributes: null }) };
   if (o.allow !== undefined) policy.allow = policyNames(o.allow, '--allow');
   if (o.deny !== undefined) policy.deny = policyNames(o.deny, '--deny');
-  if (o.subjectAttributes !== undefined) policy.subjectAttributes = subjectAttributes(o.subjectAttributes);
+  if (o.subjectAttributes !== undefined) policy.subjectAttributes = parseSubjectAttributes(o.subjectAttributes, '--subject-attributes');
   return policy;
-}
-
-/** `CN,O` → ['CN', 'O'], each a name attribute (alias or dotted OID) the engine knows. */
-function subjectAttributes(text: string): string[] {
-  const names = text
-    .split(',')
-    .map((n) => n.trim())
-    .filter((n) => n !== '');
-  for (const name of names) {
-    try {
-      parseNameOid(name);
-    } catch (e) {
-      if (e instanceof X509Error)
-        throw new CaError('invalid', `--subject-attributes: ${name} is not a name attribute (e.g. CN, O, OU, C).`);
-      throw e;
-    }
-  }
-  return [...new Set(names)];
 }
 
 /** The settings of the flags, checked; `secret` is the challenge to print once, if one was generated. */
