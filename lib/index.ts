@@ -120,6 +120,23 @@ export {
 } from './ca/users';
 export { readSettings, SettingsError, developmentKekPath, DEVELOPMENT_KEK_FILE, type CaSettings } from './settings';
 
+// Device enrolment (README "EST", "SCEP"): the functions behind ca-admin's enrolment commands
+export {
+  createEnrolmentEndpoint,
+  editEnrolmentEndpoint,
+  deleteEnrolmentEndpoint,
+  listEnrolmentEndpoints,
+  type EnrolmentEndpointSettings,
+  type EnrolmentEndpointContext,
+} from './enrolment/stored-endpoints';
+export { createEnrolmentChallenge, type CreateEnrolmentChallengeOptions, type CreatedEnrolmentChallenge } from './enrolment/challenges';
+export {
+  listEnrolmentRequests,
+  approveEnrolmentRequest,
+  refuseEnrolmentRequest,
+  type EnrolmentApprovalOptions,
+} from './enrolment/approval';
+
 // Webhooks (README "Webhooks")
 export {
   addWebhook,

@@ -8,7 +8,7 @@
 import { policyNames } from '../acme/policy/entries';
 import type { Profiles } from '../ca/profiles';
 import { CaError } from '../ca/errors';
-import { generateChallenge, parseProtocol, parseSubjectAttributes, type StoredEndpointSettings } from '../enrolment/stored-endpoints';
+import { generateChallenge, parseProtocol, parseSubjectAttributes, type EnrolmentEndpointSettings } from '../enrolment/stored-endpoints';
 import type { EnrolmentProtocol, StoredEnrolmentEndpoint } from '../ports';
 import { lines } from './ca-form';
 import { checkbox, namesField, textField } from './fields';
@@ -93,9 +93,9 @@ function wholeNumber(text: string, label: string): number | null {
 export const protocolOf = (values: EndpointFormValues): EnrolmentProtocol => parseProtocol(values.protocol);
 
 /** The settings the values give, each entry checked; `generated`: a new static challenge to show once. */
-export function settingsOf(values: EndpointFormValues): { settings: StoredEndpointSettings; generated: string | null } {
+export function settingsOf(values: EndpointFormValues): { settings: EnrolmentEndpointSettings; generated: string | null } {
   const anyName = values.allow.length === 0 && values.deny.length === 0 && values.subjectAttributes === '';
-  const settings: StoredEndpointSettings = {
+  const settings: EnrolmentEndpointSettings = {
     profile: values.profile === '' ? null : values.profile,
     requestsPerMinute: wholeNumber(values.requestsPerMinute, 'Requests a minute'),
     approval: values.approval,

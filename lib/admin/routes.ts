@@ -15,11 +15,11 @@ import { showCa, updateCa } from './handlers/ca';
 import { downloadCa } from './handlers/ca-downloads';
 import { createEabKey } from './handlers/eab-keys';
 import {
-  createEnrolmentEndpoint,
-  deleteEnrolmentEndpoint,
-  showEnrolmentEndpoint,
-  showEnrolmentEndpoints,
-  updateEnrolmentEndpoint,
+  addStoredEndpoint,
+  removeStoredEndpoint,
+  showStoredEndpoint,
+  showStoredEndpoints,
+  saveStoredEndpoint,
 } from './handlers/enrolment-endpoints';
 import { approve, refuse, showEnrolmentRequests } from './handlers/enrolment-requests';
 import { resign, showResign } from './handlers/resign';
@@ -104,11 +104,11 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   page('cas/{ca}/enrolment-requests/', showEnrolmentRequests),
   sensitive('cas/{ca}/enrolment-requests/{id}/approve', approve, 'cas/{ca}/enrolment-requests/'),
   sensitive('cas/{ca}/enrolment-requests/{id}/refuse', refuse, 'cas/{ca}/enrolment-requests/'),
-  page('cas/{ca}/enrolment-endpoints/', showEnrolmentEndpoints),
-  sensitive('cas/{ca}/enrolment-endpoints/', createEnrolmentEndpoint),
-  page('cas/{ca}/enrolment-endpoints/{protocol}/{label}/', showEnrolmentEndpoint),
-  sensitive('cas/{ca}/enrolment-endpoints/{protocol}/{label}/', updateEnrolmentEndpoint),
-  sensitive('cas/{ca}/enrolment-endpoints/{protocol}/{label}/delete', deleteEnrolmentEndpoint, 'cas/{ca}/enrolment-endpoints/'),
+  page('cas/{ca}/enrolment-endpoints/', showStoredEndpoints),
+  sensitive('cas/{ca}/enrolment-endpoints/', addStoredEndpoint),
+  page('cas/{ca}/enrolment-endpoints/{protocol}/{label}/', showStoredEndpoint),
+  sensitive('cas/{ca}/enrolment-endpoints/{protocol}/{label}/', saveStoredEndpoint),
+  sensitive('cas/{ca}/enrolment-endpoints/{protocol}/{label}/delete', removeStoredEndpoint, 'cas/{ca}/enrolment-endpoints/'),
   page('certs/{ca}/{serial}/resign', showResign),
   action('certs/{ca}/{serial}/resign', resign),
   { method: 'GET', path: 'assets/admin.css', answersHead: true, access: 'asset', handler: serveStylesheet },

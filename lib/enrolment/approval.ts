@@ -17,6 +17,8 @@
  */
 import * as crypto from 'crypto';
 import { CaError } from '../ca/errors';
+import type { KeyBackends } from '../ca/key-backends';
+import { DEFAULT_PROFILE_NAME, defaultProfiles, type Profiles } from '../ca/profiles';
 import { OptionsError } from '../http/option-checks';
 import {
   actingAs,
@@ -167,16 +169,37 @@ async function waiting(store: Store, id: number): Promise<EnrolmentRequestRecord
 /** Another operator decided meanwhile: the certificate signed for this decision is rolled back. */
 class DecidedMeanwhile extends Error {}
 
+/** What approving signs with: the store, the CAs' key backends, and the router's profiles. */
+export interface EnrolmentApprovalOptions {
+  store: Store;
+  keyBackends: KeyBackends;
+  /** The router's profiles (default: the built-in ones, `defaultProfiles()`). */
+  profiles?: Profiles;
+  /** The router's default profile, for a request of an endpoint without one (default `webserver`). */
+  defaultProfile?: string;
+  /** The router's default validity where a profile names none (`CA_DEFAULT_EXPIRES`). */
+  defaultExpiresMs?: number;
+}
+
 /**
  * Approve request `id` as `operator`: its certificate, signed at its CA with its profile, validity and the
  * device as requester, stored in the transaction that marks the request approved. A request decided
  * already (even by a racing approval) is a `CaError('conflict')`, and nothing is issued.
  */
 export async function approveEnrolmentRequest(
-  services: EnrolmentServices,
+  options: EnrolmentApprovalOptions,
   id: number,
   operator: Actor,
 ): Promise<{ request: EnrolmentRequestRecord; certificate: CertificateRecord }> {
+  const services: EnrolmentServices = {
+    store: options.store,
+    signing: {
+      keyBackends: options.keyBackends,
+      profiles: options.profiles ?? defaultProfiles(),
+      defaultExpiresMs: options.defaultExpiresMs,
+    },
+    defaultProfile: options.defaultProfile ?? DEFAULT_PROFILE_NAME,
+  };
   const request = await waiting(services.store, id);
   const ca = await services.store.getCa(request.caId);
   if (!ca) throw new CaError('not-found', `The certificate authority of enrolment request ${id} is gone.`);

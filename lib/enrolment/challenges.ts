@@ -122,19 +122,32 @@ export function useOnce(use: ChallengeUse | null): ((tx: Store, certificate?: Ce
   };
 }
 
-export interface CreatedChallenge {
+export interface CreatedEnrolmentChallenge {
   id: number;
   /** The secret: shown once, never stored. */
   secret: string;
   expires: Date;
 }
 
+export interface CreateEnrolmentChallengeOptions {
+  /** `est` or `scep`. */
+  protocol: string;
+  /** The endpoint's label; '' for the protocol's URLs without one. */
+  label: string;
+  /** The subject the CSR must ask for, exactly; null: any. */
+  subject: Name | null;
+  /** The subjectAltNames the CSR must ask for, all of them and no other (`{ type: 'DNS', value }`, …); null: any. */
+  san: { type: string; value: string }[] | null;
+  /** How long it may wait unused. */
+  validityMs: number;
+}
+
 /** Make a one-time challenge for `protocol`'s endpoint `label`, bound to `subject` and `san` when given. */
 export async function createEnrolmentChallenge(
   store: Store,
-  o: { protocol: string; label: string; subject: Name | null; san: { type: string; value: string }[] | null; validityMs: number },
+  o: CreateEnrolmentChallengeOptions,
   now = new Date(),
-): Promise<CreatedChallenge> {
+): Promise<CreatedEnrolmentChallenge> {
   if (!hasEnrolmentStore(store)) throw new TypeError('the store keeps no enrolment challenges (EnrolmentStoreProvider)');
   // 160 bits, in a form every client's challenge field takes (PrintableString: letters and digits).
   const secret = crypto.randomBytes(20).toString('hex');

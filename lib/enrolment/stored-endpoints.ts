@@ -8,6 +8,7 @@
  */
 import * as crypto from 'crypto';
 import { CaError } from '../ca/errors';
+import { defaultProfiles } from '../ca/profiles';
 import {
   hasEnrolmentEndpointStore,
   StoreConflictError,
@@ -25,7 +26,7 @@ import { storedLabelProblem } from './endpoint-labels';
 import { isRequestBudget, MAX_REQUESTS_PER_MINUTE } from './rate-limit';
 
 /** What an operator sets (fields left out: the default on create, unchanged on edit). */
-export interface StoredEndpointSettings {
+export interface EnrolmentEndpointSettings {
   ca?: CaRecord;
   /** null: the router's default profile. */
   profile?: string | null;
@@ -43,9 +44,9 @@ export interface StoredEndpointSettings {
   enabled?: boolean;
 }
 
-/** What the checks need of the router's configuration. */
-export interface StoredEndpointContext {
-  /** The profiles configured (lib/ca/profiles.ts). */
+/** What the checks need of the router's configuration (default: the built-in profiles, `defaultProfiles()`). */
+export interface EnrolmentEndpointContext {
+  /** The profiles configured (lib/ca/profiles.ts): the router's, so that a profile it does not know is refused here. */
   profiles: { has(name: string): boolean };
 }
 
@@ -91,8 +92,8 @@ function endpointStore(store: Store): EnrolmentEndpointStore {
 /** The settings as the row's fields, each checked; a CaError('invalid') for the first bad one. */
 function checkedPatch(
   protocol: EnrolmentProtocol,
-  s: StoredEndpointSettings,
-  context: StoredEndpointContext,
+  s: EnrolmentEndpointSettings,
+  context: EnrolmentEndpointContext,
 ): StoredEnrolmentEndpointPatch {
   const patch: StoredEnrolmentEndpointPatch = {};
   if (s.ca !== undefined) patch.caId = s.ca.id;
@@ -132,12 +133,12 @@ function checkedPatch(
   return patch;
 }
 
-export async function createStoredEndpoint(
+export async function createEnrolmentEndpoint(
   store: Store,
   protocol: EnrolmentProtocol,
   label: string,
-  settings: StoredEndpointSettings & { ca: CaRecord },
-  context: StoredEndpointContext,
+  settings: EnrolmentEndpointSettings & { ca: CaRecord },
+  context: EnrolmentEndpointContext = { profiles: defaultProfiles() },
 ): Promise<StoredEnrolmentEndpoint> {
   const problem = storedLabelProblem(protocol, label);
   if (problem) throw new CaError('invalid', problem);
@@ -166,12 +167,12 @@ export async function createStoredEndpoint(
 const notFound = (protocol: EnrolmentProtocol, label: string) =>
   new CaError('not-found', `${endpointName(protocol, label)}: Enrolment endpoint not found.`);
 
-export async function editStoredEndpoint(
+export async function editEnrolmentEndpoint(
   store: Store,
   protocol: EnrolmentProtocol,
   label: string,
-  settings: StoredEndpointSettings,
-  context: StoredEndpointContext,
+  settings: EnrolmentEndpointSettings,
+  context: EnrolmentEndpointContext = { profiles: defaultProfiles() },
 ): Promise<StoredEnrolmentEndpoint> {
   const patch = checkedPatch(protocol, settings, context);
   const edited = await endpointStore(store).updateEnrolmentEndpoint(protocol, label, patch);
@@ -186,10 +187,10 @@ export async function findStoredEndpoint(store: Store, protocol: EnrolmentProtoc
   return found;
 }
 
-export function listStoredEndpoints(store: Store): Promise<StoredEnrolmentEndpoint[]> {
+export function listEnrolmentEndpoints(store: Store): Promise<StoredEnrolmentEndpoint[]> {
   return endpointStore(store).listEnrolmentEndpoints();
 }
 
-export async function deleteStoredEndpoint(store: Store, protocol: EnrolmentProtocol, label: string): Promise<void> {
+export async function deleteEnrolmentEndpoint(store: Store, protocol: EnrolmentProtocol, label: string): Promise<void> {
   if (!(await endpointStore(store).deleteEnrolmentEndpoint(protocol, label))) throw notFound(protocol, label);
 }

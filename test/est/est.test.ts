@@ -927,7 +927,8 @@ describe('approval (est.labels.held.approval)', () => {
   const operator = { type: 'operator', name: 'root', protocol: 'cli' };
   const services = () => ({
     store: f.store,
-    signing: { keyBackends: { default: f.keyBackend }, profiles: resolveProfiles() },
+    keyBackends: { default: f.keyBackend },
+    profiles: resolveProfiles(),
     defaultProfile: 'webserver',
   });
   const held = (body: Buffer, user = 'alice') => enroll(body.toString('base64'), user, 'held');

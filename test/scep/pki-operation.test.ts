@@ -722,7 +722,8 @@ describe('approval (scep.labels.held.approval)', () => {
   const operator = { type: 'operator', name: 'root', protocol: 'cli' };
   const services = () => ({
     store: f.store,
-    signing: { keyBackends: { default: f.keyBackend }, profiles: resolveProfiles() },
+    keyBackends: { default: f.keyBackend },
+    profiles: resolveProfiles(),
     defaultProfile: 'webserver',
   });
   const CERT_POLL = 20;

@@ -9,13 +9,13 @@
  */
 import { CaError } from '../../ca/errors';
 import {
-  createStoredEndpoint,
-  deleteStoredEndpoint,
-  editStoredEndpoint,
+  createEnrolmentEndpoint,
+  deleteEnrolmentEndpoint,
+  editEnrolmentEndpoint,
   endpointName,
   findStoredEndpoint,
   parseProtocol,
-  type StoredEndpointSettings,
+  type EnrolmentEndpointSettings,
 } from '../../enrolment/stored-endpoints';
 import { actingAs, type CaRecord, type Store, type StoredEnrolmentEndpoint } from '../../ports';
 import { adminActor, caFor, notFoundPage } from '../access';
@@ -120,12 +120,12 @@ async function endpointOfPath(ctx: SignedInContext, store: Store, ca: CaRecord):
   throw notFoundPage('The enrolment endpoint');
 }
 
-export async function showEnrolmentEndpoints(ctx: SignedInContext): Promise<void> {
+export async function showStoredEndpoints(ctx: SignedInContext): Promise<void> {
   const { ca } = await managing(ctx);
   await listPage(ctx, ca);
 }
 
-export async function showEnrolmentEndpoint(ctx: SignedInContext): Promise<void> {
+export async function showStoredEndpoint(ctx: SignedInContext): Promise<void> {
   const { ca, store } = await managing(ctx);
   await editPage(ctx, ca, await endpointOfPath(ctx, store, ca));
 }
@@ -138,7 +138,7 @@ async function saving(
   ctx: SignedInContext,
   ca: CaRecord,
   values: EndpointFormValues,
-  write: (settings: StoredEndpointSettings) => Promise<StoredEnrolmentEndpoint>,
+  write: (settings: EnrolmentEndpointSettings) => Promise<StoredEnrolmentEndpoint>,
   refused: (message: string) => Promise<void>,
 ): Promise<void> {
   let saved: StoredEnrolmentEndpoint;
@@ -155,7 +155,7 @@ async function saving(
   redirect(ctx.res, listUrl(ctx, ca));
 }
 
-export async function createEnrolmentEndpoint(ctx: SignedInContext): Promise<void> {
+export async function addStoredEndpoint(ctx: SignedInContext): Promise<void> {
   const { ca, store } = await managing(ctx);
   const values = formValues(ctx.form as URLSearchParams, false);
   const { profiles } = ctx.services.signing;
@@ -163,12 +163,12 @@ export async function createEnrolmentEndpoint(ctx: SignedInContext): Promise<voi
     ctx,
     ca,
     values,
-    (settings) => createStoredEndpoint(store, protocolOf(values), values.label, { ...settings, ca }, { profiles }),
+    (settings) => createEnrolmentEndpoint(store, protocolOf(values), values.label, { ...settings, ca }, { profiles }),
     (message) => listPage(ctx, ca, 400, message, values),
   );
 }
 
-export async function updateEnrolmentEndpoint(ctx: SignedInContext): Promise<void> {
+export async function saveStoredEndpoint(ctx: SignedInContext): Promise<void> {
   const { ca, store } = await managing(ctx);
   const current = await endpointOfPath(ctx, store, ca);
   const values = { ...formValues(ctx.form as URLSearchParams, true), protocol: current.protocol, label: current.label };
@@ -177,14 +177,14 @@ export async function updateEnrolmentEndpoint(ctx: SignedInContext): Promise<voi
     ctx,
     ca,
     values,
-    (settings) => editStoredEndpoint(store, current.protocol, current.label, settings, { profiles }),
+    (settings) => editEnrolmentEndpoint(store, current.protocol, current.label, settings, { profiles }),
     (message) => editPage(ctx, ca, current, 400, message, values),
   );
 }
 
-export async function deleteEnrolmentEndpoint(ctx: SignedInContext): Promise<void> {
+export async function removeStoredEndpoint(ctx: SignedInContext): Promise<void> {
   const { ca, store } = await managing(ctx);
   const endpoint = await endpointOfPath(ctx, store, ca);
-  await deleteStoredEndpoint(store, endpoint.protocol, endpoint.label);
+  await deleteEnrolmentEndpoint(store, endpoint.protocol, endpoint.label);
   redirect(ctx.res, listUrl(ctx, ca));
 }

@@ -118,7 +118,7 @@ export function approve(ctx: SignedInContext): Promise<void> {
   const { signing, store } = ctx.services;
   return decide(ctx, (_ca, id) =>
     approveEnrolmentRequest(
-      { store, signing: { keyBackends: signing.keyBackends, profiles: signing.profiles }, defaultProfile: signing.defaultProfile },
+      { store, keyBackends: signing.keyBackends, profiles: signing.profiles, defaultProfile: signing.defaultProfile },
       id,
       adminActor(ctx),
     ),

@@ -9,16 +9,16 @@ import { policyNames } from '../../acme/policy/entries';
 import { CaError } from '../../ca/errors';
 import { findCa } from '../../ca/lookup';
 import {
-  createStoredEndpoint,
-  deleteStoredEndpoint,
-  editStoredEndpoint,
+  createEnrolmentEndpoint,
+  deleteEnrolmentEndpoint,
+  editEnrolmentEndpoint,
   endpointName,
   findStoredEndpoint,
   generateChallenge,
-  listStoredEndpoints,
+  listEnrolmentEndpoints,
   parseProtocol,
   parseSubjectAttributes,
-  type StoredEndpointSettings,
+  type EnrolmentEndpointSettings,
 } from '../../enrolment/stored-endpoints';
 import type { CaRecord, EnrolmentNamePolicy, StoredEnrolmentEndpoint } from '../../ports';
 import type { CommandContext } from '../context';
@@ -95,8 +95,8 @@ async function settingsOf(
   o: Flags,
   current: StoredEnrolmentEndpoint | null,
   ca: CaRecord | undefined,
-): Promise<{ settings: StoredEndpointSettings; generated: string | null }> {
-  const settings: StoredEndpointSettings = {};
+): Promise<{ settings: EnrolmentEndpointSettings; generated: string | null }> {
+  const settings: EnrolmentEndpointSettings = {};
   if (ca) settings.ca = ca;
   if (o.profile !== undefined && o.defaultProfile) throw new CaError('invalid', '--profile and --default-profile are mutually exclusive.');
   if (o.profile !== undefined) settings.profile = o.profile;
@@ -168,7 +168,7 @@ export function registerEnrolmentEndpointCommands(program: Command, run: Action)
         const store = await ctx.store();
         const ca = await findCa(store, o.ca!);
         const { settings, generated } = await settingsOf(ctx, o, null, ca);
-        await createStoredEndpoint(store, protocol, label, { ...settings, ca }, { profiles: ctx.profiles() });
+        await createEnrolmentEndpoint(store, protocol, label, { ...settings, ca }, { profiles: ctx.profiles() });
         ctx.write(generated ? `challenge: ${generated}\n` : `Created enrolment endpoint ${endpointName(protocol, label)}.\n`);
       }),
     );
@@ -182,7 +182,7 @@ export function registerEnrolmentEndpointCommands(program: Command, run: Action)
     .action(
       run(async (ctx: CommandContext) => {
         const store = await ctx.store();
-        const endpoints = await listStoredEndpoints(store);
+        const endpoints = await listEnrolmentEndpoints(store);
         const cas = new Map((await store.listCas()).map((ca) => [ca.id, ca]));
         ctx.write(endpoints.length ? endpoints.map((e) => endpointLine(e, cas) + '\n').join('') : 'No enrolment endpoints.\n');
       }),
@@ -215,7 +215,7 @@ export function registerEnrolmentEndpointCommands(program: Command, run: Action)
         const ca = o.ca === undefined ? undefined : await findCa(store, o.ca);
         const current = await findStoredEndpoint(store, protocol, label);
         const { settings, generated } = await settingsOf(ctx, o, current, ca);
-        await editStoredEndpoint(store, protocol, label, settings, { profiles: ctx.profiles() });
+        await editEnrolmentEndpoint(store, protocol, label, settings, { profiles: ctx.profiles() });
         ctx.write(generated ? `challenge: ${generated}\n` : `Edited enrolment endpoint ${endpointName(protocol, label)}.\n`);
       }),
     );
@@ -228,7 +228,7 @@ export function registerEnrolmentEndpointCommands(program: Command, run: Action)
     .action(
       run(async (ctx: CommandContext, protocolText: string, label: string) => {
         const protocol = parseProtocol(protocolText);
-        await deleteStoredEndpoint(await ctx.store(), protocol, label);
+        await deleteEnrolmentEndpoint(await ctx.store(), protocol, label);
         ctx.write(`Deleted enrolment endpoint ${endpointName(protocol, label)}.\n`);
       }),
     );

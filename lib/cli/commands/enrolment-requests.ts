@@ -51,11 +51,9 @@ export function registerEnrolmentRequestCommands(program: Command, run: Action):
       run(async (ctx: CommandContext, id: string) => {
         const services = {
           store: await ctx.store(),
-          signing: {
-            keyBackends: ctx.keyBackends(),
-            profiles: ctx.profiles(),
-            defaultExpiresMs: ctx.settings.defaultExpiresMs ?? undefined,
-          },
+          keyBackends: ctx.keyBackends(),
+          profiles: ctx.profiles(),
+          defaultExpiresMs: ctx.settings.defaultExpiresMs ?? undefined,
           defaultProfile: ctx.settings.defaultProfile,
         };
         const { certificate } = await approveEnrolmentRequest(services, intOption(id, '<id>'), ctx.operator);
