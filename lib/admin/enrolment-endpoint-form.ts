@@ -70,8 +70,13 @@ export function formValues(form: URLSearchParams, editing: boolean): EndpointFor
     protocol: (form.get('protocol') ?? '').trim(),
     label: (form.get('label') ?? '').trim(),
     profile: form.get('profile') ?? '',
+    // A form without the field (a script, an older page) changes no challenge when editing, and makes none when adding.
     challenge:
-      (CHALLENGES as readonly string[]).includes(challenge) && (editing || challenge !== 'keep') ? (challenge as ChallengeChoice) : 'none',
+      (CHALLENGES as readonly string[]).includes(challenge) && (editing || challenge !== 'keep')
+        ? (challenge as ChallengeChoice)
+        : editing
+          ? 'keep'
+          : 'none',
     requestsPerMinute: (form.get('requests_per_minute') ?? '').trim(),
     approval: form.get('approval') === 'on',
     allow: lines(form.get('allow') ?? ''),

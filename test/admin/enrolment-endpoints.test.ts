@@ -38,6 +38,7 @@ function endpoints(): EnrolmentEndpointStore {
   return f.api.store.enrolmentEndpoints;
 }
 const rows = async () => JSON.stringify(await endpoints().listEnrolmentEndpoints());
+const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 
 /** The fields of the add form, as a browser sends them (unchecked boxes left out). */
 const FORM = {
@@ -79,7 +80,7 @@ describe('enrolment endpoints in the admin interface', () => {
       challengeWebhook: false,
       enabled: true,
       names: { allow: ['devices.example.com', '10.0.0.0/8'], deny: [], subjectAttributes: null },
-      challengeSha256: crypto.createHash('sha256').update(challenge!).digest('hex'),
+      challengeSha256: sha256(challenge!),
     });
     // Never shown again: not on the list, not on its edit page.
     const listed = await agent.get(list).expect(200);
@@ -175,6 +176,26 @@ describe('enrolment endpoints in the admin interface', () => {
     expect(res.text).toContain(`name="label" size="60" value="${typed}"`);
     expect(await rows()).toBe(before);
     expect(await events().latestEventId()).toBe(latest);
+  });
+
+  test('an edit that sends no challenge field keeps the challenge (adding without one makes none)', async () => {
+    const agent = await f.signIn('alice');
+    const page = await agent.get(list).expect(200);
+    const { challenge: _omitted, ...withoutChallenge } = FORM;
+    await agent
+      .post(list)
+      .type('form')
+      .send({ ...withoutChallenge, _csrf: formToken(page.text), label: 'no-field' })
+      .expect(303);
+    expect(await endpoints().findEnrolmentEndpoint('SCEP', 'no-field')).toMatchObject({ challengeSha256: null, challengeWebhook: false });
+    await endpoints().updateEnrolmentEndpoint('SCEP', 'no-field', { challengeSha256: sha256('kept') });
+    await agent
+      .post(`${list}scep/no-field/`)
+      .type('form')
+      .send({ ...withoutChallenge, _csrf: formToken(page.text), validity_days: '9' })
+      .expect(303);
+    expect(await endpoints().findEnrolmentEndpoint('SCEP', 'no-field')).toMatchObject({ challengeSha256: sha256('kept'), validityDays: 9 });
+    await endpoints().deleteEnrolmentEndpoint('SCEP', 'no-field');
   });
 
   test('the same label twice is refused; an endpoint of another CA is 404 here, and left alone', async () => {
