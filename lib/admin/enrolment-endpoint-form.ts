@@ -8,8 +8,8 @@
 import { policyNames } from '../acme/policy/entries';
 import type { Profiles } from '../ca/profiles';
 import { CaError } from '../ca/errors';
-import { generateChallenge, parseProtocol, parseSubjectAttributes, type EnrolmentEndpointSettings } from '../enrolment/stored-endpoints';
-import type { EnrolmentProtocol, StoredEnrolmentEndpoint } from '../ports';
+import { challengeKind, generateChallenge, parseSubjectAttributes, type EnrolmentEndpointSettings } from '../enrolment/stored-endpoints';
+import type { StoredEnrolmentEndpoint } from '../ports';
 import { lines } from './ca-form';
 import { checkbox, namesField, textField } from './fields';
 import { html, type Html } from './html';
@@ -94,9 +94,6 @@ function wholeNumber(text: string, label: string): number | null {
   return Number(text);
 }
 
-/** The protocol of a new endpoint, as `parseProtocol` reads it. */
-export const protocolOf = (values: EndpointFormValues): EnrolmentProtocol => parseProtocol(values.protocol);
-
 /** The settings the values give, each entry checked; `generated`: a new static challenge to show once. */
 export function settingsOf(values: EndpointFormValues): { settings: EnrolmentEndpointSettings; generated: string | null } {
   const anyName = values.allow.length === 0 && values.deny.length === 0 && values.subjectAttributes === '';
@@ -139,16 +136,11 @@ function select(name: string, label: string, options: Html[]): Html {
 /** The fields; `current`: the endpoint edited (its protocol and label are fixed, its challenge may be kept). */
 export function endpointFields(values: EndpointFormValues, profiles: Profiles, current: StoredEnrolmentEndpoint | null): Html {
   const challenges: [ChallengeChoice, string][] = [
-    ...(current
-      ? ([['keep', `keep (${current.challengeWebhook ? 'webhook' : current.challengeSha256 ? 'static' : 'none'})`]] as [
-          ChallengeChoice,
-          string,
-        ][])
-      : []),
     ['none', 'none (one-time challenges only)'],
     ['generate', 'a new static challenge (SCEP; shown once)'],
     ['webhook', "the options' challenge webhook"],
   ];
+  if (current) challenges.unshift(['keep', `keep (${challengeKind(current)})`]);
   return html`${
     current
       ? null

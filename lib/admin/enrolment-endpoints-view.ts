@@ -3,6 +3,7 @@
  * page and the endpoints' own page (handlers/enrolment-endpoints.ts, which adds each one's actions)
  * list them. Never a challenge: the store keeps only its hash, and the page says only whether there is one.
  */
+import { challengeKind } from '../enrolment/stored-endpoints';
 import { hasEnrolmentEndpointStore, type CaRecord, type Store, type StoredEnrolmentEndpoint } from '../ports';
 import { html, type Html } from './html';
 import { dataTable } from './table';
@@ -37,7 +38,7 @@ export function enrolmentEndpointsSection(
       html`<td>${e.protocol}</td>
         <td class="mono">${label(e)}</td>
         <td>${e.profile ?? 'default'}</td>
-        <td>${e.challengeWebhook ? 'webhook' : e.challengeSha256 ? 'static' : 'none'}</td>
+        <td>${challengeKind(e)}</td>
         <td>${e.approval ? 'yes' : 'no'}</td>
         <td>${names(e)}</td>
         <td>${e.validityDays === null ? 'default' : `${e.validityDays} days`}</td>

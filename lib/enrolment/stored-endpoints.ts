@@ -74,6 +74,10 @@ export function parseSubjectAttributes(text: string, what: string): string[] {
   return [...new Set(names)];
 }
 
+/** The kind of challenge an endpoint asks for, as the CLI's list and the admin pages name it (never the challenge). */
+export const challengeKind = (e: StoredEnrolmentEndpoint): 'webhook' | 'static' | 'none' =>
+  e.challengeWebhook ? 'webhook' : e.challengeSha256 ? 'static' : 'none';
+
 /** How operators and errors name an endpoint: `est/LABEL`, `scep/LABEL` (as create_enrolment_challenge). */
 export const endpointName = (protocol: EnrolmentProtocol, label: string) => `${protocol.toLowerCase()}/${label}`;
 

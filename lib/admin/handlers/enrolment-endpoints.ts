@@ -20,15 +20,7 @@ import {
 import { actingAs, hasEnrolmentEndpointStore, type CaRecord, type Store, type StoredEnrolmentEndpoint } from '../../ports';
 import { adminActor, caFor, notFoundPage } from '../access';
 import type { SignedInContext } from '../context';
-import {
-  endpointFields,
-  formValues,
-  NEW_ENDPOINT,
-  protocolOf,
-  settingsOf,
-  valuesOf,
-  type EndpointFormValues,
-} from '../enrolment-endpoint-form';
+import { endpointFields, formValues, NEW_ENDPOINT, settingsOf, valuesOf, type EndpointFormValues } from '../enrolment-endpoint-form';
 import { caEnrolmentEndpoints, enrolmentEndpointsSection } from '../enrolment-endpoints-view';
 import { html, type Html } from '../html';
 import { redirect, sendPage } from '../page';
@@ -164,7 +156,7 @@ export async function addStoredEndpoint(ctx: SignedInContext): Promise<void> {
     ctx,
     ca,
     values,
-    (settings) => createEnrolmentEndpoint(store, protocolOf(values), values.label, { ...settings, ca }, { profiles }),
+    (settings) => createEnrolmentEndpoint(store, parseProtocol(values.protocol), values.label, { ...settings, ca }, { profiles }),
     (message) => listPage(ctx, ca, 400, message, values),
   );
 }

@@ -9,6 +9,7 @@ import { policyNames } from '../../acme/policy/entries';
 import { CaError } from '../../ca/errors';
 import { findCa } from '../../ca/lookup';
 import {
+  challengeKind,
   createEnrolmentEndpoint,
   deleteEnrolmentEndpoint,
   editEnrolmentEndpoint,
@@ -135,7 +136,7 @@ function endpointLine(e: StoredEnrolmentEndpoint, cas: ReadonlyMap<number, CaRec
     endpointName(e.protocol, e.label),
     `CA ${ca ? `${ca.name} (${ca.serial})` : e.caId}`,
     `profile ${e.profile ?? 'default'}`,
-    `challenge ${e.challengeWebhook ? 'webhook' : e.challengeSha256 ? 'static' : 'none'}`,
+    `challenge ${challengeKind(e)}`,
     `approval ${e.approval ? 'yes' : 'no'}`,
     `names ${names}`,
     `validity ${e.validityDays === null ? 'default' : `${e.validityDays} days`}`,
