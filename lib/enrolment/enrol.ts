@@ -7,7 +7,7 @@
  * requester. EST and SCEP differ in how a request arrives and is authenticated, never in this.
  */
 import { CaError } from '../ca/errors';
-import { issue, keepAlone, keepLinked, type Keep } from '../ca/issuance/issue';
+import { issue, keepAlone, keepAsAnswer, keepLinked, type Keep } from '../ca/issuance/issue';
 import { prepareSignRequest } from '../ca/issuance/prepare';
 import { loadPolicyContext, type PolicyContext } from '../ca/policy/context';
 import type { Signing } from '../ca/issuance/sign';
@@ -89,13 +89,7 @@ export interface KeptWith {
  */
 function keeping(store: Store, ca: CaRecord, { link, answers }: KeptWith): Keep<CertificateRecord> {
   if (!link && !answers) return keepAlone(store);
-  if (!link && answers && hasEnrolmentStore(store)) {
-    return async (certificate) => {
-      const stored = await store.enrolment.insertAnsweringCertificate(answers, certificate);
-      if (!stored) throw new RepeatedTransaction();
-      return stored;
-    };
-  }
+  if (!link && answers && hasEnrolmentStore(store)) return keepAsAnswer(store.enrolment, answers, () => new RepeatedTransaction());
   return keepLinked(store, async (tx, certificate) => {
     await link?.(tx, certificate);
     if (answers) await recordWith(answers, ca)(tx, certificate);
