@@ -142,7 +142,7 @@ const TABLE: Row[] = [
     command: 'set_api_user_permissions',
     use: {
       kind: 'confirms',
-      argv: () => ['set_api_user_permissions', 'bob', '--no-sign-certificate', '--ca', 'Root'],
+      argv: () => ['set_api_user_permissions', 'bob', '--all-permissions', '--no-sign-certificate', '--ca', 'Root'],
       line: /^Changed the permissions of API user bob\.$/,
     },
     unknown: {
