@@ -67,6 +67,7 @@ const KIND_RULES: Record<QueryKind, { valid: (value: string) => boolean; expecte
 /** What is wrong with a page's query, in words naming the parameter; null when nothing is. */
 export function queryProblem(query: Readonly<Record<string, unknown>>, spec: QuerySpec = {}): string | null {
   for (const [name, given] of Object.entries(query)) {
+    if (CONTROL.test(name) || name.length > MAX_QUERY_VALUE) return 'A query parameter has a name with a control character, or too long.';
     const values = Array.isArray(given) ? (given as unknown[]) : [given];
     for (const value of values) {
       if (typeof value !== 'string') return `The query parameter ${name} is not a plain value.`;

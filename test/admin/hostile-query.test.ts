@@ -127,6 +127,13 @@ describe.each(testDatabaseTargets())('hostile query parameters on $name', (targe
     }
   });
 
+  test('a control character in a parameter name is a 400 too', async () => {
+    for (const path of ['certs/', 'audit/', 'login']) {
+      const res = await agent.get(`${ADMIN}${path}?a%00b=1`);
+      expect([res.status, res.text]).toEqual([400, expect.stringContaining('A query parameter has a name with a control character')]);
+    }
+  });
+
   test.each(HOSTILE_DATES)('audit/?since=%s: 400, saying it is no date the log can be searched by', async (since) => {
     const res = await get('audit/', { since });
     expect(res.status).toBe(400);

@@ -302,6 +302,8 @@ describe('issue page', () => {
     await createApiUser(f.api.store, 'root-only', PASSWORD, { ...grant, signCertificate: [f.api.root.serial] }, { bcryptCost: 4 });
     const rootOnly = await f.signIn('root-only');
     expect(chosen(caOptions((await rootOnly.get(`${ADMIN}issue`).expect(200)).text))).toEqual(['']);
+    // A link naming a CA not offered chooses none either (a browser would show the first, the root).
+    expect(chosen(caOptions((await alice.get(`${ADMIN}issue?ca=0A0B`).expect(200)).text))).toEqual(['']);
 
     // Sign with the select left at "Choose a CA": a message, nothing signed.
     const before = await count('ca_api_certificates');

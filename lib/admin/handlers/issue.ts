@@ -110,7 +110,7 @@ function form(
         <div class="field">
           <label for="ca">Certificate authority</label
           ><select id="ca" name="ca">
-            ${f.ca === '' ? html`<option value="" selected>Choose a CA</option>` : null}
+            ${cas.some((ca) => ca.serial === f.ca) ? null : html`<option value="" selected>Choose a CA</option>`}
             ${cas.map((ca) => option(ca.serial, ca.parentId === null ? `${ca.name} (root)` : ca.name, f.ca))}
           </select>
         </div>
