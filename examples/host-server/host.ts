@@ -232,7 +232,7 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
     log(`  password: ${credentials.password}`);
   } else {
     log(`API user: demo exists in this database, but its password is not kept in ${folder}: it was made with another`);
-    log('  CA_DATA_DIR. Start with that one, or make a user of your own: ca-admin create_api_user NAME.');
+    log('  CA_DATA_DIR. Start with that one, or make a user of your own: ca-admin create_api_user NAME --all-permissions --use-admin.');
   }
   if (acmeDirectoryPath) {
     // The router has checked CA_ACME_HTTP01_PORT by now (README "ACME"): the port the clients must answer on.

@@ -5,6 +5,7 @@
  */
 import type { ParamKinds } from '../http/path-matcher';
 import type { AdminContext, AdminRoute, SignedInContext } from './context';
+import type { QuerySpec } from './query-check';
 import { serveCsrFileScript, serveStylesheet } from './handlers/assets';
 import { downloadCertificate, showCertificate } from './handlers/certificate';
 import { listCertificates } from './handlers/certificates';
@@ -41,6 +42,9 @@ export const ADMIN_PATH_PARAMS: ParamKinds = {
   label: { pattern: '[A-Za-z0-9_.-]{1,64}' },
 };
 
+/** The certificate list's and its export's query (handlers/certificates.ts, readListQuery). */
+const LIST_QUERY: QuerySpec = { days: 'days', after: 'id' };
+
 const signedIn = (handler: (ctx: SignedInContext) => Promise<void>) => (ctx: AdminContext) => handler(ctx as SignedInContext);
 
 const page = (path: string, handler: (ctx: SignedInContext) => Promise<void>): AdminRoute => ({
@@ -72,15 +76,15 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   action('logout', logout),
   page('reauth', showReauthenticate),
   action('reauth', reauthenticate),
-  page('certs/', listCertificates),
-  page('certs/export.csv', exportCertificates),
+  { ...page('certs/', listCertificates), query: LIST_QUERY },
+  { ...page('certs/export.csv', exportCertificates), query: LIST_QUERY },
   page('certs/{ca}/{serial}/', showCertificate),
   page('certs/{ca}/{serial}/download', downloadCertificate),
   // A form and nothing else: re-authenticating before it, not after, keeps the reason the user types.
   { ...page('certs/{ca}/{serial}/revoke', showRevoke), stepUp: { formPage: 'certs/{ca}/{serial}/revoke' } },
   sensitive('certs/{ca}/{serial}/revoke', revoke),
   page('issue', showIssue),
-  page('audit/', showAuditLog),
+  { ...page('audit/', showAuditLog), query: { since: 'date', after: 'eventId' } },
   action('audit/verify', verifyAuditLog),
   page('webhooks/', showWebhooks),
   sensitive('webhooks/', addEndpoint),
@@ -113,5 +117,5 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   action('certs/{ca}/{serial}/resign', resign),
   { method: 'GET', path: 'assets/admin.css', answersHead: true, access: 'asset', handler: serveStylesheet },
   { method: 'GET', path: 'assets/csr-file.js', answersHead: true, access: 'asset', handler: serveCsrFileScript },
-  page('cas/{ca}/acme/{slug}/', showAcmeAccount),
+  { ...page('cas/{ca}/acme/{slug}/', showAcmeAccount), query: { before: 'id' } },
 ];

@@ -8,6 +8,7 @@ import request from 'supertest';
 import { createApiUser, createCaAdminRouter, listApiUsers, type CaAdminRouter, type CaAdminRouterOptions, type Logger } from '../../lib';
 import type { CertificateRecord, NewCertificate } from '../../lib/ports';
 import { PASSWORD, setupApi, type ApiFixture } from '../api/fixture';
+import type { DatabaseTarget } from '../helpers/database';
 
 export const ADMIN = '/admin/';
 
@@ -58,8 +59,9 @@ export function formToken(page: string, action?: string): string {
 export async function setupAdmin(
   options: Partial<CaAdminRouterOptions> = {},
   configure?: (app: express.Express) => void,
+  target?: DatabaseTarget,
 ): Promise<AdminFixture> {
-  const api = await setupApi();
+  const api = await setupApi(target);
   await letSignIn(api);
   const admin = adminOn(api, options, configure);
   return { ...admin, close: async () => (await admin.close(), await api.close()) };

@@ -111,6 +111,8 @@ describe('use_admin', () => {
     const { agent } = await signInWithToken('ops');
     const list = await agent.get(`${ADMIN}users/`).expect(200);
     expect(list.text).toMatch(/<input type="checkbox" id="use_admin-on" name="use_admin" value="on"\s*\/>/);
+    // Least privilege: the new-user form ticks nothing (no permission of the REST API either).
+    expect([...list.text.matchAll(/<input type="checkbox"[^>]*>/g)].map((m) => m[0]).filter((box) => /\schecked/.test(box))).toEqual([]);
     const token = formToken(list.text, `${ADMIN}users/`);
     const create = (username: string, extra: string) =>
       agent
@@ -227,6 +229,17 @@ describe('step-up', () => {
         .send({ _csrf: formToken(page.text, `${ADMIN}reauth`), password: PASSWORD, next })
         .expect(303);
       expect(res.headers.location).toBe(expected);
+    }
+    // Dot segments, plain or percent-encoded, that lead out of the interface: the dashboard.
+    for (const next of [`${ADMIN}../..//evil.example`, `${ADMIN}%2e%2e/%2e%2e//evil.example`]) {
+      const page = await agent.get(`${ADMIN}reauth?${new URLSearchParams({ next })}`).expect(200);
+      expect(page.text).toContain(`name="next" value="${ADMIN}"`);
+      const res = await agent
+        .post(`${ADMIN}reauth`)
+        .type('form')
+        .send({ _csrf: formToken(page.text, `${ADMIN}reauth`), password: PASSWORD, next })
+        .expect(303);
+      expect(res.headers.location).toBe(ADMIN);
     }
     // Served at the root, `/` prefixes everything: a tab (browsers drop it, `/<tab>/host` is `//host`) is refused too.
     const root = adminOn(f.api, { path: '' });

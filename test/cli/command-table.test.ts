@@ -142,7 +142,7 @@ const TABLE: Row[] = [
     command: 'set_api_user_permissions',
     use: {
       kind: 'confirms',
-      argv: () => ['set_api_user_permissions', 'bob', '--no-sign-certificate', '--ca', 'Root'],
+      argv: () => ['set_api_user_permissions', 'bob', '--all-permissions', '--no-sign-certificate', '--ca', 'Root'],
       line: /^Changed the permissions of API user bob\.$/,
     },
     unknown: {
@@ -409,7 +409,7 @@ describe.each(testDatabaseTargets())('ca-admin commands on $name', (target) => {
     )
       .trim()
       .split('=')[1];
-    await ok(['create_api_user', 'alice', '--password', 'pw-of-alice']);
+    await ok(['create_api_user', 'alice', '--all-permissions', '--password', 'pw-of-alice']);
     s.webhook = /^id: (\d+)/.exec(await ok(['add_webhook', 'https://hooks.example.com/ca']))![1];
     // A CA made elsewhere, and a certificate it issued, for import_ca and import_cert.
     s.extKey = path.join(f.dir, 'ext.key');
