@@ -489,12 +489,7 @@ describe('serverkeygen (est.labels.devices.serverKeygen)', () => {
       501,
       /^This EST server does not offer serverkeygen\.\n$/,
     ],
-    [
-      'no credentials',
-      () => request(app).post(`${EST}/devices/serverkeygen`).send(csrDer('k2.example.org').toString('base64')),
-      401,
-      /^$/,
-    ],
+    ['no credentials', () => request(app).post(`${EST}/devices/serverkeygen`).send(csrDer('k2.example.org').toString('base64')), 401, /^$/],
     [
       'a user without sign_certificate',
       () => keygen(csrDer('k3.example.org').toString('base64'), 'no_sign_certificate'),
