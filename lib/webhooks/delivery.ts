@@ -47,7 +47,7 @@ const PAGE = 100;
 const PAGES_PER_TURN = 10;
 const DAY_MS = 86_400_000;
 const ANNOUNCE_LIMIT = 1000;
-/** How long this instance leaves alone an endpoint whose secret its key did not open (see `deliverTo`). */
+/** How long this instance leaves alone an endpoint whose secret its key did not open (see `openSecret`). */
 const UNOPENED_SECRET_PAUSE_MS = 60_000;
 
 export interface WebhookDeliveryPorts {
