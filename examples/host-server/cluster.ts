@@ -103,7 +103,7 @@ export async function runClusterPrimary(count: number): Promise<void> {
     await host.close();
     throw e;
   }
-  const url = `${host.tls ? 'https' : 'http'}://localhost:${port}`;
+  const url = `${host.tls ? 'https' : 'http'}://127.0.0.1:${port}`; // where the workers listen (listen.ts)
   log(`${count} worker processes (CA_WORKERS), each with its own connection pool and order runner.`);
   const announced = await announceHost(host, url, {}, log);
   if (announced.acmeDirectoryPath) acme = { acmeDirectoryPath: announced.acmeDirectoryPath };

@@ -24,6 +24,7 @@ import {
 } from '../../lib';
 import { demoFolder, ensureDemoData, INTERMEDIATE_NAME } from './demo-data';
 import { applyTrustProxy, listen, tlsCredentials, trustProxySetting } from './listen';
+import { accessLogLine, accessLogSetting, hostLogger } from './logs';
 import { operatingLines, optionalModules } from './operating';
 import { signUrlWarning } from './sign-url-check';
 import { acmeWalkThrough, walkThrough } from './walk-through';
@@ -84,6 +85,9 @@ export async function openHost(options: HostServerOptions, log: (line: string) =
   const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL ?? dataDir;
   const tls = tlsCredentials(process.env.TLS_CERT_FILE, process.env.TLS_KEY_FILE);
   const app = express();
+  // Express names itself on every answer unless told not to: that tells a scanner what to try and a
+  // client nothing (README "Embedding it": the router cannot turn it off for the app).
+  app.disable('x-powered-by');
   applyTrustProxy(app, process.env.TRUST_PROXY); // Express checks it now: a bad value ends the start here
   const folder = demoFolder(dataDir, databaseUrl);
 
@@ -129,13 +133,16 @@ export interface ServingHost {
 /** Mount the router on an Express app and listen (PORT; in a cluster worker, the port all workers share). */
 export async function serveHost(host: OpenedHost, options: HostServerOptions, log: (line: string) => void): Promise<ServingHost> {
   const { settings, app } = host;
+  const accessLog = accessLogSetting(process.env.CA_ACCESS_LOG, host.dataDir);
+  const logs = hostLogger(accessLog, log);
   const router = createCaApiRouter({
     rest: { enabled: true },
     store: host.store,
     keyBackends: host.keyBackends,
-    // One JSON line per request (README "Logs"), through the example's own output; CA_ACCESS_LOG=off silences it.
-    accessLog: process.env.CA_ACCESS_LOG !== 'off',
-    logger: jsonLinesLogger({ stream: { write: (line: string) => log(line.trimEnd()) } }),
+    // One JSON line per request (README "Logs"), in access.log of the data directory, away from the
+    // console (logs.ts); CA_ACCESS_LOG=stdout puts it on the console, off silences it.
+    accessLog: accessLog.kind !== 'off',
+    logger: logs.logger,
     ...((options.holdOrders ?? process.env.CA_ORDER_RUNNER === 'off') ? { orderRunner: holdingRunner } : {}),
     ...optionalModules(options.webhooks, settings, host.kek),
     // EST (CA_ENABLE_EST) enrols with the demo intermediate, unless CA_DEFAULT_CA names another CA;
@@ -181,6 +188,7 @@ export async function serveHost(host: OpenedHost, options: HostServerOptions, lo
     listening = await listen(app, options.port ?? Number(process.env.PORT ?? 8000), host.tls);
   } catch (e) {
     await router.close();
+    await logs.close();
     throw e;
   }
   const { server, url } = listening;
@@ -191,6 +199,7 @@ export async function serveHost(host: OpenedHost, options: HostServerOptions, lo
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await router.close();
       await admin.close();
+      await logs.close();
     },
   };
 }
@@ -218,6 +227,7 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
   const acmeDirectoryPath = acme ? `/${settings.urlPath}acme/directory/${intermediate.serial}/` : null;
 
   log(`express-ca-api example listening on ${url}`);
+  log(accessLogLine(accessLogSetting(process.env.CA_ACCESS_LOG, dataDir)));
   log(`API docs: ${apiRoot}/docs/`);
   log(`Admin interface: ${url}/admin/ (sign in as the API user below)`);
   if (demo.created.length) log(`Created in this database: ${demo.created.join(', ')}.`);
