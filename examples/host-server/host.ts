@@ -81,7 +81,7 @@ export async function openHost(options: HostServerOptions, log: (line: string) =
   // The settings ca-admin reads, read the same way (lib/settings): one environment, one meaning.
   const settings = readSettings(process.env);
   const dataDir = path.resolve(options.dataDir ?? settings.dataDir);
-  const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL ?? dataDir;
+  const databaseUrl = options.databaseUrl ?? settings.databaseUrl ?? dataDir;
   const tls = tlsCredentials(process.env.TLS_CERT_FILE, process.env.TLS_KEY_FILE);
   const app = express();
   applyTrustProxy(app, process.env.TRUST_PROXY); // Express checks it now: a bad value ends the start here
@@ -95,11 +95,10 @@ export async function openHost(options: HostServerOptions, log: (line: string) =
   await store.migrate();
   const kek = keyEncryptionKey(dataDir, options.keyEncryptionKey ?? process.env.CA_KEY_ENCRYPTION_KEY, log);
   const keyBackends: Record<string, KeyBackend> = { default: defaultKeyBackend({ keyEncryptionKey: kek }) };
-  const hsmEnv = process.env;
-  const hsm = hsmEnv.CA_HSM_LIBRARY_PATH
-    ? pkcs11KeyBackend({ library: hsmEnv.CA_HSM_LIBRARY_PATH, token: hsmEnv.CA_HSM_TOKEN ?? '', pin: hsmEnv.CA_HSM_USER_PIN ?? '' })
-    : null;
-  if (hsm) keyBackends.hsm = hsm;
+  // The HSM settings ca-admin reads (lib/settings): CAs made with `init_ca --key-backend hsm` sign here.
+  const { library, token, pin, alias } = settings.hsm;
+  const hsm = library ? pkcs11KeyBackend({ library, token: token ?? '', pin: pin ?? '', ...(alias ? { alias } : {}) }) : null;
+  if (hsm) keyBackends[hsm.alias] = hsm;
   return {
     settings,
     app,

@@ -2,7 +2,7 @@
  * Issuing from a CSR (README "Admin interface"): paste a CSR (or, with the page's script, read it from
  * a file: csr-file-script.ts), "Read CSR" fills the subject and the subjectAltNames from it (what is
  * signed is what the form says, never silently the CSR), choose CA, profile (each with its
- * description) and lifetime; "Preview" shows what would be signed, composed as signing composes it,
+ * description and lifetime; the configured default profile first chosen) and lifetime; "Preview" shows what would be signed, composed as signing composes it,
  * writing nothing; "Sign". `signCert` applies the command line's rules (the profile, a CN or a
  * SAN required, the CA usable and not outlived) and the certificate is audited as the signed-in user
  * over protocol `admin`. Needs `sign_certificate` for the chosen CA; only usable CAs whose key this
@@ -13,6 +13,7 @@ import { CaError } from '../../ca/errors';
 import { isUsable } from '../../ca/lookup';
 import type { CaRecord } from '../../ports';
 import { parseCsr, type ParsedCsr } from '../../x509/csr';
+import { DAY_MS } from '../../x509/datetime';
 import { X509Error } from '../../x509/errors';
 import { parseRfc4514 } from '../../x509/rfc4514';
 import { adminActor, casWith, forbiddenPage } from '../access';
@@ -39,6 +40,12 @@ async function signingCas(ctx: SignedInContext): Promise<CaRecord[]> {
   return (await casWith(ctx, 'sign_certificate')).filter(
     (ca) => isUsable(ca, now) && ca.keyBackendOptions !== null && Object.hasOwn(keyBackends, ca.keyBackendAlias),
   );
+}
+
+/** A profile's lifetime in days, as the days field takes it: what an empty field signs with. */
+function lifetime(ms: number): string {
+  const days = Math.round((ms / DAY_MS) * 100) / 100;
+  return days === 1 ? '1 day' : `${days} days`;
 }
 
 function unavailable(ctx: SignedInContext, why: string): void {
@@ -89,7 +96,7 @@ function form(
         <div class="field">
           <label for="profile">Profile</label
           ><select id="profile" name="profile">
-            ${[...profiles].map(([name, p]) => option(name, p.description ? `${name}: ${p.description}` : name, f.profile))}
+            ${[...profiles].map(([name, p]) => option(name, `${p.description ? `${name}: ${p.description}` : name} (${lifetime(p.expiresMs)})`, f.profile))}
           </select>
         </div>
         <div class="field">
