@@ -21,7 +21,7 @@ import {
   OptionsError,
   resolveUrlPath,
 } from './http/option-checks';
-import { defaultCaSetting, environment, switchSetting } from './settings';
+import { defaultCaSetting, environment, estClientCertHeaderSetting, scepChallengeSetting, switchSetting } from './settings';
 import { withProfileSettings, type DefaultExpires } from './http/profile-options';
 import { resolveAllowedHosts, type AllowedHosts } from './http/allowed-hosts';
 import { REST_API_OPTION_NAMES, resolveRestApiOptions, type ResolvedRestApiOptions, type RestApiOptions } from './api/options';
@@ -194,12 +194,12 @@ export function resolveOptions(given: CaApiRouterOptions = {}): ResolvedOptions 
     options.est,
     fromEnvironment(() => switchSetting(env, 'CA_ENABLE_EST', false)),
     fromEnvironment(() => switchSetting(env, 'CA_EST_SERVERKEYGEN', false)),
-    env.CA_EST_CLIENT_CERT_HEADER,
+    estClientCertHeaderSetting(env),
   );
   const scep = resolveScepOptions(
     options.scep,
     fromEnvironment(() => switchSetting(env, 'CA_ENABLE_SCEP', false)),
-    env.CA_SCEP_CHALLENGE || null,
+    scepChallengeSetting(env),
   );
   if ((enableRestApi || acme.enabled || est.enabled || scep.enabled) && store === null) {
     const what = enableRestApi ? 'the REST API' : acme.enabled ? 'ACME' : est.enabled ? 'EST' : 'SCEP';

@@ -36,7 +36,7 @@ import {
   type WebhookDeliveryOptions,
 } from './webhooks/options';
 import type { LogError } from './http/error-catch';
-import { acmeValidationSettings, environment } from './settings';
+import { acmeValidationSettings, environment, keyEncryptionKeySetting } from './settings';
 import type { MetricsSink, SecretBox } from './ports';
 
 /**
@@ -45,7 +45,7 @@ import type { MetricsSink, SecretBox } from './ports';
  * key (the example server's generated development key, say) passes `keyBackends` itself.
  */
 function checkedDefaultKeyBackend(env: Record<string, string | undefined>, entry: OptionsEntry): KeyBackend {
-  const kek = env[KEK_ENV];
+  const kek = keyEncryptionKeySetting(env);
   if (!kek) {
     throw new OptionsError(
       `no key-encryption key for CA private keys: set ${KEK_ENV} to 32 random bytes in base64 (openssl rand -base64 32), ` +
@@ -258,7 +258,7 @@ export function createCaAdminRouter(options: CaAdminRouterOptions): CaAdminRoute
   const env = environment(options.env);
   // Issuing needs keys; without them (no backends, no CA_KEY_ENCRYPTION_KEY) the rest still works.
   const keyBackends =
-    options.keyBackends !== undefined || !env[KEK_ENV]
+    options.keyBackends !== undefined || !keyEncryptionKeySetting(env)
       ? resolved.keyBackends
       : { default: checkedDefaultKeyBackend(env, 'createCaAdminRouter') };
   // One box under CA_KEY_ENCRYPTION_KEY for both kinds of secret the pages seal, made only if needed.

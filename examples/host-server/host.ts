@@ -148,7 +148,7 @@ export async function serveHost(host: OpenedHost, options: HostServerOptions, lo
     scep: {
       ca: settings.defaultCa ?? INTERMEDIATE_NAME,
       labels: {
-        approval: { ca: settings.defaultCa ?? INTERMEDIATE_NAME, approval: true, challenge: process.env.CA_SCEP_CHALLENGE || undefined },
+        approval: { ca: settings.defaultCa ?? INTERMEDIATE_NAME, approval: true, challenge: settings.scepChallenge ?? undefined },
       },
     },
   });
@@ -243,7 +243,7 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
     log(`EST (CA_ENABLE_EST; README "EST"): ${url}/.well-known/est/ enrols with ${settings.defaultCa ?? INTERMEDIATE_NAME}.`);
     log(`  ${url}/.well-known/est/approval/: new enrolments wait for ca-admin approve_enrolment_request (README "EST").`);
   }
-  const forwardedCertHeader = process.env.CA_EST_CLIENT_CERT_HEADER?.trim();
+  const forwardedCertHeader = settings.estClientCertHeader;
   if (settings.enableEst && forwardedCertHeader) {
     // The router reads the header only from peers `trust proxy` trusts: without TRUST_PROXY, never.
     log(
@@ -253,7 +253,7 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
     );
   }
   if (settings.enableScep) {
-    const challenge = process.env.CA_SCEP_CHALLENGE
+    const challenge = settings.scepChallenge
       ? 'with the challenge password of CA_SCEP_CHALLENGE'
       : 'with one-time challenges only (ca-admin create_enrolment_challenge scep): CA_SCEP_CHALLENGE is not set';
     log(

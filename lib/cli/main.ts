@@ -8,12 +8,15 @@ import { defaultKeyBackend } from '../../adapters/keys/default-backend';
 import { envKekSecretBox } from '../../adapters/keys/secret-box';
 import { pkcs11KeyBackend, PKCS11_KEY_BACKEND_ALIAS, type Pkcs11KeyBackend } from '../../adapters/keys/pkcs11';
 import { CaError } from '../ca/errors';
-import { environment, hsmSettings, keyEncryptionKeySetting } from '../settings';
+import { DEFAULT_DATA_DIR, environment, hsmSettings, keyEncryptionKeySetting } from '../settings';
 import type { KeyBackend, Store } from '../ports';
 import type { CliIo } from './io';
 import { runCli } from './run';
 
-/** The knex store on `DATABASE_URL` (a PGlite directory by default), migrated unless told not to. */
+/**
+ * The knex store on `DATABASE_URL` of the command's environment (the PGlite directory `./.ca-data` when
+ * it is unset), migrated unless told not to.
+ */
 async function openDefaultStore(databaseUrl: string | undefined, options: { migrate?: boolean } = {}): Promise<Store> {
   // Loaded on demand: `--help` and usage errors should not pay for the database drivers.
   // (require, not import(): with module node16 a dynamic import() stays an ES import.)
@@ -21,7 +24,7 @@ async function openDefaultStore(databaseUrl: string | undefined, options: { migr
   const { openDatabase } = require('../../adapters/store/database') as typeof import('../../adapters/store/database');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { knexStore } = require('../../adapters/store/knex') as typeof import('../../adapters/store/knex');
-  const store = knexStore(await openDatabase(databaseUrl));
+  const store = knexStore(await openDatabase(databaseUrl ?? DEFAULT_DATA_DIR));
   if (options.migrate !== false) await store.migrate();
   return store;
 }

@@ -8,7 +8,7 @@
  * one environment, the same profiles, default profile and validity for every way in.
  */
 import { DEFAULT_EXPIRES_MS, DEFAULT_PROFILE_NAME, resolveProfiles, type ProfileConfig, type Profiles } from '../ca/profiles';
-import { defaultExpiresSetting, profileSettings, type Env } from '../settings';
+import { defaultExpiresSetting, defaultProfileSetting, profileSettings, type Env } from '../settings';
 import { DAY_MS } from '../x509/datetime';
 import { X509Error } from '../x509/errors';
 import { isPlainObject } from '../x509/plain-object';
@@ -105,7 +105,7 @@ export function withProfileSettings<T extends ProfileOptions>(options: T, env: E
     const expiresMs = options.defaultExpires === undefined ? fromEnvironment(() => defaultExpiresSetting(env), entry) : null;
     return {
       ...options,
-      defaultProfile: options.defaultProfile ?? (env.CA_DEFAULT_PROFILE || undefined),
+      defaultProfile: options.defaultProfile ?? defaultProfileSetting(env) ?? undefined,
       defaultExpires: options.defaultExpires ?? (expiresMs === null ? undefined : { ms: expiresMs }),
     };
   }
@@ -113,7 +113,7 @@ export function withProfileSettings<T extends ProfileOptions>(options: T, env: E
   return {
     ...options,
     profiles: fromEnv.profiles ?? undefined,
-    defaultProfile: options.defaultProfile ?? (env.CA_DEFAULT_PROFILE ? fromEnv.defaultProfile : undefined),
+    defaultProfile: options.defaultProfile ?? (defaultProfileSetting(env) === null ? undefined : fromEnv.defaultProfile),
     defaultExpires: options.defaultExpires ?? (fromEnv.defaultExpiresMs === null ? undefined : { ms: fromEnv.defaultExpiresMs }),
   };
 }

@@ -13,6 +13,7 @@ import type { ProfileConfig, Profiles } from '../ca/profiles';
 import { allowedHostsSetting, type AllowedHosts } from './allowed-hosts';
 import { dataDirSetting } from './data-dir';
 import { databaseUrlSetting } from './database-url';
+import { estClientCertHeaderSetting, scepChallengeSetting } from './enrolment';
 import { hsmSettings, type HsmSettings } from './hsm';
 import { defaultCaSetting } from './default-ca';
 import { profileSettings } from './profiles';
@@ -23,7 +24,7 @@ export { SettingsError } from './errors';
 export { environment } from './environment';
 export { parseSwitch, switchSetting, type Env } from './switch';
 export { DEFAULT_URL_PATH, urlPathProblem, urlPathSetting } from './url-path';
-export { defaultExpiresSetting, profileSettings, type ProfileSettings } from './profiles';
+export { defaultExpiresSetting, defaultProfileSetting, profileSettings, type ProfileSettings } from './profiles';
 export { defaultCaSetting } from './default-ca';
 export { DEFAULT_DATA_DIR, DEVELOPMENT_KEK_FILE, dataDirSetting, developmentKekPath } from './data-dir';
 export { allowedHostsSetting, type AllowedHosts } from './allowed-hosts';
@@ -31,6 +32,7 @@ export { acmeValidationSettings, type AcmeValidationSettings } from './acme-vali
 export { databaseUrlSetting } from './database-url';
 export { hsmSettings, type HsmSettings } from './hsm';
 export { KEK_VARIABLE, keyEncryptionKeySetting } from './key-encryption-key';
+export { estClientCertHeaderSetting, scepChallengeSetting } from './enrolment';
 
 export interface CaSettings {
   /** `CA_ENABLE_REST_API`: serve the REST API. Default false. */
@@ -48,6 +50,10 @@ export interface CaSettings {
   enableEst: boolean;
   /** `CA_ENABLE_SCEP`: the router serves SCEP at `{urlPath}scep` (README "SCEP"). Default false. */
   enableScep: boolean;
+  /** `CA_EST_CLIENT_CERT_HEADER`, trimmed: the header a trusted proxy forwards client certificates in; null when unset. */
+  estClientCertHeader: string | null;
+  /** `CA_SCEP_CHALLENGE`: SCEP's static challenge password; null when unset or empty. */
+  scepChallenge: string | null;
   /** `CA_DEFAULT_CA`: serial or name of the default CA; null: the CA that expires last (lib/ca/default-ca.ts). */
   defaultCa: string | null;
   /** `CA_DEFAULT_HOSTNAME`: host[:port] of the URLs `init_ca` writes into a new CA. */
@@ -81,6 +87,8 @@ export function readSettings(env: Env): CaSettings {
     enableAcme: switchSetting(env, 'CA_ENABLE_ACME', false),
     enableEst: switchSetting(env, 'CA_ENABLE_EST', false),
     enableScep: switchSetting(env, 'CA_ENABLE_SCEP', false),
+    estClientCertHeader: estClientCertHeaderSetting(env)?.trim() || null,
+    scepChallenge: scepChallengeSetting(env),
     defaultCa: defaultCaSetting(env),
     defaultHostname: env.CA_DEFAULT_HOSTNAME || null,
     ...profileSettings(env),
