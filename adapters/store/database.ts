@@ -16,6 +16,8 @@ import ClientPgLite from 'knex-pglite';
 import { looseDataDirectoryWarning, prepareDataDirectory, tightenDataDirectory } from './data-directory-modes';
 import { acquireDirectoryLock } from './directory-lock';
 import { PgliteThread } from './pglite-thread';
+import { databaseUrlSetting } from '../../lib/settings/database-url';
+import { environment } from '../../lib/settings/environment';
 
 export { DatabaseInUseError } from './directory-lock';
 
@@ -28,8 +30,9 @@ export const DEFAULT_DATA_DIRECTORY = './.ca-data';
 export type DatabaseTarget =
   { kind: 'postgres'; url: string } | { kind: 'pglite-memory' } | { kind: 'pglite-directory'; directory: string };
 
+/** `url`, else `DATABASE_URL` as lib/settings reads it, else `./.ca-data`, as a target to open. */
 export function parseDatabaseUrl(url?: string): DatabaseTarget {
-  const value = url ?? process.env.DATABASE_URL ?? DEFAULT_DATA_DIRECTORY;
+  const value = url ?? databaseUrlSetting(environment()) ?? DEFAULT_DATA_DIRECTORY;
   if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value };
   if (value === 'memory://' || value === 'memory:') return { kind: 'pglite-memory' };
   const directory = value.startsWith('file://') ? value.slice('file://'.length) : value;

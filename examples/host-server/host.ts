@@ -82,7 +82,7 @@ export async function openHost(options: HostServerOptions, log: (line: string) =
   // The settings ca-admin reads, read the same way (lib/settings): one environment, one meaning.
   const settings = readSettings(process.env);
   const dataDir = path.resolve(options.dataDir ?? settings.dataDir);
-  const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL ?? dataDir;
+  const databaseUrl = options.databaseUrl ?? settings.databaseUrl ?? dataDir;
   const tls = tlsCredentials(process.env.TLS_CERT_FILE, process.env.TLS_KEY_FILE);
   const app = express();
   // Express names itself on every answer unless told not to: that tells a scanner what to try and a
@@ -99,11 +99,10 @@ export async function openHost(options: HostServerOptions, log: (line: string) =
   await store.migrate();
   const kek = keyEncryptionKey(dataDir, options.keyEncryptionKey ?? process.env.CA_KEY_ENCRYPTION_KEY, log);
   const keyBackends: Record<string, KeyBackend> = { default: defaultKeyBackend({ keyEncryptionKey: kek }) };
-  const hsmEnv = process.env;
-  const hsm = hsmEnv.CA_HSM_LIBRARY_PATH
-    ? pkcs11KeyBackend({ library: hsmEnv.CA_HSM_LIBRARY_PATH, token: hsmEnv.CA_HSM_TOKEN ?? '', pin: hsmEnv.CA_HSM_USER_PIN ?? '' })
-    : null;
-  if (hsm) keyBackends.hsm = hsm;
+  // The HSM settings ca-admin reads (lib/settings): CAs made with `init_ca --key-backend hsm` sign here.
+  const { library, token, pin, alias } = settings.hsm;
+  const hsm = library ? pkcs11KeyBackend({ library, token: token ?? '', pin: pin ?? '', ...(alias ? { alias } : {}) }) : null;
+  if (hsm) keyBackends[hsm.alias] = hsm;
   return {
     settings,
     app,
@@ -156,7 +155,7 @@ export async function serveHost(host: OpenedHost, options: HostServerOptions, lo
     scep: {
       ca: settings.defaultCa ?? INTERMEDIATE_NAME,
       labels: {
-        approval: { ca: settings.defaultCa ?? INTERMEDIATE_NAME, approval: true, challenge: process.env.CA_SCEP_CHALLENGE || undefined },
+        approval: { ca: settings.defaultCa ?? INTERMEDIATE_NAME, approval: true, challenge: settings.scepChallenge ?? undefined },
       },
     },
   });
@@ -254,7 +253,7 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
     log(`EST (CA_ENABLE_EST; README "EST"): ${url}/.well-known/est/ enrols with ${settings.defaultCa ?? INTERMEDIATE_NAME}.`);
     log(`  ${url}/.well-known/est/approval/: new enrolments wait for ca-admin approve_enrolment_request (README "EST").`);
   }
-  const forwardedCertHeader = process.env.CA_EST_CLIENT_CERT_HEADER?.trim();
+  const forwardedCertHeader = settings.estClientCertHeader;
   if (settings.enableEst && forwardedCertHeader) {
     // The router reads the header only from peers `trust proxy` trusts: without TRUST_PROXY, never.
     log(
@@ -264,7 +263,7 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
     );
   }
   if (settings.enableScep) {
-    const challenge = process.env.CA_SCEP_CHALLENGE
+    const challenge = settings.scepChallenge
       ? 'with the challenge password of CA_SCEP_CHALLENGE'
       : 'with one-time challenges only (ca-admin create_enrolment_challenge scep): CA_SCEP_CHALLENGE is not set';
     log(

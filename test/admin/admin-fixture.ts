@@ -8,7 +8,6 @@ import request from 'supertest';
 import { createApiUser, createCaAdminRouter, listApiUsers, type CaAdminRouter, type CaAdminRouterOptions, type Logger } from '../../lib';
 import type { CertificateRecord, NewCertificate } from '../../lib/ports';
 import { PASSWORD, setupApi, type ApiFixture } from '../api/fixture';
-import type { DatabaseTarget } from '../helpers/database';
 
 export const ADMIN = '/admin/';
 
@@ -59,9 +58,10 @@ export function formToken(page: string, action?: string): string {
 export async function setupAdmin(
   options: Partial<CaAdminRouterOptions> = {},
   configure?: (app: express.Express) => void,
-  target?: DatabaseTarget,
+  /** The API fixture's database and REST router options (default: PGlite, the fixture's own). */
+  ...apiSetup: Parameters<typeof setupApi>
 ): Promise<AdminFixture> {
-  const api = await setupApi(target);
+  const api = await setupApi(...apiSetup);
   await letSignIn(api);
   const admin = adminOn(api, options, configure);
   return { ...admin, close: async () => (await admin.close(), await api.close()) };

@@ -218,11 +218,14 @@ describe('audit log filters', () => {
 });
 
 describe('issue page', () => {
-  test('the profile select names each profile with its description', async () => {
+  test('the profile select names each profile with its description and lifetime', async () => {
     const alice = await f.signIn('alice');
     const page = (await alice.get(`${ADMIN}issue`).expect(200)).text;
     for (const [name, profile] of defaultProfiles()) {
-      expect(page).toMatch(new RegExp(`<option value="${name}"[^>]*>${name}: ${profile.description.replace(/[.]/g, '\\.')}</option>`));
+      const days = profile.expiresMs / 86_400_000;
+      expect(page).toMatch(
+        new RegExp(`<option value="${name}"[^>]*>${name}: ${profile.description.replace(/[.]/g, '\\.')} \\(${days} days\\)</option>`),
+      );
     }
   });
 

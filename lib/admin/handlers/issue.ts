@@ -2,13 +2,13 @@
  * Issuing from a CSR (README "Admin interface"): paste a CSR (or, with the page's script, read it from
  * a file: csr-file-script.ts), "Read CSR" fills the subject and the subjectAltNames from it (what is
  * signed is what the form says, never silently the CSR), choose CA, profile (each with its
- * description) and lifetime; "Preview" shows what would be signed, composed as signing composes it,
- * writing nothing; "Sign". No CA is chosen for the user unless exactly one issuing CA (one with a
- * parent) is offered: a root signs end-entity certificates only when someone picks it. A server
- * certificate (its profile's extended key usage has serverAuth) without a subjectAltName is signed
- * only once the user ticks that they mean it: TLS clients match a host name against the
- * subjectAltNames alone (RFC 9525 §6.3; RFC 6125 before it), so browsers refuse such a certificate.
- * `signCert` applies the command line's rules (the profile, a CN or a
+ * description and lifetime; the configured default profile first chosen); "Preview" shows what would
+ * be signed, composed as signing composes it, writing nothing; "Sign". No CA is chosen for the user
+ * unless exactly one issuing CA (one with a parent) is offered: a root signs end-entity certificates
+ * only when someone picks it. A server certificate (its profile's extended key usage has serverAuth)
+ * without a subjectAltName is signed only once the user ticks that they mean it: TLS clients match a
+ * host name against the subjectAltNames alone (RFC 9525 §6.3; RFC 6125 before it), so browsers refuse
+ * such a certificate. `signCert` applies the command line's rules (the profile, a CN or a
  * SAN required, the CA usable and not outlived) and the certificate is audited as the signed-in user
  * over protocol `admin`. Needs `sign_certificate` for the chosen CA; only usable CAs whose key this
  * interface can reach are offered, and when there is none the page says why.
@@ -18,6 +18,7 @@ import { CaError } from '../../ca/errors';
 import { isUsable } from '../../ca/lookup';
 import type { CaRecord } from '../../ports';
 import { parseCsr, type ParsedCsr } from '../../x509/csr';
+import { DAY_MS } from '../../x509/datetime';
 import { X509Error } from '../../x509/errors';
 import { parseRfc4514 } from '../../x509/rfc4514';
 import { adminActor, casWith, forbiddenPage } from '../access';
@@ -65,6 +66,12 @@ async function signingCas(ctx: SignedInContext): Promise<CaRecord[]> {
   return (await casWith(ctx, 'sign_certificate')).filter(
     (ca) => isUsable(ca, now) && ca.keyBackendOptions !== null && Object.hasOwn(keyBackends, ca.keyBackendAlias),
   );
+}
+
+/** A profile's lifetime in days, as the days field takes it: what an empty field signs with. */
+function lifetime(ms: number): string {
+  const days = Math.round((ms / DAY_MS) * 100) / 100;
+  return days === 1 ? '1 day' : `${days} days`;
 }
 
 function unavailable(ctx: SignedInContext, why: string): void {
@@ -117,7 +124,7 @@ function form(
         <div class="field">
           <label for="profile">Profile</label
           ><select id="profile" name="profile">
-            ${[...profiles].map(([name, p]) => option(name, p.description ? `${name}: ${p.description}` : name, f.profile))}
+            ${[...profiles].map(([name, p]) => option(name, `${p.description ? `${name}: ${p.description}` : name} (${lifetime(p.expiresMs)})`, f.profile))}
           </select>
         </div>
         <div class="field">
