@@ -13,7 +13,8 @@ import * as zlib from 'zlib';
 const BLOCK = 512;
 
 /** A data directory's own top-level entries (postmaster.pid is left out: no server runs the copy). */
-const POSTGRES_ENTRY = /^\/?(PG_VERSION|base|global|pg_[a-z_]+|postgresql(\.auto)?\.conf|pg_hba\.conf|pg_ident\.conf|postmaster\.opts)(\/|$)/;
+const POSTGRES_ENTRY =
+  /^\/?(PG_VERSION|base|global|pg_[a-z_]+|postgresql(\.auto)?\.conf|pg_hba\.conf|pg_ident\.conf|postmaster\.opts)(\/|$)/;
 
 function field(header: Buffer, start: number, length: number): string {
   const text = header.subarray(start, start + length).toString('latin1');
@@ -30,7 +31,7 @@ export function entryName(header: Buffer): string {
 /** The entries of a tar (names and their data), in order. */
 export function tarEntries(tar: Buffer): { name: string; header: Buffer; data: Buffer }[] {
   const out: { name: string; header: Buffer; data: Buffer }[] = [];
-  for (let offset = 0; offset + BLOCK <= tar.length; ) {
+  for (let offset = 0; offset + BLOCK <= tar.length;) {
     const header = tar.subarray(offset, offset + BLOCK);
     if (header.every((b) => b === 0)) break;
     const size = Number.parseInt(field(header, 124, 12).trim() || '0', 8);

@@ -128,7 +128,8 @@ export async function openDatabase(url?: string, options: DatabaseOptions = {}):
         ? new PgliteThread(dataDir, snapshot)
         : new PGlite({ dataDir, extensions: { pg_trgm }, ...(snapshot ? { loadDataDir: new Blob([fs.readFileSync(snapshot)]) } : {}) });
   const db = knex(knexConfig(target, { searchPath: options.searchPath, ...(pglite ? { pglite } : {}) }));
-  if (pglite) embedded.set(db, { dump: async () => (pglite instanceof PgliteThread ? pglite.dumpDataDir() : dumpInThread(pglite)), dataDir });
+  if (pglite)
+    embedded.set(db, { dump: async () => (pglite instanceof PgliteThread ? pglite.dumpDataDir() : dumpInThread(pglite)), dataDir });
   if (lock) {
     // knex.destroy() ends in client.destroy(); the instance's own `destroy` is read-only.
     const client = db.client as { destroy: (callback?: unknown) => Promise<void> };

@@ -59,7 +59,8 @@ function writeWhole(file: string, data: Buffer): void {
 /** The backup of an opened embedded database into `file`, which must not exist yet. */
 export async function writeEmbeddedBackup(db: Knex, file: string): Promise<number> {
   const database = embeddedDatabaseOf(db);
-  if (!database) throw new BackupError('Not an embedded (PGlite) database: back up PostgreSQL with pg_dump (docs/operations/backup-restore.md).');
+  if (!database)
+    throw new BackupError('Not an embedded (PGlite) database: back up PostgreSQL with pg_dump (docs/operations/backup-restore.md).');
   if (fs.existsSync(file)) throw new BackupError(`${file} exists: a backup never overwrites a file; name a new one.`);
   const tar = postgresEntriesOnly(await database.dump());
   writeWhole(file, tar);

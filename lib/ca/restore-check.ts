@@ -123,10 +123,12 @@ export async function checkRestoredDatabase(
     if (record.id <= lastId || record.serial === null) continue;
     if (record.type === 'certificate.issued' || record.type === 'certificate.imported') {
       const held = await store.findCertificateBySerial(record.serial);
-      if (!held.length) report.issuedAfter.push({ serial: record.serial, caSerial: record.ca_serial, created: record.created, type: record.type });
+      if (!held.length)
+        report.issuedAfter.push({ serial: record.serial, caSerial: record.ca_serial, created: record.created, type: record.type });
     } else if (record.type === 'certificate.revoked') {
       const held = await store.findCertificateBySerial(record.serial);
-      if (held.some((c) => !c.revoked)) report.revokedAfter.push({ serial: record.serial, caSerial: record.ca_serial, created: record.created });
+      if (held.some((c) => !c.revoked))
+        report.revokedAfter.push({ serial: record.serial, caSerial: record.ca_serial, created: record.created });
     }
   }
   // A certificate issued and revoked after the backup is listed once, as missing.

@@ -41,11 +41,15 @@ function reportLines(report: RestoreReport): string {
     return lines.join('\n') + '\n';
   }
   if (report.issuedAfter.length) {
-    lines.push(`Certificates issued after the backup that this database does not hold (OCSP answers "unknown" for them): revoke them, or import them with import_cert:`);
+    lines.push(
+      `Certificates issued after the backup that this database does not hold (OCSP answers "unknown" for them): revoke them, or import them with import_cert:`,
+    );
     for (const c of report.issuedAfter) lines.push(`  ${c.serial} (CA ${c.caSerial ?? '?'}): ${c.type} at ${c.created}`);
   } else lines.push('No certificate was issued after the backup.');
   if (report.revokedAfter.length) {
-    lines.push('Revocations after the backup that this database does not know (OCSP answers "good" for them): revoke them again with revoke_cert:');
+    lines.push(
+      'Revocations after the backup that this database does not know (OCSP answers "good" for them): revoke them again with revoke_cert:',
+    );
     for (const r of report.revokedAfter) lines.push(`  ${r.serial} (CA ${r.caSerial ?? '?'}): revoked at ${r.created}`);
   } else lines.push('No revocation after the backup is missing.');
   return lines.join('\n') + '\n';
@@ -59,7 +63,9 @@ function emptyDirectory(directory: string): void {
 export function registerBackupCommands(program: Command, run: Action): void {
   program
     .command('backup')
-    .description('Write a consistent backup of the embedded database to FILE (also while the example server runs). PostgreSQL: use pg_dump.')
+    .description(
+      'Write a consistent backup of the embedded database to FILE (also while the example server runs). PostgreSQL: use pg_dump.',
+    )
     .argument('<file>', 'the backup file to write (must not exist)')
     .action(
       run(async (ctx: CommandContext, file: string) => {
@@ -77,7 +83,10 @@ export function registerBackupCommands(program: Command, run: Action): void {
     .description('Restore a backup of the embedded database into a new, empty DIRECTORY and check it (verify_restore).')
     .argument('<file>', 'a backup written by ca-admin backup')
     .argument('<directory>', 'the new database directory (must be empty or not exist)')
-    .option('--audit-log <file>', 'an audit log export (audit_log --format jsonl) of the lost database: report what it did after the backup')
+    .option(
+      '--audit-log <file>',
+      'an audit log export (audit_log --format jsonl) of the lost database: report what it did after the backup',
+    )
     .action(
       run(async (ctx: CommandContext, file: string, directory: string, o: { auditLog?: string }) => {
         const restore = ctx.io.restoreDatabase;
@@ -104,7 +113,9 @@ export function registerBackupCommands(program: Command, run: Action): void {
 
   program
     .command('verify_restore')
-    .description("Check a restored database before it serves: the audit log's chain, every CA's key, and what the lost database did after the backup.")
+    .description(
+      "Check a restored database before it serves: the audit log's chain, every CA's key, and what the lost database did after the backup.",
+    )
     .option('--audit-log <file>', 'an audit log export (audit_log --format jsonl) of the lost database')
     .action(
       run(async (ctx: CommandContext, o: { auditLog?: string }) => {
