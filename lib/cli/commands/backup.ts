@@ -24,35 +24,43 @@ function readExport(file: string | undefined): ExportedAuditRecord[] | null {
   return parseAuditExport(text);
 }
 
-function reportLines(report: RestoreReport): string {
-  const lines: string[] = [];
+/** The check's outcome in one sentence. */
+function summary(report: RestoreReport): string {
   const last = report.lastRecord;
-  lines.push(
-    last
-      ? `Audit log intact: ${report.auditRecords} record(s); the newest, #${last.id}, was committed at ${last.created} (the backup's moment).`
-      : 'Audit log intact: no records.',
-  );
-  lines.push(report.casChecked.length ? `CA keys open: ${report.casChecked.join(', ')}.` : 'No CA keys to open.');
+  const audit = last
+    ? `audit log intact (${report.auditRecords} record(s), the newest #${last.id} of ${last.created}: the backup's moment)`
+    : 'audit log intact (no records)';
+  const keys = `${report.casChecked.length} CA key(s) open`;
+  const after = !report.exportRead
+    ? 'what happened after the backup is not in it (--audit-log FILE lists it)'
+    : `${report.issuedAfter.length} certificate(s) issued and ${report.revokedAfter.length} revocation(s) after the backup missing`;
+  return `${audit}, ${keys}, ${after}`;
+}
+
+/** What the operator has to do about what happened after the backup, line by line. */
+function details(report: RestoreReport): string[] {
+  const lines: string[] = [];
   if (!report.exportRead) {
+    const since = report.lastRecord ? ` (its records after #${report.lastRecord.id})` : '';
     lines.push(
-      `Certificates issued or revoked after the backup are not in this database. List them from an audit log export of the lost database ` +
-        `(ca-admin audit_log --format jsonl, kept elsewhere) with --audit-log FILE${last ? `, or read its records after #${last.id}` : ''}.`,
+      `Certificates issued or revoked after the backup are not in this database: list them from an audit log export of the lost database${since}, ` +
+        'made with ca-admin audit_log --format jsonl and kept elsewhere, given as --audit-log FILE.',
     );
-    return lines.join('\n') + '\n';
+    return lines;
   }
   if (report.issuedAfter.length) {
     lines.push(
-      `Certificates issued after the backup that this database does not hold (OCSP answers "unknown" for them): revoke them, or import them with import_cert:`,
+      'Certificates issued after the backup that this database does not hold (OCSP answers "unknown" for them): import them with import_cert, or revoke them:',
     );
     for (const c of report.issuedAfter) lines.push(`  ${c.serial} (CA ${c.caSerial ?? '?'}): ${c.type} at ${c.created}`);
-  } else lines.push('No certificate was issued after the backup.');
+  }
   if (report.revokedAfter.length) {
     lines.push(
       'Revocations after the backup that this database does not know (OCSP answers "good" for them): revoke them again with revoke_cert:',
     );
     for (const r of report.revokedAfter) lines.push(`  ${r.serial} (CA ${r.caSerial ?? '?'}): revoked at ${r.created}`);
-  } else lines.push('No revocation after the backup is missing.');
-  return lines.join('\n') + '\n';
+  }
+  return lines;
 }
 
 /** Empty `directory` again (restore's promise: nothing is left after a failure). */
@@ -73,8 +81,8 @@ export function registerBackupCommands(program: Command, run: Action): void {
         if (!backup) throw new CaError('invalid', 'This ca-admin cannot write backups (no backupDatabase given).');
         const written = await backup(ctx.io.env.DATABASE_URL ?? ctx.settings.dataDir, file);
         const by = written.byProcess === null ? '' : ` by the server holding it (process ${written.byProcess})`;
+        // It holds the CA keys encrypted, never the key-encryption key (docs/operations/backup-restore.md).
         ctx.write(`Wrote a backup of the embedded database to ${written.file} (${written.bytes} bytes)${by}.\n`);
-        ctx.write('It holds the CA keys encrypted, never the key-encryption key: keep that apart (docs/operations/backup-restore.md).\n');
       }),
     );
 
@@ -105,9 +113,10 @@ export function registerBackupCommands(program: Command, run: Action): void {
           throw e;
         }
         await store.close();
-        ctx.write(`Restored ${file} into ${path.resolve(directory)}.\n`);
-        ctx.write(reportLines(report));
-        ctx.write(`Serve it with DATABASE_URL=${path.resolve(directory)} and the same CA_KEY_ENCRYPTION_KEY.\n`);
+        // One line says what changed (README "The `ca-admin` command"); what to do next goes to stderr, as rotate_kek's.
+        ctx.write(`Restored ${file} into ${path.resolve(directory)}: ${summary(report)}.\n`);
+        for (const line of details(report)) ctx.note(line);
+        ctx.note(`Serve it with DATABASE_URL=${path.resolve(directory)} and the same CA_KEY_ENCRYPTION_KEY.`);
       }),
     );
 
@@ -120,7 +129,8 @@ export function registerBackupCommands(program: Command, run: Action): void {
     .action(
       run(async (ctx: CommandContext, o: { auditLog?: string }) => {
         const newer = readExport(o.auditLog);
-        ctx.write(reportLines(await checkRestoredDatabase(await ctx.store(), ctx.keyBackends(), newer)));
+        const report = await checkRestoredDatabase(await ctx.store(), ctx.keyBackends(), newer);
+        ctx.write([`Restored database checked: ${summary(report)}.`, ...details(report)].join('\n') + '\n');
       }),
     );
 }
