@@ -533,5 +533,6 @@ describe.each(testDatabaseTargets())('ca-admin commands on $name', (target) => {
         expect(lines(r)[0]).toMatch(use.line);
       }
     },
+    180_000, // backup and restore open an embedded database of their own
   );
 });

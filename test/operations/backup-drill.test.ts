@@ -178,7 +178,7 @@ const start = (databaseUrl: string, dataDir: string): Promise<HostServer> =>
 async function beforeTheLoss(
   databaseUrl: string,
   work: string,
-  backup: () => Promise<void>,
+  backup: (server: HostServer) => Promise<void>,
   exportAuditLog: () => Promise<void>,
 ): Promise<{ seen: Seen; afterBackup: { issued: string; revoked: string } }> {
   const seen: Seen = { crlNumbers: [], serials: new Set() };
@@ -189,7 +189,7 @@ async function beforeTheLoss(
     const second = await issue(server, work, 'second', seen);
     await revoke(server, first);
     await publishCrl(server, seen);
-    await backup();
+    await backup(server);
     const third = await issue(server, work, 'third', seen);
     await revoke(server, second);
     // Several CRLs after the backup: a counter restored from the backup would fall behind them.
@@ -249,8 +249,14 @@ describe('backup drill on the embedded database (PGlite)', () => {
     const { seen, afterBackup } = await beforeTheLoss(
       dataDir,
       work,
-      async () => {
+      async (server) => {
+        // Requests that arrive while the server copies the database wait for it: none fails.
+        const during = Array.from({ length: 5 }, async (_, i) => {
+          await new Promise((resolve) => setTimeout(resolve, i * 500));
+          return (await fetch(`${server.url}/django_ca/crl/${server.intermediate.serial}/`)).status; // reads the database every second
+        });
         const r = await sh.run('pglite-backup');
+        expect(await Promise.all(during)).toEqual([200, 200, 200, 200, 200]);
         expect(r.stderr).toBe('');
         expect(r.stdout).toMatch(
           /^Wrote a backup of the embedded database to .*ca-backup\.tar\.gz \(\d+ bytes\) by the server holding it \(process \d+\)\.\n/,

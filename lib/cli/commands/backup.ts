@@ -79,7 +79,7 @@ export function registerBackupCommands(program: Command, run: Action): void {
       run(async (ctx: CommandContext, file: string) => {
         const backup = ctx.io.backupDatabase;
         if (!backup) throw new CaError('invalid', 'This ca-admin cannot write backups (no backupDatabase given).');
-        const written = await backup(ctx.io.env.DATABASE_URL ?? ctx.settings.dataDir, file);
+        const written = await backup(ctx.io.env.DATABASE_URL, file); // the database every command opens
         const by = written.byProcess === null ? '' : ` by the server holding it (process ${written.byProcess})`;
         // It holds the CA keys encrypted, never the key-encryption key (docs/operations/backup-restore.md).
         ctx.write(`Wrote a backup of the embedded database to ${written.file} (${written.bytes} bytes)${by}.\n`);
