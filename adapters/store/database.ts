@@ -129,7 +129,7 @@ export async function openDatabase(url?: string, options: DatabaseOptions = {}):
         : new PGlite({ dataDir, extensions: { pg_trgm }, ...(snapshot ? { loadDataDir: new Blob([fs.readFileSync(snapshot)]) } : {}) });
   const db = knex(knexConfig(target, { searchPath: options.searchPath, ...(pglite ? { pglite } : {}) }));
   if (pglite)
-    embedded.set(db, { dump: async () => (pglite instanceof PgliteThread ? pglite.dumpDataDir() : dumpInThread(pglite)), dataDir });
+    embedded.set(db, { dump: async () => (pglite instanceof PgliteThread ? pglite.dumpDataDir() : dumpOnThisThread(pglite)), dataDir });
   if (lock) {
     // knex.destroy() ends in client.destroy(); the instance's own `destroy` is read-only.
     const client = db.client as { destroy: (callback?: unknown) => Promise<void> };
@@ -156,7 +156,7 @@ export async function openDatabase(url?: string, options: DatabaseOptions = {}):
 /** The embedded databases opened here, by their knex: what a backup dumps (embedded-backup.ts). */
 const embedded = new WeakMap<Knex, { dump(): Promise<Buffer>; dataDir: string | undefined }>();
 
-async function dumpInThread(pglite: PGlite): Promise<Buffer> {
+async function dumpOnThisThread(pglite: PGlite): Promise<Buffer> {
   return Buffer.from(await (await pglite.dumpDataDir('gzip')).arrayBuffer());
 }
 
