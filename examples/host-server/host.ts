@@ -10,6 +10,7 @@ import express, { type Express } from 'express';
 import {
   createCaApiRouter,
   createCaAdminRouter,
+  answerBackupRequests,
   defaultKeyBackend,
   developmentKekPath,
   jsonLinesLogger,
@@ -97,6 +98,9 @@ export async function openHost(options: HostServerOptions, log: (line: string) =
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // the key-encryption key lives here
   const store = knexStore(db);
   await store.migrate();
+  // `ca-admin backup FILE` while this process holds the embedded database: it asks, this process
+  // dumps it between two statements (docs/operations/backup-restore.md). Nothing for PostgreSQL.
+  const backups = answerBackupRequests(db, { log });
   const kek = keyEncryptionKey(dataDir, options.keyEncryptionKey ?? process.env.CA_KEY_ENCRYPTION_KEY, log);
   const keyBackends: Record<string, KeyBackend> = { default: defaultKeyBackend({ keyEncryptionKey: kek }) };
   // The HSM settings ca-admin reads (lib/settings): CAs made with `init_ca --key-backend hsm` sign here.
@@ -114,6 +118,7 @@ export async function openHost(options: HostServerOptions, log: (line: string) =
     keyBackends,
     kek,
     close: async () => {
+      backups.close();
       hsm?.close();
       await store.close();
     },

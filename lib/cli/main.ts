@@ -29,6 +29,12 @@ async function openDefaultStore(databaseUrl: string | undefined, options: { migr
   return store;
 }
 
+/** Backups of the embedded database (loaded on demand, as the store). */
+function embeddedBackup(): typeof import('../../adapters/store/embedded-backup') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('../../adapters/store/embedded-backup') as typeof import('../../adapters/store/embedded-backup');
+}
+
 /**
  * The CLI's PKCS#11 backend (README "Keys in an HSM"), configured by the environment with the names of
  * the original's HSM backend options as lib/settings reads them: `CA_HSM_LIBRARY_PATH` (library_path),
@@ -82,6 +88,8 @@ export function runCaAdmin(argv: string[], io: CliIo): Promise<number> {
     keyBackends: (env) => [defaultKeyBackend({ keyEncryptionKey: keyEncryptionKeySetting(env) ?? '' }), ...hsmKeyBackends(env)],
     // The box the router opens binding keys with by default (adapters/keys/secret-box.ts).
     secretBox: envKekSecretBox,
+    backupDatabase: (databaseUrl, file) => embeddedBackup().backupEmbeddedDatabase(databaseUrl, file),
+    restoreDatabase: (file, directory) => embeddedBackup().restoreEmbeddedBackup(file, directory),
     ...io,
   });
 }
