@@ -32,7 +32,7 @@ export class DelegateCache<K extends { notAfter: Date }> {
     private readonly renewBeforeMs: number,
   ) {}
 
-  /** The delegate of `ca`: the current one unless it expires within `renewBeforeMs` and a new one would end later. */
+  /** The delegate of `ca`: the current one unless renewal is due (`keeps`) and a new one would end later. */
   async forCa(ca: CaRecord, now: Date): Promise<K> {
     const cached = this.cache.get(ca.id);
     if (cached) {
@@ -59,11 +59,15 @@ export class DelegateCache<K extends { notAfter: Date }> {
   /**
    * Whether `key`, usable when it was loaded, is still the one to use at `now`: unexpired, and either
    * not due for renewal or as long-lived as a new one would be (the same end as issuing computes).
+   * Renewal is due `renewBeforeMs` before the end, or at half its life where that is later: a
+   * delegate made for no longer than the margin (a one-day OCSP responder, renewed a day before it
+   * expires) would otherwise be due again a minute after it was made.
    */
   private keeps(ca: CaRecord, key: K, now: Date): boolean {
     if (key.notAfter <= now) return false;
-    if (key.notAfter.getTime() - now.getTime() > this.renewBeforeMs) return true;
-    return validityEnd(ca, floorToMinute(now), this.maker.validityMs(ca)) <= key.notAfter;
+    const validityMs = this.maker.validityMs(ca);
+    if (key.notAfter.getTime() - now.getTime() > Math.min(this.renewBeforeMs, validityMs / 2)) return true;
+    return validityEnd(ca, floorToMinute(now), validityMs) <= key.notAfter;
   }
 
   private async loadOrIssue(ca: CaRecord, now: Date): Promise<K> {
