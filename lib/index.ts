@@ -109,7 +109,7 @@ export {
 export { initCa, importCa, listCas, type InitCaOptions, type ImportCaOptions, type CaAcmeSettings } from './ca/authorities';
 export { editCa } from './ca/ca-update';
 export { importCert, signCert, resignCert, type SignCertOptions, type ResignCertOptions } from './ca/certificates';
-export { revokeCert } from './ca/revocation';
+export { revokeCa, revokeCert } from './ca/revocation';
 export { defaultProfiles } from './ca/profiles';
 export {
   createApiUser,

@@ -14,6 +14,7 @@ import { deactivateAcmeAccount, showAcmeAccount, showAcmeAccounts } from './hand
 import { showAuditLog, verifyAuditLog } from './handlers/audit';
 import { showCa, updateCa } from './handlers/ca';
 import { downloadCa } from './handlers/ca-downloads';
+import { revokeCaAction, showRevokeCa } from './handlers/ca-revoke';
 import { createEabKey } from './handlers/eab-keys';
 import {
   addStoredEndpoint,
@@ -100,6 +101,9 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   sensitive('users/{username}/delete', deleteUser, 'users/{username}/'),
   page('cas/{ca}/', showCa),
   sensitive('cas/{ca}/', updateCa),
+  // As a certificate's: re-authenticating before the form keeps the reason the user types.
+  { ...page('cas/{ca}/revoke', showRevokeCa), stepUp: { formPage: 'cas/{ca}/revoke' } },
+  sensitive('cas/{ca}/revoke', revokeCaAction),
   page('cas/{ca}/acme/', showAcmeAccounts),
   sensitive('cas/{ca}/acme/{slug}/deactivate', deactivateAcmeAccount, 'cas/{ca}/acme/'),
   action('issue', issue),

@@ -256,13 +256,15 @@ describe('step-up', () => {
     await root.close();
   });
 
-  test('the routes marked for step-up are exactly revoke, CA edit, ACME deactivation, EAB keys, enrolment endpoints and decisions, the webhook and the user changes', () => {
+  test('the routes marked for step-up are exactly revoke (a certificate, a CA), CA edit, ACME deactivation, EAB keys, enrolment endpoints and decisions, the webhook and the user changes', () => {
     const marked = ADMIN_ROUTES.filter((r) => r.stepUp).map((r) => `${r.method} ${r.path}`);
     expect(marked.sort()).toEqual(
       [
         'GET certs/{ca}/{serial}/revoke',
         'POST certs/{ca}/{serial}/revoke',
         'POST cas/{ca}/',
+        'GET cas/{ca}/revoke',
+        'POST cas/{ca}/revoke',
         'POST cas/{ca}/acme/{slug}/deactivate',
         'POST cas/{ca}/eab-keys',
         'POST cas/{ca}/enrolment-endpoints/',

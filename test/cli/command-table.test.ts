@@ -180,6 +180,15 @@ const TABLE: Row[] = [
     unknown: { '--parent': () => ['init_ca', '--key-type', 'EC', '--parent', NO_CA, 'Orphan', 'CN=orphan.example.com'] },
   },
   {
+    command: 'revoke_ca',
+    use: {
+      kind: 'confirms',
+      argv: () => ['revoke_ca', 'Made', '--reason', 'cessation_of_operation'],
+      line: new RegExp(`^Revoked CA Made \\(${SERIAL}\\) \\(reason: cessation_of_operation\\)\\.$`),
+    },
+    unknown: { '<serial>': () => ['revoke_ca', NO_CA] },
+  },
+  {
     command: 'import_ca',
     use: {
       kind: 'confirms',
