@@ -52,7 +52,8 @@ describe.each(testDatabaseTargets())('ACME options on $name', (target) => {
   let n = 0;
   /** A fresh CA name per call, so each test owns its CAs. */
   const fresh = () => `Acme${++n}`;
-  const init = (name: string, flags: string[]) => f.cli(['init_ca', '--key-type', 'Ed25519', ...flags, name, `CN=${name}.example.com`]);
+  const init = (name: string, flags: string[]) =>
+    f.cli(['init_ca', '--key-type', 'Ed25519', '--no-default-hostname', ...flags, name, `CN=${name}.example.com`]);
   const fields = async (name: string) => acmeFields(await f.db.store.findCaByName(name));
 
   it('init_ca without them: the model defaults, and view_ca says ACME is off', async () => {
