@@ -323,6 +323,7 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
         'EC',
         '--api-enable',
         '--no-path-length',
+        '--no-default-hostname',
         '--expires',
         '30',
         '--output-format',
