@@ -42,7 +42,7 @@ test('a new data directory whose first-time setup outlasts the connection wait o
   } finally {
     await store.close();
   }
-}, 180_000);
+}, 300_000);
 
 test("a query that waits longer than the wait for the one connection is unavailable, without knex's hint", async () => {
   const db = await openDatabase('memory://', { connectTimeoutMs: 200, pgliteSnapshot: await migratedPgliteSnapshot() });
