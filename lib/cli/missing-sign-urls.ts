@@ -4,11 +4,9 @@
  * parties then have no way to check a certificate's revocation or fetch its issuer, and `view_ca` only
  * shows "(none)". That is rarely meant, so init_ca says so on stderr, with the commands that add them.
  */
+import { CA_ISSUERS, OCSP } from '../ca/sign-urls';
 import type { CaRecord } from '../ports';
 import type { Extension } from '../x509/types';
-
-const OCSP = '1.3.6.1.5.5.7.48.1';
-const CA_ISSUERS = '1.3.6.1.5.5.7.48.2';
 
 function accessMethods(aia: Extension | null): string[] {
   const entries = Array.isArray(aia?.value) ? (aia.value as { access_method?: unknown }[]) : [];
