@@ -15,6 +15,7 @@ import { PGlite, type Extension } from '@electric-sql/pglite';
 import ClientPgLite from 'knex-pglite';
 import { looseDataDirectoryWarning, prepareDataDirectory, tightenDataDirectory } from './data-directory-modes';
 import { acquireDirectoryLock } from './directory-lock';
+import { connectionFailureMessage } from './knex/errors';
 import { PgliteThread } from './pglite-thread';
 import { databaseUrlSetting } from '../../lib/settings/database-url';
 import { environment } from '../../lib/settings/environment';
@@ -60,17 +61,30 @@ export interface DatabaseOptions {
    * enter is opened, with the command that makes it private (data-directory-modes.ts).
    */
   warn?: (message: string) => void;
+  /**
+   * How long a query waits for the database's connection before it fails as unavailable (README
+   * "Outages"), in milliseconds. Default 5000 on PostgreSQL (also the limit of a connection attempt);
+   * knex's 60000 on embedded PGlite, whose one connection a long transaction holds. Opening a new
+   * embedded database waits for its first-time setup however long that takes, never this long.
+   */
+  connectTimeoutMs?: number;
 }
 
-/**
- * The knex configuration for a target. For PGlite, `pglite` is the instance to use (e.g. a
- * `PgliteThread`); without it knex-pglite opens PGlite on the calling thread.
- */
 /** How long a request waits for a PostgreSQL connection before it is told the database is unavailable. */
 const CONNECT_TIMEOUT_MS = 5000;
 
-export function knexConfig(target: DatabaseTarget, options: { searchPath?: string; pglite?: unknown } = {}): Knex.Config {
+/**
+ * The knex configuration for a target. For PGlite, `pglite` is the instance to use (e.g. a
+ * `PgliteThread`); without it knex-pglite opens PGlite on the calling thread. `connectTimeoutMs`: see
+ * DatabaseOptions.
+ */
+export function knexConfig(
+  target: DatabaseTarget,
+  options: { searchPath?: string; pglite?: unknown; connectTimeoutMs?: number } = {},
+): Knex.Config {
   const searchPath = options.searchPath ? { searchPath: [options.searchPath] } : {};
+  const wait = options.connectTimeoutMs;
+  const pgliteWait = { log: { warn: knexWarning }, ...(wait === undefined ? {} : { acquireConnectionTimeout: wait }) };
   // knex's types do not know knex-pglite's `pglite` connection field.
   const instance = (options.pglite ? { pglite: options.pglite } : {}) as Knex.StaticConnectionConfig;
   switch (target.kind) {
@@ -79,15 +93,21 @@ export function knexConfig(target: DatabaseTarget, options: { searchPath?: strin
       // (knex's default is 60 s) and a connection attempt to an unresponsive host at most this long.
       return {
         client: 'pg',
-        connection: { connectionString: target.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true },
-        acquireConnectionTimeout: CONNECT_TIMEOUT_MS,
+        connection: { connectionString: target.url, connectionTimeoutMillis: wait ?? CONNECT_TIMEOUT_MS, keepAlive: true },
+        acquireConnectionTimeout: wait ?? CONNECT_TIMEOUT_MS,
         log: { warn: knexWarning },
         ...searchPath,
       };
     case 'pglite-memory':
-      return { client: ClientPgLite, dialect: 'postgres', connection: { ...instance }, ...searchPath };
+      return { client: ClientPgLite, dialect: 'postgres', connection: { ...instance }, ...pgliteWait, ...searchPath };
     case 'pglite-directory':
-      return { client: ClientPgLite, dialect: 'postgres', connection: { filename: target.directory, ...instance }, ...searchPath };
+      return {
+        client: ClientPgLite,
+        dialect: 'postgres',
+        connection: { filename: target.directory, ...instance },
+        ...pgliteWait,
+        ...searchPath,
+      };
   }
 }
 
@@ -130,7 +150,22 @@ export async function openDatabase(url?: string, options: DatabaseOptions = {}):
       : (options.pgliteThread ?? true)
         ? new PgliteThread(dataDir, snapshot)
         : new PGlite({ dataDir, extensions: { pg_trgm }, ...(snapshot ? { loadDataDir: new Blob([fs.readFileSync(snapshot)]) } : {}) });
-  const db = knex(knexConfig(target, { searchPath: options.searchPath, ...(pglite ? { pglite } : {}) }));
+  if (pglite) {
+    // A new embedded database is set up first (initdb: seconds of CPU, a minute on a loaded machine).
+    // knex's pool gives up on a connection that is not ready within its create timeout (30 s) or its
+    // acquire timeout, and closes it: the pool gets the database once it is ready, so the first start
+    // does not time out however slow the machine.
+    try {
+      await pglite.waitReady;
+    } catch (e) {
+      await pglite.close().catch(() => undefined);
+      lock?.release();
+      throw openError(target, e);
+    }
+  }
+  const db = knex(
+    knexConfig(target, { searchPath: options.searchPath, connectTimeoutMs: options.connectTimeoutMs, ...(pglite ? { pglite } : {}) }),
+  );
   if (pglite)
     embedded.set(db, { dump: async () => (pglite instanceof PgliteThread ? pglite.dumpDataDir() : dumpOnThisThread(pglite)), dataDir });
   if (lock) {
@@ -150,7 +185,7 @@ export async function openDatabase(url?: string, options: DatabaseOptions = {}):
     await db.raw('select 1');
   } catch (e) {
     await db.destroy().catch(() => undefined);
-    throw new Error(`Cannot open the database at ${describeTarget(target)}: ${(e as Error).message}`, { cause: e });
+    throw openError(target, e);
   }
   tighten(); // a new cluster's files, unpacked by PGlite with mode 0666
   return db;
@@ -171,6 +206,14 @@ async function dumpOnThisThread(pglite: PGlite): Promise<Buffer> {
  */
 export function embeddedDatabaseOf(db: Knex): { dump(): Promise<Buffer>; dataDir: string | undefined } | null {
   return embedded.get(db) ?? null;
+}
+
+/** Why the database at `target` cannot be opened, in our words (connectionFailureMessage). */
+function openError(target: DatabaseTarget, e: unknown): Error {
+  // knex's timeout error carries its hint in its message: the pool's own error is the cause then.
+  const knexTimeout = (e as { name?: unknown } | null)?.name === 'KnexTimeoutError';
+  const cause = knexTimeout ? (e as { cause?: unknown }).cause : e;
+  return new Error(`Cannot open the database at ${describeTarget(target)}: ${connectionFailureMessage(e)}`, { cause });
 }
 
 export function describeTarget(target: DatabaseTarget): string {

@@ -100,7 +100,8 @@ export class PgliteThread {
         snapshot: snapshot ?? null,
       },
     });
-    this.worker.unref(); // like an in-thread PGlite, an idle database does not keep the process alive
+    // The setup in flight keeps the process alive (openDatabase waits for it); once it is answered, like
+    // an in-thread PGlite, an idle database does not (settle).
     this.waitReady = new Promise<void>((resolve, reject) => {
       this.calls.set(0, { resolve: () => resolve(), reject });
     });

@@ -235,7 +235,7 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
   log(`API docs: ${apiRoot}/docs/`);
   log(`Admin interface: ${url}/admin/ (sign in as the API user below)`);
   if (demo.created.length) log(`Created in this database: ${demo.created.join(', ')}.`);
-  for (const line of signUrlWarning([intermediate, root], `localhost:${port}`, databaseUrl)) log(line);
+  for (const line of signUrlWarning([intermediate, root], `localhost:${port}`, databaseUrl, tls !== null)) log(line);
   if (folder !== dataDir) log(`Kept for this database (demo password, root.pem): ${folder}`);
   const devKekFile = (options.keyEncryptionKey ?? process.env.CA_KEY_ENCRYPTION_KEY) ? null : developmentKekPath(dataDir);
   const webhooks = options.webhooks?.enabled ?? settings.webhooks;

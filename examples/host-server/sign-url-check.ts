@@ -30,11 +30,22 @@ function hostOf(url: string): string | null {
 /**
  * Warning lines when a demo CA's URLs name another host than `listening` (`host:port`); none when
  * they all match. `databaseUrl` is the server's, for the ca-admin commands (never its password).
+ * `tls`: this server speaks HTTPS only. The URLs are http:// — OCSP and CRL URLs are plain HTTP by
+ * design (RFC 5280 §4.2.1.13, RFC 6960 Appendix A: what they serve is signed) — so moving them to
+ * this port would name an address that never answers them: the advice is to serve them over HTTP.
  */
-export function signUrlWarning(cas: CaRecord[], listening: string, databaseUrl: string): string[] {
+export function signUrlWarning(cas: CaRecord[], listening: string, databaseUrl: string, tls = false): string[] {
   const elsewhere = cas.filter((ca) => signUrls(ca).some((url) => hostOf(url) !== listening));
   if (!elsewhere.length) return [];
   const hosts = [...new Set(elsewhere.flatMap((ca) => signUrls(ca).map(hostOf)).filter((h) => h !== listening))];
+  if (tls) {
+    return [
+      `Warning: the demo CAs write http:// OCSP, CRL and CA-issuer URLs for ${hosts.join(', ')} into the certificates they sign,`,
+      `  but this server speaks HTTPS only, on ${listening}: relying parties will not reach them there (walk-through steps 6-7).`,
+      `  Serve them over plain HTTP at ${hosts.join(', ')} (npm start without TLS_CERT_FILE, on that PORT) when they are needed;`,
+      `  OCSP and CRL URLs are http:// by design, so do not point them at this HTTPS port.`,
+    ];
+  }
   const target = parseDatabaseUrl(databaseUrl);
   const database =
     target.kind === 'pglite-directory'

@@ -10,8 +10,9 @@
 import type { Extension } from '../x509/types';
 
 export const DEFAULT_URL_PATH = 'django_ca/';
-const OCSP = '1.3.6.1.5.5.7.48.1';
-const CA_ISSUERS = '1.3.6.1.5.5.7.48.2';
+/** The access methods of the AIA entries (RFC 5280 §4.2.2.1): OCSP, CA Issuers. */
+export const OCSP = '1.3.6.1.5.5.7.48.1';
+export const CA_ISSUERS = '1.3.6.1.5.5.7.48.2';
 
 export interface UrlBase {
   /** `host` or `host:port`. */

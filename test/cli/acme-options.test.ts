@@ -52,7 +52,8 @@ describe.each(testDatabaseTargets())('ACME options on $name', (target) => {
   let n = 0;
   /** A fresh CA name per call, so each test owns its CAs. */
   const fresh = () => `Acme${++n}`;
-  const init = (name: string, flags: string[]) => f.cli(['init_ca', '--key-type', 'Ed25519', ...flags, name, `CN=${name}.example.com`]);
+  const init = (name: string, flags: string[]) =>
+    f.cli(['init_ca', '--key-type', 'Ed25519', '--no-default-hostname', ...flags, name, `CN=${name}.example.com`]);
   const fields = async (name: string) => acmeFields(await f.db.store.findCaByName(name));
 
   it('init_ca without them: the model defaults, and view_ca says ACME is off', async () => {
@@ -107,7 +108,16 @@ describe.each(testDatabaseTargets())('ACME options on $name', (target) => {
     expect(r).toMatchObject({ code: 1, stderr: 'Error: acme-only: Profile is not defined.\n' });
     expect(await f.db.store.findCaByName(name)).toBeNull();
     const configured = cliRunner(f.db.store, { ...ACME_ON, CA_PROFILES: JSON.stringify({ 'acme-only': { description: 'ACME leaves' } }) });
-    const ok = await configured(['init_ca', '--key-type', 'Ed25519', '--acme-profile', 'acme-only', name, `CN=${name}.example.com`]);
+    const ok = await configured([
+      'init_ca',
+      '--key-type',
+      'Ed25519',
+      '--no-default-hostname',
+      '--acme-profile',
+      'acme-only',
+      name,
+      `CN=${name}.example.com`,
+    ]);
     expect(ok.stderr).toBe('');
     expect((await fields(name))?.profile).toBe('acme-only');
   });

@@ -36,7 +36,8 @@ describe.each(testDatabaseTargets())('ACME policy options on $name', (target) =>
   const f = cliFixture(target, 'acme-policy-', { CA_ENABLE_ACME: 'true' });
   let n = 0;
   const fresh = () => `Policy${++n}`;
-  const init = (name: string, flags: string[]) => f.cli(['init_ca', '--key-type', 'Ed25519', ...flags, name, `CN=${name}.example.com`]);
+  const init = (name: string, flags: string[]) =>
+    f.cli(['init_ca', '--key-type', 'Ed25519', '--no-default-hostname', ...flags, name, `CN=${name}.example.com`]);
   const acmeStore = () => {
     const store = f.db.store;
     if (!hasAcmeStore(store)) throw new Error('the test store has no ACME capability');

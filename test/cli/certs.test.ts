@@ -148,7 +148,18 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
       expect((await cli(['init_ca', '--key-type', 'EC', '--expires', '30', '--path-length', '1', 'Top', 'CN=top.example.com'])).code).toBe(
         0,
       );
-      const inter = await cli(['init_ca', '--key-type', 'EC', '--expires', '20', '--parent', 'Top', 'Inter', 'CN=inter.example.com']);
+      const inter = await cli([
+        'init_ca',
+        '--key-type',
+        'EC',
+        '--no-default-hostname',
+        '--expires',
+        '20',
+        '--parent',
+        'Top',
+        'Inter',
+        'CN=inter.example.com',
+      ]);
       expect(inter.stderr).toBe('');
       const byRule = await cli(['sign_cert', '--csr', csr, '--subject', 'CN=by-rule.example.com']);
       expect(byRule).toMatchObject({ code: 0, stderr: rootNote });

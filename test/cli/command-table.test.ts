@@ -437,7 +437,7 @@ describe.each(testDatabaseTargets())('ca-admin commands on $name', (target) => {
       expect([r.code, r.stderr]).toEqual([0, '']);
       return r.stdout;
     };
-    await ok(['init_ca', '--key-type', 'EC', '--expires', '365', 'Root', 'CN=root.example.com']);
+    await ok(['init_ca', '--key-type', 'EC', '--no-default-hostname', '--expires', '365', 'Root', 'CN=root.example.com']);
     s.csr = opensslCsr(f.dir, 'leaf', '/CN=leaf.example.com');
     s.leaf = openssl(
       ['x509', '-noout', '-serial'],

@@ -41,7 +41,16 @@ describePostgres(title, () => {
 
   it(`produce ${WORKERS.length * PER_WORKER} certificates with distinct serials, all signed by the CA`, async () => {
     const cli = cliRunner(db.store);
-    const init = await cli(['init_ca', '--key-type', 'EC', '--elliptic-curve', 'secp256r1', 'Concurrent', 'CN=concurrent.example.com']);
+    const init = await cli([
+      'init_ca',
+      '--key-type',
+      'EC',
+      '--no-default-hostname',
+      '--elliptic-curve',
+      'secp256r1',
+      'Concurrent',
+      'CN=concurrent.example.com',
+    ]);
     expect(init.stderr).toBe('');
     const caPem = (await cli(['view_ca', 'Concurrent', '--output-format', 'pem'])).stdout;
     const caSpki = pemToDer(openssl(['x509', '-noout', '-pubkey'], caPem));

@@ -41,6 +41,7 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
         '1',
         '--expires',
         '3651',
+        '--no-default-hostname',
         root,
         `C=AT,O=Example,CN=${root}.example.com`,
       ]);
@@ -233,11 +234,21 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
         '1',
         '--expires',
         '10',
+        '--no-default-hostname',
         'TenDays',
         'CN=ten.example.com',
       ]);
       expect(root.stderr).toBe('');
-      const r = await f.cli(['init_ca', '--key-type', 'Ed25519', '--parent', 'TenDays', 'Capped', 'CN=capped.example.com']);
+      const r = await f.cli([
+        'init_ca',
+        '--key-type',
+        'Ed25519',
+        '--no-default-hostname',
+        '--parent',
+        'TenDays',
+        'Capped',
+        'CN=capped.example.com',
+      ]);
       const parent = (await f.db.store.findCaByName('TenDays'))!;
       const ca = (await f.db.store.findCaByName('Capped'))!;
       expect(r.code).toBe(0);
@@ -262,6 +273,7 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
         'TenDays',
         '--expires',
         '5',
+        '--no-default-hostname',
         'Within',
         'CN=within.example.com',
       ]);
@@ -284,7 +296,9 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
       });
       expect(await f.db.store.findCaByName('Beyond')).toBeNull();
       // A root is never capped, and says nothing.
-      expect(await f.cli(['init_ca', '--key-type', 'Ed25519', 'LongRoot', 'CN=long-root.example.com'])).toMatchObject({
+      expect(
+        await f.cli(['init_ca', '--key-type', 'Ed25519', '--no-default-hostname', 'LongRoot', 'CN=long-root.example.com']),
+      ).toMatchObject({
         code: 0,
         stderr: '',
       });
@@ -309,6 +323,7 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
         'EC',
         '--api-enable',
         '--no-path-length',
+        '--no-default-hostname',
         '--expires',
         '30',
         '--output-format',

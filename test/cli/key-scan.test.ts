@@ -135,7 +135,7 @@ describe.each(testDatabaseTargets())('CA private keys written by the commands on
 
     for (const [keyType, extra] of INIT_CA) {
       const name = `init-${keyType}`;
-      const r = await f.cli(['init_ca', '--key-type', keyType, ...extra, name, `CN=${name}.example.com`]);
+      const r = await f.cli(['init_ca', '--key-type', keyType, '--no-default-hostname', ...extra, name, `CN=${name}.example.com`]);
       expect(r.stderr).toBe('');
       const ca = (await f.db.store.findCaByName(name))!;
       const envelope = parseEnvelope(ca.keyBackendOptions!.privateKey);

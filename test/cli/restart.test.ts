@@ -45,7 +45,16 @@ describe.each(testDatabaseTargets())('a restarted process on $name', (target) =>
     }
     const cli = cliRunner(store);
     const csr = opensslCsr(dir, 'leaf');
-    const init = await cli(['init_ca', '--key-type', 'EC', '--elliptic-curve', 'secp256r1', 'Restart', 'CN=restart.example.com']);
+    const init = await cli([
+      'init_ca',
+      '--key-type',
+      'EC',
+      '--no-default-hostname',
+      '--elliptic-curve',
+      'secp256r1',
+      'Restart',
+      'CN=restart.example.com',
+    ]);
     expect(init.stderr).toBe('');
     const caPem = (await cli(['view_ca', 'Restart', '--output-format', 'pem'])).stdout;
     const kept = (await cli(['sign_cert', '--ca', 'Restart', '--csr', csr, '--subject', 'CN=kept.example.com'])).stdout;

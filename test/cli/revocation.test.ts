@@ -14,7 +14,9 @@ describe.each(testDatabaseTargets())('revocation commands on $name', (target) =>
     db = await openTestDatabase(target);
     cli = cliRunner(db.store);
     dir = tmpDir();
-    expect((await cli(['init_ca', '--key-type', 'EC', '--expires', '365', 'Root', 'CN=Revoking Root'])).stderr).toBe('');
+    expect(
+      (await cli(['init_ca', '--key-type', 'EC', '--no-default-hostname', '--expires', '365', 'Root', 'CN=Revoking Root'])).stderr,
+    ).toBe('');
     const signed = await cli([
       'sign_cert',
       '--ca',

@@ -50,7 +50,7 @@ describe.each(testDatabaseTargets())('rotate_kek re-seals webhook secrets and AC
 
   beforeAll(async () => {
     const cli = as(OLD);
-    ok(await cli(['init_ca', '--key-type', 'EC', 'Root', 'CN=Rotation Root']));
+    ok(await cli(['init_ca', '--key-type', 'EC', '--no-default-hostname', 'Root', 'CN=Rotation Root']));
     for (const url of ['https://hooks.example.com/a', 'https://hooks.example.com/b']) {
       const [, hook, secret] = /^id: (\d+)\nsecret: whsec_(\S+)\n$/.exec(ok(await cli(['add_webhook', url]))) ?? [];
       webhookSecrets.set(hook, Buffer.from(secret, 'base64'));
@@ -62,7 +62,7 @@ describe.each(testDatabaseTargets())('rotate_kek re-seals webhook secrets and AC
   });
 
   it('a CA key that cannot be moved stops the rotation: no secret is re-sealed either', async () => {
-    ok(await as(THIRD)(['init_ca', '--key-type', 'EC', 'Stray', 'CN=Stray']));
+    ok(await as(THIRD)(['init_ca', '--key-type', 'EC', '--no-default-hostname', 'Stray', 'CN=Stray']));
     const before = await snapshot();
     const r = await as(OLD)(['rotate_kek', '--new-key-env', 'NEW_KEK'], { NEW_KEK: NEW });
     expect(r.code).toBe(1);

@@ -84,7 +84,20 @@ describe.each(testDatabaseTargets())('rotate_kek on $name', (target) => {
     csr = opensslCsr(f.dir, 'leaf', '/CN=leaf.example.com');
     const cli = withKek(OLD);
     const ok = (r: CliResult) => expect([r.code, r.stderr]).toEqual([0, '']);
-    ok(await cli(['init_ca', '--key-type', 'EC', '--path-length', '1', '--expires', '365', 'Root', 'CN=Rotation Root']));
+    ok(
+      await cli([
+        'init_ca',
+        '--key-type',
+        'EC',
+        '--no-default-hostname',
+        '--path-length',
+        '1',
+        '--expires',
+        '365',
+        'Root',
+        'CN=Rotation Root',
+      ]),
+    );
     ok(
       await cli([
         'init_ca',
@@ -96,6 +109,7 @@ describe.each(testDatabaseTargets())('rotate_kek on $name', (target) => {
         'Root',
         '--expires',
         '200',
+        '--no-default-hostname',
         'Inter',
         'CN=Rotation Intermediate',
       ]),

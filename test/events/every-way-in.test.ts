@@ -59,7 +59,9 @@ describe.each(testDatabaseTargets())('domain events through every way in, on $na
     expect(revoked.status).toBe(200);
     // ca-admin: a CA of its own (its key under the CLI's KEK), a certificate, a revocation
     const cli = cliRunner(f.store);
-    expect((await cli(['init_ca', '--key-type', 'EC', '--expires', '400', 'Cli', 'CN=cli.example.com'])).stderr).toBe('');
+    expect(
+      (await cli(['init_ca', '--key-type', 'EC', '--no-default-hostname', '--expires', '400', 'Cli', 'CN=cli.example.com'])).stderr,
+    ).toBe('');
     const signed = await cli(['sign_cert', '--ca', 'Cli', '--csr', cliCsr(dir, 'leaf'), '--subject', 'CN=cli-leaf.example.com']);
     expect(signed.stderr).toBe('');
     const [cliCert] = await f.store.listCertificates({ caId: (await f.store.findCaByName('Cli'))!.id });

@@ -63,7 +63,9 @@ test('the minimal mount serves the API under the host prefix and leaves the host
     return r.stdout.trim();
   };
   // The CLI prints the serial with colons and leading zeros; the API writes it without either (D7).
-  const serial = sanitizeSerial(admin(['init_ca', '--key-type', 'EC', '--api-enable', 'Mounted', 'CN=Mounted CA']).trim());
+  const serial = sanitizeSerial(
+    admin(['init_ca', '--key-type', 'EC', '--no-default-hostname', '--api-enable', 'Mounted', 'CN=Mounted CA']).trim(),
+  );
   admin(['create_api_user', '--all-permissions', '--password', 'pw-mounted', 'mounter']);
 
   const base = await startApp(env);

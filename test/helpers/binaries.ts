@@ -10,7 +10,7 @@ import * as path from 'path';
 export const IN_CI = process.env.CI === 'true';
 
 /** The Debian package of a program, where its name is not the program's. */
-const DEBIAN_PACKAGE: Record<string, string> = { promtool: 'prometheus', pki: 'strongswan-pki' };
+const DEBIAN_PACKAGE: Record<string, string> = { promtool: 'prometheus', pki: 'strongswan-pki', scepclient: 'scep' };
 
 /** Where `name` is on PATH, or null. */
 export function findBinary(name: string): string | null {

@@ -172,6 +172,7 @@ describeWithSoftHsm('CA keys in a SoftHSM2 token', () => {
         'secp256r1',
         '--path-length',
         '1',
+        '--no-default-hostname',
         'hsm-root',
         'CN=HSM Root',
       ]);

@@ -71,7 +71,9 @@ describe.each(testDatabaseTargets())('metrics beside the REST API ($name)', (tar
     expect(revoked.status).toBe(200);
     // ca-admin, with a CA of its own (its key under the CLI's key-encryption key)
     const cli = cliRunner(f.store);
-    expect((await cli(['init_ca', '--key-type', 'EC', '--expires', '400', 'Cli', 'CN=cli.example.com'])).stderr).toBe('');
+    expect(
+      (await cli(['init_ca', '--key-type', 'EC', '--no-default-hostname', '--expires', '400', 'Cli', 'CN=cli.example.com'])).stderr,
+    ).toBe('');
     const signed = await cli(['sign_cert', '--ca', 'Cli', '--csr', cliCsr(dir, 'leaf'), '--subject', 'CN=cli-leaf.example.com']);
     expect(signed.stderr).toBe('');
 

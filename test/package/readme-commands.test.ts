@@ -16,15 +16,22 @@
  *   same DATABASE_URL, same CA_KEY_ENCRYPTION_KEY) — the API user made there can then use the API;
  * - `acme` (sh): the one-machine ACME recipe, run as written by test/clients/readme-acme.test.ts (it
  *   needs root for /etc/hosts, certbot and lego, as the other client tests do);
+ * - `recipe "NAME"` (sh): one of two blocks that go together — the one with `serve "npm start"` starts
+ *   the example server (its commands before that run first, as written), the one with `needs "PROGRAMS"`
+ *   runs as written in the same folder while the server runs, and must succeed; without the programs
+ *   it is skipped, except in CI (test/helpers/binaries.ts). `port "N"`: the port number the blocks
+ *   write, replaced by a free one (PORT is that one too), so that the test never collides;
  * - `skip` (any): an illustration that needs parts of a real deployment (an HSM client).
  *
  * Blocks run in README order; a block without a marker, or with a directive not listed here, fails.
  */
-import { execFileSync, spawn, type ChildProcess } from 'child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
+import * as https from 'https';
 import * as os from 'os';
 import * as path from 'path';
 import { copyWorkingTree, freePort, ROOT } from './working-copy';
+import { describeWith } from '../helpers/binaries';
 
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const PASSWORD = 'readme-test-password';
@@ -66,7 +73,11 @@ function blocks(text: string): Block[] {
 }
 
 const all = blocks(README);
-const KNOWN: Record<string, string[]> = { sh: ['run', 'serve', 'skip', 'acme'], ts: ['module', 'skip'], js: ['module', 'skip'] };
+const KNOWN: Record<string, string[]> = {
+  sh: ['run', 'serve', 'skip', 'acme', 'recipe', 'needs', 'port'],
+  ts: ['module', 'skip'],
+  js: ['module', 'skip'],
+};
 const has = (b: Block, name: string) => b.directives.some((d) => d.name === name);
 const isSkipped = (b: Block) => b.directives.some((d) => d.name === 'skip' && d.arg === null);
 
@@ -96,12 +107,16 @@ test('every fenced block of the README says how it is tested, in words this test
   });
   expect(problems).toEqual([]);
   // The blocks that must be run are run: the two commands, the operator commands, the mounting snippet,
-  // the one-machine ACME recipe (test/clients/readme-acme.test.ts).
+  // the one-machine ACME recipe (test/clients/readme-acme.test.ts), the EST and SCEP client recipes.
   expect(all.filter((b) => !isSkipped(b)).map((b) => b.directives.map((d) => d.name).join(','))).toEqual([
     'run,serve,skip',
     'module',
     'run',
     'acme',
+    'recipe,serve,port',
+    'recipe,needs,port',
+    'recipe,serve,port',
+    'recipe,needs,port',
   ]);
 });
 
@@ -153,8 +168,14 @@ function descendants(pid: number): number[] {
  * Start `bash -e -c code` as a server on a free PORT, wait until the API answers, call `check`, then
  * SIGTERM the process the block started: it and every descendant must be gone, the port closed.
  */
-async function serve(what: string, code: string, check: (base: string) => Promise<void>, ready = /(?:)/): Promise<string> {
-  const port = await freePort();
+async function serve(
+  what: string,
+  code: string,
+  check: (base: string) => Promise<void>,
+  ready = /(?:)/,
+  options: { port?: number; https?: boolean } = {},
+): Promise<string> {
+  const port = options.port ?? (await freePort());
   const base = `http://127.0.0.1:${port}`;
   const child = spawn('bash', ['-e', '-c', code], {
     cwd: clone,
@@ -168,10 +189,12 @@ async function serve(what: string, code: string, check: (base: string) => Promis
   let status = 0;
   for (let i = 0; i < 1500 && (status !== 200 || !ready.test(out)) && child.exitCode === null; i++) {
     await new Promise((r) => setTimeout(r, 200));
-    status = await fetch(`${base}/django_ca/api/openapi.json`).then(
-      (r) => r.status,
-      () => 0,
-    );
+    status = options.https
+      ? await httpsStatus(`https://127.0.0.1:${port}/django_ca/api/openapi.json`)
+      : await fetch(`${base}/django_ca/api/openapi.json`).then(
+          (r) => r.status,
+          () => 0,
+        );
   }
   if (status !== 200 || !ready.test(out))
     throw new Error(`${what}: the API never answered or was never ready (exit ${child.exitCode}):\n${out}`);
@@ -187,6 +210,20 @@ async function serve(what: string, code: string, check: (base: string) => Promis
   expect({ what, orphans: below.filter(alive) }).toEqual({ what, orphans: [] });
   await expect(fetch(`${base}/`)).rejects.toThrow();
   return out;
+}
+
+/**
+ * The status of a GET over HTTPS, 0 when it fails. Only whether the server is up: the certificate is
+ * the recipe's own (its clients check it), so this probe does not.
+ */
+function httpsStatus(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const request = https.get(url, { rejectUnauthorized: false }, (answer) => {
+      answer.resume();
+      resolve(answer.statusCode ?? 0);
+    });
+    request.on('error', () => resolve(0));
+  });
 }
 
 /** The `export` lines of the `run` blocks: the environment the README has the reader set up. */
@@ -304,3 +341,38 @@ test('the mounting snippet runs as an ES module, on the database and key the ope
     expect(state).toMatchObject({ status: 'issued' });
   });
 }, 120_000);
+
+/** The argument of a block's directive, or null. */
+const argOf = (b: Block, name: string) => b.directives.find((d) => d.name === name)?.arg ?? null;
+const recipes = [...new Set(all.flatMap((b) => (argOf(b, 'recipe') === null ? [] : [argOf(b, 'recipe')!])))];
+
+for (const name of recipes) {
+  const server = all.find((b) => argOf(b, 'recipe') === name && has(b, 'serve'));
+  const client = all.find((b) => argOf(b, 'recipe') === name && has(b, 'needs'));
+  describeWith((client && argOf(client, 'needs')?.split(/\s+/)) || [], `README recipe "${name}"`, () => {
+    test('the server block, then the client block while it serves, run as written', async () => {
+      expect({ server: server?.line, client: client?.line }).toEqual({ server: expect.any(Number), client: expect.any(Number) });
+      if (!server || !client) return;
+      if (!installed) execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: clone, stdio: 'pipe' });
+      installed = true;
+      const port = await freePort();
+      const written = argOf(server, 'port');
+      const onPort = (code: string) => (written === null ? code : code.replace(new RegExp(`\\b${written}\\b`, 'g'), String(port)));
+      let ran: ReturnType<typeof spawnSync> | null = null;
+      await serve(
+        `recipe ${name}`,
+        onPort(script(server).code),
+        async () => {
+          ran = spawnSync('bash', ['-e', '-c', onPort(client.code)], { cwd: clone, env: cleanEnv(), timeout: 240_000, encoding: 'utf8' });
+        },
+        /--- end ---/, // the server's ready line
+        { port, https: /TLS_CERT_FILE=/.test(server.code) },
+      );
+      const { status, stdout, stderr } = ran! as { status: number | null; stdout: string; stderr: string };
+      const output = `${stdout}${stderr}`;
+      expect({ status, output }).toEqual({ status: 0, output: expect.any(String) });
+      // strongSwan's pki exits 0 with a certificate it could not check; the recipe gives it the chain.
+      expect(output).not.toMatch(/Issued certificate is not trusted/);
+    }, 420_000);
+  });
+}

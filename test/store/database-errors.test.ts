@@ -101,8 +101,12 @@ describe('mapDatabaseError', () => {
     for (const driver of lost) {
       const mapped = mapDatabaseError(driver);
       expect(mapped).toBeInstanceOf(StoreUnavailableError);
-      expect(mapped).toMatchObject({ connectionLost: true, cause: driver });
+      expect(mapped).toMatchObject({ connectionLost: true });
       expect(isConnectionLost(mapped)).toBe(true);
+      if (driver.name === 'KnexTimeoutError') {
+        // knex's hint about the caller's code is not passed on (test/store/first-open.test.ts).
+        expect((mapped as Error).message).toBe('No database connection became free in time (the database is busy, or not answering).');
+      } else expect(mapped).toMatchObject({ cause: driver });
     }
     const statement = mapDatabaseError(pgError('invalid byte sequence for encoding "UTF8": 0x00', { code: '22021' }));
     expect(statement).toMatchObject({ name: 'StoreUnavailableError', connectionLost: false });

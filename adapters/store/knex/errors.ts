@@ -84,11 +84,33 @@ function isConnectionFailure(e: DatabaseErrorLike & { name?: unknown; message?: 
   return typeof e.message === 'string' && NO_CONNECTION_MESSAGE.test(e.message);
 }
 
+/**
+ * knex's pool timeout (KnexTimeoutError) says "The pool is probably full. Are you missing a
+ * .transacting(trx) call?": a hint about the caller's code, wrong for whoever reads it here (an
+ * operator, a host's log). It is told in our words; any other error by its own message.
+ */
+export function connectionFailureMessage(error: unknown): string {
+  const e = error as { name?: unknown; message?: unknown } | null;
+  if (e && typeof e === 'object' && e.name === 'KnexTimeoutError') {
+    return 'no database connection became free in time (the database is busy, or not answering).';
+  }
+  return e && typeof e === 'object' && typeof e.message === 'string' ? e.message : String(error);
+}
+
 /** The store's typed error for a database error (see the file header); anything else unchanged. */
 export function mapDatabaseError(error: unknown): unknown {
   const e = error as (DatabaseErrorLike & { name?: unknown; message?: unknown }) | null;
   if (!e || typeof e !== 'object' || error instanceof StoreUnavailableError) return error;
   if (isConnectionFailure(e)) {
+    if (e.name === 'KnexTimeoutError') {
+      // Its cause is the pool's own timeout error; the knex error's message is the hint told above.
+      const cause = (error as { cause?: unknown }).cause;
+      const text = connectionFailureMessage(error);
+      return new StoreUnavailableError(text[0].toUpperCase() + text.slice(1), {
+        ...(cause === undefined ? {} : { cause }),
+        connectionLost: true,
+      });
+    }
     // The driver's message can name the host and port, never a password; keep it for the log.
     const message = typeof e.message === 'string' && e.message ? e.message : 'The database cannot be reached.';
     return new StoreUnavailableError(message, { cause: error, connectionLost: true });

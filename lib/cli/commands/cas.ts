@@ -19,6 +19,7 @@ import { acmeOptions, acmePolicyPatch, acmeSettings, type AcmeFlags } from '../a
 import type { CommandContext } from '../context';
 import { signFlagOptions, signPatch, type SignFlags } from '../extension-options';
 import { readCertificateFile, readPrivateKeyFile } from '../input-files';
+import { missingSignUrlsWarning } from '../missing-sign-urls';
 import { outputOptions, show, type OutputOptions } from '../output';
 import { flagPair, intOption, type Action } from './shared';
 
@@ -125,6 +126,8 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
         termsOfService: o.tos,
       });
       if (policy) await setPolicyAs(store, ca.id, policy.policy);
+      // Said unless asked for with --no-default-hostname (lib/cli/missing-sign-urls.ts).
+      if (o.defaultHostname !== false) for (const line of missingSignUrlsWarning(ca)) ctx.note(line);
       if (parent && caNotAfter(now, expiresDays, parent).cappedAtParent) {
         ctx.note(
           `No --expires given: ${ca.name} expires with its parent ${parent.name}, at ${formatUtc(ca.notAfter)} ` +
