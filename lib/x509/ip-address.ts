@@ -159,3 +159,24 @@ export function canonicalIp(text: string): string | null {
   const ip = parseIp(text);
   return ip ? formatIp(ip) : null;
 }
+
+/**
+ * Whether `address` lies in `network` (CIDR text, "10.0.0.0/8"): its bits under the mask equal the
+ * network's. Addresses of the other family, and text that is not an address, lie in no network.
+ */
+export function ipInNetwork(network: string, address: string): boolean {
+  let net: Buffer;
+  let addr: Buffer;
+  try {
+    net = encodeIpBytes(network);
+    addr = encodeIpBytes(address);
+  } catch {
+    return false;
+  }
+  const length = addr.length;
+  if (net.length !== 2 * length) return false;
+  for (let i = 0; i < length; i++) {
+    if ((addr[i] & net[length + i]) !== (net[i] & net[length + i])) return false;
+  }
+  return true;
+}

@@ -17,7 +17,7 @@
  * Other name types (directoryName, otherName, registeredID) are not matched here: a constraint of such
  * a type is left to the relying party, and a name of such a type is not checked.
  */
-import { encodeIpBytes } from './ip-address';
+import { ipInNetwork } from './ip-address';
 import type { GeneralName } from './types';
 
 /** What nameConstraints says: lists of subtree bases (the API value of the extension). */
@@ -68,23 +68,6 @@ function uriWithin(base: string, name: string): boolean {
   return b.startsWith('.') ? host.toLowerCase().endsWith(b) : host.toLowerCase() === b;
 }
 
-function ipWithin(base: string, name: string): boolean {
-  let network: Buffer;
-  let address: Buffer;
-  try {
-    network = encodeIpBytes(base);
-    address = encodeIpBytes(name);
-  } catch {
-    return false;
-  }
-  const length = address.length;
-  if (network.length !== 2 * length) return false;
-  for (let i = 0; i < length; i++) {
-    if ((address[i] & network[length + i]) !== (network[i] & network[length + i])) return false;
-  }
-  return true;
-}
-
 function within(base: GeneralName, name: GeneralName & { type: MatchedType }): boolean {
   if (base.type !== name.type || typeof base.value !== 'string') return false;
   switch (name.type) {
@@ -95,7 +78,7 @@ function within(base: GeneralName, name: GeneralName & { type: MatchedType }): b
     case 'URI':
       return uriWithin(base.value, name.value);
     case 'IP':
-      return ipWithin(base.value, name.value);
+      return ipInNetwork(base.value, name.value);
   }
 }
 

@@ -5,7 +5,7 @@
  * allowed; with an allow list, a name must be covered by it; an empty allow list allows every name
  * not denied. The entries are those of entries.ts (`policyNames`).
  */
-import { encodeIpBytes } from '../../x509/ip-address';
+import { ipInNetwork } from '../../x509/ip-address';
 
 /** A name as a policy sees it: a DNS name (lower case) or an IP address. */
 export interface PolicyName {
@@ -28,20 +28,7 @@ function coversName(entry: string, name: string): boolean {
 }
 
 function coversIp(entry: string, ip: string): boolean {
-  let network: Buffer;
-  let address: Buffer;
-  try {
-    network = encodeIpBytes(entry.includes('/') ? entry : `${entry}/${entry.includes(':') ? 128 : 32}`);
-    address = encodeIpBytes(ip);
-  } catch {
-    return false;
-  }
-  const length = address.length;
-  if (network.length !== 2 * length) return false;
-  for (let i = 0; i < length; i++) {
-    if ((address[i] & network[length + i]) !== (network[i] & network[length + i])) return false;
-  }
-  return true;
+  return ipInNetwork(entry.includes('/') ? entry : `${entry}/${entry.includes(':') ? 128 : 32}`, ip);
 }
 
 function isIpEntry(entry: string): boolean {
