@@ -37,6 +37,13 @@ export interface Csr {
 
 let counter = 0;
 
+/**
+ * One key of each kind for the whole file, and one CSR per request (the same CSR through every door):
+ * on a busy machine an RSA-2048 key takes Node most of a second, an openssl run a tenth.
+ */
+const keys = new Map<KeyKind, string>();
+const csrs = new Map<string, Csr>();
+
 function freshKey(kind: KeyKind): crypto.KeyObject {
   switch (kind) {
     case 'rsa-2048':
@@ -58,7 +65,9 @@ function freshKey(kind: KeyKind): crypto.KeyObject {
 export function keyPemOf(world: World, req: IssuanceRequest): string {
   if (req.key === 'issuing-ca-key') return world.cas[req.ca].keyPem;
   if (req.key === 'root-key') return world.root.keyPem;
-  return freshKey(req.key).export({ type: 'pkcs8', format: 'pem' }) as string;
+  let pem = keys.get(req.key);
+  if (!pem) keys.set(req.key, (pem = freshKey(req.key).export({ type: 'pkcs8', format: 'pem' }) as string));
+  return pem;
 }
 
 /** Whether the request's key is an RSA key (SCEP signs its messages with RSA keys only). */
@@ -67,13 +76,20 @@ export function isRsaKey(req: IssuanceRequest): boolean {
 }
 
 /**
- * The CSR of `req` made by `openssl req` with `keyPem` (default: a key of the request's kind), with
+ * The CSR of `req` made by `openssl req` with `keyPem` (default: the key of the request's kind), with
  * a challengePassword attribute when given (SCEP). Subject strings go into openssl's configuration as
  * they are (UTF-8), control characters included.
  */
 export function csrOf(world: World, req: IssuanceRequest, o: { keyPem?: string; challenge?: string } = {}): Csr {
-  const n = ++counter;
   const keyPem = o.keyPem ?? keyPemOf(world, req);
+  const asked = JSON.stringify([keyPem, req.cn, req.sans, req.badSignature, o.challenge]);
+  let csr = csrs.get(asked);
+  if (!csr) csrs.set(asked, (csr = makeCsr(world, req, keyPem, o.challenge)));
+  return csr;
+}
+
+function makeCsr(world: World, req: IssuanceRequest, keyPem: string, challenge: string | undefined): Csr {
+  const n = ++counter;
   const keyFile = path.join(world.dir, `req-${n}.key`);
   fs.writeFileSync(keyFile, keyPem);
   const config = path.join(world.dir, `req-${n}.cnf`);
@@ -89,7 +105,7 @@ export function csrOf(world: World, req: IssuanceRequest, o: { keyPem?: string; 
       '[dn]',
       ...(req.cn !== undefined ? [`CN = ${req.cn}`] : ['O = Parity']),
       '[attrs]',
-      ...(o.challenge ? [`challengePassword = ${o.challenge}`] : []),
+      ...(challenge ? [`challengePassword = ${challenge}`] : []),
     ].join('\n'),
   );
   const args = ['req', '-new', '-key', keyFile, '-config', config, '-outform', 'DER'];

@@ -43,8 +43,16 @@ async function raCertificate(world: World, req: IssuanceRequest): Promise<string
   return firstCertificate(pem) as string;
 }
 
-/** A device whose certificate is self-signed with `keyPem` (RSA). */
+const devices = new Map<string, Device>();
+
+/** A device whose certificate is self-signed with `keyPem` (RSA); one per key. */
 function device(world: World, keyPem: string): Device {
+  let made = devices.get(keyPem);
+  if (!made) devices.set(keyPem, (made = newDevice(world, keyPem)));
+  return made;
+}
+
+function newDevice(world: World, keyPem: string): Device {
   const n = ++counter;
   const key = path.join(world.dir, `scep-${n}.key`);
   const cert = path.join(world.dir, `scep-${n}.pem`);
