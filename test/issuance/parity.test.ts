@@ -11,7 +11,8 @@
  * nameConstraints; "cut" that its notAfter is the CA's own.
  *
  * The hierarchy (world.ts): a root, `constrained` (nameConstraints: permitted DNS example.com,
- * excluded DNS excluded.example.com; a year) and `short` (the same constraints, 20 days left).
+ * excluded DNS excluded.example.com; a year), `short` (the same constraints, 20 days left), and a
+ * `disabled` and a `revoked` one.
  */
 import { execFileSync } from 'child_process';
 import * as crypto from 'crypto';
@@ -42,6 +43,23 @@ const DOORS = {
   'CLI resign': cliResign,
 } satisfies Record<string, Door>;
 type DoorName = keyof typeof DOORS;
+
+/**
+ * The form of a refusal by the policy, per door (`how` of doors/outcome.ts): the REST API's 400/422
+ * JSON (or the order ended failed, with its reason), an ACME problem at new-order or finalize, EST's
+ * 400 in plain text, a SCEP FAILURE badRequest/badMessageCheck, the admin form again with a 400,
+ * ca-admin's non-zero exit. (A disabled or revoked CA is refused earlier, in other forms: a 404, a 403.)
+ */
+const POLICY_FORM: Record<DoorName, RegExp> = {
+  REST: /^(400|422|order failed)$/,
+  ACME: /^\w+ at (new-order|finalize)$|^order invalid after finalize/,
+  EST: /^400$/,
+  SCEP: /^FAILURE failInfo [12]$/,
+  admin: /^400$/,
+  CLI: /^exit [1-9]/,
+  'REST resign': /^(400|422|order failed)$/,
+  'CLI resign': /^exit [1-9]/,
+};
 
 /** Each rule of the policy, and what a refusal by it says (in the doors that carry text). */
 const RULES = {
@@ -217,6 +235,8 @@ const ROWS: Row[] = [
     request: good('puny.example.com', { sans: ['DNS:puny.example.com', 'DNS:xn--a.example.com'] }),
     expected: { outcome: 'refused', rule: 'kept' },
   },
+  { name: 'a disabled CA', request: good('disabled.example.com', { ca: 'disabled' }), expected: { outcome: 'refused', rule: 'kept' } },
+  { name: 'a revoked CA', request: good('revoked.example.com', { ca: 'revoked' }), expected: { outcome: 'refused', rule: 'kept' } },
   {
     name: 'HTML in a DNS SAN',
     request: good('html.example.com', { sans: ['DNS:html.example.com', 'DNS:<b>x</b>.example.com'] }),
@@ -290,6 +310,7 @@ describe.each(testDatabaseTargets())('one issuance policy for every way in, on $
       expect(said(answer)).toMatch(/^refused /);
       if (answer.result !== 'refused') return;
       const rule = RULES[expected.rule];
+      if (expected.rule !== 'kept') expect(answer.how).toMatch(POLICY_FORM[door]);
       if (rule.text && door !== 'SCEP') expect(answer.text ?? '').toMatch(rule.text);
       // SCEP's failInfoText, when the CertRep carries one.
       if (rule.text && door === 'SCEP' && answer.text) expect(answer.text).toMatch(rule.text);

@@ -4,10 +4,11 @@
  * - a root, and two intermediates made by openssl (so that the test knows every CA key, and so that
  *   they carry nameConstraints, which `init_ca` does not write) and imported as `import_ca` imports:
  *   `constrained` (a year, nameConstraints permitted DNS example.com, excluded DNS excluded.example.com)
- *   and `short` (the same constraints, 20 days left);
+ *   and `short` (the same constraints, 20 days left); `disabled` and `revoked`, as `constrained` but
+ *   disabled, or revoked, before the router starts;
  * - one router with the REST API, ACME, EST and SCEP on a listening server (ACME's http-01 is
  *   validated over the network, through a test DNS server), the in-process order runner, an EST and
- *   a SCEP endpoint per intermediate (no label: `constrained`, label `short`);
+ *   a SCEP endpoint per intermediate (no label: `constrained`, else labelled with the CA's name);
  * - the admin interface, signed in as `alice`, and `ca-admin` run in-process, on the same store and keys.
  */
 import { execFileSync } from 'child_process';
@@ -38,7 +39,7 @@ export const SCEP_CHALLENGE = 'parity-secret';
 const PASSWORD = 'correct horse';
 
 /** The CAs a request can go to. */
-export type CaName = 'constrained' | 'short';
+export type CaName = 'constrained' | 'short' | 'disabled' | 'revoked';
 
 /** A CA of the hierarchy: its record, certificate (PEM) and key (PEM, unencrypted), and where each door finds it. */
 export interface WorldCa {
@@ -54,7 +55,7 @@ export interface World {
   store: Store;
   keyBackend: KeyBackend;
   dir: string;
-  root: { pem: string; keyPem: string };
+  root: Pem;
   cas: Record<CaName, WorldCa>;
   /** The router's app (REST, ACME, EST, SCEP), also listening at `base` (ACME needs a real server). */
   api: TestApp;
@@ -72,81 +73,47 @@ export interface World {
 
 const openssl = (args: string[], cwd: string): string => execFileSync('openssl', args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] }).toString();
 
-const CA_EXTENSIONS = (constraints: boolean) =>
-  [
-    '[v3]',
-    'basicConstraints = critical, CA:TRUE, pathlen:0',
-    'keyUsage = critical, keyCertSign, cRLSign',
-    'subjectKeyIdentifier = hash',
-    'authorityKeyIdentifier = keyid',
-    ...(constraints ? ['nameConstraints = critical, permitted;DNS:example.com, excluded;DNS:excluded.example.com'] : []),
-  ].join('\n');
+/** The extensions of an intermediate: a CA for end entities, its names constrained. */
+const INTERMEDIATE_EXTENSIONS = [
+  '[v3]',
+  'basicConstraints = critical, CA:TRUE, pathlen:0',
+  'keyUsage = critical, keyCertSign, cRLSign',
+  'subjectKeyIdentifier = hash',
+  'authorityKeyIdentifier = keyid',
+  'nameConstraints = critical, permitted;DNS:example.com, excluded;DNS:excluded.example.com',
+].join('\n');
 
-/** The root (RSA-2048, 10 years) and an intermediate of it (RSA-2048, nameConstraints, `days` long), by openssl. */
-function makeHierarchy(dir: string): {
-  root: { pem: string; keyPem: string };
-  constrained: { pem: string; keyPem: string };
-  short: { pem: string; keyPem: string };
-} {
-  openssl(
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'root.key',
-      '-out',
-      'root.pem',
-      '-subj',
-      '/CN=Parity Root',
-      '-days',
-      '3650',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-addext',
-      'keyUsage=critical,keyCertSign,cRLSign',
-    ],
-    dir,
-  );
-  fs.writeFileSync(path.join(dir, 'ca.cnf'), CA_EXTENSIONS(true));
-  const intermediate = (name: string, cn: string, days: number) => {
-    openssl(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`], dir);
-    openssl(
-      [
-        'x509',
-        '-req',
-        '-in',
-        `${name}.csr`,
-        '-CA',
-        'root.pem',
-        '-CAkey',
-        'root.key',
-        '-set_serial',
-        `0x${randomBytes(8).toString('hex')}`,
-        '-days',
-        String(days),
-        '-extfile',
-        'ca.cnf',
-        '-extensions',
-        'v3',
-        '-sha256',
-        '-out',
-        `${name}.pem`,
-      ],
-      dir,
-    );
-    return read(name);
-  };
-  const read = (name: string) => ({
+/** A CA's certificate and key, both PEM. */
+type Pem = { pem: string; keyPem: string };
+
+/**
+ * The root (RSA-2048, 10 years, self-signed) and the intermediates under it (RSA-2048, nameConstraints),
+ * by openssl. RSA: a CSR with a CA's key goes through SCEP too, whose messages are signed with RSA keys.
+ */
+function makeHierarchy(dir: string): Record<'root' | CaName, Pem> {
+  const root = '-x509 -newkey rsa:2048 -nodes -keyout root.key -out root.pem -days 3650'.split(' ');
+  const caExtensions = ['-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'];
+  openssl(['req', ...root, '-subj', '/CN=Parity Root', ...caExtensions], dir);
+  fs.writeFileSync(path.join(dir, 'ca.cnf'), INTERMEDIATE_EXTENSIONS);
+  const read = (name: string): Pem => ({
     pem: fs.readFileSync(path.join(dir, `${name}.pem`), 'utf8'),
     keyPem: fs.readFileSync(path.join(dir, `${name}.key`), 'utf8'),
   });
+  const intermediate = (name: string, days: number): Pem => {
+    openssl(
+      ['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=Parity ${name}`],
+      dir,
+    );
+    const signed = `x509 -req -in ${name}.csr -CA root.pem -CAkey root.key -extfile ca.cnf -extensions v3 -sha256 -out ${name}.pem`;
+    openssl([...signed.split(' '), '-days', String(days), '-set_serial', `0x${randomBytes(8).toString('hex')}`], dir);
+    return read(name);
+  };
   return {
     root: read('root'),
-    constrained: intermediate('constrained', 'Parity Constrained', 365),
-    short: intermediate('short', 'Parity Short', 20),
+    constrained: intermediate('constrained', 365),
+    short: intermediate('short', 20),
+    disabled: intermediate('disabled', 365),
+    revoked: intermediate('revoked', 365),
   };
 }
 
@@ -172,6 +139,10 @@ export async function startWorld(target: DatabaseTarget): Promise<World> {
     importCa({ store, keyBackends, name, certificate: made[name].pem, key: made[name].keyPem, parent: root, apiEnabled: true, acme });
   const constrained = await imported('constrained');
   const short = await imported('short');
+  const disabled = await store.updateCa((await imported('disabled')).id, { enabled: false });
+  const revoked = await store.revokeCa((await imported('revoked')).id, 'key_compromise', null, new Date());
+  /** The CAs of the labelled EST and SCEP endpoints (the label is the CA's name). */
+  const others = [short, disabled, revoked];
 
   await store.createUser('alice', hashPassword(PASSWORD), [...ALL_PERMISSIONS, ...ADMIN_PERMISSIONS]);
 
@@ -195,12 +166,12 @@ export async function startWorld(target: DatabaseTarget): Promise<World> {
       validationRetryMs: 200,
       newOrdersPerAccount: { limit: 10_000, windowMs: 60_000 },
     },
-    est: { enabled: true, ca: constrained.serial, labels: { short: { ca: short.serial } } },
+    est: { enabled: true, ca: constrained.serial, labels: Object.fromEntries(others.map((ca) => [ca.name, { ca: ca.serial }])) },
     scep: {
       enabled: true,
       ca: constrained.serial,
       challenge: SCEP_CHALLENGE,
-      labels: { short: { ca: short.serial, challenge: SCEP_CHALLENGE } },
+      labels: Object.fromEntries(others.map((ca) => [ca.name, { ca: ca.serial, challenge: SCEP_CHALLENGE }])),
     },
   });
   const server = await listen(api.app);
@@ -227,6 +198,8 @@ export async function startWorld(target: DatabaseTarget): Promise<World> {
     cas: {
       constrained: { record: constrained, ...made.constrained, label: '' },
       short: { record: short, ...made.short, label: 'short' },
+      disabled: { record: disabled, ...made.disabled, label: 'disabled' },
+      revoked: { record: revoked, ...made.revoked, label: 'revoked' },
     },
     api,
     base,

@@ -5,21 +5,25 @@
  * order turned invalid).
  */
 import * as crypto from 'crypto';
-import { WireClient, problemType, type WireAnswer } from '../../helpers/acme-wire';
+import { WireClient, problemType, send, type WireAnswer } from '../../helpers/acme-wire';
 import { csrOf, notAfterOf, type IssuanceRequest } from '../requests';
 import type { CaName, World } from '../world';
 import type { Door, Outcome } from './outcome';
 
 const clients = new WeakMap<World, Map<CaName, WireClient>>();
 
-async function clientFor(world: World, ca: CaName): Promise<WireClient> {
+/** A registered account at the CA's directory, or the problem the directory or new-account answered. */
+async function clientFor(world: World, ca: CaName): Promise<WireClient | Outcome> {
   let byCa = clients.get(world);
   if (!byCa) clients.set(world, (byCa = new Map()));
   let c = byCa.get(ca);
   if (!c) {
-    c = await new WireClient(`${world.base}/django_ca/acme/directory/${world.cas[ca].record.serial}/`).init();
+    const url = `${world.base}/django_ca/acme/directory/${world.cas[ca].record.serial}/`;
+    const directory = await send(url);
+    if (directory.status !== 200) return refusal(directory, 'directory');
+    c = await new WireClient(url).init();
     const registered = await c.register();
-    if (registered.status !== 201) throw new Error(`ACME account: ${registered.status} ${registered.text}`);
+    if (registered.status !== 201) return refusal(registered, 'new-account');
     byCa.set(ca, c);
   }
   return c;
@@ -46,6 +50,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export const acme: Door = async (world, req) => {
   const c = await clientFor(world, req.ca);
+  if (!(c instanceof WireClient)) return c;
   const identifiers = identifiersOf(req);
   const notAfter = notAfterOf(req);
   const placed = await c.post(c.directory.newOrder, { identifiers, ...(notAfter ? { notAfter: notAfter.toISOString() } : {}) });

@@ -13,10 +13,10 @@ export const est: Door = async (world, req) => {
     .set(world.auth)
     .set('Content-Type', 'application/pkcs10')
     .send(csr.der.toString('base64'));
-  if (res.status === 400) {
-    if (!/^text\/plain/.test(res.headers['content-type'] ?? ''))
-      return { result: 'unexpected', how: `400 as ${res.headers['content-type']}` };
-    return { result: 'refused', how: '400', text: res.text };
+  if (res.status >= 400 && res.status < 500) {
+    const type = res.headers['content-type'] ?? '';
+    if (!/^text\/plain/.test(type)) return { result: 'unexpected', how: `${res.status} as ${type}` };
+    return { result: 'refused', how: String(res.status), text: res.text };
   }
   if (res.status !== 200) return { result: 'unexpected', how: `${res.status} ${res.text.slice(0, 200)}` };
   const pem = execFileSync('openssl', ['pkcs7', '-inform', 'DER', '-print_certs'], { input: Buffer.from(res.text, 'base64') }).toString();

@@ -20,7 +20,7 @@ function detailText(body: unknown): string {
 
 async function orderOutcome(world: World, req: IssuanceRequest, res: Response): Promise<Outcome> {
   const ca = world.cas[req.ca].record;
-  if (res.status === 400 || res.status === 422) {
+  if (res.status >= 400 && res.status < 500) {
     if (!/application\/json/.test(res.headers['content-type'] ?? '')) return { result: 'unexpected', how: `${res.status} not JSON` };
     return { result: 'refused', how: String(res.status), text: detailText(res.body) };
   }

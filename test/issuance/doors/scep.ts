@@ -33,14 +33,19 @@ function urlOf(world: World, req: IssuanceRequest): string {
   return `${SCEP}${label ? `/${label}` : ''}`;
 }
 
-async function raCertificate(world: World, req: IssuanceRequest): Promise<string> {
+/** The RA certificate (PEM), or GetCACert's refusal: a 4xx in plain text, before any message. */
+async function raCertificate(world: World, req: IssuanceRequest): Promise<string | Outcome> {
   const res = await request(world.api.app)
     .get(`${urlOf(world, req)}?operation=GetCACert`)
     .buffer(true)
     .parse(binary);
-  if (res.status !== 200) throw new Error(`GetCACert: ${res.status}`);
+  const text = (res.body as Buffer).toString();
+  if (res.status >= 400 && res.status < 500 && /^text\/plain/.test(res.headers['content-type'] ?? '')) {
+    return { result: 'refused', how: `GetCACert ${res.status}`, text };
+  }
+  if (res.status !== 200) return { result: 'unexpected', how: `GetCACert ${res.status}: ${text.slice(0, 200)}` };
   const pem = execFileSync('openssl', ['pkcs7', '-inform', 'DER', '-print_certs'], { input: res.body as Buffer }).toString();
-  return firstCertificate(pem) as string;
+  return firstCertificate(pem) ?? { result: 'unexpected', how: 'GetCACert without a certificate' };
 }
 
 const devices = new Map<string, Device>();
@@ -91,6 +96,7 @@ async function send(world: World, req: IssuanceRequest, message: Buffer, reader:
 
 export const scep: Door = async (world, req) => {
   const ra = await raCertificate(world, req);
+  if (typeof ra !== 'string') return ra;
   if (isRsaKey(req)) {
     const keyPem = keyPemOf(world, req);
     const csr = csrOf(world, req, { keyPem, challenge: SCEP_CHALLENGE });
@@ -111,11 +117,9 @@ export const scep: Door = async (world, req) => {
     return { result: 'unexpected', how: `the RSA certificate to renew from was not issued: ${enrolled.how}` };
   const renewing = issuedDevice(world, enrolled.pem, rsaKey);
   const csr = csrOf(world, req);
-  const answer: Answer = await send(
-    world,
-    req,
-    buildRequest({ signer: renewing, content: envelope(world.dir, csr.der, await raCertificate(world, req)), messageType: RENEWAL_REQ }),
-    renewing,
-  );
+  const renewalRa = await raCertificate(world, req);
+  if (typeof renewalRa !== 'string') return { ...renewalRa, prepared: 1 };
+  const renewal = buildRequest({ signer: renewing, content: envelope(world.dir, csr.der, renewalRa), messageType: RENEWAL_REQ });
+  const answer: Answer = await send(world, req, renewal, renewing);
   return { ...answer, prepared: 1 };
 };
