@@ -7,6 +7,7 @@
 import { randomBytes } from 'crypto';
 import express from 'express';
 import { prepareSignRequest } from '../lib/ca/issuance/prepare';
+import { policyContextOf } from '../lib/ca/policy/context';
 import { signCertificate } from '../lib/ca/issuance/sign';
 import type { KeyBackends } from '../lib/ca/key-backends';
 import { resolveProfiles } from '../lib/ca/profiles';
@@ -28,7 +29,10 @@ export async function startFloorServer(ca: CaRecord, keyBackends: KeyBackends): 
   app.post('/ca/:serial/sign/', async (req, res) => {
     const body = req.body as { csr: string; subject: unknown };
     const parsedCsr = parseCsr(body.csr, { verify: true });
-    const request = prepareSignRequest({ csr: body.csr, subject: body.subject }, { ca, profiles, parsedCsr });
+    const request = prepareSignRequest(
+      { csr: body.csr, subject: body.subject },
+      { ca, policy: policyContextOf(ca, []), profiles, parsedCsr },
+    );
     const certificate = await signCertificate({ keyBackends, profiles }, ca, request, null);
     const slug = randomBytes(6).toString('hex');
     issued.set(slug, certificate.serial);

@@ -20,6 +20,7 @@ import { knexStore } from '../adapters/store/knex';
 import { hasBatchOrders } from '../lib/ports';
 import { initCa } from '../lib/ca/authorities';
 import { prepareSignRequest } from '../lib/ca/issuance/prepare';
+import { policyContextOf } from '../lib/ca/policy/context';
 import { signCertificate } from '../lib/ca/issuance/sign';
 import { defaultKeyBackend } from '../adapters/keys';
 import { resolveProfiles } from '../lib/ca/profiles';
@@ -57,7 +58,10 @@ async function measure(label: string, url: string): Promise<void> {
       const issue: number[] = [];
       for (let round = 0; round < WARM_UP + ROUNDS; round++) {
         const requests = Array.from({ length: batch }, () =>
-          prepareSignRequest({ csr, subject: [{ oid: 'CN', value: 'bench.example.com' }] }, { ca, profiles }),
+          prepareSignRequest(
+            { csr, subject: [{ oid: 'CN', value: 'bench.example.com' }] },
+            { ca, policy: policyContextOf(ca, []), profiles },
+          ),
         );
         let t = performance.now();
         const orders = await Promise.all(requests.map((request) => store.createOrder({ caId: ca.id, userId: user.id, request })));

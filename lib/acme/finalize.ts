@@ -7,6 +7,7 @@
  * that lost a race stores nothing (docs/DESIGN.md "ACME").
  */
 import type { AcmeOrderRecord, CaRecord } from '../ports';
+import { loadPolicyContext } from '../ca/policy/context';
 import { orderSignRequest } from './issue';
 import { checkedCsr } from './policy/csr';
 import { orderNotReady } from './problems';
@@ -31,7 +32,11 @@ export async function finalizeOrder(
     current,
     csr,
     ca,
-    { profiles: services.profiles, defaultValidityMs: services.options.defaultCertValidityMs },
+    {
+      profiles: services.profiles,
+      defaultValidityMs: services.options.defaultCertValidityMs,
+      policy: await loadPolicyContext(services.cas, ca),
+    },
     from.now,
   );
   const { address } = from;

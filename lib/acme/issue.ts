@@ -14,6 +14,9 @@ import type { AcmeOrderRecord, AcmeStore, Actor, CaRecord, CertificateRecord, Si
 import type { ParsedCsr } from '../x509/csr';
 import { OID_COMMON_NAME } from '../x509/oids';
 import { X509Error } from '../x509/errors';
+import type { PolicyContext } from '../ca/policy/context';
+import { isPolicyRefusal } from '../ca/policy/refusal';
+import { asAcmeProblem } from './policy/ca-policy';
 import { serverInternal } from './problems';
 
 /** RFC 5280's upper bound for a common name (ub-common-name). */
@@ -31,17 +34,22 @@ export function acmeActor(accountId: number, address?: string | null): Actor {
   return address ? { ...actor, address } : actor;
 }
 
-/** The sign request of an order whose CSR passed the policy (lib/acme/policy/csr.ts). */
+/**
+ * The sign request of an order whose CSR passed the checks of lib/acme/policy/csr.ts, held to the
+ * CA's issuing policy (README "Issuance policy"; a refusal is the ACME problem of ./policy/ca-policy.ts).
+ * The order's own `notAfter` must be covered by the CA (new-order checked it); the default validity
+ * (`CA_ACME_DEFAULT_CERT_VALIDITY`) is cut to the CA's end.
+ */
 export function orderSignRequest(
   order: AcmeOrderRecord,
   csr: ParsedCsr,
   ca: CaRecord,
-  settings: { profiles: Profiles; defaultValidityMs: number },
+  settings: { profiles: Profiles; defaultValidityMs: number; policy: PolicyContext },
   now: Date,
 ): SignRequest {
   const dnsNames = order.identifiers.filter((i) => i.type === 'dns').map((i) => i.value);
   const commonName = dnsNames.find((n) => n.length <= MAX_COMMON_NAME);
-  const notAfter = clampToCa(ca, order.notAfter ?? new Date(now.getTime() + settings.defaultValidityMs));
+  const notAfter = order.notAfter ?? clampToCa(ca, new Date(now.getTime() + settings.defaultValidityMs));
   try {
     return prepareSignRequest(
       {
@@ -57,9 +65,10 @@ export function orderSignRequest(
           },
         ],
       },
-      { ca, profiles: settings.profiles, now, parsedCsr: csr },
+      { ca, profiles: settings.profiles, now, parsedCsr: csr, policy: settings.policy },
     );
   } catch (e) {
+    if (isPolicyRefusal(e)) throw asAcmeProblem(e);
     if (e instanceof X509Error || e instanceof CaError) throw serverInternal(`The certificate cannot be made: ${e.message}`);
     throw e;
   }

@@ -7,6 +7,8 @@
 import { randomBytes } from 'crypto';
 import type { AcmeAccountRecord, AcmeOrderRecord, CaRecord } from '../ports';
 import { parseOrderIdentifiers } from './identifiers';
+import { loadPolicyContext } from '../ca/policy/context';
+import { checkOrderAgainstCaPolicy } from './policy/ca-policy';
 import { checkNamePolicy } from './policy/names';
 import { malformed, rateLimited, withRetryAfter } from './problems';
 import type { AcmeServices } from './services';
@@ -46,6 +48,13 @@ export async function placeOrder(
   if (notAfter && notAfter.getTime() > now.getTime() + maxCertValidityMs) throw malformed('Certificate cannot be valid that long.');
   if (notAfter && notAfter <= now) throw malformed('"notAfter" must be in the future.');
   if (notBefore && notAfter && notBefore > notAfter) throw malformed('notBefore must be before notAfter.');
+  checkOrderAgainstCaPolicy(
+    ca,
+    await loadPolicyContext(services.cas, ca),
+    identifiers.map((i) => i.authorized),
+    notAfter,
+    now,
+  );
   const limit = newOrdersPerAccount
     ? { max: newOrdersPerAccount.limit, since: new Date(now.getTime() - newOrdersPerAccount.windowMs) }
     : undefined;

@@ -10,7 +10,7 @@ import { generalNameText, isoTime } from './certificate-view';
 import { extensionRows } from './extension-rows';
 import { html, type Html } from './html';
 
-export type SignPreview = ReturnType<typeof previewSignCert>;
+export type SignPreview = Awaited<ReturnType<typeof previewSignCert>>;
 
 export function previewSection(p: SignPreview): Html {
   const sanExtension = p.extensions.find((e) => e.type === 'subject_alternative_name');

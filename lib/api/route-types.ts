@@ -25,7 +25,7 @@ import type { Profiles } from '../ca/profiles';
 export interface ApiServices {
   store: Store;
   /** CA reads of the read paths (short-lived cache; see docs/DESIGN.md "Caches on the request path"). */
-  cas: Pick<Store, 'findCaBySerial' | 'getCa'>;
+  cas: Pick<Store, 'findCaBySerial' | 'getCa' | 'listCas'>;
   /** Certificate views (cache dropped on revocation). */
   certificates: Pick<Store, 'findCertificate'>;
   /** List rows as JSON text, from their states and the held parts that never change (lib/ca/certificate-texts.ts). */

@@ -20,6 +20,7 @@ import { CaError, notFoundError } from './errors';
 import { apiUserActor } from './actors';
 import { placeOrder, type OrderRequester } from './issuance/place-order';
 import { prepareSignRequest } from './issuance/prepare';
+import { loadPolicyContext } from './policy/context';
 import type { KeyBackends } from './key-backends';
 import type { Profiles } from './profiles';
 import { visibleCa } from './visibility';
@@ -34,7 +35,7 @@ export interface OrderDesk {
    * CA reads for sign (a short-lived cache is fine: the runner re-reads the CA before it signs, and an
    * order finished in the request is written only if its CA is not revoked by then).
    */
-  cas: Pick<Store, 'findCaBySerial' | 'getCa'>;
+  cas: Pick<Store, 'findCaBySerial' | 'getCa' | 'listCas'>;
   orders: { getOrder(slug: string): Promise<OrderRecord | null>; waitUntilFinished(orderId: number, timeoutMs: number): Promise<void> };
   orderRunner: OrderRunner | null;
   orderWaitMs: number;
@@ -115,6 +116,7 @@ export async function signThroughOrder(desk: OrderDesk, call: OrderCall): Promis
       defaultExpiresMs: desk.defaultExpiresMs,
       now,
       parsedCsr, // checkCsr above parsed and verified this very text: once is enough
+      policy: await loadPolicyContext(desk.cas, ca),
     },
   );
   return placeOrder(desk, ca, requesterOf(call), request, now);
@@ -128,6 +130,7 @@ export async function resignThroughOrder(desk: OrderDesk, call: OrderCall & { ce
   if (!cert) throw notFoundError();
   const request = prepareResignRequest({
     ca,
+    policy: await loadPolicyContext(desk.cas, ca),
     cert,
     profiles: desk.profiles,
     notAfter: body.not_after,

@@ -7,6 +7,7 @@
  * signs outlives it (RFC 5280 §6.1.3: a certificate past its issuer's end does not validate).
  */
 import type { CaRecord } from '../ports';
+import { DAY_MS, formatUtc } from '../x509/datetime';
 import { CaError } from './errors';
 import { isWithinValidity } from './validity';
 
@@ -42,4 +43,13 @@ export function validityEnd(ca: Pick<CaRecord, 'notAfter'>, now: Date, lifetimeM
 /** A chosen end, kept only if the CA lives that long (the minute it falls in counts, as it is issued). */
 export function outlivesCa(ca: Pick<CaRecord, 'notAfter'>, notAfter: Date): boolean {
   return floorToMinute(notAfter) > ca.notAfter;
+}
+
+/**
+ * The one refusal of a validity the CA cannot cover, at every way in (README "Issuance policy"): the
+ * command line's wording of the original (docs/COMPATIBILITY.md §4.2), with the CA's end.
+ */
+export function outlivesCaMessage(ca: Pick<CaRecord, 'notAfter'>, now: Date): string {
+  const max = Math.max(0, Math.floor((ca.notAfter.getTime() - now.getTime()) / DAY_MS));
+  return `Certificate would outlive CA, maximum expiry for this CA is ${max} days (it expires ${formatUtc(ca.notAfter)}).`;
 }

@@ -31,7 +31,7 @@ import {
 } from '../ports';
 import { parseCsr, type ParsedCsr } from '../x509/csr';
 import { formatRfc4514 } from '../x509/rfc4514';
-import { enrol, enrolmentRequest, readCsr, type EnrolmentServices, type EnrolmentTarget } from './enrol';
+import { enrol, enrolmentPolicy, enrolmentRequest, readCsr, type EnrolmentServices, type EnrolmentTarget } from './enrol';
 import type { EnrolmentEndpoint } from './endpoint-options';
 import type { ResolvedEndpoint } from './endpoint';
 import { EnrolmentError } from './errors';
@@ -118,7 +118,7 @@ export async function holdForApproval(
   const { store } = services;
   const { profile, validityDays } = endpoint;
   // Signable now — profile, CA, the endpoint's name policy — or refused before anyone is asked.
-  enrolmentRequest(services, endpoint, csr);
+  enrolmentRequest(services, endpoint, csr, await enrolmentPolicy(services, endpoint));
   try {
     const request = await store.transaction(async (tx) => {
       const kept = await requests(tx).createEnrolmentRequest({

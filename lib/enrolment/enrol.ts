@@ -7,8 +7,9 @@
  * requester. EST and SCEP differ in how a request arrives and is authenticated, never in this.
  */
 import { CaError } from '../ca/errors';
-import { issue, keepAlone, keepLinked, type Keep } from '../ca/issuance/issue';
+import { issue, keepAlone, keepAsAnswer, keepLinked, type Keep } from '../ca/issuance/issue';
 import { prepareSignRequest } from '../ca/issuance/prepare';
+import { loadPolicyContext, type PolicyContext } from '../ca/policy/context';
 import type { Signing } from '../ca/issuance/sign';
 import type { Profiles } from '../ca/profiles';
 import { validityEnd } from '../ca/signing-ca';
@@ -36,6 +37,13 @@ export interface EnrolmentServices {
   defaultProfile: string;
   /** Checks CSR self-signatures off the event loop (the router's worker threads); absent or null: on it. */
   verifier?: SignatureVerifier | null;
+  /** Where the issuing policy reads the CAs (the router's CA cache); absent: the store. */
+  cas?: Pick<Store, 'listCas'>;
+}
+
+/** The CA's issuing policy context for enrolling at `target` (README "Issuance policy"). */
+export function enrolmentPolicy(services: EnrolmentServices, target: EnrolmentTarget): Promise<PolicyContext> {
+  return loadPolicyContext(services.cas ?? services.store, target.ca);
 }
 
 /** Where a request enrols: the CA, and the profile (null: the router's default). */
@@ -81,13 +89,7 @@ export interface KeptWith {
  */
 function keeping(store: Store, ca: CaRecord, { link, answers }: KeptWith): Keep<CertificateRecord> {
   if (!link && !answers) return keepAlone(store);
-  if (!link && answers && hasEnrolmentStore(store)) {
-    return async (certificate) => {
-      const stored = await store.enrolment.insertAnsweringCertificate(answers, certificate);
-      if (!stored) throw new RepeatedTransaction();
-      return stored;
-    };
-  }
+  if (!link && answers && hasEnrolmentStore(store)) return keepAsAnswer(store.enrolment, answers, () => new RepeatedTransaction());
   return keepLinked(store, async (tx, certificate) => {
     await link?.(tx, certificate);
     if (answers) await recordWith(answers, ca)(tx, certificate);
@@ -99,7 +101,13 @@ function keeping(store: Store, ca: CaRecord, { link, answers }: KeptWith): Keep<
  * signing checks it; else 400. Also what a request waiting for approval must pass before it waits
  * (lib/enrolment/approval.ts): an operator is never asked about a request that cannot be signed.
  */
-export function enrolmentRequest(services: EnrolmentServices, target: EnrolmentTarget, csr: ParsedCsr, now = new Date()) {
+export function enrolmentRequest(
+  services: EnrolmentServices,
+  target: EnrolmentTarget,
+  csr: ParsedCsr,
+  policy: PolicyContext,
+  now = new Date(),
+) {
   const san = csr.requestedExtensions.filter((e) => e.type === 'subject_alternative_name');
   if (csr.subject.length === 0 && san.length === 0) {
     throw new EnrolmentError(400, 'The certificate request names nothing: give a subject or a subjectAltName.');
@@ -122,6 +130,7 @@ export function enrolmentRequest(services: EnrolmentServices, target: EnrolmentT
         defaultExpiresMs: services.signing.defaultExpiresMs,
         now,
         parsedCsr: csr,
+        policy,
       },
     );
   } catch (e) {
@@ -138,7 +147,7 @@ export async function enrol(
   kept: KeptWith = {},
 ): Promise<CertificateRecord> {
   const now = new Date();
-  const request = enrolmentRequest(services, target, csr, now);
+  const request = enrolmentRequest(services, target, csr, await enrolmentPolicy(services, target), now);
   try {
     return await issue(services.signing, target.ca, request, requester, keeping(services.store, target.ca, kept), now);
   } catch (e) {

@@ -16,8 +16,8 @@ import ts from 'typescript';
 const ROOT = path.resolve(__dirname, '../..');
 const SERVICE = 'lib/ca/issuance/';
 
-/** Store port methods that write a certificate row (lib/ports: Store, BatchOrderStore, IssuedOrderStore, AcmeStore). */
-const PORT_INSERTS = ['insertCertificate', 'issueOrders', 'createIssuedOrder', 'completeIssuance'];
+/** Store port methods that write a certificate row (lib/ports: Store, BatchOrderStore, IssuedOrderStore, AcmeStore, EnrolmentStore). */
+const PORT_INSERTS = ['insertCertificate', 'issueOrders', 'createIssuedOrder', 'completeIssuance', 'insertAnsweringCertificate'];
 /** Those, and the knex store's own bulk insert (benches seed with it; the library never calls it). */
 const CERTIFICATE_INSERTS = new Set([...PORT_INSERTS, 'insertCertificateIds']);
 

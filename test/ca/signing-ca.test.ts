@@ -11,6 +11,7 @@ import { signCert } from '../../lib/ca/certificates';
 import { CrlPublisher } from '../../lib/ca/crls';
 import { CaError } from '../../lib/ca/errors';
 import { prepareSignRequest } from '../../lib/ca/issuance/prepare';
+import { policyContextOf } from '../../lib/ca/policy/context';
 import type { CaRecord, RevocationStore, Store } from '../../lib/ports';
 import { isUsable } from '../../lib/ca/lookup';
 import { OcspDelegates } from '../../lib/ca/ocsp-delegate';
@@ -81,9 +82,11 @@ test.each(Object.keys(STATES) as (keyof typeof STATES)[])(
     const before = (await db.store.listCertificates({ caId: ca.id })).length;
     expect(whyCaCannotSign(state, now)).not.toBeNull();
     expect(isUsable(state, now)).toBe(false);
-    expect(await refusal(() => prepareSignRequest({ csr, subject }, { ca: state, profiles, now }))).toBe(words);
+    expect(
+      await refusal(() => prepareSignRequest({ csr, subject }, { ca: state, policy: policyContextOf(state, []), profiles, now })),
+    ).toBe(words);
     // An order accepted while the CA could sign, run after it stopped being able to.
-    const request = prepareSignRequest({ csr, subject }, { ca, profiles });
+    const request = prepareSignRequest({ csr, subject }, { ca, policy: policyContextOf(ca, []), profiles });
     expect(await refusal(() => issueFromRequest({ store: db.store, keyBackends, ca: state, request, profiles, now }))).toBe(words);
     expect(await refusal(() => signCert({ store: db.store, keyBackends, profiles, ca: state, csr, subject, now }))).toBe(words);
     expect((await db.store.listCertificates({ caId: ca.id })).length).toBe(before);
@@ -112,7 +115,7 @@ test('a CA signs only with its own key: a backend that hands out another key sig
   const before = (await db.store.listCertificates({ caId: ca.id })).length;
   const keyError = (work: () => Promise<unknown>) => refusal(work, 'key');
   const words = "rule: The private key does not match the certificate authority's certificate.";
-  const request = prepareSignRequest({ csr, subject }, { ca, profiles });
+  const request = prepareSignRequest({ csr, subject }, { ca, policy: policyContextOf(ca, []), profiles });
   expect(await keyError(() => issueFromRequest({ store: db.store, keyBackends, ca: swapped, request, profiles }))).toBe(words);
   expect(await keyError(() => new OcspDelegates(store, keyBackends, profiles).renew(swapped, new Date()))).toBe(words);
   expect(await keyError(() => new CrlPublisher(store, keyBackends).build(swapped, 'all'))).toBe(words);

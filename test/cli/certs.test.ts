@@ -8,6 +8,7 @@ import { cliRunner } from './helpers';
 import { openssl, opensslCsr, opensslVerify, tmpDir } from './openssl';
 import type { CertificateRecord } from '../../lib/ports';
 import { serialToColons } from '../../lib/x509/serial-format';
+import { formatUtc } from '../../lib/x509/datetime';
 import { selfSignedP256 } from '../helpers/openssl-args';
 
 describe.each(testDatabaseTargets())('certificate commands on $name', (target) => {
@@ -120,7 +121,9 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
       const r = await cli(['sign_cert', '--csr', csr, '--subject', 'CN=long.example.com', '--expires', '400']);
       expect(r.code).not.toBe(0);
       // Which CA was tried is said before the error.
-      expect(r.stderr).toBe(`${rootNote}Error: Certificate would outlive CA, maximum expiry for this CA is ${max} days.\n`);
+      expect(r.stderr).toBe(
+        `${rootNote}Error: Certificate would outlive CA, maximum expiry for this CA is ${max} days (it expires ${formatUtc(ca.notAfter)}).\n`,
+      );
       const none = await cli(['sign_cert', '--ca', 'Root', '--csr', csr, '--subject', 'O=Example']);
       expect(none.stderr).toBe('Error: Must name at least a CN or a subjectAlternativeName.\n');
       const two = await cli(['sign_cert', '--csr', csr, '--subject', 'CN=x.example.com', '--client', '--server']);

@@ -1,9 +1,9 @@
 /**
- * What finalize accepts (RFC 8555 §7.4): a CSR whose self-signature verifies, whose key is one a
- * certificate should carry — RSA of at least 2048 bits, EC on P-256/P-384/P-521, Ed25519, Ed448
- * (`badPublicKey` otherwise; the original signs any key) — and whose names are exactly the order's
- * identifiers: the subjectAltName set equal to them, a common name (if any) among them (`badCSR`).
- * DNS names compare without regard to case, IP addresses in canonical form.
+ * What finalize accepts (RFC 8555 §7.4): a CSR whose self-signature verifies and whose names are
+ * exactly the order's identifiers: the subjectAltName set equal to them, a common name (if any) among
+ * them (`badCSR`). DNS names compare without regard to case, IP addresses in canonical form. Its key
+ * is the CA's issuing policy's to judge (lib/ca/policy/keys.ts, `badPublicKey` through
+ * ./ca-policy.ts), as at every other way in.
  */
 import type { AcmeIdentifier } from '../../ports';
 import { parseVerifiedCsr, type ParsedCsr } from '../../x509/csr';
@@ -11,9 +11,7 @@ import { X509Error } from '../../x509/errors';
 import { canonicalIp } from '../../x509/ip-address';
 import { OID_COMMON_NAME } from '../../x509/oids';
 import type { GeneralName } from '../../x509/types';
-import { badCsr, badPublicKey } from '../problems';
-
-const CURVES = new Set(['secp256r1', 'secp384r1', 'secp521r1']);
+import { badCsr } from '../problems';
 
 function nameKey(id: AcmeIdentifier): string {
   return `${id.type}:${id.type === 'dns' ? id.value.toLowerCase() : (canonicalIp(id.value) ?? id.value)}`;
@@ -31,18 +29,6 @@ export async function checkedCsr(
     if (e instanceof X509Error && e.code === 'signature') throw badCsr('CSR signature is not valid.');
     throw badCsr(`Unable to parse CSR${e instanceof Error ? `: ${e.message}` : '.'}`);
   }
-  const key = csr.publicKey;
-  const acceptable =
-    (key.keyType === 'RSA' && key.keySize >= 2048) ||
-    (key.keyType === 'EC' && key.curve !== undefined && CURVES.has(key.curve)) ||
-    key.keyType === 'Ed25519' ||
-    key.keyType === 'Ed448';
-  if (!acceptable) {
-    throw badPublicKey(
-      `A ${key.keyType} key of ${key.keySize} bits is not accepted: RSA ≥ 2048 bits, EC P-256/P-384/P-521, Ed25519 or Ed448.`,
-    );
-  }
-
   const wanted = new Set(identifiers.map(nameKey));
   const san = csr.requestedExtensions.find((e) => e.type === 'subject_alternative_name');
   if (!san) throw badCsr('No subject alternative names found in CSR.');

@@ -162,6 +162,7 @@ export async function issue(ctx: SignedInContext): Promise<void> {
     const names = sanLines(f.san);
     const request = {
       ...ctx.services.signing,
+      store: ctx.services.store,
       ca,
       csr: f.csr,
       subject: f.subject ? parseRfc4514(f.subject) : [],
@@ -169,8 +170,8 @@ export async function issue(ctx: SignedInContext): Promise<void> {
       profile: f.profile,
       expiresDays: days, // undefined: the profile's lifetime
     };
-    if (action === 'preview') return form(ctx, cas, f, 200, null, null, previewSignCert(request));
-    const cert = await signCert({ ...request, store: ctx.services.store, requester: adminActor(ctx) });
+    if (action === 'preview') return form(ctx, cas, f, 200, null, null, await previewSignCert(request));
+    const cert = await signCert({ ...request, requester: adminActor(ctx) });
     redirect(ctx.res, `${ctx.base}certs/${ca.serial}/${cert.serial}/`);
   } catch (e) {
     if (e instanceof X509Error || e instanceof CaError) return form(ctx, cas, f, 400, e.message);

@@ -20,6 +20,8 @@ import type {
   Actor,
   CaRecord,
   CertificateRecord,
+  EnrolmentStore,
+  EnrolmentTransactionKey,
   IssuedOrderStore,
   NewCertificate,
   NewOrder,
@@ -69,6 +71,22 @@ export function keepLinked(
       await link(tx, stored);
       return stored;
     });
+}
+
+/**
+ * As the answer of an enrolment transaction (EST/SCEP, lib/enrolment/transactions.ts), in one
+ * statement: `repeated()` is thrown, and nothing stored, when the transaction has its answer already.
+ */
+export function keepAsAnswer(
+  enrolment: Pick<EnrolmentStore, 'insertAnsweringCertificate'>,
+  key: EnrolmentTransactionKey,
+  repeated: () => Error,
+): Keep<CertificateRecord> {
+  return async (certificate) => {
+    const stored = await enrolment.insertAnsweringCertificate(key, certificate);
+    if (!stored) throw repeated();
+    return stored;
+  };
 }
 
 /**

@@ -14,7 +14,10 @@ import { parseName } from '../../x509/name';
 import type { Extension, GeneralName, HashAlgorithmName, Name } from '../../x509/types';
 import { caFacts, isEdwards } from '../ca-facts';
 import { DEFAULT_EXPIRES_MS, DEFAULT_PROFILE_NAME, HASH_ALGORITHMS, isHashAlgorithm, type Profile, type Profiles } from '../profiles';
-import { assertCaCanSign, floorToMinute, outlivesCa, validityEnd } from '../signing-ca';
+import { checkIssuancePolicy } from '../policy/check';
+import type { PolicyContext } from '../policy/context';
+import { IssuancePolicyError, policyIssue } from '../policy/refusal';
+import { assertCaCanSign, floorToMinute, outlivesCa, outlivesCaMessage, validityEnd } from '../signing-ca';
 
 /** A sign request as the API (or code) hands it over: untrusted JSON values. */
 export interface SignRequestInput {
@@ -32,6 +35,11 @@ export interface SignRequestInput {
 
 export interface PrepareOptions {
   ca: CaRecord;
+  /**
+   * The issuing CA's chain and the CAs' keys (lib/ca/policy/context.ts): every way in passes it, and
+   * the CA's issuing policy is applied here, whatever the door (README "Issuance policy").
+   */
+  policy: PolicyContext;
   profiles: Profiles;
   /** CA_DEFAULT_PROFILE (default `webserver`). */
   defaultProfile?: string;
@@ -46,12 +54,14 @@ export interface PrepareOptions {
   allowUnknownProfile?: boolean;
 }
 
-function checkNotAfter(notAfter: Date, ca: CaRecord, now: Date): void {
-  if (notAfter <= now) {
-    throw invalid('not_after must be in the future.', []);
-  }
-  if (outlivesCa(ca, notAfter)) {
-    throw invalid(`not_after must not be after the certificate authority expires (${formatUtc(ca.notAfter)}).`, []);
+function checkInFuture(notAfter: Date, now: Date): void {
+  if (notAfter <= now) throw invalid('not_after must be in the future.', []);
+}
+
+/** The validity rule of the CA's policy: a requested end the CA cannot cover is refused (a default one is cut). */
+function checkCovered(notAfter: Date | null, ca: CaRecord, now: Date): void {
+  if (notAfter && outlivesCa(ca, notAfter)) {
+    throw new IssuancePolicyError([policyIssue('validity', outlivesCaMessage(ca, now), ['not_after'])]);
   }
 }
 
@@ -112,6 +122,13 @@ function checkIssuableNames(names: readonly GeneralName[], index: number): void 
   );
 }
 
+/** The subjectAltName values of `extensions`, each with its place in the request (`loc`). */
+function subjectAltNames(extensions: readonly Extension[]): { name: GeneralName; loc: (string | number)[] }[] {
+  const index = extensions.findIndex((e) => e.type === 'subject_alternative_name');
+  if (index < 0) return [];
+  return (extensions[index].value as GeneralName[]).map((name, i) => ({ name, loc: ['extensions', index, 'value', i] }));
+}
+
 /**
  * Validate a sign request against a CA and the profiles, and fix its values. Field problems are
  * thrown together as X509Error('validation') with `loc` relative to the request body (`['not_after']`,
@@ -162,11 +179,12 @@ export function prepareSignRequest(input: SignRequestInput, options: PrepareOpti
     () => {
       notAfter = atLoc(['not_after'], () => {
         const given = parseNotAfter(input.notAfter);
-        if (given) checkNotAfter(given, ca, now);
+        if (given) checkInFuture(given, now);
         return given;
       });
     },
   ]);
+  checkCovered(notAfter as Date | null, ca, now);
 
   assertCaCanSign(ca, now);
 
@@ -175,6 +193,8 @@ export function prepareSignRequest(input: SignRequestInput, options: PrepareOpti
     parseCsr(typeof input.csr === 'string' ? input.csr : input.csr.toString('latin1'), {
       verify: options.verifyCsr ?? true,
     });
+
+  checkIssuancePolicy({ subject, names: subjectAltNames(extensions), publicKey: csr.publicKey }, options.policy);
 
   // Defaults are fixed now so that the order does not change meaning while it waits.
   const expiresMs = profile?.expiresMs ?? options.defaultExpiresMs ?? DEFAULT_EXPIRES_MS;

@@ -1,0 +1,43 @@
+/**
+ * The CA's issuing policy (README "Issuance policy", lib/ca/policy/) in ACME's words (RFC 8555 §6.7):
+ * a key the CA does not certify is `badPublicKey`, a name it may not certify `rejectedIdentifier`, a
+ * subject it may not write `badCSR`, a validity it cannot cover `malformed`. At new-order the names and
+ * the requested validity are checked before the account proves anything; at finalize the CSR's key.
+ */
+import { nameConstraintIssues } from '../../ca/policy/check';
+import type { PolicyContext } from '../../ca/policy/context';
+import { IssuancePolicyError, isPolicyRefusal, policyIssue } from '../../ca/policy/refusal';
+import { outlivesCa, outlivesCaMessage } from '../../ca/signing-ca';
+import type { AcmeIdentifier, CaRecord } from '../../ports';
+import { type AcmeProblem, badCsr, badPublicKey, malformed, rejectedIdentifier } from '../problems';
+
+/** The problem a refusal of the policy is in ACME; anything else unchanged. */
+export function asAcmeProblem(e: unknown): unknown {
+  if (!isPolicyRefusal(e)) return e;
+  switch (e.rule) {
+    case 'key':
+    case 'ca-key':
+      return badPublicKey(e.message);
+    case 'name-constraints':
+    case 'unusable-name':
+      return rejectedIdentifier(e.message);
+    case 'subject-text':
+      return badCsr(e.message);
+    case 'validity':
+      return malformed(e.message);
+  }
+}
+
+/** New-order: the identifiers inside the CA's name constraints, a requested end the CA covers. */
+export function checkOrderAgainstCaPolicy(
+  ca: CaRecord,
+  context: PolicyContext,
+  identifiers: readonly AcmeIdentifier[],
+  notAfter: Date | null,
+  now: Date,
+): void {
+  const names = identifiers.map((id, i) => ({ name: { type: id.type === 'dns' ? 'DNS' : 'IP', value: id.value } as const, loc: [i] }));
+  const issues = nameConstraintIssues(names, context);
+  if (notAfter && outlivesCa(ca, notAfter)) issues.push(policyIssue('validity', outlivesCaMessage(ca, now), ['notAfter']));
+  if (issues.length > 0) throw asAcmeProblem(new IssuancePolicyError(issues)) as AcmeProblem;
+}
