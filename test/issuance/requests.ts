@@ -42,7 +42,8 @@ let counter = 0;
  * on a busy machine an RSA-2048 key takes Node most of a second, an openssl run a tenth.
  */
 const keys = new Map<KeyKind, string>();
-const csrs = new Map<string, Csr>();
+/** Per world: a CSR is also a file in the world's directory, gone with the world. */
+const csrs = new WeakMap<World, Map<string, Csr>>();
 
 function freshKey(kind: KeyKind): crypto.KeyObject {
   switch (kind) {
@@ -83,8 +84,10 @@ export function isRsaKey(req: IssuanceRequest): boolean {
 export function csrOf(world: World, req: IssuanceRequest, o: { keyPem?: string; challenge?: string } = {}): Csr {
   const keyPem = o.keyPem ?? keyPemOf(world, req);
   const asked = JSON.stringify([keyPem, req.cn, req.sans, req.badSignature, o.challenge]);
-  let csr = csrs.get(asked);
-  if (!csr) csrs.set(asked, (csr = makeCsr(world, req, keyPem, o.challenge)));
+  let made = csrs.get(world);
+  if (!made) csrs.set(world, (made = new Map()));
+  let csr = made.get(asked);
+  if (!csr) made.set(asked, (csr = makeCsr(world, req, keyPem, o.challenge)));
   return csr;
 }
 

@@ -48,13 +48,16 @@ async function raCertificate(world: World, req: IssuanceRequest): Promise<string
   return firstCertificate(pem) ?? { result: 'unexpected', how: 'GetCACert without a certificate' };
 }
 
-const devices = new Map<string, Device>();
+/** Per world (a device is files in the world's directory), per key. */
+const devices = new WeakMap<World, Map<string, Device>>();
 
 /** A device whose certificate is self-signed with `keyPem` (RSA); one per key. */
 function device(world: World, keyPem: string): Device {
-  let made = devices.get(keyPem);
-  if (!made) devices.set(keyPem, (made = newDevice(world, keyPem)));
-  return made;
+  let made = devices.get(world);
+  if (!made) devices.set(world, (made = new Map()));
+  let found = made.get(keyPem);
+  if (!found) made.set(keyPem, (found = newDevice(world, keyPem)));
+  return found;
 }
 
 function newDevice(world: World, keyPem: string): Device {
