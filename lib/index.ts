@@ -42,6 +42,7 @@ export { KeyBackendError } from '../adapters/keys/errors';
 // Default adapters (README "Adapters: replacing a part")
 export { knexStore } from '../adapters/store/knex';
 export { openDatabase, parseDatabaseUrl, type DatabaseOptions } from '../adapters/store/database';
+export { answerBackupRequests, type BackupAnswerer } from '../adapters/store/embedded-backup';
 export { defaultKeyBackend, type DefaultKeyBackendOptions } from '../adapters/keys/default-backend';
 // README "Keys in an HSM": loads the optional pkcs11js only when called.
 export { pkcs11KeyBackend, type Pkcs11KeyBackend, type Pkcs11KeyBackendOptions } from '../adapters/keys/pkcs11';
@@ -108,7 +109,7 @@ export {
 export { initCa, importCa, listCas, type InitCaOptions, type ImportCaOptions, type CaAcmeSettings } from './ca/authorities';
 export { editCa } from './ca/ca-update';
 export { importCert, signCert, resignCert, type SignCertOptions, type ResignCertOptions } from './ca/certificates';
-export { revokeCert } from './ca/revocation';
+export { revokeCa, revokeCert } from './ca/revocation';
 export { defaultProfiles } from './ca/profiles';
 export {
   createApiUser,

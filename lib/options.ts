@@ -21,8 +21,8 @@ import {
   OptionsError,
   resolveUrlPath,
 } from './http/option-checks';
-import { defaultCaSetting, defaultExpiresSetting, profileSettings, switchSetting } from './settings';
-import type { DefaultExpires } from './http/profile-options';
+import { defaultCaSetting, environment, estClientCertHeaderSetting, scepChallengeSetting, switchSetting } from './settings';
+import { withProfileSettings, type DefaultExpires } from './http/profile-options';
 import { resolveAllowedHosts, type AllowedHosts } from './http/allowed-hosts';
 import { REST_API_OPTION_NAMES, resolveRestApiOptions, type ResolvedRestApiOptions, type RestApiOptions } from './api/options';
 import { checkOcspSigning, type OcspSigning } from './revocation-endpoints/options';
@@ -173,37 +173,12 @@ const KNOWN_OPTIONS: readonly string[] = [
 
 const STORE_METHODS = ['findCaBySerial', 'listCas', 'findUser', 'getUserById', 'createOrder', 'getOrder'];
 
-/**
- * `CA_PROFILES`, `CA_DEFAULT_PROFILE` and `CA_DEFAULT_EXPIRES` where the host gave no `profiles`,
- * `defaultProfile` or `defaultExpires`: the REST API then signs with the profiles `ca-admin` signs with.
- */
-function withProfileSettings(options: CaApiRouterOptions, env: Record<string, string | undefined>): RestApiOptions {
-  if (options.profiles !== undefined && options.defaultProfile !== undefined && options.defaultExpires !== undefined) return options;
-  if (options.profiles !== undefined) {
-    // The host's own profiles: CA_PROFILES does not count, and CA_DEFAULT_PROFILE is checked against
-    // the host's profiles by the REST API's options.
-    const expiresMs = fromEnvironment(() => defaultExpiresSetting(env));
-    return {
-      ...options,
-      defaultProfile: options.defaultProfile ?? (env.CA_DEFAULT_PROFILE || undefined),
-      defaultExpires: options.defaultExpires ?? (expiresMs === null ? undefined : { ms: expiresMs }),
-    };
-  }
-  const fromEnv = fromEnvironment(() => profileSettings(env));
-  return {
-    ...options,
-    profiles: options.profiles ?? fromEnv.profiles ?? undefined,
-    defaultProfile: options.defaultProfile ?? (env.CA_DEFAULT_PROFILE ? fromEnv.defaultProfile : undefined),
-    defaultExpires: options.defaultExpires ?? (fromEnv.defaultExpiresMs === null ? undefined : { ms: fromEnv.defaultExpiresMs }),
-  };
-}
-
 /** Apply defaults and validate. Throws `OptionsError` with an actionable message. */
 export function resolveOptions(given: CaApiRouterOptions = {}): ResolvedOptions {
   const entry = 'createCaApiRouter';
   checkOptionNames(given, KNOWN_OPTIONS, '{ rest: { enabled: true }, store }', entry);
   const options: CaApiRouterOptions = moduleSettings(given);
-  const env = options.env ?? process.env;
+  const env = environment(options.env);
 
   // The environment's settings are read as ca-admin reads them (lib/settings), only for options the host left out.
   const enableRestApi =
@@ -219,12 +194,12 @@ export function resolveOptions(given: CaApiRouterOptions = {}): ResolvedOptions 
     options.est,
     fromEnvironment(() => switchSetting(env, 'CA_ENABLE_EST', false)),
     fromEnvironment(() => switchSetting(env, 'CA_EST_SERVERKEYGEN', false)),
-    env.CA_EST_CLIENT_CERT_HEADER,
+    estClientCertHeaderSetting(env),
   );
   const scep = resolveScepOptions(
     options.scep,
     fromEnvironment(() => switchSetting(env, 'CA_ENABLE_SCEP', false)),
-    env.CA_SCEP_CHALLENGE || null,
+    scepChallengeSetting(env),
   );
   if ((enableRestApi || acme.enabled || est.enabled || scep.enabled) && store === null) {
     const what = enableRestApi ? 'the REST API' : acme.enabled ? 'ACME' : est.enabled ? 'EST' : 'SCEP';
@@ -235,7 +210,7 @@ export function resolveOptions(given: CaApiRouterOptions = {}): ResolvedOptions 
   // Without an explicit choice the package entry adds the default backend (keys in the store).
   const keyBackends = checkKeyBackends(options.keyBackends, entry);
 
-  const restApi = resolveRestApiOptions(withProfileSettings(options, env));
+  const restApi = resolveRestApiOptions(withProfileSettings(options, env, entry));
   const serveRevocation = checkBoolean('serveRevocation', options.serveRevocation, true);
   const ocspSigning = checkOcspSigning(options.ocspSigning, entry);
   const { logger, logError } = resolveErrorLog(options, entry);

@@ -210,7 +210,13 @@ export function buildCaApiRouter(
   internals: CreateCaApiRouterInternals = {},
 ): CaApiRouter {
   const metrics = ports?.metricsSink ?? NO_METRICS;
-  const shared: SharedContext = { logError: resolved.logError, outages: new OutageLog(resolved.logError, Date.now, metrics), metrics };
+  const shared: SharedContext = {
+    logError: resolved.logError,
+    // A client that hangs up is no error of ours: the logger's warning, else the error log without a stack.
+    logNotice: resolved.logger ? (message, fields) => resolved.logger?.warn(message, fields) : resolved.logError,
+    outages: new OutageLog(resolved.logError, Date.now, metrics),
+    metrics,
+  };
   const cas = ports ? new CaCache(ports.store) : null;
   const modules = ports && cas ? mountModules(resolved, ports, cas, shared, internals) : [];
   const router = serveModules(modules, async () => {

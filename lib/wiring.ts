@@ -7,10 +7,10 @@
  * package's exports").
  */
 import { signatureVerifierPool } from '../adapters/crypto/verify-pool';
-import { challengeValidator, validatorSettingsFromEnv } from '../adapters/acme-validation';
+import { challengeValidator } from '../adapters/acme-validation';
 import { buildCaApiRouter, type ApiPorts, type CaApiRouter, type Closable, type CreateCaApiRouterInternals } from './router';
 import { OptionsError, resolveOptions, type CaApiRouterOptions, type ResolvedOptions } from './options';
-import { checkKeyBackendsConfigured, type OptionsEntry } from './http/option-checks';
+import { checkKeyBackendsConfigured, fromEnvironment, type OptionsEntry } from './http/option-checks';
 import { resolveRevocationRouterOptions, type RevocationRouterOptions } from './revocation-endpoints/options';
 import { buildRevocationRouter, type RevocationRouter } from './revocation-endpoints/router';
 import { NO_METRICS, type Authenticator, type ChallengeValidator, type KeyBackend, type PermissionChecker, type Store } from './ports';
@@ -36,6 +36,7 @@ import {
   type WebhookDeliveryOptions,
 } from './webhooks/options';
 import type { LogError } from './http/error-catch';
+import { acmeValidationSettings, environment, keyEncryptionKeySetting } from './settings';
 import type { MetricsSink, SecretBox } from './ports';
 
 /**
@@ -44,7 +45,7 @@ import type { MetricsSink, SecretBox } from './ports';
  * key (the example server's generated development key, say) passes `keyBackends` itself.
  */
 function checkedDefaultKeyBackend(env: Record<string, string | undefined>, entry: OptionsEntry): KeyBackend {
-  const kek = env[KEK_ENV];
+  const kek = keyEncryptionKeySetting(env);
   if (!kek) {
     throw new OptionsError(
       `no key-encryption key for CA private keys: set ${KEK_ENV} to 32 random bytes in base64 (openssl rand -base64 32), ` +
@@ -109,11 +110,11 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
   const acmeValidator = acmeValidatorOf(resolved, given); // may throw: before anything is started
   const webhooks = resolved.webhooks.enabled // the same
     ? {
-        secrets: webhookSecrets(undefined, given.env ?? process.env, 'createCaApiRouter'),
+        secrets: webhookSecrets(undefined, environment(given.env), 'createCaApiRouter'),
         store: checkWebhookStore(store, 'createCaApiRouter', 'webhooks.enabled: '),
       }
     : null;
-  const keyBackends = keyBackendsOrDefault(given.keyBackends, resolved.keyBackends, given.env ?? process.env, 'createCaApiRouter');
+  const keyBackends = keyBackendsOrDefault(given.keyBackends, resolved.keyBackends, environment(given.env), 'createCaApiRouter');
   const { authenticator, permissions } = userPorts(store, resolved.authenticator, resolved.permissions, owned);
   const { metrics } = resolved;
   const metricsExposition = metrics.enabled
@@ -148,7 +149,7 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
     metricsExposition,
     metricsSink,
     acmeValidator,
-    acmeSecrets: resolved.acme.eabSecrets ?? envKekSecretBox(given.env ?? process.env),
+    acmeSecrets: resolved.acme.eabSecrets ?? envKekSecretBox(environment(given.env)),
     // The enrolment endpoints' challenge webhooks are signed as the outgoing webhooks are (README "SCEP").
     webhookSender: httpWebhookSender(),
   };
@@ -161,8 +162,9 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
 function acmeValidatorOf(resolved: ResolvedOptions, given: CaApiRouterOptions): ChallengeValidator | null {
   if (!resolved.acme.enabled) return null;
   if (resolved.acme.validator) return resolved.acme.validator;
+  const settings = fromEnvironment(() => acmeValidationSettings(environment(given.env)), 'createCaApiRouter');
   try {
-    return challengeValidator(validatorSettingsFromEnv(given.env ?? process.env));
+    return challengeValidator(settings);
   } catch (e) {
     throw new OptionsError(e instanceof Error ? e.message : String(e), 'createCaApiRouter');
   }
@@ -190,7 +192,7 @@ export function createCaApiRouter(options: CaApiRouterOptions = {}, internals: C
  */
 export function createRevocationRouter(options: RevocationRouterOptions): RevocationRouter {
   const resolved = resolveRevocationRouterOptions(options);
-  const keyBackends = keyBackendsOrDefault(options.keyBackends, resolved.keyBackends, options.env ?? process.env, 'createRevocationRouter');
+  const keyBackends = keyBackendsOrDefault(options.keyBackends, resolved.keyBackends, environment(options.env), 'createRevocationRouter');
   return buildRevocationRouter(resolved, keyBackends);
 }
 
@@ -238,7 +240,7 @@ function startDelivery(
  */
 export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookDelivery {
   const resolved = resolveWebhookDeliveryOptions(options);
-  const secrets = webhookSecrets(resolved.secrets, options.env ?? process.env, 'createWebhookDelivery');
+  const secrets = webhookSecrets(resolved.secrets, environment(options.env), 'createWebhookDelivery');
   return startDelivery(resolved, resolved.store, secrets, resolved.logError, NO_METRICS);
 }
 
@@ -253,10 +255,10 @@ export function createCaAdminRouter(options: CaAdminRouterOptions): CaAdminRoute
   const owned: Closable[] = [];
   // Sessions read their user through the same cache (a page costs no user read while it is fresh).
   const { authenticator, permissions, sharedUsers } = userPorts(store, options.authenticator, options.permissions, owned);
-  const env = options.env ?? process.env;
+  const env = environment(options.env);
   // Issuing needs keys; without them (no backends, no CA_KEY_ENCRYPTION_KEY) the rest still works.
   const keyBackends =
-    options.keyBackends !== undefined || !env[KEK_ENV]
+    options.keyBackends !== undefined || !keyEncryptionKeySetting(env)
       ? resolved.keyBackends
       : { default: checkedDefaultKeyBackend(env, 'createCaAdminRouter') };
   // One box under CA_KEY_ENCRYPTION_KEY for both kinds of secret the pages seal, made only if needed.

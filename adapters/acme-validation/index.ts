@@ -15,7 +15,7 @@ import { nameLookup } from './resolver';
 import { completeSettings, type ValidatorSettings } from './settings';
 import { validateTlsAlpn01 } from './tls-alpn-01';
 
-export { DEFAULT_VALIDATOR_SETTINGS, validatorSettingsFromEnv, type ValidatorSettings } from './settings';
+export { DEFAULT_VALIDATOR_SETTINGS, type ValidatorSettings } from './settings';
 
 /** Throws an Error naming the setting when one is invalid (at start-up, not at the first challenge). */
 export function challengeValidator(settings: Partial<ValidatorSettings> = {}): ChallengeValidator {

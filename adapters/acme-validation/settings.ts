@@ -1,9 +1,10 @@
 /**
  * The validator's settings: where it asks DNS, which ports it connects to, and the bounds on every
  * validation (time, redirects, bytes). Checked once, when the validator is made, so that a mistake
- * shows at start-up and not as a failed challenge hours later.
+ * shows at start-up and not as a failed challenge hours later. The validator reads no environment:
+ * `CA_ACME_DNS_SERVERS` & co. are read by lib/settings (acme-validation.ts) and passed in.
  */
-import * as net from 'net';
+import { isPort, parseDnsServer } from '../../lib/settings/dns-server';
 
 export interface ValidatorSettings {
   /**
@@ -58,60 +59,6 @@ export function completeSettings(partial: Partial<ValidatorSettings> = {}): Vali
     throw problem('maxRedirects', `must be an integer of at least 0, not ${JSON.stringify(s.maxRedirects)}`);
   }
   return { ...s, dnsServers };
-}
-
-/**
- * Settings from the environment: `CA_ACME_DNS_SERVERS` (comma-separated `host:port`),
- * `CA_ACME_HTTP01_PORT`, `CA_ACME_TLS_ALPN01_PORT`. Unset or empty variables are left out (the
- * defaults apply); a bad value throws an Error naming the variable.
- */
-export function validatorSettingsFromEnv(env: Record<string, string | undefined>): Partial<ValidatorSettings> {
-  const out: Partial<ValidatorSettings> = {};
-  const servers = env.CA_ACME_DNS_SERVERS?.trim();
-  if (servers) {
-    out.dnsServers = servers.split(',').map((entry) => {
-      const parsed = parseDnsServer(entry.trim());
-      if (!parsed) {
-        throw new Error(
-          `CA_ACME_DNS_SERVERS: invalid entry ${JSON.stringify(entry.trim())} (expected comma-separated IP addresses with an optional :port, IPv6 as [::1]:53)`,
-        );
-      }
-      return parsed;
-    });
-  }
-  const port = (variable: string): number | undefined => {
-    const text = env[variable]?.trim();
-    if (!text) return undefined;
-    const value = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
-    if (!isPort(value)) throw new Error(`${variable}: expected a port number (1-65535), got ${JSON.stringify(text)}`);
-    return value;
-  };
-  const http01Port = port('CA_ACME_HTTP01_PORT');
-  const tlsAlpn01Port = port('CA_ACME_TLS_ALPN01_PORT');
-  if (http01Port !== undefined) out.http01Port = http01Port;
-  if (tlsAlpn01Port !== undefined) out.tlsAlpn01Port = tlsAlpn01Port;
-  return out;
-}
-
-/**
- * A DNS server entry in the form `dns.Resolver.setServers` takes (`1.2.3.4`, `1.2.3.4:5353`, `::1`,
- * `[::1]:5353`), or null. Only addresses: the resolver cannot look up its own servers' names.
- */
-export function parseDnsServer(entry: string): string | null {
-  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry);
-  if (bracketed) {
-    const [, address, port] = bracketed;
-    if (!net.isIPv6(address) || (port !== undefined && !isPort(Number(port)))) return null;
-    return port === undefined ? `[${address}]:53` : `[${address}]:${Number(port)}`;
-  }
-  if (net.isIPv6(entry)) return `[${entry}]:53`;
-  const v4 = /^([0-9.]+)(?::(\d{1,5}))?$/.exec(entry);
-  if (!v4 || !net.isIPv4(v4[1]) || (v4[2] !== undefined && !isPort(Number(v4[2])))) return null;
-  return `${v4[1]}:${v4[2] === undefined ? 53 : Number(v4[2])}`;
-}
-
-function isPort(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65535;
 }
 
 /** `{ timeoutMs: undefined }` means "the default", as if the key were absent. */

@@ -8,9 +8,11 @@
  * rotation, which needs the identifier to pick the right old key) can evolve.
  */
 import * as crypto from 'crypto';
+import { environment } from '../../lib/settings/environment';
+import { KEK_VARIABLE, keyEncryptionKeySetting } from '../../lib/settings/key-encryption-key';
 import { KeyBackendError } from './errors';
 
-export const KEK_ENV = 'CA_KEY_ENCRYPTION_KEY';
+export const KEK_ENV = KEK_VARIABLE;
 const KEK_BYTES = 32;
 const IV_BYTES = 12; // the GCM standard nonce size
 const TAG_BYTES = 16;
@@ -36,12 +38,13 @@ export interface EncryptedKeyEnvelope {
 }
 
 /**
- * The KEK from an explicit value (base64 string or raw 32-byte Buffer) or from CA_KEY_ENCRYPTION_KEY;
- * null when neither is set. A malformed value is an error, never silently ignored.
+ * The KEK from an explicit value (base64 string or raw 32-byte Buffer) or, when none is given, from
+ * CA_KEY_ENCRYPTION_KEY as lib/settings reads it; null when neither is set. A malformed value is an
+ * error, never silently ignored.
  */
 export function loadKek(value?: string | Buffer): Kek | null {
-  const source = value ?? process.env[KEK_ENV];
-  if (source === undefined || source === '') return null;
+  const source = value ?? keyEncryptionKeySetting(environment());
+  if (source === null || source === '') return null;
   const key = typeof source === 'string' ? decodeBase64Kek(source) : Buffer.from(source);
   if (key.length !== KEK_BYTES) {
     throw new KeyBackendError('bad-kek', `The key-encryption key must be exactly ${KEK_BYTES} bytes (got ${key.length}). ${HOW_TO_SET}`);

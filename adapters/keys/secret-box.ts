@@ -5,7 +5,8 @@
  * after `ca-admin rotate_kek` unused binding keys sealed under the old KEK no longer open (README "ACME").
  */
 import type { SecretBox } from '../../lib/ports';
-import { decryptKey, encryptKey, KEK_ENV, loadKek, parseEnvelope, type Kek } from './kek';
+import { keyEncryptionKeySetting } from '../../lib/settings/key-encryption-key';
+import { decryptKey, encryptKey, loadKek, parseEnvelope, type Kek } from './kek';
 
 export function kekSecretBox(kek: Kek): SecretBox {
   return {
@@ -20,6 +21,6 @@ export function kekSecretBox(kek: Kek): SecretBox {
  * empty (a malformed one is an error).
  */
 export function envKekSecretBox(env: Record<string, string | undefined>): SecretBox | null {
-  const kek = loadKek(env[KEK_ENV] ?? '');
+  const kek = loadKek(keyEncryptionKeySetting(env) ?? '');
   return kek ? kekSecretBox(kek) : null;
 }

@@ -16,6 +16,8 @@ import ClientPgLite from 'knex-pglite';
 import { looseDataDirectoryWarning, prepareDataDirectory, tightenDataDirectory } from './data-directory-modes';
 import { acquireDirectoryLock } from './directory-lock';
 import { PgliteThread } from './pglite-thread';
+import { databaseUrlSetting } from '../../lib/settings/database-url';
+import { environment } from '../../lib/settings/environment';
 
 export { DatabaseInUseError } from './directory-lock';
 
@@ -28,8 +30,9 @@ export const DEFAULT_DATA_DIRECTORY = './.ca-data';
 export type DatabaseTarget =
   { kind: 'postgres'; url: string } | { kind: 'pglite-memory' } | { kind: 'pglite-directory'; directory: string };
 
+/** `url`, else `DATABASE_URL` as lib/settings reads it, else `./.ca-data`, as a target to open. */
 export function parseDatabaseUrl(url?: string): DatabaseTarget {
-  const value = url ?? process.env.DATABASE_URL ?? DEFAULT_DATA_DIRECTORY;
+  const value = url ?? databaseUrlSetting(environment()) ?? DEFAULT_DATA_DIRECTORY;
   if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value };
   if (value === 'memory://' || value === 'memory:') return { kind: 'pglite-memory' };
   const directory = value.startsWith('file://') ? value.slice('file://'.length) : value;
@@ -128,6 +131,8 @@ export async function openDatabase(url?: string, options: DatabaseOptions = {}):
         ? new PgliteThread(dataDir, snapshot)
         : new PGlite({ dataDir, extensions: { pg_trgm }, ...(snapshot ? { loadDataDir: new Blob([fs.readFileSync(snapshot)]) } : {}) });
   const db = knex(knexConfig(target, { searchPath: options.searchPath, ...(pglite ? { pglite } : {}) }));
+  if (pglite)
+    embedded.set(db, { dump: async () => (pglite instanceof PgliteThread ? pglite.dumpDataDir() : dumpOnThisThread(pglite)), dataDir });
   if (lock) {
     // knex.destroy() ends in client.destroy(); the instance's own `destroy` is read-only.
     const client = db.client as { destroy: (callback?: unknown) => Promise<void> };
@@ -149,6 +154,23 @@ export async function openDatabase(url?: string, options: DatabaseOptions = {}):
   }
   tighten(); // a new cluster's files, unpacked by PGlite with mode 0666
   return db;
+}
+
+/** The embedded databases opened here, by their knex: what a backup dumps (embedded-backup.ts). */
+const embedded = new WeakMap<Knex, { dump(): Promise<Buffer>; dataDir: string | undefined }>();
+
+async function dumpOnThisThread(pglite: PGlite): Promise<Buffer> {
+  return Buffer.from(await (await pglite.dumpDataDir('gzip')).arrayBuffer());
+}
+
+/**
+ * The embedded (PGlite) database behind `db` as a gzipped tar of its data directory, taken while no
+ * statement runs (PGlite's `dumpDataDir` holds its query lock): a consistent image, which PostgreSQL's
+ * crash recovery completes when it is opened (a transaction open at that moment is rolled back). Null
+ * for a database on a PostgreSQL server, whose backups are pg_dump's (docs/operations/backup-restore.md).
+ */
+export function embeddedDatabaseOf(db: Knex): { dump(): Promise<Buffer>; dataDir: string | undefined } | null {
+  return embedded.get(db) ?? null;
 }
 
 export function describeTarget(target: DatabaseTarget): string {

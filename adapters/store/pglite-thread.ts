@@ -26,7 +26,7 @@ interface QueryResult {
 }
 
 type Reply =
-  | { id: number; ok: true; result?: QueryResult }
+  | { id: number; ok: true; result?: QueryResult; dump?: Uint8Array }
   | { id: number; ok: false; error: Record<string, unknown> & { message: string; name?: string } };
 
 const WORKER_SOURCE = `
@@ -56,6 +56,12 @@ parentPort.on('message', async (msg) => {
       parentPort.postMessage({ id: msg.id, ok: true });
       return;
     }
+    if (msg.op === 'dump') {
+      // dumpDataDir holds PGlite's query lock while it reads the files: no statement runs meanwhile.
+      const tar = Buffer.from(await (await db.dumpDataDir('gzip')).arrayBuffer());
+      parentPort.postMessage({ id: msg.id, ok: true, dump: tar });
+      return;
+    }
     const r = await db.query(msg.sql, msg.params, msg.options);
     parentPort.postMessage({ id: msg.id, ok: true, result: { rows: r.rows, fields: r.fields, affectedRows: r.affectedRows } });
   } catch (e) {
@@ -76,7 +82,7 @@ export class PgliteThread {
   /** Resolves once the database is open (rejects when it cannot be). */
   readonly waitReady: Promise<void>;
   private readonly worker: Worker;
-  private readonly calls = new Map<number, { resolve: (r: QueryResult | undefined) => void; reject: (e: Error) => void }>();
+  private readonly calls = new Map<number, { resolve: (r: QueryResult | Uint8Array | undefined) => void; reject: (e: Error) => void }>();
   private nextId = 1;
   private exited: Error | null = null;
 
@@ -110,6 +116,15 @@ export class PgliteThread {
     return this.call({ op: 'query', sql, params: params ?? [], options: plainOptions }) as Promise<QueryResult>;
   }
 
+  /**
+   * The whole database as a gzipped tar (PGlite's `dumpDataDir`), taken between two statements:
+   * what a backup holds (adapters/store/embedded-backup.ts).
+   */
+  async dumpDataDir(): Promise<Buffer> {
+    const tar = (await this.call({ op: 'dump' })) as Uint8Array;
+    return Buffer.from(tar.buffer, tar.byteOffset, tar.byteLength);
+  }
+
   async close(): Promise<void> {
     if (this.exited) return;
     try {
@@ -119,7 +134,7 @@ export class PgliteThread {
     }
   }
 
-  private call(message: Record<string, unknown>): Promise<QueryResult | undefined> {
+  private call(message: Record<string, unknown>): Promise<QueryResult | Uint8Array | undefined> {
     if (this.exited) return Promise.reject(this.exited);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -133,7 +148,7 @@ export class PgliteThread {
     const call = this.calls.get(reply.id);
     if (!call) return;
     this.calls.delete(reply.id);
-    if (reply.ok) call.resolve(reply.result);
+    if (reply.ok) call.resolve(reply.dump ?? reply.result);
     else call.reject(rebuildError(reply.error));
     if (this.calls.size === 0) this.worker.unref();
   }

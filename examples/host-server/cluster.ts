@@ -32,7 +32,7 @@ export function workerCount(env: NodeJS.ProcessEnv): number {
   const raw = env.CA_WORKERS?.trim();
   if (!raw) return 1;
   const settings = readSettings(env);
-  const database = parseDatabaseUrl(env.DATABASE_URL ?? path.resolve(settings.dataDir));
+  const database = parseDatabaseUrl(settings.databaseUrl ?? path.resolve(settings.dataDir));
   const shared = database.kind === 'postgres';
   const count = raw === 'auto' ? (shared ? os.availableParallelism() : 1) : /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(count) || count < 1 || count > MAX_WORKERS) {
@@ -103,7 +103,7 @@ export async function runClusterPrimary(count: number): Promise<void> {
     await host.close();
     throw e;
   }
-  const url = `${host.tls ? 'https' : 'http'}://localhost:${port}`;
+  const url = `${host.tls ? 'https' : 'http'}://127.0.0.1:${port}`; // where the workers listen (listen.ts)
   log(`${count} worker processes (CA_WORKERS), each with its own connection pool and order runner.`);
   const announced = await announceHost(host, url, {}, log);
   if (announced.acmeDirectoryPath) acme = { acmeDirectoryPath: announced.acmeDirectoryPath };

@@ -123,7 +123,13 @@ export async function ensureDemoData(o: {
   let credentials = await knownCredentials(store, [path.join(o.folder, CREDENTIALS_FILE), path.join(o.dataDir, CREDENTIALS_FILE)]);
   if (credentials === undefined) {
     credentials = { username: DEMO_USERNAME, password: randomBytes(12).toString('base64url') };
+    // Every permission, granted by name: the walkthrough the server prints uses each of them.
     await createApiUser(store, credentials.username, credentials.password, {
+      viewCertificateAuthority: true,
+      changeCertificateAuthority: true,
+      signCertificate: true,
+      viewCertificate: true,
+      revokeCertificate: true,
       useAdmin: true,
       viewAuditLog: true,
       manageWebhooks: true,

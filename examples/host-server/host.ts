@@ -10,6 +10,7 @@ import express, { type Express } from 'express';
 import {
   createCaApiRouter,
   createCaAdminRouter,
+  answerBackupRequests,
   defaultKeyBackend,
   developmentKekPath,
   jsonLinesLogger,
@@ -24,6 +25,7 @@ import {
 } from '../../lib';
 import { demoFolder, ensureDemoData, INTERMEDIATE_NAME } from './demo-data';
 import { applyTrustProxy, listen, tlsCredentials, trustProxySetting } from './listen';
+import { accessLogLine, accessLogSetting, hostLogger } from './logs';
 import { operatingLines, optionalModules } from './operating';
 import { signUrlWarning } from './sign-url-check';
 import { acmeWalkThrough, walkThrough } from './walk-through';
@@ -81,9 +83,12 @@ export async function openHost(options: HostServerOptions, log: (line: string) =
   // The settings ca-admin reads, read the same way (lib/settings): one environment, one meaning.
   const settings = readSettings(process.env);
   const dataDir = path.resolve(options.dataDir ?? settings.dataDir);
-  const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL ?? dataDir;
+  const databaseUrl = options.databaseUrl ?? settings.databaseUrl ?? dataDir;
   const tls = tlsCredentials(process.env.TLS_CERT_FILE, process.env.TLS_KEY_FILE);
   const app = express();
+  // Express names itself on every answer unless told not to: that tells a scanner what to try and a
+  // client nothing (README "Embedding it": the router cannot turn it off for the app).
+  app.disable('x-powered-by');
   applyTrustProxy(app, process.env.TRUST_PROXY); // Express checks it now: a bad value ends the start here
   const folder = demoFolder(dataDir, databaseUrl);
 
@@ -93,13 +98,15 @@ export async function openHost(options: HostServerOptions, log: (line: string) =
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // the key-encryption key lives here
   const store = knexStore(db);
   await store.migrate();
+  // `ca-admin backup FILE` while this process holds the embedded database: it asks, this process
+  // dumps it between two statements (docs/operations/backup-restore.md). Nothing for PostgreSQL.
+  const backups = answerBackupRequests(db, { log });
   const kek = keyEncryptionKey(dataDir, options.keyEncryptionKey ?? process.env.CA_KEY_ENCRYPTION_KEY, log);
   const keyBackends: Record<string, KeyBackend> = { default: defaultKeyBackend({ keyEncryptionKey: kek }) };
-  const hsmEnv = process.env;
-  const hsm = hsmEnv.CA_HSM_LIBRARY_PATH
-    ? pkcs11KeyBackend({ library: hsmEnv.CA_HSM_LIBRARY_PATH, token: hsmEnv.CA_HSM_TOKEN ?? '', pin: hsmEnv.CA_HSM_USER_PIN ?? '' })
-    : null;
-  if (hsm) keyBackends.hsm = hsm;
+  // The HSM settings ca-admin reads (lib/settings): CAs made with `init_ca --key-backend hsm` sign here.
+  const { library, token, pin, alias } = settings.hsm;
+  const hsm = library ? pkcs11KeyBackend({ library, token: token ?? '', pin: pin ?? '', ...(alias ? { alias } : {}) }) : null;
+  if (hsm) keyBackends[hsm.alias] = hsm;
   return {
     settings,
     app,
@@ -111,6 +118,7 @@ export async function openHost(options: HostServerOptions, log: (line: string) =
     keyBackends,
     kek,
     close: async () => {
+      backups.close();
       hsm?.close();
       await store.close();
     },
@@ -129,13 +137,16 @@ export interface ServingHost {
 /** Mount the router on an Express app and listen (PORT; in a cluster worker, the port all workers share). */
 export async function serveHost(host: OpenedHost, options: HostServerOptions, log: (line: string) => void): Promise<ServingHost> {
   const { settings, app } = host;
+  const accessLog = accessLogSetting(process.env.CA_ACCESS_LOG, host.dataDir);
+  const logs = hostLogger(accessLog, log);
   const router = createCaApiRouter({
     rest: { enabled: true },
     store: host.store,
     keyBackends: host.keyBackends,
-    // One JSON line per request (README "Logs"), through the example's own output; CA_ACCESS_LOG=off silences it.
-    accessLog: process.env.CA_ACCESS_LOG !== 'off',
-    logger: jsonLinesLogger({ stream: { write: (line: string) => log(line.trimEnd()) } }),
+    // One JSON line per request (README "Logs"), in access.log of the data directory, away from the
+    // console (logs.ts); CA_ACCESS_LOG=stdout puts it on the console, off silences it.
+    accessLog: accessLog.kind !== 'off',
+    logger: logs.logger,
     ...((options.holdOrders ?? process.env.CA_ORDER_RUNNER === 'off') ? { orderRunner: holdingRunner } : {}),
     ...optionalModules(options.webhooks, settings, host.kek),
     // EST (CA_ENABLE_EST) enrols with the demo intermediate, unless CA_DEFAULT_CA names another CA;
@@ -149,7 +160,7 @@ export async function serveHost(host: OpenedHost, options: HostServerOptions, lo
     scep: {
       ca: settings.defaultCa ?? INTERMEDIATE_NAME,
       labels: {
-        approval: { ca: settings.defaultCa ?? INTERMEDIATE_NAME, approval: true, challenge: process.env.CA_SCEP_CHALLENGE || undefined },
+        approval: { ca: settings.defaultCa ?? INTERMEDIATE_NAME, approval: true, challenge: settings.scepChallenge ?? undefined },
       },
     },
   });
@@ -181,6 +192,7 @@ export async function serveHost(host: OpenedHost, options: HostServerOptions, lo
     listening = await listen(app, options.port ?? Number(process.env.PORT ?? 8000), host.tls);
   } catch (e) {
     await router.close();
+    await logs.close();
     throw e;
   }
   const { server, url } = listening;
@@ -191,6 +203,7 @@ export async function serveHost(host: OpenedHost, options: HostServerOptions, lo
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await router.close();
       await admin.close();
+      await logs.close();
     },
   };
 }
@@ -218,6 +231,7 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
   const acmeDirectoryPath = acme ? `/${settings.urlPath}acme/directory/${intermediate.serial}/` : null;
 
   log(`express-ca-api example listening on ${url}`);
+  log(accessLogLine(accessLogSetting(process.env.CA_ACCESS_LOG, dataDir)));
   log(`API docs: ${apiRoot}/docs/`);
   log(`Admin interface: ${url}/admin/ (sign in as the API user below)`);
   if (demo.created.length) log(`Created in this database: ${demo.created.join(', ')}.`);
@@ -232,7 +246,7 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
     log(`  password: ${credentials.password}`);
   } else {
     log(`API user: demo exists in this database, but its password is not kept in ${folder}: it was made with another`);
-    log('  CA_DATA_DIR. Start with that one, or make a user of your own: ca-admin create_api_user NAME.');
+    log('  CA_DATA_DIR. Start with that one, or make a user of your own: ca-admin create_api_user NAME --all-permissions --use-admin.');
   }
   if (acmeDirectoryPath) {
     // The router has checked CA_ACME_HTTP01_PORT by now (README "ACME"): the port the clients must answer on.
@@ -244,7 +258,7 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
     log(`EST (CA_ENABLE_EST; README "EST"): ${url}/.well-known/est/ enrols with ${settings.defaultCa ?? INTERMEDIATE_NAME}.`);
     log(`  ${url}/.well-known/est/approval/: new enrolments wait for ca-admin approve_enrolment_request (README "EST").`);
   }
-  const forwardedCertHeader = process.env.CA_EST_CLIENT_CERT_HEADER?.trim();
+  const forwardedCertHeader = settings.estClientCertHeader;
   if (settings.enableEst && forwardedCertHeader) {
     // The router reads the header only from peers `trust proxy` trusts: without TRUST_PROXY, never.
     log(
@@ -254,7 +268,7 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
     );
   }
   if (settings.enableScep) {
-    const challenge = process.env.CA_SCEP_CHALLENGE
+    const challenge = settings.scepChallenge
       ? 'with the challenge password of CA_SCEP_CHALLENGE'
       : 'with one-time challenges only (ca-admin create_enrolment_challenge scep): CA_SCEP_CHALLENGE is not set';
     log(

@@ -102,5 +102,6 @@ export async function listen(app: Express, port: number, tls: TlsCredentials | n
     });
   });
   const actual = (server.address() as AddressInfo).port;
-  return { server, url: `${tls ? 'https' : 'http'}://localhost:${actual}` };
+  // The address it listens on, not `localhost`, which a client may resolve to ::1 first.
+  return { server, url: `${tls ? 'https' : 'http'}://127.0.0.1:${actual}` };
 }

@@ -1,7 +1,7 @@
 /**
  * Example host application: an Express app that embeds the CA API.
  *
- *   npm start                       # http://localhost:8000, data in ./.ca-data
+ *   npm start                       # http://127.0.0.1:8000, data in ./.ca-data
  *   PORT=9000 DATABASE_URL=postgres://... npm start
  *
  * On first start against a database it creates a root CA, an API-enabled intermediate CA and an API
@@ -20,7 +20,8 @@
  * CA_DEFAULT_PROFILE, CA_DEFAULT_EXPIRES, CA_DEFAULT_CA), each read by lib/settings as ca-admin reads it,
  * CA_HSM_LIBRARY_PATH + CA_HSM_TOKEN + CA_HSM_USER_PIN (adds the PKCS#11 key backend `hsm`, as
  * ca-admin does: CAs made with `init_ca --key-backend hsm` sign here; README "Keys in an HSM").
- * CA_WORKERS (PostgreSQL: `auto` or a number of processes serving one port; cluster.ts).
+ * CA_WORKERS (PostgreSQL: `auto` or a number of processes serving one port; cluster.ts), CA_ACCESS_LOG
+ * (default: JSON lines in access.log of the data directory; `stdout`: on the console; `off`; logs.ts).
  */
 import cluster from 'cluster';
 import type { CaRecord, KeyBackend, Store } from '../../lib';

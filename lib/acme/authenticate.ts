@@ -7,6 +7,7 @@
  */
 import type { Request } from 'express';
 import { readRawBody } from '../http/body';
+import { ClientGoneError } from '../http/client-gone';
 import type { AcmeAccountRecord, CaRecord } from '../ports';
 import { publicKeyFromJwk } from './jwk';
 import { MAX_JWS_BYTES, parseJws, verifyJws, type ParsedJws } from './jws';
@@ -35,7 +36,8 @@ async function readJws(req: Request): Promise<ParsedJws> {
   let raw: Buffer;
   try {
     raw = await readRawBody(req, MAX_JWS_BYTES);
-  } catch {
+  } catch (error) {
+    if (error instanceof ClientGoneError) throw error; // noted by the module's catch, not a bad JWS
     throw malformed(`The JWS is larger than ${MAX_JWS_BYTES} bytes.`);
   }
   return parseJws(raw);

@@ -16,6 +16,7 @@ import type { CaCache } from '../cache/ca-cache';
 import type { KeyBackends } from '../ca/key-backends';
 import type { Profiles } from '../ca/profiles';
 import { HttpError } from '../http/http-errors';
+import { isRequestAborted, noteClientGone } from '../http/client-gone';
 import type { MountedModule, SharedContext } from '../http/modules';
 import { RETRY_AFTER_SECONDS } from '../http/outage';
 import { compileRoute, matchingRoutes, routeForMethod } from '../http/path-matcher';
@@ -121,6 +122,11 @@ export function mountAcme(settings: AcmeSettings, ports: AcmePorts, shared: Shar
       shared.outages.toHttpError(error);
       const body = new AcmeProblem('serverInternal', 503, 'The service is temporarily unavailable (database). Retry later.').body();
       return { status: 503, body, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } };
+    }
+    if (isRequestAborted(error)) {
+      // The client hung up mid-request: its doing, noted once with its address (lib/http/client-gone.ts); no one reads this.
+      noteClientGone(shared.logNotice ?? shared.logError, req, error);
+      return { status: 400, body: new AcmeProblem('malformed', 400, 'The request was not received whole.').body() };
     }
     shared.logError(`express-ca-api: ${req.method} ${req.path} failed`, error);
     return { status: 500, body: new AcmeProblem('serverInternal', 500, 'Internal server error').body() };

@@ -17,6 +17,7 @@ import type {
   SecretBox,
   Store,
 } from '../ports';
+import type { QuerySpec } from './query-check';
 import type { ActiveSession, AdminSessions } from './session';
 
 export interface AdminServices {
@@ -56,5 +57,7 @@ export interface AdminRoute extends PathRoute {
    * `formPage` (a path under the prefix, with the route's `{param}`s) — the page the action's form is on.
    */
   readonly stepUp?: { readonly formPage: string };
+  /** The query parameters that are not free text, checked before the handler runs (query-check.ts). */
+  readonly query?: QuerySpec;
   readonly handler: (ctx: AdminContext) => Promise<void>;
 }

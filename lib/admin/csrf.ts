@@ -3,9 +3,10 @@
  * must come from a page of this origin and carry the session's synchronizer token.
  *
  * Origin first: `Sec-Fetch-Site` when the browser sends it (it must be `same-origin`); else the
- * `Origin` header must be this origin. `Origin: null` is not trusted either way (a browser sends it
- * for same-origin forms under some referrer policies, which is why `Sec-Fetch-Site` comes first); with
- * neither header (an old browser, a script) the token alone decides.
+ * `Origin` header must be this origin — `Origin: null` too is refused: it is what a sandboxed frame,
+ * a `data:` page or a redirect across origins sends, none of them a page of this interface (the
+ * interface's pages send `Referrer-Policy: same-origin`, under which a browser names the origin of a
+ * same-origin form). With neither header (an old browser, a script) the token alone decides.
  */
 import { createHash, timingSafeEqual } from 'crypto';
 import type { Request } from 'express';
@@ -14,7 +15,7 @@ export function comesFromAnotherSite(req: Request): boolean {
   const site = req.headers['sec-fetch-site'];
   if (typeof site === 'string') return site !== 'same-origin';
   const origin = req.headers.origin;
-  if (typeof origin !== 'string' || origin === 'null') return false;
+  if (typeof origin !== 'string') return false;
   return origin !== `${req.protocol}://${req.headers.host ?? ''}`;
 }
 

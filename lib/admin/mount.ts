@@ -1,7 +1,8 @@
 /**
  * The admin web interface as a module (docs/DESIGN.md "Modules (ways in)"), served under its prefix:
  * security headers on every answer; plain HTTP refused from other machines (`requireTls`); the
- * route table; the session from its cookie (pages without one send the browser to the sign-in
+ * route table; every query parameter checked (query-check.ts: a bad one is a 400, never a query that
+ * fails in the store); the session from its cookie (pages without one send the browser to the sign-in
  * page); for every POST the form, and for a signed-in POST the same-origin check and the session's
  * CSRF token — a forged or stale form is 403 and changes nothing; then, for a route the table marks
  * `stepUp`, the step-up: without the password typed within `session.stepUpMs` the request changes
@@ -18,6 +19,7 @@ import type { AdminContext, AdminServices } from './context';
 import { readCookie, SESSION_COOKIE } from './cookies';
 import { comesFromAnotherSite, tokenMatches } from './csrf';
 import { readForm } from './form';
+import { checkQuery } from './query-check';
 import { setSecurityHeaders } from './headers';
 import { redirect, sendMessagePage } from './page';
 import { ADMIN_PATH_PARAMS, ADMIN_ROUTES } from './routes';
@@ -71,6 +73,7 @@ export function mountAdmin(
         const { compiled, params } = routeForMethod(matches, req.method);
         ctx.params = params;
         const route = compiled.route;
+        checkQuery(req.query as Record<string, unknown>, route.query);
         if (route.access !== 'asset') ctx.session = await services.sessions.load(readCookie(req, SESSION_COOKIE));
         if (route.access === 'session' && !ctx.session) {
           if (req.method === 'POST') throw new HttpError(403, 'Your session has ended. Please sign in again.');

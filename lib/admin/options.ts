@@ -2,20 +2,21 @@
  * Options of the admin web interface (`createCaAdminRouter`, README "Admin interface"), validated
  * when it is constructed: every mistake is an `OptionsError` naming `createCaAdminRouter` and the option.
  */
-import { DEFAULT_EXPIRES_MS, DEFAULT_PROFILE_NAME, type ProfileConfig, type Profiles } from '../ca/profiles';
+import type { ProfileConfig, Profiles } from '../ca/profiles';
 import type { LogError } from '../http/error-catch';
 import {
   checkBoolean,
   checkKeyBackends,
   checkOptionNames,
   checkStore,
+  environment,
   hasMethods,
   isObjectLike,
   OptionsError,
   resolveErrorLog,
   show,
 } from '../http/option-checks';
-import { checkProfilesOption, effectiveProfiles } from '../http/profile-options';
+import { resolveProfileOptions, withProfileSettings, type DefaultExpires } from '../http/profile-options';
 import {
   hasAdminSessionStore,
   type AdminSessionStoreProvider,
@@ -60,10 +61,18 @@ export interface CaAdminRouterOptions {
    * of the interface works.
    */
   keyBackends?: Record<string, KeyBackend>;
-  /** Profiles, merged into the built-in ones as `createCaApiRouter`'s option is. */
+  /**
+   * Profiles, merged into the built-in ones as `createCaApiRouter`'s option is. Default: `CA_PROFILES`
+   * (README "Settings from the environment"), as for `createCaApiRouter` and `ca-admin`.
+   */
   profiles?: Record<string, ProfileConfig | null>;
-  /** The profile chosen first on the issue page. Default `webserver`. */
+  /** The profile chosen first on the issue page. Default `CA_DEFAULT_PROFILE`, else `webserver`. */
   defaultProfile?: string;
+  /**
+   * The lifetime of certificates of profiles that set none: a number of days, `{ days }` or `{ ms }`.
+   * Default `CA_DEFAULT_EXPIRES` (days), else 100 days.
+   */
+  defaultExpires?: DefaultExpires;
   /**
    * Seals the secrets of webhook endpoints added or rotated on the webhooks page (as `ca-admin
    * add_webhook` does). Default: the box under `CA_KEY_ENCRYPTION_KEY` when it is set; else adding
@@ -76,7 +85,10 @@ export interface CaAdminRouterOptions {
    * under `CA_KEY_ENCRYPTION_KEY` when it is set; else making keys is unavailable (the page says why).
    */
   eabSecrets?: SecretBox;
-  /** Environment for the defaults (`CA_KEY_ENCRYPTION_KEY`). Default `process.env`. */
+  /**
+   * Environment for the defaults of options left out (`CA_PROFILES`, `CA_DEFAULT_PROFILE`,
+   * `CA_DEFAULT_EXPIRES`, `CA_KEY_ENCRYPTION_KEY`). Default `process.env`.
+   */
   env?: Record<string, string | undefined>;
   /**
    * Refuse requests that reach the interface over plain HTTP from another machine (a password and a
@@ -97,6 +109,7 @@ export const ADMIN_ROUTER_OPTION_NAMES: readonly (keyof CaAdminRouterOptions)[] 
   'keyBackends',
   'profiles',
   'defaultProfile',
+  'defaultExpires',
   'webhookSecrets',
   'eabSecrets',
   'env',
@@ -114,8 +127,11 @@ export interface ResolvedAdminOptions {
   requireTls: boolean;
   /** As given (the package entry adds the default backend when it can). */
   keyBackends: Record<string, KeyBackend>;
+  /** The profiles in effect: the built-in ones merged with `profiles` (or `CA_PROFILES`). */
   profiles: Profiles;
   defaultProfile: string;
+  /** The lifetime of profiles that set none (already in `profiles`). */
+  defaultExpiresMs: number;
   /** As given; the package entry adds the default box when it can. */
   webhookSecrets: SecretBox | null;
   /** As given; the package entry adds the default box when it can. */
@@ -172,14 +188,8 @@ export function resolveAdminOptions(options: CaAdminRouterOptions): ResolvedAdmi
   const absoluteTimeoutMs = checkDuration('absoluteTimeoutMs', session.absoluteTimeoutMs, 12 * 3600_000, idleTimeoutMs);
   const stepUpMs = checkDuration('stepUpMs', session.stepUpMs, 5 * 60_000, 1000);
   const { logger, logError } = resolveErrorLog({ logger: options.logger }, ENTRY);
-  const profiles = effectiveProfiles(checkProfilesOption(options.profiles, ENTRY), DEFAULT_EXPIRES_MS, ENTRY);
-  const defaultProfile = options.defaultProfile ?? DEFAULT_PROFILE_NAME;
-  if (!profiles.has(defaultProfile)) {
-    throw new OptionsError(
-      `option \`defaultProfile\`: no profile ${show(defaultProfile)} (known: ${[...profiles.keys()].join(', ')})`,
-      ENTRY,
-    );
-  }
+  // The profiles REST and ca-admin sign with (lib/settings): the options, else CA_PROFILES & co.
+  const signing = resolveProfileOptions(withProfileSettings(options, environment(options.env), ENTRY), ENTRY);
   return {
     store,
     prefix: `/${checkPath(options.path)}`,
@@ -188,8 +198,9 @@ export function resolveAdminOptions(options: CaAdminRouterOptions): ResolvedAdmi
     stepUpMs,
     requireTls: checkBoolean('requireTls', options.requireTls, true, ENTRY),
     keyBackends: checkKeyBackends(options.keyBackends, ENTRY),
-    profiles,
-    defaultProfile,
+    profiles: signing.effectiveProfiles,
+    defaultProfile: signing.defaultProfile,
+    defaultExpiresMs: signing.defaultExpiresMs,
     webhookSecrets: options.webhookSecrets ?? null,
     eabSecrets: options.eabSecrets ?? null,
     logger,

@@ -29,8 +29,14 @@ export interface AdminPorts {
 
 /** The router over validated options and chosen ports; this file imports no adapter. */
 export function buildCaAdminRouter(resolved: ResolvedAdminOptions, ports: AdminPorts): CaAdminRouter {
-  const { store, logError } = resolved;
-  const shared = { logError, outages: new OutageLog(logError, Date.now, NO_METRICS), metrics: NO_METRICS };
+  const { store, logError, logger } = resolved;
+  const shared = {
+    logError,
+    // A client that hangs up mid-request is no error of ours (lib/http/client-gone.ts).
+    logNotice: logger ? (message: string, fields: Record<string, unknown>) => logger.warn(message, fields) : logError,
+    outages: new OutageLog(logError, Date.now, NO_METRICS),
+    metrics: NO_METRICS,
+  };
   const sessions = new AdminSessions(store.adminSessions, ports.users, resolved);
   const signing = { keyBackends: resolved.keyBackends, profiles: resolved.profiles, defaultProfile: resolved.defaultProfile };
   const services = {

@@ -5,6 +5,7 @@
  */
 import type { ParamKinds } from '../http/path-matcher';
 import type { AdminContext, AdminRoute, SignedInContext } from './context';
+import type { QuerySpec } from './query-check';
 import { serveCsrFileScript, serveStylesheet } from './handlers/assets';
 import { downloadCertificate, showCertificate } from './handlers/certificate';
 import { listCertificates } from './handlers/certificates';
@@ -13,6 +14,7 @@ import { deactivateAcmeAccount, showAcmeAccount, showAcmeAccounts } from './hand
 import { showAuditLog, verifyAuditLog } from './handlers/audit';
 import { showCa, updateCa } from './handlers/ca';
 import { downloadCa } from './handlers/ca-downloads';
+import { revokeCaAction, showRevokeCa } from './handlers/ca-revoke';
 import { createEabKey } from './handlers/eab-keys';
 import {
   addStoredEndpoint,
@@ -40,6 +42,9 @@ export const ADMIN_PATH_PARAMS: ParamKinds = {
   protocol: { pattern: '(?:est|scep)' },
   label: { pattern: '[A-Za-z0-9_.-]{1,64}' },
 };
+
+/** The certificate list's and its export's query (handlers/certificates.ts, readListQuery). */
+const LIST_QUERY: QuerySpec = { days: 'days', after: 'id' };
 
 const signedIn = (handler: (ctx: SignedInContext) => Promise<void>) => (ctx: AdminContext) => handler(ctx as SignedInContext);
 
@@ -72,15 +77,15 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   action('logout', logout),
   page('reauth', showReauthenticate),
   action('reauth', reauthenticate),
-  page('certs/', listCertificates),
-  page('certs/export.csv', exportCertificates),
+  { ...page('certs/', listCertificates), query: LIST_QUERY },
+  { ...page('certs/export.csv', exportCertificates), query: LIST_QUERY },
   page('certs/{ca}/{serial}/', showCertificate),
   page('certs/{ca}/{serial}/download', downloadCertificate),
   // A form and nothing else: re-authenticating before it, not after, keeps the reason the user types.
   { ...page('certs/{ca}/{serial}/revoke', showRevoke), stepUp: { formPage: 'certs/{ca}/{serial}/revoke' } },
   sensitive('certs/{ca}/{serial}/revoke', revoke),
   page('issue', showIssue),
-  page('audit/', showAuditLog),
+  { ...page('audit/', showAuditLog), query: { since: 'date', after: 'eventId' } },
   action('audit/verify', verifyAuditLog),
   page('webhooks/', showWebhooks),
   sensitive('webhooks/', addEndpoint),
@@ -96,6 +101,9 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   sensitive('users/{username}/delete', deleteUser, 'users/{username}/'),
   page('cas/{ca}/', showCa),
   sensitive('cas/{ca}/', updateCa),
+  // As a certificate's: re-authenticating before the form keeps the reason the user types.
+  { ...page('cas/{ca}/revoke', showRevokeCa), stepUp: { formPage: 'cas/{ca}/revoke' } },
+  sensitive('cas/{ca}/revoke', revokeCaAction),
   page('cas/{ca}/acme/', showAcmeAccounts),
   sensitive('cas/{ca}/acme/{slug}/deactivate', deactivateAcmeAccount, 'cas/{ca}/acme/'),
   action('issue', issue),
@@ -113,5 +121,5 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   action('certs/{ca}/{serial}/resign', resign),
   { method: 'GET', path: 'assets/admin.css', answersHead: true, access: 'asset', handler: serveStylesheet },
   { method: 'GET', path: 'assets/csr-file.js', answersHead: true, access: 'asset', handler: serveCsrFileScript },
-  page('cas/{ca}/acme/{slug}/', showAcmeAccount),
+  { ...page('cas/{ca}/acme/{slug}/', showAcmeAccount), query: { before: 'id' } },
 ];

@@ -35,12 +35,13 @@ const box = (name: string, value: string, label: string, checked: boolean): Html
     <label class="inline" for="${name}-${value}">${label}</label>
   </div>`;
 
-/** The permission fieldsets, showing `user`'s current choices (a new user: the five, every CA). */
+/**
+ * The permission fieldsets, showing `user`'s current choices; a new user's: none (least privilege, as
+ * `ca-admin create_api_user` without flags) — what the user may do is ticked, never left unticked.
+ */
 export function permissionFields(cas: readonly CaRecord[], user: UserRecord | null): Html {
   const held = (p: string) =>
-    user
-      ? user.permissions.includes(p as never) || (user.caGrants ?? []).some((g) => g.permission === p)
-      : !(ADMIN_PERMISSIONS as readonly string[]).includes(p);
+    user ? user.permissions.includes(p as never) || (user.caGrants ?? []).some((g) => g.permission === p) : false;
   const limited = new Set((user?.caGrants ?? []).map((g) => g.caSerial));
   return html`<fieldset>
       <legend>Permissions of the REST API</legend>

@@ -1,11 +1,13 @@
 /**
  * The REST API's documentation under its root, without authentication, as upstream: `openapi.json`
  * (the OpenAPI 3.1.0 document built from the route table, lib/openapi/document.ts), `docs/` (Swagger
- * UI, served from the package: lib/openapi/docs.ts) and the docs' assets.
+ * UI, served from the package: lib/openapi/docs.ts) and the docs' assets. The root itself (which
+ * hosts print as the API's URL) answers a small JSON index naming both (README D12), where upstream
+ * answers 404.
  */
 import type { Request, Response } from 'express';
 import { methodNotAllowed } from '../http/http-errors';
-import { sendContent, sendError, serializeJson } from '../http/send';
+import { sendContent, sendError, sendJson, serializeJson } from '../http/send';
 import { docsAsset, docsHtml, DOCS_ASSET_DIR, DOCS_CSP } from '../openapi/docs';
 import { buildOpenApiDocument } from '../openapi/document';
 import type { RouteDefinition } from './route-types';
@@ -26,15 +28,17 @@ export function docsEndpoints(routes: readonly RouteDefinition[]): DocsEndpoints
   };
 
   return (req, res, rest, apiBase) => {
+    const isIndex = rest === '';
     const isDocs = rest === 'docs' || rest === 'docs/';
     const isSpec = rest === 'openapi.json';
     const asset = rest.startsWith(DOCS_ASSET_DIR) ? docsAsset(rest.slice(DOCS_ASSET_DIR.length), apiBase) : null;
-    if (!isDocs && !isSpec && !asset) return false;
+    if (!isIndex && !isDocs && !isSpec && !asset) return false;
     if (req.method !== 'GET') {
       sendError(res, methodNotAllowed(['GET']));
       return true;
     }
-    if (isSpec) sendContent(res, 'application/json', openApiJson(apiBase));
+    if (isIndex) sendJson(res, 200, { openapi: `${apiBase}openapi.json`, docs: `${apiBase}docs/` });
+    else if (isSpec) sendContent(res, 'application/json', openApiJson(apiBase));
     else if (isDocs) sendContent(res, 'text/html; charset=utf-8', docsHtml(apiBase), { 'Content-Security-Policy': DOCS_CSP });
     else if (asset) sendContent(res, asset.type, asset.body, { 'Cache-Control': 'public, max-age=3600' });
     return true;

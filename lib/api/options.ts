@@ -6,7 +6,7 @@
  */
 import type { ProfileConfig, Profiles } from '../ca/profiles';
 import { checkBoolean, hasMethods, OptionsError, show } from '../http/option-checks';
-import { checkProfilesOption, effectiveProfiles, resolveExpires, type DefaultExpires } from '../http/profile-options';
+import { resolveProfileOptions, type DefaultExpires } from '../http/profile-options';
 import type { Authenticator, LoginAttemptLimiter, OrderRunner, PermissionChecker } from '../ports';
 
 export interface RestApiOptions {
@@ -111,20 +111,7 @@ function checkPorts(options: RestApiOptions): void {
 /** Apply the REST API's defaults and validate its options. Throws `OptionsError` with an actionable message. */
 export function resolveRestApiOptions(options: RestApiOptions): ResolvedRestApiOptions {
   checkPorts(options);
-  const defaultExpiresMs = resolveExpires(options.defaultExpires);
-
-  const profiles = checkProfilesOption(options.profiles);
-  const defaultProfile = options.defaultProfile ?? 'webserver';
-  if (typeof defaultProfile !== 'string') {
-    throw new OptionsError(`option \`defaultProfile\` must be a profile name such as 'webserver' (got ${show(defaultProfile)})`);
-  }
-  const effective = effectiveProfiles(profiles, defaultExpiresMs);
-  if (!effective.has(defaultProfile)) {
-    const names = [...effective.keys()];
-    throw new OptionsError(
-      `option \`defaultProfile\` names '${defaultProfile}', which is not a configured profile (configured: ${names.join(', ') || 'none'})`,
-    );
-  }
+  const { profiles, effectiveProfiles: effective, defaultProfile, defaultExpiresMs } = resolveProfileOptions(options);
 
   const orderWaitMs = options.orderWaitMs ?? DEFAULT_ORDER_WAIT_MS;
   if (typeof orderWaitMs !== 'number' || !Number.isFinite(orderWaitMs) || orderWaitMs < 0) {

@@ -33,7 +33,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/profiles/{name}/',
     operation: 'view_profile',
-    summary: 'List available profiles', // sic: the upstream summary of this endpoint
+    summary: 'View profile', // upstream repeats the list's summary here (README D12)
     description: 'One certificate profile.',
     tag: 'Profiles',
     permission: 'sign_certificate',

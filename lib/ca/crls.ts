@@ -9,12 +9,13 @@
  * once. Unlike the original, revoking never waits for a periodic job.
  *
  * Cheap: concurrent requests for one CRL share one build; a build is a listing of the CA's revoked
- * certificates (an index scan), one CRL Number from the store (never reused, also across instances:
- * RFC 5280 §5.2.3) and one signature.
+ * certificates (an index scan), one CRL Number from the store (never reused, also across instances
+ * and after a restore from a backup: RFC 5280 §5.2.3, lib/ca/crl-number.ts) and one signature.
  */
 import { NO_METRICS, type CaRecord, type CrlScope, type MetricsSink, type RevocationStore } from '../ports';
 import { crlToPem, buildCrl } from '../x509/revocation/crl';
 import { caFacts, defaultHashFor } from './ca-facts';
+import { crlNumberFloor } from './crl-number';
 import { caSigner, type KeyBackends } from './key-backends';
 
 /** Certificates that expired (or start) within this margin of now are still listed, as upstream does. */
@@ -106,7 +107,7 @@ export class CrlPublisher {
     const window = { from: new Date(now.getTime() - GRACE_MS), to: new Date(now.getTime() + GRACE_MS) };
     const scopes: CrlScope[] = scope === 'all' ? ['ca', 'user'] : [scope];
     const revoked = (await Promise.all(scopes.map((s) => this.store.listRevoked(ca.id, s, window)))).flat();
-    const crlNumber = await this.store.nextCrlNumber(ca.id, scope);
+    const crlNumber = await this.store.nextCrlNumber(ca.id, scope, crlNumberFloor(now));
     const der = await buildCrl(
       {
         issuerDer: facts.subjectDer,

@@ -2,17 +2,26 @@
  * Delegate keys per CA (its OCSP responder, its SCEP registration authority), made or loaded once,
  * renewed before they expire: what ocsp-delegate.ts and scep-ra.ts share.
  *
+ * Renewal is due `renewBeforeMs` before a delegate expires, but only where a new one would end later:
+ * a delegate's certificate never outlives its CA (signing-ca.ts), so in the CA's last days the
+ * current one already ends with it, and making another on every lookup would only change the
+ * certificate under clients that cached it (a SCEP client encrypts to the RA certificate of its
+ * GetCACert) and fill the inventory with copies.
+ *
  * Several instances may find a delegate missing at once; each then makes one, the last one stored
  * wins, and every one of them is a valid delegate of the CA — nothing to coordinate.
  */
 import type { CaRecord } from '../ports';
+import { floorToMinute, validityEnd } from './signing-ca';
 
 /** How one kind of delegate is found and made. */
 export interface DelegateMaker<K extends { notAfter: Date }> {
-  /** The stored delegate of `ca` when it is usable at `now` for at least `renewBeforeMs` more; else null. */
-  load(ca: CaRecord, now: Date, renewBeforeMs: number): Promise<K | null>;
+  /** The stored delegate of `ca` when it is usable at `now` (valid then, not revoked); else null. */
+  load(ca: CaRecord, now: Date): Promise<K | null>;
   /** Make, certify and store a new delegate. */
   issue(ca: CaRecord, now: Date): Promise<K>;
+  /** The validity a new delegate of `ca` asks for (its certificate then ends with the CA's if that is sooner). */
+  validityMs(ca: CaRecord): number;
 }
 
 export class DelegateCache<K extends { notAfter: Date }> {
@@ -23,12 +32,12 @@ export class DelegateCache<K extends { notAfter: Date }> {
     private readonly renewBeforeMs: number,
   ) {}
 
-  /** The delegate of `ca`, valid for at least `renewBeforeMs` more. */
+  /** The delegate of `ca`: the current one unless renewal is due (`keeps`) and a new one would end later. */
   async forCa(ca: CaRecord, now: Date): Promise<K> {
     const cached = this.cache.get(ca.id);
     if (cached) {
       const key = await cached.catch(() => null);
-      if (key && key.notAfter.getTime() - now.getTime() > this.renewBeforeMs) return key;
+      if (key && this.keeps(ca, key, now)) return key;
       if (this.cache.get(ca.id) === cached) this.cache.delete(ca.id);
     }
     let pending = this.cache.get(ca.id);
@@ -47,7 +56,22 @@ export class DelegateCache<K extends { notAfter: Date }> {
     return pending;
   }
 
+  /**
+   * Whether `key`, usable when it was loaded, is still the one to use at `now`: unexpired, and either
+   * not due for renewal or as long-lived as a new one would be (the same end as issuing computes).
+   * Renewal is due `renewBeforeMs` before the end, or at half its life where that is later: a
+   * delegate made for no longer than the margin (a one-day OCSP responder, renewed a day before it
+   * expires) would otherwise be due again a minute after it was made.
+   */
+  private keeps(ca: CaRecord, key: K, now: Date): boolean {
+    if (key.notAfter <= now) return false;
+    const validityMs = this.maker.validityMs(ca);
+    if (key.notAfter.getTime() - now.getTime() > Math.min(this.renewBeforeMs, validityMs / 2)) return true;
+    return validityEnd(ca, floorToMinute(now), validityMs) <= key.notAfter;
+  }
+
   private async loadOrIssue(ca: CaRecord, now: Date): Promise<K> {
-    return (await this.maker.load(ca, now, this.renewBeforeMs)) ?? this.maker.issue(ca, now);
+    const stored = await this.maker.load(ca, now);
+    return stored && this.keeps(ca, stored, now) ? stored : this.maker.issue(ca, now);
   }
 }

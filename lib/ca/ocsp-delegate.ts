@@ -26,7 +26,7 @@ export interface OcspSigningKey {
 }
 
 export interface DelegateSettings {
-  /** Renew a responder certificate this long before it expires. Default 1 day. */
+  /** Renew a responder certificate this long before it expires (unless it ends with the CA). Default 1 day. */
   renewBeforeMs?: number;
 }
 
@@ -44,6 +44,9 @@ function keySpecLike(ca: CaRecord): KeySpec {
   }
 }
 
+/** How long a new responder certificate of `ca` is asked to live (within the CA's own validity). */
+const responderValidityMs = (ca: CaRecord): number => ca.ocspResponderKeyValidity * DAY_MS;
+
 /** The CA's own key as the responder (RFC 6960 §4.2.2.2: the CA may sign its responses itself). */
 export async function caAsResponder(keyBackends: KeyBackends, ca: CaRecord): Promise<OcspSigningKey> {
   return { signer: await caSigner(keyBackends, ca), certificateDer: ca.der, publicKeyDer: caFacts(ca).publicKeyDer, notAfter: ca.notAfter };
@@ -60,7 +63,7 @@ async function newResponder(
   const backend = keyBackendFor(keyBackends, ca.ocspKeyBackendAlias);
   const stored = await backend.createKey(keySpecLike(ca));
   const key = { publicKeyDer: stored.publicKeyDer, keyBackendOptions: stored.options };
-  const issued = await issueResponder({ keyBackends, profiles }, store, ca, key, ca.ocspResponderKeyValidity * DAY_MS, LIBRARY_ACTOR, now);
+  const issued = await issueResponder({ keyBackends, profiles }, store, ca, key, responderValidityMs(ca), LIBRARY_ACTOR, now);
   return {
     signer: await openSigner(backend, stored.options),
     certificateDer: issued.der,
@@ -81,14 +84,15 @@ export class OcspDelegates {
   ) {
     this.delegates = new DelegateCache(
       {
-        load: (ca, now, renewBeforeMs) => this.load(ca, now, renewBeforeMs),
+        load: (ca, now) => this.load(ca, now),
         issue: (ca, now) => newResponder(store, keyBackends, profiles, ca, now),
+        validityMs: responderValidityMs,
       },
       settings.renewBeforeMs ?? DAY_MS,
     );
   }
 
-  /** The responder key of `ca`, valid for at least `renewBeforeMs` more. */
+  /** The responder key of `ca`, renewed when it expires within `renewBeforeMs` and a new one would end later. */
   forCa(ca: CaRecord, now: Date): Promise<OcspSigningKey> {
     return this.delegates.forCa(ca, now);
   }
@@ -98,11 +102,11 @@ export class OcspDelegates {
     return this.delegates.renew(ca, now);
   }
 
-  private async load(ca: CaRecord, now: Date, renewBeforeMs: number): Promise<OcspSigningKey | null> {
+  private async load(ca: CaRecord, now: Date): Promise<OcspSigningKey | null> {
     const record = await this.store.getOcspResponder(ca.id);
     if (!record) return null;
     const cert = await this.store.findCertificate(ca.id, record.certificateSerial);
-    if (!cert || cert.revoked || cert.notBefore > now || cert.notAfter.getTime() - now.getTime() <= renewBeforeMs) return null;
+    if (!cert || cert.revoked || cert.notBefore > now || cert.notAfter <= now) return null;
     const signer = await openSigner(keyBackendFor(this.keyBackends, ca.ocspKeyBackendAlias), record.keyBackendOptions);
     return { signer, certificateDer: cert.der, publicKeyDer: signer.publicKeyDer, notAfter: cert.notAfter };
   }

@@ -1,11 +1,12 @@
 /**
- * Revocation rules, one home for the API (`POST …/revoke/`), `ca-admin revoke_cert` and code.
+ * Revocation rules, one home for the API (`POST …/revoke/`), `ca-admin revoke_cert` and
+ * `revoke_ca`, the admin interface and code.
  *
  * Reasons in camelCase or snake_case (README D13), stored snake_case; `compromised` must carry a
  * timezone and not lie in the future (D13); a certificate is revoked once (RFC 5280 §5.3.1 reason
  * codes are kept by name); `revoked_date` is the time of the request.
  */
-import { actingAs, type Actor, type CertificateRecord, type Store } from '../ports';
+import { actingAs, type Actor, type CaRecord, type CertificateRecord, type Store } from '../ports';
 import { parseDateTime } from '../x509/datetime';
 import { collectIssues, invalid } from '../x509/errors';
 import { CaError, notFoundError } from './errors';
@@ -19,7 +20,7 @@ export interface RevokeInput {
   /** ISO 8601 with timezone or a Date; must not be in the future. */
   compromised?: unknown;
   now?: Date;
-  /** Who revokes, for the `certificate.revoked` event; the store's own actor when absent. */
+  /** Who revokes, for the `certificate.revoked` (`ca.revoked`) event; the store's own actor when absent. */
   actor?: Actor;
 }
 
@@ -88,4 +89,20 @@ export async function revokeCertificateOfCa(
   if (!cert || !isWithinValidity(cert, now)) throw notFoundError();
   assertNotRevoked(cert);
   return actingAs(store, input.actor).revokeCertificate(cert.id, reason, compromised, now);
+}
+
+/**
+ * revoke_ca (and the admin interface's CA page): the revoke_cert rules for a certificate authority,
+ * revoked once. Afterwards it signs nothing (signing-ca.ts: a revoked CA cannot sign) but still
+ * publishes its CRLs and answers OCSP for what it issued, and its parent's CRLs and OCSP answers list
+ * it (the parent's revocation version is raised with it). The CA is read again first, so that a
+ * record read before someone else revoked it is refused, not revoked twice.
+ */
+export async function revokeCa(store: Store, ca: CaRecord, input: RevokeInput = {}): Promise<CaRecord> {
+  const now = input.now ?? new Date();
+  const { reason, compromised } = parseRevocation({ ...input, now });
+  const current = await store.getCa(ca.id);
+  if (!current) throw new CaError('not-found', `${ca.serial}: Certificate authority not found.`);
+  if (current.revoked) throw new CaError('conflict', `${ca.name}: The certificate authority is already revoked.`);
+  return actingAs(store, input.actor).revokeCa(ca.id, reason, compromised, now);
 }

@@ -31,7 +31,7 @@ export interface ScepRaKey {
 export interface ScepRaSettings {
   /** Validity of a new RA certificate (within the CA's own). Default 365 days. */
   validityMs?: number;
-  /** Make a new RA this long before the current one expires: clients cache it. Default 30 days. */
+  /** Make a new RA this long before the current one expires (unless it ends with the CA): clients cache it. Default 30 days. */
   renewBeforeMs?: number;
 }
 
@@ -55,12 +55,12 @@ export class ScepRas {
   ) {
     this.validityMs = settings.validityMs ?? 365 * DAY_MS;
     this.delegates = new DelegateCache<ScepRaKey>(
-      { load: (ca, now, renewBeforeMs) => this.load(ca, now, renewBeforeMs), issue: (ca, now) => this.issue(ca, now) },
+      { load: (ca, now) => this.load(ca, now), issue: (ca, now) => this.issue(ca, now), validityMs: () => this.validityMs },
       settings.renewBeforeMs ?? 30 * DAY_MS,
     );
   }
 
-  /** The RA of `ca`, made now if it has none or it expires soon. */
+  /** The RA of `ca`, made now if it has none, or it expires soon and a new one would end later (delegate-cache.ts). */
   forCa(ca: CaRecord, now = new Date()): Promise<ScepRaKey> {
     return this.delegates.forCa(ca, now);
   }
@@ -79,11 +79,11 @@ export class ScepRas {
     return { signer: await openSigner(backend, options), decrypter: await backend.getDecrypter(options) };
   }
 
-  private async load(ca: CaRecord, now: Date, renewBeforeMs: number): Promise<ScepRaKey | null> {
+  private async load(ca: CaRecord, now: Date): Promise<ScepRaKey | null> {
     const record = await this.store.getDelegateKey(ca.id, 'scep_ra');
     if (!record) return null;
     const cert = await this.store.findCertificate(ca.id, record.certificateSerial);
-    if (!cert || cert.revoked || cert.notBefore > now || cert.notAfter.getTime() - now.getTime() <= renewBeforeMs) return null;
+    if (!cert || cert.revoked || cert.notBefore > now || cert.notAfter <= now) return null;
     return { ...(await this.open(record.keyBackendAlias, record.keyBackendOptions)), certificateDer: cert.der, notAfter: cert.notAfter };
   }
 

@@ -71,7 +71,7 @@ export class CommandContext {
       if (store) this.storePromise = Promise.resolve(store);
       else if (openStore) {
         this.ownsStore = true;
-        this.storePromise = openStore(this.io.env.DATABASE_URL, { migrate });
+        this.storePromise = openStore(this.settings.databaseUrl ?? undefined, { migrate });
       } else {
         this.storePromise = Promise.reject(
           new CaError('invalid', 'No database: the command was given neither a store nor a way to open one.'),

@@ -31,6 +31,13 @@ export interface CliIo {
    * `CA_KEY_ENCRYPTION_KEY`, which the ACME server's default box opens them with.
    */
   secretBox?: SecretBox | null | ((env: Record<string, string | undefined>) => SecretBox | null);
+  /**
+   * `ca-admin backup`: the embedded database of `databaseUrl` into `file` (main.ts: PGlite's dump,
+   * adapters/store/embedded-backup.ts); `byProcess` is the running server that wrote it, if one did.
+   */
+  backupDatabase?: (databaseUrl: string | undefined, file: string) => Promise<{ file: string; bytes: number; byProcess: number | null }>;
+  /** `ca-admin restore`: a backup unpacked into a new, empty directory (nothing left there on failure). */
+  restoreDatabase?: (file: string, directory: string) => Promise<void>;
   /** bcrypt cost for create_api_user (tests lower it). */
   bcryptCost?: number;
 }

@@ -6,7 +6,7 @@
  */
 import * as fs from 'fs';
 import { CaError } from '../ca/errors';
-import { dataDirSetting, developmentKekPath } from '../settings';
+import { dataDirSetting, developmentKekPath, keyEncryptionKeySetting } from '../settings';
 
 /**
  * The key backend's "no key-encryption key" error (adapters/keys: `KeyBackendError`, code `no-kek`)
@@ -27,7 +27,7 @@ const shellWord = (text: string) => (/^[A-Za-z0-9_./~-]+$/.test(text) ? text : `
 
 /** The development key's file when the environment has no key-encryption key and the data directory holds one. */
 export function developmentKekFile(env: Record<string, string | undefined>): string | null {
-  if (env.CA_KEY_ENCRYPTION_KEY) return null;
+  if (keyEncryptionKeySetting(env)) return null;
   const file = developmentKekPath(dataDirSetting(env));
   return fs.existsSync(file) ? file : null;
 }

@@ -8,11 +8,15 @@ import { defaultKeyBackend } from '../../adapters/keys/default-backend';
 import { envKekSecretBox } from '../../adapters/keys/secret-box';
 import { pkcs11KeyBackend, PKCS11_KEY_BACKEND_ALIAS, type Pkcs11KeyBackend } from '../../adapters/keys/pkcs11';
 import { CaError } from '../ca/errors';
+import { DEFAULT_DATA_DIR, environment, hsmSettings, keyEncryptionKeySetting } from '../settings';
 import type { KeyBackend, Store } from '../ports';
 import type { CliIo } from './io';
 import { runCli } from './run';
 
-/** The knex store on `DATABASE_URL` (a PGlite directory by default), migrated unless told not to. */
+/**
+ * The knex store on `DATABASE_URL` of the command's environment (the PGlite directory `./.ca-data` when
+ * it is unset), migrated unless told not to.
+ */
 async function openDefaultStore(databaseUrl: string | undefined, options: { migrate?: boolean } = {}): Promise<Store> {
   // Loaded on demand: `--help` and usage errors should not pay for the database drivers.
   // (require, not import(): with module node16 a dynamic import() stays an ES import.)
@@ -20,30 +24,34 @@ async function openDefaultStore(databaseUrl: string | undefined, options: { migr
   const { openDatabase } = require('../../adapters/store/database') as typeof import('../../adapters/store/database');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { knexStore } = require('../../adapters/store/knex') as typeof import('../../adapters/store/knex');
-  const store = knexStore(await openDatabase(databaseUrl));
+  const store = knexStore(await openDatabase(databaseUrl ?? DEFAULT_DATA_DIR));
   if (options.migrate !== false) await store.migrate();
   return store;
 }
 
+/** Backups of the embedded database (loaded on demand, as the store). */
+function embeddedBackup(): typeof import('../../adapters/store/embedded-backup') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('../../adapters/store/embedded-backup') as typeof import('../../adapters/store/embedded-backup');
+}
+
 /**
  * The CLI's PKCS#11 backend (README "Keys in an HSM"), configured by the environment with the names of
- * the original's HSM backend options: `CA_HSM_LIBRARY_PATH` (library_path), `CA_HSM_TOKEN` (token),
- * `CA_HSM_USER_PIN` (user_pin), and `CA_HSM_ALIAS` (default `hsm`). Registered only when
+ * the original's HSM backend options as lib/settings reads them: `CA_HSM_LIBRARY_PATH` (library_path),
+ * `CA_HSM_TOKEN` (token), `CA_HSM_USER_PIN` (user_pin), and `CA_HSM_ALIAS` (default `hsm`). Registered only when
  * CA_HSM_LIBRARY_PATH is set; the token is opened on the backend's first use, so that commands that
  * do not sign (or sign with another backend) neither need nor wait for the HSM. Closed with the
  * command (lib/cli/context.ts).
  */
 function hsmKeyBackends(env: Record<string, string | undefined>): KeyBackend[] {
-  const library = env.CA_HSM_LIBRARY_PATH;
-  const alias = env.CA_HSM_ALIAS || PKCS11_KEY_BACKEND_ALIAS;
+  const { library, token, pin, alias: given } = hsmSettings(env);
+  const alias = given ?? PKCS11_KEY_BACKEND_ALIAS;
   if (!library) return [unconfiguredHsm(alias)];
   let opened: Pkcs11KeyBackend | null = null;
   const backend = (): Pkcs11KeyBackend => {
     if (opened) return opened;
-    const token = env.CA_HSM_TOKEN;
-    const pin = env.CA_HSM_USER_PIN;
     if (!token) throw new CaError('invalid', 'CA_HSM_LIBRARY_PATH is set but CA_HSM_TOKEN (the token label) is not.');
-    if (pin === undefined) throw new CaError('invalid', 'CA_HSM_LIBRARY_PATH is set but CA_HSM_USER_PIN is not.');
+    if (pin === null) throw new CaError('invalid', 'CA_HSM_LIBRARY_PATH is set but CA_HSM_USER_PIN is not.');
     opened = pkcs11KeyBackend({ library, token, pin, alias });
     return opened;
   };
@@ -77,16 +85,18 @@ function unconfiguredHsm(alias: string): KeyBackend {
 export function runCaAdmin(argv: string[], io: CliIo): Promise<number> {
   return runCli(argv, {
     openStore: openDefaultStore,
-    keyBackends: (env) => [defaultKeyBackend({ keyEncryptionKey: env.CA_KEY_ENCRYPTION_KEY }), ...hsmKeyBackends(env)],
+    keyBackends: (env) => [defaultKeyBackend({ keyEncryptionKey: keyEncryptionKeySetting(env) ?? '' }), ...hsmKeyBackends(env)],
     // The box the router opens binding keys with by default (adapters/keys/secret-box.ts).
     secretBox: envKekSecretBox,
+    backupDatabase: (databaseUrl, file) => embeddedBackup().backupEmbeddedDatabase(databaseUrl, file),
+    restoreDatabase: (file, directory) => embeddedBackup().restoreEmbeddedBackup(file, directory),
     ...io,
   });
 }
 
 /** The process: arguments from argv, exit code into `process.exitCode`. */
 export function main(): void {
-  runCaAdmin(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin }).then(
+  runCaAdmin(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: environment(), stdin: process.stdin }).then(
     (code) => {
       process.exitCode = code;
     },

@@ -9,6 +9,7 @@
  */
 import { CaError } from '../ca/errors';
 import { defaultCa, findCa } from '../ca/lookup';
+import { quoteClientValue } from '../http/quote';
 import type { CaRecord, EnrolmentNamePolicy, Store } from '../ports';
 import type { EnrolmentEndpoint } from './endpoint-options';
 import { unconfiguredChallengeWebhook, type ChallengeWebhook } from './challenge-webhook';
@@ -72,7 +73,7 @@ export async function resolveEndpoint(
         : null;
       return { ...settings, challenge: null, label: key, challengeWebhook };
     }
-    throw new EnrolmentError(404, `No ${protocol} endpoint is labelled ${JSON.stringify(key)}.`);
+    throw new EnrolmentError(404, `No ${protocol} endpoint is labelled ${quoteClientValue(key)}.`);
   }
   let ca: CaRecord;
   try {

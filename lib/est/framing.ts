@@ -9,6 +9,7 @@
  */
 import type { Response } from 'express';
 import { HttpError } from '../http/http-errors';
+import { sendPlainTextError } from '../http/plain-text-error';
 import { certsOnlyPkcs7 } from '../x509/pkcs7';
 
 /** RFC 7030 §3.2.3 names no realm; one of its own tells a client which password is asked for. */
@@ -19,6 +20,23 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** An EST failure: a status and a plain-text reason (RFC 7030 §4.2.3). */
 export function estError(status: number, reason: string, headers: Record<string, string> = {}): HttpError {
   return new HttpError(status, reason, headers);
+}
+
+/**
+ * How EST answers a failure: plain text with its status (`sendPlainTextError`), except 401, whose
+ * body is empty (`Content-Length: 0`). Clients ask without credentials first and answer the
+ * challenge; a widely used Java client closes the 401 without reading it and then fails on the body
+ * it left unread, so that enrolment with a password never happens. `WWW-Authenticate` says all a
+ * client needs.
+ */
+export function sendEstError(res: Response, error: HttpError): void {
+  if (error.status !== 401) return sendPlainTextError(res, error);
+  res.status(401);
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Length', '0');
+  res.end();
 }
 
 /** The DER a base64 body carries, or 400. */

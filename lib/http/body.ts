@@ -9,6 +9,7 @@
  */
 import { isUtf8 } from 'buffer';
 import type { Request } from 'express';
+import { ClientGoneError, isRequestAborted } from './client-gone';
 import { cannotParseBody, jsonTooDeep, payloadTooLarge, type HttpError } from './http-errors';
 import { closeAfterAnswer } from './lingering-close';
 
@@ -26,10 +27,17 @@ function refuse(req: Request, limit: number): HttpError {
   return payloadTooLarge(limit);
 }
 
-/** Read the request body, rejecting it with 413 as soon as it exceeds `limit` bytes. */
+/**
+ * Read the request body, rejecting it with 413 as soon as it exceeds `limit` bytes, and with a
+ * `ClientGoneError` when the client hangs up before it is complete (lib/http/client-gone.ts).
+ */
 export function readRawBody(req: Request, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(refuse(req, limit));
+  // The address now: once the client is gone, its socket no longer says.
+  const address = req.ip ?? req.socket?.remoteAddress ?? null;
+  // Gone before we began reading (while it was authenticated, say): no event will come.
+  if (req.destroyed && !req.complete) return Promise.reject(new ClientGoneError(address));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -40,6 +48,7 @@ export function readRawBody(req: Request, limit: number): Promise<Buffer> {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
+      req.off('close', onClose);
       if (error) {
         // Let the rest of the body flow into nothing, so the connection stays usable.
         req.resume();
@@ -52,10 +61,15 @@ export function readRawBody(req: Request, limit: number): Promise<Buffer> {
       else chunks.push(chunk);
     };
     const onEnd = (): void => finish(null, Buffer.concat(chunks));
-    const onError = (e: unknown): void => finish(e);
+    const onError = (e: unknown): void => finish(isRequestAborted(e) ? new ClientGoneError(address) : e);
+    // Closed before its end (the client went away): no 'error' need come first.
+    const onClose = (): void => {
+      if (!req.complete) finish(new ClientGoneError(address));
+    };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
+    req.on('close', onClose);
   });
 }
 

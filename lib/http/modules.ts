@@ -6,6 +6,7 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { MetricsSink } from '../ports';
+import type { LogNotice } from './client-gone';
 import type { LogError } from './error-catch';
 import type { OutageLog } from './outage';
 import { asPropertyBag } from './property-bag';
@@ -29,6 +30,8 @@ export interface MountedModule {
  */
 export interface SharedContext {
   logError: LogError;
+  /** Warnings that are no failure of ours (a client that hung up mid-request); default `logError`. */
+  logNotice?: LogNotice;
   outages: OutageLog;
   metrics?: MetricsSink;
 }

@@ -4,7 +4,7 @@
  * host called, the option, what was expected and what was given — never later, inside a request.
  */
 import { OptionsError, type KeyBackend, type Logger, type Store } from '../ports';
-import { DEFAULT_URL_PATH, SettingsError, urlPathProblem, urlPathSetting, type Env } from '../settings';
+import { DEFAULT_URL_PATH, environment, SettingsError, urlPathProblem, urlPathSetting, type Env } from '../settings';
 import { isPlainObject } from '../x509/plain-object';
 import type { LogError } from './error-catch';
 
@@ -15,6 +15,9 @@ export type OptionsEntry =
 export { OptionsError };
 
 export { DEFAULT_URL_PATH };
+
+/** The environment of an entry's defaults: its `env` option, else the process's (lib/settings). */
+export { environment };
 
 /** A short, safe rendering of a bad value for an error message. */
 export function show(value: unknown): string {

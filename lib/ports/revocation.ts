@@ -30,8 +30,13 @@ export interface RevocationStore {
    * overlaps `[from, to]`, ordered by serial.
    */
   listRevoked(caId: number, scope: CrlScope, window: { from: Date; to: Date }): Promise<RevokedCertificate[]>;
-  /** The next CRL number of (CA, scope): 1, 2, 3, … — atomic, never handed out twice. */
-  nextCrlNumber(caId: number, scope: CrlScope | 'all'): Promise<bigint>;
+  /**
+   * The next CRL number of (CA, scope): the last one + 1, or `atLeast` when that is higher (1 without
+   * it) — atomic, never handed out twice, never lower than one handed out before. CrlPublisher passes a
+   * floor derived from the time (lib/ca/crl-number.ts), so that a database restored from a backup
+   * still numbers its next CRL above every CRL published before the restore.
+   */
+  nextCrlNumber(caId: number, scope: CrlScope | 'all', atLeast?: bigint): Promise<bigint>;
   /**
    * A counter that grows whenever a certificate or a child CA of this CA is revoked (in the same
    * transaction as the revocation): what a cached CRL or OCSP answer is checked against.

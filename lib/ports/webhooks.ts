@@ -73,7 +73,12 @@ export type WebhookOutcome =
   /** The event after the position failed; try again at `nextAttempt`. */
   | { kind: 'retry'; error: string; nextAttempt: Date }
   /** The event `event` failed for the last time: dead-letter it and move past it. */
-  | { kind: 'dead'; event: DomainEvent; attempts: number; error: string };
+  | { kind: 'dead'; event: DomainEvent; attempts: number; error: string }
+  /**
+   * Nothing could be sent, for a reason of the sending server's own (its key-encryption key does not
+   * open the secret): keep `error` as the last error, leave the attempts and the next attempt as they are.
+   */
+  | { kind: 'unattempted'; error: string };
 
 /** Optional store capability: the webhook endpoints and their delivery state. */
 export interface WebhookStore {

@@ -4,13 +4,14 @@
  * `createCaApiRouter`, which checks `ocspSigning` here too. Every mistake is an `OptionsError` naming
  * the option.
  */
-import { DEFAULT_EXPIRES_MS, type ProfileConfig, type Profiles } from '../ca/profiles';
+import type { ProfileConfig, Profiles } from '../ca/profiles';
 import type { LogError } from '../http/error-catch';
 import {
   checkKeyBackends,
   resolveErrorLog,
   checkOptionNames,
   checkStore,
+  environment,
   hasMethods,
   isObjectLike,
   OptionsError,
@@ -18,7 +19,7 @@ import {
   show,
   type OptionsEntry,
 } from '../http/option-checks';
-import { checkProfilesOption, effectiveProfiles } from '../http/profile-options';
+import { profilesWithSettings } from '../http/profile-options';
 import {
   hasRevocationStore,
   METRICS_SINK_METHODS,
@@ -47,13 +48,16 @@ export interface RevocationRouterOptions {
    * certificate of the CA (profile `ocsp`, key in the CA's key backend); or `'ca'`, the CA key itself.
    */
   ocspSigning?: OcspSigning;
-  /** Merged into the built-in profiles as `createCaApiRouter`'s option is; only `ocsp` matters here (delegated responders). */
+  /**
+   * Merged into the built-in profiles as `createCaApiRouter`'s option is; only `ocsp` matters here
+   * (delegated responders). Default `CA_PROFILES` (and `CA_DEFAULT_EXPIRES`), as for `createCaApiRouter`.
+   */
   profiles?: Record<string, ProfileConfig | null>;
   /** Where the endpoints log unexpected errors (README "Logs"). Default `console.error`. */
   logger?: Logger;
   /** Deprecated: pass `logger`. Where unexpected errors are reported (never with credentials); wins over `logger`. */
   logError?: LogError;
-  /** Environment to read `CA_URL_PATH` and (for the default key backend) `CA_KEY_ENCRYPTION_KEY` from. Default `process.env`. */
+  /** Environment to read `CA_URL_PATH`, `CA_PROFILES`, `CA_DEFAULT_EXPIRES` and (for the default key backend) `CA_KEY_ENCRYPTION_KEY` from. Default `process.env`. */
   env?: Record<string, string | undefined>;
   /** A router made by `createMetricsRouter`: OCSP answers and CRL builds are counted there (README "Metrics"). */
   metrics?: { readonly sink: MetricsSink };
@@ -102,7 +106,7 @@ export function checkOcspSigning(value: unknown, entry: OptionsEntry): OcspSigni
 export function resolveRevocationRouterOptions(options: RevocationRouterOptions): ResolvedRevocationOptions {
   const entry = 'createRevocationRouter';
   checkOptionNames(options, REVOCATION_ROUTER_OPTION_NAMES, '{ store }', entry);
-  const env = options.env ?? process.env;
+  const env = environment(options.env);
   const store = checkStore(options.store, STORE_METHODS, entry);
   if (!store) throw new OptionsError('option `store` is required, e.g. createRevocationRouter({ store: knexStore(db) })', entry);
   if (!hasRevocationStore(store)) {
@@ -118,7 +122,7 @@ export function resolveRevocationRouterOptions(options: RevocationRouterOptions)
     urlPath,
     prefix: `/${urlPath}`,
     ocspSigning: checkOcspSigning(options.ocspSigning, entry),
-    profiles: effectiveProfiles(checkProfilesOption(options.profiles, entry), DEFAULT_EXPIRES_MS, entry),
+    profiles: profilesWithSettings(options.profiles, env, entry),
     logError: resolveErrorLog(options, entry).logError,
     metrics: checkMetricsTarget(options.metrics, entry),
   };

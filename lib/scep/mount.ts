@@ -4,7 +4,8 @@
  * enrolment core and the one issuance service.
  *
  * Errors before a reply can be signed are plain text with their status: 400 for an unknown operation
- * or a message that cannot be read, 404 for an unknown label, 405 for another method, 413 for an
+ * or a message that cannot be read (a value the client sent quoted as a short escaped prefix,
+ * lib/http/quote.ts), 404 for an unknown label or a path the table lacks (not the host's 404), 405 for another method, 413 for an
  * oversized body; a database outage is a 503 with `Retry-After` (lib/http/error-catch.ts). Once a
  * request's signer, transaction and nonce are known, refusals are signed FAILURE CertReps (HTTP 200).
  */
@@ -17,6 +18,7 @@ import { SCEP_PATH_PARAMS } from './path-params';
 import type { ScepServices } from './route-types';
 import { SCEP_ROUTES } from './routes';
 import { sendPlainTextError } from '../http/plain-text-error';
+import { quoteClientValue } from '../http/quote';
 import { rawQueryValue, scepError } from './transport';
 
 /** One match per method: the operations share their paths, and `Allow` names each method once. */
@@ -33,7 +35,8 @@ export function mountScep(prefix: string, services: ScepServices, shared: Shared
       if (req.path !== base && !req.path.startsWith(prefix)) return next();
       // `{urlPath}scep` itself, the URL clients are given, is the label-less endpoint as `{urlPath}scep/` is.
       const matches = matchingRoutes(routes, req.path.slice(base.length) || '/');
-      if (matches.length === 0) return next();
+      // SCEP's own 404 in its own form, not the host's (Express's echoes the path back as HTML).
+      if (matches.length === 0) return sendPlainTextError(res, scepError(404, 'Not Found: no SCEP endpoint at this path.'));
       (async () => {
         const rawQuery = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
         const operation = rawQueryValue(rawQuery, 'operation');
@@ -44,7 +47,7 @@ export function mountScep(prefix: string, services: ScepServices, shared: Shared
         if (!chosen) {
           throw scepError(
             400,
-            `Unknown SCEP operation ${JSON.stringify(operation ?? '')}: use GetCACaps, GetCACert or PKIOperation (RFC 8894 §4).`,
+            `Unknown SCEP operation ${quoteClientValue(operation ?? '')}: use GetCACaps, GetCACert or PKIOperation (RFC 8894 §4).`,
           );
         }
         const { compiled, params } = chosen;

@@ -6,23 +6,33 @@
  * `SettingsError` that names the variable and what it accepts, raised before anything is opened.
  *
  * Each concept has its own reader (one file each) for a caller that needs only that one; `readSettings`
- * reads them all.
+ * reads them all. The process's environment itself is read only by `environment()` (environment.ts):
+ * everything else, adapters included, is given an environment or the values read from one.
  */
 import type { ProfileConfig, Profiles } from '../ca/profiles';
 import { allowedHostsSetting, type AllowedHosts } from './allowed-hosts';
 import { dataDirSetting } from './data-dir';
+import { databaseUrlSetting } from './database-url';
+import { estClientCertHeaderSetting, scepChallengeSetting } from './enrolment';
+import { hsmSettings, type HsmSettings } from './hsm';
 import { defaultCaSetting } from './default-ca';
 import { profileSettings } from './profiles';
 import { switchSetting, type Env } from './switch';
 import { urlPathSetting } from './url-path';
 
 export { SettingsError } from './errors';
+export { environment } from './environment';
 export { parseSwitch, switchSetting, type Env } from './switch';
 export { DEFAULT_URL_PATH, urlPathProblem, urlPathSetting } from './url-path';
-export { defaultExpiresSetting, profileSettings, type ProfileSettings } from './profiles';
+export { defaultExpiresSetting, defaultProfileSetting, profileSettings, type ProfileSettings } from './profiles';
 export { defaultCaSetting } from './default-ca';
 export { DEFAULT_DATA_DIR, DEVELOPMENT_KEK_FILE, dataDirSetting, developmentKekPath } from './data-dir';
 export { allowedHostsSetting, type AllowedHosts } from './allowed-hosts';
+export { acmeValidationSettings, type AcmeValidationSettings } from './acme-validation';
+export { databaseUrlSetting } from './database-url';
+export { hsmSettings, type HsmSettings } from './hsm';
+export { KEK_VARIABLE, keyEncryptionKeySetting } from './key-encryption-key';
+export { estClientCertHeaderSetting, scepChallengeSetting } from './enrolment';
 
 export interface CaSettings {
   /** `CA_ENABLE_REST_API`: serve the REST API. Default false. */
@@ -40,6 +50,10 @@ export interface CaSettings {
   enableEst: boolean;
   /** `CA_ENABLE_SCEP`: the router serves SCEP at `{urlPath}scep` (README "SCEP"). Default false. */
   enableScep: boolean;
+  /** `CA_EST_CLIENT_CERT_HEADER`, trimmed: the header a trusted proxy forwards client certificates in; null when unset. */
+  estClientCertHeader: string | null;
+  /** `CA_SCEP_CHALLENGE`: SCEP's static challenge password; null when unset or empty. */
+  scepChallenge: string | null;
   /** `CA_DEFAULT_CA`: serial or name of the default CA; null: the CA that expires last (lib/ca/default-ca.ts). */
   defaultCa: string | null;
   /** `CA_DEFAULT_HOSTNAME`: host[:port] of the URLs `init_ca` writes into a new CA. */
@@ -54,6 +68,10 @@ export interface CaSettings {
   effectiveProfiles: Profiles;
   /** `CA_DATA_DIR`, default `./.ca-data`: the example server's data directory. */
   dataDir: string;
+  /** `DATABASE_URL`: where the store lives; null when unset (the data directory's embedded database). */
+  databaseUrl: string | null;
+  /** `CA_HSM_LIBRARY_PATH`, `CA_HSM_TOKEN`, `CA_HSM_USER_PIN`, `CA_HSM_ALIAS`: the PKCS#11 key backend. */
+  hsm: HsmSettings;
   /** `CA_METRICS`: the example server serves Prometheus metrics at `/metrics`. Default false. */
   metrics: boolean;
   /** `CA_WEBHOOKS`: the example server delivers webhooks. Default false. */
@@ -69,10 +87,14 @@ export function readSettings(env: Env): CaSettings {
     enableAcme: switchSetting(env, 'CA_ENABLE_ACME', false),
     enableEst: switchSetting(env, 'CA_ENABLE_EST', false),
     enableScep: switchSetting(env, 'CA_ENABLE_SCEP', false),
+    estClientCertHeader: estClientCertHeaderSetting(env)?.trim() || null,
+    scepChallenge: scepChallengeSetting(env),
     defaultCa: defaultCaSetting(env),
     defaultHostname: env.CA_DEFAULT_HOSTNAME || null,
     ...profileSettings(env),
     dataDir: dataDirSetting(env),
+    databaseUrl: databaseUrlSetting(env),
+    hsm: hsmSettings(env),
     metrics: switchSetting(env, 'CA_METRICS', false),
     webhooks: switchSetting(env, 'CA_WEBHOOKS', false),
   };

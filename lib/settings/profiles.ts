@@ -58,6 +58,11 @@ export function defaultExpiresSetting(env: Env): number | null {
   return days * DAY_MS;
 }
 
+/** `CA_DEFAULT_PROFILE` as given (checked against the profiles by its reader); null when unset or empty. */
+export function defaultProfileSetting(env: Env): string | null {
+  return env.CA_DEFAULT_PROFILE || null;
+}
+
 export function profileSettings(env: Env): ProfileSettings {
   const profiles = profilesConfig(env.CA_PROFILES);
   const defaultExpiresMs = defaultExpiresSetting(env);
@@ -69,7 +74,7 @@ export function profileSettings(env: Env): ProfileSettings {
     const where = e.issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
     throw new SettingsError('CA_PROFILES', `: ${where || e.message}`);
   }
-  const defaultProfile = env.CA_DEFAULT_PROFILE || DEFAULT_PROFILE_NAME;
+  const defaultProfile = defaultProfileSetting(env) ?? DEFAULT_PROFILE_NAME;
   if (!effectiveProfiles.has(defaultProfile)) {
     throw new SettingsError(
       'CA_DEFAULT_PROFILE',

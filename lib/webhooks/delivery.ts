@@ -10,7 +10,11 @@
  * doubles while instances keep their leases (a lease outlasts two request timeouts and is renewed with
  * every event).
  *
- * A failure ends the endpoint's turn with a back-off of `backoffBaseMs · 2^(attempts−1)` (at most
+ * The secret is opened only for an event the endpoint wants; one this server's key-encryption key
+ * cannot open (after `ca-admin rotate_kek`, say) is this server's fault, not the receiver's: the
+ * endpoint's schedule is left alone for a server that has the key (see `openSecret`).
+ *
+ * A failure of the receiver ends the endpoint's turn with a back-off of `backoffBaseMs · 2^(attempts−1)` (at most
  * `backoffMaxMs`), of which a random half is waited off (lib/work/policies.ts, webhook delivery); at `maxAttempts` the event goes
  * to the dead letters and the endpoint moves on.
  *
@@ -43,8 +47,8 @@ const PAGE = 100;
 const PAGES_PER_TURN = 10;
 const DAY_MS = 86_400_000;
 const ANNOUNCE_LIMIT = 1000;
-/** How soon an endpoint whose secret did not open is looked at again (see `deliverTo`). */
-const UNOPENED_SECRET_RETRY_MS = 60_000;
+/** How long this instance leaves alone an endpoint whose secret its key did not open (see `openSecret`). */
+const UNOPENED_SECRET_PAUSE_MS = 60_000;
 
 export interface WebhookDeliveryPorts {
   store: { webhooks: WebhookStore } & EventLog;
@@ -75,6 +79,8 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
   private readonly closing = new AbortController();
   private failing = false;
   private readonly metrics: MetricsSink;
+  /** Endpoints whose secret this instance's key did not open → until when it leaves them to the others. */
+  private readonly unopened = new Map<number, number>();
 
   constructor(
     private readonly settings: ResolvedWebhookTuning,
@@ -110,7 +116,10 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
     if (this.closed || free <= 0) return [];
     let claimed: WebhookEndpointRecord[];
     try {
-      const claim = this.ports.store.webhooks.claimWebhookEndpoints(this.owner, this.leaseMs, free, [...this.turns.keys()]);
+      const claim = this.ports.store.webhooks.claimWebhookEndpoints(this.owner, this.leaseMs, free, [
+        ...this.turns.keys(),
+        ...this.leftToOthers(),
+      ]);
       this.claiming = claim.catch(() => undefined);
       claimed = await claim;
       this.failing = false;
@@ -171,25 +180,41 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
     await webhooks.releaseWebhookEndpoint(endpoint.id, this.owner).catch(() => undefined);
   }
 
+  /** The endpoints this instance leaves to the others for now (their secret did not open with its key). */
+  private leftToOthers(): number[] {
+    const now = Date.now();
+    for (const [id, until] of this.unopened) if (until <= now) this.unopened.delete(id);
+    return [...this.unopened.keys()];
+  }
+
+  /**
+   * The endpoint's secret, opened when the first event it wants is to be signed (an endpoint with only
+   * events it does not want to pass over needs none); null when this server's key does not open it.
+   *
+   * A secret sealed under another key-encryption key: nothing can be signed here; say so on the
+   * endpoint, never what the secret was. Usually this is a server still on the old key after
+   * `ca-admin rotate_kek` re-sealed the secrets — its own key's fault, not the receiver's — so the
+   * endpoint's schedule (attempts, next attempt) is left as it was: a server that has the new key
+   * delivers at once. This instance leaves the endpoint to the others for a minute instead.
+   */
+  private async openSecret(endpoint: WebhookEndpointRecord): Promise<Buffer | null> {
+    try {
+      return this.ports.secrets.open(endpoint.sealedSecret);
+    } catch {
+      const error =
+        "the secret cannot be opened with this server's key-encryption key (after ca-admin rotate_kek, restart with the new key; " +
+        'else make a new secret: ca-admin rotate_webhook_secret)';
+      this.unopened.set(endpoint.id, Date.now() + UNOPENED_SECRET_PAUSE_MS);
+      await this.ports.store.webhooks.recordWebhookOutcome(endpoint.id, this.owner, { kind: 'unattempted', error }, this.leaseMs);
+      return null;
+    }
+  }
+
   private async deliverTo(endpoint: WebhookEndpointRecord): Promise<void> {
     const { webhooks } = this.ports.store;
     const wantsAll = endpoint.eventTypes.includes('*');
     const wanted = new Set(endpoint.eventTypes);
-    let secret: Buffer;
-    try {
-      secret = this.ports.secrets.open(endpoint.sealedSecret);
-    } catch {
-      // A secret sealed under another key-encryption key: nothing can be signed; say so, never what it
-      // was. Usually a server still on the old key after `ca-admin rotate_kek`, which re-sealed the
-      // secrets: once it restarts with the new key the secret opens, so look again within a minute
-      // (opening costs nothing on the receiver's side), not after the longest back-off.
-      const error =
-        "the secret cannot be opened with this server's key-encryption key (after ca-admin rotate_kek, restart with the new key; " +
-        'else make a new secret: ca-admin rotate_webhook_secret)';
-      const nextAttempt = new Date(Date.now() + Math.min(this.settings.backoffMaxMs, UNOPENED_SECRET_RETRY_MS));
-      await webhooks.recordWebhookOutcome(endpoint.id, this.owner, { kind: 'retry', error, nextAttempt }, this.leaseMs);
-      return;
-    }
+    let secret: Buffer | null = null;
     let position = endpoint.position;
     let recorded = position;
     let attempts = endpoint.attempts;
@@ -197,9 +222,18 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
       const { events, scannedTo, more } = await this.readPage(position, wantsAll ? null : endpoint.eventTypes);
       for (const event of events) {
         if (this.closed) break;
+        // Never attempted: an event the endpoint does not want is passed over, whatever else fails.
         if (!wantsAll && !wanted.has(event.type)) {
           position = event.id;
           continue;
+        }
+        if (!secret) {
+          if (position > recorded) {
+            if (!(await this.advance(endpoint.id, position))) return;
+            recorded = position;
+          }
+          secret = await this.openSecret(endpoint);
+          if (!secret) return;
         }
         const started = performance.now();
         const result = await this.ports.sender.send({

@@ -58,8 +58,10 @@ export function formToken(page: string, action?: string): string {
 export async function setupAdmin(
   options: Partial<CaAdminRouterOptions> = {},
   configure?: (app: express.Express) => void,
+  /** The API fixture's database and REST router options (default: PGlite, the fixture's own). */
+  ...apiSetup: Parameters<typeof setupApi>
 ): Promise<AdminFixture> {
-  const api = await setupApi();
+  const api = await setupApi(...apiSetup);
   await letSignIn(api);
   const admin = adminOn(api, options, configure);
   return { ...admin, close: async () => (await admin.close(), await api.close()) };

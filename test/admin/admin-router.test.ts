@@ -172,6 +172,13 @@ describe('sign-in and sessions', () => {
       [`${ADMIN}certs/?q=web`, `${ADMIN}certs/?q=web`],
       ['https://evil.example/', ADMIN],
       [`//evil.example${ADMIN}`, ADMIN],
+      // The prefix is checked where the browser lands, not on the text: these resolve to //evil.example.
+      [`${ADMIN}../..//evil.example`, ADMIN],
+      [`${ADMIN}%2e%2e/%2e%2e//evil.example`, ADMIN],
+      [`${ADMIN}%2E%2E/`, ADMIN],
+      [`${ADMIN}certs/../../login`, ADMIN],
+      // Inside the interface, the normalised path.
+      [`${ADMIN}certs/../users/`, `${ADMIN}users/`],
     ]) {
       const form = await agent.get(`${ADMIN}login`);
       const res = await agent
@@ -325,6 +332,19 @@ describe('revoking', () => {
       .type('form')
       .send({ _csrf: token, reason: 'key_compromise' })
       .expect(403);
+    expect((await current()).revoked).toBe(false);
+  });
+
+  test('`Origin: null` (a sandboxed frame, a data: page) with a valid session and token: 403 and nothing changed', async () => {
+    const agent = await f.signIn('alice');
+    const form = await agent.get(revokeUrl()).expect(200);
+    const res = await agent
+      .post(revokeUrl())
+      .set('Origin', 'null')
+      .type('form')
+      .send({ _csrf: formToken(form.text), reason: 'superseded' });
+    expect(res.status).toBe(403);
+    expect(res.text).toContain('came from another site; nothing was changed');
     expect((await current()).revoked).toBe(false);
   });
 

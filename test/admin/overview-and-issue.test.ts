@@ -218,11 +218,14 @@ describe('audit log filters', () => {
 });
 
 describe('issue page', () => {
-  test('the profile select names each profile with its description', async () => {
+  test('the profile select names each profile with its description and lifetime', async () => {
     const alice = await f.signIn('alice');
     const page = (await alice.get(`${ADMIN}issue`).expect(200)).text;
     for (const [name, profile] of defaultProfiles()) {
-      expect(page).toMatch(new RegExp(`<option value="${name}"[^>]*>${name}: ${profile.description.replace(/[.]/g, '\\.')}</option>`));
+      const days = profile.expiresMs / 86_400_000;
+      expect(page).toMatch(
+        new RegExp(`<option value="${name}"[^>]*>${name}: ${profile.description.replace(/[.]/g, '\\.')} \\(${days} days\\)</option>`),
+      );
     }
   });
 
@@ -275,6 +278,92 @@ describe('issue page', () => {
     expect(hash.exec(cert)?.[1]).toBe(hash.exec(shown)?.[1]);
     expect(cert).toContain('CN=preview.example.com,O=Preview Org');
     expect(await count('ca_api_certificates')).toBe(before.certificates + 1);
+  });
+
+  test('the CA select preselects no CA, or the only issuing CA offered — never a root; Sign without a CA is a message', async () => {
+    const chosen = (page: string) => [...page.matchAll(/<option value="([^"]*)"\s*selected>/g)].map((m) => m[1]);
+    const caOptions = (page: string) =>
+      page.slice(page.indexOf('<select id="ca"'), page.indexOf('</select>', page.indexOf('<select id="ca"')));
+    // alice may sign with root, child and second: two issuing CAs, so none is chosen for her.
+    const alice = await f.signIn('alice');
+    const form = (await alice.get(`${ADMIN}issue`).expect(200)).text;
+    expect(chosen(caOptions(form))).toEqual(['']);
+    expect(caOptions(form)).toContain('<option value="" selected>Choose a CA</option>');
+    expect(caOptions(form)).toContain(`<option value="${f.api.root.serial}" >root (root)</option>`);
+    // A user who may sign with the root and one intermediate: the intermediate.
+    const grant = { ...NO_PERMISSIONS, useAdmin: true };
+    await createApiUser(
+      f.api.store,
+      'two-cas',
+      PASSWORD,
+      { ...grant, signCertificate: [f.api.root.serial, f.api.ca.serial] },
+      { bcryptCost: 4 },
+    );
+    const twoCas = await f.signIn('two-cas');
+    expect(chosen(caOptions((await twoCas.get(`${ADMIN}issue`).expect(200)).text))).toEqual([f.api.ca.serial]);
+    // With the root alone: still nothing chosen.
+    await createApiUser(f.api.store, 'root-only', PASSWORD, { ...grant, signCertificate: [f.api.root.serial] }, { bcryptCost: 4 });
+    const rootOnly = await f.signIn('root-only');
+    expect(chosen(caOptions((await rootOnly.get(`${ADMIN}issue`).expect(200)).text))).toEqual(['']);
+    // A link naming a CA not offered chooses none either (a browser would show the first, the root).
+    expect(chosen(caOptions((await alice.get(`${ADMIN}issue?ca=0A0B`).expect(200)).text))).toEqual(['']);
+
+    // Sign with the select left at "Choose a CA": a message, nothing signed.
+    const before = await count('ca_api_certificates');
+    const res = await alice
+      .post(`${ADMIN}issue`)
+      .type('form')
+      .send({
+        _csrf: formToken(form),
+        ca: '',
+        profile: 'webserver',
+        csr: csrWithNames(),
+        subject: 'CN=x.example',
+        san: 'DNS:x.example',
+        action: 'sign',
+      })
+      .expect(400);
+    expect(res.text).toContain('Choose the certificate authority to sign with.');
+    expect(await count('ca_api_certificates')).toBe(before);
+  });
+
+  test('a server certificate without subjectAltName is signed only once the user ticks that they mean it', async () => {
+    const alice = await f.signIn('alice');
+    const form = (await alice.get(`${ADMIN}issue`).expect(200)).text;
+    const fields = {
+      _csrf: formToken(form),
+      ca: f.api.ca.serial,
+      csr: csrWithNames(),
+      subject: 'CN=nosan.example',
+      san: '',
+      action: 'sign',
+    };
+    const before = await count('ca_api_certificates');
+    for (const profile of ['webserver', 'server']) {
+      const warned = await alice
+        .post(`${ADMIN}issue`)
+        .type('form')
+        .send({ ...fields, profile })
+        .expect(400);
+      expect(warned.text).toContain(`Profile ${profile} makes a server certificate, and it has no subjectAltName`);
+      expect(warned.text).toMatch(/<input type="checkbox" id="no-san" name="no_san" value="on" \/>/);
+      expect(warned.text).toContain('value="CN=nosan.example"'); // the form as it was, to add the names
+    }
+    expect(await count('ca_api_certificates')).toBe(before);
+    // Ticked: signed as asked.
+    const signed = await alice
+      .post(`${ADMIN}issue`)
+      .type('form')
+      .send({ ...fields, profile: 'webserver', no_san: 'on' })
+      .expect(303);
+    expect((await alice.get(signed.headers.location).expect(200)).text).toContain('CN=nosan.example');
+    // A client certificate needs no subjectAltName: no question asked.
+    await alice
+      .post(`${ADMIN}issue`)
+      .type('form')
+      .send({ ...fields, profile: 'client' })
+      .expect(303);
+    expect(await count('ca_api_certificates')).toBe(before + 2);
   });
 
   test('a preview of bad input is a message and writes nothing', async () => {

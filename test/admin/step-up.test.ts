@@ -111,6 +111,8 @@ describe('use_admin', () => {
     const { agent } = await signInWithToken('ops');
     const list = await agent.get(`${ADMIN}users/`).expect(200);
     expect(list.text).toMatch(/<input type="checkbox" id="use_admin-on" name="use_admin" value="on"\s*\/>/);
+    // Least privilege: the new-user form ticks nothing (no permission of the REST API either).
+    expect([...list.text.matchAll(/<input type="checkbox"[^>]*>/g)].map((m) => m[0]).filter((box) => /\schecked/.test(box))).toEqual([]);
     const token = formToken(list.text, `${ADMIN}users/`);
     const create = (username: string, extra: string) =>
       agent
@@ -228,6 +230,17 @@ describe('step-up', () => {
         .expect(303);
       expect(res.headers.location).toBe(expected);
     }
+    // Dot segments, plain or percent-encoded, that lead out of the interface: the dashboard.
+    for (const next of [`${ADMIN}../..//evil.example`, `${ADMIN}%2e%2e/%2e%2e//evil.example`]) {
+      const page = await agent.get(`${ADMIN}reauth?${new URLSearchParams({ next })}`).expect(200);
+      expect(page.text).toContain(`name="next" value="${ADMIN}"`);
+      const res = await agent
+        .post(`${ADMIN}reauth`)
+        .type('form')
+        .send({ _csrf: formToken(page.text, `${ADMIN}reauth`), password: PASSWORD, next })
+        .expect(303);
+      expect(res.headers.location).toBe(ADMIN);
+    }
     // Served at the root, `/` prefixes everything: a tab (browsers drop it, `/<tab>/host` is `//host`) is refused too.
     const root = adminOn(f.api, { path: '' });
     const login = request.agent(root.app);
@@ -243,13 +256,15 @@ describe('step-up', () => {
     await root.close();
   });
 
-  test('the routes marked for step-up are exactly revoke, CA edit, ACME deactivation, EAB keys, enrolment endpoints and decisions, the webhook and the user changes', () => {
+  test('the routes marked for step-up are exactly revoke (a certificate, a CA), CA edit, ACME deactivation, EAB keys, enrolment endpoints and decisions, the webhook and the user changes', () => {
     const marked = ADMIN_ROUTES.filter((r) => r.stepUp).map((r) => `${r.method} ${r.path}`);
     expect(marked.sort()).toEqual(
       [
         'GET certs/{ca}/{serial}/revoke',
         'POST certs/{ca}/{serial}/revoke',
         'POST cas/{ca}/',
+        'GET cas/{ca}/revoke',
+        'POST cas/{ca}/revoke',
         'POST cas/{ca}/acme/{slug}/deactivate',
         'POST cas/{ca}/eab-keys',
         'POST cas/{ca}/enrolment-endpoints/',

@@ -113,6 +113,15 @@ describe('D12: docs', () => {
     expect(res.text).not.toMatch(/https?:\/\/(cdn|unpkg|cdnjs)/);
   });
 
+  test('the API root itself, the URL hosts print, answers a JSON index of the docs without credentials', async () => {
+    const res = await request(f.app).get(`${API}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body).toEqual({ openapi: `${API}/openapi.json`, docs: `${API}/docs/` });
+    const post = await request(f.app).post(`${API}/`);
+    expect([post.status, post.headers.allow]).toEqual([405, 'GET']);
+  });
+
   test('openapi.json lists the eleven operations', async () => {
     const res = await request(f.app).get(`${API}/openapi.json`);
     expect(res.status).toBe(200);

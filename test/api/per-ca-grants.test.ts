@@ -239,6 +239,7 @@ describe('ca-admin', () => {
       serialToColons(cas.web.serial),
       '--ca',
       'mail',
+      '--all-permissions',
       '--no-revoke-certificate',
     ]);
     expect(r).toMatchObject({ code: 0, stderr: '' });
@@ -262,7 +263,7 @@ describe('ca-admin', () => {
   });
 
   test('create_api_user without --ca grants every CA, as upstream', async () => {
-    expect((await cli()(['create_api_user', 'dave', '--password', PASSWORD])).code).toBe(0);
+    expect((await cli()(['create_api_user', 'dave', '--all-permissions', '--password', PASSWORD])).code).toBe(0);
     expect(names(await get('/ca/', 'dave'))).toEqual(['root', 'child', 'mail']);
     expect((await cli()(['view_api_user', 'dave'])).stdout).toContain('sign_certificate: all CAs');
   });
@@ -276,7 +277,7 @@ describe('ca-admin', () => {
 
   test('set_api_user_permissions replaces the grants; the next request sees them', async () => {
     expect((await get(`/ca/${cas.root.serial}/`, 'carol')).status).toBe(403);
-    const r = await cli()(['set_api_user_permissions', 'carol', '--ca', 'root', '--no-sign-certificate']);
+    const r = await cli()(['set_api_user_permissions', 'carol', '--ca', 'root', '--all-permissions', '--no-sign-certificate']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect((await get(`/ca/${cas.root.serial}/`, 'carol')).status).toBe(200);
     expect((await get(`/ca/${cas.web.serial}/`, 'carol')).status).toBe(403);

@@ -131,8 +131,9 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   'lib/cache': ['lib/ports'],
   // The background work's engine (loop, back-off): used by lib/ca, lib/acme and lib/webhooks, importing none of them; the ports only (a lost connection).
   'lib/work': ['lib/ports'],
-  // The default ACME challenge validators: their port, and the engine that reads tls-alpn-01 certificates.
-  'adapters/acme-validation': ['lib/ports', 'lib/x509'],
+  // The default ACME challenge validators: their port, the engine that reads tls-alpn-01 certificates,
+  // and the DNS server form their settings share with CA_ACME_DNS_SERVERS (lib/settings/dns-server.ts).
+  'adapters/acme-validation': ['lib/ports', 'lib/x509', 'lib/settings'],
   // The prom-client metrics: the ports they implement and read (events, readings, the sink).
   'adapters/metrics': ['lib/ports'],
 };

@@ -52,7 +52,16 @@ describe.each(testDatabaseTargets())('API user commands on $name', (target) => {
   const listCas = (username: string, password = PASSWORD) => request(f.app).get(`${API}/ca/`).set(as(username, password));
 
   test('list_api_users: one line per user, by name, its permissions grouped by the CAs they hold for', async () => {
-    const created = await cli(['create_api_user', 'web-signer', '--ca', 'child', '--no-change-certificateauthority', '--password', 'pw']);
+    const created = await cli([
+      'create_api_user',
+      'web-signer',
+      '--all-permissions',
+      '--ca',
+      'child',
+      '--no-change-certificateauthority',
+      '--password',
+      'pw',
+    ]);
     expect(created).toMatchObject({ code: 0, stdout: 'Created API user web-signer.\n', stderr: '' });
     const none = ['--no-view-certificateauthority', '--no-change-certificateauthority', '--no-sign-certificate'];
     expect(
@@ -194,8 +203,8 @@ describe.each(testDatabaseTargets())('API user commands on $name', (target) => {
     expect(viewed.stdout).toContain('\nuse_admin: yes\nview_auditlog: yes\nmanage_webhooks: -\nmanage_users: yes\n');
     expect((await cli(['view_api_user', 'plain'])).stdout).toContain('\nuse_admin: -\nview_auditlog: -\n');
     const listed = (await cli(['list_api_users'])).stdout;
-    expect(listed).toContain('auditor - every permission on all CAs; use_admin; view_auditlog; manage_users\n');
-    expect(listed).toContain('plain - every permission on all CAs\n');
+    expect(listed).toContain('auditor - use_admin; view_auditlog; manage_users\n');
+    expect(listed).toContain('plain - no permissions\n');
     // Replacing the permissions without the flag takes it away, as for the other permissions.
     expect((await cli(['set_api_user_permissions', 'auditor'])).code).toBe(0);
     expect((await cli(['view_api_user', 'auditor'])).stdout).toContain('\nuse_admin: -\nview_auditlog: -\n');
@@ -203,6 +212,50 @@ describe.each(testDatabaseTargets())('API user commands on $name', (target) => {
     expect((await cli(['set_api_user_permissions', 'plain', '--use-admin'])).code).toBe(0);
     expect((await cli(['view_api_user', 'plain'])).stdout).toContain('\nuse_admin: yes\nview_auditlog: -\n');
     for (const name of ['auditor', 'plain']) expect((await cli(['delete_api_user', name])).code).toBe(0);
+  });
+
+  test('create_api_user grants nothing unless told (least privilege): --all-permissions grants the five of the REST API, each flag its own', async () => {
+    const bare = await cli(['create_api_user', 'bare', '--password', 'pw']);
+    expect(bare).toMatchObject({ code: 0, stdout: 'Created API user bare.\n' });
+    expect(bare.stderr).toContain('API user bare holds no permission: grant them with set_api_user_permissions bare (--all-permissions');
+    const view = (await cli(['view_api_user', 'bare'])).stdout;
+    for (const p of [
+      'view_certificateauthority',
+      'change_certificateauthority',
+      'sign_certificate',
+      'view_certificate',
+      'revoke_certificate',
+    ]) {
+      expect(view).toContain(`\n${p}: -\n`);
+    }
+    // The server agrees: no CA is listed to it.
+    expect((await listCas('bare', 'pw')).status).toBe(403);
+
+    expect(await cli(['create_api_user', 'full', '--all-permissions', '--password', 'pw'])).toMatchObject({ code: 0, stderr: '' });
+    expect(await cli(['create_api_user', 'most', '--all-permissions', '--no-revoke-certificate', '--password', 'pw'])).toMatchObject({
+      code: 0,
+      stderr: '',
+    });
+    expect(
+      await cli(['create_api_user', 'signer', '--sign-certificate', '--view-certificate', '--ca', 'child', '--password', 'pw']),
+    ).toMatchObject({ code: 0, stderr: '' });
+    const listed = (await cli(['list_api_users'])).stdout;
+    expect(listed).toContain('bare - no permissions\n');
+    expect(listed).toContain('full - every permission on all CAs\n');
+    expect(listed).toContain(
+      'most - view_certificateauthority, change_certificateauthority, sign_certificate, view_certificate on all CAs\n',
+    );
+    expect(listed).toContain('signer - sign_certificate, view_certificate on child\n');
+    expect((await listCas('full', 'pw')).status).toBe(200);
+
+    // set_api_user_permissions replaces them the same way: without a flag, nothing is left.
+    expect((await cli(['set_api_user_permissions', 'full', '--view-certificate'])).code).toBe(0);
+    expect((await cli(['list_api_users'])).stdout).toContain('full - view_certificate on all CAs\n');
+    const emptied = await cli(['set_api_user_permissions', 'full']);
+    expect(emptied.code).toBe(0);
+    expect(emptied.stderr).toContain('API user full holds no permission');
+    expect((await cli(['list_api_users'])).stdout).toContain('full - no permissions\n');
+    for (const name of ['bare', 'full', 'most', 'signer']) expect((await cli(['delete_api_user', name])).code).toBe(0);
   });
 
   test('list_api_users: no users left, says so', async () => {

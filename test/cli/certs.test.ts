@@ -272,8 +272,8 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
   });
 
   describe('create_api_user', () => {
-    it('creates a user with all permissions and a bcrypt hash', async () => {
-      const r = await cli(['create_api_user', 'alice', '--password', 's3cret']);
+    it('creates a user with all permissions (--all-permissions) and a bcrypt hash', async () => {
+      const r = await cli(['create_api_user', 'alice', '--all-permissions', '--password', 's3cret']);
       expect(r).toMatchObject({ code: 0, stdout: 'Created API user alice.\n', stderr: '' });
       const user = (await db.store.findUser('alice'))!;
       expect(await bcrypt.compare('s3cret', user.passwordHash)).toBe(true);
@@ -288,7 +288,7 @@ describe.each(testDatabaseTargets())('certificate commands on $name', (target) =
     });
 
     it('withholds permissions and reads the password from piped stdin', async () => {
-      const r = await cli(['create_api_user', 'bob', '--no-revoke-certificate', '--no-change-certificateauthority'], {
+      const r = await cli(['create_api_user', 'bob', '--all-permissions', '--no-revoke-certificate', '--no-change-certificateauthority'], {
         stdin: Readable.from(['pipe-pass\n']),
       });
       expect(r).toMatchObject({ stdout: 'Created API user bob.\n', stderr: '' });

@@ -12,14 +12,19 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Readable } from 'stream';
 import type { Command } from 'commander';
+import { PGlite, type Extension } from '@electric-sql/pglite';
 import { CommandContext } from '../../lib/cli/context';
 import { caAdminProgram } from '../../lib/cli/run';
 import type { Action } from '../../lib/cli/commands/shared';
 import { hasEnrolmentRequestStore, hasEventLog, type Store } from '../../lib/ports';
 import { parseCsr } from '../../lib/x509/csr';
 import { testDatabaseTargets } from '../helpers/database';
+import { migratedPgliteSnapshot } from '../helpers/pglite-snapshot';
 import { cliFixture, TEST_KEK, type CliResult } from './helpers';
 import { openssl, opensslCsr } from './openssl';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
 
 /** Names of arguments and options that look up a stored thing (others name a new thing, a file, a filter). */
 const LOOKUP_ARGUMENTS = new Set(['ca', 'serial', 'serials', 'cert', 'username', 'id']);
@@ -43,6 +48,8 @@ interface State {
   extLeaf: string;
   /** Two enrolment requests waiting for approval: one to approve, one to refuse. */
   waiting: [string, string];
+  /** An embedded database directory, for backup (the fixture's own database may be in memory). */
+  embedded: string;
 }
 
 type Use =
@@ -52,7 +59,7 @@ type Use =
       argv: (s: State) => string[];
       line: RegExp;
       stdin?: string;
-      env?: Record<string, string>;
+      env?: Record<string, string> | ((s: State) => Record<string, string>);
       /** Up to date already: nothing to record (migrate). */
       noEvent?: true;
     }
@@ -120,6 +127,7 @@ const TABLE: Row[] = [
     unknown: { '<id>': () => ['list_webhook_dead_letters', NO_WEBHOOK] },
   },
   { command: 'verify_audit_log', use: { kind: 'reads', argv: () => ['verify_audit_log'] } },
+  { command: 'verify_restore', use: { kind: 'reads', argv: () => ['verify_restore'] } },
   {
     command: 'audit_log',
     use: { kind: 'reads', argv: () => ['audit_log', '--ca', 'Root'] },
@@ -142,7 +150,7 @@ const TABLE: Row[] = [
     command: 'set_api_user_permissions',
     use: {
       kind: 'confirms',
-      argv: () => ['set_api_user_permissions', 'bob', '--no-sign-certificate', '--ca', 'Root'],
+      argv: () => ['set_api_user_permissions', 'bob', '--all-permissions', '--no-sign-certificate', '--ca', 'Root'],
       line: /^Changed the permissions of API user bob\.$/,
     },
     unknown: {
@@ -170,6 +178,15 @@ const TABLE: Row[] = [
     // stdout is the new CA in --output-format (its serial by default).
     use: { kind: 'data', argv: () => ['init_ca', '--key-type', 'EC', 'Made', 'CN=made.example.com'], output: new RegExp(`^${SERIAL}\n$`) },
     unknown: { '--parent': () => ['init_ca', '--key-type', 'EC', '--parent', NO_CA, 'Orphan', 'CN=orphan.example.com'] },
+  },
+  {
+    command: 'revoke_ca',
+    use: {
+      kind: 'confirms',
+      argv: () => ['revoke_ca', 'Made', '--reason', 'cessation_of_operation'],
+      line: new RegExp(`^Revoked CA Made \\(${SERIAL}\\) \\(reason: cessation_of_operation\\)\\.$`),
+    },
+    unknown: { '<serial>': () => ['revoke_ca', NO_CA] },
   },
   {
     command: 'import_ca',
@@ -346,6 +363,25 @@ const TABLE: Row[] = [
     unknown: { '<id>': () => ['remove_webhook', NO_WEBHOOK] },
   },
   {
+    command: 'backup',
+    use: {
+      kind: 'confirms',
+      argv: (s) => ['backup', path.join(s.dir, 'table-backup.tar.gz')],
+      env: (s) => ({ DATABASE_URL: s.embedded }),
+      line: /^Wrote a backup of the embedded database to .*table-backup\.tar\.gz \(\d+ bytes\)\.$/,
+      noEvent: true,
+    },
+  },
+  {
+    command: 'restore',
+    use: {
+      kind: 'confirms',
+      argv: (s) => ['restore', path.join(s.dir, 'table-backup.tar.gz'), path.join(s.dir, 'table-restored')],
+      line: /^Restored .*table-backup\.tar\.gz into .*table-restored: audit log intact .*\.$/,
+      noEvent: true,
+    },
+  },
+  {
     command: 'rotate_kek',
     use: {
       kind: 'confirms',
@@ -409,7 +445,7 @@ describe.each(testDatabaseTargets())('ca-admin commands on $name', (target) => {
     )
       .trim()
       .split('=')[1];
-    await ok(['create_api_user', 'alice', '--password', 'pw-of-alice']);
+    await ok(['create_api_user', 'alice', '--all-permissions', '--password', 'pw-of-alice']);
     s.webhook = /^id: (\d+)/.exec(await ok(['add_webhook', 'https://hooks.example.com/ca']))![1];
     // A CA made elsewhere, and a certificate it issued, for import_ca and import_cert.
     s.extKey = path.join(f.dir, 'ext.key');
@@ -450,6 +486,16 @@ describe.each(testDatabaseTargets())('ca-admin commands on $name', (target) => {
         }))!.id,
       );
     s.waiting = [await keep('a'.repeat(64)), await keep('b'.repeat(64))];
+    // An embedded database for backup, from the suite's migrated snapshot (no initdb).
+    s.embedded = path.join(f.dir, 'embedded');
+    fs.mkdirSync(s.embedded, { mode: 0o700 });
+    const pglite = new PGlite({
+      dataDir: s.embedded,
+      extensions: { pg_trgm },
+      loadDataDir: new Blob([fs.readFileSync(await migratedPgliteSnapshot())]),
+    });
+    await pglite.waitReady;
+    await pglite.close();
   });
 
   const reads = TABLE.filter((r) => r.use.kind === 'reads');
@@ -483,7 +529,9 @@ describe.each(testDatabaseTargets())('ca-admin commands on $name', (target) => {
         use.kind === 'confirms'
           ? {
               ...(use.stdin === undefined ? {} : { stdin: Readable.from([Buffer.from(use.stdin)]) }),
-              ...(use.env === undefined ? {} : { env: { CA_KEY_ENCRYPTION_KEY: TEST_KEK, ...use.env } }),
+              ...(use.env === undefined
+                ? {}
+                : { env: { CA_KEY_ENCRYPTION_KEY: TEST_KEK, ...(typeof use.env === 'function' ? use.env(s) : use.env) } }),
             }
           : {};
       const r = await f.cli(use.argv(s), extra);
@@ -494,5 +542,6 @@ describe.each(testDatabaseTargets())('ca-admin commands on $name', (target) => {
         expect(lines(r)[0]).toMatch(use.line);
       }
     },
+    180_000, // backup and restore open an embedded database of their own
   );
 });

@@ -51,7 +51,7 @@ describe.each(testDatabaseTargets())('a restarted process on $name', (target) =>
     const kept = (await cli(['sign_cert', '--ca', 'Restart', '--csr', csr, '--subject', 'CN=kept.example.com'])).stdout;
     const gone = (await cli(['sign_cert', '--ca', 'Restart', '--csr', csr, '--subject', 'CN=gone.example.com'])).stdout;
     expect((await cli(['revoke_cert', 'gone.example.com', '--reason', 'keyCompromise'])).stderr).toBe('');
-    expect((await cli(['create_api_user', 'restart-user', '--password', 'pw'])).stderr).toBe('');
+    expect((await cli(['create_api_user', 'restart-user', '--all-permissions', '--password', 'pw'])).stderr).toBe('');
     if (!testDb) await store.close();
 
     // Second session: a new process.
@@ -60,7 +60,7 @@ describe.each(testDatabaseTargets())('a restarted process on $name', (target) =>
       ['view_cert', 'kept.example.com', '--output-format', 'pem'],
       ['list_certs', '--revoked'],
       ['sign_cert', '--ca', 'Restart', '--csr', csr, '--subject', 'CN=after.example.com'],
-      ['create_api_user', 'restart-user', '--password', 'other'],
+      ['create_api_user', 'restart-user', '--all-permissions', '--password', 'other'],
     ];
     const child = runFixture('run-commands.ts', [JSON.stringify(commands)], childEnv(url));
     expect(child.stderr).toBe('');

@@ -122,6 +122,25 @@ describe('cacerts', () => {
     expect(unknown.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(unknown.text).toBe('No EST endpoint is labelled "nobody".\n');
   });
+
+  test('a long label is quoted as a short escaped prefix, not echoed whole', async () => {
+    const res = await request(app).get(`${EST}/${'a'.repeat(1000)}/cacerts`);
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.text).toBe(`No EST endpoint is labelled "${'a'.repeat(40)}"... (1000 characters).\n`);
+  });
+
+  test.each([
+    ['a path the table lacks', `${EST}/devices/cacerts/extra/${'x'.repeat(2000)}`],
+    ['a label with markup', `${EST}/%3Cscript%3Ealert(1)%3C%2Fscript%3E/cacerts`],
+    ['the root of the mount', `${EST}/`],
+  ])('%s: a plain-text 404 that does not echo the path', async (_what, url) => {
+    const res = await request(app).get(url);
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.text).not.toMatch(/xxxx|script|<|Cannot GET/);
+    expect(res.text.length).toBeLessThan(200);
+  });
 });
 
 describe('simpleenroll', () => {
@@ -161,12 +180,15 @@ describe('simpleenroll', () => {
   test.each([
     ['no credentials', {}, 401],
     ['a wrong password', { Authorization: `Basic ${Buffer.from('alice:wrong').toString('base64')}` }, 401],
-  ])('%s → 401 with WWW-Authenticate, nothing stored', async (_name, headers, status) => {
+  ])('%s → 401 with WWW-Authenticate and an empty body, nothing stored', async (_name, headers, status) => {
     const before = await certificateCount();
     const res = await request(app).post(`${EST}/simpleenroll`).set(headers).send(csrDer('x.example.org').toString('base64'));
     expect(res.status).toBe(status);
     expect(res.headers['www-authenticate']).toBe('Basic realm="est"');
-    expect(res.text).toBe('Authentication required: an API user (HTTP Basic).\n');
+    // Empty (README "EST"): a client that asks without credentials first and closes the 401 unread
+    // must find nothing left to read.
+    expect(res.headers['content-length']).toBe('0');
+    expect(res.text).toBe('');
     expect(await certificateCount()).toBe(before);
   });
 
@@ -467,12 +489,7 @@ describe('serverkeygen (est.labels.devices.serverKeygen)', () => {
       501,
       /^This EST server does not offer serverkeygen\.\n$/,
     ],
-    [
-      'no credentials',
-      () => request(app).post(`${EST}/devices/serverkeygen`).send(csrDer('k2.example.org').toString('base64')),
-      401,
-      /^Authentication required/,
-    ],
+    ['no credentials', () => request(app).post(`${EST}/devices/serverkeygen`).send(csrDer('k2.example.org').toString('base64')), 401, /^$/],
     [
       'a user without sign_certificate',
       () => keygen(csrDer('k3.example.org').toString('base64'), 'no_sign_certificate'),

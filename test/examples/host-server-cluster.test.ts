@@ -122,7 +122,7 @@ async function until<T>(what: string, fn: () => T | Promise<T>, ok: (v: T) => bo
     // The access log names no process; the workers' own answers to `/` (after the primary's broadcast) do agree.
     for (let i = 0; i < 6; i++) {
       const text = await (await fetch(`${new URL(server.apiRoot).origin}/`, { headers: { Connection: 'close' } })).text();
-      expect(text).toMatch(/^ACME directory: http:\/\/localhost:\d+\/django_ca\/acme\/directory\/[0-9A-F]+\/$/m);
+      expect(text).toMatch(/^ACME directory: http:\/\/127\.0\.0\.1:\d+\/django_ca\/acme\/directory\/[0-9A-F]+\/$/m);
     }
     const orders = await Promise.all(Array.from({ length: 6 }, () => signAndWait()));
     expect(orders.map((o) => o.status)).toEqual(Array(6).fill('issued'));

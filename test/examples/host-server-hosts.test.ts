@@ -28,13 +28,16 @@ afterAll(async () => {
 });
 
 /** GET `path` of the server with these headers (Host included); status, content type, body. */
-function get(urlPath: string, headers: Record<string, string>): Promise<{ status: number; type: string; body: string }> {
+function get(
+  urlPath: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; type: string; body: string; headers: http.IncomingHttpHeaders }> {
   const { port } = new URL(server.apiRoot);
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port, path: urlPath, headers }, (res) => {
       let body = '';
       res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body, headers: res.headers }));
     });
     req.on('error', reject);
   });
@@ -53,4 +56,31 @@ test('requests for other hosts get a 400 (JSON; problem+json on ACME); allowed h
   const proxied = await get(directory, { Host: 'backend:8000', 'X-Forwarded-Host': 'ca.example.com', 'X-Forwarded-Proto': 'https' });
   expect(proxied.status).toBe(200);
   expect(JSON.parse(proxied.body).newNonce).toMatch(/^https:\/\/ca\.example\.com\/django_ca\/acme\//);
+});
+
+test('prints the address it listens on, names no framework, answers the API root it prints, keeps the access log off the console', async () => {
+  // Printed: 127.0.0.1, where it listens (listen.ts), not `localhost`, which a client may try as ::1 first.
+  expect(server.output()).toMatch(/^express-ca-api example listening on http:\/\/127\.0\.0\.1:\d+$/m);
+  expect(server.apiRoot).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/django_ca\/api$/);
+  const accessLog = path.join(dir, 'data', 'access.log');
+  expect(server.output()).toContain(`Access log: JSON lines in ${accessLog}`);
+
+  const index = await get('/django_ca/api/', { Host: 'ca.example.com' });
+  expect(index.status).toBe(200);
+  expect(JSON.parse(index.body)).toEqual({ openapi: '/django_ca/api/openapi.json', docs: '/django_ca/api/docs/' });
+  expect(index.headers['x-powered-by']).toBeUndefined();
+  // The host app's own answers too: the setting is the app's (README "Embedding it").
+  expect((await get('/', { Host: 'ca.example.com' })).headers['x-powered-by']).toBeUndefined();
+
+  // The requests are in the access log file, one JSON line each, and not on the console.
+  const end = Date.now() + 5000;
+  while (!(fs.existsSync(accessLog) && fs.readFileSync(accessLog, 'utf8').includes('"path":"/django_ca/api/"')) && Date.now() < end)
+    await new Promise((r) => setTimeout(r, 50));
+  const lines = fs
+    .readFileSync(accessLog, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(lines).toContainEqual(expect.objectContaining({ msg: 'request', method: 'GET', path: '/django_ca/api/', status: 200 }));
+  expect(server.output()).not.toContain('"msg":"request"');
 });

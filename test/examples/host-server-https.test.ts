@@ -57,8 +57,8 @@ function httpsGet(url: string, o: { ca?: string; headers?: Record<string, string
 test('TLS_CERT_FILE + TLS_KEY_FILE: the API over HTTPS, with the certificate given', async () => {
   const server = await startChildServer({ CA_DATA_DIR: dataDir(), TLS_CERT_FILE: files.cert, TLS_KEY_FILE: files.key });
   try {
-    expect(server.apiRoot).toMatch(/^https:\/\/localhost:\d+\/django_ca\/api$/);
-    expect(server.output()).toMatch(/express-ca-api example listening on https:\/\/localhost:\d+\n/);
+    expect(server.apiRoot).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/django_ca\/api$/);
+    expect(server.output()).toMatch(/express-ca-api example listening on https:\/\/127\.0\.0\.1:\d+\n/);
     const ca = fs.readFileSync(files.ca, 'utf8');
     const authorization = `Basic ${Buffer.from(`${server.username}:${server.password}`).toString('base64')}`;
     const list = await httpsGet(`${server.apiRoot}/ca/`, { ca, headers: { authorization } });

@@ -28,7 +28,7 @@ test('first start prints a working walk-through; a restart keeps the data', asyn
   try {
     expect(first.output()).toContain('generated a development key-encryption key');
     expect(first.output()).toContain('Created in this database: Example Root, Example Intermediate, API user demo.');
-    expect(first.output()).toMatch(/API docs: http:\/\/localhost:\d+\/django_ca\/api\/docs\//);
+    expect(first.output()).toMatch(/API docs: http:\/\/127\.0\.0\.1:\d+\/django_ca\/api\/docs\//);
     const work = fs.mkdtempSync(path.join(dir, 'walk-'));
     fs.writeFileSync(path.join(work, 'walk.sh'), walkThrough(first));
     const result = execFileSync('bash', ['-e', 'walk.sh'], { cwd: work, encoding: 'utf8', timeout: 60_000 });

@@ -64,7 +64,7 @@ test('the minimal mount serves the API under the host prefix and leaves the host
   };
   // The CLI prints the serial with colons and leading zeros; the API writes it without either (D7).
   const serial = sanitizeSerial(admin(['init_ca', '--key-type', 'EC', '--api-enable', 'Mounted', 'CN=Mounted CA']).trim());
-  admin(['create_api_user', '--password', 'pw-mounted', 'mounter']);
+  admin(['create_api_user', '--all-permissions', '--password', 'pw-mounted', 'mounter']);
 
   const base = await startApp(env);
   const auth = { Authorization: `Basic ${Buffer.from('mounter:pw-mounted').toString('base64')}` };

@@ -355,9 +355,9 @@ describe.each(testDatabaseTargets())('a full run on $name', (target) => {
     expect((await cli(['import_ca', '--import-password', IMPORT_PASSWORD, 'Swapped', `${pwd}.pem`, `${pwd}.key.der`])).code).toBe(1);
     expect((await cli(['import_ca', 'Mismatch', path.join(tmp, 'pasted.key'), `${pwd}.pem`])).err).toMatch(/^Error: /);
     ok(await cli(['import_ca', '--import-password', IMPORT_PASSWORD, 'Imported', `${pwd}.key.der`, `${pwd}.pem`]));
-    ok(await cli(['create_api_user', 'alice', '--password', PASSWORDS.alice]));
-    ok(await cli(['create_api_user', 'bob'], {}, `${PASSWORDS.bob}\n`));
-    ok(await cli(['create_api_user', 'carol', '--no-sign-certificate', '--password', PASSWORDS.carol]));
+    ok(await cli(['create_api_user', 'alice', '--all-permissions', '--password', PASSWORDS.alice]));
+    ok(await cli(['create_api_user', 'bob', '--all-permissions'], {}, `${PASSWORDS.bob}\n`));
+    ok(await cli(['create_api_user', 'carol', '--all-permissions', '--no-sign-certificate', '--password', PASSWORDS.carol]));
     expect((await cli(['create_api_user', 'alice', '--password', PASSWORDS.duplicate])).code).toBe(1);
     expect((await cli(['create_api_user', 'dave', '--pasword', PASSWORDS.typo])).code).not.toBe(0);
     const inter = (await db.store.findCaByName('Inter'))!;

@@ -111,10 +111,10 @@ const APPLICATORS = ['allOf', 'anyOf', 'oneOf'];
 /** RFC 6901 escaping of one pointer segment. */
 const pointer = (segment: string): string => encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'));
 
-const PUBLIC = /^\/(docs\/?|docs\/assets\/.*|openapi\.json)$/;
+const PUBLIC = /^\/(|docs\/?|docs\/assets\/.*|openapi\.json)$/;
 
 export function checkResponse(sample: ResponseSample, routes: readonly RouteDefinition[] = ROUTES): Verdict {
-  if (PUBLIC.test(sample.path)) return { kind: 'skipped', reason: 'docs, assets and openapi.json are not operations' };
+  if (PUBLIC.test(sample.path)) return { kind: 'skipped', reason: 'the index, docs, assets and openapi.json are not operations' };
   const type = (sample.contentType ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/json') return { kind: 'skipped', reason: `not JSON (${type || 'no content type'})` };
 

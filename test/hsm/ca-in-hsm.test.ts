@@ -469,9 +469,11 @@ describeWithSoftHsm('CA keys in a SoftHSM2 token', () => {
     test('the RA renewed: a new key pair in the token, certified; after a restart GetCACert hands it out and devices enrol through it', async () => {
       const old = JSON.parse(JSON.stringify((await raRecord('hsm-root')).key_backend_options)) as Record<string, string>;
       const keyBackends = { default: defaultKeyBackend({ keyEncryptionKey: TEST_KEK }), hsm };
-      // Renewal is due when the certificate expires within renewBeforeMs: a year and more makes it due now.
+      // Renewal is due when the certificate expires within renewBeforeMs (a year and more makes it due
+      // now; at most half the validity, hence a long one) and a new one would end later (within the CA's ten years).
       const ras = new ScepRas(store as ConstructorParameters<typeof ScepRas>[0], keyBackends, effectiveProfiles({}, DEFAULT_EXPIRES_MS), {
         renewBeforeMs: 400 * 86_400_000,
+        validityMs: 900 * 86_400_000,
       });
       const renewed = await ras.forCa(await ca('hsm-root'));
       const record = JSON.parse(JSON.stringify((await raRecord('hsm-root')).key_backend_options)) as Record<string, string>;

@@ -114,6 +114,13 @@ test("the eleven operations, with the contract's operation ids, absolute paths a
   expect(Object.keys(doc.paths)).toContain('/django_ca/api/ca/{serial}/certs/{certificate_serial}/revoke/');
 });
 
+test('each operation has a summary of its own that says what it does', () => {
+  const summaries = operations(doc).map(({ op }) => (op as { summary?: string }).summary);
+  expect(new Set(summaries).size).toBe(summaries.length);
+  const viewProfile = operations(doc).find(({ op }) => op.operationId === 'service_api_endpoints_view_profile');
+  expect((viewProfile?.op as { summary?: string }).summary).toBe('View profile');
+});
+
 test('every operation: path parameters, security, error responses with the error schemas', () => {
   for (const { path: p, op } of operations(doc)) {
     const pathParams = [...p.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]);

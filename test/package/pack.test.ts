@@ -263,7 +263,7 @@ test('from CommonJS with npx ca-admin: migrate, init_ca, create_api_user, then a
   const serial = run('npx', ['ca-admin', 'init_ca', '--key-type', 'EC', '--api-enable', 'Scratch', 'CN=Scratch CA'], env)
     .trim()
     .replace(/:/g, '');
-  run('npx', ['ca-admin', 'create_api_user', '--password', 'scratch-pw', 'scratch'], env);
+  run('npx', ['ca-admin', 'create_api_user', '--all-permissions', '--password', 'scratch-pw', 'scratch'], env);
 
   fs.writeFileSync(
     path.join(project, 'app.js'),

@@ -221,7 +221,7 @@ test('the two commands: npm install && npm start serves the demo; SIGTERM to npm
     },
     /--- end ---/, // the demo server's ready line, once its CAs and user exist
   );
-  expect(out).toMatch(/express-ca-api example listening on http:\/\/localhost:\d+/);
+  expect(out).toMatch(/express-ca-api example listening on http:\/\/127\.0\.0\.1:\d+/);
   expect(out).toMatch(/SIGTERM: stopping[\s\S]*stopped\./);
 }, 420_000);
 

@@ -107,9 +107,15 @@ describe('mounting and the enable switch', () => {
 });
 
 describe('routing and methods (D11: JSON everywhere under the API root)', () => {
-  test('unknown paths are a JSON 404, including the API root itself', async () => {
+  test('unknown paths are a JSON 404; the API root itself is a JSON index of the docs (README D12)', async () => {
     const a = app();
-    for (const path of ['/django_ca/api/', '/django_ca/api/nothing/', '/django_ca/api/ca/XYZ/', '/django_ca/api/ca/AB/orders/a-b/']) {
+    const root = await request(a).get('/django_ca/api/').set(ADMIN);
+    expect({ status: root.status, body: root.body }).toEqual({
+      status: 200,
+      body: { openapi: '/django_ca/api/openapi.json', docs: '/django_ca/api/docs/' },
+    });
+    expectJson(root);
+    for (const path of ['/django_ca/api/nothing/', '/django_ca/api/ca/XYZ/', '/django_ca/api/ca/AB/orders/a-b/']) {
       const res = await request(a).get(path).set(ADMIN);
       expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 404, body: { detail: 'Not Found' } });
       expectJson(res);

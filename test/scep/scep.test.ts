@@ -150,8 +150,30 @@ describe('errors before a CertRep can be signed: plain text with their status, n
     expect(big.headers['content-type']).toBe('text/plain; charset=utf-8');
   });
 
-  test('a path outside the table falls through to the host app', async () => {
-    expect((await request(app).get(`${SCEP}/ec/other/thing?operation=GetCACaps`)).status).toBe(299);
+  test.each([
+    ['a path outside the table', `${SCEP}/ec/other/thing?operation=GetCACaps`],
+    ['a long path outside the table', `${SCEP}/ec/${'x'.repeat(9000)}/more?operation=GetCACaps`],
+    ['a label with markup', `${SCEP}/%3Cscript%3E?operation=GetCACaps`],
+  ])('%s: a plain-text 404 that does not echo the path', async (_what, url) => {
+    const res = await request(app).get(url);
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.text).not.toMatch(/xxxx|script|<|Cannot GET/);
+    expect(res.text.length).toBeLessThan(200);
+  });
+
+  test('an unknown operation and an unknown label are quoted as a short escaped prefix, not echoed whole', async () => {
+    const operation = await request(app).get(`${SCEP}?operation=PKIOperation;message=${'M'.repeat(8000)}`);
+    expect(operation.status).toBe(400);
+    expect(operation.text).toBe(
+      `Unknown SCEP operation "PKIOperation;message=${'M'.repeat(19)}"... (8021 characters): ` +
+        'use GetCACaps, GetCACert or PKIOperation (RFC 8894 §4).\n',
+    );
+    const escaped = await request(app).get(`${SCEP}?operation=%1B%5B31m%0Aevil`);
+    expect(escaped.text).toBe('Unknown SCEP operation "%1B%5B31m%0Aevil": use GetCACaps, GetCACert or PKIOperation (RFC 8894 §4).\n');
+    const label = await request(app).get(`${SCEP}/${'L'.repeat(1000)}?operation=GetCACaps`);
+    expect(label.status).toBe(404);
+    expect(label.text).toBe(`No SCEP endpoint is labelled "${'L'.repeat(40)}"... (1000 characters).\n`);
   });
 });
 

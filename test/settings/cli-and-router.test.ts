@@ -12,7 +12,7 @@ import { initCa } from '../../lib/ca/authorities';
 import { profileToJson } from '../../lib/ca/profiles';
 import { createApiUser } from '../../lib/ca/users';
 import { CommandContext } from '../../lib/cli/context';
-import { createCaApiRouter } from '../../lib';
+import { createCaApiRouter, createRevocationRouter, OptionsError } from '../../lib';
 import { normaliseSerial } from '../../lib/x509/serial-format';
 import { cliRunner, TEST_KEK } from '../cli/helpers';
 import { opensslCsr, tmpDir } from '../cli/openssl';
@@ -77,6 +77,28 @@ test('CA_PROFILES, CA_DEFAULT_PROFILE and CA_DEFAULT_EXPIRES: the REST API serve
   const withDevice = createCaApiRouter({ store: db.store, env: hostEnv, profiles: { device: {} } });
   expect(withDevice.options.defaultProfile).toBe('device');
   await withDevice.close();
+});
+
+test("the revocation router's profiles (the ocsp profile of delegated responders) are ca-admin's: CA_PROFILES, CA_DEFAULT_EXPIRES", async () => {
+  const env = { CA_PROFILES: JSON.stringify({ ocsp: { description: 'Responders, 3 days', expires: 3 } }), CA_DEFAULT_EXPIRES: '30' };
+  const keyBackends = { default: defaultKeyBackend({ keyEncryptionKey: TEST_KEK }) };
+  const revocation = createRevocationRouter({ store: db.store, keyBackends, env });
+  try {
+    const cli = cliContext(env);
+    expect([...revocation.options.profiles.values()].map(profileToJson)).toEqual([...cli.profiles().values()].map(profileToJson));
+    expect(revocation.options.profiles.get('ocsp')?.expiresMs).toBe(3 * 86_400_000);
+    expect(revocation.options.profiles.get('webserver')?.expiresMs).toBe(30 * 86_400_000);
+  } finally {
+    await revocation.close();
+  }
+  // A bad one stops it as it stops the others; the host's own profiles win over the variable.
+  expect(() => createRevocationRouter({ store: db.store, keyBackends, env: { CA_PROFILES: '{not json' } })).toThrow(OptionsError);
+  expect(() => createRevocationRouter({ store: db.store, keyBackends, env: { CA_PROFILES: '{not json' } })).toThrow(
+    /^createRevocationRouter: environment variable CA_PROFILES must be JSON/,
+  );
+  const own = createRevocationRouter({ store: db.store, keyBackends, env: { CA_PROFILES: '{not json' }, profiles: {} });
+  expect(own.options.profiles.get('ocsp')?.expiresMs).toBe(100 * 86_400_000);
+  await own.close();
 });
 
 test('a bad profile setting is the same error for both, naming the variable', async () => {

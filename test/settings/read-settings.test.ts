@@ -18,8 +18,31 @@ describe('readSettings', () => {
       defaultProfile: 'webserver',
       defaultExpiresMs: null,
       dataDir: './.ca-data',
+      databaseUrl: null,
+      hsm: { library: null, token: null, pin: null, alias: null },
+      estClientCertHeader: null,
+      scepChallenge: null,
       metrics: false,
       webhooks: false,
+    });
+  });
+
+  test('the settings read where they are used are read here too: database, HSM, EST header, SCEP challenge', () => {
+    expect(
+      readSettings({
+        DATABASE_URL: 'postgres://ca@db/ca',
+        CA_HSM_LIBRARY_PATH: '/usr/lib/softhsm/libsofthsm2.so',
+        CA_HSM_TOKEN: 'ca',
+        CA_HSM_USER_PIN: '', // an empty PIN is a PIN
+        CA_HSM_ALIAS: 'token',
+        CA_EST_CLIENT_CERT_HEADER: ' X-Client-Cert ',
+        CA_SCEP_CHALLENGE: 'secret',
+      }),
+    ).toMatchObject({
+      databaseUrl: 'postgres://ca@db/ca',
+      hsm: { library: '/usr/lib/softhsm/libsofthsm2.so', token: 'ca', pin: '', alias: 'token' },
+      estClientCertHeader: 'X-Client-Cert',
+      scepChallenge: 'secret',
     });
   });
 

@@ -38,12 +38,14 @@ export async function listRevoked(
   }));
 }
 
-export async function nextCrlNumber(db: Knex, caId: number, scope: CrlScope | 'all'): Promise<bigint> {
+export async function nextCrlNumber(db: Knex, caId: number, scope: CrlScope | 'all', atLeast: bigint = 1n): Promise<bigint> {
+  // The floor is bound as text: a bigint parameter would not survive every driver as a number.
+  const floor = (atLeast > 1n ? atLeast : 1n).toString();
   const result = await db.raw(
-    `INSERT INTO ${CRL_NUMBERS_TABLE} (ca_id, scope, last_number) VALUES (?, ?, 1)
-     ON CONFLICT (ca_id, scope) DO UPDATE SET last_number = ${CRL_NUMBERS_TABLE}.last_number + 1
+    `INSERT INTO ${CRL_NUMBERS_TABLE} (ca_id, scope, last_number) VALUES (?, ?, ?::bigint)
+     ON CONFLICT (ca_id, scope) DO UPDATE SET last_number = GREATEST(${CRL_NUMBERS_TABLE}.last_number + 1, EXCLUDED.last_number)
      RETURNING last_number`,
-    [caId, scope],
+    [caId, scope, floor],
   );
   const rows = (result as { rows: { last_number: string | number | bigint }[] }).rows;
   return BigInt(rows[0].last_number);

@@ -287,8 +287,8 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   listRevoked(caId: number, scope: CrlScope, window: { from: Date; to: Date }): Promise<RevokedCertificate[]> {
     return mappingErrors(() => revocation.listRevoked(this.db, caId, scope, window));
   }
-  nextCrlNumber(caId: number, scope: CrlScope | 'all'): Promise<bigint> {
-    return mappingErrors(() => revocation.nextCrlNumber(this.db, caId, scope));
+  nextCrlNumber(caId: number, scope: CrlScope | 'all', atLeast?: bigint): Promise<bigint> {
+    return mappingErrors(() => revocation.nextCrlNumber(this.db, caId, scope, atLeast));
   }
   revocationVersion(caId: number): Promise<number> {
     return mappingErrors(() => revocation.revocationVersion(this.db, caId));

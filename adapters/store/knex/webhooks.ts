@@ -178,6 +178,12 @@ export class KnexWebhookStore implements WebhookStore {
           });
         return n > 0;
       }
+      if (outcome.kind === 'unattempted') {
+        const n = await this.db(TABLES.webhookEndpoints)
+          .where(mine)
+          .update({ last_error: clip(outcome.error), ...renewed });
+        return n > 0;
+      }
       // Dead letter and move past it in one statement: both or neither.
       const result = (await this.db.raw(
         `WITH moved AS (

@@ -6,7 +6,8 @@
  * (`ca.updated`, naming the fields; `acme.policy.updated`) as the signed-in user; the policy is
  * written in the same transaction, and only when it changed. The page also offers the CA certificate and its chain for download and links the
  * URLs it writes into the certificates it signs (CRL, OCSP, CA issuer), and lists its enrolment
- * endpoints kept in the database (enrolment-endpoints-view.ts).
+ * endpoints kept in the database (enrolment-endpoints-view.ts). With `change_certificateauthority` it
+ * also links the CA's revocation (ca-revoke.ts); a revoked CA shows when and why.
  */
 import { caPatchFromBody } from '../../ca/ca-update';
 import { CaError } from '../../ca/errors';
@@ -102,6 +103,15 @@ async function caPage(ctx: SignedInContext, ca: CaRecord, status = 200, message:
           ${isUsable(ca, now) ? 'usable' : 'cannot sign now'}; ${ca.enabled ? 'enabled' : 'disabled'}; REST API
           ${ca.apiEnabled ? 'enabled' : 'disabled'}; ACME ${ca.acmeEnabled ? 'enabled' : 'disabled'}
         </dd>
+        ${
+          ca.revoked
+            ? html`<dt>Revoked</dt>
+                <dd>
+                  ${ca.revokedDate ? isoTime(ca.revokedDate) : ''}, reason
+                  ${ca.revokedReason || 'unspecified'}${ca.compromised ? html`, key compromised ${isoTime(ca.compromised)}` : null}
+                </dd>`
+            : null
+        }
         <dt>Key storage</dt>
         <dd>${ca.keyBackendAlias}${ca.keyBackendOptions === null ? ' (no private key)' : ''}</dd>
       </dl>
@@ -131,7 +141,8 @@ async function caPage(ctx: SignedInContext, ca: CaRecord, status = 200, message:
       }
       ${enrolmentEndpointsSection(endpoints)}
       ${canEdit && endpoints ? html`<p><a href="${ctx.base}cas/${ca.serial}/enrolment-endpoints/">Add, edit or delete enrolment endpoints</a></p>` : null}
-      ${canEdit ? editForm(ctx, ca, policy) : null}`,
+      ${canEdit ? editForm(ctx, ca, policy) : null}
+      ${canEdit && !ca.revoked ? html`<p class="actions"><a href="${path}revoke">Revoke this certificate authority…</a></p>` : null}`,
   });
 }
 

@@ -15,10 +15,10 @@ import { colonSerial, EXPIRING_WITHIN_DAYS, isoDay, primaryName, statusOf } from
 import type { SignedInContext } from '../context';
 import { html } from '../html';
 import { sendPage } from '../page';
+import { MAX_DAYS } from '../query-check';
 import { dataTable } from '../table';
 
 const PAGE_SIZE = 50;
-const MAX_DAYS = 36_500;
 
 /** The status filter's choices: `days` bounds `expiring` (ahead of now) and `expired` (back from now). */
 const LIST_STATUSES = ['valid', 'expiring', 'expired', 'revoked', 'all'] as const;

@@ -2,8 +2,13 @@
  * Issuing from a CSR (README "Admin interface"): paste a CSR (or, with the page's script, read it from
  * a file: csr-file-script.ts), "Read CSR" fills the subject and the subjectAltNames from it (what is
  * signed is what the form says, never silently the CSR), choose CA, profile (each with its
- * description) and lifetime; "Preview" shows what would be signed, composed as signing composes it,
- * writing nothing; "Sign". `signCert` applies the command line's rules (the profile, a CN or a
+ * description and lifetime; the configured default profile first chosen); "Preview" shows what would
+ * be signed, composed as signing composes it, writing nothing; "Sign". No CA is chosen for the user
+ * unless exactly one issuing CA (one with a parent) is offered: a root signs end-entity certificates
+ * only when someone picks it. A server certificate (its profile's extended key usage has serverAuth)
+ * without a subjectAltName is signed only once the user ticks that they mean it: TLS clients match a
+ * host name against the subjectAltNames alone (RFC 9525 §6.3; RFC 6125 before it), so browsers refuse
+ * such a certificate. `signCert` applies the command line's rules (the profile, a CN or a
  * SAN required, the CA usable and not outlived) and the certificate is audited as the signed-in user
  * over protocol `admin`. Needs `sign_certificate` for the chosen CA; only usable CAs whose key this
  * interface can reach are offered, and when there is none the page says why.
@@ -13,6 +18,7 @@ import { CaError } from '../../ca/errors';
 import { isUsable } from '../../ca/lookup';
 import type { CaRecord } from '../../ports';
 import { parseCsr, type ParsedCsr } from '../../x509/csr';
+import { DAY_MS } from '../../x509/datetime';
 import { X509Error } from '../../x509/errors';
 import { parseRfc4514 } from '../../x509/rfc4514';
 import { adminActor, casWith, forbiddenPage } from '../access';
@@ -30,7 +36,28 @@ interface IssueFields {
   subject: string;
   san: string;
   days: string;
+  /** `on`: the user confirmed a server certificate without subjectAltName. */
+  noSan: string;
 }
+
+const SERVER_AUTH = new Set(['serverAuth', '1.3.6.1.5.5.7.3.1']);
+
+/** Whether `profile` makes server certificates: its extended key usage names serverAuth. */
+function isServerProfile(ctx: SignedInContext, profile: string): boolean {
+  const eku = ctx.services.signing.profiles.get(profile)?.extensions.extended_key_usage?.value;
+  return Array.isArray(eku) && eku.some((usage) => SERVER_AUTH.has(String(usage)));
+}
+
+/** The CA chosen for the user: the only issuing CA (one with a parent) offered, else none. */
+function preselectedCa(cas: readonly CaRecord[]): string {
+  const issuing = cas.filter((ca) => ca.parentId !== null);
+  return issuing.length === 1 ? issuing[0].serial : '';
+}
+
+const noSanWarning = (profile: string): string =>
+  `Profile ${profile} makes a server certificate, and it has no subjectAltName: browsers and other TLS clients ` +
+  'match the host name against the subjectAltNames only, never the common name, and refuse it. Add the names ' +
+  '(DNS:host.example.com), or tick "Sign without a subjectAltName" and sign again.';
 
 /** CAs the user may sign with, usable now, whose key one of the interface's backends holds. */
 async function signingCas(ctx: SignedInContext): Promise<CaRecord[]> {
@@ -39,6 +66,12 @@ async function signingCas(ctx: SignedInContext): Promise<CaRecord[]> {
   return (await casWith(ctx, 'sign_certificate')).filter(
     (ca) => isUsable(ca, now) && ca.keyBackendOptions !== null && Object.hasOwn(keyBackends, ca.keyBackendAlias),
   );
+}
+
+/** A profile's lifetime in days, as the days field takes it: what an empty field signs with. */
+function lifetime(ms: number): string {
+  const days = Math.round((ms / DAY_MS) * 100) / 100;
+  return days === 1 ? '1 day' : `${days} days`;
 }
 
 function unavailable(ctx: SignedInContext, why: string): void {
@@ -57,6 +90,7 @@ function form(
   message: string | null = null,
   csr: ParsedCsr | null = null,
   preview: SignPreview | null = null,
+  askNoSan = false,
 ): void {
   const { profiles } = ctx.services.signing;
   const option = (value: string, label: string, chosen: string): Html =>
@@ -83,13 +117,14 @@ function form(
         <div class="field">
           <label for="ca">Certificate authority</label
           ><select id="ca" name="ca">
-            ${cas.map((ca) => option(ca.serial, ca.name, f.ca))}
+            ${cas.some((ca) => ca.serial === f.ca) ? null : html`<option value="" selected>Choose a CA</option>`}
+            ${cas.map((ca) => option(ca.serial, ca.parentId === null ? `${ca.name} (root)` : ca.name, f.ca))}
           </select>
         </div>
         <div class="field">
           <label for="profile">Profile</label
           ><select id="profile" name="profile">
-            ${[...profiles].map(([name, p]) => option(name, p.description ? `${name}: ${p.description}` : name, f.profile))}
+            ${[...profiles].map(([name, p]) => option(name, `${p.description ? `${name}: ${p.description}` : name} (${lifetime(p.expiresMs)})`, f.profile))}
           </select>
         </div>
         <div class="field">
@@ -104,6 +139,14 @@ function form(
           <label for="days">Valid for (days; empty: the profile's)</label
           ><input id="days" name="days" inputmode="numeric" size="6" value="${f.days}" />
         </div>
+        ${
+          askNoSan
+            ? html`<div class="field">
+                <input type="checkbox" id="no-san" name="no_san" value="on" />
+                <label class="inline" for="no-san">Sign without a subjectAltName (TLS clients will refuse it)</label>
+              </div>`
+            : null
+        }
         <div class="actions">
           <button type="submit" name="action" value="preview">Preview</button>
           <button type="submit" name="action" value="sign">Sign</button>
@@ -116,8 +159,8 @@ function form(
 export async function showIssue(ctx: SignedInContext): Promise<void> {
   const cas = await signingCas(ctx);
   if (cas.length === 0) return unavailable(ctx, whyNoCa(ctx));
-  const chosen = typeof ctx.req.query.ca === 'string' ? ctx.req.query.ca : (cas[0]?.serial ?? '');
-  form(ctx, cas, { ca: chosen, profile: ctx.services.signing.defaultProfile, csr: '', subject: '', san: '', days: '' });
+  const chosen = typeof ctx.req.query.ca === 'string' ? ctx.req.query.ca : preselectedCa(cas);
+  form(ctx, cas, { ca: chosen, profile: ctx.services.signing.defaultProfile, csr: '', subject: '', san: '', days: '', noSan: '' });
 }
 
 function whyNoCa(ctx: SignedInContext): string {
@@ -137,10 +180,11 @@ export async function issue(ctx: SignedInContext): Promise<void> {
     subject: text('subject'),
     san: text('san'),
     days: text('days'),
+    noSan: text('no_san'),
   };
   const cas = await signingCas(ctx);
   const ca = cas.find((c) => c.serial === f.ca);
-  if (!ca) throw forbiddenPage(); // not one the user may sign with (or not usable): nothing is signed
+  if (!ca && f.ca !== '') throw forbiddenPage(); // not one the user may sign with (or not usable): nothing is signed
   let csr: ParsedCsr;
   try {
     csr = parseCsr(f.csr);
@@ -155,6 +199,7 @@ export async function issue(ctx: SignedInContext): Promise<void> {
   if ((action !== 'sign' && action !== 'preview') || (!f.subject && !f.san)) {
     return form(ctx, cas, { ...f, ...fieldsFromCsr(csr) }, 200, null, csr);
   }
+  if (!ca) return form(ctx, cas, f, 400, 'Choose the certificate authority to sign with.');
   const days = f.days === '' ? undefined : Number(f.days);
   if (days !== undefined && !(Number.isInteger(days) && days > 0))
     return form(ctx, cas, f, 400, 'Valid for: a whole number of days, at least 1.');
@@ -171,6 +216,9 @@ export async function issue(ctx: SignedInContext): Promise<void> {
       expiresDays: days, // undefined: the profile's lifetime
     };
     if (action === 'preview') return form(ctx, cas, f, 200, null, null, await previewSignCert(request));
+    if (names.length === 0 && f.noSan !== 'on' && isServerProfile(ctx, f.profile)) {
+      return form(ctx, cas, f, 400, noSanWarning(f.profile), null, null, true);
+    }
     const cert = await signCert({ ...request, requester: adminActor(ctx) });
     redirect(ctx.res, `${ctx.base}certs/${ca.serial}/${cert.serial}/`);
   } catch (e) {

@@ -16,14 +16,26 @@ import { newToken } from '../session';
 
 const WRONG = 'Wrong username or password.';
 
+/** A stand-in origin to resolve `next` against: only a path of this origin is a page of this interface. */
+const HERE = 'http://admin.invalid';
+
 /**
- * `next` when it is a page of this interface (never a redirect elsewhere), else the dashboard. No
- * backslash and no control character: browsers read `/\\host` and `/<tab>/host` as `//host`.
+ * `next`, normalised as a browser resolves it, when it is a page of this interface (never a redirect
+ * elsewhere), else the dashboard. The prefix is checked on the resolved path: `/admin/../..//host` and
+ * `/admin/%2e%2e/%2e%2e//host` begin with it and lead out of it. No backslash and no control character
+ * either: browsers read `/\\host` and `/<tab>/host` as `//host`.
  */
 export function nextPage(ctx: AdminContext, next: string | null): string {
   const unsafe = (c: string) => c === '\\' || c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f;
-  if (next && next.startsWith(ctx.base) && !next.startsWith('//') && ![...next].some(unsafe)) return next;
-  return ctx.base;
+  if (!next || !next.startsWith('/') || next.startsWith('//') || [...next].some(unsafe)) return ctx.base;
+  let url: URL;
+  try {
+    url = new URL(next, HERE);
+  } catch {
+    return ctx.base;
+  }
+  const page = `${url.pathname}${url.search}${url.hash}`;
+  return url.origin === HERE && url.pathname.startsWith(ctx.base) && !page.startsWith('//') ? page : ctx.base;
 }
 
 function loginForm(ctx: AdminContext, status: number, message: string | null, username = ''): void {

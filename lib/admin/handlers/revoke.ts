@@ -7,18 +7,14 @@
  */
 import { CaError } from '../../ca/errors';
 import { revokeCert } from '../../ca/revocation';
-import { REVOCATION_REASONS } from '../../ca/reasons';
 import { X509Error } from '../../x509/errors';
 import { adminActor, caFor } from '../access';
 import { colonSerial, primaryName } from '../certificate-view';
 import type { SignedInContext } from '../context';
 import { html } from '../html';
 import { redirect, sendPage } from '../page';
+import { isOfferedReason, revocationFields } from '../revocation-fields';
 import { certificateOf } from './certificate';
-
-/** Every reason but `remove_from_crl`, which only a delta CRL can use (RFC 5280 §5.3.1). */
-const REASONS = REVOCATION_REASONS.filter((r) => r !== 'remove_from_crl');
-const label = (reason: string): string => reason.charAt(0).toUpperCase() + reason.slice(1).replace(/_/g, ' ');
 
 function revokeForm(ctx: SignedInContext, status: number, message: string | null, chosen = 'unspecified', compromised = ''): Promise<void> {
   return certificateOf(ctx).then(({ ca, cert }) => {
@@ -35,16 +31,7 @@ function revokeForm(ctx: SignedInContext, status: number, message: string | null
                 <p><a href="${path}">Back to the certificate</a></p>`
             : html`<form method="post" action="${path}revoke">
                 <input type="hidden" name="_csrf" value="${ctx.session.record.csrfToken}" />
-                <div class="field">
-                  <label for="reason">Reason</label
-                  ><select id="reason" name="reason">
-                    ${REASONS.map((r) => html`<option value="${r}" ${r === chosen ? html` selected` : null}>${label(r)}</option>`)}
-                  </select>
-                </div>
-                <div class="field">
-                  <label for="compromised">Key compromised at (optional; UTC, e.g. 2026-11-01T08:00:00Z)</label
-                  ><input id="compromised" name="compromised" value="${compromised}" />
-                </div>
+                ${revocationFields(chosen, compromised)}
                 <p>This cannot be undone. Relying parties see it in the next CRL and OCSP answer.</p>
                 <button class="danger" type="submit">Revoke</button> <a href="${path}">Cancel</a>
               </form>`
@@ -65,8 +52,7 @@ export async function revoke(ctx: SignedInContext): Promise<void> {
   const reason = form.get('reason') ?? 'unspecified';
   const compromised = (form.get('compromised') ?? '').trim();
   if (cert.revoked) return revokeForm(ctx, 409, null);
-  if (!REASONS.includes(reason as (typeof REASONS)[number]))
-    return revokeForm(ctx, 400, 'Choose a reason from the list.', 'unspecified', compromised);
+  if (!isOfferedReason(reason)) return revokeForm(ctx, 400, 'Choose a reason from the list.', 'unspecified', compromised);
   const actor = adminActor(ctx);
   try {
     await revokeCert(ctx.services.store, cert, { reason, compromised: compromised || undefined, actor });

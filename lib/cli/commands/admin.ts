@@ -20,12 +20,18 @@ import type { CommandContext } from '../context';
 import { promptPassword } from '../password-prompt';
 import type { Action } from './shared';
 
+/**
+ * The five permissions of the REST API: none unless granted (least privilege; django-ca's
+ * `create_api_user()` grants all five) — each by its flag, or all five by `--all-permissions`, of which
+ * `--no-<permission>` withholds one. Undefined: the flag was not given.
+ */
 interface PermissionFlags {
-  viewCertificateauthority: boolean;
-  changeCertificateauthority: boolean;
-  signCertificate: boolean;
-  viewCertificate: boolean;
-  revokeCertificate: boolean;
+  allPermissions?: boolean;
+  viewCertificateauthority?: boolean;
+  changeCertificateauthority?: boolean;
+  signCertificate?: boolean;
+  viewCertificate?: boolean;
+  revokeCertificate?: boolean;
   /** `--use-admin`: signing in to the admin interface at all (global). */
   useAdmin?: boolean;
   /** `--view-auditlog`: the admin interface's audit log (global). */
@@ -44,14 +50,27 @@ interface UserFlags extends PermissionFlags {
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
-/** The `--no-<permission>` and `--ca` options shared by the commands that grant permissions. */
+const API_PERMISSION_FLAGS = [
+  'view-certificateauthority',
+  'change-certificateauthority',
+  'sign-certificate',
+  'view-certificate',
+  'revoke-certificate',
+] as const;
+
+/** The grant options shared by the commands that set permissions. */
 function permissionOptions(cmd: Command): Command {
+  cmd.option(
+    '--all-permissions',
+    'grant the five permissions of the REST API (view_certificateauthority, change_certificateauthority, sign_certificate, ' +
+      "view_certificate, revoke_certificate; not the admin interface's)",
+  );
+  for (const flag of API_PERMISSION_FLAGS) {
+    const permission = flag.replace(/-/g, '_');
+    cmd.option(`--${flag}`, `grant ${permission}`);
+    cmd.option(`--no-${flag}`, `withhold ${permission} (with --all-permissions)`);
+  }
   return cmd
-    .option('--no-view-certificateauthority', 'withhold the view_certificateauthority permission')
-    .option('--no-change-certificateauthority', 'withhold the change_certificateauthority permission')
-    .option('--no-sign-certificate', 'withhold the sign_certificate permission')
-    .option('--no-view-certificate', 'withhold the view_certificate permission')
-    .option('--no-revoke-certificate', 'withhold the revoke_certificate permission')
     .option('--use-admin', 'grant use_admin: signing in to the admin interface at all (not granted otherwise: a machine user stays out)')
     .option('--view-auditlog', 'grant view_auditlog: the audit log in the admin interface (on every CA; not granted otherwise)')
     .option('--manage-webhooks', 'grant manage_webhooks: webhook endpoints in the admin interface (not granted otherwise)')
@@ -68,18 +87,28 @@ async function permissionsOf(store: Store, o: PermissionFlags): Promise<ApiUserP
   const cas = o.ca.length
     ? await Promise.all(o.ca.map(async (value) => (await findCa(store, value, { allowDisabled: true })).serial))
     : undefined;
+  const granted = (flag: boolean | undefined): boolean => flag ?? o.allPermissions === true;
   return {
-    viewCertificateAuthority: o.viewCertificateauthority,
-    changeCertificateAuthority: o.changeCertificateauthority,
-    signCertificate: o.signCertificate,
-    viewCertificate: o.viewCertificate,
-    revokeCertificate: o.revokeCertificate,
+    viewCertificateAuthority: granted(o.viewCertificateauthority),
+    changeCertificateAuthority: granted(o.changeCertificateauthority),
+    signCertificate: granted(o.signCertificate),
+    viewCertificate: granted(o.viewCertificate),
+    revokeCertificate: granted(o.revokeCertificate),
     useAdmin: o.useAdmin === true,
     viewAuditLog: o.viewAuditlog === true,
     manageWebhooks: o.manageWebhooks === true,
     manageUsers: o.manageUsers === true,
     ...(cas ? { cas } : {}),
   };
+}
+
+/** A user left with no permission at all is allowed (it can be granted later), but said, on stderr. */
+function warnIfPowerless(ctx: CommandContext, username: string, p: ApiUserPermissions): void {
+  if (Object.entries(p).some(([key, value]) => key !== 'cas' && value === true)) return;
+  ctx.note(
+    `API user ${username} holds no permission: grant them with set_api_user_permissions ${username} ` +
+      '(--all-permissions for the five of the REST API, or one flag each; ca-admin set_api_user_permissions --help).',
+  );
 }
 
 export function registerAdminCommands(program: Command, run: Action): void {
@@ -97,7 +126,10 @@ export function registerAdminCommands(program: Command, run: Action): void {
   permissionOptions(
     program
       .command('create_api_user')
-      .description('Create a user of the REST API (all five permissions on every CA unless withheld or limited with --ca).')
+      .description(
+        'Create a user of the REST API, with no permission unless granted: --all-permissions (the five of the REST API) ' +
+          'or one flag each, on every CA unless limited with --ca.',
+      )
       .argument('<username>', 'user name')
       .option('--password <password>', 'password (default: asked on the terminal, or read from piped stdin)'),
   ).action(
@@ -108,6 +140,7 @@ export function registerAdminCommands(program: Command, run: Action): void {
       const password = o.password ?? (await promptPassword(ctx.io.stdin, ctx.io.stderr));
       await createApiUser(store, username, password, permissions, { bcryptCost: ctx.io.bcryptCost });
       ctx.write(`Created API user ${username}.\n`);
+      warnIfPowerless(ctx, username, permissions);
     }),
   );
 
@@ -115,14 +148,17 @@ export function registerAdminCommands(program: Command, run: Action): void {
     program
       .command('set_api_user_permissions')
       .description(
-        "Replace a REST API user's permissions: all five on every CA unless withheld or limited with --ca (takes effect at once).",
+        "Replace a REST API user's permissions with those granted (none unless granted: --all-permissions or one flag each), " +
+          'on every CA unless limited with --ca (takes effect at once).',
       )
       .argument('<username>', 'user name'),
   ).action(
     run(async (ctx: CommandContext, username: string, o: PermissionFlags) => {
       const store = await ctx.store();
-      await setApiUserPermissions(store, username, await permissionsOf(store, o));
+      const permissions = await permissionsOf(store, o);
+      await setApiUserPermissions(store, username, permissions);
       ctx.write(`Changed the permissions of API user ${username}.\n`);
+      warnIfPowerless(ctx, username, permissions);
     }),
   );
 

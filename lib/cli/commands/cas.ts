@@ -1,4 +1,4 @@
-/** init_ca, import_ca, edit_ca, list_cas, view_ca (docs/COMPATIBILITY.md §4). */
+/** init_ca, import_ca, edit_ca, revoke_ca, list_cas, view_ca (docs/COMPATIBILITY.md §4). */
 import { Command, Option } from 'commander';
 import { acmeStoreOf } from '../../acme/store-capability';
 import { CA_DEFAULTS, caNotAfter, caTree, importCa, initCa, listCas, type CaTreeNode } from '../../ca/authorities';
@@ -8,6 +8,8 @@ import { CaError } from '../../ca/errors';
 import { findCa } from '../../ca/lookup';
 import { signUrlsFor } from '../../ca/sign-urls';
 import { HASH_ALGORITHMS } from '../../ca/profiles';
+import { REVOCATION_REASONS } from '../../ca/reasons';
+import { revokeCa } from '../../ca/revocation';
 import type { AcmeCaPolicy, AcmeStore, CaPatch, CaRecord, Store } from '../../ports';
 import { parseRfc4514 } from '../../x509/rfc4514';
 import { formatUtc } from '../../x509/datetime';
@@ -255,6 +257,24 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
       ctx.write(`${changed ? 'Changed' : 'Nothing to change for'} CA ${ca.name} (${serialToColons(ca.serial)}).\n`);
     }),
   );
+
+  program
+    .command('revoke_ca')
+    .description('Revoke a certificate authority: it signs nothing more; its CRLs and OCSP go on.')
+    .argument('<serial>', 'serial or name of the CA')
+    .addOption(new Option('--reason <reason>', `revocation reason (${REVOCATION_REASONS.join(', ')})`).default('unspecified'))
+    .option('--compromised <timestamp>', 'when the key was compromised (ISO 8601 with timezone, in the past)')
+    .action(
+      run(async (ctx: CommandContext, serial: string, o: { reason: string; compromised?: string }) => {
+        const store = await ctx.store();
+        const ca = await findCa(store, serial, { allowDisabled: true });
+        const revoked = await revokeCa(store, ca, { reason: o.reason, compromised: o.compromised });
+        const compromised = revoked.compromised ? `, key compromised ${formatUtc(revoked.compromised)}` : '';
+        ctx.write(
+          `Revoked CA ${revoked.name} (${serialToColons(revoked.serial)}) (reason: ${revoked.revokedReason || 'unspecified'}${compromised}).\n`,
+        );
+      }),
+    );
 
   program
     .command('list_cas')
