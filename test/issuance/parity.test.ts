@@ -196,7 +196,6 @@ const ROWS: Row[] = [
     name: 'nothing asked, the CA has 20 left: issued, cut to the CA’s end',
     request: good('cut.example.com', { ca: 'short' }),
     expected: { outcome: 'issued', cut: true },
-    knownFailing: { SCEP: 'TODO(issue 47 item 4): the SCEP RA certificate is renewed on every lookup near the CA’s end' },
   },
   {
     name: '10 days asked, the CA has 20 left',

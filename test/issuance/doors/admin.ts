@@ -1,7 +1,8 @@
 /**
  * The admin interface's Issue page (README "Admin interface"): the form signed in as alice, with the
  * CSR, the subject and SANs as the operator types them (what Read CSR would fill in) and the days
- * when asked, "Sign". A refusal is the form again with a 400 and the message in its alert.
+ * when asked, "Sign without a subjectAltName" ticked when there is none, "Sign". A refusal is the
+ * form again with a 400 and the message in its alert.
  */
 import { formToken } from '../../admin/admin-fixture';
 import { csrOf } from '../requests';
@@ -33,6 +34,8 @@ export const admin: Door = async (world, req) => {
       san: (req.sans ?? []).join('\n'),
       days: req.days === undefined ? '' : String(req.days),
       action: 'sign',
+      // A server certificate without a SAN is signed once the operator ticks that they mean it.
+      ...(req.sans?.length ? {} : { no_san: 'on' }),
     });
   if (res.status === 400) {
     const alert = /<p class="message error" role="alert">([\s\S]*?)<\/p>/.exec(res.text);
