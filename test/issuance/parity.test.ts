@@ -65,7 +65,8 @@ const POLICY_FORM: Record<DoorName, RegExp> = {
 /** Each rule of the policy, and what a refusal by it says (in the doors that carry text). */
 const RULES = {
   key: { text: /public key/i, acme: ['badPublicKey'] },
-  caKey: { text: /key of (the )?certificate authority/i, acme: ['rejectedIdentifier', 'badCSR'] },
+  // A key the CA will not certify, as for weak keys (Let's Encrypt answers a blocked key so too).
+  caKey: { text: /key of (the )?certificate authority/i, acme: ['badPublicKey'] },
   nameConstraints: { text: /name constraints/i, acme: ['rejectedIdentifier', 'badCSR'] },
   controlCharacter: { text: /control character/i, acme: ['rejectedIdentifier', 'badCSR'] },
   unusableCn: { text: /cannot be in a certificate/i, acme: ['rejectedIdentifier', 'badCSR'] },
