@@ -32,8 +32,8 @@ describe.each(testDatabaseTargets())('revoke_ca on $name', (target) => {
   };
 
   beforeAll(async () => {
-    await ok(['init_ca', '--key-type', 'EC', '--expires', '365', '--path-length', '1', 'Root', 'CN=Revoke Root']);
-    await ok(['init_ca', '--key-type', 'EC', '--expires', '300', '--parent', 'Root', 'Child', 'CN=Revoke Child']);
+    await ok(['init_ca', '--key-type', 'EC', '--no-default-hostname', '--expires', '365', '--path-length', '1', 'Root', 'CN=Revoke Root']);
+    await ok(['init_ca', '--key-type', 'EC', '--no-default-hostname', '--expires', '300', '--parent', 'Root', 'Child', 'CN=Revoke Child']);
   });
 
   /** Every later refusal must leave both CAs and the event log as they are. */
