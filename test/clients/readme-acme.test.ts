@@ -99,7 +99,8 @@ describeWith(['certbot', 'lego', 'openssl'], 'ACME on one machine', () => {
       expectSuccess('the one-machine recipe', result);
       expect(result.out).toContain('certbot/live/demo.internal/cert.pem: OK');
       expect(result.out).toContain('lego/certificates/demo.internal.crt: OK');
-      const log = fs.readFileSync(path.join(clone, 'acme-demo.log'), 'utf8');
+      // The example server's access log: a file in its data directory (CA_ACCESS_LOG, README "Logs").
+      const log = fs.readFileSync(path.join(clone, 'acme-demo', 'access.log'), 'utf8');
       expect(log).toMatch(/"path":"\/django_ca\/acme\/[0-9A-F]+\/chall\//); // the challenges were validated by this server
       expect(hostsKnowsName()).toBe(hadLine);
     });
