@@ -91,7 +91,7 @@ suite('approval with real clients against the example server (EST over HTTPS)', 
 
   test('the server says where requests wait', () => {
     expect(server.output()).toMatch(
-      /^ {2}https:\/\/localhost:\d+\/\.well-known\/est\/approval\/: new enrolments wait for ca-admin approve_enrolment_request/m,
+      /^ {2}https:\/\/127\.0\.0\.1:\d+\/\.well-known\/est\/approval\/: new enrolments wait for ca-admin approve_enrolment_request/m,
     );
   });
 
