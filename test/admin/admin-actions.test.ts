@@ -99,7 +99,7 @@ describe('issue from a CSR', () => {
       .type('form')
       .send({ ...base, days: '99999' })
       .expect(400);
-    expect(tooLong.text).toMatch(/Certificate would outlive CA, maximum expiry for this CA is \d+ days\./);
+    expect(tooLong.text).toMatch(/Certificate would outlive CA, maximum expiry for this CA is \d+ days \(it expires [0-9T:-]+Z\)\./);
     const badSan = await agent
       .post(`${ADMIN}issue`)
       .type('form')

@@ -364,7 +364,7 @@ describe("a certificate's page", () => {
       .type('form')
       .send({ _csrf: formToken(form.text), profile: old.profile, days: '99999' })
       .expect(400);
-    expect(tooLong.text).toMatch(/Certificate would outlive CA, maximum expiry for this CA is \d+ days\./);
+    expect(tooLong.text).toMatch(/Certificate would outlive CA, maximum expiry for this CA is \d+ days \(it expires [0-9T:-]+Z\)\./);
     const unknown = await agent
       .post(url)
       .type('form')

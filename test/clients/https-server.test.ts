@@ -37,7 +37,7 @@ describeWith(['certbot', 'lego', 'openssl'], 'ACME clients against the example s
   afterAll(() => lab?.close());
 
   test('lego (LEGO_CA_CERTIFICATES): refused without the CA; with it, a certificate and https:// URLs for it and the account', async () => {
-    expect(example.directory).toMatch(/^https:\/\/localhost:\d+\/django_ca\/acme\/directory\/[0-9A-F]+\/$/);
+    expect(example.directory).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/django_ca\/acme\/directory\/[0-9A-F]+\/$/);
     const origin = new URL(example.directory).origin;
     dns.setA('lego-https.example.test', ['127.0.0.1']);
     const args = ['--domains', 'lego-https.example.test', '--http', '--http.port', `127.0.0.1:${http01Port}`, 'run'];

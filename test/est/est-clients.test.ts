@@ -50,7 +50,7 @@ describeWith(['pki', 'curl', 'openssl'], 'EST clients against the example server
 
   test('the server says where EST is and which CA enrols', () => {
     expect(server.output()).toMatch(
-      /^EST \(CA_ENABLE_EST; README "EST"\): https:\/\/localhost:\d+\/\.well-known\/est\/ enrols with Example Intermediate\.$/m,
+      /^EST \(CA_ENABLE_EST; README "EST"\): https:\/\/127\.0\.0\.1:\d+\/\.well-known\/est\/ enrols with Example Intermediate\.$/m,
     );
     expect(server.output()).toMatch(
       /^EST: simplereenroll also takes the client certificate a proxy trusted by TRUST_PROXY forwards in X-SSL-Client-Cert\.$/m,

@@ -61,7 +61,7 @@ describeWith(['pki', 'scepclient', 'openssl', 'curl'], 'SCEP clients against the
 
   test('the server says where SCEP is and which CA enrols, never the challenge', () => {
     expect(server.output()).toMatch(
-      /^SCEP \(CA_ENABLE_SCEP; README "SCEP"\): http:\/\/localhost:\d+\/django_ca\/scep enrols with Example Intermediate, with the challenge password of CA_SCEP_CHALLENGE\.$/m,
+      /^SCEP \(CA_ENABLE_SCEP; README "SCEP"\): http:\/\/127\.0\.0\.1:\d+\/django_ca\/scep enrols with Example Intermediate, with the challenge password of CA_SCEP_CHALLENGE\.$/m,
     );
     expect(server.output()).not.toContain(CHALLENGE);
   });
