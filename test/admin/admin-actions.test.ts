@@ -85,6 +85,7 @@ describe('issue from a CSR', () => {
       csr,
       subject: 'CN=bad.example.com',
       san: '',
+      no_san: 'on', // the question about a server certificate without subjectAltName is answered: the checks below come next
       days: '',
     };
     const before = await events().latestEventId();
