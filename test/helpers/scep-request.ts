@@ -8,6 +8,7 @@
  * image; what comes back is read with `openssl cms` too.
  */
 import { execFileSync } from 'child_process';
+import type { Response } from 'supertest';
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -224,4 +225,17 @@ export function expectRaCertificate(text: string): void {
   expect(text).toMatch(/X509v3 Key Usage: critical\n\s+Digital Signature, Key Encipherment\n/);
   expect(text).not.toContain('Extended Key Usage');
   expect(text).toContain('CA:FALSE');
+}
+
+/** supertest's parser for a binary answer (SCEP's GetCACert and CertRep): the body as one Buffer. */
+export const binary = (res: Response, cb: (err: Error | null, body: Buffer) => void): void => {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('end', () => cb(null, Buffer.concat(chunks)));
+};
+
+/** The certificates of a DER certs-only PKCS#7, as openssl prints them (PEM, in order). */
+export function certsOf(der: Buffer): string[] {
+  const pem = execFileSync('openssl', ['pkcs7', '-inform', 'DER', '-print_certs'], { input: der }).toString();
+  return pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/g) ?? [];
 }

@@ -21,21 +21,11 @@ import { pemEncode } from '../../lib/x509/pem';
 import { setupApi, type ApiFixture } from '../api/fixture';
 import { testDatabaseTargets } from '../helpers/database';
 import { buildApp } from '../helpers/http';
-import { buildRequest, csrOf, envelope, makeDevice, readCertRep } from '../helpers/scep-request';
+import { binary, buildRequest, certsOf, csrOf, envelope, makeDevice, readCertRep } from '../helpers/scep-request';
 
 const SCEP = '/django_ca/scep';
 const CHALLENGE = 'device-secret';
 const DAY = 86_400_000;
-
-const binary = (res: request.Response, cb: (err: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => cb(null, Buffer.concat(chunks)));
-};
-const certsOf = (der: Buffer): string[] =>
-  execFileSync('openssl', ['pkcs7', '-inform', 'DER', '-print_certs'], { input: der })
-    .toString()
-    .match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/g) ?? [];
 
 describe.each(testDatabaseTargets())('delegates of a CA in its last days ($name)', (target) => {
   let f: ApiFixture;

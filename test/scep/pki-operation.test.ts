@@ -20,7 +20,7 @@ import { createEnrolmentChallenge } from '../../lib/enrolment/challenges';
 import { approveEnrolmentRequest, refuseEnrolmentRequest } from '../../lib/enrolment/approval';
 import { resolveProfiles } from '../../lib/ca/profiles';
 import { CHALLENGE_WEBHOOK_SECRET, challengeWebhookServer, type ChallengeWebhookServer } from '../helpers/challenge-webhook';
-import { buildRequest, csrOf, envelope, makeDevice, readCertRep, type Device } from '../helpers/scep-request';
+import { binary, buildRequest, certsOf, csrOf, envelope, makeDevice, readCertRep, type Device } from '../helpers/scep-request';
 import { cliRunner } from '../cli/helpers';
 
 let f: ApiFixture;
@@ -34,15 +34,6 @@ const CHALLENGE = 'device-secret';
 const PKCS_REQ = 19;
 const RENEWAL_REQ = 17;
 
-const binary = (res: request.Response, cb: (err: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => cb(null, Buffer.concat(chunks)));
-};
-const certsOf = (der: Buffer): string[] =>
-  execFileSync('openssl', ['pkcs7', '-inform', 'DER', '-print_certs'], { input: der })
-    .toString()
-    .match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/g) ?? [];
 const certificateCount = async () => Number((await f.db.knex(TABLES.certificates).count({ n: '*' }))[0].n);
 
 /** The host's challenge webhook of the label `hooked`: its answer chosen by the challenge. */

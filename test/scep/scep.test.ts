@@ -17,7 +17,7 @@ import { OptionsError } from '../../lib';
 import { resolveScepOptions } from '../../lib/scep/options';
 import { buildApp } from '../helpers/http';
 import { setupApi, type ApiFixture } from '../api/fixture';
-import { CAPABILITIES, expectRaCertificate } from '../helpers/scep-request';
+import { binary, CAPABILITIES, certsOf, expectRaCertificate } from '../helpers/scep-request';
 
 let f: ApiFixture;
 let built: ReturnType<typeof buildApp>;
@@ -51,17 +51,7 @@ afterAll(async () => {
 
 const certificateCount = async () => Number((await f.db.knex(TABLES.certificates).count({ n: '*' }))[0].n);
 
-/** The certificates of a DER certs-only PKCS#7, as openssl prints them (PEM, in order). */
-function certsOf(der: Buffer): string[] {
-  const pem = execFileSync('openssl', ['pkcs7', '-inform', 'DER', '-print_certs'], { input: der }).toString();
-  return pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/g) ?? [];
-}
 const text = (pem: string) => execFileSync('openssl', ['x509', '-noout', '-text'], { input: pem }).toString();
-const binary = (res: request.Response, cb: (err: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => cb(null, Buffer.concat(chunks)));
-};
 
 describe('GetCACaps and GetCACert', () => {
   test('the capabilities, one per line, at every form of the URL', async () => {

@@ -10,7 +10,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import request from 'supertest';
-import { buildRequest, envelope, readCertRep, type Device } from '../../helpers/scep-request';
+import { binary, buildRequest, envelope, readCertRep, type Device } from '../../helpers/scep-request';
 import { csrOf, isRsaKey, keyPemOf, type IssuanceRequest } from '../requests';
 import { SCEP, SCEP_CHALLENGE, type World } from '../world';
 import type { Answer, Door, Outcome } from './outcome';
@@ -18,12 +18,6 @@ import type { Answer, Door, Outcome } from './outcome';
 const PKCS_REQ = 19;
 const RENEWAL_REQ = 17;
 let counter = 0;
-
-const binary = (res: request.Response, cb: (err: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => cb(null, Buffer.concat(chunks)));
-};
 
 const firstCertificate = (pem: string): string | null =>
   /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/.exec(pem)?.[0] ?? null;
