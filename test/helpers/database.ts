@@ -55,6 +55,7 @@ const TABLES_IN_TRUNCATE_ORDER = [
   TABLES.orders,
   TABLES.permissions,
   TABLES.users,
+  TABLES.issuanceIntents,
   TABLES.certificates,
   TABLES.cas,
 ];
