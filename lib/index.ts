@@ -93,7 +93,7 @@ export type {
 } from './ports/enrolment-endpoints';
 export type { KekRotatingKeyBackend, StoredKeyRewriting } from './ports/key-rotation';
 export type { ChallengeValidator, SecretBox } from './ports/acme';
-export type { CaRecord, CaPatch, CertificateRecord } from './ports/records';
+export type { CaIssuancePolicy, CaRecord, CaPatch, CertificateRecord } from './ports/records';
 
 // Domain events (README "Domain events")
 export {

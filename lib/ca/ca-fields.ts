@@ -6,8 +6,9 @@
  * kind of value, whether a `CaPatch` may change it, and its model default (docs/COMPATIBILITY.md §2.9).
  *
  * The compiler holds the list to the ports: every CaRecord field is here exactly once (but
- * `keyBackendOptions`, backend-private and never serialised), and `patchable` is true exactly for the
- * keys of `CaPatch`.
+ * `keyBackendOptions`, backend-private and never serialised, and `issuancePolicy`, ours and kept out
+ * of django-ca's CA JSON: the store maps it apart), and `patchable` is true exactly for the keys of
+ * `CaPatch`.
  */
 import type { CaPatch, CaRecord, X509Record } from '../ports';
 import { DEFAULT_PROFILE_NAME } from './profiles';
@@ -15,7 +16,7 @@ import { DEFAULT_PROFILE_NAME } from './profiles';
 export type CaFieldKind = 'string' | 'number' | 'boolean' | 'json' | 'id';
 
 /** CaRecord keys of the CA's own fields. */
-export type CaFieldKey = Exclude<keyof CaRecord, keyof X509Record | 'keyBackendOptions'>;
+export type CaFieldKey = Exclude<keyof CaRecord, keyof X509Record | 'keyBackendOptions' | 'issuancePolicy'>;
 
 interface FieldSpec<K extends CaFieldKey> {
   name: string;

@@ -11,6 +11,7 @@ import { formatUtc } from '../x509/datetime';
 import type { Name } from '../x509/types';
 import { CaError } from '../ca/errors';
 import { caChain } from '../ca/lookup';
+import { issuancePolicyInWords } from '../ca/policy/ca-policy-settings';
 
 export type OutputFormat = 'pem' | 'der' | 'serial' | 'text' | 'json' | 'none';
 
@@ -106,6 +107,12 @@ function acmeLines(ca: CaRecord, policy: AcmeCaPolicy | null): string[] {
   return lines;
 }
 
+/** The CA's own issuance policy (README "Issuance policy"), each part, "defaults" where it narrows nothing. */
+function issuancePolicyLines(ca: CaRecord): string[] {
+  const words = issuancePolicyInWords(ca.issuancePolicy);
+  return ['Issuance policy:', `* Keys accepted: ${words.keys}`, `* Names allowed: ${words.allow}`, `* Names denied: ${words.deny}`];
+}
+
 /** The policy view_ca shows: only where the ACME section has more than `Enabled: False`, and the store keeps one. */
 async function shownPolicy(store: Store, ca: CaRecord): Promise<AcmeCaPolicy | null> {
   return ca.acmeEnabled && hasAcmeStore(store) ? store.acme.policy(ca.id) : null;
@@ -145,6 +152,7 @@ function textView(
     lines.push(`Key storage: ${ca.keyBackendAlias}${keyStorageDetail(ca.keyBackendOptions)}`);
     lines.push(`CAA identity: ${ca.caaIdentity}`, `Website: ${ca.website}`, `Terms of service: ${ca.termsOfService}`);
     if (extra.acme) lines.push(...acmeLines(ca, extra.acme.policy));
+    lines.push(...issuancePolicyLines(ca));
   } else if (extra.issuer) {
     lines.push(`Certificate Authority: ${extra.issuer.name} (${serialToColons(extra.issuer.serial)})`);
   }

@@ -20,6 +20,8 @@ export type DomainEventType =
   | 'ca.created'
   /** A CA's settings changed; `data.changed` names the fields (never their values). */
   | 'ca.updated'
+  /** A CA's issuance policy changed (README "Issuance policy"); `data.old` and `data.new` are the policy before and after (null: the built-in one). */
+  | 'ca.issuance_policy.updated'
   | 'ca.revoked'
   | 'user.created'
   /** A certificate's `not_after` is near (webhooks' `expiringDays`); once per certificate, for the fleet. */
@@ -66,6 +68,7 @@ const EVENT_TYPES: Record<DomainEventType, true> = {
   'order.retried': true,
   'ca.created': true,
   'ca.updated': true,
+  'ca.issuance_policy.updated': true,
   'ca.revoked': true,
   'user.created': true,
   'certificate.expiring': true,

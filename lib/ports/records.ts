@@ -46,9 +46,31 @@ export interface CaRecord extends X509Record, CaSignExtensions {
   acmeRegistration: boolean;
   acmeProfile: string;
   acmeRequiresContact: boolean;
+  /**
+   * What this CA narrows of the built-in issuance policy (README "Issuance policy"); null: the built-in
+   * policy alone. Kept beside the CA's row, never in the REST API's CA JSON (django-ca's shape).
+   */
+  issuancePolicy: CaIssuancePolicy | null;
 }
 
-export type NewCa = Omit<CaRecord, 'id' | 'created' | 'updated'>;
+/**
+ * A CA's own issuance policy (README "Issuance policy"), which only narrows the built-in one: the
+ * entries are canonical (lib/ca/policy/ca-policy-settings.ts checks them before they are stored).
+ */
+export interface CaIssuancePolicy {
+  /**
+   * The keys the CA certifies, each a kind of the built-in set: `RSA-<bits>` (RSA of at least that
+   * many bits, 2048 or more), `P-256`, `P-384`, `P-521`, `Ed25519`, `Ed448`; null: the whole built-in set.
+   */
+  keys: readonly string[] | null;
+  /** DNS suffixes and IP networks (as `--acme-allow` takes them): with entries, every name must be under one. */
+  allow: readonly string[];
+  /** DNS suffixes and IP networks no requested name may be under. */
+  deny: readonly string[];
+}
+
+/** A new CA: its issuance policy may be left out (the built-in one). */
+export type NewCa = Omit<CaRecord, 'id' | 'created' | 'updated' | 'issuancePolicy'> & { issuancePolicy?: CaIssuancePolicy | null };
 
 /** Columns an operator or the API may change on a CA. */
 export type CaPatch = Partial<
@@ -66,6 +88,7 @@ export type CaPatch = Partial<
     | 'acmeRegistration'
     | 'acmeProfile'
     | 'acmeRequiresContact'
+    | 'issuancePolicy'
     | keyof CaSignExtensions
   >
 >;

@@ -177,6 +177,21 @@ describe('PUT /ca/{serial}/', () => {
   });
   const stored = async () => (await f.store.getCa(target.id)) as CaRecord;
 
+  test("a CA's own issuance policy is not in the CA JSON (django-ca's shape), and PUT neither shows nor changes it", async () => {
+    const policy = { keys: ['P-384'], allow: ['corp.example'], deny: [] };
+    const plainKeys = Object.keys((await get(`/ca/${target.serial}/`)).body as object);
+    await f.store.updateCa(target.id, { issuancePolicy: policy });
+    const got = await get(`/ca/${target.serial}/`);
+    expect(got.status).toBe(200);
+    expect(Object.keys(got.body as object)).toEqual(plainKeys);
+    expect(JSON.stringify(got.body)).not.toMatch(/issuance|corp\.example/);
+    const res = await put(target.serial, { website: 'http://website.example.com', issuance_policy: null });
+    // An unknown key of the body is ignored, as django-ninja ignores it.
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body as object)).toEqual(plainKeys);
+    expect((await stored()).issuancePolicy).toEqual(policy);
+  });
+
   test('the full payload of the upstream test', async () => {
     const res = await put(target.serial, {
       acme_enabled: true,

@@ -28,6 +28,7 @@ const p256 = spki('ec', 'prime256v1');
 const caKey = spki('ec', 'prime256v1');
 
 const context: PolicyContext = {
+  own: null,
   constraints: [
     { ca: 'Issuing', constraints: { permitted_subtrees: [{ type: 'DNS', value: 'example.com' }], excluded_subtrees: null } },
     { ca: 'Root', constraints: { permitted_subtrees: null, excluded_subtrees: [{ type: 'DNS', value: 'secret.example.com' }] } },

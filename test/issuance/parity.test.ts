@@ -12,7 +12,9 @@
  *
  * The hierarchy (world.ts): a root, `constrained` (nameConstraints: permitted DNS example.com,
  * excluded DNS excluded.example.com; a year), `short` (the same constraints, 20 days left), and a
- * `disabled` and a `revoked` one.
+ * `disabled` and a `revoked` one, and `narrowed` (the constraints of `constrained`, and an issuance
+ * policy of its own, world.ts `NARROWED_POLICY`: RSA and P-384 keys, names under corp.example.com but
+ * not under blocked.corp.example.com).
  */
 import { execFileSync } from 'child_process';
 import * as crypto from 'crypto';
@@ -68,6 +70,16 @@ const RULES = {
   // A key the CA will not certify, as for weak keys (Let's Encrypt answers a blocked key so too).
   caKey: { text: /key of (the )?certificate authority/i, acme: ['badPublicKey'] },
   nameConstraints: { text: /name constraints/i, acme: ['rejectedIdentifier', 'badCSR'] },
+  /** The issuing CA's own policy (README "Issuance policy"): its keys, its names allowed and denied. */
+  caKeys: { text: /public key is not accepted by the issuance policy of certificate authority narrowed/, acme: ['badPublicKey'] },
+  caNamesDenied: {
+    text: /denied by the issuance policy of certificate authority narrowed \(deny blocked\.corp\.example\.com\)/,
+    acme: ['rejectedIdentifier'],
+  },
+  caNamesNotAllowed: {
+    text: /not among the names the issuance policy of certificate authority narrowed allows \(allow corp\.example\.com\)/,
+    acme: ['rejectedIdentifier'],
+  },
   controlCharacter: { text: /control character/i, acme: ['rejectedIdentifier', 'badCSR'] },
   unusableCn: { text: /cannot be in a certificate/i, acme: ['rejectedIdentifier', 'badCSR'] },
   validity: { text: /expires/i, acme: null },
@@ -160,6 +172,38 @@ const ROWS: Row[] = [
     name: 'one SAN inside the constraints and one outside',
     request: good('in.example.com', { sans: ['DNS:in.example.com', 'DNS:out.example.net'] }),
     expected: { outcome: 'refused', rule: 'nameConstraints' },
+  },
+  // The issuing CA's own policy: keys narrowed, names allowed and denied (world.ts, NARROWED_POLICY)
+  {
+    name: 'narrowed: RSA-2048, a SAN under the allowed suffix',
+    request: good('www.corp.example.com', { ca: 'narrowed' }),
+    expected: { outcome: 'issued' },
+  },
+  {
+    name: 'narrowed: EC P-384, the curve it accepts',
+    request: good('p384.corp.example.com', { ca: 'narrowed', key: 'ec-p384' }),
+    expected: { outcome: 'issued' },
+  },
+  {
+    name: 'narrowed: EC P-256, a curve it does not accept',
+    request: good('p256.corp.example.com', { ca: 'narrowed', key: 'ec-p256' }),
+    expected: { outcome: 'refused', rule: 'caKeys' },
+  },
+  {
+    name: 'narrowed: a SAN under the denied suffix',
+    request: good('www.blocked.corp.example.com', { ca: 'narrowed' }),
+    expected: { outcome: 'refused', rule: 'caNamesDenied' },
+  },
+  {
+    name: 'narrowed: a SAN inside the name constraints, outside the allowed suffix',
+    request: good('www.example.com', { ca: 'narrowed' }),
+    expected: { outcome: 'refused', rule: 'caNamesNotAllowed' },
+  },
+  {
+    name: 'narrowed: a CN host name outside the allowed suffix, the SAN inside',
+    request: good('cn.corp.example.com', { ca: 'narrowed', cn: 'cn.example.com' }),
+    expected: { outcome: 'refused', rule: 'caNamesNotAllowed' },
+    cannot: CN_ONLY_NOT_ACME,
   },
   // The subject
   {

@@ -9,7 +9,7 @@ import * as path from 'path';
 import type { CaName, World } from './world';
 
 /** The CSR's key: a fresh one of a kind, or the key of a CA of the hierarchy. */
-export type KeyKind = 'rsa-2048' | 'rsa-1024' | 'rsa-512' | 'ec-p192' | 'ec-p256' | 'issuing-ca-key' | 'root-key';
+export type KeyKind = 'rsa-2048' | 'rsa-1024' | 'rsa-512' | 'ec-p192' | 'ec-p256' | 'ec-p384' | 'issuing-ca-key' | 'root-key';
 
 export interface IssuanceRequest {
   /** The CA asked to sign. */
@@ -57,6 +57,8 @@ function freshKey(kind: KeyKind): crypto.KeyObject {
       return crypto.generateKeyPairSync('ec', { namedCurve: 'prime192v1' }).privateKey;
     case 'ec-p256':
       return crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
+    case 'ec-p384':
+      return crypto.generateKeyPairSync('ec', { namedCurve: 'secp384r1' }).privateKey;
     default:
       throw new Error(`${kind} is not a fresh key`);
   }

@@ -5,7 +5,8 @@
  *   they carry nameConstraints, which `init_ca` does not write) and imported as `import_ca` imports:
  *   `constrained` (a year, nameConstraints permitted DNS example.com, excluded DNS excluded.example.com)
  *   and `short` (the same constraints, 20 days left); `disabled` and `revoked`, as `constrained` but
- *   disabled, or revoked, before the router starts;
+ *   disabled, or revoked, before the router starts; `narrowed`, as `constrained` with an issuance
+ *   policy of its own (`NARROWED_POLICY`);
  * - one router with the REST API, ACME, EST and SCEP on a listening server (ACME's http-01 is
  *   validated over the network, through a test DNS server), the in-process order runner, an EST and
  *   a SCEP endpoint per intermediate (no label: `constrained`, else labelled with the CA's name);
@@ -23,7 +24,7 @@ import { challengeValidator } from '../../adapters/acme-validation';
 import { defaultKeyBackend } from '../../adapters/keys';
 import { createCaAdminRouter, importCa, type CaAdminRouter, type CaRecord, type Logger } from '../../lib';
 import { inProcessOrderRunner } from '../../lib/ca/order-runner/in-process';
-import { ADMIN_PERMISSIONS, ALL_PERMISSIONS, type KeyBackend, type Store } from '../../lib/ports';
+import { ADMIN_PERMISSIONS, ALL_PERMISSIONS, type CaIssuancePolicy, type KeyBackend, type Store } from '../../lib/ports';
 import { formToken } from '../admin/admin-fixture';
 import { cliRunner, TEST_KEK } from '../cli/helpers';
 import { openTestDatabase, type DatabaseTarget, type TestDatabase } from '../helpers/database';
@@ -39,7 +40,7 @@ export const SCEP_CHALLENGE = 'parity-secret';
 const PASSWORD = 'correct horse';
 
 /** The CAs a request can go to. */
-export type CaName = 'constrained' | 'short' | 'disabled' | 'revoked';
+export type CaName = 'constrained' | 'short' | 'disabled' | 'revoked' | 'narrowed';
 
 /** A CA of the hierarchy: its record, certificate (PEM) and key (PEM, unencrypted), and where each door finds it. */
 export interface WorldCa {
@@ -70,6 +71,17 @@ export interface World {
   auth: { Authorization: string };
   close(): Promise<void>;
 }
+
+/**
+ * The issuance policy of `narrowed` (README "Issuance policy"): RSA and P-384 keys only (RSA kept: SCEP
+ * signs its messages with RSA keys), names under corp.example.com only, and none under
+ * blocked.corp.example.com.
+ */
+export const NARROWED_POLICY: CaIssuancePolicy = {
+  keys: ['RSA-2048', 'P-384'],
+  allow: ['corp.example.com'],
+  deny: ['blocked.corp.example.com'],
+};
 
 const openssl = (args: string[], cwd: string): string => execFileSync('openssl', args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] }).toString();
 
@@ -114,6 +126,7 @@ function makeHierarchy(dir: string): Record<'root' | CaName, Pem> {
     short: intermediate('short', 20),
     disabled: intermediate('disabled', 365),
     revoked: intermediate('revoked', 365),
+    narrowed: intermediate('narrowed', 365),
   };
 }
 
@@ -141,8 +154,9 @@ export async function startWorld(target: DatabaseTarget): Promise<World> {
   const short = await imported('short');
   const disabled = await store.updateCa((await imported('disabled')).id, { enabled: false });
   const revoked = await store.revokeCa((await imported('revoked')).id, 'key_compromise', null, new Date());
+  const narrowed = await store.updateCa((await imported('narrowed')).id, { issuancePolicy: NARROWED_POLICY });
   /** The CAs of the labelled EST and SCEP endpoints (the label is the CA's name). */
-  const others = [short, disabled, revoked];
+  const others = [short, disabled, revoked, narrowed];
 
   await store.createUser('alice', hashPassword(PASSWORD), [...ALL_PERMISSIONS, ...ADMIN_PERMISSIONS]);
 
@@ -200,6 +214,7 @@ export async function startWorld(target: DatabaseTarget): Promise<World> {
       short: { record: short, ...made.short, label: 'short' },
       disabled: { record: disabled, ...made.disabled, label: 'disabled' },
       revoked: { record: revoked, ...made.revoked, label: 'revoked' },
+      narrowed: { record: narrowed, ...made.narrowed, label: 'narrowed' },
     },
     api,
     base,

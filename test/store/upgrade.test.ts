@@ -137,6 +137,12 @@ describe.each(testDatabaseTargets())(`upgrading a database made at ${FIXTURE_MIG
     }
   });
 
+  it('the CAs made before the upgrade read with the built-in issuance policy (none of their own)', async () => {
+    const cas = await store.listCas();
+    expect(cas.length).toBeGreaterThan(0);
+    expect(cas.map((ca) => [ca.name, ca.issuancePolicy])).toEqual(cas.map((ca) => [ca.name, null]));
+  });
+
   it('verify_audit_log verifies the whole chain after the upgrade', async () => {
     const verdict = await verifyAuditChain(store.auditLog);
     expect(verdict).toMatchObject({ intact: true });

@@ -8,6 +8,7 @@ import { CA_FIELDS, CA_PATCH_FIELDS, type CaField, type CaFieldKey, type CaField
 import type { CertificateJson, Extension, Fingerprints } from '../../../lib/x509/types';
 import type {
   Actor,
+  CaIssuancePolicy,
   CaPatch,
   CaRecord,
   CertificateRecord,
@@ -84,6 +85,8 @@ export function caFromRow(row: Row): CaRecord {
     ...x509FromRow(row),
     ...(fields as Pick<CaRecord, CaFieldKey>),
     keyBackendOptions: fromNullableJson<Record<string, unknown>>(row.key_backend_options),
+    // Not a field of CA_FIELDS: the REST API's CA JSON keeps django-ca's shape (migration 0028).
+    issuancePolicy: fromNullableJson<CaIssuancePolicy>(row.issuance_policy),
   };
 }
 
@@ -92,6 +95,7 @@ export function newCaToRow(ca: NewCa): Row {
     ...x509ToRow(ca),
     ...Object.fromEntries(CA_FIELDS.map((f) => [f.name, caFieldToColumn(f, ca[f.key])])),
     key_backend_options: toNullableJson(ca.keyBackendOptions),
+    issuance_policy: toNullableJson(ca.issuancePolicy ?? null),
   };
 }
 
@@ -99,6 +103,10 @@ export function newCaToRow(ca: NewCa): Row {
 export function caPatchToRow(patch: CaPatch): Row {
   const row: Row = {};
   for (const key of Object.keys(patch) as (keyof CaPatch)[]) {
+    if (key === 'issuancePolicy') {
+      row.issuance_policy = toNullableJson(patch.issuancePolicy);
+      continue;
+    }
     const f = CA_PATCH_FIELDS.get(key);
     if (!f) continue; // not a patchable field: ignore rather than write an unknown column
     row[f.name] = caFieldToColumn(f, patch[key]);

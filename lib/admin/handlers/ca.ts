@@ -2,8 +2,9 @@
  * A certificate authority's page (README "Admin interface"): what it is, its state, and what it adds
  * to the certificates it signs — and, for a user with `change_certificateauthority` on it, a form for
  * the REST update's fields (the same model rules and wording, lib/ca/ca-update.ts) plus `enabled` and
- * `api_enabled`, the ACME settings and the CA's ACME policy (acme-form.ts). The change is audited
- * (`ca.updated`, naming the fields; `acme.policy.updated`) as the signed-in user; the policy is
+ * `api_enabled`, the ACME settings and the CA's ACME policy (acme-form.ts), and the CA's own issuance
+ * policy (issuance-policy-form.ts). The change is audited (`ca.updated`, naming the fields;
+ * `acme.policy.updated`; `ca.issuance_policy.updated`, old and new) as the signed-in user; the ACME policy is
  * written in the same transaction, and only when it changed. The page also offers the CA certificate and its chain for download and links the
  * URLs it writes into the certificates it signs (CRL, OCSP, CA issuer), and lists its enrolment
  * endpoints kept in the database (enrolment-endpoints-view.ts). With `change_certificateauthority` it
@@ -18,6 +19,7 @@ import { formatRfc4514 } from '../../x509/rfc4514';
 import { adminActor, caFor, may } from '../access';
 import { acmeChange, acmeFacts, acmeFields } from '../acme-form';
 import { accessBody, accessUrls, crlBody, crlUrls, lines } from '../ca-form';
+import { issuancePolicyChange, issuancePolicyFacts, issuancePolicyFields } from '../issuance-policy-form';
 import { colonSerial, isoTime } from '../certificate-view';
 import type { SignedInContext } from '../context';
 import { caEnrolmentEndpoints, enrolmentEndpointsSection } from '../enrolment-endpoints-view';
@@ -73,6 +75,7 @@ function editForm(ctx: SignedInContext, ca: CaRecord, policy: AcmeCaPolicy | nul
       ${access ? linesField('issuer_urls', 'CA issuer URLs for the certificates it signs', access.issuers) : null}
       ${textField('website', 'Website', ca.website)} ${textField('terms_of_service', 'Terms of service', ca.termsOfService)}
       ${textField('caa_identity', 'CAA identity', ca.caaIdentity)} ${acmeFields(ca, policy, ctx.services.signing.profiles)}
+      ${issuancePolicyFields(ca)}
       <button type="submit">Save</button>
     </form>`;
 }
@@ -128,6 +131,8 @@ async function caPage(ctx: SignedInContext, ca: CaRecord, status = 200, message:
       ${extensionRows(signs.filter((e) => e !== null))}
       <h2>Its public URLs (written into the certificates it signs)</h2>
       ${publicUrls(ca)}
+      <h2>Issuance policy</h2>
+      ${issuancePolicyFacts(ca)}
       <h2>ACME</h2>
       ${acmeFacts(ca, policy)}
       ${
@@ -169,6 +174,8 @@ export async function updateCa(ctx: SignedInContext): Promise<void> {
     // Everything is checked before anything is written: a bad name or profile changes nothing.
     const acme = acmeChange(form, ca, ctx.services.signing.profiles, hasAcmeStore(store));
     const patch = await caPatchFromBody(store, ca, { ...body, ...acme?.body });
+    const issuancePolicy = issuancePolicyChange(form);
+    if (issuancePolicy !== undefined) patch.issuancePolicy = issuancePolicy;
     // One transaction that names the user: the CA's row (its `ca.updated` event) and its ACME policy.
     await actingAs(store, adminActor(ctx)).transaction(async (tx) => {
       await tx.updateCa(ca.id, { ...patch, enabled: form.get('enabled') === 'on', apiEnabled: form.get('api_enabled') === 'on' });

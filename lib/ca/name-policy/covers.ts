@@ -35,11 +35,16 @@ function isIpEntry(entry: string): boolean {
   return /^[0-9.]+(\/\d+)?$/.test(entry) || entry.includes(':');
 }
 
-/** Whether one of `entries` covers `name`. */
-export function covers(entries: readonly string[], name: PolicyName): boolean {
-  return entries.some((entry) =>
+/** The first of `entries` that covers `name`, or undefined. */
+export function coveringEntry(entries: readonly string[], name: PolicyName): string | undefined {
+  return entries.find((entry) =>
     name.type === 'ip' ? isIpEntry(entry) && coversIp(entry, name.value) : !isIpEntry(entry) && coversName(entry, name.value),
   );
+}
+
+/** Whether one of `entries` covers `name`. */
+export function covers(entries: readonly string[], name: PolicyName): boolean {
+  return coveringEntry(entries, name) !== undefined;
 }
 
 /** Why `policy` refuses `name` — denied, or not among the allowed — or null when it allows it. */

@@ -4,9 +4,11 @@
  * authenticates its requester and says what it asks for; this decides, with the same rule and the
  * same words whatever the door, whether the CA may certify it:
  *
- * - the public key is one the CA certifies (keys.ts), and not the key of any CA in the store;
+ * - the public key is one the CA certifies (keys.ts, narrowed by the CA's own policy: ca-keys.ts), and
+ *   not the key of any CA in the store;
  * - every name — each subjectAltName, and a common name that is a host name or address — lies inside
- *   the nameConstraints of the issuing CA and of every CA above it (RFC 5280 §4.2.1.10);
+ *   the nameConstraints of the issuing CA and of every CA above it (RFC 5280 §4.2.1.10), and is one
+ *   the CA's own policy allows and does not deny (ca-names.ts);
  * - the subject carries no control character, and a common name that is a name is a usable one
  *   (subject.ts).
  * The validity rule is applied where the validity is fixed (lib/ca/issuance/prepare.ts, `outlivesCaRefusal`).
@@ -15,6 +17,8 @@ import type { PublicKeyInfo } from '../../x509/public-key';
 import { nameConstraintViolation } from '../../x509/name-constraints-match';
 import type { GeneralName, Name } from '../../x509/types';
 import type { PolicyContext } from './context';
+import { describeKeyKinds, isKeyOfKinds } from './ca-keys';
+import { caNameIssue } from './ca-names';
 import { ACCEPTED_KEYS, describeKey, isAcceptedKey } from './keys';
 import { IssuancePolicyError, policyIssue, type PolicyIssue } from './refusal';
 import { commonNameAsName, subjectProblems } from './subject';
@@ -31,6 +35,17 @@ export interface IssuanceSubject {
 function keyIssues(key: IssuanceSubject['publicKey'], context: PolicyContext): PolicyIssue[] {
   if (!isAcceptedKey(key)) {
     return [policyIssue('key', `The CSR's public key is not accepted: ${describeKey(key)} (accepted: ${ACCEPTED_KEYS}).`, ['csr'])];
+  }
+  const kinds = context.own?.policy.keys;
+  if (context.own && kinds && !isKeyOfKinds(kinds, key)) {
+    return [
+      policyIssue(
+        'key',
+        `The CSR's public key is not accepted by the issuance policy of certificate authority ${context.own.ca}: ` +
+          `${describeKey(key)} (accepted: ${describeKeyKinds(kinds)}).`,
+        ['csr'],
+      ),
+    ];
   }
   const ca = context.caKeys.get(key.der.toString('base64'));
   if (ca !== undefined) {
@@ -57,9 +72,17 @@ function constraintIssues(name: GeneralName, loc: (string | number)[], context: 
   return [];
 }
 
-/** The issues of names alone (an ACME order's identifiers, before any CSR): the name constraints. */
-export function nameConstraintIssues(names: IssuanceSubject['names'], context: PolicyContext): PolicyIssue[] {
-  return names.flatMap(({ name, loc }) => constraintIssues(name, loc, context));
+/** The issues of one requested name: the name constraints of the chain, then the CA's own name lists. */
+function nameIssues(name: GeneralName, loc: (string | number)[], context: PolicyContext): PolicyIssue[] {
+  const constrained = constraintIssues(name, loc, context);
+  if (constrained.length > 0) return constrained;
+  const own = caNameIssue(name, loc, context.own);
+  return own ? [own] : [];
+}
+
+/** The issues of names alone (an ACME order's identifiers, before any CSR): name constraints and the CA's own lists. */
+export function requestedNameIssues(names: IssuanceSubject['names'], context: PolicyContext): PolicyIssue[] {
+  return names.flatMap(({ name, loc }) => nameIssues(name, loc, context));
 }
 
 /** Every issue of `request` under the CA's policy, in request order; empty when the CA may certify it. */
@@ -70,9 +93,9 @@ export function issuancePolicyIssues(request: IssuanceSubject, context: PolicyCo
   request.subject.forEach((attribute, index) => {
     if (attribute.oid !== OID_COMMON_NAME || subjectIssues.some((p) => p.index === index)) return;
     const asName = commonNameAsName(attribute.value);
-    if (asName) issues.push(...constraintIssues(asName, ['subject', index], context));
+    if (asName) issues.push(...nameIssues(asName, ['subject', index], context));
   });
-  issues.push(...nameConstraintIssues(request.names, context));
+  issues.push(...requestedNameIssues(request.names, context));
   return issues;
 }
 

@@ -1,12 +1,14 @@
 /**
- * What the issuing policy needs to know beyond the request: the issuing CA's chain (its own
- * nameConstraints and its parents') and the public key of every CA in the store (a CA's key is never
- * certified for anything else). Read through whatever lists CAs — the store, or the router's CA
+ * What the issuing policy needs to know beyond the request: the issuing CA's own issuance policy
+ * (`CaRecord.issuancePolicy`, null: the built-in one), its chain (its own nameConstraints and its
+ * parents') and the public key of every CA in the store (a CA's key is never certified for anything
+ * else). Read through whatever lists CAs — the store, or the router's CA
  * cache (lib/cache/ca-cache.ts), whose freshness rules then apply.
  */
 import type { CaRecord, Store } from '../../ports';
 import type { NameConstraintLists } from '../../x509/name-constraints-match';
 import { caFacts } from '../ca-facts';
+import type { OwnPolicy } from './ca-names';
 
 /** A CA's key, as a key the CSR might carry. */
 function keyOf(ca: CaRecord): string {
@@ -14,6 +16,8 @@ function keyOf(ca: CaRecord): string {
 }
 
 export interface PolicyContext {
+  /** What the issuing CA narrows of the built-in policy (keys, names allowed and denied), or null. */
+  own: OwnPolicy | null;
   /** The nameConstraints of the issuing CA and of each CA above it, with the name of the CA that has them. */
   constraints: readonly { ca: string; constraints: NameConstraintLists }[];
   /** The CA (by name) whose public key is this SubjectPublicKeyInfo (base64), for every CA in the store. */
@@ -50,7 +54,8 @@ export function policyContextOf(ca: CaRecord, cas: readonly CaRecord[]): PolicyC
   const keys = caKeysOf(cas);
   // The issuing CA is counted even when the list was read before it was stored.
   const withIssuer = keys.has(keyOf(ca)) ? keys : new Map([...keys, [keyOf(ca), ca.name]]);
-  return { constraints, caKeys: withIssuer };
+  const own = ca.issuancePolicy ? { ca: ca.name, policy: ca.issuancePolicy } : null;
+  return { own, constraints, caKeys: withIssuer };
 }
 
 /** The context for issuing at `ca`, reading the CAs from `cas`. */

@@ -6,7 +6,8 @@
  */
 import type { PublicKeyInfo } from '../../x509/public-key';
 
-const MIN_RSA_BITS = 2048;
+/** The fewest RSA bits any CA certifies; a CA's own policy may ask for more (ca-keys.ts), never fewer. */
+export const MIN_RSA_BITS = 2048;
 const CURVES: ReadonlySet<string> = new Set(['secp256r1', 'secp384r1', 'secp521r1']);
 
 /** The accepted keys, in words, for refusals and documentation. */

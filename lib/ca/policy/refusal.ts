@@ -7,7 +7,7 @@
 import { X509Error, type ValidationIssue } from '../../x509/errors';
 
 /** The rules, one name each. */
-export type PolicyRule = 'key' | 'ca-key' | 'name-constraints' | 'subject-text' | 'unusable-name' | 'validity';
+export type PolicyRule = 'key' | 'ca-key' | 'name-constraints' | 'ca-names' | 'subject-text' | 'unusable-name' | 'validity';
 
 export interface PolicyIssue extends ValidationIssue {
   rule: PolicyRule;

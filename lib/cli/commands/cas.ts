@@ -16,6 +16,7 @@ import { formatUtc } from '../../x509/datetime';
 import { serialToColons } from '../../x509/serial-format';
 import type { EllipticCurveName, HashAlgorithmName, KeyType } from '../../x509/types';
 import { acmeOptions, acmePolicyPatch, acmeSettings, type AcmeFlags } from '../acme-options';
+import { issuancePolicyFromFlags, issuancePolicyOptions, type IssuancePolicyFlags } from '../issuance-policy-options';
 import type { CommandContext } from '../context';
 import { signFlagOptions, signPatch, type SignFlags } from '../extension-options';
 import { readCertificateFile, readPrivateKeyFile } from '../input-files';
@@ -227,7 +228,7 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
       .option('--ocsp-responder-key-validity <days>', 'validity of OCSP responder keys in days')
       .option('--ocsp-response-validity <seconds>', 'validity of OCSP responses in seconds')
       .option('--default-hostname <host>', "host[:port] for the CA's OCSP, CRL and CA-issuer URLs in signed certificates"),
-    [...acmeOptions({ enabled: enableAcme, forNewCa: false }), ...signFlagOptions()],
+    [...acmeOptions({ enabled: enableAcme, forNewCa: false }), ...signFlagOptions(), ...issuancePolicyOptions()],
   ).action(
     run(async (ctx: CommandContext, serial: string, o: Record<string, string | boolean | string[] | undefined>) => {
       const patch: CaPatch = { ...acmeSettings(o as AcmeFlags, ctx) };
@@ -254,6 +255,9 @@ export function registerCaCommands(program: Command, run: Action, enableAcme: bo
       if (o.ocspResponseValidity !== undefined) {
         patch.ocspResponseValidity = intOption(o.ocspResponseValidity as string, '--ocsp-response-validity');
       }
+      // Checked here, before anything is written; its event (`ca.issuance_policy.updated`) names the operator.
+      const issuancePolicy = issuancePolicyFromFlags(o as IssuancePolicyFlags, ca.issuancePolicy);
+      if (issuancePolicy !== undefined) patch.issuancePolicy = issuancePolicy;
       await editCa(store, ca, patch);
       if (policy) await setPolicyAs(store, ca.id, policy.policy);
       const changed = Object.keys(patch).length > 0 || policy !== null;
