@@ -34,7 +34,7 @@ import { composeExtensions, mandatoryExtensions } from '../extensions';
 import { caSigner, type KeyBackends } from '../key-backends';
 import { DEFAULT_EXPIRES_MS, type Profiles } from '../profiles';
 import { newCertificateRecord } from '../records';
-import { assertCaCanSign, floorToMinute, outlivesCa, validityEnd } from '../signing-ca';
+import { assertCaCanSign, floorToMinute, outlivesCa, outlivesCaMessage, validityEnd } from '../signing-ca';
 
 /** Where signatures are recorded before they are made, and where a certificate no door took is kept. */
 export type IntentLedger = Pick<Store, 'recordIntent' | 'failIntent' | 'insertCertificate'>;
@@ -138,7 +138,7 @@ export function composeCertificate(
     : validityEnd(ca, now, profile?.expiresMs ?? signing.defaultExpiresMs ?? DEFAULT_EXPIRES_MS);
   if (Number.isNaN(notAfter.getTime())) throw new CaError('invalid', `${request.notAfter}: not_after is not a datetime.`);
   if (notAfter < notBefore) throw new CaError('invalid', 'not_after is in the past.');
-  if (outlivesCa(ca, notAfter)) throw new CaError('invalid', 'The certificate would outlive its certificate authority.');
+  if (outlivesCa(ca, notAfter)) throw new CaError('invalid', outlivesCaMessage(ca, now)); // one rule, one message (lib/ca/signing-ca.ts)
 
   if (request.algorithm !== null && isEdwards(facts.keyType)) {
     throw new CaError('invalid', `${facts.keyType} keys do not allow an algorithm for signing.`);
