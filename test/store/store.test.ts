@@ -69,6 +69,8 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0025_enrolment_requests',
         '0026_enrolment_endpoints',
         '0027_enrolment_endpoint_budget_webhook',
+        '0028_ca_issuance_policy',
+        '0029_issuance_intents',
       ]);
     });
   });

@@ -55,9 +55,27 @@ export async function keepSigned<T>(ledger: IntentLedger, certificate: SignedCer
     return await keep(certificate);
   } catch (refusal) {
     if (isConnectionLost(refusal)) throw refusal;
-    await keepUnanswered(ledger, certificate, refusal);
+    if (AUTHORIZES in keep) await recordRefused(ledger, certificate, refusal);
+    else await keepUnanswered(ledger, certificate, refusal);
     throw refusal;
   }
+}
+
+const AUTHORIZES = Symbol('authorizes');
+
+/**
+ * A keep whose refusal means the request was not authorized after all — a one-time enrolment
+ * challenge another request used first, a transaction answered meanwhile: its certificate is not
+ * issued (it would be a certificate nobody was allowed to have). It never left the process; its
+ * intent, which keeps the TBSCertificate, is failed with the refusal, so the signature stays on record.
+ */
+export function authorizingKeep<T>(keep: Keep<T>): Keep<T> {
+  return Object.assign((certificate: NewCertificate) => keep(certificate), { [AUTHORIZES]: true });
+}
+
+async function recordRefused(ledger: IntentLedger, certificate: SignedCertificate, refusal: unknown): Promise<void> {
+  const why = refusal instanceof Error ? refusal.message : String(refusal);
+  await ledger.failIntent(certificate.intentId, `Signed, not issued (it never left the process): ${why}`).catch(() => undefined);
 }
 
 /** A signed certificate whose door refused it, stored alone; if even that fails, its intent says why. */
