@@ -20,7 +20,8 @@ const textOf = (page: string): string =>
   page
     .replace(/<[^>]+>/g, ' ')
     .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ');
+    .replace(/\s+/g, ' ')
+    .replace(/ ([.,:])/g, '$1');
 
 /** The ids of the audit records on an audit page, in the order shown. */
 const recordIds = (page: string): number[] => [...page.matchAll(/<tr>\s*<td>(\d+)<\/td>/g)].map((m) => Number(m[1]));
@@ -57,7 +58,7 @@ describe.each(testDatabaseTargets())('the admin interface as an operator sees it
     expect(page).not.toContain('<svg');
     const said = /<p class="message" role="status">([\s\S]*?)<\/p>/.exec(page.slice(page.indexOf('Expiring in the next 13 weeks')));
     expect(textOf(said?.[1] ?? '').trim()).toBe(
-      `No valid certificate expires in the next 13 weeks. ${valid} valid certificate${valid === 1 ? '' : 's'} expire later: see the certificate list.`,
+      `No valid certificate expires in the next 13 weeks. ${valid} valid certificate${valid === 1 ? ' expires' : 's expire'} later: see the certificate list.`,
     );
     expect(said?.[1]).toContain(`href="${ADMIN}certs/?status=valid"`);
   });
@@ -86,7 +87,8 @@ describe.each(testDatabaseTargets())('the admin interface as an operator sees it
       (await agent.get(ADMIN).expect(200)).text,
       (await agent.get(`${ADMIN}certs/${f.api.ca.serial}/${rsa.serial}/`).expect(200)).text,
     ];
-    for (const page of pages) {
+    for (const whole of pages) {
+      const page = whole.replace(/<td class="mono">[\s\S]*?<\/td>/g, ''); // the records' data, as stored, apart
       expect(page).not.toMatch(/\d{2}:\d{2}:\d{2}\.\d+/);
       expect(page).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
       expect(page).toMatch(/<td>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC<\/td>/);
@@ -122,7 +124,8 @@ describe.each(testDatabaseTargets())('the admin interface as an operator sees it
     expect(shown).toEqual([...all].reverse());
     // The dashboard's newest records, newest first, each a link to the audit log at that record (first on its page).
     const dashboard = (await agent.get(ADMIN).expect(200)).text;
-    const linked = [...dashboard.matchAll(/<td><a href="([^"]+)">(\d+)<\/a><\/td>/g)];
+    const recent = dashboard.slice(dashboard.indexOf('<h2>Recent events</h2>'));
+    const linked = [...recent.matchAll(/<td><a href="([^"]+)">(\d+)<\/a><\/td>/g)];
     expect(linked.map((m) => Number(m[2]))).toEqual([...all].reverse().slice(0, 10));
     const at = linked[3];
     expect(recordIds((await agent.get(at[1].replace(/&amp;/g, '&')).expect(200)).text)[0]).toBe(Number(at[2]));
@@ -130,15 +133,20 @@ describe.each(testDatabaseTargets())('the admin interface as an operator sees it
 
   test('the audit filter offers the CAs by name and the actors; a CA chosen filters; a bad CA serial is a 400 page', async () => {
     const page = (await agent.get(`${ADMIN}audit/`).expect(200)).text;
-    for (const ca of await f.api.store.listCas()) expect(page).toContain(`<option value="${ca.serial}">${ca.name}</option>`);
+    for (const ca of await f.api.store.listCas()) expect(page).toContain(`<option value="${ca.serial}" >${ca.name}</option>`);
     expect(page).toMatch(/<select id="ca" name="ca">\s*<option value="">All CAs<\/option>/);
     expect(page).toMatch(/<input id="actor" name="actor" list="actors"/);
     expect(page).toMatch(/<datalist id="actors">[\s\S]*<option value="alice"><\/option>[\s\S]*<\/datalist>/);
     const ofCa = (await agent.get(`${ADMIN}audit/`).query({ ca: f.api.root.serial }).expect(200)).text;
-    expect(ofCa).toContain(`<option value="${f.api.root.serial}" selected>${f.api.root.name}</option>`);
+    expect(ofCa).toContain(`<option value="${f.api.root.serial}"  selected>${f.api.root.name}</option>`);
     expect(ofCa).not.toContain(`title="${serialToColons(f.api.ca.serial)}"`);
     // The serial with colons, as pages show it, filters too.
-    const colons = (await agent.get(`${ADMIN}audit/`).query({ ca: serialToColons(f.api.ca.serial) }).expect(200)).text;
+    const colons = (
+      await agent
+        .get(`${ADMIN}audit/`)
+        .query({ ca: serialToColons(f.api.ca.serial) })
+        .expect(200)
+    ).text;
     expect(recordIds(colons).length).toBeGreaterThan(0);
     for (const bad of ['not-a-serial', 'zz', '::']) {
       const res = await agent.get(`${ADMIN}audit/`).query({ ca: bad });
@@ -148,7 +156,7 @@ describe.each(testDatabaseTargets())('the admin interface as an operator sees it
 
   test('after "Sign" the operator lands on the new certificate with a notice that it was issued', async () => {
     const form = (await agent.get(`${ADMIN}issue`).expect(200)).text;
-    expect(form).toContain(`<a href="${ADMIN}profiles/">`);
+    expect(form.slice(form.indexOf('<main'))).toContain(`<a href="${ADMIN}profiles/">`);
     const signed = await agent
       .post(`${ADMIN}issue`)
       .type('form')
@@ -165,7 +173,7 @@ describe.each(testDatabaseTargets())('the admin interface as an operator sees it
     const location = signed.headers.location as string;
     expect(location).toMatch(new RegExp(`^${ADMIN}certs/${f.api.ca.serial}/[0-9A-F]+/\\?issued=1$`));
     const page = (await agent.get(location).expect(200)).text;
-    expect(page).toMatch(/<p class="message ok" role="status">Certificate issued\.[^<]*<\/p>/);
+    expect(page).toMatch(/<p class="message ok" role="status">\s*Certificate issued\.[^<]*<\/p>/);
     // The page without the parameter says nothing of the kind.
     expect((await agent.get(location.replace('?issued=1', '')).expect(200)).text).not.toContain('Certificate issued');
   });
@@ -179,7 +187,9 @@ describe.each(testDatabaseTargets())('the admin interface as an operator sees it
       expect(page).toMatch(row);
       if (profile.description) expect(page).toContain(profile.description);
     }
-    const webserver = textOf(page.slice(page.indexOf('<th scope="row">webserver')));
-    expect(webserver).toMatch(/^webserver \(default\) [^<]*? digitalSignature, keyAgreement, keyEncipherment \(critical\) serverAuth 100 days/);
+    const webserver = textOf(page.slice(page.indexOf('<th scope="row">webserver'))).trim();
+    expect(webserver).toMatch(
+      /^webserver \(default\) A certificate for a webserver\. Digital signature, Key encipherment, Key agreement \(critical\) TLS web server authentication \(serverAuth\) 100 days /,
+    );
   });
 });
