@@ -53,7 +53,7 @@ export async function certificateHistory(ctx: SignedInContext, ca: CaRecord, cer
               (r) =>
                 html`<td>${timeText(r.created)}</td>
                   <td>${r.type}</td>
-                  <td>${actorText(r)}</td>`,
+                  <td class="long">${actorText(r)}</td>`,
             ),
           )
         : html`<p>No audit record names this certificate.</p>`

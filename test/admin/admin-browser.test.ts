@@ -242,7 +242,7 @@ describeInBrowser('the admin interface in Chromium, against the example server',
     await context.close();
   }, 120_000);
 
-  test('at 1280 CSS pixels the audit log, the recent events and the profiles fit, long values and all (nothing scrolls sideways)', async () => {
+  test('at 1280 CSS pixels the audit log, the recent events, the certificate list and the profiles fit, long values and all (nothing scrolls sideways)', async () => {
     // Long values without a space to break at: a 64-character common name (in the record's data), long names, colon serials.
     await signThroughApi(`long-${'x'.repeat(47)}.example.org`, [`${'a'.repeat(63)}.${'b'.repeat(63)}.example.org`]);
     const context = await newContext(browser); // 1280 × 800
@@ -253,7 +253,7 @@ describeInBrowser('the admin interface in Chromium, against the example server',
     await page.getByLabel('Password').fill(server.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-    const pages = ['', 'audit/', 'audit/?type=certificate.issued', 'profiles/'];
+    const pages = ['', 'audit/', 'audit/?type=certificate.issued', 'certs/?status=all', 'profiles/'];
     const widths: Record<string, number> = {};
     for (const at of pages) {
       await page.goto(`${admin}${at}`);

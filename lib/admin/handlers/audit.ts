@@ -125,7 +125,7 @@ async function auditPage(ctx: SignedInContext, log: AuditLog, verdict: Html | nu
                   html`<td>${r.id}</td>
                     <td>${timeText(r.created)}</td>
                     <td>${r.type}</td>
-                    <td>${actorText(r)}</td>
+                    <td class="long">${actorText(r)}</td>
                     <td>${names.link(r.caSerial)}</td>
                     <td class="mono">${names.certificate(r.caSerial, r.serial)}</td>
                     <td class="mono">${r.dataText.length > 200 ? `${r.dataText.slice(0, 200)}…` : r.dataText}</td>

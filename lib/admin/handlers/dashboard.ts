@@ -110,7 +110,7 @@ async function recentEvents(ctx: SignedInContext): Promise<Html | null> {
                 html`<td><a href="${ctx.base}audit/?${new URLSearchParams({ before: String(r.id + 1) })}">${r.id}</a></td>
                   <td>${timeText(r.created)}</td>
                   <td>${r.type}</td>
-                  <td>${actorText(r)}</td>
+                  <td class="long">${actorText(r)}</td>
                   <td>${names.link(r.caSerial)}</td>`,
             ),
           )
