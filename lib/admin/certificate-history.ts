@@ -48,7 +48,7 @@ export async function certificateHistory(ctx: SignedInContext, ca: CaRecord, cer
       rows.length
         ? dataTable(
             'Audit records of this certificate, newest first',
-            ['Time (UTC)', 'Event', 'By'],
+            ['Time', 'Event', 'By'],
             rows.map(
               (r) =>
                 html`<td>${timeText(r.created)}</td>

@@ -119,7 +119,7 @@ async function auditPage(ctx: SignedInContext, log: AuditLog, verdict: Html | nu
         shown.length
           ? dataTable(
               'Audit records, newest first',
-              ['Id', 'Time (UTC)', 'Type', 'Actor', 'CA', 'Certificate', 'Data', 'Hash'],
+              ['Id', 'Time', 'Type', 'Actor', 'CA', 'Certificate', 'Data', 'Hash'],
               shown.map(
                 (r) =>
                   html`<td>${r.id}</td>

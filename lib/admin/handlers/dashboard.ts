@@ -104,7 +104,7 @@ async function recentEvents(ctx: SignedInContext): Promise<Html | null> {
       rows.length
         ? dataTable(
             'Recent events, newest first',
-            ['Id', 'Time (UTC)', 'Type', 'Actor', 'CA'],
+            ['Id', 'Time', 'Type', 'Actor', 'CA'],
             rows.map(
               (r) =>
                 html`<td><a href="${ctx.base}audit/?${new URLSearchParams({ before: String(r.id + 1) })}">${r.id}</a></td>
