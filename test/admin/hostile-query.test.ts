@@ -23,6 +23,7 @@ const READS: Record<string, string[]> = {
   'users/{username}/': ['saved'],
   'cas/{ca}/': ['saved'],
   'cas/{ca}/acme/{slug}/': ['before'],
+  'certs/{ca}/{serial}/': ['issued'],
   'certs/{ca}/{serial}/download': ['format'],
   'cas/{ca}/download': ['format'],
 };
