@@ -6,12 +6,12 @@
  */
 import { hasAcmeStore, hasAuditLog, type AuditRow, type CaRecord, type CertificateRecord, type Store } from '../ports';
 import { holdsGlobal } from './access';
-import { isoTime } from './certificate-view';
+import { isoTime, timeText } from './certificate-view';
 import type { SignedInContext } from './context';
 import { html, type Html } from './html';
 import { dataTable } from './table';
 
-/** The most records shown; the audit log page has the rest. */
+/** The most records shown (the newest); the audit log page has the rest. */
 const HISTORY_ROWS = 50;
 
 /** The issuing ACME order as a few lines, or null when the certificate did not come through ACME. */
@@ -38,22 +38,22 @@ function actorText(row: AuditRow): string {
   }
 }
 
-/** The certificate's audit records, newest last; null for a user without `view_auditlog` or a store without a log. */
+/** The certificate's audit records, newest first (as the audit log); null for a user without `view_auditlog` or a store without a log. */
 export async function certificateHistory(ctx: SignedInContext, ca: CaRecord, cert: CertificateRecord): Promise<Html | null> {
   const store: Store = ctx.services.store;
   if (!hasAuditLog(store) || !(await holdsGlobal(ctx, 'view_auditlog'))) return null;
-  const rows = await store.auditLog.auditRows({ caSerial: ca.serial, serial: cert.serial, limit: HISTORY_ROWS });
+  const rows = await store.auditLog.auditRows({ caSerial: ca.serial, serial: cert.serial, newestFirst: true, limit: HISTORY_ROWS });
   return html`<h2>History</h2>
     ${
       rows.length
         ? dataTable(
-            'Audit records of this certificate',
-            ['Time (UTC)', 'Event', 'By'],
+            'Audit records of this certificate, newest first',
+            ['Time', 'Event', 'By'],
             rows.map(
               (r) =>
-                html`<td>${r.created}</td>
+                html`<td>${timeText(r.created)}</td>
                   <td>${r.type}</td>
-                  <td>${actorText(r)}</td>`,
+                  <td class="long">${actorText(r)}</td>`,
             ),
           )
         : html`<p>No audit record names this certificate.</p>`

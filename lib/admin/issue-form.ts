@@ -4,10 +4,12 @@
  * subject as an RFC 4514 string (several OU or DC values allowed).
  */
 import type { ParsedCsr } from '../x509/csr';
+import { DAY_MS } from '../x509/datetime';
 import { parseGeneralName } from '../x509/general-name';
 import { generalNameText } from '../x509/readable/text';
 import { formatRfc4514 } from '../x509/rfc4514';
 import type { GeneralName } from '../x509/types';
+import { keyText } from './certificate-view';
 
 const TYPES: Record<string, GeneralName['type']> = { dns: 'DNS', ip: 'IP', email: 'email', uri: 'URI' };
 
@@ -34,11 +36,11 @@ export function fieldsFromCsr(csr: ParsedCsr): { subject: string; san: string } 
   return { subject: formatRfc4514(csr.subject), san: lines.join('\n') };
 }
 
-export function keyText(csr: ParsedCsr): string {
-  const { keyType, keySize, curve } = csr.publicKey;
-  return keyType === 'EC'
-    ? `EC ${curve ?? `${keySize} bits`}`
-    : keyType === 'RSA' || keyType === 'DSA'
-      ? `${keyType} ${keySize} bits`
-      : keyType;
+/** The CSR's key in words, as a certificate's page shows a certificate's (`EC P-256`). */
+export const csrKeyText = (csr: ParsedCsr): string => keyText(csr.publicKey);
+
+/** A profile's lifetime in days, as the days field takes it (what an empty field signs with) and the profiles page shows it. */
+export function lifetimeText(ms: number): string {
+  const days = Math.round((ms / DAY_MS) * 100) / 100;
+  return days === 1 ? '1 day' : `${days} days`;
 }

@@ -20,6 +20,7 @@ function navigation(ctx: AdminContext & { session: NonNullable<AdminContext['ses
     [base, 'Dashboard'],
     [`${base}certs/`, 'Certificates'],
     [`${base}issue`, 'Issue'],
+    [`${base}profiles/`, 'Profiles'],
   ];
   if (session.user.permissions.includes('view_auditlog')) links.push([`${base}audit/`, 'Audit log']);
   if (session.user.permissions.includes('manage_webhooks')) links.push([`${base}webhooks/`, 'Webhooks']);

@@ -9,18 +9,22 @@
  * free text (`QueryKind`); an empty value is always "not given".
  */
 import { HttpError } from '../http/http-errors';
+import { normaliseSerial } from '../x509/serial-format';
 
 /**
  * `id`: a page cursor over a table of 32-bit ids (certificates, ACME orders); `eventId`: over the
  * audit log's 64-bit ids, as far as JavaScript counts exactly; `days`: 1 to 36,500; `date`: ISO 8601,
- * a day of the years 1 to 9999 and optionally a time and zone (what PostgreSQL and PGlite store alike).
+ * a day of the years 1 to 9999 and optionally a time and zone (what PostgreSQL and PGlite store alike);
+ * `serial`: a serial as the pages show it or the URLs carry it, hex digits with or without colons.
  */
-export type QueryKind = 'id' | 'eventId' | 'days' | 'date';
+export type QueryKind = 'id' | 'eventId' | 'days' | 'date' | 'serial';
 export type QuerySpec = Readonly<Record<string, QueryKind>>;
 
 export const MAX_QUERY_VALUE = 2048;
 export const MAX_DAYS = 36_500;
 const INT4_MAX = 2_147_483_647;
+/** Hex digits of a serial (RFC 5280 §4.1.2.2: at most 20 octets), colons between them allowed. */
+const MAX_SERIAL_TEXT = 64;
 
 // eslint-disable-next-line no-control-regex -- control characters are what it finds
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -58,6 +62,10 @@ const KIND_RULES: Record<QueryKind, { valid: (value: string) => boolean; expecte
     expected: `a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`,
   },
   days: { valid: (v) => wholeNumber(v, MAX_DAYS) !== null, expected: `a whole number of days from 1 to ${MAX_DAYS}` },
+  serial: {
+    valid: (v) => v.length <= MAX_SERIAL_TEXT && normaliseSerial(v) !== null,
+    expected: 'a serial: hexadecimal digits, with or without colons (4E:1F:0A or 4E1F0A)',
+  },
   date: {
     valid: (v) => isoDate(v) !== null,
     expected: 'a date of the years 1 to 9999 in ISO 8601 (2026-01-31, 2026-01-31T12:00:00Z, 2026-01-31T12:00:00+02:00)',

@@ -28,6 +28,7 @@ import { resign, showResign } from './handlers/resign';
 import { showDashboard } from './handlers/dashboard';
 import { issue, showIssue } from './handlers/issue';
 import { login, logout, showLogin } from './handlers/login';
+import { showProfiles } from './handlers/profiles';
 import { reauthenticate, showReauthenticate } from './handlers/reauth';
 import { revoke, showRevoke } from './handlers/revoke';
 import { addEndpoint, removeEndpoint, replay, rotateSecret, showDeadLetters, showWebhooks } from './handlers/webhooks';
@@ -85,7 +86,8 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   { ...page('certs/{ca}/{serial}/revoke', showRevoke), stepUp: { formPage: 'certs/{ca}/{serial}/revoke' } },
   sensitive('certs/{ca}/{serial}/revoke', revoke),
   page('issue', showIssue),
-  { ...page('audit/', showAuditLog), query: { since: 'date', after: 'eventId' } },
+  { ...page('audit/', showAuditLog), query: { ca: 'serial', since: 'date', after: 'eventId', before: 'eventId' } },
+  page('profiles/', showProfiles),
   action('audit/verify', verifyAuditLog),
   page('webhooks/', showWebhooks),
   sensitive('webhooks/', addEndpoint),

@@ -19,6 +19,10 @@ h2 { font-size: 1.15rem; margin: 1.5rem 0 .6rem; }
 table { width: 100%; border-collapse: collapse; background: #fff; border: 1px solid var(--line); }
 th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { background: #eef0f4; font-weight: 600; }
+/* A word too long for its cell breaks; a value that may be long without a space (a hash, a serial, JSON, a
+   host name, an actor) breaks anywhere, so that its column may narrow: the page never scrolls sideways. */
+td { overflow-wrap: break-word; }
+td.mono, td.long { overflow-wrap: anywhere; }
 dl.fields { display: grid; grid-template-columns: minmax(9rem, max-content) 1fr; gap: .3rem 1rem; background: #fff; border: 1px solid var(--line); padding: .8rem 1rem; }
 dl.fields dt { color: var(--muted); }
 dl.fields dd { margin: 0; overflow-wrap: anywhere; }

@@ -24,6 +24,8 @@ export interface AuditRow {
 export interface AuditFilter {
   /** Records with a greater id only (paging; 0 or absent: from the first). */
   afterId?: number;
+  /** Records with a smaller id only (paging newest first; 0 or absent: up to the last). */
+  beforeId?: number;
   /** Records committed at or after this time only. */
   since?: Date;
   /** Records about this CA only (its certificates' records included). */
@@ -32,7 +34,7 @@ export interface AuditFilter {
   type?: string;
   /** Records whose actor has exactly this name only (an API user's username, an operator, a database role). */
   actorName?: string;
-  /** Newest (highest id) first: the latest records (the admin dashboard); `afterId` still bounds them from below. */
+  /** Newest (highest id) first: the latest records (the admin dashboard and audit log); `afterId` and `beforeId` still bound them. */
   newestFirst?: boolean;
   /** Records about this certificate only (its serial: upper-case hex, no colons or leading zeros); with `caSerial`, of that CA. */
   serial?: string;

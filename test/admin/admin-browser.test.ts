@@ -25,6 +25,27 @@ describeInBrowser('the admin interface in Chromium, against the example server',
   const SAN = 'payroll-db.internal.example';
   let auth: { Authorization: string };
 
+  /** A certificate signed through the REST API, as a service would get one; resolves once its order is done. */
+  async function signThroughApi(cn: string, names: string[]): Promise<void> {
+    const sign = await fetch(`${server.apiRoot}/ca/${server.caSerial}/sign/`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        csr: opensslCsr('EC').csr,
+        subject: [{ oid: 'CN', value: cn }],
+        extensions: [{ type: 'subject_alternative_name', value: names.map((value) => ({ type: 'DNS', value })) }],
+      }),
+    });
+    const { slug } = (await sign.json()) as { slug: string };
+    for (let i = 0; i < 100; i++) {
+      const order = (await (await fetch(`${server.apiRoot}/ca/${server.caSerial}/orders/${slug}/`, { headers: auth })).json()) as {
+        status: string;
+      };
+      if (order.status !== 'pending') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'admin-browser-'));
     fs.mkdirSync(path.join(dir, 'data'));
@@ -37,23 +58,7 @@ describeInBrowser('the admin interface in Chromium, against the example server',
     admin = printed[1];
     // A certificate to find, issued through the REST API as a service would get one.
     auth = { Authorization: `Basic ${Buffer.from(`${server.username}:${server.password}`).toString('base64')}` };
-    const sign = await fetch(`${server.apiRoot}/ca/${server.caSerial}/sign/`, {
-      method: 'POST',
-      headers: { ...auth, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        csr: opensslCsr('EC').csr,
-        subject: [{ oid: 'CN', value: SAN }],
-        extensions: [{ type: 'subject_alternative_name', value: [{ type: 'DNS', value: SAN }] }],
-      }),
-    });
-    const { slug } = (await sign.json()) as { slug: string };
-    for (let i = 0; i < 100; i++) {
-      const order = (await (await fetch(`${server.apiRoot}/ca/${server.caSerial}/orders/${slug}/`, { headers: auth })).json()) as {
-        status: string;
-      };
-      if (order.status !== 'pending') break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await signThroughApi(SAN, [SAN]);
   }, 120_000);
 
   afterAll(async () => {
@@ -237,6 +242,37 @@ describeInBrowser('the admin interface in Chromium, against the example server',
     await context.close();
   }, 120_000);
 
+  test('at 1280 CSS pixels the audit log, the recent events, the certificate list and the profiles fit, long values and all (nothing scrolls sideways)', async () => {
+    // Long values without a space to break at: a 64-character common name (in the record's data), long names, colon serials.
+    await signThroughApi(`long-${'x'.repeat(47)}.example.org`, [`${'a'.repeat(63)}.${'b'.repeat(63)}.example.org`]);
+    const context = await newContext(browser); // 1280 × 800
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    await page.goto(admin);
+    await page.getByLabel('Username').fill(server.username);
+    await page.getByLabel('Password').fill(server.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    const pages = ['', 'audit/', 'audit/?type=certificate.issued', 'certs/?status=all', 'profiles/'];
+    const widths: Record<string, number> = {};
+    for (const at of pages) {
+      await page.goto(`${admin}${at}`);
+      widths[at] = (await page.evaluate('document.documentElement.scrollWidth')) as number;
+      if (at === 'profiles/') {
+        await page.getByRole('heading', { name: 'Profiles' }).waitFor();
+        expect(await accessibilityProblems(page)).toEqual([]);
+        await screenshot(page, '15-profiles');
+      }
+    }
+    expect(Object.entries(widths).filter(([, width]) => width > 1280)).toEqual([]);
+    await page.goto(`${admin}audit/?type=certificate.issued`);
+    expect(await page.locator('main').textContent()).toContain('x'.repeat(47));
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await screenshot(page, '16-audit-1280');
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   test('on a phone (390 CSS pixels wide) every page fits: no page scrolls sideways, nothing is hidden', async () => {
     const context = await newContext(browser, 'phone');
     const page = await context.newPage();
@@ -254,6 +290,7 @@ describeInBrowser('the admin interface in Chromium, against the example server',
       'certs/?status=all',
       certificate.slice(new URL(admin).pathname.length),
       'issue',
+      'profiles/',
       `cas/${server.caSerial}/`,
       'audit/',
       'users/',

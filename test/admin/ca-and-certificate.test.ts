@@ -338,7 +338,7 @@ describe("a certificate's page", () => {
       .type('form')
       .send({ _csrf: formToken(form.text), profile: old.profile, days: '20' })
       .expect(303);
-    const serial = new RegExp(`certs/${ca.serial}/([0-9A-F]+)/$`).exec(res.headers.location)?.[1] as string;
+    const serial = new RegExp(`certs/${ca.serial}/([0-9A-F]+)/\\?issued=1$`).exec(res.headers.location)?.[1] as string;
     expect(serial).not.toBe(old.serial);
     const renewed = (await f.api.store.findCertificate(ca.id, serial)) as CertificateRecord;
     expect(renewed.certificate.subject).toEqual(old.certificate.subject);
@@ -430,7 +430,7 @@ describe("a certificate's page", () => {
     expect(other.text).not.toContain('ACME order');
   });
 
-  test('its history (issued, revoked) is shown to view_auditlog holders only', async () => {
+  test('its history (revoked, then issued: newest first) is shown to view_auditlog holders only', async () => {
     const cert = await issued('history.example.com', ['history.example.com']);
     await f.api.store.revokeCertificate(cert.id, 'superseded', null, new Date());
     const url = `${ADMIN}certs/${ca.serial}/${cert.serial}/`;
@@ -439,8 +439,8 @@ describe("a certificate's page", () => {
     const history = page.text.slice(page.text.indexOf('<h2>History</h2>'));
     expect(page.text).toContain('<h2>History</h2>');
     expect([...history.matchAll(/<td>(certificate\.[a-z]+)<\/td>/g)].map((m) => m[1])).toEqual([
-      'certificate.issued',
       'certificate.revoked',
+      'certificate.issued',
     ]);
     expect(history).toContain('api_user alice over rest');
     const alice = await f.signIn('alice');

@@ -87,7 +87,7 @@ describe.each(testDatabaseTargets())('on $name', (target) => {
         action: 'sign',
       })
       .expect(303);
-    const adminSerial = /\/certs\/[0-9A-F]+\/([0-9A-F]+)\/$/.exec(String(byAdmin.headers.location))?.[1] ?? '';
+    const adminSerial = /\/certs\/[0-9A-F]+\/([0-9A-F]+)\/\?issued=1$/.exec(String(byAdmin.headers.location))?.[1] ?? '';
 
     const restSerial = await issueThroughApi(f.api, opensslCsr('EC', 'rest.iot.example').csr);
 

@@ -170,25 +170,26 @@ describe('dashboard', () => {
     expect(page).toContain('<h2>Recent events</h2>');
     const newest = (await f.api.db.knex('ca_api_events').orderBy('id', 'desc').limit(10).pluck('id')).map(Number);
     expect(newest).toHaveLength(10);
-    const links = [...section.matchAll(/<td><a href="\/admin\/audit\/\?after=(\d+)">(\d+)<\/a><\/td>/g)];
+    const links = [...section.matchAll(/<td><a href="\/admin\/audit\/\?before=(\d+)">(\d+)<\/a><\/td>/g)];
     expect(links.map((m) => Number(m[2]))).toEqual(newest);
-    expect(links.map((m) => Number(m[1]))).toEqual(newest.map((id) => id - 1));
-    // The link opens the audit log at that record.
-    const at = (await auditor.get(`${ADMIN}audit/?after=${newest[3] - 1}`).expect(200)).text;
+    expect(links.map((m) => Number(m[1]))).toEqual(newest.map((id) => id + 1));
+    // The link opens the audit log (newest first) at that record.
+    const at = (await auditor.get(`${ADMIN}audit/?before=${newest[3] + 1}`).expect(200)).text;
     expect(auditIds(at)[0]).toBe(newest[3]);
   });
 });
 
 describe('audit log filters', () => {
-  const ids = async (where: (q: ReturnType<AdminFixture['api']['db']['knex']>) => void) => {
+  const oldestFirst = async (where: (q: ReturnType<AdminFixture['api']['db']['knex']>) => void) => {
     const q = f.api.db.knex('ca_api_events').orderBy('id').select('id');
     where(q);
     return ((await q) as { id: number | string }[]).map((r) => Number(r.id));
   };
 
-  test('by event type, by actor (exactly) and both, with the CA filter; each page lists exactly the matching records', async () => {
+  test('by event type, by actor (exactly) and both, with the CA filter; each page lists exactly the matching records, newest first', async () => {
     const auditor = await f.signIn('auditor');
     const page = async (query: Record<string, string>) => (await auditor.get(`${ADMIN}audit/`).query(query).expect(200)).text;
+    const ids = async (where: Parameters<typeof oldestFirst>[0]) => (await oldestFirst(where)).reverse();
 
     const typeSelect = await page({});
     expect(typeSelect).toMatch(/<select id="type" name="type">\s*<option value="">All types<\/option>/);
@@ -200,11 +201,11 @@ describe('audit log filters', () => {
     expect(await page({ type: 'certificate.issued' })).toContain('<option value="certificate.issued"  selected>');
 
     const byAlice = await ids((q) => q.whereRaw(`actor->>'name' = 'alice'`));
-    expect(byAlice).toHaveLength(2); // the certificate issued to be revoked, and its revocation
+    expect(byAlice).toHaveLength(2); // newest first: the revocation, then the certificate issued to be revoked
     expect(auditIds(await page({ actor: 'alice' }))).toEqual(byAlice);
-    expect(auditIds(await page({ actor: 'alice', type: 'certificate.revoked' }))).toEqual(byAlice.slice(1));
+    expect(auditIds(await page({ actor: 'alice', type: 'certificate.revoked' }))).toEqual(byAlice.slice(0, 1));
     expect(auditIds(await page({ actor: 'alice', type: 'certificate.revoked', ca: second.serial }))).toEqual([]);
-    expect(auditIds(await page({ actor: 'alice', type: 'certificate.revoked', ca: f.api.ca.serial }))).toEqual(byAlice.slice(1));
+    expect(auditIds(await page({ actor: 'alice', type: 'certificate.revoked', ca: f.api.ca.serial }))).toEqual(byAlice.slice(0, 1));
     for (const near of ['Alice', 'ali', 'alice*']) expect(await page({ actor: near })).toContain('No record matches.');
     // An unknown type is no filter (the select offers the known ones), as the certificate list's status.
     expect(auditIds(await page({ type: 'no.such.type', actor: 'alice' }))).toEqual(byAlice);

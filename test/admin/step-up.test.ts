@@ -390,7 +390,7 @@ describe('step-up', () => {
         days: '30',
       })
       .expect(303);
-    expect(signed.headers.location).toMatch(new RegExp(`^${ADMIN}certs/${f.api.ca.serial}/[0-9A-F]+/$`));
+    expect(signed.headers.location).toMatch(new RegExp(`^${ADMIN}certs/${f.api.ca.serial}/[0-9A-F]+/\\?issued=1$`));
   });
 
   test('session.stepUpMs: 5 minutes by default, checked like the other durations', async () => {

@@ -176,6 +176,12 @@ describe.each(testDatabaseTargets())('audit log on $name', (target) => {
     expect(ids(await log.auditRows({ actorName: 'root', limit: 2, afterId: byRoot[1] }))).toEqual(byRoot.slice(2, 4));
     expect(ids(await log.auditRows({ newestFirst: true, limit: 3 }))).toEqual(ids(all).reverse().slice(0, 3));
     expect(ids(await log.auditRows({ newestFirst: true, actorName: 'root' }))).toEqual([...byRoot].reverse());
+    // Paging newest first (the admin audit log): the records before the oldest shown, bounded below by afterId too.
+    const newest = [...ids(all)].reverse();
+    expect(ids(await log.auditRows({ newestFirst: true, beforeId: newest[2], limit: 3 }))).toEqual(newest.slice(3, 6));
+    expect(ids(await log.auditRows({ newestFirst: true, beforeId: newest[0], afterId: newest[4] }))).toEqual(newest.slice(1, 4));
+    expect(ids(await log.auditRows({ newestFirst: true, actorName: 'root', beforeId: byRoot[2] }))).toEqual(byRoot.slice(0, 2).reverse());
+    expect(() => log.auditRows({ beforeId: -1 })).toThrow(/beforeId/); // as afterId: before any query
   });
 
   it('is append-only; a record changed or removed behind the triggers is named by verify_audit_log', async () => {

@@ -24,12 +24,15 @@ export class KnexAuditLog implements AuditLog {
   auditRows(filter: AuditFilter): Promise<AuditRow[]> {
     const afterId = filter.afterId ?? 0;
     if (!Number.isSafeInteger(afterId) || afterId < 0) throw new RangeError('afterId must be a non-negative integer');
+    const beforeId = filter.beforeId ?? 0;
+    if (!Number.isSafeInteger(beforeId) || beforeId < 0) throw new RangeError('beforeId must be a non-negative integer');
     const limit = Math.min(Math.max(1, Math.floor(filter.limit ?? 100)), MAX_AUDIT_ROWS);
     return mappingErrors(async () => {
       const q = this.db(TABLES.events)
         .select('id', this.db.raw(`${CREATED_UTC} AS created_text`), 'type', this.db.raw('actor::text AS actor_text'))
         .select('ca_serial', 'serial', this.db.raw('data::text AS data_text'), 'hash')
         .where('id', '>', afterId);
+      if (beforeId > 0) q.where('id', '<', beforeId);
       if (filter.since) q.where('created', '>=', filter.since);
       if (filter.caSerial) q.where('ca_serial', filter.caSerial);
       if (filter.type) q.where('type', filter.type);

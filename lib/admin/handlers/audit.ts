@@ -1,13 +1,18 @@
 /**
- * The audit log (README "Audit", "Admin interface"): its records in chain order, filtered by CA,
- * time, event type (one of the known types) and actor (a name, exactly: an API user's username, an
- * operator, a database role), a page at a time (keyset by id), and a button that verifies the whole
- * hash chain now. It names every CA and user, so it needs the global `view_auditlog` permission.
+ * The audit log (README "Audit", "Admin interface"): its records newest first, filtered by CA (a
+ * choice of the CAs, by name), time, event type (one of the known types) and actor (a name, exactly:
+ * an API user's username — offered as suggestions —, an operator, a database role), a page at a time
+ * (keyset by id: `before`, the oldest id shown; `after` bounds from below), each record's CA by name
+ * and its certificate's serial with colons, both links; and a button that verifies the whole hash
+ * chain now. It names every CA and user, so it needs the global `view_auditlog` permission.
  */
 import { verifyAuditChain } from '../../ca/audit-chain';
 import { DOMAIN_EVENT_TYPES, hasAuditLog, type AuditLog, type AuditRow, type Store } from '../../ports';
 import { normaliseSerial } from '../../x509/serial-format';
+import { listApiUsers } from '../../ca/users';
 import { notFoundPage, requireGlobal } from '../access';
+import { caNames } from '../ca-names';
+import { colonSerial, timeText } from '../certificate-view';
 import type { SignedInContext } from '../context';
 import { html, type Html } from '../html';
 import { sendPage } from '../page';
@@ -35,30 +40,51 @@ export function actorText(row: AuditRow): string {
   }
 }
 
-/** The page's filters as the query gives them: unknown event types are ignored (the select offers the known ones). */
-function readFilters(query: Record<string, unknown>): { ca: string; since: string; type: string; actor: string; after: number } {
+/** The page's filters as the query gives them (checked before, routes.ts): unknown event types are ignored (the select offers the known ones). */
+function readFilters(query: Record<string, unknown>): {
+  ca: string;
+  since: string;
+  type: string;
+  actor: string;
+  after: number;
+  before: number;
+} {
   const text = (name: string) => (typeof query[name] === 'string' ? (query[name] as string).trim().slice(0, 200) : '');
-  const after = Number(text('after'));
+  const id = (name: string) => {
+    const n = Number(text(name));
+    return Number.isSafeInteger(n) && n > 0 ? n : 0;
+  };
   const type = DOMAIN_EVENT_TYPES.find((t) => t === text('type')) ?? '';
-  return { ca: text('ca'), since: text('since'), type, actor: text('actor'), after: Number.isSafeInteger(after) && after > 0 ? after : 0 };
+  return { ca: text('ca'), since: text('since'), type, actor: text('actor'), after: id('after'), before: id('before') };
 }
+
+const option = (value: string, label: string, chosen: boolean): Html =>
+  html`<option value="${value}" ${chosen ? html` selected` : null}>${label}</option>`;
 
 async function auditPage(ctx: SignedInContext, log: AuditLog, verdict: Html | null): Promise<void> {
   const f = readFilters(ctx.req.query as Record<string, unknown>);
-  const ca = normaliseSerial(f.ca) ?? undefined;
-  const since = (f.since && isoDate(f.since)) || undefined; // checked before (routes.ts): a bad one was a 400
-  const rows = await log.auditRows({
-    afterId: f.after,
-    caSerial: ca,
-    since,
-    type: f.type || undefined,
-    actorName: f.actor || undefined,
-    limit: PAGE_SIZE + 1,
-  });
+  const ca = normaliseSerial(f.ca) ?? undefined; // checked before (routes.ts): a bad one was a 400
+  const since = (f.since && isoDate(f.since)) || undefined;
+  // Newest first, a page at a time: the next page is the records before the last one shown.
+  const [rows, names, users] = await Promise.all([
+    log.auditRows({
+      newestFirst: true,
+      afterId: f.after,
+      beforeId: f.before,
+      caSerial: ca,
+      since,
+      type: f.type || undefined,
+      actorName: f.actor || undefined,
+      limit: PAGE_SIZE + 1,
+    }),
+    caNames(ctx),
+    listApiUsers(ctx.services.store),
+  ]);
   const shown = rows.slice(0, PAGE_SIZE);
-  const filters = { ca: f.ca, since: f.since, type: f.type, actor: f.actor };
+  const filters = { ca: f.ca, since: f.since, type: f.type, actor: f.actor, ...(f.after ? { after: String(f.after) } : {}) };
   const next =
-    rows.length > PAGE_SIZE ? `${ctx.base}audit/?${new URLSearchParams({ ...filters, after: String(shown[shown.length - 1].id) })}` : null;
+    rows.length > PAGE_SIZE ? `${ctx.base}audit/?${new URLSearchParams({ ...filters, before: String(shown[shown.length - 1].id) })}` : null;
+  const knownCa = ca === undefined || names.cas.some((c) => c.serial === ca);
   sendPage(ctx, {
     title: 'Audit log',
     body: html`<h1>Audit log</h1>
@@ -67,38 +93,48 @@ async function auditPage(ctx: SignedInContext, log: AuditLog, verdict: Html | nu
         <input type="hidden" name="_csrf" value="${ctx.session.record.csrfToken}" /><button type="submit">Verify the chain</button>
       </form>
       <form class="filters" method="get" action="${ctx.base}audit/">
-        <div><label for="ca">CA serial</label><input id="ca" name="ca" value="${f.ca}" /></div>
+        <div>
+          <label for="ca">Certificate authority</label
+          ><select id="ca" name="ca">
+            <option value="">All CAs</option>
+            ${names.cas.map((c) => option(c.serial, c.name, c.serial === ca))}
+            ${knownCa ? null : option(ca ?? '', colonSerial(ca ?? ''), true)}
+          </select>
+        </div>
         <div><label for="since">Since (ISO 8601)</label><input id="since" name="since" value="${f.since}" /></div>
         <div>
           <label for="type">Event type</label
           ><select id="type" name="type">
             <option value="">All types</option>
-            ${DOMAIN_EVENT_TYPES.map((t) => html`<option value="${t}" ${t === f.type ? html` selected` : null}>${t}</option>`)}
+            ${DOMAIN_EVENT_TYPES.map((t) => option(t, t, t === f.type))}
           </select>
         </div>
-        <div><label for="actor">Actor (name, exactly)</label><input id="actor" name="actor" value="${f.actor}" /></div>
+        <div>
+          <label for="actor">Actor (name, exactly)</label><input id="actor" name="actor" list="actors" value="${f.actor}" />
+          <datalist id="actors">${users.map((u) => html`<option value="${u.username}"></option>`)}</datalist>
+        </div>
         <button type="submit">Filter</button>
       </form>
       ${
         shown.length
           ? dataTable(
-              'Audit records',
-              ['Id', 'Time (UTC)', 'Type', 'Actor', 'CA', 'Serial', 'Data', 'Hash'],
+              'Audit records, newest first',
+              ['Id', 'Time', 'Type', 'Actor', 'CA', 'Certificate', 'Data', 'Hash'],
               shown.map(
                 (r) =>
                   html`<td>${r.id}</td>
-                    <td>${r.created}</td>
+                    <td>${timeText(r.created)}</td>
                     <td>${r.type}</td>
-                    <td>${actorText(r)}</td>
-                    <td class="mono">${r.caSerial ?? ''}</td>
-                    <td class="mono">${r.serial ?? ''}</td>
+                    <td class="long">${actorText(r)}</td>
+                    <td>${names.link(r.caSerial)}</td>
+                    <td class="mono">${names.certificate(r.caSerial, r.serial)}</td>
                     <td class="mono">${r.dataText.length > 200 ? `${r.dataText.slice(0, 200)}…` : r.dataText}</td>
                     <td class="mono">${r.hash.slice(0, 12)}</td>`,
               ),
             )
           : html`<p class="message">No record matches.</p>`
       }
-      ${next ? html`<p class="pager"><a href="${next}" rel="next">Next page</a></p>` : null}`,
+      ${next ? html`<p class="pager"><a href="${next}" rel="next">Older records</a></p>` : null}`,
   });
 }
 

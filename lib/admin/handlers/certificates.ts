@@ -163,7 +163,7 @@ export async function listCertificates(ctx: SignedInContext): Promise<void> {
         rows.map((cert) => {
           const ca = caName.get(cert.caId) as CaRecord;
           const status = statusOf(cert, now);
-          return html`<td><a href="${ctx.base}certs/${ca.serial}/${cert.serial}/">${primaryName(cert)}</a></td>
+          return html`<td class="long"><a href="${ctx.base}certs/${ca.serial}/${cert.serial}/">${primaryName(cert)}</a></td>
             <td class="mono">${colonSerial(cert.serial)}</td>
             <td><span class="badge ${status.kind}">${status.text}</span></td>
             <td>${ca.name}</td>

@@ -1,7 +1,7 @@
 /**
  * The dashboard (README "Admin interface"): over the CAs whose certificates the user may view, the
  * counts by status (each a link to the certificate list so filtered) and a chart of when the valid
- * ones expire, both from the store's `CertificateStatistics` at one instant; the same counts per CA
+ * ones expire (or, when none does in its weeks, a sentence saying how many do later), both from the store's `CertificateStatistics` at one instant; the same counts per CA
  * with each CA's pending and failed sign orders; the newest audit records for a user with
  * `view_auditlog`; then those CAs, with their validity and state, each a link to its certificates,
  * and one box to find a certificate by name, subjectAltName or serial.
@@ -9,9 +9,10 @@
 import { isUsable } from '../../ca/lookup';
 import { EXPIRED_RECENTLY_DAYS, hasAuditLog, hasCertificateStatistics, type CaRecord } from '../../ports';
 import { casWith, holdsGlobal } from '../access';
-import { colonSerial, EXPIRING_WITHIN_DAYS, isoDay } from '../certificate-view';
+import { caNames } from '../ca-names';
+import { colonSerial, EXPIRING_WITHIN_DAYS, isoDay, timeText } from '../certificate-view';
 import type { SignedInContext } from '../context';
-import { expiryChart, expiryPeriods } from '../expiry-chart';
+import { expiryChart, expiryPeriods, type ExpiryPeriod } from '../expiry-chart';
 import { html, type Html } from '../html';
 import { sendPage } from '../page';
 import { dataTable } from '../table';
@@ -25,6 +26,24 @@ const RECENT_EVENTS = 10;
 
 const caState = (ca: CaRecord, now: Date): string =>
   isUsable(ca, now) ? 'usable' : ca.revoked ? 'revoked' : ca.enabled ? 'not valid now' : 'disabled';
+
+/**
+ * The chart, or — when no valid certificate ends in its weeks, as on a fresh install whose
+ * certificates last the default 100 days — a sentence saying so, with how many end later.
+ */
+function expiryChartOrWhyNot(ctx: SignedInContext, periods: ExpiryPeriod[], valid: number): Html {
+  if (periods.some((p) => p.count > 0)) return expiryChart(periods, 'week');
+  const later = valid; // none of them in the chart's weeks
+  const list = html`<a href="${ctx.base}certs/?status=valid">the certificate list</a>`;
+  return html`<p class="message" role="status">
+    No valid certificate expires in the next ${CHART_WEEKS} weeks.
+    ${
+      later === 0
+        ? html`There is no valid certificate yet: ${list} shows the others.`
+        : html`${later} valid certificate${later === 1 ? ' expires' : 's expire'} later: see ${list}.`
+    }
+  </p>`;
+}
 
 /** The cards and the chart over `cas`, or why there are none. */
 async function figures(ctx: SignedInContext, cas: CaRecord[], now: Date): Promise<Html | null> {
@@ -72,27 +91,27 @@ async function figures(ctx: SignedInContext, cas: CaRecord[], now: Date): Promis
       }),
     )}
     <h2>Expiring in the next ${CHART_WEEKS} weeks</h2>
-    ${expiryChart(expiryPeriods(now, WEEK_DAYS, weekly), 'week')}`;
+    ${expiryChartOrWhyNot(ctx, expiryPeriods(now, WEEK_DAYS, weekly), counts.valid)}`;
 }
 
-/** The newest audit records, each a link to the audit log at that record: only for a user with `view_auditlog`. */
+/** The newest audit records, each a link to the audit log (newest first) at that record, CAs by name: only for a user with `view_auditlog`. */
 async function recentEvents(ctx: SignedInContext): Promise<Html | null> {
   const { store } = ctx.services;
   if (!hasAuditLog(store) || !(await holdsGlobal(ctx, 'view_auditlog'))) return null;
-  const rows = await store.auditLog.auditRows({ newestFirst: true, limit: RECENT_EVENTS });
+  const [rows, names] = await Promise.all([store.auditLog.auditRows({ newestFirst: true, limit: RECENT_EVENTS }), caNames(ctx)]);
   return html`<h2>Recent events</h2>
     ${
       rows.length
         ? dataTable(
             'Recent events, newest first',
-            ['Id', 'Time (UTC)', 'Type', 'Actor', 'CA'],
+            ['Id', 'Time', 'Type', 'Actor', 'CA'],
             rows.map(
               (r) =>
-                html`<td><a href="${ctx.base}audit/?${new URLSearchParams({ after: String(r.id - 1) })}">${r.id}</a></td>
-                  <td>${r.created}</td>
+                html`<td><a href="${ctx.base}audit/?${new URLSearchParams({ before: String(r.id + 1) })}">${r.id}</a></td>
+                  <td>${timeText(r.created)}</td>
                   <td>${r.type}</td>
-                  <td>${actorText(r)}</td>
-                  <td class="mono">${r.caSerial ?? ''}</td>`,
+                  <td class="long">${actorText(r)}</td>
+                  <td>${names.link(r.caSerial)}</td>`,
             ),
           )
         : html`<p class="message">The audit log is empty.</p>`

@@ -18,15 +18,15 @@ import { CaError } from '../../ca/errors';
 import { isUsable } from '../../ca/lookup';
 import type { CaRecord } from '../../ports';
 import { parseCsr, type ParsedCsr } from '../../x509/csr';
-import { DAY_MS } from '../../x509/datetime';
 import { X509Error } from '../../x509/errors';
 import { parseRfc4514 } from '../../x509/rfc4514';
 import { adminActor, casWith, forbiddenPage } from '../access';
 import type { SignedInContext } from '../context';
 import { html, type Html } from '../html';
 import { CSR_FILE_SCRIPT_HASH } from '../csr-file-script';
-import { fieldsFromCsr, keyText, sanLines } from '../issue-form';
+import { csrKeyText, fieldsFromCsr, lifetimeText, sanLines } from '../issue-form';
 import { previewSection, type SignPreview } from '../issue-preview';
+import { ISSUED_NOTICE } from '../issued-notice';
 import { redirect, sendPage } from '../page';
 
 interface IssueFields {
@@ -68,12 +68,6 @@ async function signingCas(ctx: SignedInContext): Promise<CaRecord[]> {
   );
 }
 
-/** A profile's lifetime in days, as the days field takes it: what an empty field signs with. */
-function lifetime(ms: number): string {
-  const days = Math.round((ms / DAY_MS) * 100) / 100;
-  return days === 1 ? '1 day' : `${days} days`;
-}
-
 function unavailable(ctx: SignedInContext, why: string): void {
   sendPage(ctx, {
     title: 'Issue a certificate',
@@ -100,7 +94,7 @@ function form(
     title: 'Issue a certificate',
     body: html`<h1>Issue a certificate</h1>
       ${message ? html`<p class="message error" role="alert">${message}</p>` : null}
-      ${csr ? html`<p class="message ok" role="status">The CSR asks for ${f.subject || 'no subject'}; key ${keyText(csr)}; its signature is valid.</p>` : null}
+      ${csr ? html`<p class="message ok" role="status">The CSR asks for ${f.subject || 'no subject'}; key ${csrKeyText(csr)}; its signature is valid.</p>` : null}
       ${preview ? previewSection(preview) : null}
       <form method="post" action="${ctx.base}issue">
         <input type="hidden" name="_csrf" value="${ctx.session.record.csrfToken}" />
@@ -124,8 +118,9 @@ function form(
         <div class="field">
           <label for="profile">Profile</label
           ><select id="profile" name="profile">
-            ${[...profiles].map(([name, p]) => option(name, `${p.description ? `${name}: ${p.description}` : name} (${lifetime(p.expiresMs)})`, f.profile))}
+            ${[...profiles].map(([name, p]) => option(name, `${p.description ? `${name}: ${p.description}` : name} (${lifetimeText(p.expiresMs)})`, f.profile))}
           </select>
+          <p><a href="${ctx.base}profiles/">What each profile puts into a certificate</a></p>
         </div>
         <div class="field">
           <label for="subject">Subject (RFC 4514, e.g. CN=host.example.com,O=Example)</label
@@ -220,7 +215,7 @@ export async function issue(ctx: SignedInContext): Promise<void> {
       return form(ctx, cas, f, 400, noSanWarning(f.profile), null, null, true);
     }
     const cert = await signCert({ ...request, requester: adminActor(ctx) });
-    redirect(ctx.res, `${ctx.base}certs/${ca.serial}/${cert.serial}/`);
+    redirect(ctx.res, `${ctx.base}certs/${ca.serial}/${cert.serial}/?${ISSUED_NOTICE}`); // its page says it was issued
   } catch (e) {
     if (e instanceof X509Error || e instanceof CaError) return form(ctx, cas, f, 400, e.message);
     throw e;

@@ -16,6 +16,7 @@ import { adminActor, caFor, notFoundPage } from '../access';
 import { colonSerial, primaryName } from '../certificate-view';
 import type { SignedInContext } from '../context';
 import { html } from '../html';
+import { ISSUED_NOTICE } from '../issued-notice';
 import { redirect, sendPage } from '../page';
 
 interface ResignFields {
@@ -107,7 +108,7 @@ export async function resign(ctx: SignedInContext): Promise<void> {
       expiresDays: days, // undefined: the profile's lifetime
       requester: adminActor(ctx),
     });
-    redirect(ctx.res, `${ctx.base}certs/${ca.serial}/${renewed.serial}/`);
+    redirect(ctx.res, `${ctx.base}certs/${ca.serial}/${renewed.serial}/?${ISSUED_NOTICE}`);
   } catch (e) {
     if (e instanceof CaError || e instanceof X509Error) return resignPage(ctx, ca, cert, f, 400, e.message);
     throw e;

@@ -44,7 +44,7 @@ export const admin: Door = async (world, req) => {
   }
   // A CA the user may not sign with now (disabled, revoked) is not offered: the 403 page.
   if (res.status === 403) return { result: 'refused', how: '403', text: null };
-  const issued = res.status === 303 ? /\/certs\/[0-9A-F]+\/([0-9A-F]+)\/$/.exec(res.headers.location ?? '') : null;
+  const issued = res.status === 303 ? /\/certs\/[0-9A-F]+\/([0-9A-F]+)\/\?issued=1$/.exec(res.headers.location ?? '') : null;
   if (!issued) return { result: 'unexpected', how: `${res.status} ${res.headers.location ?? res.text.slice(0, 200)}` };
   const cert = await world.store.findCertificate(ca.id, issued[1]);
   return cert ? { result: 'issued', pem: pemOf(cert.der), how: '303' } : { result: 'unexpected', how: 'redirected to no certificate' };
