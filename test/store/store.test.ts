@@ -91,6 +91,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         ocspResponderKeyValidity: 5,
         ocspResponseValidity: 3600,
         acmeProfile: 'server',
+        issuancePolicy: { keys: ['P-384', 'RSA-3072'], allow: ['corp.example', '10.0.0.0/8'], deny: ['blocked.corp.example'] },
         revoked: true,
         revokedDate: new Date('2024-01-02T03:04:05.678Z'),
         revokedReason: 'key_compromise',
