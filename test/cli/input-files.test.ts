@@ -3,20 +3,17 @@
  * --csr, import_cert, import_ca's key and certificate), and the HSM key backend without its settings
  * names the CA_HSM_* variables README "Keys in an HSM" documents. Nothing is written either way.
  */
-import * as fs from 'fs';
 import * as path from 'path';
 import { Readable } from 'stream';
 import type { Store } from '../../lib/ports';
 import { testDatabaseTargets } from '../helpers/database';
 import { cliFixture } from './helpers';
 import { openssl, opensslCsr } from './openssl';
+import { docSection } from '../helpers/docs';
 
-const README = fs.readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
-
-/** The `CA_HSM_*` names README's "Keys in an HSM" section tells ca-admin users to set. */
+/** The `CA_HSM_*` names the "Keys in an HSM" page (docs/operations/hsm.md) tells ca-admin users to set. */
 function documentedHsmSettings(): string[] {
-  const start = README.indexOf('\n## Keys in an HSM');
-  const section = README.slice(start, README.indexOf('\n## ', start + 1));
+  const section = docSection('Keys in an HSM').text;
   const names = new Set(section.match(/CA_HSM_[A-Z_]+/g) ?? []);
   names.delete('CA_HSM_ALIAS'); // has a default: nothing to set
   return [...names].sort();

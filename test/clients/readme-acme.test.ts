@@ -16,8 +16,9 @@ import * as os from 'os';
 import * as path from 'path';
 import { addHostsLine, describeWithHostsFile, HOSTS_FILE, removeHostsLine } from '../helpers/etc-hosts';
 import { unusedPort } from '../helpers/sockets';
-import { copyWorkingTree, freePort, ROOT } from '../package/working-copy';
+import { copyWorkingTree, freePort } from '../package/working-copy';
 import { describeWith, expectSuccess, opensslVerify, pemCertificates, run, startAcmeExample, type RunResult } from './harness';
+import { readDoc } from '../helpers/docs';
 
 jest.setTimeout(420_000);
 
@@ -83,8 +84,8 @@ describeWith(['certbot', 'lego', 'openssl'], 'ACME on one machine', () => {
     });
     afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-    test("the README's one-machine recipe runs as written: certbot and lego get certificates that verify", async () => {
-      const recipe = RECIPE_MARKER.exec(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'))?.[1];
+    test('the one-machine recipe of docs/guides/acme.md runs as written: certbot and lego get certificates that verify', async () => {
+      const recipe = RECIPE_MARKER.exec(readDoc('docs/guides/acme.md'))?.[1];
       expect(recipe).toBeDefined();
       const clone = path.join(dir, 'express-ca-api');
       copyWorkingTree(clone);
