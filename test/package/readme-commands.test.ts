@@ -270,6 +270,46 @@ test('docs/reference/options.md documents every option of createCaApiRouter and 
   }
 });
 
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+    .replace(/ /g, '-');
+
+/** The anchors of a Markdown file's headings (not of `#` lines in fenced blocks). */
+function anchorsOf(file: string): Set<string> {
+  const found = new Set<string>();
+  let fence = false;
+  for (const line of readDoc(file).split('\n')) {
+    if (/^\s*```/.test(line)) fence = !fence;
+    const m = fence ? null : /^#+ (.*)$/.exec(line);
+    if (m) found.add(anchorOf(m[1]));
+  }
+  return found;
+}
+
+test('every relative link of the README and docs/ names a file that exists, and a heading of it', () => {
+  const broken = DOC_FILES.flatMap((file) =>
+    [
+      ...readDoc(file)
+        .replace(/```[\s\S]*?```/g, '')
+        .matchAll(/\]\(([^)\s]+)\)/g),
+    ]
+      .map((m) => m[1])
+      .filter((target) => !/^(https?|mailto):/.test(target))
+      .flatMap((target) => {
+        const [link, fragment] = target.split('#');
+        const to = link ? path.posix.normalize(path.posix.join(path.posix.dirname(file), link)) : file;
+        if (!fs.existsSync(path.join(ROOT, to))) return [`${file}: ${target} (no such file)`];
+        return fragment && to.endsWith('.md') && !anchorsOf(to).has(fragment) ? [`${file}: ${target} (no such heading)`] : [];
+      }),
+  );
+  expect(broken).toEqual([]);
+  expect(anchorsOf('docs/reference/cli.md')).toContain('one-process-on-the-embedded-database');
+});
+
 /** The block's script with `skip "…"` lines removed and the `serve "…"` command last, exec'd. */
 function script(block: Block): { code: string; serve: string | null } {
   let lines = block.code.split('\n');
