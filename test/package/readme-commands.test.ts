@@ -43,6 +43,8 @@ import ts from 'typescript';
 import { copyWorkingTree, freePort, ROOT } from './working-copy';
 import { describeWith } from '../helpers/binaries';
 import { DOC_FILES, docSection, readDoc } from '../helpers/docs';
+import { CommandContext } from '../../lib/cli/context';
+import { caAdminProgram } from '../../lib/cli/run';
 const PASSWORD = 'readme-test-password';
 
 interface Directive {
@@ -268,6 +270,15 @@ test('docs/reference/options.md documents every option of createCaApiRouter and 
       missing: [],
     });
   }
+});
+
+test('docs/reference/cli.md names every ca-admin command', () => {
+  const sink = { write: () => true };
+  const io = { stdout: sink, stderr: sink, env: { CA_ENABLE_ACME: 'true' } };
+  const commands = caAdminProgram(new CommandContext(io), () => async () => undefined).commands.map((c) => c.name());
+  expect(commands).toEqual(expect.arrayContaining(['migrate', 'init_ca', 'rotate_kek', 'backup']));
+  const page = readDoc('docs/reference/cli.md');
+  expect(commands.filter((name) => !new RegExp('`' + name + '[ `]').test(page))).toEqual([]);
 });
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
