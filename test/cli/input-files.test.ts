@@ -1,7 +1,7 @@
 /**
  * Messages that say what to do: a file of the wrong kind is named with what it is not (sign_cert
  * --csr, import_cert, import_ca's key and certificate), and the HSM key backend without its settings
- * names the CA_HSM_* variables README "Keys in an HSM" documents. Nothing is written either way.
+ * names the CA_HSM_* variables docs/operations/hsm.md documents. Nothing is written either way.
  */
 import * as path from 'path';
 import { Readable } from 'stream';
@@ -144,13 +144,13 @@ describe.each(testDatabaseTargets())('ca-admin input files on $name', (target) =
     expect((await f.cli(['sign_cert', '--ca', 'Root', '--csr', csr, '--subject', 'CN=ok.example.com'])).stderr).toBe('');
   });
 
-  it('the HSM backend without CA_HSM_LIBRARY_PATH names every setting README "Keys in an HSM" asks for', async () => {
+  it('the HSM backend without CA_HSM_LIBRARY_PATH names every setting docs/operations/hsm.md asks for', async () => {
     const settings = documentedHsmSettings();
     expect(settings).toEqual(['CA_HSM_LIBRARY_PATH', 'CA_HSM_TOKEN', 'CA_HSM_USER_PIN']);
     const before = await counts(f.db.store);
     const r = await f.cli(['init_ca', '--key-backend', 'hsm', '--key-type', 'EC', 'Hsm', 'CN=hsm.example.com']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^Error: hsm: Key backend is not configured: set .*README "Keys in an HSM"\.\n$/);
+    expect(r.stderr).toMatch(/^Error: hsm: Key backend is not configured: set .*docs\/operations\/hsm\.md\.\n$/);
     for (const name of settings) expect(r.stderr).toContain(name);
     expect(await counts(f.db.store)).toBe(before);
   });

@@ -1,6 +1,6 @@
 /**
  * ACME on one machine, with no DNS server of one's own: the validator resolves names as the host does
- * (/etc/hosts), so a line there is all a demo name needs (README "ACME").
+ * (/etc/hosts), so a line there is all a demo name needs (docs/guides/acme.md).
  *
  * - The README's one-machine recipe (the block marked `readme-test: acme`) runs as written, in a
  *   fresh clone (test/package/working-copy.ts): the example server, certbot and lego, openssl verify.
@@ -100,7 +100,7 @@ describeWith(['certbot', 'lego', 'openssl'], 'ACME on one machine', () => {
       expectSuccess('the one-machine recipe', result);
       expect(result.out).toContain('certbot/live/demo.internal/cert.pem: OK');
       expect(result.out).toContain('lego/certificates/demo.internal.crt: OK');
-      // The example server's access log: a file in its data directory (CA_ACCESS_LOG, README "Logs").
+      // The example server's access log: a file in its data directory (CA_ACCESS_LOG, docs/operations/logs.md).
       const log = fs.readFileSync(path.join(clone, 'acme-demo', 'access.log'), 'utf8');
       expect(log).toMatch(/"path":"\/django_ca\/acme\/[0-9A-F]+\/chall\//); // the challenges were validated by this server
       expect(hostsKnowsName()).toBe(hadLine);

@@ -46,7 +46,7 @@ type DoorName = keyof typeof DOORS;
 
 /**
  * The form of a refusal by the policy, per door (`how` of doors/outcome.ts): the REST API's 422
- * JSON, before any order exists (README D3), an ACME problem at new-order or finalize, EST's 400 in
+ * JSON, before any order exists (docs/reference/differences.md D3), an ACME problem at new-order or finalize, EST's 400 in
  * plain text, a SCEP FAILURE badRequest with the reason as failInfoText, the admin form again with a
  * 400, ca-admin's non-zero exit. (A disabled or revoked CA is refused earlier, in other forms: a 404,
  * a 403, GetCACert's 404.)

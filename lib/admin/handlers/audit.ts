@@ -1,5 +1,5 @@
 /**
- * The audit log (README "Audit", "Admin interface"): its records in chain order, filtered by CA,
+ * The audit log (docs/operations/audit-and-events.md "Audit", docs/guides/admin-interface.md): its records in chain order, filtered by CA,
  * time, event type (one of the known types) and actor (a name, exactly: an API user's username, an
  * operator, a database role), a page at a time (keyset by id), and a button that verifies the whole
  * hash chain now. It names every CA and user, so it needs the global `view_auditlog` permission.
