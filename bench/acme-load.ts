@@ -13,7 +13,7 @@
  * polls the authorization) → finalize with a CSR for the name (a fresh P-256 key) → the order is
  * `valid` in the answer (else polled) → the certificate chain (POST-as-GET). An account that has
  * placed ORDERS_PER_ACCOUNT orders is replaced by a new one (new-account), as a fleet's clients come
- * and go: the servers' per-account order limits (300 per 3 hours by default, README "ACME") are a
+ * and go: the servers' per-account order limits (300 per 3 hours by default, docs/guides/acme.md) are a
  * deployment's, and a bench run must not reach them.
  *
  * Every HTTP request is timed by its type (new-nonce, new-account, new-order, authz, challenge,

@@ -1,5 +1,5 @@
 /**
- * Admin interface benchmark (README "Admin interface" and "Development"): what a signed-in user waits
+ * Admin interface benchmark (docs/guides/admin-interface.md and "Development"): what a signed-in user waits
  * for through `createCaAdminRouter`, over HTTP on loopback, with 200,000 certificates in one CA
  * (copies of a few hundred really signed ones, bench/clone-certificates.ts). PostgreSQL in a scratch
  * schema when BENCH_DATABASE_URL, DATABASE_URL or TEST_DATABASE_URL is a postgres:// URL, PGlite in

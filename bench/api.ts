@@ -20,7 +20,7 @@
  *     CA_WORKERS=auto (one worker per core on PostgreSQL), or BENCH_EXAMPLE_WORKERS;
  *  5. (`BENCH_PARTS=webhook`, not by default) issued certificates/s with webhooks enabled and no
  *     endpoint, next to the same with an endpoint that never answers (a TCP server that accepts and
- *     stays silent), interleaved in one run: delivery must not slow issuance (README "Webhooks").
+ *     stays silent), interleaved in one run: delivery must not slow issuance (docs/operations/webhooks.md).
  *
  * Soundness: the load comes from a separate process (bench/load-client.ts) so that the client does
  * not starve the server's event loop; the API and the bare route are measured the same way, in the
@@ -320,7 +320,7 @@ async function measureExampleServer(inProcess: HostServer, auth: string, csr: st
     {
       CA_DATA_DIR: dataDir,
       CA_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      // README "The example server on several cores": one worker per core on PostgreSQL, one process on PGlite.
+      // docs/guides/getting-started.md "Several cores": one worker per core on PostgreSQL, one process on PGlite.
       CA_WORKERS: process.env.BENCH_EXAMPLE_WORKERS ?? 'auto',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     },

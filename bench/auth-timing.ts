@@ -1,5 +1,5 @@
 /**
- * Does a failed login tell an attacker whether the username exists? (README D6; issue: timing of
+ * Does a failed login tell an attacker whether the username exists? (docs/reference/differences.md D6; issue: timing of
  * rejections.) Through HTTP against the router on PGlite in memory, one client, sequential requests:
  * 200 attempts with an unknown username and 200 with a known username and a wrong password,
  * interleaved so that drift of the machine affects both alike, each with a fresh password (nothing

@@ -1,5 +1,5 @@
 /**
- * Device enrolment benchmark (README "EST", "SCEP"): the example server as users run it
+ * Device enrolment benchmark (docs/guides/est.md, docs/guides/scep.md): the example server as users run it
  * (bench/example-server.ts: examples/host-server in a child process, HTTPS with TLS_CERT_FILE and
  * TLS_KEY_FILE, CA_ENABLE_EST, CA_ENABLE_SCEP with CA_SCEP_CHALLENGE) on PostgreSQL (a scratch
  * schema of BENCH_DATABASE_URL, DATABASE_URL or TEST_DATABASE_URL) and on PGlite. For each, with
@@ -292,7 +292,7 @@ async function runOurs(
       throw new Error('simpleenroll answered no certificate');
     print('EST simpleenroll', est, `; EST / REST ${(est.perSecond / rest.perSecond).toFixed(2)} (target >= 0.7)`);
 
-    // 3. SCEP PKCSReq, enveloped to the RA (the first certificate of GetCACert, README "SCEP").
+    // 3. SCEP PKCSReq, enveloped to the RA (the first certificate of GetCACert, docs/guides/scep.md).
     const scepUrl = `${server.apiRoot.replace(/\/api$/, '/scep')}`;
     const caCert = await request(freshAgent(), `${scepUrl}?operation=GetCACert`, 'GET', {});
     if (caCert.status !== 200) throw new Error(`GetCACert: ${caCert.status}`);

@@ -4,7 +4,7 @@
  * JavaScript (`npm run bench:*` compiles first), as a deployment does; `npm start` loads the same code
  * through ts-node's transpile-only hook, which costs at start-up only.
  *
- * Its output (the start-up lines, then one access-log line per request, README "Logs") goes to a
+ * Its output (the start-up lines, then one access-log line per request, docs/operations/logs.md) goes to a
  * file, as a deployment's log would: the bench reads the credentials, the CA and the ACME directory
  * from it, and on a failed start shows its tail.
  */

@@ -1,5 +1,5 @@
 /**
- * HSM benchmark (README "Keys in an HSM"): issued certificates/s through a CA whose EC P-256 key is in
+ * HSM benchmark (docs/operations/hsm.md): issued certificates/s through a CA whose EC P-256 key is in
  * a SoftHSM2 token (the PKCS#11 backend) next to a CA whose key is in the default backend, in the same
  * run, on the same store (PGlite in memory), with the same CSR and concurrency. Each certificate is the
  * whole engine path (`signCert`: CSR checked, certificate built and signed, stored), so the ratio is

@@ -2,7 +2,7 @@
  * bench/api's `webhook` part: issuance with webhooks enabled and no endpoint, next to issuance with
  * an endpoint (every event type) whose receiver accepts connections and never answers, interleaved
  * A B B A … in one run on one server, best of each: delivery runs on its own timers and holds no
- * transaction while a request is out (README "Webhooks"), so the ratio should be about 1 (target: within 5 %).
+ * transaction while a request is out (docs/operations/webhooks.md), so the ratio should be about 1 (target: within 5 %).
  */
 import * as net from 'net';
 import type { AddressInfo } from 'net';

@@ -2,10 +2,10 @@
  * JSON answers for the errors Node's HTTP server answers itself, before any Express middleware runs:
  * request headers too large (431, e.g. an oversized `Authorization` header), a request Node cannot
  * parse (400), a request that took too long to arrive (408). Without a `clientError` listener Node
- * sends these with an empty body; an API whose every other answer is JSON (README D11) should not.
+ * sends these with an empty body; an API whose every other answer is JSON (docs/reference/differences.md D11) should not.
  *
  * The router cannot do this for the host: the server belongs to the host app. Hosts call
- * `answerClientErrorsAsJson(server)` once (README "Errors the HTTP server answers"), as the example
+ * `answerClientErrorsAsJson(server)` once (docs/operations/hostile-clients-and-outages.md "Errors the HTTP server answers"), as the example
  * host server does.
  */
 import { STATUS_CODES, type Server } from 'http';

@@ -10,8 +10,8 @@
  *   // Prometheus metrics: `metrics: { enabled: true }` above, or alone on an internal port:
  *   internalApp.use(createMetricsRouter({ store }));
  *
- * The package entry: an explicit list of what the package promises, no more — the names README
- * "The package's exports" documents, each once. docs/api-report.md records it with each name's kind
+ * The package entry: an explicit list of what the package promises, no more — the names docs/reference/exports.md
+ * documents, each once. docs/api-report.md records it with each name's kind
  * (test/package/api-report.test.ts keeps the three in step), so that a change to it shows in review.
  * The wiring of the default adapters is lib/wiring.ts. The certificate engine has its own entry
  * point, `express-ca-api/x509`.
@@ -39,12 +39,12 @@ export { isConnectionLost, StoreUnavailableError } from './ports/store-errors';
 export { KeyBackendUnavailableError } from './ports/keys';
 export { KeyBackendError } from '../adapters/keys/errors';
 
-// Default adapters (README "Adapters: replacing a part")
+// Default adapters (docs/guides/embedding.md "Adapters: replacing a part")
 export { knexStore } from '../adapters/store/knex';
 export { openDatabase, parseDatabaseUrl, type DatabaseOptions } from '../adapters/store/database';
 export { answerBackupRequests, type BackupAnswerer } from '../adapters/store/embedded-backup';
 export { defaultKeyBackend, type DefaultKeyBackendOptions } from '../adapters/keys/default-backend';
-// README "Keys in an HSM": loads the optional pkcs11js only when called.
+// docs/operations/hsm.md: loads the optional pkcs11js only when called.
 export { pkcs11KeyBackend, type Pkcs11KeyBackend, type Pkcs11KeyBackendOptions } from '../adapters/keys/pkcs11';
 export { storeAuthenticator, type StoreAuthenticatorOptions } from '../adapters/auth/store-authenticator';
 export { storePermissionChecker } from '../adapters/auth/store-permissions';
@@ -52,7 +52,7 @@ export { loginAttemptLimiter, databaseLoginAttemptLimiter, type LoginAttemptLimi
 export { jsonLinesLogger, type JsonLinesLoggerOptions } from '../adapters/logging/json-lines';
 export { inProcessOrderRunner, type InProcessOrderRunnerOptions } from './ca/order-runner/in-process';
 
-// Ports a host implements, and the optional capabilities README names (lib/ports)
+// Ports a host implements, and the optional capabilities docs/reference/exports.md names (lib/ports)
 export type { Store } from './ports/store';
 export type { IntentTaken, IssuanceDoor, IssuanceIntentRecord, IssuanceIntentStore, NewIssuanceIntent } from './ports/intents';
 export type { OrderListing, OrderRetry } from './ports/store';
@@ -95,7 +95,7 @@ export type { KekRotatingKeyBackend, StoredKeyRewriting } from './ports/key-rota
 export type { ChallengeValidator, SecretBox } from './ports/acme';
 export type { CaIssuancePolicy, CaRecord, CaPatch, CertificateRecord } from './ports/records';
 
-// Domain events (README "Domain events")
+// Domain events (docs/operations/audit-and-events.md "Domain events")
 export {
   hasEventLog,
   actingAs,
@@ -122,7 +122,7 @@ export {
 } from './ca/users';
 export { readSettings, SettingsError, developmentKekPath, DEVELOPMENT_KEK_FILE, type CaSettings } from './settings';
 
-// Device enrolment (README "EST", "SCEP"): the functions behind ca-admin's enrolment commands
+// Device enrolment (docs/guides/est.md, docs/guides/scep.md): the functions behind ca-admin's enrolment commands
 export {
   createEnrolmentEndpoint,
   editEnrolmentEndpoint,
@@ -139,7 +139,7 @@ export {
   type EnrolmentApprovalOptions,
 } from './enrolment/approval';
 
-// Webhooks (README "Webhooks")
+// Webhooks (docs/operations/webhooks.md)
 export {
   addWebhook,
   listWebhooks,

@@ -1,5 +1,5 @@
 /**
- * One options shape for `createCaApiRouter` (README "Options"): the ports (store, key backends,
+ * One options shape for `createCaApiRouter` (docs/reference/options.md): the ports (store, key backends,
  * authenticator, permissions, login limiter, order runner, logger) and the settings every way in
  * shares (urlPath, allowedHosts, profiles, defaultProfile, defaultExpires) at the top; each module's
  * own settings under its key — `rest`, `revocation`, `acme`, `metrics`, `webhooks` — as the

@@ -45,7 +45,7 @@ export { DEFAULT_URL_PATH } from './http/option-checks';
 export const DEFAULT_PROFILE_NAMES: readonly string[] = Object.keys(DEFAULT_PROFILE_CONFIGS);
 
 export interface CaApiRouterOptions extends RestApiOptions {
-  /** The REST API's settings (README "Options"): `{ enabled, orderWaitMs, signInRequest, bodyLimit }`. */
+  /** The REST API's settings (docs/reference/options.md): `{ enabled, orderWaitMs, signInRequest, bodyLimit }`. */
   rest?: RestSettings;
   /** The public revocation endpoints' settings: `{ enabled, ocspSigning }`. */
   revocation?: RevocationSettings;
@@ -59,7 +59,7 @@ export interface CaApiRouterOptions extends RestApiOptions {
   bodyLimit?: number;
   /**
    * How long a certificate's issuance may take from its recorded intent to its stored row before it
-   * counts as interrupted (its process died) and is marked failed (ms; README "Issuing authority").
+   * counts as interrupted (its process died) and is marked failed (ms; docs/guides/issuance-policy.md "Issuing authority: every signature recorded first").
    * Default `DEFAULT_ISSUANCE_LEASE_MS` (10 minutes): far beyond any signature, an HSM's included.
    */
   issuanceLeaseMs?: number;
@@ -70,7 +70,7 @@ export interface CaApiRouterOptions extends RestApiOptions {
   /**
    * The host names the router answers for, as Django's `ALLOWED_HOSTS` (`CA_ALLOWED_HOSTS`,
    * comma-separated): `'ca.example.com'`, `'.example.com'` (the domain and its subdomains), an IP
-   * address, `'*'`. Other hosts get a 400 (README "Options"). Default: every host.
+   * address, `'*'`. Other hosts get a 400 (docs/reference/options.md). Default: every host.
    */
   allowedHosts?: readonly string[];
   /**
@@ -83,7 +83,7 @@ export interface CaApiRouterOptions extends RestApiOptions {
   /** @deprecated Use `revocation.ocspSigning`. Who signs OCSP responses: `'delegate'` (default) or `'ca'`. */
   ocspSigning?: OcspSigning;
   /**
-   * Where the router logs (README "Logs"): unexpected errors, and each request when `accessLog` is on.
+   * Where the router logs (docs/operations/logs.md): unexpected errors, and each request when `accessLog` is on.
    * Default: errors to `console.error` as before; access lines to `jsonLinesLogger()` (standard output).
    */
   logger?: Logger;
@@ -95,28 +95,28 @@ export interface CaApiRouterOptions extends RestApiOptions {
    */
   logError?: LogError;
   /**
-   * The ACME server (RFC 8555) under `/{urlPath}acme/` for CAs with `acme_enabled` (README "ACME").
+   * The ACME server (RFC 8555) under `/{urlPath}acme/` for CAs with `acme_enabled` (docs/guides/acme.md).
    * Off unless `acme.enabled` (or `CA_ENABLE_ACME`) says so.
    */
   acme?: AcmeOptions;
   /**
-   * EST (RFC 7030) at `/.well-known/est/` (README "EST"): devices enrol with an API user's password.
+   * EST (RFC 7030) at `/.well-known/est/` (docs/guides/est.md): devices enrol with an API user's password.
    * Off unless `est.enabled` (or `CA_ENABLE_EST`) says so.
    */
   est?: EstOptions;
   /**
-   * SCEP (RFC 8894) at `{urlPath}scep` (README "SCEP"): devices enrol with a challenge password, and
+   * SCEP (RFC 8894) at `{urlPath}scep` (docs/guides/scep.md): devices enrol with a challenge password, and
    * renew with their certificate. Off unless `scep.enabled` (or `CA_ENABLE_SCEP`) says so.
    */
   scep?: ScepOptions;
   /**
-   * Prometheus metrics (README "Metrics"): `{ enabled: true }` serves them at `/metrics` beside the
+   * Prometheus metrics (docs/operations/metrics.md): `{ enabled: true }` serves them at `/metrics` beside the
    * other modules; a router made by `createMetricsRouter` (served elsewhere) receives this router's
    * reports instead. Off by default.
    */
   metrics?: MetricsOptions | MetricsReportTarget;
   /**
-   * Webhooks (README "Webhooks"): `{ enabled: true }` delivers the store's domain events to the
+   * Webhooks (docs/operations/webhooks.md): `{ enabled: true }` delivers the store's domain events to the
    * endpoints managed by `ca-admin add_webhook` (or `addWebhook`), signed per Standard Webhooks, from
    * this process. Off by default; `createWebhookDelivery` runs delivery alone.
    */
@@ -124,7 +124,7 @@ export interface CaApiRouterOptions extends RestApiOptions {
   /**
    * Environment to read the settings of options left out from (`CA_ENABLE_REST_API`, `CA_URL_PATH`,
    * `CA_ALLOWED_HOSTS`, `CA_ENABLE_ACME`, `CA_ENABLE_EST`, `CA_ENABLE_SCEP`, `CA_SCEP_CHALLENGE`, `CA_DEFAULT_CA`, `CA_PROFILES`, `CA_DEFAULT_PROFILE`,
-   * `CA_DEFAULT_EXPIRES`: README "Settings from the environment") and, for the default key backend,
+   * `CA_DEFAULT_EXPIRES`: docs/reference/environment.md) and, for the default key backend,
    * `CA_KEY_ENCRYPTION_KEY`. Default `process.env`.
    */
   env?: Record<string, string | undefined>;

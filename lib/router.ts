@@ -7,7 +7,7 @@
  *   {urlPath}acme/  the ACME server (lib/acme/mount.ts): RFC 8555 for CAs with `acme_enabled`, when `acme.enabled`
  *   /.well-known/est/  EST (lib/est/mount.ts): RFC 7030 device enrolment, when `est.enabled`
  *   {urlPath}scep   SCEP (lib/scep/mount.ts): RFC 8894 device enrolment, when `scep.enabled`
- *   /metrics        the metrics endpoint (lib/metrics/mount.ts), when `metrics.enabled` (README "Metrics")
+ *   /metrics        the metrics endpoint (lib/metrics/mount.ts), when `metrics.enabled` (docs/operations/metrics.md)
  *
  * A request goes to the module with the longest prefix it falls under; anything else falls through
  * to the host app (lib/http/modules.ts). The modules share one CA cache, one outage log (a database
@@ -88,7 +88,7 @@ export interface ApiPorts extends Omit<RestApiPorts, 'cas'> {
   metricsExposition?: MetricsExposition | null;
   /** Where the modules' services report: the exposition's sink, a metrics router's, or none. */
   metricsSink?: MetricsSink;
-  /** Sends the enrolment endpoints' challenge webhooks, signed (README "SCEP"); absent: such challenges are refused. */
+  /** Sends the enrolment endpoints' challenge webhooks, signed (docs/guides/scep.md); absent: such challenges are refused. */
   webhookSender?: WebhookSender | null;
 }
 
@@ -112,10 +112,10 @@ function mountModules(
 ): MountedModule[] {
   const { store, keyBackends } = ports;
   const mounted: MountedModule[] = [];
-  // Each module's requests in the access log (README "Logs"), named by the way in.
+  // Each module's requests in the access log (docs/operations/logs.md), named by the way in.
   const { logger, accessLog } = resolved;
   const add = (protocol: string, module: MountedModule) => {
-    // Hosts first (allowedHosts, README "Options"), inside the access log, which records refusals too.
+    // Hosts first (allowedHosts, docs/reference/options.md), inside the access log, which records refusals too.
     const m = servingAllowedHosts(module, resolved.allowedHosts, protocol === 'acme' ? refuseHostAcme : refuseHostJson);
     mounted.push(accessLog && logger ? withAccessLog(m, protocol, logger) : m);
   };

@@ -3,8 +3,7 @@
  * library core (which depends only on the ports of lib/ports) meets the default adapters of
  * adapters/. `createCaApiRouter`, `createRevocationRouter`, `createMetricsRouter` and
  * `createWebhookDelivery` fill in a default adapter for every port the host did not bring. The
- * package entry (lib/index.ts) re-exports them with the rest of the public API (README "The
- * package's exports").
+ * package entry (lib/index.ts) re-exports them with the rest of the public API (docs/reference/exports.md).
  */
 import { signatureVerifierPool } from '../adapters/crypto/verify-pool';
 import { challengeValidator } from '../adapters/acme-validation';
@@ -150,14 +149,14 @@ function defaultPorts(resolved: ResolvedOptions, store: Store, given: CaApiRoute
     metricsSink,
     acmeValidator,
     acmeSecrets: resolved.acme.eabSecrets ?? envKekSecretBox(environment(given.env)),
-    // The enrolment endpoints' challenge webhooks are signed as the outgoing webhooks are (README "SCEP").
+    // The enrolment endpoints' challenge webhooks are signed as the outgoing webhooks are (docs/guides/scep.md).
     webhookSender: httpWebhookSender(),
   };
 }
 
 /**
  * The ACME challenge validator: the host's, or the package's own configured by `CA_ACME_DNS_SERVERS`,
- * `CA_ACME_HTTP01_PORT` and `CA_ACME_TLS_ALPN01_PORT` (README "ACME"); a bad setting is an OptionsError now.
+ * `CA_ACME_HTTP01_PORT` and `CA_ACME_TLS_ALPN01_PORT` (docs/guides/acme.md); a bad setting is an OptionsError now.
  */
 function acmeValidatorOf(resolved: ResolvedOptions, given: CaApiRouterOptions): ChallengeValidator | null {
   if (!resolved.acme.enabled) return null;
@@ -173,11 +172,11 @@ function acmeValidatorOf(resolved: ResolvedOptions, given: CaApiRouterOptions): 
 /**
  * The Express middleware that serves the API under `/{urlPath}api/` and the revocation endpoints under
  * `/{urlPath}` (lib/router.ts composes the modules). Options are validated once, here, and every
- * mistake is an `OptionsError` that says what to change (README "Options").
+ * mistake is an `OptionsError` that says what to change (docs/reference/options.md).
  */
 export function createCaApiRouter(options: CaApiRouterOptions = {}, internals: CreateCaApiRouterInternals = {}): CaApiRouter {
   const given = resolveOptions(options);
-  // The access log's default logger: JSON lines on standard output (README "Logs").
+  // The access log's default logger: JSON lines on standard output (docs/operations/logs.md).
   const resolved = given.accessLog && !given.logger ? { ...given, logger: jsonLinesLogger() } : given;
   if (!(resolved.enableRestApi || resolved.acme.enabled) || !resolved.store) return buildCaApiRouter(resolved, null, internals);
   const ports = defaultPorts(resolved, resolved.store, options);
@@ -186,7 +185,7 @@ export function createCaApiRouter(options: CaApiRouterOptions = {}, internals: C
 
 /**
  * The public revocation endpoints alone (issuer certificates, CRLs, OCSP under `/{urlPath}`), e.g. on
- * a separate, unauthenticated host app without the REST API (README "Revocation: CRLs and OCSP").
+ * a separate, unauthenticated host app without the REST API (docs/guides/revocation.md).
  * Options are validated here, as `createCaApiRouter`'s are; without `keyBackends` the default key
  * backend is wired exactly as for `createCaApiRouter`.
  */
@@ -197,7 +196,7 @@ export function createRevocationRouter(options: RevocationRouterOptions): Revoca
 }
 
 /**
- * The Prometheus metrics endpoint alone (README "Metrics"), e.g. on an internal port away from the
+ * The Prometheus metrics endpoint alone (docs/operations/metrics.md), e.g. on an internal port away from the
  * API: counts from the store's domain events (every process on the database), its state when scraped,
  * and — once the router is given as their `metrics` option — the reports of this process's
  * `createCaApiRouter` and `createRevocationRouter`. Options are validated here (`OptionsError`).
@@ -233,7 +232,7 @@ function startDelivery(
 }
 
 /**
- * Webhook delivery alone (README "Webhooks"), e.g. in a worker process beside the API servers: the
+ * Webhook delivery alone (docs/operations/webhooks.md), e.g. in a worker process beside the API servers: the
  * store's domain events, to the endpoints in the store, signed per Standard Webhooks. Several
  * deliveries (in one fleet on one PostgreSQL) share the work; each event reaches each endpoint once.
  * Options are validated here (`OptionsError`); `close()` stops it.
@@ -245,7 +244,7 @@ export function createWebhookDelivery(options: WebhookDeliveryOptions): WebhookD
 }
 
 /**
- * The admin web interface (README "Admin interface"), for an internal host app. Options are validated
+ * The admin web interface (docs/guides/admin-interface.md), for an internal host app. Options are validated
  * here; the library's users sign in (`storeAuthenticator`, one user cache shared with the permission
  * checker) behind the in-memory login limiter unless the host brings its own.
  */

@@ -2,7 +2,7 @@
  * Every name lookup of a validation. With configured servers (`dnsServers`, `CA_ACME_DNS_SERVERS`)
  * every query goes there. Without them the addresses of a name are found the way the host finds
  * them — the system resolver (`dns.lookup`: /etc/hosts, nsswitch), which internal networks and a CA
- * on one machine rely on (README "ACME": the one-machine recipe) — and TXT records (dns-01) are asked
+ * on one machine rely on (docs/guides/acme.md: the one-machine recipe) — and TXT records (dns-01) are asked
  * of the system's DNS servers, since /etc/hosts has none.
  * One `dns.promises.Resolver` per validation: its own servers, timeout and tries, and `cancel()` at
  * the deadline stops only this validation's queries (a system lookup cannot be cancelled: the

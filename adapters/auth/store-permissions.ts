@@ -1,5 +1,5 @@
 /**
- * The default `PermissionChecker`: the grants of the store's user row (README D23).
+ * The default `PermissionChecker`: the grants of the store's user row (docs/reference/differences.md D23).
  *
  * A permission in `permissions` holds for every CA; one in `caGrants` for the CA of that serial only.
  * Asked about one CA (`scope.caSerial`, every CA-scoped endpoint), either kind answers yes; asked

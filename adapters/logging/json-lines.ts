@@ -3,7 +3,7 @@
  * the fields — with every secret removed first (redact.ts). JSON lines rather than pino: the shape is
  * what log shippers read either way, pino's redaction needs the secret's path known in advance (ours
  * goes by field name at any depth), and a host that runs pino already plugs its own logger into the
- * port (README "Logs") — so the library takes no dependency for it.
+ * port (docs/operations/logs.md) — so the library takes no dependency for it.
  */
 import type { LogFields, Logger } from '../../lib/ports';
 import { isSecretName, redact } from './redact';

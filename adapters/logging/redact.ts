@@ -1,5 +1,5 @@
 /**
- * What never reaches a log line (README "Operating it" → "Logs"; docs/CONTRIBUTING.md "Never log keys
+ * What never reaches a log line (docs/operations/logs.md; docs/CONTRIBUTING.md "Never log keys
  * or passwords"): fields named like a credential, key or PIN are replaced whole, whatever they hold,
  * and text that carries a private key (PEM) or an HTTP credential (`Basic …`, `Bearer …`) is cut out
  * of any string. Names decide first because a secret's value has no recognisable shape (a PIN is four

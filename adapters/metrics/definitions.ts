@@ -1,5 +1,5 @@
 /**
- * The metrics of the metrics endpoint (README "Metrics"), in one prom-client registry of their own.
+ * The metrics of the metrics endpoint (docs/operations/metrics.md), in one prom-client registry of their own.
  * Every name starts with `ca_api_`; every label takes a bounded set of values — CA names, profiles,
  * key types, reasons, fixed answers — and never a certificate serial, a username or an address.
  */
@@ -110,7 +110,7 @@ export function defineMetrics(registry: Registry) {
       help: 'Requests answered 503 because the database was unavailable.',
       registers,
     }),
-    // Webhook delivery from this process (README "Webhooks"); `endpoint` is the endpoint's id.
+    // Webhook delivery from this process (docs/operations/webhooks.md); `endpoint` is the endpoint's id.
     webhookDeliveries: new Counter({
       name: 'ca_api_webhook_deliveries_total',
       help: 'Webhook delivery attempts by this process, by endpoint id and outcome (delivered, failed, dead_letter).',

@@ -2,7 +2,7 @@
  * The default `MetricsExposition` (lib/ports/metrics.ts): prom-client, in a `Registry` of its own —
  * never prom-client's global one, so that two routers in one process (or a host's own metrics) do not
  * clash — with prom-client's default process and Node.js metrics in it unless asked not to
- * (README "Metrics"). Three sources:
+ * (docs/operations/metrics.md). Three sources:
  *
  * - the domain events, followed from the latest id at start (event-follower.ts, event-counters.ts):
  *   certificates issued and revoked, orders failed — whatever way in, whichever process;
@@ -103,7 +103,7 @@ export class PromMetrics implements MetricsExposition {
   }
 }
 
-/** The prom-client exposition of `options.store` (README "Metrics"). */
+/** The prom-client exposition of `options.store` (docs/operations/metrics.md). */
 export function promMetrics(options: PromMetricsOptions): PromMetrics {
   return new PromMetrics(options);
 }

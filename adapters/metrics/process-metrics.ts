@@ -1,5 +1,5 @@
 /**
- * prom-client's default process and Node.js metrics (README "Metrics": `processMetrics`), named as
+ * prom-client's default process and Node.js metrics (docs/operations/metrics.md: `processMetrics`), named as
  * Prometheus's conventions want: a name ending in `_total` is a counter's. prom-client 15 also exports
  * three gauges under such names — `nodejs_active_handles_total`, `nodejs_active_requests_total`,
  * `nodejs_active_resources_total` — which `promtool check metrics` refuses (and which a `rate()` would

@@ -62,8 +62,8 @@ export interface DatabaseOptions {
    */
   warn?: (message: string) => void;
   /**
-   * How long a query waits for the database's connection before it fails as unavailable (README
-   * "Outages"), in milliseconds. Default 5000 on PostgreSQL (also the limit of a connection attempt);
+   * How long a query waits for the database's connection before it fails as unavailable (docs/operations/hostile-clients-and-outages.md "Outages"),
+   * in milliseconds. Default 5000 on PostgreSQL (also the limit of a connection attempt);
    * knex's 60000 on embedded PGlite, whose one connection a long transaction holds. Opening a new
    * embedded database waits for its first-time setup however long that takes, never this long.
    */
@@ -89,7 +89,7 @@ export function knexConfig(
   const instance = (options.pglite ? { pglite: options.pglite } : {}) as Knex.StaticConnectionConfig;
   switch (target.kind) {
     case 'postgres':
-      // Fail fast in an outage (README "Outages"): a request waits at most this long for a connection
+      // Fail fast in an outage (docs/operations/hostile-clients-and-outages.md "Outages"): a request waits at most this long for a connection
       // (knex's default is 60 s) and a connection attempt to an unresponsive host at most this long.
       return {
         client: 'pg',
@@ -114,7 +114,7 @@ export function knexConfig(
 /**
  * knex's warnings, but for its "Acquire connection error: <stack>" on every failed connection attempt:
  * in an outage that is a line per request on the host's console. The failure reaches the caller as an
- * error, which the router reports once (README "Outages").
+ * error, which the router reports once (docs/operations/hostile-clients-and-outages.md "Outages").
  */
 function knexWarning(message: string): void {
   if (!String(message).startsWith('Acquire connection error')) console.warn(message);

@@ -141,7 +141,7 @@ export interface BackupAnswerer {
 /**
  * Take backup requests for the embedded database `db` while this process holds it: `ca-admin backup
  * FILE` then works while the server runs. Only someone who may write into the data directory (its
- * owner: it is private, README "The two commands") can ask. No-op for PostgreSQL and `memory://`.
+ * owner: it is private, docs/guides/getting-started.md) can ask. No-op for PostgreSQL and `memory://`.
  */
 export function answerBackupRequests(db: Knex, options: { log?: (line: string) => void } = {}): BackupAnswerer {
   const directory = embeddedDatabaseOf(db)?.dataDir;

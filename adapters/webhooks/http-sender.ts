@@ -6,7 +6,7 @@
  * receivers verify them with any of its published libraries.
  *
  * The answer's body is read only when the message asks for it (`answerLimit`: a webhook that decides,
- * README "SCEP"), and never beyond that many bytes.
+ * docs/guides/scep.md), and never beyond that many bytes.
  *
  * Only a 2xx answer counts as delivered (the specification's "Retry Schedule": anything else is
  * retried). Redirects are not followed: a receiver that moved is a configuration to fix, and following

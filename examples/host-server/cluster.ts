@@ -1,12 +1,12 @@
 /**
- * The example server on several processes (CA_WORKERS; README "The example server on several
- * cores"). One Node process runs one event loop, so a server alone keeps one core busy however many
+ * The example server on several processes (CA_WORKERS; docs/guides/getting-started.md "Several cores").
+ * One Node process runs one event loop, so a server alone keeps one core busy however many
  * the machine has; Node's cluster module lets several processes accept connections on one port.
  *
  * The primary opens the database (migrations), the key-encryption key and the demo data, prints what
  * a single server prints, and stops and replaces workers; it serves no request. Every worker mounts
  * the router on the shared port with its own connection pool, order runner and background work: the
- * instances of a fleet (README "Several instances"), which is why it takes PostgreSQL — an embedded
+ * instances of a fleet (docs/operations/several-instances.md), which is why it takes PostgreSQL — an embedded
  * database serves one process at a time.
  */
 import cluster, { type Worker } from 'cluster';

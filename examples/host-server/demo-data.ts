@@ -77,7 +77,7 @@ export function demoFolder(dataDir: string, databaseUrl: string): string {
   return path.join(dataDir, 'databases', `${label.replace(/[^A-Za-z0-9._-]/g, '_')}-${hash}`);
 }
 
-/** The audit log names this server as the author of its demo data (README "Domain events"). */
+/** The audit log names this server as the author of its demo data (docs/operations/audit-and-events.md "Domain events"). */
 export const EXAMPLE_SERVER_ACTOR: Actor = { type: 'system', name: 'example-server', protocol: 'library' };
 
 /** Root + API-enabled intermediate + the demo user, each made when the database lacks it. */

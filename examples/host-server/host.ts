@@ -37,7 +37,7 @@ export interface HostServerOptions {
   keyEncryptionKey?: string;
   /** Accept orders without processing them (for tests of recovery, or an API-only instance). */
   holdOrders?: boolean;
-  /** Webhook delivery (README "Webhooks"), e.g. `{ enabled: true }`; secrets sealed under the key-encryption key. */
+  /** Webhook delivery (docs/operations/webhooks.md), e.g. `{ enabled: true }`; secrets sealed under the key-encryption key. */
   webhooks?: WebhookOptions;
   log?: (line: string) => void;
 }
@@ -87,12 +87,12 @@ export async function openHost(options: HostServerOptions, log: (line: string) =
   const tls = tlsCredentials(process.env.TLS_CERT_FILE, process.env.TLS_KEY_FILE);
   const app = express();
   // Express names itself on every answer unless told not to: that tells a scanner what to try and a
-  // client nothing (README "Embedding it": the router cannot turn it off for the app).
+  // client nothing (docs/guides/embedding.md "What the router needs": the router cannot turn it off for the app).
   app.disable('x-powered-by');
   applyTrustProxy(app, process.env.TRUST_PROXY); // Express checks it now: a bad value ends the start here
   const folder = demoFolder(dataDir, databaseUrl);
 
-  // Creates the PGlite directory on first use, private to this user (README "The two commands"); warns
+  // Creates the PGlite directory on first use, private to this user (docs/guides/getting-started.md); warns
   // through the log about an existing one that others may enter.
   const db = await openDatabase(databaseUrl, { warn: log });
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // the key-encryption key lives here
@@ -143,7 +143,7 @@ export async function serveHost(host: OpenedHost, options: HostServerOptions, lo
     rest: { enabled: true },
     store: host.store,
     keyBackends: host.keyBackends,
-    // One JSON line per request (README "Logs"), in access.log of the data directory, away from the
+    // One JSON line per request (docs/operations/logs.md), in access.log of the data directory, away from the
     // console (logs.ts); CA_ACCESS_LOG=stdout puts it on the console, off silences it.
     accessLog: accessLog.kind !== 'off',
     logger: logs.logger,
@@ -165,7 +165,7 @@ export async function serveHost(host: OpenedHost, options: HostServerOptions, lo
     },
   });
   app.use(router);
-  // The admin web interface (README "Admin interface") under /admin/, for the same users.
+  // The admin web interface (docs/guides/admin-interface.md) under /admin/, for the same users.
   const admin = createCaAdminRouter({
     store: host.store,
     keyBackends: host.keyBackends,
@@ -249,14 +249,14 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
     log('  CA_DATA_DIR. Start with that one, or make a user of your own: ca-admin create_api_user NAME --all-permissions --use-admin.');
   }
   if (acmeDirectoryPath) {
-    // The router has checked CA_ACME_HTTP01_PORT by now (README "ACME"): the port the clients must answer on.
+    // The router has checked CA_ACME_HTTP01_PORT by now (docs/guides/acme.md): the port the clients must answer on.
     const http01Port = Number(process.env.CA_ACME_HTTP01_PORT?.trim() || 80);
     log(acmeWalkThrough({ directory: `${url}${acmeDirectoryPath}`, https: tls !== null, http01Port }));
   }
   // The router has read CA_ENABLE_EST as the settings do.
   if (settings.enableEst) {
-    log(`EST (CA_ENABLE_EST; README "EST"): ${url}/.well-known/est/ enrols with ${settings.defaultCa ?? INTERMEDIATE_NAME}.`);
-    log(`  ${url}/.well-known/est/approval/: new enrolments wait for ca-admin approve_enrolment_request (README "EST").`);
+    log(`EST (CA_ENABLE_EST; docs/guides/est.md): ${url}/.well-known/est/ enrols with ${settings.defaultCa ?? INTERMEDIATE_NAME}.`);
+    log(`  ${url}/.well-known/est/approval/: new enrolments wait for ca-admin approve_enrolment_request (docs/guides/est.md).`);
   }
   const forwardedCertHeader = settings.estClientCertHeader;
   if (settings.enableEst && forwardedCertHeader) {
@@ -272,9 +272,9 @@ export async function announceHost(host: OpenedHost, url: string, options: HostS
       ? 'with the challenge password of CA_SCEP_CHALLENGE'
       : 'with one-time challenges only (ca-admin create_enrolment_challenge scep): CA_SCEP_CHALLENGE is not set';
     log(
-      `SCEP (CA_ENABLE_SCEP; README "SCEP"): ${url}/${settings.urlPath}scep enrols with ${settings.defaultCa ?? INTERMEDIATE_NAME}, ${challenge}.`,
+      `SCEP (CA_ENABLE_SCEP; docs/guides/scep.md): ${url}/${settings.urlPath}scep enrols with ${settings.defaultCa ?? INTERMEDIATE_NAME}, ${challenge}.`,
     );
-    log(`  ${url}/${settings.urlPath}scep/approval: new enrolments wait for ca-admin approve_enrolment_request (README "SCEP").`);
+    log(`  ${url}/${settings.urlPath}scep/approval: new enrolments wait for ca-admin approve_enrolment_request (docs/guides/scep.md).`);
   }
   if (tls) {
     log('');

@@ -92,7 +92,7 @@ export async function listen(app: Express, port: number, tls: TlsCredentials | n
   const server: http.Server = tls
     ? https.createServer({ ...tls, requestCert: true, rejectUnauthorized: false }, app)
     : http.createServer(app);
-  answerClientErrorsAsJson(server); // 431/400/408 from Node itself get a JSON body too (README D11)
+  answerClientErrorsAsJson(server); // 431/400/408 from Node itself get a JSON body too (docs/reference/differences.md D11)
   await new Promise<void>((resolve, reject) => {
     const failed = (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? portInUse(port, e) : e);
     server.once('error', failed);

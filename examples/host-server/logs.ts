@@ -1,5 +1,5 @@
 /**
- * Where the example server's log lines go (README "Logs"). The console is for people: what the
+ * Where the example server's log lines go (docs/operations/logs.md). The console is for people: what the
  * server prints about itself, and the router's warnings and errors. The access log — one JSON line
  * per request, at `info` — would bury that, so it goes to `access.log` in the data directory (private
  * to this user, appended to) unless `CA_ACCESS_LOG` says otherwise: `stdout` (the console, e.g. when

@@ -19,7 +19,7 @@
  * added with ca-admin add_webhook), and the settings ca-admin reads (CA_URL_PATH, CA_PROFILES,
  * CA_DEFAULT_PROFILE, CA_DEFAULT_EXPIRES, CA_DEFAULT_CA), each read by lib/settings as ca-admin reads it,
  * CA_HSM_LIBRARY_PATH + CA_HSM_TOKEN + CA_HSM_USER_PIN (adds the PKCS#11 key backend `hsm`, as
- * ca-admin does: CAs made with `init_ca --key-backend hsm` sign here; README "Keys in an HSM").
+ * ca-admin does: CAs made with `init_ca --key-backend hsm` sign here; docs/operations/hsm.md).
  * CA_WORKERS (PostgreSQL: `auto` or a number of processes serving one port; cluster.ts), CA_ACCESS_LOG
  * (default: JSON lines in access.log of the data directory; `stdout`: on the console; `off`; logs.ts).
  */

@@ -59,7 +59,7 @@ export interface AcmeWalkThroughOptions {
  * certbot and lego against the demo intermediate, for the http-01 challenge (RFC 8555 §8.3): the
  * server fetches the token from CA_ACME_HTTP01_PORT of the name asked for, where the client itself
  * answers. Without CA_ACME_DNS_SERVERS the validator resolves names as this machine does, so a line
- * in /etc/hosts is all a demo name needs (README "ACME", the one-machine recipe).
+ * in /etc/hosts is all a demo name needs (docs/guides/acme.md, the one-machine recipe).
  */
 export function acmeWalkThrough(o: AcmeWalkThroughOptions): string {
   const port = o.http01Port;

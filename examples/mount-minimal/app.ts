@@ -1,4 +1,4 @@
-/** An existing Express app that mounts the CA API beside its own routes (README "Mounting the API"). */
+/** An existing Express app that mounts the CA API beside its own routes (README "Mounting the API in your own app"). */
 import express from 'express';
 import { createCaApiRouter, knexStore, openDatabase } from '../../lib'; // 'express-ca-api' in your app
 

@@ -43,7 +43,7 @@ async function readJws(req: Request): Promise<ParsedJws> {
   return parseJws(raw);
 }
 
-/** The account a `kid` names: its URL at this CA, whatever host the client reached it by (README "ACME"). */
+/** The account a `kid` names: its URL at this CA, whatever host the client reached it by (docs/guides/acme.md). */
 export async function accountOfKid(kid: string, ca: CaRecord, services: AcmeServices): Promise<AcmeAccountRecord> {
   const m = /\/([0-9A-F]+)\/acct\/([A-Za-z0-9]{1,32})\/?$/.exec(kid);
   const account = m && m[1] === ca.serial ? await services.accounts.findAccount(ca.id, m[2]) : null;

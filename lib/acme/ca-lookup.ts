@@ -1,5 +1,5 @@
 /**
- * Which CAs serve ACME (README "ACME"): `acme_enabled`, enabled, not revoked and currently valid — the
+ * Which CAs serve ACME (docs/guides/acme.md): `acme_enabled`, enabled, not revoked and currently valid — the
  * original also serves revoked CAs; we do not. An unknown or unusable CA is a 404 `not-found` problem,
  * as the original answers.
  */

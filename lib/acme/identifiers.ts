@@ -1,6 +1,6 @@
 /**
  * The identifiers of a new order (RFC 8555 §7.1.3, §9.7.7; RFC 8738 for IP addresses), checked and
- * put in one canonical form — the original stores them as sent, unchecked (README "ACME",
+ * put in one canonical form — the original stores them as sent, unchecked (docs/guides/acme.md,
  * differences) — and the challenges each may be proven with:
  *
  * - `dns`: a host name in ASCII (IDNs as valid A-labels), lower-cased, without a trailing dot (one is

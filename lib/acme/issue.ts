@@ -39,7 +39,7 @@ export function acmeActor(accountId: number, address?: string | null): Actor {
 
 /**
  * The sign request of an order whose CSR passed the checks of lib/acme/policy/csr.ts, held to the
- * CA's issuing policy (README "Issuance policy"; a refusal is the ACME problem of ./policy/ca-policy.ts).
+ * CA's issuing policy (docs/guides/issuance-policy.md; a refusal is the ACME problem of ./policy/ca-policy.ts).
  * The order's own `notAfter` must be covered by the CA (new-order checked it); the default validity
  * (`CA_ACME_DEFAULT_CERT_VALIDITY`) is cut to the CA's end.
  */

@@ -1,5 +1,5 @@
 /**
- * The ACME server as a module (docs/DESIGN.md "Modules (ways in)", README "ACME"): RFC 8555 under
+ * The ACME server as a module (docs/DESIGN.md "Modules (ways in)", docs/guides/acme.md): RFC 8555 under
  * `/{urlPath}acme/`, in the original's URL layout, over the one issuing service of lib/ca.
  *
  * A request is matched against the route table (routes.ts); its CA must serve ACME (ca-lookup.ts);
@@ -147,7 +147,7 @@ export function mountAcme(settings: AcmeSettings, ports: AcmePorts, shared: Shar
         const authenticated = await authenticate(req, route, ca, urls, services);
         call.jws = authenticated.jws;
         call.account = authenticated.account;
-        // The access log's user (README "Logs"): the account, by the slug its URL carries.
+        // The access log's user (docs/operations/logs.md): the account, by the slug its URL carries.
         if (authenticated.account) res.locals[ACCESS_USER] = `acme:${authenticated.account.slug}`;
         nonceUsed = authenticated.nonceUsed;
       }
@@ -156,7 +156,7 @@ export function mountAcme(settings: AcmeSettings, ports: AcmePorts, shared: Shar
       if (used.status === 'rejected') throw used.reason;
       if (handled.status === 'rejected') throw handled.reason;
       answer = handled.value;
-      if (answer.status === 201 && route.handler === newOrder) shared.metrics?.acmeOrders('created'); // README "Metrics"
+      if (answer.status === 201 && route.handler === newOrder) shared.metrics?.acmeOrders('created'); // docs/operations/metrics.md
     } catch (error) {
       answer = problemAnswer(error, req);
     }

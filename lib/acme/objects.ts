@@ -1,7 +1,7 @@
 /**
  * The JSON of ACME's resources (RFC 8555 §7.1.2–§7.1.5), from the store's records. Unlike the
  * original, every order carries `finalize` and its `error`, and lists all its authorizations, in
- * every state (README "ACME", differences).
+ * every state (docs/guides/acme.md, differences).
  */
 import type { AcmeAccountRecord, AcmeAuthorizationRecord, AcmeChallengeRecord, AcmeOrderRecord } from '../ports';
 import type { AcmeUrls } from './urls';

@@ -1,5 +1,5 @@
 /**
- * Options of the ACME module (README "ACME"), validated when the router is built. Each setting with
+ * Options of the ACME module (docs/guides/acme.md), validated when the router is built. Each setting with
  * a name in the original reads its environment variable when the option is absent:
  * `CA_ENABLE_ACME`, `CA_ACME_ORDER_VALIDITY`, `CA_ACME_DEFAULT_CERT_VALIDITY`,
  * `CA_ACME_MAX_CERT_VALIDITY`, `CA_DEFAULT_CA`. Durations in the environment are a number of days
@@ -24,7 +24,7 @@ export interface RateLimit {
 }
 
 export interface AcmeOptions {
-  /** Serve ACME under `/{urlPath}acme/` (`CA_ENABLE_ACME`). Default false (README "ACME": opt-in). */
+  /** Serve ACME under `/{urlPath}acme/` (`CA_ENABLE_ACME`). Default false (docs/guides/acme.md: opt-in). */
   enabled?: boolean;
   /** How long a new order (and its authorizations) may take to become valid (`CA_ACME_ORDER_VALIDITY`). 60 s to 1 day; default 1 hour. */
   orderValidityMs?: number;

@@ -1,4 +1,4 @@
-/** The path parameters of the ACME endpoints (README "ACME"), for the shared matcher (lib/http/path-matcher.ts). */
+/** The path parameters of the ACME endpoints (docs/guides/acme.md), for the shared matcher (lib/http/path-matcher.ts). */
 import { sanitizeSerial, type ParamKinds } from '../http/path-matcher';
 
 export const ACME_PATH_PARAMS: ParamKinds = {

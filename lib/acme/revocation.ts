@@ -28,7 +28,7 @@ export interface AcmeRevocation {
   signer: JwsSigner;
   /** The account of a `kid` signature; null when the certificate's key signed. */
   account: AcmeAccountRecord | null;
-  /** The client's address, for the audit log (README "Audit"). */
+  /** The client's address, for the audit log (docs/operations/audit-and-events.md "Audit"). */
   address: string | undefined;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The ACME endpoints (RFC 8555 §7.1, in the original's URL layout; README "ACME"), as one table:
+ * The ACME endpoints (RFC 8555 §7.1, in the original's URL layout; docs/guides/acme.md), as one table:
  * method, path relative to `/{urlPath}acme/`, who signs (POST), whether it is a POST-as-GET, and the
  * handler (lib/acme/handlers/) with the service it calls beside it. Every POST is checked by the
  * module before its handler runs (lib/acme/authenticate.ts).

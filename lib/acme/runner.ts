@@ -1,5 +1,5 @@
 /**
- * The ACME runner: the durable work of the ACME server, on any instance (README "ACME").
+ * The ACME runner: the durable work of the ACME server, on any instance (docs/guides/acme.md).
  *
  * - Validations: a challenge the client asked to validate is `processing` in the store, leased to
  *   the instance that answered the request, which makes the first attempt at once (`validateNow`).
@@ -64,7 +64,7 @@ export interface AcmeRunnerDeps {
   validator: ChallengeValidator;
   signing: AcmeSigning;
   logError: LogError;
-  /** Told when orders become valid or invalid here (README "Metrics"). */
+  /** Told when orders become valid or invalid here (docs/operations/metrics.md). */
   metrics?: MetricsSink;
 }
 

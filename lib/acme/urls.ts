@@ -1,6 +1,6 @@
 /**
  * The absolute URLs the ACME server hands out (RFC 8555 §7.1), in the original's layout under
- * `{urlPath}acme/` (README "ACME"). They are built from each request as Express resolves it — scheme
+ * `{urlPath}acme/` (docs/guides/acme.md). They are built from each request as Express resolves it — scheme
  * and host through the host app's `trust proxy` setting (`X-Forwarded-Proto`, `X-Forwarded-Host`) —
  * so that a server behind a TLS-terminating proxy hands out the `https://` URLs its clients use, and
  * the JWS `url` check (RFC 8555 §6.4) compares like with like.

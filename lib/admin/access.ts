@@ -1,6 +1,6 @@
 /**
- * Who may see and do what, page by page and action by action (README "Admin interface"): the REST
- * API's five permissions and per-CA grants (README D23), asked of the same `PermissionChecker`. A
+ * Who may see and do what, page by page and action by action (docs/guides/admin-interface.md): the REST
+ * API's five permissions and per-CA grants (docs/reference/differences.md D23), asked of the same `PermissionChecker`. A
  * CA-scoped page checks the grant for that CA before anything is looked up, so a user without it
  * gets 403 whether or not the CA exists (as the REST API answers). Lists show only permitted CAs.
  */

@@ -1,5 +1,5 @@
 /**
- * A CA's ACME section (README "Admin interface", "ACME"): its settings (the REST update's
+ * A CA's ACME section (docs/guides/admin-interface.md, docs/guides/acme.md): its settings (the REST update's
  * `acme_enabled`, `acme_registration`, `acme_profile`, `acme_requires_contact`) and its policy kept by
  * the ACME store (`AcmeCaPolicy`: external account binding required, names allowed and denied, one
  * per line), shown and read back from the CA form. The names are checked and put in canonical form as

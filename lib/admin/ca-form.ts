@@ -1,5 +1,5 @@
 /**
- * The CA form's URL lists and the REST update body they stand for (README "Admin interface"):
+ * The CA form's URL lists and the REST update body they stand for (docs/guides/admin-interface.md):
  * CRL distribution points and authority information access that certificates of the CA get, one URL
  * per line. A stored value the lists cannot show without losing something (reasons, a CRL issuer, a
  * relative name, a non-URI location) is shown read-only and left as it is.

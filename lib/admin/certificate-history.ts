@@ -1,7 +1,7 @@
 /**
- * What the certificate page adds about where a certificate came from and what happened to it (README
- * "Admin interface"): the ACME order that issued it, with its account (`findOrderOfCertificate`), and
- * its audit records — issued, revoked, … (README "Audit") — for users with `view_auditlog` only, as
+ * What the certificate page adds about where a certificate came from and what happened to it (docs/guides/admin-interface.md):
+ * the ACME order that issued it, with its account (`findOrderOfCertificate`), and
+ * its audit records — issued, revoked, … (docs/operations/audit-and-events.md "Audit") — for users with `view_auditlog` only, as
  * the audit log itself (they name users and addresses).
  */
 import { hasAcmeStore, hasAuditLog, type AuditRow, type CaRecord, type CertificateRecord, type Store } from '../ports';

@@ -2,8 +2,7 @@
  * How a certificate is shown: its status (as django-ca's admin names it, with the revocation reason
  * and "expires in N days"), its primary name (the first subjectAltName, else the CN — some
  * certificates have neither), its subjectAltNames as `DNS: name` lines, its key (`EC P-256`), serials
- * with colons and times as `2026-12-06 08:31:42 UTC` — one form of each on every page (README "Admin
- * interface").
+ * with colons and times as `2026-12-06 08:31:42 UTC` — one form of each on every page (docs/guides/admin-interface.md).
  */
 import { OFFERED_CURVES } from '../x509/curves';
 import { DAY_MS } from '../x509/datetime';

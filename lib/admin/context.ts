@@ -52,7 +52,7 @@ export interface AdminRoute extends PathRoute {
   /** `public`: the sign-in page; `session`: a signed-in user only (others go to the sign-in page); `asset`: anyone, no session read. */
   readonly access: 'public' | 'session' | 'asset';
   /**
-   * A sensitive page or action (README "Admin interface", step-up): with the password not typed within
+   * A sensitive page or action (docs/guides/admin-interface.md, step-up): with the password not typed within
    * `session.stepUpMs`, it changes nothing and sends the user to re-authenticate, then back to
    * `formPage` (a path under the prefix, with the route's `{param}`s) — the page the action's form is on.
    */

@@ -1,5 +1,5 @@
 /**
- * Cross-site request forgery (README "Admin interface", security): every state-changing request
+ * Cross-site request forgery (docs/guides/admin-interface.md, security): every state-changing request
  * must come from a page of this origin and carry the session's synchronizer token.
  *
  * Origin first: `Sec-Fetch-Site` when the browser sends it (it must be `same-origin`); else the

@@ -1,5 +1,5 @@
 /**
- * The interface's file downloads (README "Admin interface"): a certificate's or a CA's, as PEM, DER,
+ * The interface's file downloads (docs/guides/admin-interface.md): a certificate's or a CA's, as PEM, DER,
  * the chain as one PEM bundle, or a certificate's CSR — one table of kinds and one way to send them,
  * named by serial (some certificates have no CN) as an attachment.
  */

@@ -1,5 +1,5 @@
 /**
- * The form of an enrolment endpoint kept in the database (README "Admin interface", "EST", "SCEP"):
+ * The form of an enrolment endpoint kept in the database (docs/guides/admin-interface.md, docs/guides/est.md, docs/guides/scep.md):
  * the settings `ca-admin create_enrolment_endpoint` / `edit_enrolment_endpoint` take, as fields, and
  * back. What it reads is checked by lib/enrolment/stored-endpoints.ts, as the CLI's flags are, so the
  * two ways agree on every rule and its wording. The static challenge is never shown: a generated one

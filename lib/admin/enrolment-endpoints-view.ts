@@ -1,5 +1,5 @@
 /**
- * A CA's enrolment endpoints kept in the database (README "EST", "Endpoints in the database"), as its
+ * A CA's enrolment endpoints kept in the database (docs/guides/est.md, docs/guides/est.md "Endpoints in the database"), as its
  * page and the endpoints' own page (handlers/enrolment-endpoints.ts, which adds each one's actions)
  * list them. Never a challenge: the store keeps only its hash, and the page says only whether there is one.
  */

@@ -1,5 +1,5 @@
 /**
- * The dashboard's expiry chart (README "Admin interface"): how many certificates end in each period
+ * The dashboard's expiry chart (docs/guides/admin-interface.md): how many certificates end in each period
  * from now on, as a server-rendered SVG bar chart — presentation attributes and the stylesheet's
  * classes only, no `style` attribute and no script (the interface's Content-Security-Policy forbids
  * both) — and the same figures as a table for screen readers and for copying.

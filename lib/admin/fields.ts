@@ -1,5 +1,5 @@
 /**
- * The form fields the admin interface's edit forms share (README "Admin interface"): each a labelled
+ * The form fields the admin interface's edit forms share (docs/guides/admin-interface.md): each a labelled
  * control, its label tied to it by `for`/`id` (WCAG 2.1 §1.3.1, which the browser test's axe checks).
  */
 import { html, type Html } from './html';

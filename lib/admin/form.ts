@@ -1,6 +1,6 @@
 /**
  * The body of an admin form: `application/x-www-form-urlencoded`, at most 64 KiB (a pasted CSR fits),
- * UTF-8 without NUL characters (the API's hostile-input rule, README D16); else 400 or 413.
+ * UTF-8 without NUL characters (the API's hostile-input rule, docs/reference/differences.md D16); else 400 or 413.
  */
 import { isUtf8 } from 'buffer';
 import type { Request } from 'express';

@@ -1,5 +1,5 @@
 /**
- * Headers of every admin answer (README "Admin interface", security): a Content-Security-Policy that
+ * Headers of every admin answer (docs/guides/admin-interface.md, security): a Content-Security-Policy that
  * allows no inline script or style and no framing, no MIME sniffing, no referrer across origins, no
  * caching of pages (they hold per-user data), and HSTS over HTTPS.
  */

@@ -2,7 +2,7 @@
  * HTML by construction: the tagged template `html` escapes every interpolated value unless it is
  * already `Html` (markup this module built). Arrays are rendered item by item; `null`, `undefined`
  * and `false` render as nothing. Pages never put data into `<script>` or `<style>` bodies, event
- * attributes or unquoted attributes (README "Admin interface", security), so HTML escaping is the
+ * attributes or unquoted attributes (docs/guides/admin-interface.md, security), so HTML escaping is the
  * only context there is.
  */
 

@@ -1,5 +1,5 @@
 /**
- * A CA's own issuance policy on its admin page (README "Issuance policy", "Admin interface";
+ * A CA's own issuance policy on its admin page (docs/guides/issuance-policy.md, docs/guides/admin-interface.md;
  * `CaRecord.issuancePolicy`): shown with the CA's facts, and changed from the CA form — the keys it
  * certifies (comma-separated kinds of the built-in set; empty: all of them) and the names it allows and
  * denies at every way in (one per line). The settings are checked and made canonical as

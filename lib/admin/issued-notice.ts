@@ -1,5 +1,5 @@
 /**
- * The confirmation after signing (README "Admin interface"): the Issue and Resign forms answer their
+ * The confirmation after signing (docs/guides/admin-interface.md): the Issue and Resign forms answer their
  * POST with a redirect to the new certificate's page (POST/redirect/GET: a reload signs nothing
  * again), carrying this query, and that page then says the certificate was issued. The query only
  * chooses the words: the page shows the certificate as stored either way.

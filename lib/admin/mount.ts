@@ -66,7 +66,7 @@ export function mountAdmin(
         if (settings.requireTls && !req.secure && !LOOPBACK.has(req.ip ?? '')) {
           throw new HttpError(
             403,
-            'The admin interface is served over HTTPS only (or to this machine). See README "Admin interface", requireTls.',
+            'The admin interface is served over HTTPS only (or to this machine). See docs/guides/admin-interface.md, requireTls.',
           );
         }
         if (matches.length === 0) throw notFound();

@@ -1,5 +1,5 @@
 /**
- * Options of the admin web interface (`createCaAdminRouter`, README "Admin interface"), validated
+ * Options of the admin web interface (`createCaAdminRouter`, docs/guides/admin-interface.md), validated
  * when it is constructed: every mistake is an `OptionsError` naming `createCaAdminRouter` and the option.
  */
 import type { ProfileConfig, Profiles } from '../ca/profiles';
@@ -63,7 +63,7 @@ export interface CaAdminRouterOptions {
   keyBackends?: Record<string, KeyBackend>;
   /**
    * Profiles, merged into the built-in ones as `createCaApiRouter`'s option is. Default: `CA_PROFILES`
-   * (README "Settings from the environment"), as for `createCaApiRouter` and `ca-admin`.
+   * (docs/reference/environment.md), as for `createCaApiRouter` and `ca-admin`.
    */
   profiles?: Record<string, ProfileConfig | null>;
   /** The profile chosen first on the issue page. Default `CA_DEFAULT_PROFILE`, else `webserver`. */

@@ -1,6 +1,6 @@
 /**
- * The query parameters of every admin page, checked before its handler reads them (README "Admin
- * interface"): a bad one is a 400 page naming it, so that a typo never reaches the store, where
+ * The query parameters of every admin page, checked before its handler reads them (docs/guides/admin-interface.md):
+ * a bad one is a 400 page naming it, so that a typo never reaches the store, where
  * PostgreSQL would refuse it as an error that looks like an outage (a NUL in a text, a year
  * JavaScript's Date accepts and a timestamp column cannot hold, an id beyond its column).
  *

@@ -1,5 +1,5 @@
 /**
- * What a revocation form asks (README "Admin interface"), for a certificate (handlers/revoke.ts) and
+ * What a revocation form asks (docs/guides/admin-interface.md), for a certificate (handlers/revoke.ts) and
  * for a CA (handlers/ca-revoke.ts) alike: the reason, from revoke_cert's list, and for the compromise
  * reasons when the key was compromised; the rules themselves are lib/ca/revocation.ts's.
  */

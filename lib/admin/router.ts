@@ -1,6 +1,6 @@
 /**
  * `createCaAdminRouter(options)` (exported by the package entry, lib/index.ts): the admin web
- * interface as Express middleware, mounted on an internal host app (README "Admin interface").
+ * interface as Express middleware, mounted on an internal host app (docs/guides/admin-interface.md).
  */
 import type { RequestHandler } from 'express';
 import { serveModules } from '../http/modules';

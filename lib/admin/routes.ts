@@ -1,5 +1,5 @@
 /**
- * The admin interface's pages and actions, as data (README "Admin interface"): method, path under the
+ * The admin interface's pages and actions, as data (docs/guides/admin-interface.md): method, path under the
  * interface's prefix, who may reach it, whether it needs a recent step-up, handler. Permissions are
  * checked by the handlers, per CA; the step-up by mount.ts, for every route marked here.
  */

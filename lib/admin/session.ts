@@ -1,11 +1,11 @@
 /**
- * Server-side sessions of the admin interface (README "Admin interface", security): a random 256-bit
+ * Server-side sessions of the admin interface (docs/guides/admin-interface.md, security): a random 256-bit
  * token in a cookie; the store keeps its SHA-256 with the user, the user row's `updated` stamp, the
  * CSRF token, the address and the times. A session ends when idle for `idleTimeoutMs`, older than
  * `absoluteTimeoutMs`, when the user is gone or changed (a password or permission change bumps
  * `updated`), and at sign-out. Every sign-in makes a new token (no session fixation).
  *
- * Step-up (README "Admin interface"; OWASP's transaction authorization): the sensitive actions need
+ * Step-up (docs/guides/admin-interface.md; OWASP's transaction authorization): the sensitive actions need
  * the password typed within `stepUpMs`. A sign-in counts, and so does a re-authentication, which
  * starts a new session (a new token, as at sign-in) whose `stepUpAt` is now.
  */

@@ -1,5 +1,5 @@
 /**
- * The users pages' permission fields (README "Admin interface"): one checkbox per permission of the
+ * The users pages' permission fields (docs/guides/admin-interface.md): one checkbox per permission of the
  * REST API (checked: granted), "only these CAs" as CA checkboxes (none checked: every CA), and the
  * interface's own global permissions — the same choices as `ca-admin create_api_user`'s flags.
  */

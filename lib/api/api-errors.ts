@@ -1,5 +1,5 @@
 /**
- * The REST API's own error answers: the 401 of Basic authentication (README D5) and how what the
+ * The REST API's own error answers: the 401 of Basic authentication (docs/reference/differences.md D5) and how what the
  * lib/ca rules and the lib/x509 engine refuse becomes an HTTP answer (docs/COMPATIBILITY.md §1.4).
  * The error values themselves are the shared kit's (lib/http/http-errors.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * Strings the REST API refuses as input (README D16), found anywhere in a parsed body or query: a
+ * Strings the REST API refuses as input (docs/reference/differences.md D16), found anywhere in a parsed body or query: a
  * lone UTF-16 surrogate, which no JSON encoder can write back as UTF-8 and no database column can
  * store (`JSON.parse` accepts `"\ud800"`), or a NUL character, which PostgreSQL's text types cannot
  * hold (and which no certificate field needs). lib/api/validation.ts reports them as 422 items.

@@ -2,7 +2,7 @@
  * The REST API's documentation under its root, without authentication, as upstream: `openapi.json`
  * (the OpenAPI 3.1.0 document built from the route table, lib/openapi/document.ts), `docs/` (Swagger
  * UI, served from the package: lib/openapi/docs.ts) and the docs' assets. The root itself (which
- * hosts print as the API's URL) answers a small JSON index naming both (README D12), where upstream
+ * hosts print as the API's URL) answers a small JSON index naming both (docs/reference/differences.md D12), where upstream
  * answers 404.
  */
 import type { Request, Response } from 'express';

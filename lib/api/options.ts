@@ -1,5 +1,5 @@
 /**
- * The REST API's own options (README "Options"), validated when the router is built: every mistake is
+ * The REST API's own options (docs/reference/options.md), validated when the router is built: every mistake is
  * an `OptionsError` that names the option — never later, inside a request. The options every module
  * shares (`urlPath`, `store`, `keyBackends`, `logError`, `env`) are checked by the composition
  * (lib/options.ts) with the same shared checks (lib/http/option-checks.ts).
@@ -15,7 +15,7 @@ export interface RestApiOptions {
   /** Default: `storePermissionChecker(store)` (permissions of the store's users). */
   permissions?: PermissionChecker;
   /**
-   * Brute-force protection of Basic auth (README "Brute-force protection"). Default (filled in by the
+   * Brute-force protection of Basic auth (docs/operations/hostile-clients-and-outages.md "Brute-force protection"). Default (filled in by the
    * package entry): `loginAttemptLimiter()`, failed attempts counted in memory, 10 per username and 30
    * per client address in 15 minutes; `databaseLoginAttemptLimiter(db)` shares the counts between
    * instances; `false` turns it off (e.g. when a proxy in front already limits).
@@ -53,7 +53,7 @@ export interface RestApiOptions {
   bodyLimit?: number;
 }
 
-/** The names above, in the order the README lists them. */
+/** The names above, in the order docs/reference/options.md lists them. */
 export const REST_API_OPTION_NAMES: readonly (keyof RestApiOptions)[] = [
   'authenticator',
   'permissions',

@@ -1,5 +1,5 @@
 /**
- * Optional keyset pagination of list endpoints (README D14).
+ * Optional keyset pagination of list endpoints (docs/reference/differences.md D14).
  *
  * Without `limit` a list is returned whole, as upstream. With it, at most `limit` items are returned
  * and, when more follow, a `Link: <...>; rel="next"` header (RFC 8288) points at the next page; the

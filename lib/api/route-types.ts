@@ -33,7 +33,7 @@ export interface ApiServices {
   /** Order reads for polling (finished orders from memory), and waiting for an order to finish. */
   orders: { getOrder(slug: string): Promise<OrderRecord | null>; waitUntilFinished(orderId: number, timeoutMs: number): Promise<void> };
   orderRunner: OrderRunner | null;
-  /** The router's permission checker: `GET /ca/` shows only the CAs the user may view (README D23). */
+  /** The router's permission checker: `GET /ca/` shows only the CAs the user may view (docs/reference/differences.md D23). */
   permissions: PermissionChecker;
   keyBackends: Readonly<Record<string, KeyBackend>>;
   /** The effective profiles (defaults merged with the host's `profiles` option). */
@@ -46,7 +46,7 @@ export interface ApiServices {
   signInRequest: boolean;
   /** Checks the CSR self-signatures of sign requests off the event loop; null: libuv's thread pool. */
   signatureVerifier: SignatureVerifier | null;
-  /** Where the services report what they do (README "Metrics"): issuance latency here. */
+  /** Where the services report what they do (docs/operations/metrics.md): issuance latency here. */
   metrics: MetricsSink;
 }
 

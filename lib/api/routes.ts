@@ -1,5 +1,5 @@
 /**
- * The eleven endpoints of the API, as one table that reads like the endpoint list of the README.
+ * The eleven endpoints of the API, as one table that reads like the endpoint list of docs/guides/rest-api.md.
  *
  * Everything the router, the validator and the OpenAPI document need is declared here: method, path
  * (relative to the API root, with typed path parameters, see path-params.ts), the permission, and
@@ -33,7 +33,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/profiles/{name}/',
     operation: 'view_profile',
-    summary: 'View profile', // upstream repeats the list's summary here (README D12)
+    summary: 'View profile', // upstream repeats the list's summary here (docs/reference/differences.md D12)
     description: 'One certificate profile.',
     tag: 'Profiles',
     permission: 'sign_certificate',

@@ -1,5 +1,5 @@
 /**
- * The search filters of `GET /ca/{serial}/certs/` (README "Listing and searching certificates"), from
+ * The search filters of `GET /ca/{serial}/certs/` (docs/guides/rest-api.md "Listing and searching certificates"), from
  * the validated query. `serial` is a prefix, written as serials are (colons and leading zeros allowed).
  */
 import { sanitizeSerial } from '../http/path-matcher';

@@ -125,7 +125,7 @@ function badTextItem(bad: BadText, loc: Loc): ValidationItem {
 const NUL_MESSAGE = 'Null characters are not allowed.';
 
 /**
- * Items for path parameters holding a NUL (README D16), `loc` `["path", name]`: the router refuses
+ * Items for path parameters holding a NUL (docs/reference/differences.md D16), `loc` `["path", name]`: the router refuses
  * them after authentication and before the permission check, so that no lookup sees them.
  */
 export function pathTextItems(params: Record<string, string>): ValidationItem[] {

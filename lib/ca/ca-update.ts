@@ -8,7 +8,7 @@
  * original's wording: `{'website': ['Enter a valid URL.']}`. Before that, the API body is turned into
  * a patch: shape problems were already reported by the schema (422); the sign_* values are normalised
  * by the engine (aliases → dotted OIDs, defaults filled in; problems → 422 under
- * `body.data.sign_...`); `null` for a column that cannot hold it is a 400 naming the field (README
+ * `body.data.sign_...`); `null` for a column that cannot hold it is a 400 naming the field (docs/reference/differences.md
  * D10), not a database crash. Nothing is saved when anything is wrong.
  */
 import { actingAs, StoreConflictError, type Actor, type CaPatch, type CaRecord, type CaSignExtensions, type Store } from '../ports';

@@ -1,9 +1,9 @@
 /**
  * Certificates as CSV, one line per certificate, for spreadsheets: `ca-admin list_certs --format csv`
- * and the admin interface's export (README "Admin interface") write the same columns with this one
+ * and the admin interface's export (docs/guides/admin-interface.md) write the same columns with this one
  * function. Fields are quoted as RFC 4180 says; a field that starts with `=`, `+`, `-`, `@`, a tab or
  * a carriage return gets a leading `'` first, so that a spreadsheet shows a name such as
- * `=HYPERLINK(...)` as text instead of running it as a formula (README "Admin interface").
+ * `=HYPERLINK(...)` as text instead of running it as a formula (docs/guides/admin-interface.md).
  */
 import type { CertificateRecord } from '../ports';
 import { serialToColons } from '../x509/serial-format';

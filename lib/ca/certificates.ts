@@ -23,7 +23,7 @@ export const importCert = importCertificate;
 
 /**
  * The end of `--expires DAYS` (docs/COMPATIBILITY.md §4.2, §4.4), or null when none is asked: the
- * profile's lifetime then, cut to the CA's end as at every way in (README "Issuance policy"). A
+ * profile's lifetime then, cut to the CA's end as at every way in (docs/guides/issuance-policy.md). A
  * number of days the CA cannot cover is refused with the policy's one message.
  */
 function cliNotAfter(ca: CaRecord, now: Date, days: number | undefined): Date | null {
@@ -210,7 +210,7 @@ export interface PrepareResignOptions {
 
 /**
  * API resign (docs/COMPATIBILITY.md §3.6): the original's CSR, subject, hash, profile string and flag; extensions
- * copied except those the CA supplies. Validated completely before an order exists (README D3).
+ * copied except those the CA supplies. Validated completely before an order exists (docs/reference/differences.md D3).
  */
 export function prepareResignRequest(o: PrepareResignOptions): SignRequest {
   const csr = requireCsr(o.cert);

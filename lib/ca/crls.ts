@@ -27,7 +27,7 @@ export interface CrlSettings {
   /** How long a cached CRL is served before the revocation version is read again. Default 1000 ms. */
   versionCheckMs?: number;
   now?: () => Date;
-  /** Told how long each build took and how large its CRL is (README "Metrics"). */
+  /** Told how long each build took and how large its CRL is (docs/operations/metrics.md). */
   metrics?: MetricsSink;
 }
 

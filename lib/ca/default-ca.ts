@@ -1,5 +1,5 @@
 /**
- * The one rule for the default CA (README "The `ca-admin` command" and "ACME"): the CA that
+ * The one rule for the default CA (docs/reference/cli.md and "ACME"): the CA that
  * `CA_DEFAULT_CA` names, else, among the candidates — the usable CAs for `ca-admin sign_cert`, the
  * CAs serving ACME for ACME's `directory/` — the one that expires last, ties broken by the lowest
  * serial, as the original orders them (`-expires`, then `serial`). Both callers sort with it, so the

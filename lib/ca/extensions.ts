@@ -1,5 +1,5 @@
 /**
- * Which extensions a certificate gets (docs/COMPATIBILITY.md §3.2, §3.3, README D1).
+ * Which extensions a certificate gets (docs/COMPATIBILITY.md §3.2, §3.3, docs/reference/differences.md D1).
  *
  * Precedence: request > profile > CA `sign_*`. A profile value of `null` removes that extension
  * whatever its source; the profile's `add_*` flags decide which of the CA's values are added. The

@@ -51,7 +51,7 @@ export async function caSigner(
  * key was stored under, the stored key is damaged, the HSM has no such key) reported as
  * `KeyBackendUnavailableError`: the request was fine, the key is not usable now — a request waiting
  * on it is answered 503 with `Retry-After` and an order fails with the backend's message, as when an
- * HSM is unreachable (README "Outages"), never a 500. The message is the backend's own (it never
+ * HSM is unreachable (docs/operations/hostile-clients-and-outages.md "Outages"), never a 500. The message is the backend's own (it never
  * carries key material); `CaError`s (the rules' answers to the request) pass unchanged.
  */
 export async function openSigner(

@@ -1,5 +1,5 @@
 /**
- * A login lockout in the audit log (README "Audit"): not a row change — the limiter's counts live in
+ * A login lockout in the audit log (docs/operations/audit-and-events.md "Audit"): not a row change — the limiter's counts live in
  * memory or in its own table — so it is recorded as an event of its own when a failed attempt starts
  * it, once per lockout. A failed record does not change the answer (the client is refused either way);
  * it is reported, never thrown.

@@ -1,6 +1,6 @@
 /**
  * The delegated OCSP responder of a CA (RFC 6960 §4.2.2.2): a certificate the CA issues to a key in
- * the CA's OCSP key backend (`ocsp_key_backend_alias`, README "Keys in an HSM"), with the `ocsp`
+ * the CA's OCSP key backend (`ocsp_key_backend_alias`, docs/operations/hsm.md), with the `ocsp`
  * profile (extended key usage OCSPSigning, OCSP No Check), made automatically on first use and
  * renewed before it expires (delegate-cache.ts). The CA key itself then signs nothing but
  * certificates and CRLs, and a leaked responder key expires within days.

@@ -5,7 +5,7 @@
  * - Unparsable request, or a critical extension we do not know → `malformedRequest`.
  * - A CA we do not have, or a CertID naming another issuer → `unauthorized` (RFC 6960 §2.3: not authoritative).
  * - Per certificate: `good`, `revoked` (time = the stored revocation date, reason), or — unlike the
- *   original, which answered errors (README D19) — `unknown` for a serial this CA never issued (RFC 6960 §2.2).
+ *   original, which answered errors (docs/reference/differences.md D19) — `unknown` for a serial this CA never issued (RFC 6960 §2.2).
  * - A key backend that cannot be reached (an HSM token removed) → `tryLater` (RFC 6960 §4.2.1), still
  *   serving the answers it keeps; anything else failing inside (store down, key unusable) → `internalError`.
  *   The responder keeps answering.
@@ -16,7 +16,7 @@
  * process — the same rule as the CRLs (crls.ts) — so a revocation made through any instance shows
  * within about a second. `unknown` answers are never kept (the certificate may be issued next).
  * Nonces are echoed (RFC 8954); an answer with a nonce is signed for that request alone. Each answer
- * is counted by the metrics sink it is given (README "Metrics": `ca_api_ocsp_responses_total`).
+ * is counted by the metrics sink it is given (docs/operations/metrics.md: `ca_api_ocsp_responses_total`).
  */
 import {
   actingAs,
@@ -156,7 +156,7 @@ export class OcspResponder {
       return { der, answer };
     } catch (e) {
       this.settings.logError?.('express-ca-api: OCSP response failed', e);
-      // Counted as internal_error: the metrics' answer labels stay as README "Metrics" lists them.
+      // Counted as internal_error: the metrics' answer labels stay as docs/operations/metrics.md lists them.
       if (e instanceof KeyBackendUnavailableError) return { der: ocspErrorResponse('tryLater'), answer: 'internal_error' };
       return refused('internalError');
     }

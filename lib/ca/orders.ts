@@ -1,5 +1,5 @@
 /**
- * Sign and resign through the API: the order desk (docs/COMPATIBILITY.md §3.1; README D3, D4), in
+ * Sign and resign through the API: the order desk (docs/COMPATIBILITY.md §3.1; docs/reference/differences.md D3, D4), in
  * front of the issuing service (lib/ca/issuance/place-order.ts), which places the order.
  *
  * Everything that can be checked is checked before the order row exists (D3), in the order the
@@ -48,7 +48,7 @@ export interface OrderDesk {
   keyBackends: KeyBackends;
   /** Checks CSR self-signatures off the event loop; absent: libuv's thread pool (`verifySignatureAsync`). */
   signatureVerifier?: SignatureVerifier | null;
-  /** Where the latency of orders signed in the request is reported (README "Metrics"). */
+  /** Where the latency of orders signed in the request is reported (docs/operations/metrics.md). */
   metrics?: MetricsSink;
 }
 
@@ -144,7 +144,7 @@ export async function resignThroughOrder(desk: OrderDesk, call: OrderCall & { ce
 /**
  * `GET /ca/{serial}/orders/{slug}/`: the caller's own order on this CA. The CA must be API-enabled;
  * its `enabled` flag and validity do not matter (upstream). Anything else — unknown slug, another
- * user's order, another CA — is not found (README D2; upstream answers 500).
+ * user's order, another CA — is not found (docs/reference/differences.md D2; upstream answers 500).
  */
 export async function ownOrder(
   desk: Pick<OrderDesk, 'orders' | 'cas'>,

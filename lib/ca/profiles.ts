@@ -1,7 +1,7 @@
 /**
  * Profiles (docs/COMPATIBILITY.md §3.5; JSON shape §2.11): named bundles of extensions and defaults that
  * shape a certificate. Used by the CLI's sign_cert/resign_cert and — unlike the original, see
- * README D1 — by the API's sign endpoint too.
+ * docs/reference/differences.md D1 — by the API's sign endpoint too.
  *
  * Profiles are configured the way the original's `CA_PROFILES` setting is: a dict merged into the
  * defaults (an existing name is shallow-updated, `null` deletes a profile, new names are appended).

@@ -1,7 +1,7 @@
 /**
  * Revocation reasons (docs/COMPATIBILITY.md §2.3). The original API accepts the camelCase names of
  * RFC 5280 and stores the snake_case enum names; the CLI takes snake_case. We accept both everywhere
- * (README D13) and always store/report snake_case.
+ * (docs/reference/differences.md D13) and always store/report snake_case.
  */
 
 import { CRL_REASON_CODES } from '../x509/revocation/reasons';

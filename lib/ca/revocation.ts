@@ -2,7 +2,7 @@
  * Revocation rules, one home for the API (`POST …/revoke/`), `ca-admin revoke_cert` and
  * `revoke_ca`, the admin interface and code.
  *
- * Reasons in camelCase or snake_case (README D13), stored snake_case; `compromised` must carry a
+ * Reasons in camelCase or snake_case (docs/reference/differences.md D13), stored snake_case; `compromised` must carry a
  * timezone and not lie in the future (D13); a certificate is revoked once (RFC 5280 §5.3.1 reason
  * codes are kept by name); `revoked_date` is the time of the request.
  */
@@ -15,7 +15,7 @@ import { isWithinValidity } from './validity';
 import { visibleCa } from './visibility';
 
 export interface RevokeInput {
-  /** camelCase or snake_case (README D13); default `unspecified`. */
+  /** camelCase or snake_case (docs/reference/differences.md D13); default `unspecified`. */
   reason?: unknown;
   /** ISO 8601 with timezone or a Date; must not be in the future. */
   compromised?: unknown;

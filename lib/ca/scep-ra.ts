@@ -1,5 +1,5 @@
 /**
- * The SCEP registration authority of a CA (RFC 8894 §2.1.2; README "SCEP"): an RSA key beside the CA's
+ * The SCEP registration authority of a CA (RFC 8894 §2.1.2; docs/guides/scep.md): an RSA key beside the CA's
  * own key — in its key backend when that backend can decrypt (the default one; an HSM's token, where
  * the key is made non-extractable and decrypts in the token), else in its OCSP key backend (the backend
  * of its online keys) — with a certificate the CA issues to it — key usage

@@ -42,7 +42,7 @@ export interface OrderJson {
   updated: string;
   slug: string;
   status: string;
-  /** Our addition (README D3): why the order failed; null unless `status` is `failed`. */
+  /** Our addition (docs/reference/differences.md D3): why the order failed; null unless `status` is `failed`. */
   error: string | null;
 }
 
@@ -167,7 +167,7 @@ export function certificateRecordText(cert: RecordTextParts): string {
   );
 }
 
-/** docs/COMPATIBILITY.md §2, plus `error` last (README D3). */
+/** docs/COMPATIBILITY.md §2, plus `error` last (docs/reference/differences.md D3). */
 export function orderToJson(order: OrderRecord): OrderJson {
   return {
     serial: order.certificateSerial,

@@ -3,7 +3,7 @@
  * parties for its OCSP responder, its certificate (CA Issuers) and its CRL (RFC 5280 §4.2.2.1,
  * §4.2.1.13; docs/COMPATIBILITY.md §3.7). The public endpoints of the router serve exactly these paths.
  *
- * Unlike the original (README D17), the CA-Issuers URL in certificates issued by an
+ * Unlike the original (docs/reference/differences.md D17), the CA-Issuers URL in certificates issued by an
  * intermediate CA points at that intermediate's own certificate, which is what AIA chasing needs to
  * build the chain; the original pointed at the parent's.
  */

@@ -46,7 +46,7 @@ export function outlivesCa(ca: Pick<CaRecord, 'notAfter'>, notAfter: Date): bool
 }
 
 /**
- * The one refusal of a validity the CA cannot cover, at every way in (README "Issuance policy"): the
+ * The one refusal of a validity the CA cannot cover, at every way in (docs/guides/issuance-policy.md): the
  * command line's wording of the original (docs/COMPATIBILITY.md §4.2), with the CA's end.
  */
 export function outlivesCaMessage(ca: Pick<CaRecord, 'notAfter'>, now: Date): string {

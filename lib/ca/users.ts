@@ -1,7 +1,7 @@
 /**
  * API users (docs/COMPATIBILITY.md §1.3, §4.4): the equivalent of django-ca's
  * `create_api_user(username, password, view_certificateauthority=True, ...)`, plus per-CA grants
- * (README D23): a permission may hold for every CA, as upstream, or for named CAs only.
+ * (docs/reference/differences.md D23): a permission may hold for every CA, as upstream, or for named CAs only.
  */
 import * as bcrypt from 'bcryptjs';
 import { hasUserAdministration, type CaGrant, type Permission, type Store, type UserAdministration, type UserRecord } from '../ports';

@@ -28,11 +28,11 @@ export interface VisibleCaListOptions {
   /** Also CAs outside their validity window (`?expired=true`). */
   includeExpired: boolean;
   now: Date;
-  /** Keyset paging (README D14): ids greater than this, at most `limit` rows. */
+  /** Keyset paging (docs/reference/differences.md D14): ids greater than this, at most `limit` rows. */
   afterId?: number;
   limit?: number;
   /**
-   * Only the CAs this user holds `view_certificateauthority` for (per-CA grants, README D23): the
+   * Only the CAs this user holds `view_certificateauthority` for (per-CA grants, docs/reference/differences.md D23): the
    * others are left out as if they did not exist. Absent: every visible CA.
    */
   viewer?: { user: ApiUser; permissions: PermissionChecker };

@@ -3,7 +3,7 @@
  * all three, so that the flags, their pairs and the profile check cannot drift apart. They set a CA's
  * `acme_enabled`, `acme_registration` (new accounts allowed, RFC 8555 §7.3), `acme_profile` and
  * `acme_requires_contact` (whether a new account must give a contact, RFC 8555 §7.3), and — ours, kept
- * by the ACME store beside the CA (`AcmeCaPolicy`, README "ACME") — whether a new account needs an
+ * by the ACME store beside the CA (`AcmeCaPolicy`, docs/guides/acme.md) — whether a new account needs an
  * external account binding (RFC 8555 §7.3.4) and the names the CA issues for. A flag not given leaves
  * its field alone: unchanged on edit_ca, the default on a new CA.
  *

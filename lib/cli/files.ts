@@ -1,8 +1,8 @@
 /**
  * Command input and output files: a path, or `-` for standard input.
  *
- * Output files are checked before a command changes anything and written whole or not at all (README
- * "The `ca-admin` command": nothing is half-written): `outputFile` refuses a path that cannot be
+ * Output files are checked before a command changes anything and written whole or not at all (docs/reference/cli.md:
+ * nothing is half-written): `outputFile` refuses a path that cannot be
  * written — a missing or read-only directory, a directory given as the file — while nothing has been
  * issued or published yet, and `write` puts the data into a temporary file beside the target and
  * renames it over the target, so that a failure part-way leaves no partial file.

@@ -1,5 +1,5 @@
 /**
- * The options of edit_ca that set the CA's own issuance policy (README "Issuance policy";
+ * The options of edit_ca that set the CA's own issuance policy (docs/guides/issuance-policy.md;
  * `CaRecord.issuancePolicy`): the keys it certifies, narrowed from the built-in set, and the names it
  * allows and denies at every way in. Each option given replaces its part; `--issuance-policy-default`
  * goes back to the built-in policy (the options given with it then fill in their parts). Every entry is

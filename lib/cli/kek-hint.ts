@@ -1,5 +1,5 @@
 /**
- * `ca-admin` without `CA_KEY_ENCRYPTION_KEY` on the example server's data (README "The two commands"):
+ * `ca-admin` without `CA_KEY_ENCRYPTION_KEY` on the example server's data (docs/guides/getting-started.md):
  * the server encrypted every CA key under the development key-encryption key it keeps in its data
  * directory (`CA_DATA_DIR`, default `./.ca-data`), and a new key (`openssl rand -base64 32`) would
  * open none of them. When that file is there, the error names it and the line that sets the key.

@@ -36,7 +36,7 @@ function embeddedBackup(): typeof import('../../adapters/store/embedded-backup')
 }
 
 /**
- * The CLI's PKCS#11 backend (README "Keys in an HSM"), configured by the environment with the names of
+ * The CLI's PKCS#11 backend (docs/operations/hsm.md), configured by the environment with the names of
  * the original's HSM backend options as lib/settings reads them: `CA_HSM_LIBRARY_PATH` (library_path),
  * `CA_HSM_TOKEN` (token), `CA_HSM_USER_PIN` (user_pin), and `CA_HSM_ALIAS` (default `hsm`). Registered only when
  * CA_HSM_LIBRARY_PATH is set; the token is opened on the backend's first use, so that commands that
@@ -67,7 +67,7 @@ function hsmKeyBackends(env: Record<string, string | undefined>): KeyBackend[] {
 
 /**
  * The HSM's alias without CA_HSM_LIBRARY_PATH: a backend that, used, says which settings to make
- * (README "Keys in an HSM") instead of the bare `hsm: Key backend is not configured.` of an alias
+ * (docs/operations/hsm.md) instead of the bare `hsm: Key backend is not configured.` of an alias
  * nobody knows.
  */
 function unconfiguredHsm(alias: string): KeyBackend {
@@ -75,7 +75,7 @@ function unconfiguredHsm(alias: string): KeyBackend {
     throw new CaError(
       'key',
       `${alias}: Key backend is not configured: set CA_HSM_LIBRARY_PATH (the PKCS#11 library, e.g. ` +
-        '/usr/lib/softhsm/libsofthsm2.so), CA_HSM_TOKEN (the token label) and CA_HSM_USER_PIN (the user PIN); see README "Keys in an HSM".',
+        '/usr/lib/softhsm/libsofthsm2.so), CA_HSM_TOKEN (the token label) and CA_HSM_USER_PIN (the user PIN); see docs/operations/hsm.md.',
     );
   };
   return { alias, createKey: fail, importKey: fail, getSigner: fail };

@@ -32,7 +32,7 @@ export function missingSignUrlsWarning(ca: CaRecord): string[] {
   return [
     `Warning: no --default-hostname (or CA_DEFAULT_HOSTNAME): the certificates ${ca.name} signs will carry no URL for its`,
     `  ${missing.join(', ')}: relying parties cannot check their revocation.`,
-    `  Add them, for the host[:port] that serves this CA's public URLs (README "Revocation: CRLs and OCSP"):`,
+    `  Add them, for the host[:port] that serves this CA's public URLs (docs/guides/revocation.md):`,
     `    ca-admin edit_ca ${name} --default-hostname HOST[:PORT]`,
     `  or name each URL with the options above (edit_ca takes them too). --no-default-hostname: none, without this warning.`,
   ];

@@ -87,7 +87,7 @@ function extensionLines(exts: { type: string; critical: boolean; value: unknown 
 
 /**
  * The original's ACME section, word for word (Python's True/False included: scripts may read it);
- * registration, profile and the CA's ACME policy (README "ACME") are ours, after its two lines — the
+ * registration, profile and the CA's ACME policy (docs/guides/acme.md) are ours, after its two lines — the
  * name lists only when they hold something, so that a CA without them reads as before.
  */
 function acmeLines(ca: CaRecord, policy: AcmeCaPolicy | null): string[] {
@@ -107,7 +107,7 @@ function acmeLines(ca: CaRecord, policy: AcmeCaPolicy | null): string[] {
   return lines;
 }
 
-/** The CA's own issuance policy (README "Issuance policy"), each part, "defaults" where it narrows nothing. */
+/** The CA's own issuance policy (docs/guides/issuance-policy.md), each part, "defaults" where it narrows nothing. */
 function issuancePolicyLines(ca: CaRecord): string[] {
   const words = issuancePolicyInWords(ca.issuancePolicy);
   return ['Issuance policy:', `* Keys accepted: ${words.keys}`, `* Names allowed: ${words.allow}`, `* Names denied: ${words.deny}`];
@@ -217,7 +217,7 @@ export async function show(ctx: ShowContext, rec: CaRecord | CertificateRecord, 
 
 /**
  * What view_ca adds to the backend's alias: an HSM key's label, id and type (the references the
- * PKCS#11 backend stores, README "Keys in an HSM"); nothing of the default backend's encrypted key.
+ * PKCS#11 backend stores, docs/operations/hsm.md); nothing of the default backend's encrypted key.
  */
 function keyStorageDetail(options: Record<string, unknown> | null): string {
   if (options === null) return ' (no private key)';

@@ -1,5 +1,5 @@
 /**
- * Requests that wait for an operator (README "EST", "SCEP": an endpoint with `approval`).
+ * Requests that wait for an operator (docs/guides/est.md, docs/guides/scep.md: an endpoint with `approval`).
  *
  * A new enrolment that is authenticated and signable — its CSR verified, its challenge checked, the
  * profile's checks passed — is kept as `pending` (a one-time challenge is used up in the same

@@ -1,5 +1,5 @@
 /**
- * Challenge passwords decided by the host (README "SCEP", "EST"): an endpoint's `challengeWebhook`
+ * Challenge passwords decided by the host (docs/guides/scep.md, docs/guides/est.md): an endpoint's `challengeWebhook`
  * is asked about a challenge that is neither the endpoint's static one nor a one-time one
  * (lib/enrolment/challenges.ts), as step-ca's SCEPCHALLENGE webhook is. The request is a POST of JSON
  * signed per the Standard Webhooks specification by the same sender as the outgoing webhooks (the

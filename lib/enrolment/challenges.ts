@@ -1,5 +1,5 @@
 /**
- * Challenge passwords (RFC 8894 §2.2; README "SCEP"): what authenticates a device's first request.
+ * Challenge passwords (RFC 8894 §2.2; docs/guides/scep.md): what authenticates a device's first request.
  *
  * - *Static*: one per endpoint (`scep.challenge`; an endpoint kept in the database keeps only its
  *   SHA-256, set by `ca-admin create_enrolment_endpoint --challenge`), compared in constant time.

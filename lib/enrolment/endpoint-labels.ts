@@ -1,6 +1,6 @@
 /**
  * What an endpoint's label may be, for the options (`est.labels`, `scep.labels`) and the endpoints
- * kept in the database alike (README "EST", "SCEP"): one path segment of letters, digits, '_', '.'
+ * kept in the database alike (docs/guides/est.md, docs/guides/scep.md): one path segment of letters, digits, '_', '.'
  * and '-', and never a segment the module's URLs use otherwise.
  */
 import type { EnrolmentProtocol } from '../ports';

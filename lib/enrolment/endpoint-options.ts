@@ -1,5 +1,5 @@
 /**
- * The options both enrolment modules share (README "EST", "SCEP"): the CA and profile of the URLs
+ * The options both enrolment modules share (docs/guides/est.md, docs/guides/scep.md): the CA and profile of the URLs
  * without a label, and other CAs, profiles or challenges by label. Each module validates its own
  * option (helmet's way) with these checks, so that `est` and `scep` read alike and fail alike: an
  * `OptionsError` naming the option.
@@ -38,11 +38,11 @@ export interface EndpointLabelOptions {
   validityDays?: number;
   /** New enrolments wait for an operator's approval (`ca-admin approve_enrolment_request`). Default false. */
   approval?: boolean;
-  /** The name policy of the certificates issued here (README "EST", "SCEP"). Default: none, any name. */
+  /** The name policy of the certificates issued here (docs/guides/est.md, docs/guides/scep.md). Default: none, any name. */
   names?: EnrolmentNamePolicyOptions | null;
-  /** The host's webhook deciding challenge passwords (README "SCEP", "EST"). Default: none. */
+  /** The host's webhook deciding challenge passwords (docs/guides/scep.md, docs/guides/est.md). Default: none. */
   challengeWebhook?: ChallengeWebhookOptions | null;
-  /** At most this many enrolment requests a minute here, per process; more get 429 (README "EST", "SCEP"). Default: no limit. */
+  /** At most this many enrolment requests a minute here, per process; more get 429 (docs/guides/est.md, docs/guides/scep.md). Default: no limit. */
   requestsPerMinute?: number | null;
 }
 

@@ -42,7 +42,7 @@ export interface EnrolmentServices {
   cas?: Pick<Store, 'listCas'>;
 }
 
-/** The CA's issuing policy context for enrolling at `target` (README "Issuance policy"). */
+/** The CA's issuing policy context for enrolling at `target` (docs/guides/issuance-policy.md). */
 export function enrolmentPolicy(services: EnrolmentServices, target: EnrolmentTarget): Promise<PolicyContext> {
   return loadPolicyContext(services.cas ?? services.store, target.ca);
 }
@@ -118,7 +118,7 @@ export function enrolmentRequest(
   if (csr.subject.length === 0 && san.length === 0) {
     throw new EnrolmentError(400, 'The certificate request names nothing: give a subject or a subjectAltName.');
   }
-  // Every issuance at the endpoint, renewals and approvals too: a policy tightened since stops a renewal (README "EST").
+  // Every issuance at the endpoint, renewals and approvals too: a policy tightened since stops a renewal (docs/guides/est.md).
   checkNamePolicy(target.names ?? null, csr);
   try {
     return prepareSignRequest(

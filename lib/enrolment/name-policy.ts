@@ -1,5 +1,5 @@
 /**
- * An enrolment endpoint's name policy (`est.names`, `scep.names`, and each label's; README "EST",
+ * An enrolment endpoint's name policy (`est.names`, `scep.names`, and each label's; docs/guides/est.md,
  * "SCEP"): which names a certificate issued there may carry. The allow and deny lists are a CA's ACME
  * name policy's (`edit_ca --acme-allow/--acme-deny`): the same entries, checked and made canonical by
  * the same code, covering by the same rules (lib/ca/name-policy). Besides, `subjectAttributes`: the

@@ -1,5 +1,5 @@
 /**
- * Per-endpoint request budgets (README "EST", "SCEP": `requestsPerMinute`): a token bucket per
+ * Per-endpoint request budgets (docs/guides/est.md, docs/guides/scep.md: `requestsPerMinute`): a token bucket per
  * endpoint in this process, so that one flood of requests — a misconfigured fleet retrying in a loop,
  * or someone guessing challenge passwords — cannot take the CA's signing capacity from every other
  * endpoint. A request over budget is refused before it is read, authenticated or signed: 429 with a

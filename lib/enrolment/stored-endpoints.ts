@@ -1,5 +1,5 @@
 /**
- * Managing the enrolment endpoints kept in the database (README "EST", "SCEP"; `ca-admin
+ * Managing the enrolment endpoints kept in the database (docs/guides/est.md, docs/guides/scep.md; `ca-admin
  * create_enrolment_endpoint`, `list_enrolment_endpoints`, `edit_enrolment_endpoint`,
  * `delete_enrolment_endpoint`): every setting checked before anything is written, the static challenge
  * kept as its SHA-256 only, a challenge webhook only as "the options' webhook of the protocol" (no URL,
@@ -107,7 +107,7 @@ function checkedPatch(
   }
   if (s.challenge !== undefined) {
     if (s.challenge !== null && protocol === 'EST') {
-      // EST authenticates its requests with a user or a client certificate (README "EST"): a challenge would never be read.
+      // EST authenticates its requests with a user or a client certificate (docs/guides/est.md): a challenge would never be read.
       throw new CaError(
         'invalid',
         'EST endpoints take no static challenge password: devices authenticate as a user (Basic) or with a certificate ' +

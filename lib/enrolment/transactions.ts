@@ -1,5 +1,5 @@
 /**
- * Answering a repeated request as it was answered (README "SCEP"): a device that lost the answer, or
+ * Answering a repeated request as it was answered (docs/guides/scep.md): a device that lost the answer, or
  * micromdm's scepclient re-sending its PKCSReq, asks again with the same transaction and key. The
  * first answer is recorded with the certificate, in the transaction that stores it (`recordWith`),
  * and a repetition gets that certificate back (`previousAnswer`) — no second certificate, and no

@@ -1,5 +1,5 @@
 /**
- * An EST endpoint with `approval` (README "EST"): a new enrolment waits for an operator
+ * An EST endpoint with `approval` (docs/guides/est.md): a new enrolment waits for an operator
  * (lib/enrolment/approval.ts). The device re-sends the same simpleenroll (strongSwan does, on a new
  * connection, every `max(--interval, Retry-After)`): it is matched by the user it authenticated as and
  * the CSR's public key, and answered 202 while it waits, the certificate once approved, 403 with the

@@ -1,5 +1,5 @@
 /**
- * The certificate an EST client authenticates with (RFC 7030 §3.3.2, README "EST"): its TLS client
+ * The certificate an EST client authenticates with (RFC 7030 §3.3.2, docs/guides/est.md): its TLS client
  * certificate, or — behind a TLS-terminating proxy — the certificate the proxy forwards in the header
  * named by `est.clientCertificateHeader` (`CA_EST_CLIENT_CERT_HEADER`).
  *
@@ -54,7 +54,7 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
  */
 function forwardedDer(value: string, header: string): Buffer {
   const bad = () =>
-    estError(400, `The ${header} header does not hold one certificate (URL-encoded PEM, or base64 of its DER) (README "EST").`);
+    estError(400, `The ${header} header does not hold one certificate (URL-encoded PEM, or base64 of its DER) (docs/guides/est.md).`);
   let text: string;
   try {
     text = decodeURIComponent(value).trim();

@@ -1,5 +1,5 @@
 /**
- * Who may enrol at an EST endpoint (RFC 7030 §3.2.3, README "EST"): an API user (HTTP Basic) with
+ * Who may enrol at an EST endpoint (RFC 7030 §3.2.3, docs/guides/est.md): an API user (HTTP Basic) with
  * `sign_certificate` for the endpoint's CA; and, where the endpoint has a `challengeWebhook`, a
  * challenge password in the CSR that the host's webhook accepts (RFC 7030 §3.2.3 lets the CSR carry
  * one). `simpleenroll` and `serverkeygen` ask exactly this.

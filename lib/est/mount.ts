@@ -1,6 +1,6 @@
 /**
  * EST (RFC 7030) as a module (docs/DESIGN.md "Modules (ways in)"): devices enrol at
- * `/.well-known/est/` (the default CA) and `/.well-known/est/{label}/` (README "EST"), through the one
+ * `/.well-known/est/` (the default CA) and `/.well-known/est/{label}/` (docs/guides/est.md), through the one
  * issuance service. Mounted by `createCaApiRouter` with `est.enabled`; the path is RFC 7030's
  * well-known URI (RFC 8615), not under `urlPath`.
  *

@@ -1,5 +1,5 @@
 /**
- * Options of the EST module (README "EST"), validated when it is built: `createCaApiRouter`'s `est`
+ * Options of the EST module (docs/guides/est.md), validated when it is built: `createCaApiRouter`'s `est`
  * option. Every mistake is an `OptionsError` naming the option.
  */
 import { EST_OPERATIONS } from '../enrolment/endpoint-labels';
@@ -28,13 +28,13 @@ export interface EstOptions {
   /** Validity in days of the certificates of the URLs without a label, clamped by the CA. Default: the profile's. */
   validityDays?: number;
   /**
-   * The name policy of the URLs without a label (README "EST", "SCEP"): DNS suffixes and IP networks
+   * The name policy of the URLs without a label (docs/guides/est.md, docs/guides/scep.md): DNS suffixes and IP networks
    * to allow and deny (as `edit_ca --acme-allow/--acme-deny`) and the subject attribute types allowed.
    * Default: none, any name.
    */
   names?: EnrolmentNamePolicyOptions | null;
   /**
-   * The host's webhook deciding the challenge passwords of the URLs without a label (README "SCEP",
+   * The host's webhook deciding the challenge passwords of the URLs without a label (docs/guides/scep.md,
    * "EST"): a challenge that is neither static nor one-time is POSTed there, signed as the outgoing
    * webhooks are; only `{"allow": true}` accepts it. Default: none.
    */

@@ -32,7 +32,7 @@ export interface EstServices extends EnrolmentServices {
   bodyLimit: number;
   /** The challenge webhooks' sender and log (lib/enrolment/challenge-webhook.ts). */
   challengeWebhooks: ChallengeWebhookPorts;
-  /** The endpoints ('' or a label) that offer `serverkeygen` (README "EST"). */
+  /** The endpoints ('' or a label) that offer `serverkeygen` (docs/guides/est.md). */
   serverKeygen: ReadonlySet<string>;
   /** The `Retry-After` of a request left waiting for approval (`est.retryAfterSeconds`). */
   retryAfterSeconds: number;

@@ -1,5 +1,5 @@
 /**
- * The EST endpoints (RFC 7030 §3.2.2), as one table that reads like the README's list ("EST"): each
+ * The EST endpoints (RFC 7030 §3.2.2), as one table that reads like the list of docs/guides/est.md: each
  * operation at `/.well-known/est/{operation}` (the default CA) and at `/.well-known/est/{label}/
  * {operation}` (a CA or profile chosen by label). Each entry names its method, its path and its
  * handler (lib/est/handlers/), with what the handler calls in the comment beside it. A path in no

@@ -1,6 +1,6 @@
 /**
  * `serverkeygen` sends a private key, so it answers only over a channel nobody else reads (RFC 7030
- * §4.4: "the EST server MUST use TLS"; README "EST"): HTTPS — a TLS socket, or a reverse proxy the
+ * §4.4: "the EST server MUST use TLS"; docs/guides/est.md): HTTPS — a TLS socket, or a reverse proxy the
  * host trusts (Express's `trust proxy`) saying `X-Forwarded-Proto: https`, which `req.secure` reads —
  * or plain HTTP made directly from this machine (a loopback peer with no forwarding header), where
  * the key does not cross a network.

@@ -1,5 +1,5 @@
 /**
- * The access log (README "Operating it" → "Logs"): one line per request a module answered — method,
+ * The access log (docs/operations/logs.md): one line per request a module answered — method,
  * path, status, duration, user, address, protocol — written when the answer is finished (or the
  * client went away). Never the query string (search terms are the caller's business), never a
  * header, never a body: what could hold a credential is not read at all. Requests a module hands to

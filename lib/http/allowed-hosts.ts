@@ -1,5 +1,5 @@
 /**
- * `allowedHosts`: which host names the router answers for (README "Options"), as Django's
+ * `allowedHosts`: which host names the router answers for (docs/reference/options.md), as Django's
  * `ALLOWED_HOSTS` guards the original. Every absolute URL a module hands out (the ACME directory and
  * every URL after it, RFC 8555 §7.1.1) is built from the request's host, so a request for any other
  * host — a forged `Host` header, or a cache in front that would keep the answer — is refused before a

@@ -79,13 +79,13 @@ export class Rfc7617BasicStrategy extends BasicStrategy {
   }
 }
 
-/** Told when a failed attempt starts a lockout (README "Audit": the `login.locked_out` record). */
+/** Told when a failed attempt starts a lockout (docs/operations/audit-and-events.md "Audit": the `login.locked_out` record). */
 export type OnLockout = (username: string, address: string, lockout: LockoutStart) => Promise<void>;
 
 /** Authenticate one request: the user, or null for missing/malformed/wrong credentials. */
 export type RequestAuthenticator = (req: Request, res: Response) => Promise<ApiUser | null>;
 
-/** 429 for a username or address at its limit of failed attempts (README "Brute-force protection"). */
+/** 429 for a username or address at its limit of failed attempts (docs/operations/hostile-clients-and-outages.md "Brute-force protection"). */
 export const tooManyFailedLogins = (retryAfterSeconds: number): HttpError =>
   new HttpError(429, 'Too many failed login attempts. Retry later.', { 'Retry-After': String(retryAfterSeconds) });
 
@@ -93,7 +93,7 @@ export const tooManyFailedLogins = (retryAfterSeconds: number): HttpError =>
  * `authenticator` behind the limiter: a username or client address at its limit is refused before its
  * password is checked (no bcrypt work, no answer about the password), failures are counted, and a
  * success after failures starts the username's count again. The address is Express's `req.ip`, which
- * honours the host app's `trust proxy` setting. Failures and refusals are counted (README "Metrics").
+ * honours the host app's `trust proxy` setting. Failures and refusals are counted (docs/operations/metrics.md).
  */
 function limited(authenticator: Authenticator, limiter: LoginAttemptLimiter, metrics: MetricsSink, onLockout: OnLockout) {
   return async (username: string, password: string, req: Request): Promise<ApiUser | null> => {

@@ -1,7 +1,7 @@
 /**
  * The one place where a failed request is answered, for every way in:
  *   - an `HttpError` (or what the module maps to one, e.g. the REST API's lib/ca errors) → its JSON answer;
- *   - the store's outage error → 503 with `Retry-After` (README "Outages", lib/http/outage.ts);
+ *   - the store's outage error → 503 with `Retry-After` (docs/operations/hostile-clients-and-outages.md "Outages", lib/http/outage.ts);
  *   - a client that hung up before its body arrived → noted as a warning with its address, not answered;
  *   - a key backend that cannot be reached (an HSM token removed) → 503 with `Retry-After`, logged;
  *   - anything else → logged and answered 500 without details. The log names the method and path

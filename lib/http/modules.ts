@@ -26,7 +26,7 @@ export interface MountedModule {
 
 /**
  * What modules mounted together share: where errors go, one outage log (logged once, not per module),
- * and where their services report what they do (README "Metrics"; absent: nowhere).
+ * and where their services report what they do (docs/operations/metrics.md; absent: nowhere).
  */
 export interface SharedContext {
   logError: LogError;

@@ -144,7 +144,7 @@ export function checkLogError(value: unknown, entry: OptionsEntry): LogError {
 
 /**
  * Where an entry point reports unexpected errors, from its `logger` and deprecated `logError`
- * options (every entry point takes both, README "Logs"): `logError` when given, else through
+ * options (every entry point takes both, docs/operations/logs.md): `logError` when given, else through
  * `logger`, else `console.error`.
  */
 export function resolveErrorLog(

@@ -1,5 +1,5 @@
 /**
- * The database is unavailable (README "Outages"): the request is answered at once with `503` and a
+ * The database is unavailable (docs/operations/hostile-clients-and-outages.md "Outages"): the request is answered at once with `503` and a
  * `Retry-After`, instead of a 500 or a request that hangs. Whatever the request would have written
  * was written in one transaction or not at all, so retrying it is safe — a retried sign request makes
  * a second order only if the first one was accepted, which its 200 would have said.
@@ -8,7 +8,7 @@
  * requests answered 503 meanwhile: a flood of requests during a database restart does not flood the log.
  * A router gives every module it mounts the same log (lib/http/modules.ts `SharedContext`), so an
  * outage seen by the REST API and the revocation endpoints alike is still logged once. Each 503 is
- * counted by the metrics sink it is given (README "Metrics": `ca_api_database_unavailable_total`).
+ * counted by the metrics sink it is given (docs/operations/metrics.md: `ca_api_database_unavailable_total`).
  */
 import { NO_METRICS, StoreUnavailableError, type MetricsSink } from '../ports';
 import { HttpError } from './http-errors';

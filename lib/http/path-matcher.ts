@@ -39,7 +39,7 @@ export interface RouteMatch<R extends PathRoute = PathRoute> {
   params: Record<string, string>;
 }
 
-/** `42:27:ca:00` → `4227CA00`; leading zeros go (`000A` → `A`), a zero serial stays `0` (README D7). */
+/** `42:27:ca:00` → `4227CA00`; leading zeros go (`000A` → `A`), a zero serial stays `0` (docs/reference/differences.md D7). */
 export function sanitizeSerial(raw: string): string {
   const hex = raw.replace(/:/g, '').toUpperCase().replace(/^0+/, '');
   return hex === '' ? '0' : hex;

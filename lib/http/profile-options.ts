@@ -2,7 +2,7 @@
  * The `profiles`, `defaultProfile` and `defaultExpires` options, shared by every entry that signs or
  * needs the profiles in effect: the REST API and the admin interface sign with them, the revocation
  * endpoints make delegated OCSP responder certificates from the `ocsp` profile. Merged into the
- * built-in profiles like the original's `CA_PROFILES` setting (README "Options"); a profile the engine
+ * built-in profiles like the original's `CA_PROFILES` setting (docs/reference/options.md); a profile the engine
  * refuses is an `OptionsError` naming it. Where the host left them out, `CA_PROFILES`,
  * `CA_DEFAULT_PROFILE` and `CA_DEFAULT_EXPIRES` count, read by lib/settings as `ca-admin` reads them:
  * one environment, the same profiles, default profile and validity for every way in.

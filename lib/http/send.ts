@@ -4,9 +4,9 @@
  * browser reads it as another type.
  *
  * `Cache-Control`: a JSON answer is `no-store` unless the caller set something else (answers of the
- * REST API are per user and may be sensitive, README "Options"); content answers carry what the
+ * REST API are per user and may be sensitive, docs/reference/options.md); content answers carry what the
  * caller gives (a CRL may be cached for a minute, a CA certificate for an hour, an OCSP response not
- * at all; README "Revocation: CRLs and OCSP").
+ * at all; docs/guides/revocation.md).
  */
 import type { Response } from 'express';
 import { exactJsonText } from '../ca/serialize';

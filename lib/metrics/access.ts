@@ -1,5 +1,5 @@
 /**
- * Who may read the metrics (README "Metrics"). Metrics are not secrets, but they tell an outsider
+ * Who may read the metrics (docs/operations/metrics.md). Metrics are not secrets, but they tell an outsider
  * the CA's names, its issuing rate and when its database is down; so the endpoint answers nobody
  * the host did not name:
  *

@@ -1,5 +1,5 @@
 /**
- * The metrics endpoint as a module (docs/DESIGN.md "Modules (ways in)", README "Metrics"): one path,
+ * The metrics endpoint as a module (docs/DESIGN.md "Modules (ways in)", docs/operations/metrics.md): one path,
  * `GET` (and `HEAD`) only, answered with the exposition's text once the access rule (access.ts)
  * let the request through. Mounted beside the other modules by `createCaApiRouter`, or alone by
  * `createMetricsRouter` (router.ts). Any other path under it is the host app's; a refused or failed

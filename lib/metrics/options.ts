@@ -1,5 +1,5 @@
 /**
- * Options of the metrics module (README "Metrics"), validated when it is constructed (helmet's habit,
+ * Options of the metrics module (docs/operations/metrics.md), validated when it is constructed (helmet's habit,
  * docs/DESIGN.md "Modules (ways in)"): beside the other modules as `createCaApiRouter`'s `metrics`
  * option, or alone by `createMetricsRouter`. Every mistake is an `OptionsError` naming the option.
  */
@@ -18,7 +18,7 @@ import {
 } from '../http/option-checks';
 import { METRICS_SINK_METHODS, type Logger, type MetricsSink, type Store } from '../ports';
 
-/** May this request read the metrics? (README "Metrics": who may scrape.) */
+/** May this request read the metrics? (docs/operations/metrics.md: who may scrape.) */
 export type MetricsAuthorizer = (req: Request) => boolean | Promise<boolean>;
 
 /** The endpoint and what it reads; shared by both ways of mounting it. */
@@ -50,7 +50,7 @@ export interface MetricsOptions extends MetricsEndpointOptions {
 export interface MetricsRouterOptions extends MetricsEndpointOptions {
   /** The store whose domain events and state are read (the same store as the API's). Required. */
   store: Store;
-  /** Where unexpected errors are logged (README "Logs"). Default `console.error`. */
+  /** Where unexpected errors are logged (docs/operations/logs.md). Default `console.error`. */
   logger?: Logger;
   /** Deprecated: pass `logger`. Where unexpected errors go (never with credentials); wins over `logger`. */
   logError?: LogError;

@@ -1,6 +1,6 @@
 /**
  * `createMetricsRouter(options)` (exported by the package entry, lib/index.ts): the metrics endpoint
- * alone, e.g. on an internal port away from the public API (README "Metrics"). Its `sink` takes the
+ * alone, e.g. on an internal port away from the public API (docs/operations/metrics.md). Its `sink` takes the
  * reports of the routers of the same process: pass the router as their `metrics` option.
  */
 import type { RequestHandler } from 'express';

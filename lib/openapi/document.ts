@@ -51,15 +51,15 @@ const PARAM_SCHEMAS: Record<string, JsonSchema> = {
 };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Bad request: a body that cannot be read, or a host the router does not answer for (`allowedHosts`, README "Options")',
+  400: 'Bad request: a body that cannot be read, or a host the router does not answer for (`allowedHosts`, docs/reference/options.md)',
   401: 'Missing or wrong credentials',
   403: 'The user lacks the permission',
   404: 'Not found',
   413: 'Request body too large',
   422: 'Validation error',
-  429: 'Too many failed login attempts for this username or from this address (README "Brute-force protection")',
+  429: 'Too many failed login attempts for this username or from this address (docs/operations/hostile-clients-and-outages.md "Brute-force protection")',
   500: 'Internal server error',
-  503: 'The database is unavailable; retry after `Retry-After` seconds (README "Outages")',
+  503: 'The database is unavailable; retry after `Retry-After` seconds (docs/operations/hostile-clients-and-outages.md "Outages")',
 };
 
 function jsonContent(schema: JsonSchema): Record<string, unknown> {
@@ -89,7 +89,7 @@ function operation(route: RouteDefinition, schemas: Map<string, JsonSchema>): Js
   if (route.response.list && paged)
     ok.headers = { Link: { description: '`<url>; rel="next"` when more items follow', schema: { type: 'string' } } };
   const responses: Record<string, unknown> = { '200': ok };
-  // 500: any operation can fail unexpectedly, and the router answers that in JSON too (README D11);
+  // 500: any operation can fail unexpectedly, and the router answers that in JSON too (docs/reference/differences.md D11);
   // 400: any request for a host outside `allowedHosts`.
   const statuses = new Set([
     ...route.errors,

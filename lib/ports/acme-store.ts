@@ -1,5 +1,5 @@
 /**
- * The ACME server's own small store (README "ACME"; like smallstep's `acme.DB`): accounts, orders,
+ * The ACME server's own small store (docs/guides/acme.md; like smallstep's `acme.DB`): accounts, orders,
  * authorizations and challenges (RFC 8555 §7.1), and the durable work on them — validations and
  * issuance — claimed by runners on any instance. A store offers it as `store.acme` (`hasAcmeStore`).
  *
@@ -169,7 +169,7 @@ export interface AcmeStore {
 
   /**
    * The order with its authorizations and challenges, atomically. With `limit`: nothing is written
-   * (null) when the account has placed `max` orders since `since` (a rate limit, README "ACME").
+   * (null) when the account has placed `max` orders since `since` (a rate limit, docs/guides/acme.md).
    */
   createOrder(order: NewAcmeOrder, limit?: { max: number; since: Date }): Promise<AcmeOrderRecord | null>;
   findOrder(caId: number, slug: string): Promise<AcmeOrderRecord | null>;
@@ -223,7 +223,7 @@ export interface AcmeStore {
 }
 
 /**
- * What a CA allows through ACME beyond `acme_enabled` (README "ACME"): whether accounts need an
+ * What a CA allows through ACME beyond `acme_enabled` (docs/guides/acme.md): whether accounts need an
  * external account binding (RFC 8555 §7.3.4), and which names it issues for — DNS suffixes
  * (`example.internal` covers the name and everything under it) and IP networks (`10.0.0.0/8`). A
  * denied name is refused whatever the allow list says; with an allow list, only what it covers.

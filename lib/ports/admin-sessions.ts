@@ -1,5 +1,5 @@
 /**
- * Optional store capability for the admin web interface (README "Admin interface"), as
+ * Optional store capability for the admin web interface (docs/guides/admin-interface.md), as
  * `store.adminSessions`: server-side sessions, kept in the library's database so that any instance of
  * a fleet serves any session. The store keeps only the SHA-256 of a session's token (the cookie
  * holds the token), so a copy of the table signs nobody in.
@@ -18,7 +18,7 @@ export interface NewAdminSession {
   created: Date;
   /**
    * When the user last typed the password in this session (the sign-in, or a re-authentication):
-   * the sensitive actions need it recent (README "Admin interface", step-up).
+   * the sensitive actions need it recent (docs/guides/admin-interface.md, step-up).
    */
   stepUpAt: Date;
 }

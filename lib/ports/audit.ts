@@ -1,5 +1,5 @@
 /**
- * The audit log (README "Operating it" → "Audit", docs/DESIGN.md "Audit log"): the outbox of domain
+ * The audit log (docs/operations/audit-and-events.md "Audit", docs/DESIGN.md "Audit log"): the outbox of domain
  * events (lib/ports/events.ts) read as the records a hash chain covers. Each record carries SHA-256
  * over the previous record's hash and a canonical text of its own fields (lib/ca/audit-chain.ts), so
  * that a record changed, removed or slipped in afterwards breaks the chain at that record.

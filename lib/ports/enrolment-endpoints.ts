@@ -1,5 +1,5 @@
 /**
- * Optional store capability for device enrolment (README "EST", "SCEP"), as `store.enrolmentEndpoints`:
+ * Optional store capability for device enrolment (docs/guides/est.md, docs/guides/scep.md), as `store.enrolmentEndpoints`:
  * enrolment endpoints kept in the database and managed with `ca-admin *_enrolment_endpoint(s)`, beside
  * those of the code's options (`est.labels`, `scep.labels`), which win for their label.
  *
@@ -10,7 +10,7 @@
 
 export type EnrolmentProtocol = 'EST' | 'SCEP';
 
-/** The names an endpoint issues for (README "EST"): entries as a CA's ACME name policy's; null subjectAttributes: any. */
+/** The names an endpoint issues for (docs/guides/est.md): entries as a CA's ACME name policy's; null subjectAttributes: any. */
 export interface EnrolmentNamePolicy {
   /** DNS suffixes and IP networks a name must be covered by (empty: every name not denied). */
   allow: string[];

@@ -20,7 +20,7 @@ export type DomainEventType =
   | 'ca.created'
   /** A CA's settings changed; `data.changed` names the fields (never their values). */
   | 'ca.updated'
-  /** A CA's issuance policy changed (README "Issuance policy"); `data.old` and `data.new` are the policy before and after (null: the built-in one). */
+  /** A CA's issuance policy changed (docs/guides/issuance-policy.md); `data.old` and `data.new` are the policy before and after (null: the built-in one). */
   | 'ca.issuance_policy.updated'
   | 'ca.revoked'
   | 'user.created'

@@ -21,7 +21,7 @@ export interface CertificateFilter {
   /** Keyset pagination: return rows with id > afterId, at most `limit` rows. */
   afterId?: number;
   limit?: number;
-  // Search filters (README "Listing and searching certificates"); each narrows the list further.
+  // Search filters (docs/guides/rest-api.md "Listing and searching certificates"); each narrows the list further.
   /** Case-insensitive substring of the subject's common name. */
   subject?: string;
   /** Case-insensitive substring of any subjectAltName value. */

@@ -1,6 +1,6 @@
 /**
- * Rotating the key-encryption key (KEK) of stored CA keys (`ca-admin rotate_kek`, README "Rotating
- * the key-encryption key"): an optional capability of key backends (re-encrypt one stored key) and
+ * Rotating the key-encryption key (KEK) of stored CA keys (`ca-admin rotate_kek`, docs/operations/kek-rotation.md):
+ * an optional capability of key backends (re-encrypt one stored key) and
  * one of stores (rewrite every stored key in one transaction). lib/ports/index.ts re-exports both.
  */
 

@@ -67,7 +67,7 @@ export function hasKeyDecryption<B extends KeyBackend>(backend: B): backend is B
 
 /**
  * The place the key lives cannot be reached now (an HSM whose token was removed or does not answer),
- * though the request itself is fine: the API answers 503 with `Retry-After` (README "Outages"), an
+ * though the request itself is fine: the API answers 503 with `Retry-After` (docs/operations/hostile-clients-and-outages.md "Outages"), an
  * order fails with this message as its reason. Messages name the backend and the cause, never a PIN.
  */
 export class KeyBackendUnavailableError extends Error {

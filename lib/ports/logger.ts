@@ -1,5 +1,5 @@
 /**
- * Logging (README "Operating it" → "Logs"): structured lines — a message and fields — not formatted
+ * Logging (docs/operations/logs.md): structured lines — a message and fields — not formatted
  * text, so that a log pipeline can filter by field. Adapters decide where lines go and must never
  * write a secret: the default (adapters/logging/json-lines.ts) removes credentials, keys and PINs by
  * field name and private-key PEM blocks by content before anything is written.

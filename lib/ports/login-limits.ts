@@ -1,5 +1,5 @@
 /**
- * Brute-force protection of the API's Basic authentication (README "Brute-force protection"); lib/ports/index.ts
+ * Brute-force protection of the API's Basic authentication (docs/operations/hostile-clients-and-outages.md "Brute-force protection"); lib/ports/index.ts
  * re-exports it. The router asks before it checks a password, and reports the outcome after: a
  * username or a client address with too many failed attempts is answered `429` with `Retry-After`
  * without its password being checked. Successful requests are never counted, so a client with the

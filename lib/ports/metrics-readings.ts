@@ -1,5 +1,5 @@
 /**
- * Optional store capability for the metrics endpoint (README "Metrics"): figures that only the
+ * Optional store capability for the metrics endpoint (docs/operations/metrics.md): figures that only the
  * database has, read when the endpoint is scraped or while it follows the domain events — never on
  * the request path.
  */

@@ -1,5 +1,5 @@
 /**
- * Metrics (README "Metrics"): what the library's services report as they work, and the exposition
+ * Metrics (docs/operations/metrics.md): what the library's services report as they work, and the exposition
  * the metrics module serves. The services call a `MetricsSink` where one is wired in and `NO_METRICS`
  * (which does nothing) otherwise; the default implementation is prom-client's (adapters/metrics).
  *
@@ -55,7 +55,7 @@ export interface WebhookAttempt {
  * request path (a sign request, an OCSP request, a login), where nothing but a counter may be touched.
  */
 export interface MetricsSink {
-  /** A sign request's certificate was stored, `seconds` after the request (README "Metrics" says from when). */
+  /** A sign request's certificate was stored, `seconds` after the request (docs/operations/metrics.md says from when). */
   issuanceCompleted(path: IssuancePath, seconds: number): void;
   ocspAnswered(answer: OcspAnswer): void;
   crlBuilt(crl: CrlBuild): void;
@@ -65,7 +65,7 @@ export interface MetricsSink {
   loginRateLimited(): void;
   /** `count` ACME orders (default 1) reached `outcome`. */
   acmeOrders(outcome: AcmeOrderOutcome, count?: number): void;
-  /** A request was answered 503 because the database is unavailable (README "Outages"). */
+  /** A request was answered 503 because the database is unavailable (docs/operations/hostile-clients-and-outages.md "Outages"). */
   storeUnavailable(): void;
   /** A webhook delivery attempt ended (optional: sinks written before webhooks need not have it). */
   webhookDelivery?(attempt: WebhookAttempt): void;

@@ -47,14 +47,14 @@ export interface CaRecord extends X509Record, CaSignExtensions {
   acmeProfile: string;
   acmeRequiresContact: boolean;
   /**
-   * What this CA narrows of the built-in issuance policy (README "Issuance policy"); null: the built-in
+   * What this CA narrows of the built-in issuance policy (docs/guides/issuance-policy.md); null: the built-in
    * policy alone. Kept beside the CA's row, never in the REST API's CA JSON (django-ca's shape).
    */
   issuancePolicy: CaIssuancePolicy | null;
 }
 
 /**
- * A CA's own issuance policy (README "Issuance policy"), which only narrows the built-in one: the
+ * A CA's own issuance policy (docs/guides/issuance-policy.md), which only narrows the built-in one: the
  * entries are canonical (lib/ca/policy/ca-policy-settings.ts checks them before they are stored).
  */
 export interface CaIssuancePolicy {

@@ -55,7 +55,7 @@ export function hasIssuedOrders<S extends object>(store: S): store is S & Issued
  * already issued — instead of being handed it. The sign endpoint asks first (router option
  * `signInRequest`); null means "not done": the runner is stopped, its store cannot write issued
  * orders, signing failed, or the CA was revoked meanwhile. The order is then placed pending as usual,
- * and the runner's queued path records why it fails (README D3). A finished order is announced like
+ * and the runner's queued path records why it fails (docs/reference/differences.md D3). A finished order is announced like
  * any other (`onOrderSettled`).
  */
 export interface ImmediateOrders {

@@ -44,7 +44,7 @@ export class StoreUnavailableError extends Error {
    * True when the database could not be reached at all (connection refused, lost or timed out, the
    * server shutting down or starting up): an outage, not a statement this work makes fail. The order
    * runner does not count such a failure against an order and backs off instead; the API answers 503
-   * with `Retry-After` either way (README "Outages").
+   * with `Retry-After` either way (docs/operations/hostile-clients-and-outages.md "Outages").
    */
   readonly connectionLost: boolean;
   constructor(message: string, options?: { cause?: unknown; connectionLost?: boolean }) {

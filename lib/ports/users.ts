@@ -1,6 +1,6 @@
 /**
  * Ports of users, authentication and authorization (lib/ports/index.ts re-exports them): who a request is,
- * what it may do — on every CA or on named CAs only (README D23) — and the user rows a `Store` keeps.
+ * what it may do — on every CA or on named CAs only (docs/reference/differences.md D23) — and the user rows a `Store` keeps.
  */
 
 export interface ApiUser {
@@ -10,7 +10,7 @@ export interface ApiUser {
 
 /**
  * The five permissions of the original API (Django codenames), and those of the admin interface
- * only (README "Admin interface"), which are global and never granted by default.
+ * only (docs/guides/admin-interface.md), which are global and never granted by default.
  */
 export type Permission = ApiPermission | AdminPermission;
 
@@ -40,13 +40,13 @@ export const ALL_PERMISSIONS: readonly ApiPermission[] = [
 /**
  * What a permission is asked about: `caSerial` (upper-case hex, no colons or leading zeros) wherever a
  * request concerns one CA. Without it (`GET /ca/`, the profiles) the question is "does the user hold
- * the permission for at least one CA" — a list is then narrowed with `caSerialsFor` (README D23).
+ * the permission for at least one CA" — a list is then narrowed with `caSerialsFor` (docs/reference/differences.md D23).
  */
 export interface PermissionScope {
   caSerial?: string;
 }
 
-/** A permission held for one CA only (README D23); a permission in `UserRecord.permissions` holds for all. */
+/** A permission held for one CA only (docs/reference/differences.md D23); a permission in `UserRecord.permissions` holds for all. */
 export interface CaGrant {
   permission: Permission;
   /** The CA's serial, upper-case hex without colons or leading zeros (as `CaRecord.serial`). */
@@ -74,7 +74,7 @@ export interface UserRecord extends ApiUser {
   passwordHash: string;
   /** Permissions held for every CA. */
   permissions: Permission[];
-  /** Permissions held for single CAs only (README D23); absent: none (a store without per-CA grants). */
+  /** Permissions held for single CAs only (docs/reference/differences.md D23); absent: none (a store without per-CA grants). */
   caGrants?: CaGrant[];
   updated: Date;
 }

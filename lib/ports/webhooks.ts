@@ -1,5 +1,5 @@
 /**
- * Webhooks (README "Webhooks"; docs/DESIGN.md "Webhooks"): endpoints that receive the domain events
+ * Webhooks (docs/operations/webhooks.md; docs/DESIGN.md "Webhooks"): endpoints that receive the domain events
  * of the outbox (lib/ports/events.ts), signed per the Standard Webhooks specification. The store keeps
  * the endpoints, where each one is in the outbox (`position`: the id of the last event it has
  * handled), and the lease that lets one instance of a fleet deliver to an endpoint at a time.

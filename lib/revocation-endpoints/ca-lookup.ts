@@ -1,6 +1,6 @@
 /**
  * The CA a revocation endpoint names, or a JSON 404 (the original answers 500 for an unknown CA;
- * README "Revocation: CRLs and OCSP").
+ * docs/guides/revocation.md).
  */
 import { notFound } from '../http/http-errors';
 import type { CaRecord } from '../ports';

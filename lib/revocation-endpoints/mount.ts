@@ -1,7 +1,7 @@
 /**
  * The revocation endpoints as a module (docs/DESIGN.md "Modules (ways in)"): the CA certificates, CRLs
  * and OCSP that the URLs in issued certificates point at, without authentication, under `/{urlPath}`
- * (README "Revocation: CRLs and OCSP"). Mounted beside the REST API by `createCaApiRouter`, or alone
+ * (docs/guides/revocation.md). Mounted beside the REST API by `createCaApiRouter`, or alone
  * by `createRevocationRouter`.
  *
  * A path in no entry of the route table (lib/revocation-endpoints/routes.ts) is the host app's

@@ -1,6 +1,6 @@
 /**
  * Options of the revocation endpoints, validated when they are mounted: alone by
- * `createRevocationRouter` (README "Revocation: CRLs and OCSP"), or beside the REST API by
+ * `createRevocationRouter` (docs/guides/revocation.md), or beside the REST API by
  * `createCaApiRouter`, which checks `ocspSigning` here too. Every mistake is an `OptionsError` naming
  * the option.
  */
@@ -53,13 +53,13 @@ export interface RevocationRouterOptions {
    * (delegated responders). Default `CA_PROFILES` (and `CA_DEFAULT_EXPIRES`), as for `createCaApiRouter`.
    */
   profiles?: Record<string, ProfileConfig | null>;
-  /** Where the endpoints log unexpected errors (README "Logs"). Default `console.error`. */
+  /** Where the endpoints log unexpected errors (docs/operations/logs.md). Default `console.error`. */
   logger?: Logger;
   /** Deprecated: pass `logger`. Where unexpected errors are reported (never with credentials); wins over `logger`. */
   logError?: LogError;
   /** Environment to read `CA_URL_PATH`, `CA_PROFILES`, `CA_DEFAULT_EXPIRES` and (for the default key backend) `CA_KEY_ENCRYPTION_KEY` from. Default `process.env`. */
   env?: Record<string, string | undefined>;
-  /** A router made by `createMetricsRouter`: OCSP answers and CRL builds are counted there (README "Metrics"). */
+  /** A router made by `createMetricsRouter`: OCSP answers and CRL builds are counted there (docs/operations/metrics.md). */
   metrics?: { readonly sink: MetricsSink };
 }
 

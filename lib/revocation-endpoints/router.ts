@@ -1,7 +1,6 @@
 /**
  * `createRevocationRouter(options)` (exported by the package entry, lib/index.ts): the revocation
- * endpoints alone, e.g. on a separate, unauthenticated host app without the REST API (README
- * "Revocation: CRLs and OCSP").
+ * endpoints alone, e.g. on a separate, unauthenticated host app without the REST API (docs/guides/revocation.md).
  */
 import type { RequestHandler } from 'express';
 import { serveModules } from '../http/modules';

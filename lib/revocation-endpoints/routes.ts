@@ -1,6 +1,5 @@
 /**
- * The seven revocation endpoints, as one table that reads like the README's list ("Revocation: CRLs
- * and OCSP"): the URLs that issued certificates carry (lib/ca/extensions.ts puts them there), served
+ * The seven revocation endpoints, as one table that reads like the list of docs/guides/revocation.md: the URLs that issued certificates carry (lib/ca/extensions.ts puts them there), served
  * without authentication under `/{urlPath}`.
  *
  * Each entry names its method, its path (relative to `/{urlPath}`, with typed placeholders:

@@ -1,5 +1,5 @@
 /**
- * A SCEP endpoint with `approval` (README "SCEP"): a new enrolment (PKCSReq with a challenge) waits
+ * A SCEP endpoint with `approval` (docs/guides/scep.md): a new enrolment (PKCSReq with a challenge) waits
  * for an operator (lib/enrolment/approval.ts) and is answered PENDING (RFC 8894 §3.3.2). The client
  * polls: strongSwan with CertPoll (messageType 20, RFC 8894 §3.3.3) in the same transaction, signed
  * by the same key; micromdm's scepclient by sending the same PKCSReq again. Both are matched by the

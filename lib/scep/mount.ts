@@ -1,6 +1,6 @@
 /**
  * SCEP (RFC 8894) as a module (docs/DESIGN.md "Modules (ways in)"): devices enrol at
- * `{urlPath}scep` (the default CA) and `{urlPath}scep/{label}` (README "SCEP"), through the
+ * `{urlPath}scep` (the default CA) and `{urlPath}scep/{label}` (docs/guides/scep.md), through the
  * enrolment core and the one issuance service.
  *
  * Errors before a reply can be signed are plain text with their status: 400 for an unknown operation

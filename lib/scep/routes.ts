@@ -1,5 +1,5 @@
 /**
- * The SCEP endpoints (RFC 8894 §4), as one table that reads like the README's list ("SCEP"). A SCEP
+ * The SCEP endpoints (RFC 8894 §4), as one table that reads like the list of docs/guides/scep.md. A SCEP
  * URL is one base per endpoint — `{urlPath}scep` for the default CA, `{urlPath}scep/{label}` for a
  * CA, profile or challenge chosen by label — and clients add their own tail to it (`pkiclient.exe`,
  * `cgi-bin/pkiclient.exe`: Windows, Intune, Cisco), so each operation is served at every form. The

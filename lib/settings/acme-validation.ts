@@ -1,5 +1,5 @@
 /**
- * The settings of the package's ACME challenge validator (README "ACME"): `CA_ACME_DNS_SERVERS`
+ * The settings of the package's ACME challenge validator (docs/guides/acme.md): `CA_ACME_DNS_SERVERS`
  * (comma-separated `host:port`, the servers every lookup of a validation asks), `CA_ACME_HTTP01_PORT`
  * and `CA_ACME_TLS_ALPN01_PORT` (where http-01 and tls-alpn-01 connect). Read here and handed to the
  * validator (adapters/acme-validation), which reads no environment itself.

@@ -1,6 +1,6 @@
 /**
  * `CA_ALLOWED_HOSTS` (and the router's `allowedHosts` option, which takes the same entries): the host
- * names the router answers for, as Django's `ALLOWED_HOSTS` (README "Options"). Entries: an exact host
+ * names the router answers for, as Django's `ALLOWED_HOSTS` (docs/reference/options.md). Entries: an exact host
  * name or address (`ca.example.com`, `192.0.2.1`, `[2001:db8::1]`), `.example.com` for that name and
  * every name under it, `*` for any host.
  */

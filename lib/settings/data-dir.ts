@@ -1,5 +1,5 @@
 /**
- * `CA_DATA_DIR` (README "The two commands"): where the example server keeps what its database cannot —
+ * `CA_DATA_DIR` (docs/guides/getting-started.md): where the example server keeps what its database cannot —
  * among it, when `CA_KEY_ENCRYPTION_KEY` is not set, the development key-encryption key that every CA
  * key it made is encrypted under. `ca-admin` reads the same setting to point an operator at that file
  * instead of at a new key, which would open none of the stored keys.

@@ -1,5 +1,5 @@
 /**
- * `DATABASE_URL` (README "The two commands"): where the store lives — `postgres://…`, `memory://`, or a
+ * `DATABASE_URL` (docs/guides/getting-started.md): where the store lives — `postgres://…`, `memory://`, or a
  * directory for the embedded PGlite database. Read here for `ca-admin`, the example server and
  * `openDatabase()` without an argument; the store adapter parses what it is given.
  */

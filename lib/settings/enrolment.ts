@@ -1,5 +1,5 @@
 /**
- * The enrolment protocols' settings besides their switches (README "EST", "SCEP"):
+ * The enrolment protocols' settings besides their switches (docs/guides/est.md, docs/guides/scep.md):
  * `CA_EST_CLIENT_CERT_HEADER`, the header a trusted TLS-terminating proxy forwards the client
  * certificate in (checked with the option of the same meaning, lib/est/options.ts), and
  * `CA_SCEP_CHALLENGE`, the static challenge password of SCEP requests without a label.

@@ -1,7 +1,7 @@
 /**
  * A setting the environment gives that cannot be used. One message wherever it is read — by
  * `ca-admin`, by `createCaApiRouter` (which reports it as an `OptionsError`) and by the example
- * server — naming the variable, what it accepts and what it got (README "Settings from the environment").
+ * server — naming the variable, what it accepts and what it got (docs/reference/environment.md).
  */
 export class SettingsError extends Error {
   constructor(

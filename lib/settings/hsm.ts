@@ -1,5 +1,5 @@
 /**
- * The PKCS#11 key backend's settings (README "Keys in an HSM"), with the names of the original's HSM
+ * The PKCS#11 key backend's settings (docs/operations/hsm.md), with the names of the original's HSM
  * backend options: `CA_HSM_LIBRARY_PATH` (library_path), `CA_HSM_TOKEN` (token), `CA_HSM_USER_PIN`
  * (user_pin) and `CA_HSM_ALIAS`. One reading for `ca-admin` and the example server.
  */

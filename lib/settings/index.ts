@@ -1,6 +1,6 @@
 /**
- * The settings from the environment, read and checked in one place (README "Settings from the
- * environment"): `ca-admin` (lib/cli/context.ts), the router's defaults for options the host left out
+ * The settings from the environment, read and checked in one place (docs/reference/environment.md):
+ * `ca-admin` (lib/cli/context.ts), the router's defaults for options the host left out
  * (lib/options.ts) and the example server all take them from here, so that one environment means the
  * same to each — the same profiles, ACME switch, URL path and default CA. A mistake is a
  * `SettingsError` that names the variable and what it accepts, raised before anything is opened.
@@ -43,12 +43,12 @@ export interface CaSettings {
   allowedHosts: AllowedHosts;
   /**
    * `CA_ENABLE_ACME`: the router serves ACME; `ca-admin` offers the `--acme-*` options and shows a
-   * CA's ACME settings. Default false (README "ACME"), for both.
+   * CA's ACME settings. Default false (docs/guides/acme.md), for both.
    */
   enableAcme: boolean;
-  /** `CA_ENABLE_EST`: the router serves EST at `/.well-known/est/` (README "EST"). Default false. */
+  /** `CA_ENABLE_EST`: the router serves EST at `/.well-known/est/` (docs/guides/est.md). Default false. */
   enableEst: boolean;
-  /** `CA_ENABLE_SCEP`: the router serves SCEP at `{urlPath}scep` (README "SCEP"). Default false. */
+  /** `CA_ENABLE_SCEP`: the router serves SCEP at `{urlPath}scep` (docs/guides/scep.md). Default false. */
   enableScep: boolean;
   /** `CA_EST_CLIENT_CERT_HEADER`, trimmed: the header a trusted proxy forwards client certificates in; null when unset. */
   estClientCertHeader: string | null;

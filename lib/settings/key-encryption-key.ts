@@ -1,5 +1,5 @@
 /**
- * `CA_KEY_ENCRYPTION_KEY` (README "Keys"): the key every CA key (and every sealed secret) in the store
+ * `CA_KEY_ENCRYPTION_KEY` (docs/reference/environment.md): the key every CA key (and every sealed secret) in the store
  * is encrypted under, 32 bytes in base64. Read here; the key backend (adapters/keys/kek.ts) checks
  * and uses the value it is given, and `defaultKeyBackend()` without one asks for this setting.
  */

@@ -1,5 +1,5 @@
 /**
- * The profile settings (docs/COMPATIBILITY.md §3.5, README "Options"): `CA_PROFILES` (JSON merged into
+ * The profile settings (docs/COMPATIBILITY.md §3.5, docs/reference/options.md): `CA_PROFILES` (JSON merged into
  * the built-in profiles like the original's setting), `CA_DEFAULT_PROFILE` and `CA_DEFAULT_EXPIRES`
  * (days). `ca-admin` signs with them and the router's REST API does too when its `profiles`,
  * `defaultProfile` and `defaultExpires` options are absent, so both sign with the same profiles.

@@ -1,5 +1,5 @@
 /**
- * `CA_URL_PATH` (README "Options"): the prefix under which the router serves the API and the public
+ * `CA_URL_PATH` (docs/reference/options.md): the prefix under which the router serves the API and the public
  * revocation URLs, and which `init_ca` writes into the CRL, OCSP and CA-issuer URLs of a new CA's
  * certificates (docs/COMPATIBILITY.md §3.7). One rule for both, so that no certificate names a URL
  * the router refuses to serve.

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery from the outbox (README "Webhooks"; docs/DESIGN.md "Webhooks").
+ * Webhook delivery from the outbox (docs/operations/webhooks.md; docs/DESIGN.md "Webhooks").
  *
  * Every `pollMs` (its work loop, lib/work/loop.ts) this instance leases the endpoints that have
  * events after their position and are due (`WebhookStore.claimWebhookEndpoints`: one instance of the

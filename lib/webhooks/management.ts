@@ -1,5 +1,5 @@
 /**
- * Managing webhook endpoints (README "Webhooks"): the functions behind `ca-admin add_webhook`,
+ * Managing webhook endpoints (docs/operations/webhooks.md): the functions behind `ca-admin add_webhook`,
  * `list_webhooks`, `remove_webhook`, `rotate_webhook_secret` and `replay_webhook`, for hosts to call
  * too. The secret is made here (32 random bytes, shown as `whsec_<base64>` as the Standard Webhooks
  * specification's libraries take it), stored sealed (`SecretBox`) and returned once, to the caller

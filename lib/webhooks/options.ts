@@ -1,5 +1,5 @@
 /**
- * Options of webhook delivery (README "Webhooks"), validated when it is constructed: as
+ * Options of webhook delivery (docs/operations/webhooks.md), validated when it is constructed: as
  * `createCaApiRouter`'s `webhooks` option or by `createWebhookDelivery`. Every mistake is an
  * `OptionsError` naming the option.
  */
@@ -53,7 +53,7 @@ export interface WebhookDeliveryOptions extends WebhookDeliveryTuning {
   /** Opens the endpoints' secrets. Default: the box under `CA_KEY_ENCRYPTION_KEY` of `env`. */
   secrets?: SecretBox;
   env?: Record<string, string | undefined>;
-  /** Where unexpected errors are logged (README "Logs"). Default `console.error`. */
+  /** Where unexpected errors are logged (docs/operations/logs.md). Default `console.error`. */
   logger?: Logger;
   /** Deprecated: pass `logger`. Where unexpected errors go (never with credentials); wins over `logger`. */
   logError?: LogError;

@@ -1,7 +1,7 @@
 /**
  * The back-off of every kind of background work, in one place (docs/DESIGN.md "Back-off"): each a
  * `BackoffPolicy` (lib/work/backoff.ts) built from the settings users already have for it, so that
- * those settings keep their names and defaults where they are documented (README "ACME",
+ * those settings keep their names and defaults where they are documented (docs/guides/acme.md,
  * "Webhooks", "Outages") and only the arithmetic is shared. Every one has equal jitter.
  */
 import type { BackoffPolicy } from './backoff';

@@ -5,7 +5,7 @@
  * public key and is signed with the new private key — so the one issuance service signs it as any
  * other request (docs/DESIGN.md "Issuance service").
  *
- * The key is of the client's key's kind (README "EST"): RSA of the same modulus size, EC on the same
+ * The key is of the client's key's kind (docs/guides/est.md): RSA of the same modulus size, EC on the same
  * named curve, Ed25519 or Ed448.
  */
 import * as crypto from 'crypto';

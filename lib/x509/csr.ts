@@ -1,7 +1,7 @@
 /**
  * Reading PKCS#10 certificate signing requests (RFC 2986) and checking their self-signature.
  *
- * The self-signature is the requester's proof that it holds the private key (README D4: upstream
+ * The self-signature is the requester's proof that it holds the private key (docs/reference/differences.md D4: upstream
  * never checks it; we do, by default).
  */
 import {

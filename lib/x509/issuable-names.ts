@@ -1,6 +1,6 @@
 /**
  * Names no certificate of this CA should carry, whichever way they come in (ACME new-order, REST and
- * CLI sign): one rule for all (README "Hostile input"). Pure checks; each answers why a name is
+ * CLI sign): one rule for all (docs/operations/hostile-clients-and-outages.md "Hostile input"). Pure checks; each answers why a name is
  * refused, or null.
  *
  * - IP addresses that name no host: the unspecified address (RFC 1122 §3.2.1.3 "this host", RFC 4291

@@ -146,7 +146,7 @@ export function requireString(input: unknown): string {
 }
 
 /**
- * A string that can be written as UTF-8 (a lone UTF-16 surrogate cannot: README D16), at most
+ * A string that can be written as UTF-8 (a lone UTF-16 surrogate cannot: docs/reference/differences.md D16), at most
  * `maxLength` code points long when given (pydantic counts code points, not UTF-16 units).
  */
 export function requireText(input: unknown, maxLength?: number): string {

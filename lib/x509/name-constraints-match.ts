@@ -3,7 +3,7 @@
  * of one GeneralName against the permitted and excluded subtrees, as a relying party checks it when it
  * validates the path. A CA that signs a name its own constraints exclude issues a certificate that
  * fails validation (`openssl verify`: "excluded subtree violation"), so the issuing policy refuses it
- * first (README "Issuance policy").
+ * first (docs/guides/issuance-policy.md).
  *
  * - dNSName: a constraint covers the name itself and every name made by adding labels to its left
  *   (`example.com` covers `www.example.com`); a constraint with a leading period covers only names

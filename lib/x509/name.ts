@@ -42,7 +42,7 @@ const DEFAULT_STRING_TAG: Readonly<Record<string, number>> = {
 const PRINTABLE = /^[A-Za-z0-9 '()+,\-./:=?]*$/;
 const IA5 = /^[\x00-\x7f]*$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-/** A lone UTF-16 surrogate cannot be encoded as UTF-8 (README D16). */
+/** A lone UTF-16 surrogate cannot be encoded as UTF-8 (docs/reference/differences.md D16). */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 /**
- * Certificate serial number text forms (docs/COMPATIBILITY.md §2, docs/COMPATIBILITY.md §4, README D7).
+ * Certificate serial number text forms (docs/COMPATIBILITY.md §2, docs/COMPATIBILITY.md §4, docs/reference/differences.md D7).
  *
  * API/database form: upper-case hex, no separators, no leading zeros ("0" for zero).
  * CLI form: the same digits left-padded to an even length, bytes joined by ':'.

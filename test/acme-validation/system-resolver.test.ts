@@ -1,6 +1,6 @@
 /**
  * Without `dnsServers` (CA_ACME_DNS_SERVERS) the validator finds addresses the way the host does:
- * the system resolver, /etc/hosts included (README "ACME"; the one-machine recipe depends on it).
+ * the system resolver, /etc/hosts included (docs/guides/acme.md; the one-machine recipe depends on it).
  * The name here is one that only /etc/hosts knows — a DNS server answers NXDOMAIN for it — added for
  * the test and removed after it.
  */

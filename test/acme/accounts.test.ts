@@ -78,7 +78,7 @@ describe.each(testDatabaseTargets())('ACME accounts ($name)', (target) => {
     const before = await log.latestEventId();
     const deactivated = await c.post(c.kid as string, { status: 'deactivated' });
     expect((deactivated.body as { status: string }).status).toBe('deactivated');
-    // Its event names the account itself over ACME (README "Domain events").
+    // Its event names the account itself over ACME (docs/operations/audit-and-events.md "Domain events").
     const events = (await log.eventsSince(before)).filter((e) => e.type === 'acme.account.deactivated');
     const slug = (c.kid as string).split('/').at(-2);
     expect(events.map((e) => [e.actor, e.data.account])).toEqual([

@@ -1,5 +1,5 @@
 /**
- * The ACME server's work is durable and shared (README "ACME"): two instances on one PostgreSQL serve
+ * The ACME server's work is durable and shared (docs/guides/acme.md): two instances on one PostgreSQL serve
  * one client alternately — every nonce accepted once, by whichever instance — and complete its
  * orders; a validation left by a stopped server is finished by the next one on the same database;
  * eight orders of one account at once all complete.

@@ -1,5 +1,5 @@
 /**
- * What a CA allows through ACME (README "ACME"): external account binding (RFC 8555 §7.3.4) required
+ * What a CA allows through ACME (docs/guides/acme.md): external account binding (RFC 8555 §7.3.4) required
  * and advertised, a key made by the operator binding one account (acme-client), refused without a
  * binding, with a wrong MAC, or a second time; and the CA's name policy (allow and deny lists of DNS
  * suffixes and IP networks) refusing identifiers at new-order with one subproblem each.

@@ -1,5 +1,5 @@
 /**
- * `createCaApiRouter`'s `acme` options and their environment variables (README "ACME"): defaults,
+ * `createCaApiRouter`'s `acme` options and their environment variables (docs/guides/acme.md): defaults,
  * the original's setting names and duration forms, bounds, and every mistake an OptionsError that
  * names the option — at construction, never inside a request.
  */

@@ -167,7 +167,7 @@ describe.each(testDatabaseTargets())('ACME orders and finalize ($name)', (target
     const serial = new crypto.X509Certificate(chain.text.slice(0, chain.text.indexOf('-----END CERTIFICATE-----') + 25)).serialNumber;
     const stored = await server.store.findCertificate(server.ca.id, serial.replace(/^0+/, ''));
     expect(stored?.profile).toBe('webserver');
-    // Its one `certificate.issued` event names the ACME account (README "Domain events") and the address.
+    // Its one `certificate.issued` event names the ACME account (docs/operations/audit-and-events.md "Domain events") and the address.
     if (!hasEventLog(server.store)) throw new Error('the knex store keeps events');
     const events = (await server.store.eventsSince(0, 10_000)).filter((e) => e.serial === stored?.serial);
     expect(events.map((e) => [e.type, e.actor.type, e.actor.protocol])).toEqual([['certificate.issued', 'acme_account', 'acme']]);

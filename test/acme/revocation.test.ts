@@ -66,7 +66,7 @@ describe.each(testDatabaseTargets())('ACME revocation and renewal information ($
     await expect(other.revokeCertificate(pem)).rejects.toThrow(/did not order/);
     await owner.revokeCertificate(pem, { reason: 4 });
     expect(await ocspStatus(pem)).toMatch(/leaf.pem: revoked[\s\S]*Reason: superseded/);
-    // The audit log names the account, the way in and the client's address (README "Audit").
+    // The audit log names the account, the way in and the client's address (docs/operations/audit-and-events.md "Audit").
     const events = hasEventLog(server.store) ? await server.store.eventsSince(0, 1000) : [];
     expect(events.filter((e) => e.type === 'certificate.revoked').map((e) => e.actor)).toEqual([
       { type: 'acme_account', id: expect.any(Number), protocol: 'acme', address: expect.stringMatching(/127\.0\.0\.1|::1/) },

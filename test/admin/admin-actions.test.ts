@@ -1,5 +1,5 @@
 /**
- * The admin interface's writes besides revocation (README "Admin interface"): issuing from a CSR
+ * The admin interface's writes besides revocation (docs/guides/admin-interface.md): issuing from a CSR
  * (read, then sign; the CLI's rules; audited as the user) and editing a CA (the REST update's rules and
  * wording; what the REST API then shows), each refused with 403 and nothing changed without the
  * permission or the CSRF token.

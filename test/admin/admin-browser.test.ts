@@ -1,6 +1,6 @@
 /**
- * An operator's session in a real browser (Chromium) against the example server (README "Admin
- * interface"): sign in as the demo user, find a certificate by a fragment of its subjectAltName,
+ * An operator's session in a real browser (Chromium) against the example server (docs/guides/admin-interface.md):
+ * sign in as the demo user, find a certificate by a fragment of its subjectAltName,
  * open it, download it and `openssl verify` it to the root, revoke it with a reason — `openssl ocsp`
  * against the server then answers `revoked` —, issue a certificate from a pasted CSR and verify it, edit
  * the CA's CRL URL and see it in the REST API, deactivate an ACME client's account (the client is then

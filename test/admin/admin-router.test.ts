@@ -1,5 +1,5 @@
 /**
- * createCaAdminRouter without a browser (README "Admin interface"): sign-in and sessions, CSRF,
+ * createCaAdminRouter without a browser (docs/guides/admin-interface.md): sign-in and sessions, CSRF,
  * headers and cookies, permissions and per-CA grants page by page and action by action, the
  * certificate list and search, the detail page and downloads, revocation with its audit record.
  */

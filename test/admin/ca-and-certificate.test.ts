@@ -1,5 +1,5 @@
 /**
- * A CA's page and a certificate's page in the admin interface (README "Admin interface"): the CA
+ * A CA's page and a certificate's page in the admin interface (docs/guides/admin-interface.md): the CA
  * certificate and its chain for download, its public URLs, its ACME settings and policy (the REST
  * update's rules, the CLI's name checks), external account binding keys shown once; resigning a
  * certificate (the CLI's rules, audited as the user), the ACME order that issued it, its audit

@@ -1,5 +1,5 @@
 /**
- * A CA's own issuance policy in the admin interface (README "Issuance policy", "Admin interface"): the
+ * A CA's own issuance policy in the admin interface (docs/guides/issuance-policy.md, docs/guides/admin-interface.md): the
  * CA page shows it ("defaults" where it narrows nothing), the CA form changes it — checked and
  * canonical as `ca-admin edit_ca --issuance-*` makes it, a bad entry refused with a 400 and nothing
  * written —, the change is audited as the signed-in user with the policy before and after

@@ -1,5 +1,5 @@
 /**
- * Revoking a certificate authority from its page in the admin interface (README "Admin interface"):
+ * Revoking a certificate authority from its page in the admin interface (docs/guides/admin-interface.md):
  * with `change_certificateauthority` and a recent step-up, audited as the signed-in user; afterwards
  * the CA signs nothing while its CRL is still served, signed (openssl verifies it), and its parent's
  * CRL of CAs lists it. A second revocation, bad input, a stale session, a user without the permission

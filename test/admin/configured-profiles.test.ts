@@ -1,5 +1,5 @@
 /**
- * One configuration (README "Settings from the environment"): `CA_PROFILES`, `CA_DEFAULT_PROFILE` and
+ * One configuration (docs/reference/environment.md): `CA_PROFILES`, `CA_DEFAULT_PROFILE` and
  * `CA_DEFAULT_EXPIRES` mean the same to the admin interface as to the REST API and `ca-admin`. With an
  * `iot` default profile of 7 days, the Issue page chooses `iot` first and says 7 days, and a
  * certificate signed through the form as it comes (profile preselected, validity empty) is an `iot`

@@ -1,5 +1,5 @@
 /**
- * The dashboard's figures (README "Admin interface"): the counts by status over the CAs where the
+ * The dashboard's figures (docs/guides/admin-interface.md): the counts by status over the CAs where the
  * user holds view_certificate, each a link to the certificate list so filtered (whose length is the
  * figure), and the expiry chart — an SVG of 13 weekly bars with a title each and the same figures in
  * a table — without inline style or script; a user granted one CA sees that CA's figures only; a

@@ -1,6 +1,6 @@
 /**
- * A CA's enrolment endpoints kept in the database, managed in the admin interface (README "Admin
- * interface"): add (a generated SCEP challenge shown once, kept as its SHA-256), edit, delete — each
+ * A CA's enrolment endpoints kept in the database, managed in the admin interface (docs/guides/admin-interface.md):
+ * add (a generated SCEP challenge shown once, kept as its SHA-256), edit, delete — each
  * audited as the signed-in user over `admin`; the CLI's rules in the CLI's words, a refusal writing
  * nothing; only for a user with `change_certificateauthority` on that CA; never another CA's endpoint.
  * The endpoints made here are the ones `ca-admin list_enrolment_endpoints` shows (the same store rows).

@@ -1,5 +1,5 @@
 /**
- * The certificate list as CSV (README "Admin interface"): `certs/export.csv` with the list's filters
+ * The certificate list as CSV (docs/guides/admin-interface.md): `certs/export.csv` with the list's filters
  * gives exactly the rows of that list (every page of it, in id order), of the CAs the user may view,
  * streamed with the CLI's columns; a field a spreadsheet would take for a formula gets a leading `'`.
  */

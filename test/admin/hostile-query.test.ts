@@ -1,6 +1,6 @@
 /**
- * Every query parameter of every admin page is checked before it reaches the store (README "Admin
- * interface"): a control character (NUL among them), a value too long, a date PostgreSQL cannot
+ * Every query parameter of every admin page is checked before it reaches the store (docs/guides/admin-interface.md):
+ * a control character (NUL among them), a value too long, a date PostgreSQL cannot
  * store or no date at all, a page cursor beyond the ids a table holds — each is a 400 page saying
  * what is wrong, never a 5xx and never an error logged as a database outage. On PGlite and, with
  * TEST_DATABASE_URL, on PostgreSQL: they refuse different things, the page must refuse first.

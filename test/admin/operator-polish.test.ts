@@ -1,5 +1,5 @@
 /**
- * The admin interface as an operator finds it on a fresh install (README "Admin interface"): the
+ * The admin interface as an operator finds it on a fresh install (docs/guides/admin-interface.md): the
  * dashboard's expiry chart says why it is empty; times read `2026-12-06 08:31:42 UTC` everywhere
  * (no microseconds); the audit log and the dashboard's events name CAs by name (a link to the CA, the
  * serial in its title), newest first, paged without gap or repeat; the audit filter offers the CAs

@@ -1,5 +1,5 @@
 /**
- * The admin interface's overview and issuing (README "Admin interface"): the dashboard's table of
+ * The admin interface's overview and issuing (docs/guides/admin-interface.md): the dashboard's table of
  * certificates by CA (each figure the length of the list it links to; a user granted one CA sees that
  * CA's row only) with each CA's pending and failed sign orders, and the newest audit records for a
  * user with view_auditlog only; the audit log filtered by event type and by actor, exactly; the issue

@@ -1,6 +1,6 @@
 /**
- * Who may sign in to the admin interface and when it asks for the password again (README "Admin
- * interface"): the global `use_admin` permission (without it, the wrong password's answer), and the
+ * Who may sign in to the admin interface and when it asks for the password again (docs/guides/admin-interface.md):
+ * the global `use_admin` permission (without it, the wrong password's answer), and the
  * step-up — every route the table marks sensitive refuses a session whose password is older than
  * `session.stepUpMs`, changes nothing and sends the user to `reauth`, which goes through the login
  * limiter and starts a new session.

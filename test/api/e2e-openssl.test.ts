@@ -77,7 +77,7 @@ test.each<[CsrKeyType, string]>([
   expect(text).toContain(`DNS:${cn}`);
   const base = `http://${HOSTNAME}/django_ca`;
   expect(text).toContain(`OCSP - URI:${base}/ocsp/${serial}/cert/`);
-  // README differences: an intermediate's end-entity certificates point at the intermediate's own
+  // docs/reference/differences.md: an intermediate's end-entity certificates point at the intermediate's own
   // certificate (the original pointed at the parent's, which breaks AIA chasing).
   expect(text).toContain(`CA Issuers - URI:${base}/issuer/${f.ca.serial}.der`);
   expect(text).toContain(`URI:${base}/crl/${serial}/`);

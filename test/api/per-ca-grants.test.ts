@@ -1,5 +1,5 @@
 /**
- * Per-CA authorization (README D23): permissions granted for every CA or for named CAs only, through
+ * Per-CA authorization (docs/reference/differences.md D23): permissions granted for every CA or for named CAs only, through
  * `createApiUser`, `setApiUserPermissions` and `ca-admin create_api_user --ca`, on a real store and the
  * default permission checker. Every CA-scoped endpoint is tried by every user on every CA; the
  * expected answer is derived from the user's configuration: 403 without the grant (whether the CA

@@ -1,5 +1,5 @@
 /**
- * One configuration (README "Settings from the environment"): the process's environment is read in
+ * One configuration (docs/reference/environment.md): the process's environment is read in
  * lib/settings and nowhere else in the library or its adapters. Every other file is given an `env`
  * (an option, `ca-admin`'s io) or the values lib/settings read from one — so that a host's explicit
  * options and environment are what counts, and one variable means the same to every way in. Checked

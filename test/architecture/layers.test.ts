@@ -13,6 +13,7 @@ import { REVOCATION_ROUTES } from '../../lib/revocation-endpoints/routes';
 import { ACME_ROUTES } from '../../lib/acme/routes';
 import { EST_ROUTES } from '../../lib/est/routes';
 import { SCEP_ROUTES } from '../../lib/scep/routes';
+import { docSection } from '../helpers/docs';
 
 const ROOT = path.resolve(__dirname, '../..');
 const COMPOSITION_ROOTS = ['lib/index.ts', 'lib/wiring.ts', 'lib/cli/main.ts'];
@@ -71,20 +72,20 @@ const folderOf = (file: string, folders: readonly string[]): string | null =>
 
 /**
  * The modules (ways in), each with its route table and the folder of the handlers its table names
- * (docs/CONTRIBUTING.md "How to add a protocol"). `endpoints` is the README's table of the module's
- * endpoints: the heading it stands under.
+ * (docs/CONTRIBUTING.md "How to add a protocol"). `readme` is the documented table of the module's
+ * endpoints (README or docs/, test/helpers/docs.ts): the heading it stands under.
  */
 const MODULES = [
-  { dir: 'lib/api', table: 'lib/api/routes.ts', routes: ROUTES, readme: '### Endpoints' },
+  { dir: 'lib/api', table: 'lib/api/routes.ts', routes: ROUTES, readme: 'Endpoints' },
   {
     dir: 'lib/revocation-endpoints',
     table: 'lib/revocation-endpoints/routes.ts',
     routes: REVOCATION_ROUTES,
-    readme: '## Revocation: CRLs and OCSP',
+    readme: 'Revocation: CRLs and OCSP',
   },
-  { dir: 'lib/acme', table: 'lib/acme/routes.ts', routes: ACME_ROUTES, readme: '### ACME endpoints' },
-  { dir: 'lib/est', table: 'lib/est/routes.ts', routes: EST_ROUTES, readme: '### EST endpoints' },
-  { dir: 'lib/scep', table: 'lib/scep/routes.ts', routes: SCEP_ROUTES, readme: '### SCEP endpoints' },
+  { dir: 'lib/acme', table: 'lib/acme/routes.ts', routes: ACME_ROUTES, readme: 'ACME endpoints' },
+  { dir: 'lib/est', table: 'lib/est/routes.ts', routes: EST_ROUTES, readme: 'EST endpoints' },
+  { dir: 'lib/scep', table: 'lib/scep/routes.ts', routes: SCEP_ROUTES, readme: 'SCEP endpoints' },
 ];
 
 /**
@@ -156,10 +157,9 @@ function importsLeaving(files: readonly string[], dir: string, allowed: readonly
   );
 }
 
-/** `[method, path]` of every row of the README table under `heading` (a row may list several paths). */
+/** `[method, path]` of every row of the documented table under `heading` (a row may list several paths). */
 function readmeEndpoints(heading: string): string[] {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf(`\n${heading}\n`) + heading.length + 2).split('\n');
+  const section = docSection(heading).text.split('\n');
   const first = section.findIndex((line) => line.startsWith('|'));
   const end = section.findIndex((line, i) => i > first && !line.startsWith('|'));
   const table = section.slice(first, end);
@@ -258,11 +258,14 @@ describe('modules (ways in)', () => {
     },
   );
 
-  test.each(MODULES.map((m) => [m.dir, m]))("%s: the README's endpoint table lists exactly the route table's entries", (_dir, m) => {
-    const documented = readmeEndpoints(m.readme);
-    expect(documented.length).toBeGreaterThan(0);
-    expect([...documented].sort()).toEqual(m.routes.map((r) => `${r.method} ${r.path}`).sort());
-  });
+  test.each(MODULES.map((m) => [m.dir, m]))(
+    "%s: the documented endpoint table (README or docs/) lists exactly the route table's entries",
+    (_dir, m) => {
+      const documented = readmeEndpoints(m.readme);
+      expect(documented.length).toBeGreaterThan(0);
+      expect([...documented].sort()).toEqual(m.routes.map((r) => `${r.method} ${r.path}`).sort());
+    },
+  );
 
   test.each(MODULES.map((m) => [m.dir, m]))('%s: handlers get their parameters from the matcher, never from the URL', (_dir, m) => {
     const offenders = lib

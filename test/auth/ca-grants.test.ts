@@ -1,5 +1,5 @@
 /**
- * Per-CA grants (README D23) below the HTTP layer, on every test database: how the knex store keeps
+ * Per-CA grants (docs/reference/differences.md D23) below the HTTP layer, on every test database: how the knex store keeps
  * them (`UserRecord.caGrants`, `updateUser({ caGrants })`), what the default permission checker answers
  * with and without a CA, how a grant changed behind the store's back reaches a cached checker (the
  * user cache's TTL, as for permissions), `createApiUser` refusing a store that would drop grants, and

@@ -1,5 +1,5 @@
 /**
- * bench/acme.ts's closing lines (README "Development", bench:acme): the one line `npm run bench:acme`
+ * bench/acme.ts's closing lines (docs/CONTRIBUTING.md "Development", bench:acme): the one line `npm run bench:acme`
  * ends with, in the format issue 33 fixes, and the ratios to pebble. Formatting only: no speed is
  * asserted anywhere.
  */

@@ -1,5 +1,5 @@
 /**
- * bench/admin.ts's figures (README "Development", bench:admin): the percentiles of its server times
+ * bench/admin.ts's figures (docs/CONTRIBUTING.md "Development", bench:admin): the percentiles of its server times
  * and the one line `npm run bench:admin` ends with. Formatting only: no speed is asserted anywhere.
  */
 import { adminSummaryLine, percentile } from '../../bench/admin-summary';

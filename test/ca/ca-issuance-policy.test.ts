@@ -1,5 +1,5 @@
 /**
- * A CA's own issuance policy (README "Issuance policy"; lib/ca/policy/ca-keys.ts, ca-names.ts,
+ * A CA's own issuance policy (docs/guides/issuance-policy.md; lib/ca/policy/ca-keys.ts, ca-names.ts,
  * ca-policy-settings.ts): the keys it narrows to, the names it allows and denies — each subjectAltName
  * and a common name that is a host name or address — and the settings checked before they are stored.
  * That every way in applies it alike is test/issuance/parity.test.ts's.

@@ -1,7 +1,7 @@
 /**
  * The certificates' CSV that `ca-admin list_certs --format csv` and the admin interface's export
  * share (lib/ca/certificates-csv.ts): RFC 4180 quoting, and a leading `'` before a field that a
- * spreadsheet would take for a formula (README "Admin interface").
+ * spreadsheet would take for a formula (docs/guides/admin-interface.md).
  */
 import { certificatesCsv, csvField } from '../../lib/ca/certificates-csv';
 import type { CertificateRecord } from '../../lib/ports';

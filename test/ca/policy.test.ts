@@ -1,5 +1,5 @@
 /**
- * The CA's issuing policy (lib/ca/policy/check.ts; README "Issuance policy"): each rule on its own,
+ * The CA's issuing policy (lib/ca/policy/check.ts; docs/guides/issuance-policy.md): each rule on its own,
  * with keys made by Node's crypto and read as the CSR parser reads them. That every way in applies it
  * alike is test/issuance/parity.test.ts's.
  */

@@ -1,5 +1,5 @@
 /**
- * `ca-admin create_acme_eab_key` and `list_acme_accounts` (README "ACME"): the key id and MAC key the
+ * `ca-admin create_acme_eab_key` and `list_acme_accounts` (docs/guides/acme.md): the key id and MAC key the
  * command prints bind a real ACME client's account (acme-client, RFC 8555 §7.3.4) at a server opening
  * keys with a box under the same key-encryption key, the MAC key is stored only sealed, and the CA's
  * accounts are listed one line each.

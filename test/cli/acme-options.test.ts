@@ -209,7 +209,7 @@ describe.each(testDatabaseTargets())('ACME options on $name', (target) => {
 
     it('takes the words the router takes; anything else is an error', async () => {
       expect((await f.cli(['--help'])).stdout).toMatch(/\n {2}CA_ENABLE_ACME {10}true shows the --acme-\* options/);
-      // Unset, as for the server: off (README "ACME").
+      // Unset, as for the server: off (docs/guides/acme.md).
       expect((await cliRunner(f.db.store)(['init_ca', '--help'])).stdout).not.toContain('--acme');
       expect((await cliRunner(f.db.store, { CA_ENABLE_ACME: 'off' })(['init_ca', '--help'])).stdout).not.toContain('--acme');
       expect((await cliRunner(f.db.store, { CA_ENABLE_ACME: 'yes' })(['init_ca', '--help'])).stdout).toContain('--acme-enable');

@@ -1,5 +1,5 @@
 /**
- * A CA's ACME policy from init_ca and edit_ca (README "ACME"; import_ca in acme-options.test.ts):
+ * A CA's ACME policy from init_ca and edit_ca (docs/guides/acme.md; import_ca in acme-options.test.ts):
  * `--acme-eab-required` / `--acme-eab-optional`, `--acme-allow` and `--acme-deny` (repeatable, each
  * list replacing the stored one, every entry checked and canonical), `--acme-clear-names`; view_ca's
  * lines for them; a bad entry or a store without ACME data refused with nothing written.

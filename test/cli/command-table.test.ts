@@ -1,6 +1,6 @@
 /**
  * One table row per `ca-admin` command, the commands enumerated from the commander program itself
- * (a new command without a row fails here). README "The `ca-admin` command":
+ * (a new command without a row fails here). docs/reference/cli.md:
  * - a command that changes something says so in exactly one line on stdout — or, where stdout is what
  *   it made (a certificate, a serial, a secret), prints that and nothing else;
  * - a command that only reads leaves the events (the audit log) as they were;

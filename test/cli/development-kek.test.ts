@@ -1,5 +1,5 @@
 /**
- * `ca-admin` without CA_KEY_ENCRYPTION_KEY on the example server's data (README "The two commands"):
+ * `ca-admin` without CA_KEY_ENCRYPTION_KEY on the example server's data (docs/guides/getting-started.md):
  * the server encrypted its CA keys under the development key it keeps in the data directory, and a
  * new key would open none of them, so the error names that file and the line that uses it — which,
  * run as printed, makes the command work. The data directory is made by the example server's own

@@ -1,5 +1,5 @@
 /**
- * ca-admin's enrolment endpoint commands (README "EST", "SCEP"): create (a generated static challenge
+ * ca-admin's enrolment endpoint commands (docs/guides/est.md, docs/guides/scep.md): create (a generated static challenge
  * printed once and kept as its SHA-256), list, edit and delete, each change an event naming the
  * operator; bad input is one clear line and nothing written.
  */

@@ -94,7 +94,7 @@ describe.each(testDatabaseTargets())('init_ca on $name', (target) => {
       const signed = await f.cli(['sign_cert', '--ca', child, '--csr', csr, '--subject', `CN=leaf.${keyType}.example.com`]);
       expect(signed.stderr).toBe('');
       expect(opensslVerify(f.dir, rootPem, signed.stdout, [childPem])).toContain(': OK');
-      // CA-Issuers, OCSP and CRL all point at the intermediate (README differences: the original
+      // CA-Issuers, OCSP and CRL all point at the intermediate (docs/reference/differences.md: the original
       // pointed CA-Issuers at the parent).
       const leafText = openssl(['x509', '-noout', '-text'], signed.stdout);
       expect(leafText).toContain(`http://ca.example.com/django_ca/issuer/${ca.serial}.der`);

@@ -1,22 +1,19 @@
 /**
  * Messages that say what to do: a file of the wrong kind is named with what it is not (sign_cert
  * --csr, import_cert, import_ca's key and certificate), and the HSM key backend without its settings
- * names the CA_HSM_* variables README "Keys in an HSM" documents. Nothing is written either way.
+ * names the CA_HSM_* variables docs/operations/hsm.md documents. Nothing is written either way.
  */
-import * as fs from 'fs';
 import * as path from 'path';
 import { Readable } from 'stream';
 import type { Store } from '../../lib/ports';
 import { testDatabaseTargets } from '../helpers/database';
 import { cliFixture } from './helpers';
 import { openssl, opensslCsr } from './openssl';
+import { docSection } from '../helpers/docs';
 
-const README = fs.readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
-
-/** The `CA_HSM_*` names README's "Keys in an HSM" section tells ca-admin users to set. */
+/** The `CA_HSM_*` names the "Keys in an HSM" page (docs/operations/hsm.md) tells ca-admin users to set. */
 function documentedHsmSettings(): string[] {
-  const start = README.indexOf('\n## Keys in an HSM');
-  const section = README.slice(start, README.indexOf('\n## ', start + 1));
+  const section = docSection('Keys in an HSM').text;
   const names = new Set(section.match(/CA_HSM_[A-Z_]+/g) ?? []);
   names.delete('CA_HSM_ALIAS'); // has a default: nothing to set
   return [...names].sort();
@@ -147,13 +144,13 @@ describe.each(testDatabaseTargets())('ca-admin input files on $name', (target) =
     expect((await f.cli(['sign_cert', '--ca', 'Root', '--csr', csr, '--subject', 'CN=ok.example.com'])).stderr).toBe('');
   });
 
-  it('the HSM backend without CA_HSM_LIBRARY_PATH names every setting README "Keys in an HSM" asks for', async () => {
+  it('the HSM backend without CA_HSM_LIBRARY_PATH names every setting docs/operations/hsm.md asks for', async () => {
     const settings = documentedHsmSettings();
     expect(settings).toEqual(['CA_HSM_LIBRARY_PATH', 'CA_HSM_TOKEN', 'CA_HSM_USER_PIN']);
     const before = await counts(f.db.store);
     const r = await f.cli(['init_ca', '--key-backend', 'hsm', '--key-type', 'EC', 'Hsm', 'CN=hsm.example.com']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^Error: hsm: Key backend is not configured: set .*README "Keys in an HSM"\.\n$/);
+    expect(r.stderr).toMatch(/^Error: hsm: Key backend is not configured: set .*docs\/operations\/hsm\.md\.\n$/);
     for (const name of settings) expect(r.stderr).toContain(name);
     expect(await counts(f.db.store)).toBe(before);
   });

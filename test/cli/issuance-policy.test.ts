@@ -1,5 +1,5 @@
 /**
- * A CA's own issuance policy from `ca-admin` (README "Issuance policy"): `edit_ca --issuance-keys`,
+ * A CA's own issuance policy from `ca-admin` (docs/guides/issuance-policy.md): `edit_ca --issuance-keys`,
  * `--issuance-allow`, `--issuance-deny` (each part replaced, every entry checked and canonical) and
  * `--issuance-policy-default`; `view_ca`'s Issuance policy section ("defaults" where it narrows
  * nothing); the change audited as the operator with the policy before and after; a bad entry one

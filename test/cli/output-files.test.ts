@@ -1,5 +1,5 @@
 /**
- * ca-admin's output files (README "The `ca-admin` command": nothing is half-written): a path that
+ * ca-admin's output files (docs/reference/cli.md: nothing is half-written): a path that
  * cannot be written is refused before anything is issued or published — the certificates and the
  * events stay as they were — and a written file is replaced whole, through a temporary file beside it.
  */

@@ -1,5 +1,5 @@
 /**
- * `ca-admin revoke_ca` (README "The `ca-admin` command") on PGlite and PostgreSQL: the CA revoked with
+ * `ca-admin revoke_ca` (docs/reference/cli.md) on PGlite and PostgreSQL: the CA revoked with
  * revoke_cert's reasons and `--compromised`, one line on stdout, the `ca.revoked` event naming the
  * operator; afterwards it signs nothing, while its own CRL is still signed and its parent's CRL of CAs
  * lists it (openssl reads both). A second revocation, an unknown CA and bad input are one error line

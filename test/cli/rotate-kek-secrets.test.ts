@@ -1,6 +1,6 @@
 /**
- * `ca-admin rotate_kek` and the secrets sealed under the key-encryption key (README "Rotating the
- * key-encryption key"): webhook secrets and ACME binding keys move to the new key in the rotation's
+ * `ca-admin rotate_kek` and the secrets sealed under the key-encryption key (docs/operations/kek-rotation.md):
+ * webhook secrets and ACME binding keys move to the new key in the rotation's
  * transaction — the same secrets, opened by the new key only, without a `webhook.secret_rotated`
  * event — and a secret no key here opens is left and named instead of stopping the rotation.
  */

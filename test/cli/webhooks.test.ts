@@ -1,5 +1,5 @@
 /**
- * ca-admin's webhook commands (README "Webhooks"): add_webhook prints an id and a secret once, the
+ * ca-admin's webhook commands (docs/operations/webhooks.md): add_webhook prints an id and a secret once, the
  * secret is stored sealed and never shown again, rotate_webhook_secret prints a new one, replay_webhook
  * rewinds, remove_webhook removes; bad input is one clear line and nothing written.
  */

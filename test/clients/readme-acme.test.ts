@@ -1,6 +1,6 @@
 /**
  * ACME on one machine, with no DNS server of one's own: the validator resolves names as the host does
- * (/etc/hosts), so a line there is all a demo name needs (README "ACME").
+ * (/etc/hosts), so a line there is all a demo name needs (docs/guides/acme.md).
  *
  * - The README's one-machine recipe (the block marked `readme-test: acme`) runs as written, in a
  *   fresh clone (test/package/working-copy.ts): the example server, certbot and lego, openssl verify.
@@ -16,8 +16,9 @@ import * as os from 'os';
 import * as path from 'path';
 import { addHostsLine, describeWithHostsFile, HOSTS_FILE, removeHostsLine } from '../helpers/etc-hosts';
 import { unusedPort } from '../helpers/sockets';
-import { copyWorkingTree, freePort, ROOT } from '../package/working-copy';
+import { copyWorkingTree, freePort } from '../package/working-copy';
 import { describeWith, expectSuccess, opensslVerify, pemCertificates, run, startAcmeExample, type RunResult } from './harness';
+import { readDoc } from '../helpers/docs';
 
 jest.setTimeout(420_000);
 
@@ -83,8 +84,8 @@ describeWith(['certbot', 'lego', 'openssl'], 'ACME on one machine', () => {
     });
     afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-    test("the README's one-machine recipe runs as written: certbot and lego get certificates that verify", async () => {
-      const recipe = RECIPE_MARKER.exec(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'))?.[1];
+    test('the one-machine recipe of docs/guides/acme.md runs as written: certbot and lego get certificates that verify', async () => {
+      const recipe = RECIPE_MARKER.exec(readDoc('docs/guides/acme.md'))?.[1];
       expect(recipe).toBeDefined();
       const clone = path.join(dir, 'express-ca-api');
       copyWorkingTree(clone);
@@ -99,7 +100,7 @@ describeWith(['certbot', 'lego', 'openssl'], 'ACME on one machine', () => {
       expectSuccess('the one-machine recipe', result);
       expect(result.out).toContain('certbot/live/demo.internal/cert.pem: OK');
       expect(result.out).toContain('lego/certificates/demo.internal.crt: OK');
-      // The example server's access log: a file in its data directory (CA_ACCESS_LOG, README "Logs").
+      // The example server's access log: a file in its data directory (CA_ACCESS_LOG, docs/operations/logs.md).
       const log = fs.readFileSync(path.join(clone, 'acme-demo', 'access.log'), 'utf8');
       expect(log).toMatch(/"path":"\/django_ca\/acme\/[0-9A-F]+\/chall\//); // the challenges were validated by this server
       expect(hostsKnowsName()).toBe(hadLine);

@@ -1,5 +1,5 @@
 /**
- * Device enrolment administered from a host's own code (README "The package's exports",
+ * Device enrolment administered from a host's own code (docs/reference/exports.md,
  * "Administration"): the functions behind `ca-admin`'s enrolment commands, imported from the package
  * entry — endpoints kept in the database, one-time challenges, requests waiting for approval — each
  * with ca-admin's rules, audited as the `actingAs` actor, on PGlite (PostgreSQL with TEST_DATABASE_URL).

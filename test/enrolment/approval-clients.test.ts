@@ -1,5 +1,5 @@
 /**
- * Approval with real clients (README "EST", "SCEP"): the example server's `approval` labels, and the
+ * Approval with real clients (docs/guides/est.md, docs/guides/scep.md): the example server's `approval` labels, and the
  * operator's `ca-admin` on the same database while the server runs — so PostgreSQL
  * (TEST_DATABASE_URL; CI sets it): the embedded database serves one process at a time. curl + openssl
  * over HTTPS get 202 with Retry-After until `ca-admin approve_enrolment_request`, then the

@@ -1,8 +1,8 @@
 /**
  * EST with real clients against the example server over HTTPS (CA_ENABLE_EST, TLS_CERT_FILE,
  * TLS_KEY_FILE): strongSwan's `pki` (`--estca`, `--est` with a password, `--est` with the certificate
- * being renewed as TLS client certificate) and curl + openssl, as README
- * "EST" shows them, and curl + openssl with serverkeygen (CA_EST_SERVERKEYGEN). openssl verifies what
+ * being renewed as TLS client certificate) and curl + openssl, as docs/guides/est.md
+ * shows them, and curl + openssl with serverkeygen (CA_EST_SERVERKEYGEN). openssl verifies what
  * they got up to the server's root; the REST API lists it. With TRUST_PROXY=loopback and
  * CA_EST_CLIENT_CERT_HEADER, curl stands in for a TLS-terminating proxy that forwards the client's
  * certificate in a header, as nginx does.
@@ -50,7 +50,7 @@ describeWith(['pki', 'curl', 'openssl'], 'EST clients against the example server
 
   test('the server says where EST is and which CA enrols', () => {
     expect(server.output()).toMatch(
-      /^EST \(CA_ENABLE_EST; README "EST"\): https:\/\/127\.0\.0\.1:\d+\/\.well-known\/est\/ enrols with Example Intermediate\.$/m,
+      /^EST \(CA_ENABLE_EST; docs\/guides\/est\.md\): https:\/\/127\.0\.0\.1:\d+\/\.well-known\/est\/ enrols with Example Intermediate\.$/m,
     );
     expect(server.output()).toMatch(
       /^EST: simplereenroll also takes the client certificate a proxy trusted by TRUST_PROXY forwards in X-SSL-Client-Cert\.$/m,
@@ -160,7 +160,7 @@ describeWith(['pki', 'curl', 'openssl'], 'EST clients against the example server
     expect(both.out).toBe('The TLS client certificate is revoked.\n\n403');
   }, 60_000);
 
-  test('curl + openssl: cacerts and simpleenroll as README "EST" shows them', async () => {
+  test('curl + openssl: cacerts and simpleenroll as docs/guides/est.md shows them', async () => {
     const sh = (cmd: string) => run('bash', ['-c', cmd], { cwd: dir });
     const curl = `curl -sS --cacert ${tlsCa}`;
     expectSuccess(

@@ -1,5 +1,5 @@
 /**
- * `createCaApiRouter({ est })` (README "EST"): the EST endpoints of RFC 7030 through the router, on
+ * `createCaApiRouter({ est })` (docs/guides/est.md): the EST endpoints of RFC 7030 through the router, on
  * PGlite, with openssl as the oracle of what they hand out: cacerts, simpleenroll with HTTP Basic,
  * csrattrs, serverkeygen (a label offering it), and every refusal in plain text with nothing stored.
  */
@@ -30,10 +30,10 @@ let built: ReturnType<typeof buildApp>;
 let app: ReturnType<typeof buildApp>['app'];
 let dir: string;
 const EST = '/.well-known/est';
-/** The name policy of the label `policed` (README "EST"), written as a host would: aliases, a trailing dot, upper case. */
+/** The name policy of the label `policed` (docs/guides/est.md), written as a host would: aliases, a trailing dot, upper case. */
 const POLICY = { allow: ['Devices.Example.ORG.', '10.0.0.0/8'], deny: ['bad.devices.example.org'], subjectAttributes: ['CN', 'O'] };
 
-/** The host's challenge webhook of the label `hooked` (README "EST"): `yes` is the one challenge it allows. */
+/** The host's challenge webhook of the label `hooked` (docs/guides/est.md): `yes` is the one challenge it allows. */
 let hook: ChallengeWebhookServer;
 
 beforeAll(async () => {
@@ -185,7 +185,7 @@ describe('simpleenroll', () => {
     const res = await request(app).post(`${EST}/simpleenroll`).set(headers).send(csrDer('x.example.org').toString('base64'));
     expect(res.status).toBe(status);
     expect(res.headers['www-authenticate']).toBe('Basic realm="est"');
-    // Empty (README "EST"): a client that asks without credentials first and closes the 401 unread
+    // Empty (docs/guides/est.md): a client that asks without credentials first and closes the 401 unread
     // must find nothing left to read.
     expect(res.headers['content-length']).toBe('0');
     expect(res.text).toBe('');
@@ -785,7 +785,7 @@ describe('simplereenroll with the certificate a trusted proxy forwards (est.clie
       'not a certificate',
       'hello',
       400,
-      `The ${HEADER} header does not hold one certificate (URL-encoded PEM, or base64 of its DER) (README "EST").\n`,
+      `The ${HEADER} header does not hold one certificate (URL-encoded PEM, or base64 of its DER) (docs/guides/est.md).\n`,
     ],
     ['broken URL encoding', '%E0%A4%A', 400, /^The X-SSL-Client-Cert header does not hold one certificate/],
     ['base64 of something else', Buffer.from('not a certificate at all').toString('base64'), 400, /does not hold one certificate/],

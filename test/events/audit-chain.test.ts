@@ -1,5 +1,5 @@
 /**
- * The audit log (migration 0011, lib/ca/audit-chain.ts, README "Operating it" → "Audit"): every
+ * The audit log (migration 0011, lib/ca/audit-chain.ts, docs/operations/audit-and-events.md "Audit"): every
  * record chained by the database, the chain recomputed in JavaScript from the stored texts whatever
  * the writing session's time zone, the table append-only, a record changed behind the triggers'
  * back named by `ca-admin verify_audit_log`, and no record without its change nor change without its

@@ -1,6 +1,6 @@
 /**
  * Two example servers on one PostgreSQL: a revocation made through one is reported by the other's
- * OCSP responder (`openssl ocsp`) and listed by its CRL within the bound README states (2 s).
+ * OCSP responder (`openssl ocsp`) and listed by its CRL within the bound docs/guides/revocation.md states (2 s).
  * Runs where TEST_DATABASE_URL names a PostgreSQL server (CI does).
  */
 import { spawnSync } from 'child_process';

@@ -1,5 +1,5 @@
 /**
- * CA_ALLOWED_HOSTS in the example server (README "The two commands"): the router's `allowedHosts`
+ * CA_ALLOWED_HOSTS in the example server (docs/guides/getting-started.md): the router's `allowedHosts`
  * from the environment, next to TRUST_PROXY. Requests with raw Host headers (fetch may not set one).
  */
 import * as fs from 'fs';
@@ -69,7 +69,7 @@ test('prints the address it listens on, names no framework, answers the API root
   expect(index.status).toBe(200);
   expect(JSON.parse(index.body)).toEqual({ openapi: '/django_ca/api/openapi.json', docs: '/django_ca/api/docs/' });
   expect(index.headers['x-powered-by']).toBeUndefined();
-  // The host app's own answers too: the setting is the app's (README "Embedding it").
+  // The host app's own answers too: the setting is the app's (docs/guides/embedding.md "What the router needs").
   expect((await get('/', { Host: 'ca.example.com' })).headers['x-powered-by']).toBeUndefined();
 
   // The requests are in the access log file, one JSON line each, and not on the console.

@@ -1,5 +1,5 @@
 /**
- * CA_METRICS and CA_WEBHOOKS in the example server (README "The two commands"): with them it serves
+ * CA_METRICS and CA_WEBHOOKS in the example server (docs/guides/getting-started.md): with them it serves
  * Prometheus metrics at /metrics and delivers webhooks, and says where at start — the metrics URL,
  * and the ca-admin lines that add an endpoint, which run as printed; without them both are off.
  */
@@ -68,7 +68,9 @@ test('CA_METRICS=true and CA_WEBHOOKS=true: metrics at the printed URL, webhooks
     const text = await scrape.text();
     expect(text).toMatch(/^# HELP ca_api_/m);
     expect(text).toMatch(/^ca_api_database_up 1$/m);
-    expect(output).toContain('Webhooks: on (README "Webhooks"). Add an endpoint with ca-admin, on this database and key-encryption key:\n');
+    expect(output).toContain(
+      'Webhooks: on (docs/operations/webhooks.md). Add an endpoint with ca-admin, on this database and key-encryption key:\n',
+    );
     expect(output).toContain(`  export CA_KEY_ENCRYPTION_KEY=$(cat ${path.join(data, 'dev-key-encryption-key')})\n`);
   } finally {
     await stopChild(first.child);
@@ -100,7 +102,7 @@ test('CA_METRICS=true and CA_WEBHOOKS=true: metrics at the printed URL, webhooks
       expect(off.output()).not.toContain('Webhooks');
       expect((await fetch(`${baseOf(off)}/metrics`)).status).toBe(404);
       await signOne(off, 'unhooked.example.com');
-      // Delivery would poll every second (README "Webhooks", pollMs); off, nothing arrives.
+      // Delivery would poll every second (docs/operations/webhooks.md, pollMs); off, nothing arrives.
       await sleep(4000);
       expect(receiver.requests).toBe(1);
     } finally {

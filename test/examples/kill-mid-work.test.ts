@@ -1,12 +1,12 @@
 /**
- * Durable work survives the death of the instance doing it (README "ACME", "Webhooks", D3): for each
+ * Durable work survives the death of the instance doing it (docs/guides/acme.md, docs/operations/webhooks.md, D3): for each
  * kind of work — a REST order, an ACME validation, an ACME issuance, a webhook delivery — two real
  * instances (fixtures/work-host.ts, child processes) share one PostgreSQL schema; instance A is caught
  * in the middle of the work (its signature held by a gate file the test owns, the test's http-01
  * responder or webhook receiver holding A's request open), then SIGKILLed; B finishes the work once
  * A's lease has lapsed, and it is done exactly once: one certificate and one `certificate.issued`
  * event per order, the right final states, one recorded delivery per event (a retried attempt
- * carrying the same `webhook-id`, as README "Webhooks" promises at-least-once receivers).
+ * carrying the same `webhook-id`, as docs/operations/webhooks.md promises at-least-once receivers).
  *
  * Everything is observed through public surfaces: the REST and ACME APIs, the rows of the database,
  * what the responder and the receiver saw. PostgreSQL only (PGlite is one process's database).
@@ -202,7 +202,7 @@ describeOnPostgres('an instance killed mid-work: another finishes it, exactly on
     'REST order: A, %s while signing the order leased to it, leaves it to B, which issues it once after the lease',
     async (ending) => {
       const gate = gateFile('rest');
-      // The queued path, where the order is durable work (README D3): written pending, leased to A's runner.
+      // The queued path, where the order is durable work (docs/reference/differences.md D3): written pending, leased to A's runner.
       const options = { signInRequest: false, orderWaitMs: 0 };
       const [a, b] = await Promise.all([startHost(options, gate.path), startHost(options)]);
       const auth = { Authorization: `Basic ${Buffer.from(`worker:${PASSWORD}`).toString('base64')}` };

@@ -59,7 +59,7 @@ beforeAll(async () => {
   await f.runner.stop();
 
   ctx = { caSerial: f.ca.serial, rootSerial: f.root.serial, certSerials, slugs, csrs, badCsrs: badCsrs(csrs[0]), password: PASSWORD };
-  // As a host app should (README "Errors the HTTP server answers"): Node's own 431/400 in JSON too.
+  // As a host app should (docs/operations/hostile-clients-and-outages.md "Errors the HTTP server answers"): Node's own 431/400 in JSON too.
   server = answerClientErrorsAsJson(http.createServer(f.app));
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,7 +1,7 @@
 /**
  * Errors Node's HTTP server answers before any middleware runs — headers too large (an oversized
  * `Authorization` header), a request it cannot parse — get a JSON body from the example host server
- * (`answerClientErrorsAsJson`, README "Errors the HTTP server answers"), not Node's empty one.
+ * (`answerClientErrorsAsJson`, docs/operations/hostile-clients-and-outages.md "Errors the HTTP server answers"), not Node's empty one.
  */
 import * as fs from 'fs';
 import * as net from 'net';

@@ -1,5 +1,5 @@
 /**
- * Brute-force protection of Basic auth (`loginLimiter`, README "Brute-force protection"): failed
+ * Brute-force protection of Basic auth (`loginLimiter`, docs/operations/hostile-clients-and-outages.md "Brute-force protection"): failed
  * attempts are limited per username and per client address → 429 JSON with `Retry-After`, without the
  * password being checked; the limit lifts when the window ends; successful requests are never
  * counted. The shared (database) limiter is checked with two routers on one PostgreSQL database.

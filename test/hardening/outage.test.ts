@@ -1,5 +1,5 @@
 /**
- * A database that cannot be reached (README "Outages"): every request is answered at once with a JSON
+ * A database that cannot be reached (docs/operations/hostile-clients-and-outages.md "Outages"): every request is answered at once with a JSON
  * `503` and `Retry-After` — API and public revocation endpoints alike — and the outage is logged once,
  * not per request; the order runner backs off instead of hammering the database, and comes back by
  * itself. (The same with a real PostgreSQL server restarted under load: postgres-restart.test.ts.)

@@ -1,6 +1,6 @@
 /**
  * A PostgreSQL restart (down for 3 s) under sign load, with two instances of the example host server on the one
- * database (README "Outages"): while the server is down, requests are answered `503` with
+ * database (docs/operations/hostile-clients-and-outages.md "Outages"): while the server is down, requests are answered `503` with
  * `Retry-After` — never a 500, never a dropped connection — and afterwards every order that was
  * accepted (a 200) is issued, exactly once, without anyone restarting the instances.
  *

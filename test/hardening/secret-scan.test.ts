@@ -1,5 +1,5 @@
 /**
- * Secrets never leave the process (README "Rotating the key-encryption key", docs/CONTRIBUTING.md
+ * Secrets never leave the process (docs/operations/kek-rotation.md, docs/CONTRIBUTING.md
  * "Never log keys or passwords"): a full run — `ca-admin` in-process (init_ca, import_ca of a
  * password-protected key, create_api_user, sign/resign/revoke, CRLs, OCSP keys, rotate_kek) and the
  * router on a real HTTP server (logins right and wrong, brute force, sign/resign/revoke, bad bodies,

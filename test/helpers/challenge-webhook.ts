@@ -1,5 +1,5 @@
 /**
- * A host's enrolment challenge webhook for tests (README "SCEP"): an HTTP server on 127.0.0.1 that
+ * A host's enrolment challenge webhook for tests (docs/guides/scep.md): an HTTP server on 127.0.0.1 that
  * verifies every request with the Standard Webhooks reference library (npm `standardwebhooks`) — an
  * independent check of the router's signing — records what it was asked, and answers as `decide`
  * says: a status and a body, or nothing at all (a webhook that hangs).

@@ -1,5 +1,5 @@
 /**
- * The router on a PostgreSQL address where nothing listens (README "Outages"): connecting is refused
+ * The router on a PostgreSQL address where nothing listens (docs/operations/hostile-clients-and-outages.md "Outages"): connecting is refused
  * at once, as while a server restarts. What it logs is kept in `logged`; and what knex or anything
  * else writes to the console meanwhile in `console`, which should stay empty: the outage is the
  * library's to report, once.

@@ -1,6 +1,6 @@
 /**
  * A line of the machine's /etc/hosts for the length of a test, for tests of "resolves the way the
- * host does" (the ACME validator without CA_ACME_DNS_SERVERS, README "ACME"). Only as root, which CI
+ * host does" (the ACME validator without CA_ACME_DNS_SERVERS, docs/guides/acme.md). Only as root, which CI
  * is (.ci/run); outside CI a test that needs it is skipped. Only the test's own line is ever removed,
  * so other lines — another test's included — are left as they were.
  */

@@ -95,7 +95,7 @@ export function migratedPgliteDirectory(): Promise<string> {
 
 /**
  * Copy the migrated directory into `directory` when that does not exist yet or is empty (a new data
- * directory), private as openDatabase makes a new one (README "Files and permissions").
+ * directory), private as openDatabase makes a new one (docs/guides/getting-started.md "The data directory").
  */
 export async function seedPgliteDirectory(directory: string): Promise<void> {
   if (fs.existsSync(directory) && fs.readdirSync(directory).length > 0) return;

@@ -216,7 +216,7 @@ export function readCertRep(dir: string, der: Buffer, device: Device): CertRepSe
   };
 }
 
-/** What GetCACaps lists with the legacy algorithms accepted (README "SCEP"). */
+/** What GetCACaps lists with the legacy algorithms accepted (docs/guides/scep.md). */
 export const CAPABILITIES = ['POSTPKIOperation', 'Renewal', 'SHA-1', 'SHA-256', 'SHA-384', 'SHA-512', 'AES', 'DES3', 'SCEPStandard'];
 
 /** `openssl x509 -text` of an RA certificate says what SCEP clients look for: RSA-2048, encryption and signatures, no EKU, no CA. */

@@ -1,5 +1,5 @@
 /**
- * ACME through a CA whose keys are in a SoftHSM2 token (README "Keys in an HSM"): acme-client orders a
+ * ACME through a CA whose keys are in a SoftHSM2 token (docs/operations/hsm.md): acme-client orders a
  * certificate (http-01) from an intermediate whose key the token generated; openssl verifies the chain
  * up to the root, also in the token.
  */

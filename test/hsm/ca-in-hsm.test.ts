@@ -1,5 +1,5 @@
 /**
- * CA keys in a SoftHSM2 token (README "Keys in an HSM"), end to end on a real token and a real store:
+ * CA keys in a SoftHSM2 token (docs/operations/hsm.md), end to end on a real token and a real store:
  * `ca-admin init_ca --key-backend hsm` makes a root and an intermediate whose keys the token generated;
  * the REST API issues through the intermediate; openssl verifies the chain, the CRL and the OCSP
  * answer; `pkcs11-tool --list-objects` (OpenSC, an independent PKCS#11 client) shows the keys private,

@@ -1,5 +1,5 @@
 /**
- * `ca-admin list_certs` with the search filters of the API's list (README) and `--format json|csv`.
+ * `ca-admin list_certs` with the search filters of the API's list (docs/guides/rest-api.md) and `--format json|csv`.
  * The JSON export is the API's records; the CSV one a line per certificate (RFC 4180 quoting).
  */
 import * as fs from 'fs';

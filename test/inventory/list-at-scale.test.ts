@@ -1,6 +1,6 @@
 /**
  * Inventory at scale (docs/DESIGN.md "Inventory"): a CA with more than 20,000 certificates listed
- * unpaged (streamed in batches) and paged (`limit=100`, README D14). Both return every certificate
+ * unpaged (streamed in batches) and paged (`limit=100`, docs/reference/differences.md D14). Both return every certificate
  * exactly once, in ascending id, each record identical to what the view endpoint answers for it —
  * also after a revocation, whose fields are part of the record.
  *

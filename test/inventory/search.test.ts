@@ -1,5 +1,5 @@
 /**
- * The search filters of GET /ca/{serial}/certs/ (README "Listing and searching certificates"):
+ * The search filters of GET /ca/{serial}/certs/ (docs/guides/rest-api.md "Listing and searching certificates"):
  * `subject`, `san`, `serial`, `not_after_before`, `not_after_after`, alone, combined with each other
  * and with the original filters, paged and unpaged; bad values are 422s.
  */

@@ -1,5 +1,5 @@
 /**
- * The issuing authority's order of work (README "Issuing authority: every signature recorded first";
+ * The issuing authority's order of work (docs/guides/issuance-policy.md "Issuing authority: every signature recorded first";
  * lib/ca/issuance/sign.ts): the TBSCertificate is recorded and committed as an intent before the key
  * signs; the statement that stores the certificate marks it issued; two requests for the same thing
  * meet at the intent; a certificate a way in refuses after signing is kept alone; intents left pending

@@ -48,7 +48,7 @@ type DoorName = keyof typeof DOORS;
 
 /**
  * The form of a refusal by the policy, per door (`how` of doors/outcome.ts): the REST API's 422
- * JSON, before any order exists (README D3), an ACME problem at new-order or finalize, EST's 400 in
+ * JSON, before any order exists (docs/reference/differences.md D3), an ACME problem at new-order or finalize, EST's 400 in
  * plain text, a SCEP FAILURE badRequest with the reason as failInfoText, the admin form again with a
  * 400, ca-admin's non-zero exit. (A disabled or revoked CA is refused earlier, in other forms: a 404,
  * a 403, GetCACert's 404.)
@@ -70,7 +70,7 @@ const RULES = {
   // A key the CA will not certify, as for weak keys (Let's Encrypt answers a blocked key so too).
   caKey: { text: /key of (the )?certificate authority/i, acme: ['badPublicKey'] },
   nameConstraints: { text: /name constraints/i, acme: ['rejectedIdentifier', 'badCSR'] },
-  /** The issuing CA's own policy (README "Issuance policy"): its keys, its names allowed and denied. */
+  /** The issuing CA's own policy (docs/guides/issuance-policy.md): its keys, its names allowed and denied. */
   caKeys: { text: /public key is not accepted by the issuance policy of certificate authority narrowed/, acme: ['badPublicKey'] },
   caNamesDenied: {
     text: /denied by the issuance policy of certificate authority narrowed \(deny blocked\.corp\.example\.com\)/,

@@ -73,7 +73,7 @@ export interface World {
 }
 
 /**
- * The issuance policy of `narrowed` (README "Issuance policy"): RSA and P-384 keys only (RSA kept: SCEP
+ * The issuance policy of `narrowed` (docs/guides/issuance-policy.md): RSA and P-384 keys only (RSA kept: SCEP
  * signs its messages with RSA keys), names under corp.example.com only, and none under
  * blocked.corp.example.com.
  */

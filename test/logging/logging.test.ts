@@ -1,5 +1,5 @@
 /**
- * Logs (README "Operating it" → "Logs"): the default JSON-lines logger never writes a password, an
+ * Logs (docs/operations/logs.md): the default JSON-lines logger never writes a password, an
  * `Authorization` header, a key or a PIN, wherever in the fields it is; the router's access log
  * writes one line per request with who, from where and through which way in — and a REST change
  * records that address in the audit log.

@@ -1,5 +1,5 @@
 /**
- * Who may read the metrics (README "Metrics"), and the module's options, checked when it is
+ * Who may read the metrics (docs/operations/metrics.md), and the module's options, checked when it is
  * constructed: the default lets only requests made directly from this machine in (a proxy's are
  * refused), a bearer token or the host's `authorize(req)` decide otherwise; a bad option is an
  * `OptionsError` naming it, never a failure later.

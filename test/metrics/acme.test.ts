@@ -1,5 +1,5 @@
 /**
- * ACME orders in the metrics (README "Metrics": `ca_api_acme_orders_total`): acme-client gets one
+ * ACME orders in the metrics (docs/operations/metrics.md: `ca_api_acme_orders_total`): acme-client gets one
  * certificate (an order created, then valid, and its certificate counted as issued through ACME) and
  * fails one validation for good (an order invalid). The challenges are checked by a validator that
  * accepts every name but `refused.example.com`, so that no DNS or http-01 server is needed.

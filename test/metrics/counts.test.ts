@@ -1,5 +1,5 @@
 /**
- * The metrics endpoint beside the REST API (README "Metrics"), on a real store: certificates issued
+ * The metrics endpoint beside the REST API (docs/operations/metrics.md), on a real store: certificates issued
  * through REST (signed in the request, and queued) and through `ca-admin`, a revocation, OCSP
  * requests of every answer, a CRL, failed and limited logins, pending and failed orders — each moves
  * its metric by exactly its amount, read from the scrape with a real Prometheus text-format parser.

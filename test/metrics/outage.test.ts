@@ -1,5 +1,5 @@
 /**
- * A database that cannot be reached (README "Outages") in the metrics: the endpoint still answers,
+ * A database that cannot be reached (docs/operations/hostile-clients-and-outages.md "Outages") in the metrics: the endpoint still answers,
  * with `ca_api_database_up` 0, and every request the API answers 503 is counted. The store is the
  * knex store on a PostgreSQL address where nothing listens (test/helpers/dead-database.ts).
  */

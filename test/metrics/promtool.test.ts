@@ -2,7 +2,7 @@
  * The metrics endpoint passes Prometheus's own check of the exposition format and its naming rules
  * (`promtool check metrics`, Debian's `prometheus` package): a real scrape of a router that has
  * issued a certificate, built a CRL, answered OCSP and refused a login — every family with samples —
- * and prom-client's default process metrics, which README "Metrics" says are served by default.
+ * and prom-client's default process metrics, which docs/operations/metrics.md says are served by default.
  */
 import { spawnSync } from 'child_process';
 import request from 'supertest';

@@ -1,5 +1,5 @@
 /**
- * The metrics endpoint alone (README "Metrics": `createMetricsRouter`), on an internal app of its own:
+ * The metrics endpoint alone (docs/operations/metrics.md: `createMetricsRouter`), on an internal app of its own:
  * it counts from the database what any writer did (here the API, through another store object on the
  * same database, as another process would), and receives the reports of the API and revocation
  * routers that are given it as their `metrics` option. Neither of those serves `/metrics` itself.

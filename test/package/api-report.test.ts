@@ -1,16 +1,17 @@
 /**
  * The public API is a list, not whatever lib/ports happens to export: the names each entry point of
  * package.json's `exports` exports (with their kinds) are docs/api-report.md, committed, so that a
- * change to them shows in review — and README documents each of them.
+ * change to them shows in review — and docs/reference/exports.md documents each of them.
  *
  * After a deliberate change to the public API: `UPDATE_API_REPORT=1 npx jest
  * test/package/api-report.test.ts` rewrites docs/api-report.md; commit it, name the new exports in
- * README "The package's exports" (and a removed one in CHANGELOG, as a breaking change).
+ * docs/reference/exports.md (and a removed one in CHANGELOG, as a breaking change).
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import * as ts from 'typescript';
 import { apiReport, ENTRIES, exportedNames, REPORT_FILE, ROOT } from './api-report';
+import { readDoc } from '../helpers/docs';
 
 const names = exportedNames();
 
@@ -22,8 +23,8 @@ test('the exports of every entry point are the committed API report (docs/api-re
   expect(report).toBe(committed);
 });
 
-test('README names every exported name', () => {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+test('docs/reference/exports.md names every exported name', () => {
+  const readme = readDoc('docs/reference/exports.md');
   const mentioned = new Set(readme.match(/[A-Za-z_$][\w$]*/g));
   for (const [specifier, exported] of Object.entries(names)) {
     const missing = exported.map((e) => e.name).filter((name) => !mentioned.has(name));

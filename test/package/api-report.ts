@@ -105,7 +105,7 @@ export function apiReport(names: Record<string, ExportedName[]> = exportedNames(
     "Every name the package exports, by entry point, with its kind and shape (a function's or constant's",
     'type, the members of an interface or class, the definition of a type). Generated — do not edit: after a',
     'deliberate change to the public API, run `UPDATE_API_REPORT=1 npx jest test/package/api-report.test.ts`',
-    'and commit this file with the change (and README\'s "The package\'s exports", which must name',
+    'and commit this file with the change (and docs/reference/exports.md, which must name',
     'every one of them).',
   ];
   for (const [specifier, exported] of Object.entries(names)) {

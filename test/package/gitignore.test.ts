@@ -1,16 +1,15 @@
 /**
- * What the README's walk-throughs make inside a checkout stays out of git: the example server's
- * `.ca-data/` and the HSM walk-through's SoftHSM2 token in `softhsm/` (README "Keys in an HSM").
- * The paths are read from the README's own commands, and `git check-ignore` answers as git would.
+ * What the documentation's walk-throughs make inside a checkout stays out of git: the example server's
+ * `.ca-data/` and the HSM walk-through's SoftHSM2 token in `softhsm/` (docs/operations/hsm.md).
+ * The paths are read from the README's own commands (README and docs/), and `git check-ignore` answers as git would.
  */
 import { execFileSync } from 'child_process';
-import * as fs from 'fs';
-import * as path from 'path';
 import { ROOT } from './working-copy';
+import { allDocs } from '../helpers/docs';
 
-const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const readme = allDocs();
 
-/** The folders the README's `mkdir -p` commands make relative to the current directory. */
+/** The folders the documentation's `mkdir -p` commands (README and docs/) make relative to the current directory. */
 const madeByReadme = [...readme.matchAll(/^mkdir -p ([^\s/$][^\s]*)/gm)].map((m) => m[1]);
 
 const ignored = (file: string): boolean => {

@@ -1,5 +1,5 @@
 /**
- * No analytics at install (README "Development"): the API docs' swagger-ui-dist depends on
+ * No analytics at install (docs/CONTRIBUTING.md "Development"): the API docs' swagger-ui-dist depends on
  * @scarf/scarf, whose postinstall script (report.js) POSTs install details to scarf.sh unless the
  * root package or a package on the way to it says `"scarfSettings": { "enabled": false }` (or the
  * environment says SCARF_ANALYTICS=false). Our package.json says so. npm 11 runs no install script

@@ -6,8 +6,14 @@
  * README's snippet included; a strict ES module project with skipLibCheck off checks every published
  * declaration, with no type package but Node's and Express's), `npx ca-admin --version / --help / migrate / init_ca /
  * create_api_user`, and one certificate signed through the mounted API that `openssl verify` accepts.
+ *
+ * The other ways in README "Installing the package" states: a git dependency (npm clones it and runs
+ * its `prepare`, as for the tarball), installed into a new app that imports it as an ES module, from
+ * TypeScript with NodeNext resolution and from CommonJS; and what `npm publish` would publish, checked
+ * with `npm publish --dry-run`: it succeeds, warns about nothing but the missing login of a dry run, and
+ * publishes what `npm pack` packed — no source, test, key or data file.
  */
-import { execFileSync, spawn, type ChildProcess } from 'child_process';
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -22,6 +28,9 @@ let tarball: string;
 let dryRunFiles: string[];
 const children: ChildProcess[] = [];
 const KEK = randomBytes(32).toString('base64');
+/** The git-dependency install, started first thing and awaited by its test: it takes minutes (a clone, its install, its build). */
+let gitInstall: Promise<{ error: Error | null; stderr: string }>;
+let gitApp: string;
 
 const run = (cmd: string, args: string[], env: Record<string, string> = {}, cwd = project) =>
   execFileSync(cmd, args, {
@@ -33,6 +42,7 @@ const run = (cmd: string, args: string[], env: Record<string, string> = {}, cwd 
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eca-install-'));
+  gitInstall = installFromGit();
   clone = path.join(dir, 'clone');
   copyWorkingTree(clone);
   expect(fs.existsSync(path.join(clone, 'dist'))).toBe(false); // nothing built beforehand
@@ -60,6 +70,30 @@ beforeAll(() => {
   }
 }, 300_000);
 
+/**
+ * The working tree committed to a git repository of its own (uncommitted edits count, as in the
+ * clone), then `npm install git+file://…` of it into a new app: what a git dependency gets.
+ */
+function installFromGit(): Promise<{ error: Error | null; stderr: string }> {
+  const repository = path.join(dir, 'git-source');
+  copyWorkingTree(repository, { nodeModules: false });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repository, stdio: 'pipe' });
+  git('init', '-q');
+  git('add', '-A');
+  git('-c', 'user.name=pack test', '-c', 'user.email=pack@example.com', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'snapshot');
+  gitApp = path.join(dir, 'git-app');
+  fs.mkdirSync(gitApp);
+  fs.writeFileSync(path.join(gitApp, 'package.json'), JSON.stringify({ name: 'git-app', version: '1.0.0', private: true }));
+  return new Promise((resolve) =>
+    execFile(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', `git+file://${repository}`],
+      { cwd: gitApp, timeout: 600_000 },
+      (error, _stdout, stderr) => resolve({ error, stderr }),
+    ),
+  );
+}
+
 /** `names` and the `@types/` packages they depend on, transitively, as installed in the repository. */
 function typesWithTheirDependencies(names: string[]): string[] {
   const seen = new Set<string>();
@@ -77,6 +111,7 @@ function typesWithTheirDependencies(names: string[]): string[] {
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+  await gitInstall; // the install runs in `dir`, removed next
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -125,7 +160,7 @@ const APP_BODY = `
   const store = knexStore(await openDatabase(process.env.DATABASE_URL));
   await store.migrate();
   const app = express();
-  app.use(createCaApiRouter({ enableRestApi: true, store }));
+  app.use(createCaApiRouter({ rest: { enabled: true }, store }));
   const server = app.listen(0, '127.0.0.1', () => console.log('listening on ' + server.address().port));
 `;
 
@@ -145,7 +180,7 @@ import { createCaApiRouter, knexStore, openDatabase, type CaApiRouter, type CaAp
 import { parseCertificate } from 'express-ca-api/x509';
 export async function mount(): Promise<CaApiRouter> {
   const store = knexStore(await openDatabase(process.env.DATABASE_URL));
-  const options: CaApiRouterOptions = { enableRestApi: true, store, orderWaitMs: 0 };
+  const options: CaApiRouterOptions = { rest: { enabled: true, orderWaitMs: 0 }, store };
   const router = createCaApiRouter(options);
   express().use(router);
   return router;
@@ -191,7 +226,7 @@ export const parse: typeof parseCertificate = parseCertificate;
   // And the compiler does check against those types: a wrong option is an error.
   fs.writeFileSync(
     path.join(project, 'wrong.ts'),
-    `import { createCaApiRouter } from 'express-ca-api';\ncreateCaApiRouter({ enableRestApi: 'yes' });\n`,
+    `import { createCaApiRouter } from 'express-ca-api';\ncreateCaApiRouter({ rest: { enabled: 'yes' } });\n`,
   );
   let complaint = '';
   try {
@@ -233,7 +268,7 @@ import { createCaApiRouter, knexStore, openDatabase, type CaApiRouterOptions } f
 import { parseCertificate, type ParsedCertificate } from 'express-ca-api/x509';
 
 const store = knexStore(await openDatabase(process.env.DATABASE_URL));
-const options: CaApiRouterOptions = { enableRestApi: true, store };
+const options: CaApiRouterOptions = { rest: { enabled: true }, store };
 express().use(createCaApiRouter(options));
 export const parse: (der: Buffer) => ParsedCertificate = (der) => parseCertificate(der);
 export const everything = [api, x509];
@@ -311,3 +346,71 @@ test('from CommonJS with npx ca-admin: migrate, init_ca, create_api_user, then a
   fs.writeFileSync(path.join(dir, 'ca.pem'), ca.certificate.pem);
   expect(execFileSync('openssl', ['verify', '-CAfile', 'ca.pem', 'leaf.pem'], { cwd: dir }).toString()).toContain('leaf.pem: OK');
 }, 180_000);
+
+test('npm publish --dry-run succeeds, warns about nothing but the login a dry run lacks, and publishes what npm pack packed', () => {
+  // The tarball's build is there: nothing to build again (`prepare`). The registry is one that cannot
+  // answer, so the dry run shows it needs none.
+  const result = spawnSync('npm', ['publish', '--dry-run', '--ignore-scripts', '--json', '--registry', 'http://127.0.0.1:9/'], {
+    cwd: clone,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  expect({ status: result.status, stderr: result.status === 0 ? '' : result.stderr }).toEqual({ status: 0, stderr: '' });
+  const warnings = result.stderr.split('\n').filter((l) => /^npm (warn|WARN|error|ERR)/.test(l));
+  expect(warnings.filter((l) => !/requires you to be logged in to .* \(dry-run\)/.test(l))).toEqual([]);
+  const published = (JSON.parse(result.stdout) as Record<string, { files: { path: string }[] }>)['express-ca-api'];
+  const files = published.files.map((f) => f.path);
+  expect([...files].sort()).toEqual([...dryRunFiles].sort());
+  const notPublished = (f: string) =>
+    !/^(dist\/lib\/|dist\/adapters\/|bin\/|schemas\/)/.test(f) && !['README.md', 'CHANGELOG.md', 'package.json', 'LICENSE'].includes(f);
+  expect(files.filter(notPublished)).toEqual([]);
+  // Nothing private: no key, certificate, database, archive or dot-file (.env, .npmrc, …).
+  expect(files.filter((f) => /\.(pem|key|der|p12|pfx|tgz|tar|sql)$|(^|\/)\.|ca-kek|ca-data/.test(f))).toEqual([]);
+}, 120_000);
+
+test('installed as a git dependency: a new app imports it as an ES module, from TypeScript (NodeNext) and from CommonJS', async () => {
+  const { error, stderr } = await gitInstall;
+  expect({ error: error?.message ?? null, stderr: stderr.split('\n').filter((l) => /npm (error|ERR)/.test(l)) }).toEqual({
+    error: null,
+    stderr: [],
+  });
+  // npm ran the package's `prepare` in its clone: the app has the built package, and nothing to build.
+  const installed = path.join(gitApp, 'node_modules', 'express-ca-api');
+  expect(fs.existsSync(path.join(installed, 'dist', 'lib', 'index.js'))).toBe(true);
+  expect(fs.existsSync(path.join(installed, 'lib'))).toBe(false);
+  fs.writeFileSync(
+    path.join(gitApp, 'esm.mjs'),
+    "import { createCaApiRouter } from 'express-ca-api';\nimport { parseCertificate } from 'express-ca-api/x509';\nconsole.log(typeof createCaApiRouter, typeof parseCertificate);\n",
+  );
+  fs.writeFileSync(
+    path.join(gitApp, 'cjs.cjs'),
+    "const { createCaApiRouter } = require('express-ca-api');\nconsole.log(typeof createCaApiRouter, require('express-ca-api/package.json').name);\n",
+  );
+  const node = (file: string) => execFileSync(process.execPath, [file], { cwd: gitApp }).toString().trim();
+  expect(node('esm.mjs')).toBe('function function');
+  expect(node('cjs.cjs')).toBe('function express-ca-api');
+  // TypeScript with NodeNext resolution, through the published types (Node's and Express's lent as above).
+  const types = path.join(gitApp, 'node_modules', '@types');
+  fs.mkdirSync(types, { recursive: true });
+  for (const name of typesWithTheirDependencies(['@types/node', '@types/express'])) {
+    if (!fs.existsSync(path.join(types, name.slice('@types/'.length)))) {
+      fs.symlinkSync(path.join(ROOT, 'node_modules', name), path.join(types, name.slice('@types/'.length)));
+    }
+  }
+  fs.writeFileSync(
+    path.join(gitApp, 'app.mts'),
+    `import express from 'express';
+import { createCaApiRouter, type CaApiRouterOptions } from 'express-ca-api';
+const options: CaApiRouterOptions = { rest: { enabled: false } };
+express().use(createCaApiRouter(options));
+`,
+  );
+  expect(
+    run(
+      path.join(ROOT, 'node_modules', '.bin', 'tsc'),
+      ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', 'app.mts'],
+      {},
+      gitApp,
+    ),
+  ).toBe('');
+}, 660_000);

@@ -1,7 +1,8 @@
 /**
  * A fresh clone of the repository as a user gets it, made from the working tree: every file git
  * tracks or would track (so uncommitted edits count, ignored files such as dist/ do not), with the
- * repository's node_modules lent by symlink (what `npm ci` would install). Nothing is built.
+ * repository's node_modules lent by symlink (what `npm ci` would install) unless `nodeModules: false`
+ * (a copy to commit to a git repository of its own). Nothing is built.
  */
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
@@ -10,7 +11,7 @@ import * as path from 'path';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
-export function copyWorkingTree(dest: string): void {
+export function copyWorkingTree(dest: string, { nodeModules = true } = {}): void {
   fs.mkdirSync(dest, { recursive: true });
   const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT })
     .toString()
@@ -22,7 +23,7 @@ export function copyWorkingTree(dest: string): void {
     fs.mkdirSync(path.dirname(path.join(dest, file)), { recursive: true });
     fs.copyFileSync(path.join(ROOT, file), path.join(dest, file));
   }
-  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dest, 'node_modules'));
+  if (nodeModules) fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dest, 'node_modules'));
 }
 
 /** A TCP port that nothing listens on right now. */

@@ -1,6 +1,6 @@
 /**
  * `createRevocationRouter` mounted ALONE on a host app — no REST API, no users, no order runner — over
- * a real store with a CA hierarchy (README "Revocation: CRLs and OCSP"): the CA certificate, the CRLs
+ * a real store with a CA hierarchy (docs/guides/revocation.md): the CA certificate, the CRLs
  * (DER and PEM) and OCSP (POST and GET) answer there, checked by `openssl` as the relying party; a
  * revocation made through the store shows in the next CRL and OCSP answer; nothing under
  * `/{urlPath}api/` is served (the host's 404). Without `keyBackends` the router signs with the default

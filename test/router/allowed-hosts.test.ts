@@ -1,5 +1,5 @@
 /**
- * `allowedHosts` of `createCaApiRouter` (README "Options"; Django's ALLOWED_HOSTS): the router answers
+ * `allowedHosts` of `createCaApiRouter` (docs/reference/options.md; Django's ALLOWED_HOSTS): the router answers
  * only the hosts it is told, since every absolute URL it hands out (the ACME directory's and every
  * URL after it) is built from the request's host. Real store (PGlite), real ACME module, raw `Host`
  * headers through supertest.

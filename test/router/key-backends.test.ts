@@ -2,7 +2,7 @@
  * Key backends that cannot open keys: the default backend without a key-encryption key stops the
  * router from being built (an `OptionsError` saying what to set, as the README's `app.mjs` would hit
  * it), and a backend that cannot open a CA's key at request time is an outage of that backend — a
- * 503 with `Retry-After`, as for an unreachable HSM (README "Outages") — never a 500.
+ * 503 with `Retry-After`, as for an unreachable HSM (docs/operations/hostile-clients-and-outages.md "Outages") — never a 500.
  */
 import { randomBytes } from 'crypto';
 import request from 'supertest';

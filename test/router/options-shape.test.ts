@@ -1,5 +1,5 @@
 /**
- * One options shape (README "Options"): each module's settings under its key — `rest`, `revocation`
+ * One options shape (docs/reference/options.md): each module's settings under its key — `rest`, `revocation`
  * (beside `acme`, `metrics`, `webhooks`) — the flattened names of before as deprecated aliases that
  * mean the same, a setting given both ways refused; and `logger` taken by every entry point.
  */

@@ -107,7 +107,7 @@ describe('mounting and the enable switch', () => {
 });
 
 describe('routing and methods (D11: JSON everywhere under the API root)', () => {
-  test('unknown paths are a JSON 404; the API root itself is a JSON index of the docs (README D12)', async () => {
+  test('unknown paths are a JSON 404; the API root itself is a JSON index of the docs (docs/reference/differences.md D12)', async () => {
     const a = app();
     const root = await request(a).get('/django_ca/api/').set(ADMIN);
     expect({ status: root.status, body: root.body }).toEqual({

@@ -1,5 +1,5 @@
 /**
- * SCEP's PKIOperation through the router (README "SCEP"), on PGlite, with requests built as clients
+ * SCEP's PKIOperation through the router (docs/guides/scep.md), on PGlite, with requests built as clients
  * build them and openssl reading the answers (test/helpers/scep-request.ts): enrolment and renewal on an
  * RSA CA and through the RA of an EC CA, GetCert, GetCRL (the CRL verified by openssl), and every refusal a signed FAILURE with the right
  * failInfo and nothing issued — a wrong or missing challenge, a request signed by another key, a bad

@@ -2,7 +2,7 @@
  * SCEP with real clients against the example server (CA_ENABLE_SCEP, CA_SCEP_CHALLENGE): strongSwan's
  * `pki` (`--scepca`; `--scep` with its default AES/SHA-256 and with triple DES/SHA-1, and renewal with
  * `--cert/--key`) and micromdm's `scepclient` (single DES and SHA-1: enrolment with the challenge,
- * renewal with its certificate, a wrong challenge), as README "SCEP" shows them. The demo CAs are EC,
+ * renewal with its certificate, a wrong challenge), as docs/guides/scep.md shows them. The demo CAs are EC,
  * so every request goes through the intermediate's RSA registration authority. openssl verifies what
  * the clients got up to the server's root; the REST API lists it and revokes it, and OCSP says so.
  */
@@ -61,7 +61,7 @@ describeWith(['pki', 'scepclient', 'openssl', 'curl'], 'SCEP clients against the
 
   test('the server says where SCEP is and which CA enrols, never the challenge', () => {
     expect(server.output()).toMatch(
-      /^SCEP \(CA_ENABLE_SCEP; README "SCEP"\): http:\/\/127\.0\.0\.1:\d+\/django_ca\/scep enrols with Example Intermediate, with the challenge password of CA_SCEP_CHALLENGE\.$/m,
+      /^SCEP \(CA_ENABLE_SCEP; docs\/guides\/scep\.md\): http:\/\/127\.0\.0\.1:\d+\/django_ca\/scep enrols with Example Intermediate, with the challenge password of CA_SCEP_CHALLENGE\.$/m,
     );
     expect(server.output()).not.toContain(CHALLENGE);
   });

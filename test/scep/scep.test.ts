@@ -1,5 +1,5 @@
 /**
- * `createCaApiRouter({ scep })` (README "SCEP"): the SCEP endpoints of RFC 8894 through the router,
+ * `createCaApiRouter({ scep })` (docs/guides/scep.md): the SCEP endpoints of RFC 8894 through the router,
  * on PGlite, on an RSA CA and a labelled EC CA: GetCACaps, GetCACert (the registration authority made
  * once per CA, certified for encryption and signatures, stored as a delegate key), PKIOperation with
  * requests built as clients build them (test/helpers/scep-request.ts) and openssl as the oracle of

@@ -1,5 +1,5 @@
 /**
- * The ACME challenge validator's settings from the environment (README "ACME"): `CA_ACME_DNS_SERVERS`,
+ * The ACME challenge validator's settings from the environment (docs/guides/acme.md): `CA_ACME_DNS_SERVERS`,
  * `CA_ACME_HTTP01_PORT`, `CA_ACME_TLS_ALPN01_PORT`, read by lib/settings and passed to the validator.
  */
 import { createCaApiRouter, OptionsError } from '../../lib';

@@ -1,5 +1,5 @@
 /**
- * `readSettings` (README "Settings from the environment"): the defaults, the accepted forms, and every
+ * `readSettings` (docs/reference/environment.md): the defaults, the accepted forms, and every
  * mistake a `SettingsError` that names the variable, says what it accepts and shows what it got.
  */
 import { readSettings, SettingsError } from '../../lib';

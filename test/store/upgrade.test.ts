@@ -97,7 +97,7 @@ describe.each(testDatabaseTargets())(`upgrading a database made at ${FIXTURE_MIG
     await migrateThrough(db.knex, FIXTURE_MIGRATION);
     await loadData(db.knex, fs.readFileSync(FIXTURE_SQL, 'utf8'));
     // The fixture's ACME orders in flight are as old as the fixture, and ACME orders live a day at most
-    // (README "ACME", orderValidityMs): renew them as if their client had just made them.
+    // (docs/guides/acme.md, orderValidityMs): renew them as if their client had just made them.
     await db.knex.raw(
       `UPDATE ${TABLES.acmeAuthorizations} SET expires = now() + interval '1 hour'
         WHERE order_id IN (SELECT id FROM ${TABLES.acmeOrders} WHERE status IN ('pending', 'ready', 'processing'))`,

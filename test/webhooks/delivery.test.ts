@@ -1,5 +1,5 @@
 /**
- * Webhooks end to end (README "Webhooks"): a router with `webhooks: { enabled: true }`, an endpoint
+ * Webhooks end to end (docs/operations/webhooks.md): a router with `webhooks: { enabled: true }`, an endpoint
  * added by `ca-admin add_webhook`, certificates issued and revoked through REST and `ca-admin`, and a
  * real receiver that verifies every request with the Standard Webhooks reference library. Each event
  * arrives exactly once, in the order it committed; a receiver that is down for a while loses nothing.

@@ -1,5 +1,5 @@
 /**
- * Two instances on one PostgreSQL (README "Webhooks"): each delivers from its own connection pool,
+ * Two instances on one PostgreSQL (docs/operations/webhooks.md): each delivers from its own connection pool,
  * both poll every 10 ms while events are written through both, and every receiver still gets each
  * event once, in commit order — the endpoint lease (`FOR UPDATE SKIP LOCKED`) lets one instance at a
  * time deliver to an endpoint. PostgreSQL only: PGlite is one process's database.

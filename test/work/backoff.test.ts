@@ -7,7 +7,7 @@
 import { delayMs, fullDelayMs, type BackoffPolicy } from '../../lib/work/backoff';
 import { ACME_RETRY_MAX_MS, BACKOFF_POLICIES, WORK_OUTAGE_MAX_MS } from '../../lib/work/policies';
 
-/** The webhooks' defaults (README "Webhooks"). */
+/** The webhooks' defaults (docs/operations/webhooks.md). */
 const WEBHOOKS = BACKOFF_POLICIES.webhookDelivery({ backoffBaseMs: 5000, backoffMaxMs: 3_600_000 });
 
 /** A seeded generator (mulberry32), so that the spread below is the same on every run. */

@@ -1,5 +1,5 @@
 /**
- * The PKCS#11 key backend (README "Keys in an HSM"): CA keys generated in (or imported into) a token,
+ * The PKCS#11 key backend (docs/operations/hsm.md): CA keys generated in (or imported into) a token,
  * sensitive and not extractable, used there for every signature the CA makes.
  *
  * Stored options (the CA row's `key_backend_options`, as the original's HSM backend keeps them):

@@ -1,7 +1,7 @@
 /**
  * The PKCS#11 binding (pkcs11js), an optional dependency: installing express-ca-api without an HSM
  * stays pure JavaScript. It is loaded when a PKCS#11 backend is constructed, and a missing binding is
- * an `OptionsError` that says what to install (README "Keys in an HSM").
+ * an `OptionsError` that says what to install (docs/operations/hsm.md).
  */
 import type * as Pkcs11js from 'pkcs11js';
 import { OptionsError } from '../../../lib/ports';

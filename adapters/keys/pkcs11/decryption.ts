@@ -1,5 +1,5 @@
 /**
- * Raw RSA decryption in the token, for a SCEP RA's key (README "SCEP", "Keys in an HSM"): CKM_RSA_X_509
+ * Raw RSA decryption in the token, for a SCEP RA's key (docs/guides/scep.md, docs/operations/hsm.md): CKM_RSA_X_509
  * (PKCS#11 v2.40 §2.1.8: RSADP of RFC 8017 §5.1.2, no padding) returns the whole encoded block, and the
  * caller removes the PKCS#1 v1.5 padding itself without branching on it (lib/x509/scep/rsa-unpad.ts) —
  * not CKM_RSA_PKCS, whose padding check is the token's, with timing and errors that differ by vendor

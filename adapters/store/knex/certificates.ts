@@ -247,7 +247,7 @@ function listQuery(db: Knex, filter: CertificateFilter, columns: readonly (strin
 const likeLiteral = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
- * The search filters (README "Listing and searching certificates"), each backed by an index of
+ * The search filters (docs/guides/rest-api.md "Listing and searching certificates"), each backed by an index of
  * migration 0003: `subject` and `san` by trigram indexes where pg_trgm exists, `serialPrefix` by a
  * pattern-ops btree, the notAfter bounds by (ca_id, not_after).
  */

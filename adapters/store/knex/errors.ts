@@ -9,7 +9,7 @@
  *   out), `pg`'s "Connection terminated", knex's pool timeout, or a SQLSTATE of class 08 (connection
  *   exception) or 57P01–57P03 (the server shutting down, crashed, starting up) — is a
  *   StoreUnavailableError with `connectionLost`: an outage, which the API answers with 503 and the
- *   order runner waits out (README "Outages").
+ *   order runner waits out (docs/operations/hostile-clients-and-outages.md "Outages").
  * Anything else (the rules' own errors) passes through unchanged.
  */
 import { StoreConflictError, StoreUnavailableError, type StoreEntity } from '../../../lib/ports';

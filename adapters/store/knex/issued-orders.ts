@@ -6,7 +6,7 @@
  *
  * The CA is checked as the statement runs: an order whose CA is missing or revoked by then is not
  * written (null), so a CA revoked by another instance a moment ago issues nothing more; the caller
- * places that order pending, and the runner records why it fails (README D3).
+ * places that order pending, and the runner records why it fails (docs/reference/differences.md D3).
  */
 import type { Knex } from 'knex';
 import { StoreConflictError, type NewIssuedOrder, type OrderRecord } from '../../../lib/ports';

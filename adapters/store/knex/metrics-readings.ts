@@ -1,6 +1,6 @@
 /**
  * The knex store's `MetricsReadings` (lib/ports/metrics-readings.ts), read by the metrics endpoint
- * (README "Metrics") when it is scraped or follows the domain events, never on the request path:
+ * (docs/operations/metrics.md) when it is scraped or follows the domain events, never on the request path:
  *
  * - pending orders per CA, through the partial index of pending orders (`ca_api_orders_pending_idx`);
  * - profile and key type of certificates named by events, through the `(ca_id, serial)` unique

@@ -1,6 +1,6 @@
 /**
  * Queries on `ca_api_users` and their grants in `ca_api_user_permissions`: a row with `ca_id` null
- * holds its permission for every CA, a row with `ca_id` set for that CA only (README D23).
+ * holds its permission for every CA, a row with `ca_id` set for that CA only (docs/reference/differences.md D23).
  *
  * Grants name their CA by id in the table (a foreign key: a grant cannot point at a CA that does not
  * exist, and goes with it), and by serial in `UserRecord.caGrants`: a CA's serial never changes, so a

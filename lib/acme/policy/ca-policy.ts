@@ -1,5 +1,5 @@
 /**
- * The CA's issuing policy (README "Issuance policy", lib/ca/policy/) in ACME's words (RFC 8555 §6.7):
+ * The CA's issuing policy (docs/guides/issuance-policy.md, lib/ca/policy/) in ACME's words (RFC 8555 §6.7):
  * a key the CA does not certify is `badPublicKey`, a name it may not certify (name constraints, the
  * CA's own names allowed and denied) `rejectedIdentifier`, a
  * subject it may not write `badCSR`, a validity it cannot cover `malformed`. At new-order the names and

@@ -1,5 +1,5 @@
 /**
- * The names a CA issues for through ACME (README "ACME"; `AcmeCaPolicy`): DNS suffixes — an entry
+ * The names a CA issues for through ACME (docs/guides/acme.md; `AcmeCaPolicy`): DNS suffixes — an entry
  * covers the name itself and every name under it, and a wildcard order by its base name — and IP
  * networks in CIDR form (a bare address is a /32 or /128). Denied wins over allowed; with an allow list,
  * a name must be covered by it. Refused identifiers are one `rejectedIdentifier` with a subproblem each

@@ -1,5 +1,5 @@
 /**
- * A CA's ACME accounts (README "Admin interface"): who registered, their contacts and state, an
+ * A CA's ACME accounts (docs/guides/admin-interface.md): who registered, their contacts and state, an
  * account's orders (newest first, paged: status, names, expiry, the certificate once issued), and —
  * for a user with `change_certificateauthority` on the CA — deactivation (RFC 8555 §7.3.6: the
  * account's pending orders and authorizations become invalid; it can register no more). The

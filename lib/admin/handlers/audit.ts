@@ -1,5 +1,5 @@
 /**
- * The audit log (README "Audit", "Admin interface"): its records newest first, filtered by CA (a
+ * The audit log (docs/operations/audit-and-events.md "Audit", docs/guides/admin-interface.md): its records newest first, filtered by CA (a
  * choice of the CAs, by name), time, event type (one of the known types) and actor (a name, exactly:
  * an API user's username — offered as suggestions —, an operator, a database role), a page at a time
  * (keyset by id: `before`, the oldest id shown; `after` bounds from below), each record's CA by name

@@ -1,5 +1,5 @@
 /**
- * A CA's certificate for download (README "Admin interface"): `cas/{ca}/download?format=pem|der|chain`
+ * A CA's certificate for download (docs/guides/admin-interface.md): `cas/{ca}/download?format=pem|der|chain`
  * — PEM, DER, or the chain as one PEM bundle from the CA up to its root (`caChain`, the bundle of
  * `ca-admin dump_ca --bundle`), named by serial. Needs `view_certificateauthority` for the CA, as the
  * REST API's `GET /ca/{serial}/` does.

@@ -1,5 +1,5 @@
 /**
- * Revoking a certificate authority from its page (README "Admin interface"): a confirmation page
+ * Revoking a certificate authority from its page (docs/guides/admin-interface.md): a confirmation page
  * with the reason and, for the compromise reasons, when the key was compromised; then `revokeCa`
  * (the rules of `ca-admin revoke_ca` and revoke_cert, lib/ca/revocation.ts) with the signed-in user
  * as the actor of the `ca.revoked` record. Needs `change_certificateauthority` on the CA, as editing

@@ -1,5 +1,5 @@
 /**
- * A certificate authority's page (README "Admin interface"): what it is, its state, and what it adds
+ * A certificate authority's page (docs/guides/admin-interface.md): what it is, its state, and what it adds
  * to the certificates it signs — and, for a user with `change_certificateauthority` on it, a form for
  * the REST update's fields (the same model rules and wording, lib/ca/ca-update.ts) plus `enabled` and
  * `api_enabled`, the ACME settings and the CA's ACME policy (acme-form.ts), and the CA's own issuance

@@ -1,5 +1,5 @@
 /**
- * One certificate (README "Admin interface"): its fields, subjectAltNames, extensions in words,
+ * One certificate (docs/guides/admin-interface.md): its fields, subjectAltNames, extensions in words,
  * fingerprints and PEM, downloads (PEM, DER, the chain, the CSR), and the actions the user may take.
  * Everything is read for a CA the user may view certificates of (403 otherwise, before any lookup).
  * It names the ACME order that issued it, and shows its audit records to users with `view_auditlog`

@@ -1,5 +1,5 @@
 /**
- * The certificate list (README "Admin interface"): every certificate of the CAs the user may view,
+ * The certificate list (docs/guides/admin-interface.md): every certificate of the CAs the user may view,
  * or of one CA, searched by one box — a serial with or without colons, or a fragment of the common
  * name or of any subjectAltName — valid ones by default, those expiring or expired within a number of
  * days, revoked ones or all of them (the dashboard's figures link to these), of one profile, with or

@@ -1,5 +1,5 @@
 /**
- * The dashboard (README "Admin interface"): over the CAs whose certificates the user may view, the
+ * The dashboard (docs/guides/admin-interface.md): over the CAs whose certificates the user may view, the
  * counts by status (each a link to the certificate list so filtered) and a chart of when the valid
  * ones expire (or, when none does in its weeks, a sentence saying how many do later), both from the store's `CertificateStatistics` at one instant; the same counts per CA
  * with each CA's pending and failed sign orders; the newest audit records for a user with

@@ -1,5 +1,5 @@
 /**
- * A new ACME external account binding key for a CA (RFC 8555 §7.3.4; README "ACME"), made as `ca-admin
+ * A new ACME external account binding key for a CA (RFC 8555 §7.3.4; docs/guides/acme.md), made as `ca-admin
  * create_acme_eab_key` makes it (lib/acme/eab/create-key.ts): the MAC key is sealed in the store and
  * shown once, on the answer to this POST (never stored in the session, never shown again; the page
  * is `no-store` as every admin page). Needs `change_certificateauthority` for the CA; audited as

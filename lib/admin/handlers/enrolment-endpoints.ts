@@ -1,5 +1,5 @@
 /**
- * A CA's enrolment endpoints kept in the database (README "Admin interface", "EST", "SCEP"), for a
+ * A CA's enrolment endpoints kept in the database (docs/guides/admin-interface.md, docs/guides/est.md, docs/guides/scep.md), for a
  * user with `change_certificateauthority` on the CA: the list, add, edit and delete — what `ca-admin
  * create_enrolment_endpoint`, `edit_enrolment_endpoint` and `delete_enrolment_endpoint` do, through
  * the same checks (lib/enrolment/stored-endpoints.ts). Each change is a sensitive action (a recent

@@ -1,5 +1,5 @@
 /**
- * A CA's enrolment requests waiting for approval (README "EST", "SCEP": an endpoint with `approval`),
+ * A CA's enrolment requests waiting for approval (docs/guides/est.md, docs/guides/scep.md: an endpoint with `approval`),
  * for a user with `sign_certificate` on the CA: the waiting ones with Approve and Refuse (a reason the
  * device is told), then the last decided. Approving signs as `ca-admin approve_enrolment_request` does
  * (lib/enrolment/approval.ts: the device as requester, in the transaction that marks it approved);

@@ -1,5 +1,5 @@
 /**
- * The certificate list as CSV (README "Admin interface"): `certs/export.csv` with the list's filters
+ * The certificate list as CSV (docs/guides/admin-interface.md): `certs/export.csv` with the list's filters
  * (`readListQuery`) gives every row of that list — all its pages, not only the one on screen — of the
  * CAs where the user holds `view_certificate`. It is read as the list is (`listPage`, keyset by id),
  * a thousand rows at a time, and each page is written before the next is asked for, with the

@@ -1,5 +1,5 @@
 /**
- * Issuing from a CSR (README "Admin interface"): paste a CSR (or, with the page's script, read it from
+ * Issuing from a CSR (docs/guides/admin-interface.md): paste a CSR (or, with the page's script, read it from
  * a file: csr-file-script.ts), "Read CSR" fills the subject and the subjectAltNames from it (what is
  * signed is what the form says, never silently the CSR), choose CA, profile (each with its
  * description and lifetime; the configured default profile first chosen); "Preview" shows what would

@@ -1,5 +1,5 @@
 /**
- * Signing in and out (README "Admin interface"). The form is checked as the REST API checks Basic
+ * Signing in and out (docs/guides/admin-interface.md). The form is checked as the REST API checks Basic
  * credentials: the login limiter first (at its limit: 429 with `Retry-After`, no password checked),
  * then the authenticator, one message for an unknown user and a wrong password, failures counted and
  * a lockout recorded in the audit log. Only a holder of `use_admin` may sign in; anyone else gets the
@@ -39,7 +39,7 @@ export function nextPage(ctx: AdminContext, next: string | null): string {
 }
 
 function loginForm(ctx: AdminContext, status: number, message: string | null, username = ''): void {
-  // Each form gets a fresh token in its own cookie (login CSRF, README "Admin interface").
+  // Each form gets a fresh token in its own cookie (login CSRF, docs/guides/admin-interface.md).
   const token = newToken();
   setCookie(ctx.req, ctx.res, LOGIN_COOKIE, token);
   const next = typeof ctx.req.query.next === 'string' ? ctx.req.query.next : (ctx.form?.get('next') ?? '');

@@ -1,5 +1,5 @@
 /**
- * The profiles (README "Admin interface"), read-only: the ones this interface signs with — the
+ * The profiles (docs/guides/admin-interface.md), read-only: the ones this interface signs with — the
  * built-in ones merged with the host's `profiles` (or `CA_PROFILES`), as the REST API and `ca-admin`
  * sign with them —, each with its description, key usage and extended key usage (`(critical)` when
  * the profile marks it so), default lifetime, and which one the Issue page chooses first. Every

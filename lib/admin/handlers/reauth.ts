@@ -1,5 +1,5 @@
 /**
- * Re-authentication for the sensitive actions (README "Admin interface", step-up; OWASP's
+ * Re-authentication for the sensitive actions (docs/guides/admin-interface.md, step-up; OWASP's
  * transaction authorization): the signed-in user types the password again. Checked as the sign-in
  * is — the same login limiter first (429 with `Retry-After` at its limit, no password checked), a
  * failure counted and a lockout recorded in the audit log. A success starts a new session (a new

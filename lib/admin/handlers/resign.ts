@@ -1,5 +1,5 @@
 /**
- * Resigning a certificate (README "Admin interface"): its stored CSR signed again now with the same
+ * Resigning a certificate (docs/guides/admin-interface.md): its stored CSR signed again now with the same
  * subject, subjectAltNames and hash and a fresh validity, by `resignCert` — the rules of `ca-admin
  * resign_cert` (the CA enabled and valid, the profile configured, the CA's lifetime not outlived). The
  * form is prefilled with the certificate's profile and that profile's lifetime in days; a bad value is

@@ -1,7 +1,7 @@
 /**
- * Revoking a certificate from the interface (README "Admin interface"): a confirmation page with the
+ * Revoking a certificate from the interface (docs/guides/admin-interface.md): a confirmation page with the
  * reason and, for the compromise reasons, when the key was compromised; then `revokeCert` (the CLI's
- * and the API's rules, README D13) with the signed-in user as the actor of the audit record. Needs
+ * and the API's rules, docs/reference/differences.md D13) with the signed-in user as the actor of the audit record. Needs
  * `revoke_certificate` for the CA (403 otherwise, nothing changed). An already revoked certificate is
  * a message, not an error page.
  */

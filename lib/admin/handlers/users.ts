@@ -1,5 +1,5 @@
 /**
- * Users (README "Admin interface"), for a holder of the global `manage_users` permission: the list
+ * Users (docs/guides/admin-interface.md), for a holder of the global `manage_users` permission: the list
  * with their permissions in words, a new user (password twice, the permissions), and per user the
  * permissions (replaced as `set_api_user_permissions` does), a new password, deletion (with the sign
  * orders the user placed). Every change is audited as the signed-in user over `admin` and ends the

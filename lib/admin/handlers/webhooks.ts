@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints (README "Webhooks", "Admin interface"), for a holder of the global
+ * Webhook endpoints (docs/operations/webhooks.md, docs/guides/admin-interface.md), for a holder of the global
  * `manage_webhooks` permission: the list with each endpoint's delivery state (never its secret), add
  * (the secret shown once, on the answer to the POST: not in a URL, not kept), rotate the secret
  * (likewise), replay from an event, remove, and an endpoint's dead letters. The endpoints' own events

@@ -1,5 +1,5 @@
 /**
- * A REST order (README D3): placed by the sign and resign endpoints for a request prepared and
+ * A REST order (docs/reference/differences.md D3): placed by the sign and resign endpoints for a request prepared and
  * checked already (prepare.ts), finished at once by this process's order runner where it can (signed
  * and written already issued, in one statement), else written pending for a runner — this process's
  * or another's — and waited for a little (docs/DESIGN.md "Orders").
@@ -27,7 +27,7 @@ export interface OrderQueue {
   /** How long to wait for a queued order before answering (router option `orderWaitMs`). */
   orderWaitMs: number;
   orders: { waitUntilFinished(orderId: number, timeoutMs: number): Promise<void> };
-  /** Told how long an order signed in the request took (README "Metrics"); queued ones are the runner's to tell. */
+  /** Told how long an order signed in the request took (docs/operations/metrics.md); queued ones are the runner's to tell. */
   metrics?: MetricsSink;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The first step of issuance (docs/DESIGN.md "Issuance service"): a sign request as a way in hands
  * it over — untrusted values — checked against the CA and the profiles, its defaults fixed, as a
- * `SignRequest`. The API must refuse bad input before an order exists (README D3), so everything that
+ * `SignRequest`. The API must refuse bad input before an order exists (docs/reference/differences.md D3), so everything that
  * can be checked is checked here; sign.ts signs the result, later or at once.
  */
 import type { CaRecord, SignRequest } from '../../ports';
@@ -37,7 +37,7 @@ export interface PrepareOptions {
   ca: CaRecord;
   /**
    * The issuing CA's chain and the CAs' keys (lib/ca/policy/context.ts): every way in passes it, and
-   * the CA's issuing policy is applied here, whatever the door (README "Issuance policy").
+   * the CA's issuing policy is applied here, whatever the door (docs/guides/issuance-policy.md).
    */
   policy: PolicyContext;
   profiles: Profiles;
@@ -46,7 +46,7 @@ export interface PrepareOptions {
   /** Validity when neither request nor profile says (CA_DEFAULT_EXPIRES). */
   defaultExpiresMs?: number;
   now?: Date;
-  /** Verify the CSR's self-signature (README D4). Default true. */
+  /** Verify the CSR's self-signature (docs/reference/differences.md D4). Default true. */
   verifyCsr?: boolean;
   /** The CSR already parsed (and verified) by the caller from this very `input.csr`: not parsed again. */
   parsedCsr?: ParsedCsr;
@@ -107,7 +107,7 @@ function parseExtensions(input: unknown): Extension[] {
   return out;
 }
 
-/** The names ACME refuses at new-order are refused here too (README D29; lib/x509/issuable-names.ts: one rule for every way in). */
+/** The names ACME refuses at new-order are refused here too (docs/reference/differences.md D29; lib/x509/issuable-names.ts: one rule for every way in). */
 function checkIssuableNames(names: readonly GeneralName[], index: number): void {
   collectIssues(
     names.map((name, i) => () => {

@@ -1,5 +1,5 @@
 /**
- * Which names a name policy covers (README "ACME"; README "EST", "SCEP" for an enrolment endpoint's
+ * Which names a name policy covers (docs/guides/acme.md; docs/guides/est.md, docs/guides/scep.md for an enrolment endpoint's
  * `names`): DNS suffixes — an entry covers the name itself and every name under it, a wildcard name
  * by its base name — and IP networks in CIDR form (a bare address is a /32 or /128). Denied wins over
  * allowed; with an allow list, a name must be covered by it; an empty allow list allows every name

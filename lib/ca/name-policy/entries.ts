@@ -1,6 +1,6 @@
 /**
  * The entries of a name policy's allow and deny lists as an operator sets them — a CA's ACME policy
- * (README "ACME"; `AcmeCaPolicy`), an enrolment endpoint's `names` (README "EST", "SCEP") — checked
+ * (docs/guides/acme.md; `AcmeCaPolicy`), an enrolment endpoint's `names` (docs/guides/est.md, docs/guides/scep.md) — checked
  * and put in the one form covers.ts matches, so that a typo is an error when it is typed rather than
  * a list that silently covers nothing.
  *

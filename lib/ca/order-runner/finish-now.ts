@@ -8,8 +8,8 @@
  *
  * A fast path only: whatever does not go smoothly returns null, and the caller places the order
  * pending for the queued path (batch.ts, single-order.ts), which signs again and records the reason
- * (README D3). A certificate signed here and refused by the statement is kept alone (issue.ts
- * `keepSigned`): every signature has its row. An outage is thrown, for the caller's 503 (README D21).
+ * (docs/reference/differences.md D3). A certificate signed here and refused by the statement is kept alone (issue.ts
+ * `keepSigned`): every signature has its row. An outage is thrown, for the caller's 503 (docs/reference/differences.md D21).
  */
 import { signCertificate, type SignedCertificate } from '../issuance/sign';
 import { keepAsIssuedOrder, keepSigned } from '../issuance/issue';

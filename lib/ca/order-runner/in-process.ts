@@ -70,7 +70,7 @@ export interface InProcessOrderRunnerOptions {
   logError?: (message: string, error: unknown) => void;
   /**
    * Told, for each queued order this runner issues, the seconds from the order's `created` to its
-   * certificate stored (README "Metrics"). Orders it finishes in the request are the caller's to time.
+   * certificate stored (docs/operations/metrics.md). Orders it finishes in the request are the caller's to time.
    */
   metrics?: MetricsSink;
 }

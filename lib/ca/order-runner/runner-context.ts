@@ -22,7 +22,7 @@ export interface RunnerContext {
   announce(orders: readonly OrderRecord[]): void;
 }
 
-/** A readable reason for the order's `error` field (README D3). */
+/** A readable reason for the order's `error` field (docs/reference/differences.md D3). */
 export function reasonOf(error: unknown): string {
   const message = error instanceof Error && error.message ? error.message : 'Could not sign certificate.';
   return message.length > 256 ? `${message.slice(0, 253)}...` : message;

@@ -1,5 +1,5 @@
 /**
- * The keys one CA certifies (README "Issuance policy"; `CaIssuancePolicy.keys`): a CA may accept fewer
+ * The keys one CA certifies (docs/guides/issuance-policy.md; `CaIssuancePolicy.keys`): a CA may accept fewer
  * keys than the built-in set (keys.ts), never more. An entry is a kind of that set —
  * `RSA-<bits>` (RSA of at least that many bits; `RSA` alone is `RSA-2048`), `P-256`, `P-384`,
  * `P-521`, `Ed25519`, `Ed448` — so that RSA below 2048 bits, P-192 or DSA cannot even be written, and a

@@ -1,5 +1,5 @@
 /**
- * The names one CA certifies (README "Issuance policy"; `CaIssuancePolicy.allow`/`deny`), at every way
+ * The names one CA certifies (docs/guides/issuance-policy.md; `CaIssuancePolicy.allow`/`deny`), at every way
  * in and for every requested name: each subjectAltName, and a common name that is a host name or IP
  * address (subject.ts, `commonNameAsName`). The entries and their covering are those of a CA's ACME
  * policy and of an enrolment endpoint's `names` (lib/ca/name-policy): a DNS suffix covers the name

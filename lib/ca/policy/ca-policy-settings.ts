@@ -1,6 +1,6 @@
 /**
  * A CA's issuance policy as an operator sets it (`ca-admin edit_ca --issuance-*`, the admin
- * interface's CA form) and as both show it (README "Issuance policy"): the settings checked and made
+ * interface's CA form) and as both show it (docs/guides/issuance-policy.md): the settings checked and made
  * canonical before anything is written — a key kind outside the built-in set or a name entry that
  * covers nothing is an error naming the option — and a policy that narrows nothing is null, the
  * built-in policy, as for a CA that was never given one.

@@ -1,5 +1,5 @@
 /**
- * The CA's issuing policy (README "Issuance policy"), one function for every way in: REST sign and
+ * The CA's issuing policy (docs/guides/issuance-policy.md), one function for every way in: REST sign and
  * resign, ACME finalize, EST and SCEP enrolment, the admin interface and `ca-admin`. A way in
  * authenticates its requester and says what it asks for; this decides, with the same rule and the
  * same words whatever the door, whether the CA may certify it:

@@ -1,5 +1,5 @@
 /**
- * Which public keys a CA certifies (README "Issuance policy"): RSA of at least 2048 bits, EC on
+ * Which public keys a CA certifies (docs/guides/issuance-policy.md): RSA of at least 2048 bits, EC on
  * P-256, P-384 or P-521, Ed25519 and Ed448 — the keys of the CA/Browser Forum's Baseline Requirements
  * §6.1.5 and RFC 8410. Weaker keys (RSA-1024 and below, P-192, DSA) are refused at every way in, as
  * ACME refused them from the start (RFC 8555 §7.4 `badPublicKey`).

@@ -1,5 +1,5 @@
 /**
- * A request the CA's issuing policy refuses (README "Issuance policy"): a validation error in the
+ * A request the CA's issuing policy refuses (docs/guides/issuance-policy.md): a validation error in the
  * REST API's form (HTTP 422 with `loc` relative to the sign request), which names the rule so that
  * every other way in answers in its own form — ACME's problem type, EST's 400, SCEP's failInfo, the
  * admin form's message, the command line's error.

@@ -1,5 +1,5 @@
 /**
- * What the subject of a certificate may say (README "Issuance policy"):
+ * What the subject of a certificate may say (docs/guides/issuance-policy.md):
  * - no attribute carries a C0 or C1 control character (U+0000–U+001F, U+007F–U+009F): a terminal, a
  *   log line or a management console that shows the name would act on them (ESC sequences, BEL);
  * - a common name that is an IP address or a DNS name follows the rule for subjectAltName values

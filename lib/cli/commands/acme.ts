@@ -1,6 +1,6 @@
 /**
  * create_acme_eab_key and list_acme_accounts: what an operator hands to ACME clients and sees of them
- * (README "ACME"). The CA's ACME settings themselves are options of init_ca/import_ca/edit_ca
+ * (docs/guides/acme.md). The CA's ACME settings themselves are options of init_ca/import_ca/edit_ca
  * (lib/cli/acme-options.ts).
  */
 import type { Command } from 'commander';

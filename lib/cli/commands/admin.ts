@@ -40,7 +40,7 @@ interface PermissionFlags {
   manageWebhooks?: boolean;
   /** `--manage-users`: user management in the admin interface (global). */
   manageUsers?: boolean;
-  /** `--ca`, repeated: the only CAs the permissions hold for (README D23). */
+  /** `--ca`, repeated: the only CAs the permissions hold for (docs/reference/differences.md D23). */
   ca: string[];
 }
 

@@ -1,5 +1,5 @@
 /**
- * verify_audit_log and audit_log (README "Operating it" → "Audit"): prove the audit log's hash chain
+ * verify_audit_log and audit_log (docs/operations/audit-and-events.md "Audit"): prove the audit log's hash chain
  * unbroken, and export the records page by page (never the whole log in memory).
  */
 import { Option, type Command } from 'commander';

@@ -113,7 +113,7 @@ export function registerBackupCommands(program: Command, run: Action): void {
           throw e;
         }
         await store.close();
-        // One line says what changed (README "The `ca-admin` command"); what to do next goes to stderr, as rotate_kek's.
+        // One line says what changed (docs/reference/cli.md); what to do next goes to stderr, as rotate_kek's.
         ctx.write(`Restored ${file} into ${path.resolve(directory)}: ${summary(report)}.\n`);
         for (const line of details(report)) ctx.note(line);
         ctx.note(`Serve it with DATABASE_URL=${path.resolve(directory)} and the same CA_KEY_ENCRYPTION_KEY.`);

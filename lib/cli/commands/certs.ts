@@ -80,7 +80,7 @@ function timeOption(value: string, flag: string): Date {
   return d;
 }
 
-/** The store filter of list_certs' flags (the same search filters as the API's list, README). */
+/** The store filter of list_certs' flags (the same search filters as the API's list, docs/guides/rest-api.md). */
 function listFilter(o: ListCertsOptions): Omit<CertificateFilter, 'caId'> {
   const filter: Omit<CertificateFilter, 'caId'> = {
     includeExpired: !!o.expired,
@@ -204,7 +204,7 @@ export function registerCertCommands(program: Command, run: Action, profiles: Pr
           } & Record<string, unknown>,
       ) => {
         const csr = await readCsrFile(ctx.io, o.csr);
-        // Before anything is issued: a certificate nobody receives must not exist (README "The `ca-admin` command").
+        // Before anything is issued: a certificate nobody receives must not exist (docs/reference/cli.md).
         const out = o.out ? await outputFile(o.out) : null;
         const store = await ctx.store();
         const now = new Date();

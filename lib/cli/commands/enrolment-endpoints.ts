@@ -1,6 +1,6 @@
 /**
  * create_enrolment_endpoint, list_enrolment_endpoints, edit_enrolment_endpoint,
- * delete_enrolment_endpoint (README "EST", "SCEP"): enrolment endpoints kept in the database
+ * delete_enrolment_endpoint (docs/guides/est.md, docs/guides/scep.md): enrolment endpoints kept in the database
  * (lib/enrolment/stored-endpoints.ts), beside those of the code's options, which win for their label.
  * A generated static challenge is printed once, by the command that made it, and kept as its SHA-256.
  */

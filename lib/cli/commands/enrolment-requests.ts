@@ -1,5 +1,5 @@
 /**
- * list_enrolment_requests, approve_enrolment_request, refuse_enrolment_request (README "EST", "SCEP":
+ * list_enrolment_requests, approve_enrolment_request, refuse_enrolment_request (docs/guides/est.md, docs/guides/scep.md:
  * an endpoint with `approval`): the requests that wait for an operator, and the operator's decision —
  * approved, the certificate signed for the device in the same transaction; or refused, with a reason
  * the device is told (lib/enrolment/approval.ts). The events name the operator.

@@ -1,5 +1,5 @@
 /**
- * create_enrolment_challenge (README "SCEP"): a one-time challenge password for one device, printed
+ * create_enrolment_challenge (docs/guides/scep.md): a one-time challenge password for one device, printed
  * once and kept only as its SHA-256 (lib/enrolment/challenges.ts).
  */
 import type { Command } from 'commander';
@@ -31,7 +31,7 @@ export function registerEnrolmentCommands(program: Command, run: Action): void {
     )
     .argument(
       '<endpoint>',
-      'scep for the SCEP URLs without a label, scep/LABEL for a label of the options or of create_enrolment_endpoint (README "SCEP")',
+      'scep for the SCEP URLs without a label, scep/LABEL for a label of the options or of create_enrolment_endpoint (docs/guides/scep.md)',
     )
     .option('--subject <dn>', 'the subject the CSR must ask for, exactly (RFC 4514, e.g. "CN=dev1.example.org")')
     .option('--san <name...>', 'the subjectAltNames the CSR must ask for, all of them and no other (DNS:..., IP:...)')

@@ -1,7 +1,7 @@
 /**
  * rotate_kek: re-encrypt every stored CA key (and OCSP responder key) under a new key-encryption key,
  * and re-seal the secrets sealed under the old one (webhook secrets, ACME binding keys), in one
- * transaction (README "Rotating the key-encryption key").
+ * transaction (docs/operations/kek-rotation.md).
  *
  * The old KEK is the one the command runs with (CA_KEY_ENCRYPTION_KEY). The new one is never a
  * command-line value, which `ps` and shell histories show: it comes from an environment variable the
@@ -134,7 +134,7 @@ export function registerKeyCommands(program: Command, run: Action): void {
           secrets.reseal,
         );
 
-        // One line on stdout (README "The `ca-admin` command"); what the operator must do next goes to stderr.
+        // One line on stdout (docs/reference/cli.md); what the operator must do next goes to stderr.
         const ra = counts.scep_ra ? `, ${counts.scep_ra} SCEP RA` : '';
         const what = `${counts.ca + counts.ocsp + counts.scep_ra} key(s) (${counts.ca} CA, ${counts.ocsp} OCSP responder${ra})`;
         const from = `from key-encryption key ${rotation.fromKekId} to ${rotation.toKekId}`;

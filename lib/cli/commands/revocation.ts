@@ -49,7 +49,7 @@ export function registerRevocationCommands(program: Command, run: Action): void 
           path: string,
           o: { ca?: string; format: string; expires: string; onlyContainsCaCerts?: boolean; onlyContainsUserCerts?: boolean },
         ) => {
-          // Before the CRL is built (which publishes it: crl.published): README "The `ca-admin` command".
+          // Before the CRL is built (which publishes it: crl.published): docs/reference/cli.md.
           const out = path === '-' ? null : await outputFile(path);
           const store = await revocationStore(ctx);
           const format = o.format.toUpperCase();

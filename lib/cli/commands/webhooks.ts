@@ -1,6 +1,6 @@
 /**
  * add_webhook, list_webhooks, remove_webhook, rotate_webhook_secret, replay_webhook,
- * list_webhook_dead_letters (README "Webhooks"). A secret is printed once, by the command that made
+ * list_webhook_dead_letters (docs/operations/webhooks.md). A secret is printed once, by the command that made
  * it, and never again; it is stored sealed under CA_KEY_ENCRYPTION_KEY.
  */
 import { Option, type Command } from 'commander';

@@ -1,6 +1,6 @@
 /**
  * `POST serverkeygen` (RFC 7030 §4.4), where the endpoint offers it (`est.serverKeygen`,
- * `CA_EST_SERVERKEYGEN`; README "EST"): the same user, permission and PKCS#10 as `simpleenroll`, its
+ * `CA_EST_SERVERKEYGEN`; docs/guides/est.md): the same user, permission and PKCS#10 as `simpleenroll`, its
  * self-signature verified too, but the certificate is for a key pair made here: of the request key's
  * kind (lib/x509/csr-rekey.ts), put into the request in place of the client's key, then enrolled
  * through the same core and issuance service. The answer carries the private key (PKCS#8) and the

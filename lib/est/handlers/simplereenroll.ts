@@ -1,6 +1,6 @@
 /**
  * `POST simplereenroll` (RFC 7030 §4.2.2): renewal or re-key, authenticated by the certificate being
- * renewed as the TLS client certificate (the host's HTTPS server must ask for one: README "EST"), or
+ * renewed as the TLS client certificate (the host's HTTPS server must ask for one: docs/guides/est.md), or
  * as a trusted TLS-terminating proxy forwards it (`est.clientCertificateHeader`, client-certificate.ts).
  * The answer is the new certificate alone, as for `simpleenroll`.
  */

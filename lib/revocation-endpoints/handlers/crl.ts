@@ -1,6 +1,6 @@
 /**
  * `GET /crl/{serial}/` and `GET /crl/ca/{serial}/`: the CRL of a CA's end-entity certificates and the
- * CRL of its child CAs (README "Revocation: CRLs and OCSP"), DER by default or PEM with
+ * CRL of its child CAs (docs/guides/revocation.md), DER by default or PEM with
  * `?encoding=PEM`. Built on demand and kept while nothing is revoked (lib/ca/crls.ts); conditional
  * requests get a 304 for the current ETag.
  */

@@ -53,7 +53,7 @@ export interface DistributionPoint {
   full_name: GeneralName[] | null;
   relative_name: Name | null;
   crl_issuer: GeneralName[] | null;
-  /** A set upstream; emitted sorted alphabetically (README D8). */
+  /** A set upstream; emitted sorted alphabetically (docs/reference/differences.md D8). */
   reasons: DistributionPointReason[] | null;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The admin interface's Issue page (README "Admin interface"): the form signed in as alice, with the
+ * The admin interface's Issue page (docs/guides/admin-interface.md): the form signed in as alice, with the
  * CSR, the subject and SANs as the operator types them (what Read CSR would fill in) and the days
  * when asked, "Sign without a subjectAltName" ticked when there is none, "Sign". A refusal is the
  * form again with a 400 and the message in its alert.

@@ -1,5 +1,5 @@
 /**
- * `ca-admin sign_cert` and `resign_cert` (README "The `ca-admin` command"), run in-process on the
+ * `ca-admin sign_cert` and `resign_cert` (docs/reference/cli.md), run in-process on the
  * world's store. A refusal is a non-zero exit with one line on stderr.
  */
 import { csrOf } from '../requests';

@@ -1,5 +1,5 @@
 /**
- * The REST API's sign and resign (README "REST API"): the order is placed, finished by the runner in
+ * The REST API's sign and resign (docs/guides/rest-api.md): the order is placed, finished by the runner in
  * the request, and read back; a refusal is the POST's 400/422 or the order ending `failed`.
  */
 import request from 'supertest';

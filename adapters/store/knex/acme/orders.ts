@@ -31,7 +31,7 @@ export interface OrderPlacement {
  * one round trip for the orders of concurrent requests): slugs are drawn here, each order's
  * authorizations are inserted in identifier order (their ids keep that order, which `orderQuery`
  * lists them by), each challenge finds its authorization by slug. An order past its `limit` — the
- * rate limit of README "ACME", counted by the same statement — is not written (null); orders of one
+ * rate limit of docs/guides/acme.md, counted by the same statement — is not written (null); orders of one
  * account in one statement do not count each other, so a burst may pass the limit by a few.
  */
 export async function createOrders(db: Knex, placements: readonly OrderPlacement[]): Promise<(AcmeOrderRecord | null)[]> {

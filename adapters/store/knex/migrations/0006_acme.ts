@@ -1,8 +1,8 @@
 /**
  * The ACME server's objects (RFC 8555 §7.1): accounts, orders, authorizations and challenges, one table
- * each, every object with its own random slug for its URL (README "ACME").
+ * each, every object with its own random slug for its URL (docs/guides/acme.md).
  *
- * Choices that differ from the original (README "ACME", differences):
+ * Choices that differ from the original (docs/guides/acme.md, differences):
  * - An account key is unique per CA, not across CAs: the same key may hold an account at two CAs.
  * - Orders are kept with the certificate they produced, so that the ordering account can revoke it at
  *   any time (RFC 8555 §7.6), not only until a cleanup deletes the order.

@@ -1,5 +1,5 @@
 /**
- * What a CA allows through ACME (README "ACME"): whether accounts need an external account binding,
+ * What a CA allows through ACME (docs/guides/acme.md): whether accounts need an external account binding,
  * and the names it issues for (allow and deny lists), one row per CA that has any; and the external
  * account binding keys, their MAC key sealed under the key-encryption key, each binding one account.
  */

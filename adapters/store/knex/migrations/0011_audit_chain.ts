@@ -1,5 +1,5 @@
 /**
- * The audit log (README "Operating it" → "Audit", docs/DESIGN.md "Audit log"): the outbox of domain
+ * The audit log (docs/operations/audit-and-events.md "Audit", docs/DESIGN.md "Audit log"): the outbox of domain
  * events (migration 0004) made tamper-evident and append-only, and the changes it did not record yet.
  *
  * - **A hash chain.** A BEFORE INSERT trigger sets each event's `hash` to SHA-256 over the previous

@@ -1,5 +1,5 @@
 /**
- * Webhooks (README "Webhooks", docs/DESIGN.md "Webhooks"): endpoints that receive the domain events
+ * Webhooks (docs/operations/webhooks.md, docs/DESIGN.md "Webhooks"): endpoints that receive the domain events
  * of the outbox (migration 0004), the events they gave up on, and the events only webhooks needed:
  *
  * - `ca_api_webhook_endpoints`: URL, secret (sealed, never readable in a dump), the event types it

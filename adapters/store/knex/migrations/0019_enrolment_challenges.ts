@@ -1,5 +1,5 @@
 /**
- * One-time enrolment challenges (README "SCEP"): a secret an operator makes for one device
+ * One-time enrolment challenges (docs/guides/scep.md): a secret an operator makes for one device
  * (`ca-admin create_enrolment_challenge`), printed once and kept here only as its SHA-256 — the secret
  * is 160 random bits, so a fast hash is as good as a slow one — with the endpoint it is for, the
  * subject and subjectAltNames it is bound to (if any), when it expires, and, once used, when and for

@@ -1,5 +1,5 @@
 /**
- * The answers of device enrolments by transaction (README "SCEP"): a request repeated with the same
+ * The answers of device enrolments by transaction (docs/guides/scep.md): a request repeated with the same
  * transactionID and key — a client that lost the answer, micromdm's scepclient re-sending its PKCSReq
  * — gets the certificate it got before, not a second one. Written in the transaction that stores the
  * certificate; the primary key makes a race between two repetitions issue once.

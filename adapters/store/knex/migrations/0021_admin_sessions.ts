@@ -1,5 +1,5 @@
 /**
- * Sessions of the admin web interface (README "Admin interface"): the SHA-256 of the cookie's token
+ * Sessions of the admin web interface (docs/guides/admin-interface.md): the SHA-256 of the cookie's token
  * (never the token), the user (the session goes with a deleted user), the user row's `updated` at
  * sign-in (a password or permission change ends the session), the CSRF token, the client address,
  * and the times the idle and absolute timeouts count from. Not audited: signing in and out is

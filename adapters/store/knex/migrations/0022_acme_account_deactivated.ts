@@ -1,5 +1,5 @@
 /**
- * `acme.account.deactivated` (README "Domain events"): written by the database when an ACME account
+ * `acme.account.deactivated` (docs/operations/audit-and-events.md "Domain events"): written by the database when an ACME account
  * becomes `deactivated`, in the same transaction — by the account itself over ACME (RFC 8555
  * §7.3.6; its actor is then the account) or by an operator in the admin interface (its actor is the
  * one the write names, `ca_api.actor`). Deferred to the commit, as every event trigger (ids in commit order). `data.account` is the slug, `data.contact` the contacts.

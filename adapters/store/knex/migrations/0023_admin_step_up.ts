@@ -1,5 +1,5 @@
 /**
- * Step-up re-authentication of the admin web interface (README "Admin interface"): each session
+ * Step-up re-authentication of the admin web interface (docs/guides/admin-interface.md): each session
  * keeps when its user last typed the password (`step_up_at`), which the sensitive actions need recent.
  * A session that exists already was made by a sign-in, which counts as a step-up: it gets its `created`.
  */

@@ -1,5 +1,5 @@
 /**
- * `acme.policy.updated` and `acme.eab_key.created` (README "Domain events"): written by the database
+ * `acme.policy.updated` and `acme.eab_key.created` (docs/operations/audit-and-events.md "Domain events"): written by the database
  * when a CA's ACME policy changes (`ca-admin edit_ca --acme-*`, the admin interface's CA form) or an
  * external account binding key is made (`ca-admin create_acme_eab_key`, the admin interface), in the
  * same transaction, naming the actor the write names (`ca_api.actor`), else the database role.

@@ -1,12 +1,12 @@
 /**
- * Enrolment requests that wait for an operator (README "EST", "SCEP": an endpoint with `approval`).
+ * Enrolment requests that wait for an operator (docs/guides/est.md, docs/guides/scep.md: an endpoint with `approval`).
  * A row is written when a device's request is accepted as pending, with its CSR, who asked (the
  * certificate's requester once approved), the profile and validity the endpoint signs with, and the key that its
  * repetitions share (unique per protocol and label: a repetition finds it, never makes a second one).
  * The operator's decision is written once — `approved` with the serial of the certificate, stored in
  * the same transaction, or `refused` with a reason — with when and by whom.
  *
- * Events (README "Domain events"): `enrolment.approved` (its serial, the certificate's) and
+ * Events (docs/operations/audit-and-events.md "Domain events"): `enrolment.approved` (its serial, the certificate's) and
  * `enrolment.refused` (`data.reason`), written by the database when a request leaves `pending`, in the
  * same transaction, naming the operator who decided (`decided_by`, else the transaction's actor).
  */

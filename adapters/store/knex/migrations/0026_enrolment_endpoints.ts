@@ -1,11 +1,11 @@
 /**
- * Enrolment endpoints kept in the database (README "EST", "SCEP"; `ca-admin create_enrolment_endpoint`):
+ * Enrolment endpoints kept in the database (docs/guides/est.md, docs/guides/scep.md; `ca-admin create_enrolment_endpoint`):
  * one row per (protocol, label), beside the endpoints of the code's options, which win for their label
  * (lib/enrolment/endpoint.ts). The label is never '' (the URLs without a label stay with the options);
  * the static challenge is kept only as its SHA-256 — the secret is shown once when it is set; the name
  * policy is JSON `{allow, deny, subjectAttributes}` or null (any name).
  *
- * And their events (README "Domain events"): `enrolment.endpoint.created`, `.updated` (`data.changed`
+ * And their events (docs/operations/audit-and-events.md "Domain events"): `enrolment.endpoint.created`, `.updated` (`data.changed`
  * names the fields, never their values) and `.deleted`, naming the actor the write names
  * (`ca_api.actor`: the operator of ca-admin), deferred to the commit as every event trigger. The data
  * says whether there is a static challenge, never its hash.

@@ -1,5 +1,5 @@
 /**
- * Two more settings of the enrolment endpoints kept in the database (README "EST", "SCEP";
+ * Two more settings of the enrolment endpoints kept in the database (docs/guides/est.md, docs/guides/scep.md;
  * `ca-admin create_enrolment_endpoint --requests-per-minute N --challenge webhook`), as the options'
  * endpoints have them: `requests_per_minute`, the endpoint's budget of enrolment requests a minute in
  * each process (null: none; lib/enrolment/rate-limit.ts), and `challenge_webhook`, whether challenges

@@ -1,10 +1,10 @@
 /**
- * Each CA's own issuance policy (README "Issuance policy"; `CaRecord.issuancePolicy`,
+ * Each CA's own issuance policy (docs/guides/issuance-policy.md; `CaRecord.issuancePolicy`,
  * `ca-admin edit_ca --issuance-*`, the admin interface's CA form): a nullable `jsonb` column of the CA
  * table, `{keys, allow, deny}` with canonical entries, or null — the built-in policy alone, which is
  * what every CA of an earlier release keeps. Not part of the REST API's CA JSON (django-ca's shape).
  *
- * And its event (README "Domain events"): `ca.issuance_policy.updated`, with the CA's name and the
+ * And its event (docs/operations/audit-and-events.md "Domain events"): `ca.issuance_policy.updated`, with the CA's name and the
  * policy before and after (`old`, `new`: key kinds and names, nothing secret), naming the actor the
  * write names (`ca_api.actor`), deferred to the commit as every event trigger. The `ca.updated` event
  * of the same write names the column among the fields changed, as it names any other.
