@@ -174,6 +174,18 @@ describe.each(testDatabaseTargets())('issuance intents on $name', (target) => {
     await expect(signOrder(signing, ca, order)).rejects.toMatchObject({ intent: { certificateId: stored.id } });
   });
 
+  it('a failed intent is final: its certificate, signed late, is refused by the store', async () => {
+    const late = await signCertificate(signing, ca, request, { ...rest, answers: 'order:9' });
+    await db.store.failIntent(late.intentId, INTERRUPTED);
+    await expect(db.store.insertCertificate(late)).rejects.toThrow(/given up/);
+    await expect(issue(signing, ca, request, { ...rest, answers: 'order:9' }, keepAlone(db.store))).resolves.toMatchObject({
+      caId: ca.id,
+    });
+    const certificates = await db.store.listCertificates({ caId: ca.id });
+    expect(certificates.map((c) => c.serial)).not.toContain(late.serial);
+    expect(certificates).toHaveLength(1);
+  });
+
   it('intents pending beyond the lease are settled failed; recent and issued ones are left alone', async () => {
     const old = await db.store.recordIntent({
       caId: ca.id,

@@ -31,6 +31,13 @@ const UNIQUE_CONSTRAINTS: Record<string, { entity: StoreEntity; field: string; m
     field: 'name',
     message: 'Certificate Authority with this Name already exists.',
   },
+  // Raised by migration 0029's trigger: the serial's intent was given up (an instance that stalled past
+  // its issuance lease), so its late certificate is not stored — another may have been issued meanwhile.
+  ca_api_issuance_intents_given_up: {
+    entity: 'certificate',
+    field: 'serial',
+    message: 'The issuance of this certificate was given up (its intent failed): it is not stored.',
+  },
   ca_api_certificates_ca_id_serial_unique: {
     entity: 'certificate',
     field: 'serial',

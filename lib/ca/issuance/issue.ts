@@ -46,9 +46,10 @@ export async function issue<T>(signing: Signing, ca: CaRecord, request: SignRequ
 /**
  * `keep` a certificate just signed. A signed certificate is never dropped (docs/DESIGN.md "Issuing
  * authority"): when `keep` refuses it — the door's state moved on while the key was signing —, it is
- * stored alone, recorded as issued to its requester, and the refusal is thrown on. Only an outage
- * leaves it unstored: its intent stays pending until `settleInterruptedIntents` marks it failed (the
- * certificate never left the process).
+ * stored alone, recorded as issued to its requester, and the refusal is thrown on. Left unstored are
+ * only a certificate of an outage — its intent stays pending until `settleInterruptedIntents` marks it
+ * failed — and one whose intent was given up meanwhile (its instance stalled past the issuance lease:
+ * the store refuses it, as the way in may have been answered otherwise); neither left the process.
  */
 export async function keepSigned<T>(ledger: IntentLedger, certificate: SignedCertificate, keep: Keep<T>): Promise<T> {
   try {

@@ -8,7 +8,9 @@
  * An intent is pending until a certificate with its CA and serial is stored — whatever statement
  * stores it (a REST order, an ACME order made valid, an enrolment answer, ca-admin), the trigger
  * below marks the intent in that same statement — or until it is marked failed (a refusal after the
- * intent, or interrupted: `settleInterruptedIntents`). `answers` is unique among intents that have
+ * intent, or interrupted: `settleInterruptedIntents`). A failed intent is final: the trigger refuses
+ * its certificate (an instance that stalled past the lease stores nothing late; the order it was
+ * working on may have been issued by another meanwhile). `answers` is unique among intents that have
  * not failed: two requests for the same order race here, before either signs.
  */
 import type { Knex } from 'knex';
@@ -37,6 +39,12 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     CREATE FUNCTION ca_api_issuance_intents_stored() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
+      -- An intent given up (failed: interrupted past its lease, or refused) keeps its certificate out:
+      -- the way in has been answered otherwise, perhaps with another certificate for the same order.
+      IF EXISTS (SELECT 1 FROM stored n JOIN ${TABLE} i ON i.ca_id = n.ca_id AND i.serial = n.serial WHERE i.failed IS NOT NULL) THEN
+        RAISE EXCEPTION 'the issuance intent of this certificate was given up: it is not stored'
+          USING ERRCODE = 'unique_violation', CONSTRAINT = 'ca_api_issuance_intents_given_up', TABLE = '${CERTS}';
+      END IF;
       UPDATE ${TABLE} i SET certificate_id = n.id
         FROM stored n WHERE i.ca_id = n.ca_id AND i.serial = n.serial AND i.certificate_id IS NULL;
       RETURN NULL;
