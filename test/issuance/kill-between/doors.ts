@@ -155,7 +155,7 @@ export const est: Door<{ csr: string }> = {
   },
   async finish(world, _a, b, state) {
     const answers: string[] = [];
-    const der = await retrying(answers, async () => {
+    const der = await retrying<Buffer>(answers, async () => {
       const res = await estEnrol(world, b, state.csr);
       if (res.status === 200) return { done: firstCertificate(pkcs7Certificates(Buffer.from(await res.text(), 'base64'))) };
       return { later: `${res.status} ${(await res.text()).slice(0, 200)}` };
@@ -172,7 +172,8 @@ function estEnrol(world: DoorWorld, host: Host, csr: string): Promise<Response> 
   });
 }
 
-const pkcs7Certificates = (der: Buffer): string => execFileSync('openssl', ['pkcs7', '-inform', 'DER', '-print_certs'], { input: der }).toString();
+const pkcs7Certificates = (der: Buffer): string =>
+  execFileSync('openssl', ['pkcs7', '-inform', 'DER', '-print_certs'], { input: der }).toString();
 
 interface ScepState {
   device: Device;
@@ -198,7 +199,7 @@ export const scep: Door<ScepState> = {
   },
   async finish(world, _a, b, state) {
     const answers: string[] = [];
-    const der = await retrying(answers, async () => {
+    const der = await retrying<Buffer>(answers, async () => {
       const res = await scepSend(world, b, state);
       const body = Buffer.from(await res.arrayBuffer());
       if (res.status !== 200) return { later: `${res.status} ${body.toString().slice(0, 200)}` };

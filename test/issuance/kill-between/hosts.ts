@@ -105,7 +105,10 @@ export class Hosts {
     });
   }
 
-  killAll(): Promise<void> {
-    return Promise.all(this.started.splice(0).map((h) => this.kill(h))).then(() => undefined);
+  /** Kill every instance started, but `keep`. */
+  async killAll(keep?: Host): Promise<void> {
+    const gone = this.started.filter((h) => h !== keep);
+    this.started.splice(0, this.started.length, ...(keep ? [keep] : []));
+    await Promise.all(gone.map((h) => this.kill(h)));
   }
 }

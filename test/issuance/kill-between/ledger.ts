@@ -98,7 +98,7 @@ export async function expectIntentsSettled(db: TestDatabase, timeoutMs = 20_000)
       timeoutMs,
     );
   } catch (e) {
-    throw new Error(`${(e as Error).message}; pending: ${JSON.stringify(last.filter(isPending).map(describeIntent))}`);
+    throw new Error(`${(e as Error).message}; pending: ${JSON.stringify(last.filter(isPending).map(describeIntent))}`, { cause: e });
   }
 }
 
@@ -123,11 +123,17 @@ export async function expectOneTbsPerSerial(db: TestDatabase): Promise<void> {
   for (const certificate of certificates) {
     const intent = intentOf.get(key(certificate));
     if (!intent) continue; // stored before intents existed, or outside the CA's signing (an import)
-    expect({ serial: certificate.serial, tbsIsIntents: parseCertificate(Buffer.from(certificate.der)).tbsDer.equals(Buffer.from(intent.tbs)) }).toEqual({
+    expect({
+      serial: certificate.serial,
+      tbsIsIntents: parseCertificate(Buffer.from(certificate.der)).tbsDer.equals(Buffer.from(intent.tbs)),
+    }).toEqual({
       serial: certificate.serial,
       tbsIsIntents: true,
     });
-    expect({ serial: certificate.serial, certificate_id: intent.certificate_id }).toEqual({ serial: certificate.serial, certificate_id: certificate.id });
+    expect({ serial: certificate.serial, certificate_id: intent.certificate_id }).toEqual({
+      serial: certificate.serial,
+      certificate_id: certificate.id,
+    });
   }
   // An intent marked issued names a certificate of its own serial.
   const byId = new Map(certificates.map((c) => [c.id, c]));
@@ -152,7 +158,9 @@ export async function expectIntentsOfCase(db: TestDatabase, since: Mark, stored:
     failed: true,
     issued: false,
   });
-  expect(seen.filter((i) => i.certificate_id !== null)).toEqual([expect.objectContaining({ certificate_id: stored.id, serial: stored.serial })]);
+  expect(seen.filter((i) => i.certificate_id !== null)).toEqual([
+    expect.objectContaining({ certificate_id: stored.id, serial: stored.serial }),
+  ]);
   for (const certificate of await certificatesAfter(db, since.certificate)) {
     expect(intents.some((i) => i.ca_id === certificate.ca_id && i.serial === certificate.serial)).toBe(true);
   }
