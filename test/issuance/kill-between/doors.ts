@@ -206,6 +206,8 @@ export const scep: Door<ScepState> = {
       const seen = readCertRep(world.dir, body, state.device);
       if (seen.status === '0' && seen.certificates.length) return { done: firstCertificate(seen.certificates[0]) };
       if (seen.status === '3') return { later: 'PENDING' };
+      // The first request's intent still pending (not yet swept): the CA says to ask again.
+      if (seen.status === '2' && /ask again/.test(seen.failInfoText ?? '')) return { later: `FAILURE ${seen.failInfoText}` };
       throw new Error(`CertRep pkiStatus ${seen.status} failInfo ${seen.failInfo}: ${seen.failInfoText} (after ${answers.join('; ')})`);
     });
     return { der, answers };
