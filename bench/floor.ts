@@ -8,12 +8,21 @@ import { randomBytes } from 'crypto';
 import express from 'express';
 import { prepareSignRequest } from '../lib/ca/issuance/prepare';
 import { policyContextOf } from '../lib/ca/policy/context';
-import { signCertificate } from '../lib/ca/issuance/sign';
+import { signCertificate, type IntentLedger } from '../lib/ca/issuance/sign';
 import type { KeyBackends } from '../lib/ca/key-backends';
 import { resolveProfiles } from '../lib/ca/profiles';
 import type { CaRecord } from '../lib/ports';
 import { parseCsr } from '../lib/x509/csr';
 import { serve } from './serve';
+
+/** No database: intents are numbered and forgotten (the floor leaves out what durability costs). */
+let intents = 0;
+const NO_LEDGER: IntentLedger = {
+  recordIntent: (intent) =>
+    Promise.resolve({ ...intent, id: ++intents, created: new Date(), certificateId: null, failed: null, failure: null }),
+  failIntent: () => Promise.resolve(),
+  insertCertificate: () => Promise.reject(new Error('the floor stores nothing')),
+};
 
 export interface FloorServer {
   /** Stands in for `{api_root}`: the load client's `issue` job runs against it unchanged. */
@@ -33,7 +42,10 @@ export async function startFloorServer(ca: CaRecord, keyBackends: KeyBackends): 
       { csr: body.csr, subject: body.subject },
       { ca, policy: policyContextOf(ca, []), profiles, parsedCsr },
     );
-    const certificate = await signCertificate({ keyBackends, profiles }, ca, request, null);
+    const certificate = await signCertificate({ keyBackends, profiles, intents: NO_LEDGER }, ca, request, {
+      requester: null,
+      door: 'rest',
+    });
     const slug = randomBytes(6).toString('hex');
     issued.set(slug, certificate.serial);
     const now = new Date().toISOString();

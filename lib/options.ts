@@ -20,6 +20,7 @@ import {
   fromEnvironment,
   OptionsError,
   resolveUrlPath,
+  show,
 } from './http/option-checks';
 import { defaultCaSetting, environment, estClientCertHeaderSetting, scepChallengeSetting, switchSetting } from './settings';
 import { withProfileSettings, type DefaultExpires } from './http/profile-options';
@@ -56,6 +57,12 @@ export interface CaApiRouterOptions extends RestApiOptions {
   signInRequest?: boolean;
   /** @deprecated Use `rest.bodyLimit`. */
   bodyLimit?: number;
+  /**
+   * How long a certificate's issuance may take from its recorded intent to its stored row before it
+   * counts as interrupted (its process died) and is marked failed (ms; README "Issuing authority").
+   * Default `DEFAULT_ISSUANCE_LEASE_MS` (10 minutes): far beyond any signature, an HSM's included.
+   */
+  issuanceLeaseMs?: number;
   /** Prefix of the API, `''` or ending in `/` (`CA_URL_PATH`). Default `'django_ca/'`. */
   urlPath?: string;
   /** Persistence; required when the API is enabled. */
@@ -147,6 +154,18 @@ export interface ResolvedOptions extends ResolvedRestApiOptions {
   defaultCa: string | null;
   metrics: ResolvedMetricsOptions;
   webhooks: ResolvedWebhookOptions;
+  issuanceLeaseMs: number;
+}
+
+/** `issuanceLeaseMs`'s default. */
+export const DEFAULT_ISSUANCE_LEASE_MS = 10 * 60_000;
+
+function checkIssuanceLease(value: unknown): number {
+  if (value === undefined) return DEFAULT_ISSUANCE_LEASE_MS;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 100) {
+    throw new OptionsError(`option \`issuanceLeaseMs\` must be an integer number of milliseconds, at least 100 (got ${show(value)})`);
+  }
+  return value;
 }
 
 const KNOWN_OPTIONS: readonly string[] = [
@@ -168,6 +187,7 @@ const KNOWN_OPTIONS: readonly string[] = [
   'scep',
   'metrics',
   'webhooks',
+  'issuanceLeaseMs',
   'env',
 ];
 
@@ -237,5 +257,6 @@ export function resolveOptions(given: CaApiRouterOptions = {}): ResolvedOptions 
     defaultCa: acmeEnv.defaultCa,
     metrics,
     webhooks,
+    issuanceLeaseMs: checkIssuanceLease(options.issuanceLeaseMs),
   };
 }

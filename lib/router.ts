@@ -17,6 +17,7 @@
 import type { RequestHandler } from 'express';
 import { mountRestApi, type RestApiPorts } from './api/mount';
 import type { RouteDefinition } from './api/route-types';
+import { startIntentSweep } from './ca/issuance/interrupted';
 import { CaCache } from './cache/ca-cache';
 import { servingAllowedHosts, type RefuseHost } from './http/allowed-hosts';
 import { serveModules, type MountedModule, type SharedContext } from './http/modules';
@@ -156,7 +157,7 @@ function estServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, s
     endpoints: resolved.est.endpoints,
     authenticate: basicAuthenticator(ports.authenticator, EST_REALM, ports.loginLimiter, shared.metrics),
     permissions: ports.permissions,
-    signing: { keyBackends, profiles: resolved.effectiveProfiles, defaultExpiresMs: resolved.defaultExpiresMs },
+    signing: { keyBackends, profiles: resolved.effectiveProfiles, defaultExpiresMs: resolved.defaultExpiresMs, intents: store },
     defaultProfile: resolved.defaultProfile,
     verifier: ports.signatureVerifier ?? null,
     defaultCa: resolved.defaultCa ?? undefined,
@@ -182,7 +183,7 @@ function scepServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, 
     endpoints: resolved.scep.endpoints,
     ras: new ScepRas(store, keyBackends, resolved.effectiveProfiles),
     crls: hasRevocationStore(store) ? new CrlPublisher(store, keyBackends, { metrics: shared.metrics }) : null,
-    signing: { keyBackends, profiles: resolved.effectiveProfiles, defaultExpiresMs: resolved.defaultExpiresMs },
+    signing: { keyBackends, profiles: resolved.effectiveProfiles, defaultExpiresMs: resolved.defaultExpiresMs, intents: store },
     defaultProfile: resolved.defaultProfile,
     verifier: ports.signatureVerifier ?? null,
     defaultCa: resolved.defaultCa ?? undefined,
@@ -219,7 +220,10 @@ export function buildCaApiRouter(
   };
   const cas = ports ? new CaCache(ports.store) : null;
   const modules = ports && cas ? mountModules(resolved, ports, cas, shared, internals) : [];
+  // Every recorded intent ends issued or failed, whichever way in left it (lib/ca/issuance/interrupted.ts).
+  const intents = ports ? startIntentSweep(ports.store, resolved.issuanceLeaseMs, resolved.logError) : null;
   const router = serveModules(modules, async () => {
+    intents?.close();
     for (const resource of ports?.owned ?? []) await resource.close();
     cas?.close();
   }) as CaApiRouter;

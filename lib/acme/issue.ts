@@ -8,6 +8,7 @@ import { CaError } from '../ca/errors';
 import { issue, keepWithAcmeOrder } from '../ca/issuance/issue';
 import { prepareSignRequest } from '../ca/issuance/prepare';
 import type { KeyBackends } from '../ca/key-backends';
+import type { IntentLedger } from '../ca/issuance/sign';
 import type { Profiles } from '../ca/profiles';
 import { clampToCa } from '../ca/signing-ca';
 import type { AcmeOrderRecord, AcmeStore, Actor, CaRecord, CertificateRecord, SignRequest } from '../ports';
@@ -26,6 +27,8 @@ export interface AcmeSigning {
   acme: AcmeStore;
   keyBackends: KeyBackends;
   profiles: Profiles;
+  /** The store, where the intent of each signature is recorded first (lib/ca/issuance/sign.ts). */
+  intents: IntentLedger;
 }
 
 /** An ACME account acting, from `address` where known (the audit log records it). */
@@ -81,11 +84,16 @@ export class IssuanceNotStarted extends Error {
   }
 }
 
+/** What an ACME order's intent answers: one certificate per order, whichever request or instance signs it. */
+export function acmeOrderIntent(orderId: number): string {
+  return `acme-order:${orderId}`;
+}
+
 /**
  * Sign and store; the order becomes `valid` with its certificate, requested by its account from the
  * address it was finalized from. With `started` (finalize moves the order to `processing` while the
- * certificate is being signed, lib/acme/finalize.ts), the certificate is stored only if that
- * move succeeded; else IssuanceNotStarted.
+ * intent is recorded, lib/acme/finalize.ts), nothing is signed unless that move succeeded; else
+ * IssuanceNotStarted.
  */
 export function issueOrder(
   signing: AcmeSigning,
@@ -94,11 +102,11 @@ export function issueOrder(
   request: SignRequest,
   started?: Promise<boolean>,
 ): Promise<CertificateRecord> {
-  const mustHaveStarted = started
-    ? async () => {
-        if (!(await started.catch(() => false))) throw new IssuanceNotStarted();
-      }
-    : undefined;
-  const requester = acmeActor(order.accountId, order.sourceAddress);
-  return issue(signing, ca, request, requester, keepWithAcmeOrder(signing.acme, order.id, mustHaveStarted));
+  const ready = started?.then((moved) => {
+    if (!moved) throw new IssuanceNotStarted();
+  });
+  // Settled by signing; this keeps an early refusal (the policy) from leaving it unhandled.
+  ready?.catch(() => undefined);
+  const asked = { requester: acmeActor(order.accountId, order.sourceAddress), door: 'acme', answers: acmeOrderIntent(order.id), ready };
+  return issue(signing, ca, request, asked, keepWithAcmeOrder(signing.acme, order.id));
 }

@@ -71,7 +71,7 @@ export function mountAcme(settings: AcmeSettings, ports: AcmePorts, shared: Shar
       acme: ports.acme,
       store: ports.store,
       validator: ports.validator,
-      signing: { acme: ports.acme, keyBackends: ports.keyBackends, profiles },
+      signing: { acme: ports.acme, keyBackends: ports.keyBackends, profiles, intents: ports.store },
       logError: shared.logError,
       metrics: shared.metrics,
     },

@@ -41,6 +41,7 @@ import { delayMs } from '../work/backoff';
 import { BACKOFF_POLICIES } from '../work/policies';
 import { WorkLoop } from '../work/loop';
 import { IssuanceNotStarted, issueOrder, type AcmeSigning } from './issue';
+import { IssuanceTaken } from '../ca/issuance/sign';
 import { ACME_ERROR_NAMESPACE } from './problems';
 
 export interface AcmeRunnerSettings {
@@ -202,9 +203,21 @@ export class AcmeRunner {
       this.deps.metrics?.acmeOrders('valid');
       return certificate;
     } catch (e) {
-      // Signed while the order was being moved to `processing`: record nothing unless that move
-      // succeeded (else another request has the order), and only once it has.
+      // The order was not moved to `processing` by this request (another request has it): nothing
+      // was signed, nothing is recorded.
       if (e instanceof IssuanceNotStarted || (started && !(await started.catch(() => false)))) return null;
+      // Another instance's intent answers the order and is issued (stored alone when the order
+      // refused it): this order cannot get another certificate.
+      if (e instanceof IssuanceTaken && e.intent.certificateId !== null) {
+        await this.deps.acme
+          .failIssuance(
+            order.id,
+            problem('serverInternal', 'The certificate of this order was issued but could not be attached to it.'),
+            null,
+          )
+          .catch((f: unknown) => this.deps.logError('express-ca-api: ACME runner', f));
+        return null;
+      }
       const final = e instanceof CaError || e instanceof X509Error || attempts + 1 >= ISSUANCE_ATTEMPTS;
       if (!(e instanceof StoreUnavailableError)) this.deps.logError('express-ca-api: ACME runner', e);
       const detail = e instanceof CaError || e instanceof X509Error ? e.message : 'The certificate could not be issued.';

@@ -49,7 +49,11 @@ interface CliSignCommon {
 
 /** The command line signs now (no order): the issuing service signs and stores. */
 function issueCli(common: CliSignCommon, ca: CaRecord, request: SignRequest): Promise<CertificateRecord> {
-  return issue(common, ca, request, common.requester ?? null, keepAlone(common.store), common.now);
+  const requester = common.requester ?? null;
+  // The door is the requester's: `ca-admin` (cli) or the admin interface (admin).
+  const asked = { requester, door: requester?.protocol ?? 'cli' };
+  const signing = { keyBackends: common.keyBackends, profiles: common.profiles, intents: common.store };
+  return issue(signing, ca, request, asked, keepAlone(common.store), common.now);
 }
 
 export interface SignCertOptions extends CliSignCommon {

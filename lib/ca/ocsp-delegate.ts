@@ -63,7 +63,15 @@ async function newResponder(
   const backend = keyBackendFor(keyBackends, ca.ocspKeyBackendAlias);
   const stored = await backend.createKey(keySpecLike(ca));
   const key = { publicKeyDer: stored.publicKeyDer, keyBackendOptions: stored.options };
-  const issued = await issueResponder({ keyBackends, profiles }, store, ca, key, responderValidityMs(ca), LIBRARY_ACTOR, now);
+  const issued = await issueResponder(
+    { keyBackends, profiles, intents: store },
+    store,
+    ca,
+    key,
+    responderValidityMs(ca),
+    LIBRARY_ACTOR,
+    now,
+  );
   return {
     signer: await openSigner(backend, stored.options),
     certificateDer: issued.der,

@@ -108,8 +108,8 @@ export class ScepRas {
       extensions: [RA_KEY_USAGE],
       validityMs: this.validityMs,
     };
-    const signing = { keyBackends: this.keyBackends, profiles: this.profiles };
-    const issued = await issueDelegate(signing, this.store, ca, made, LIBRARY_ACTOR, now, (tx, certificate) =>
+    const signing = { keyBackends: this.keyBackends, profiles: this.profiles, intents: this.store };
+    const issued = await issueDelegate(signing, this.store, ca, made, LIBRARY_ACTOR, 'scep-ra', now, (tx, certificate) =>
       asDelegateKeyStore(tx).setDelegateKey(ca.id, 'scep_ra', {
         keyBackendAlias: alias,
         keyBackendOptions: stored.options,

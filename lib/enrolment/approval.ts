@@ -197,6 +197,7 @@ export async function approveEnrolmentRequest(
       keyBackends: options.keyBackends,
       profiles: options.profiles ?? defaultProfiles(),
       defaultExpiresMs: options.defaultExpiresMs,
+      intents: options.store,
     },
     defaultProfile: options.defaultProfile ?? DEFAULT_PROFILE_NAME,
   };

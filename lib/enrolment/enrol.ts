@@ -6,6 +6,7 @@
  * `prepareSignRequest`, then the one issuance service of lib/ca signs and stores it with the device's
  * requester. EST and SCEP differ in how a request arrives and is authenticated, never in this.
  */
+import { createHash } from 'crypto';
 import { CaError } from '../ca/errors';
 import { issue, keepAlone, keepAsAnswer, keepLinked, type Keep } from '../ca/issuance/issue';
 import { prepareSignRequest } from '../ca/issuance/prepare';
@@ -138,6 +139,15 @@ export function enrolmentRequest(
   }
 }
 
+/**
+ * What the intent of a transaction's answer answers (lib/ports/intents.ts): a repetition racing the
+ * first request meets the first's intent before it signs anything. Hashed: the key's parts exceed the column.
+ */
+function transactionIntent(key: EnrolmentTransactionKey): string {
+  const text = JSON.stringify([key.protocol, key.label, key.transactionId, key.publicKeySha256]);
+  return `enrolment:${createHash('sha256').update(text).digest('hex')}`;
+}
+
 /** Sign `csr` at `target` for `requester` and keep it as `kept` says: the stored certificate. */
 export async function enrol(
   services: EnrolmentServices,
@@ -149,7 +159,8 @@ export async function enrol(
   const now = new Date();
   const request = enrolmentRequest(services, target, csr, await enrolmentPolicy(services, target), now);
   try {
-    return await issue(services.signing, target.ca, request, requester, keeping(services.store, target.ca, kept), now);
+    const asked = { requester, door: requester.protocol, answers: kept.answers ? transactionIntent(kept.answers) : null };
+    return await issue(services.signing, target.ca, request, asked, keeping(services.store, target.ca, kept), now);
   } catch (e) {
     refused(e);
   }

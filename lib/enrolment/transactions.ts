@@ -10,6 +10,7 @@ import * as crypto from 'crypto';
 import type { CaRecord, CertificateRecord, EnrolmentTransactionKey, Store } from '../ports';
 import { hasEnrolmentStore } from '../ports';
 import { EnrolmentError } from './errors';
+import { IssuanceTaken } from '../ca/issuance/sign';
 
 /** The key of a request: its protocol, endpoint label, transaction and the SHA-256 of its public key(s). */
 export function transactionKey(protocol: string, label: string, transactionId: string, publicKeys: Buffer): EnrolmentTransactionKey {
@@ -47,10 +48,11 @@ export function recordWith(key: EnrolmentTransactionKey, ca: CaRecord): (tx: Sto
 /**
  * `issue` (a PKCSReq, a RenewalReq) answered once per transaction: a repetition, even a racing one,
  * gets the first answer. The answer is looked for only when `issue` fails — a repetition always does:
- * its certificate cannot be stored beside the first answer (`RepeatedTransaction`), and a one-time
- * challenge it carries was used up — so that a new request, nearly every request, costs no lookup
- * (docs/DESIGN.md "Enrolment throughput"). A repetition may thus be checked again (its challenge, a
- * webhook asked again) and a certificate signed for it is never stored.
+ * the first request's issuance intent answers the transaction already (`IssuanceTaken`, before
+ * anything is signed), its certificate cannot be stored beside the first answer
+ * (`RepeatedTransaction`), and a one-time challenge it carries was used up — so that a new request,
+ * nearly every request, costs no lookup (docs/DESIGN.md "Enrolment throughput"). A repetition may
+ * thus be checked again (its challenge, a webhook asked again).
  */
 export async function oncePerTransaction(
   store: Store,
@@ -64,7 +66,9 @@ export async function oncePerTransaction(
     // A lookup that fails too (the database gone) must not hide why `issue` failed.
     const previous = await previousAnswer(store, ca, key).catch(() => null);
     if (previous) return previous;
-    if (e instanceof RepeatedTransaction) throw new EnrolmentError(400, 'The transaction was answered meanwhile; ask again.');
+    if (e instanceof RepeatedTransaction || e instanceof IssuanceTaken) {
+      throw new EnrolmentError(400, 'The transaction was answered meanwhile; ask again.');
+    }
     throw e;
   }
 }

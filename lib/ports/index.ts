@@ -15,6 +15,7 @@ export * from './keys';
 export { OptionsError } from './options-error';
 export * from './records';
 export * from './store';
+export * from './intents';
 export * from './changes';
 export * from './batch-orders';
 export * from './runner';

@@ -6,6 +6,7 @@
  */
 import type { Permission, UserPatch, UserRecord } from './users';
 import type { CertificateFilter } from './inventory';
+import type { IssuanceIntentStore } from './intents';
 import type { CaFilter, CaPatch, CaRecord, CertificateRecord, NewCa, NewCertificate, NewOrder, OrderRecord, OrderStatus } from './records';
 
 /** Finding CAs: the read paths (views, lists, the public revocation endpoints). */
@@ -96,7 +97,7 @@ export interface UserStore {
 }
 
 /** The whole persistence port. */
-export interface Store extends CaStore, CertificateStore, OrderStore, UserStore {
+export interface Store extends CaStore, CertificateStore, OrderStore, UserStore, IssuanceIntentStore {
   /** Create or update the tables; resolves to how many migrations it applied now, where the store can tell. */
   migrate(): Promise<number | void>;
   close(): Promise<void>;

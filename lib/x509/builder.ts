@@ -48,11 +48,32 @@ export function buildTbsCertificate(t: CertificateTemplate, signerKeyType: KeyTy
 }
 
 export async function buildCertificate(t: CertificateTemplate, signer: Signer): Promise<Buffer> {
-  const algorithm = algorithmDer(signatureAlgorithmFor(signer.keyType, t.signature));
-  const tbs = encodeTbs(t, algorithm);
-  const signature = await signer.sign(tbs, t.signature);
+  return signUnsignedCertificate(unsignedCertificate(t, signer.keyType), signer);
+}
+
+/**
+ * A certificate up to its signature: the TBSCertificate DER (serial and all) and the algorithm that
+ * will sign it. An issuing authority records the TBS before it asks the key for the signature
+ * (docs/DESIGN.md "Issuing authority").
+ */
+export interface UnsignedCertificate {
+  tbs: Buffer;
+  serialNumber: bigint;
+  algorithm: Buffer;
+  signature: SignatureOptions;
+}
+
+export function unsignedCertificate(t: CertificateTemplate, signerKeyType: KeyType): UnsignedCertificate {
+  const serialNumber = t.serialNumber ?? randomSerial();
+  const algorithm = algorithmDer(signatureAlgorithmFor(signerKeyType, t.signature));
+  return { tbs: encodeTbs({ ...t, serialNumber }, algorithm), serialNumber, algorithm, signature: t.signature };
+}
+
+/** Sign `unsigned` with `signer` (whose key type `unsignedCertificate` was given): the certificate's DER. */
+export async function signUnsignedCertificate(unsigned: UnsignedCertificate, signer: Signer): Promise<Buffer> {
+  const signature = await signer.sign(unsigned.tbs, unsigned.signature);
   // Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signatureValue BIT STRING }
-  return serialize(tlv(SEQUENCE, [tbs, algorithm, tlv(BIT_STRING, [ZERO_UNUSED_BITS, signature])]));
+  return serialize(tlv(SEQUENCE, [unsigned.tbs, unsigned.algorithm, tlv(BIT_STRING, [ZERO_UNUSED_BITS, signature])]));
 }
 
 const ZERO_UNUSED_BITS = Buffer.from([0]);

@@ -22,7 +22,33 @@ const PORT_INSERTS = ['insertCertificate', 'issueOrders', 'createIssuedOrder', '
 const CERTIFICATE_INSERTS = new Set([...PORT_INSERTS, 'insertCertificateIds']);
 
 const BUILDER = 'buildCertificate';
-const BUILDER_ALLOWED = new Set(['lib/ca/issuance/sign.ts', 'lib/ca/authorities.ts', 'lib/x509/builder.ts']);
+const BUILDER_ALLOWED = new Set(['lib/ca/authorities.ts', 'lib/x509/builder.ts']);
+/** The authority's two halves of the builder: the TBSCertificate, recorded as an intent, then its signature. */
+const AUTHORITY = 'lib/ca/issuance/sign.ts';
+const UNSIGNED = 'unsignedCertificate';
+const SIGN_UNSIGNED = 'signUnsignedCertificate';
+
+/**
+ * Who opens a CA's key to sign (lib/ca/key-backends.ts `caSigner`): certificates only through the
+ * authority; the CA's own certificate (authorities.ts), its CRLs (crls.ts) and OCSP answers signed
+ * by the CA itself (ocsp-delegate.ts) are the other documents a CA signs; restore-check.ts opens the
+ * key to prove the key-encryption key fits and signs nothing.
+ */
+const CA_SIGNER = 'caSigner';
+const CA_SIGNER_ALLOWED = new Set([
+  AUTHORITY,
+  'lib/ca/authorities.ts',
+  'lib/ca/crls.ts',
+  'lib/ca/ocsp-delegate.ts',
+  'lib/ca/restore-check.ts',
+  'lib/ca/key-backends.ts',
+]);
+/**
+ * A key backend's own `getSigner` is called only behind `caSigner`/`openSigner` (key-backends.ts), for
+ * a new CA's key (authorities.ts), and by backends that implement the port by delegating to another
+ * (ca-admin's lazily opened HSM backend, lib/cli/main.ts; the adapters).
+ */
+const GET_SIGNER_ALLOWED = new Set(['lib/ca/key-backends.ts', 'lib/ca/authorities.ts', 'lib/cli/main.ts']);
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
@@ -68,6 +94,24 @@ function callsOutside(names: ReadonlySet<string>, allowed: (file: string) => boo
 describe('the issuing service (lib/ca/issuance)', () => {
   it('is the only place that builds and signs an end-entity certificate', () => {
     expect(callsOutside(new Set([BUILDER]), (f) => BUILDER_ALLOWED.has(f))).toEqual([]);
+    expect(callsOutside(new Set([UNSIGNED, SIGN_UNSIGNED]), (f) => f === AUTHORITY || f === 'lib/x509/builder.ts')).toEqual([]);
+  });
+
+  it('records the intent before the signature: recordIntent is called between the TBS and signUnsignedCertificate', () => {
+    const calls = calledNames(AUTHORITY);
+    const line = (name: string) => calls.filter((c) => c.name === name).map((c) => c.line);
+    expect(line(SIGN_UNSIGNED)).toHaveLength(1);
+    expect(line('recordIntent')).toHaveLength(1);
+    expect(line(UNSIGNED)[0]).toBeLessThan(line('recordIntent')[0]);
+    expect(line('recordIntent')[0]).toBeLessThan(line(SIGN_UNSIGNED)[0]);
+  });
+
+  it("is the only place that opens a CA's key to sign a certificate (the key backends' signers)", () => {
+    expect(callsOutside(new Set([CA_SIGNER]), (f) => CA_SIGNER_ALLOWED.has(f))).toEqual([]);
+    expect(callsOutside(new Set(['getSigner']), (f) => GET_SIGNER_ALLOWED.has(f) || f.startsWith('adapters/keys/'))).toEqual([]);
+    // Inside lib/ca/issuance, only the authority opens a key.
+    const issuanceFiles = FILES.filter((f) => f.startsWith(SERVICE) && f !== AUTHORITY);
+    expect(issuanceFiles.flatMap((f) => calledNames(f).filter((c) => c.name === CA_SIGNER || c.name === 'openSigner'))).toEqual([]);
   });
 
   it('is the only place that stores a certificate row (the store adapters implement the writes)', () => {
@@ -76,7 +120,7 @@ describe('the issuing service (lib/ca/issuance)', () => {
 
   it('is really called: the checks find the calls the service makes (the scan is not blind)', () => {
     const inService = FILES.filter((f) => f.startsWith(SERVICE)).flatMap((f) => calledNames(f).map((c) => c.name));
-    expect(inService).toEqual(expect.arrayContaining([BUILDER, ...PORT_INSERTS]));
+    expect(inService).toEqual(expect.arrayContaining([UNSIGNED, SIGN_UNSIGNED, CA_SIGNER, 'recordIntent', ...PORT_INSERTS]));
     // A call from elsewhere is seen: the CA's own certificate in authorities.ts.
     expect(calledNames('lib/ca/authorities.ts').map((c) => c.name)).toContain(BUILDER);
   });

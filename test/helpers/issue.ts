@@ -6,12 +6,13 @@ import type { CaRecord, CertificateRecord, SignRequest, Store } from '../../lib/
 
 /** The service's `issue`, keeping the certificate alone in `store` (a transaction's store, or the store). */
 export function issueFromRequest(o: {
-  store: Pick<Store, 'insertCertificate'>;
+  store: Pick<Store, 'insertCertificate' | 'recordIntent' | 'failIntent'>;
   keyBackends: KeyBackends;
   ca: CaRecord;
   request: SignRequest;
   profiles: Profiles;
   now?: Date;
 }): Promise<CertificateRecord> {
-  return issue({ keyBackends: o.keyBackends, profiles: o.profiles }, o.ca, o.request, null, (c) => o.store.insertCertificate(c), o.now);
+  const signing = { keyBackends: o.keyBackends, profiles: o.profiles, intents: o.store };
+  return issue(signing, o.ca, o.request, { requester: null, door: 'library' }, (c) => o.store.insertCertificate(c), o.now);
 }

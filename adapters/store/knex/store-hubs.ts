@@ -4,7 +4,16 @@
  * (group-commit.ts), which only the root store uses.
  */
 import type { Knex } from 'knex';
-import type { CertificateRecord, NewCertificate, NewIssuedOrder, NewOrder, OrderRecord } from '../../../lib/ports';
+import type {
+  CertificateRecord,
+  IntentTaken,
+  IssuanceIntentRecord,
+  NewCertificate,
+  NewIssuanceIntent,
+  NewIssuedOrder,
+  NewOrder,
+  OrderRecord,
+} from '../../../lib/ports';
 import * as acmeNonces from './acme-nonces';
 import { groupedStatements } from './acme/grouped';
 import type { AcmeHubs } from './acme/store';
@@ -12,6 +21,7 @@ import { ChangeHub } from './change-hub';
 import * as certificates from './certificates';
 import { insertAnsweringCertificates, type AnsweringCertificate } from './enrolment-answers';
 import { GroupCommit } from './group-commit';
+import * as intents from './intents';
 import * as issuedOrders from './issued-orders';
 import * as orders from './orders';
 
@@ -24,6 +34,7 @@ export interface ChangeHubs {
   issuedOrders: GroupCommit<NewIssuedOrder, OrderRecord | null>; // and of `createIssuedOrder`
   newCertificates: GroupCommit<NewCertificate, CertificateRecord>; // and of `insertCertificate`
   answeringCertificates: GroupCommit<AnsweringCertificate, CertificateRecord | null>; // and of SCEP answers
+  newIntents: GroupCommit<NewIssuanceIntent, IssuanceIntentRecord | IntentTaken>; // and of `recordIntent`
   nonces: acmeNonces.StoreNonces; // the nonce key, and group commit of nonce uses (root store only)
   acme: AcmeHubs; // grouped ACME statements (root store only), policy listeners
 }
@@ -49,6 +60,10 @@ export function rootHubs(db: Knex): ChangeHubs {
     answeringCertificates: new GroupCommit(
       (many) => insertAnsweringCertificates(db, many),
       async (one) => (await insertAnsweringCertificates(db, [one]))[0],
+    ),
+    newIntents: new GroupCommit(
+      (many) => intents.recordIntents(db, many),
+      (one) => intents.recordIntent(db, one),
     ),
     nonces: new acmeNonces.StoreNonces(db),
     acme: { groups: groupedStatements(db), policyListeners: new Set(), accountListeners: new Set() },

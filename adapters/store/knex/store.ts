@@ -51,6 +51,7 @@ import { KnexAuditLog } from './audit';
 import { KnexMetricsReadings } from './metrics-readings';
 import { KnexWebhookStore } from './webhooks';
 import { MIGRATIONS_TABLE, migrationSource } from './migrations';
+import * as intents from './intents';
 import * as issuedOrders from './issued-orders';
 import * as keyRotation from './key-rotation';
 import * as orders from './orders';
@@ -216,6 +217,19 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   insertCertificate(cert: NewCertificate): Promise<CertificateRecord> {
     if (!this.bound && !this.actor) return mappingErrors(() => this.hubs.newCertificates.write(cert)); // nothing to set first: grouped
     return mappingErrors(() => this.write((db) => certificates.insertCertificate(db, cert)));
+  }
+  recordIntent(intent: ports.NewIssuanceIntent): Promise<ports.IssuanceIntentRecord | ports.IntentTaken> {
+    // Outside a transaction, intents of concurrent requests share one INSERT (group-commit.ts).
+    return mappingErrors(() => (this.bound ? intents.recordIntent(this.db, intent) : this.hubs.newIntents.write(intent)));
+  }
+  failIntent(id: number, failure: string): Promise<void> {
+    return mappingErrors(() => intents.failIntent(this.db, id, failure));
+  }
+  settleInterruptedIntents(before: Date, failure: string): Promise<number> {
+    return mappingErrors(() => intents.settleInterruptedIntents(this.db, before, failure));
+  }
+  listIntents(filter?: { caId?: number; pendingOnly?: boolean; limit?: number }): Promise<ports.IssuanceIntentRecord[]> {
+    return mappingErrors(() => intents.listIntents(this.db, filter));
   }
   findCertificate(caId: number, serial: string): Promise<CertificateRecord | null> {
     return mappingErrors(() => certificates.findCertificate(this.db, caId, serial));

@@ -32,21 +32,45 @@ import type {
 import { parseCertificate } from '../../x509/certificate';
 import { CaError } from '../errors';
 import { newCertificateRecord } from '../records';
-import { signCertificate, type Signing } from './sign';
+import { isConnectionLost } from '../../ports';
+import { signCertificate, type Asked, type IntentLedger, type SignedCertificate, type Signing } from './sign';
 
 /** Stores a signed certificate together with what the way in links to it; one transaction or statement. */
 export type Keep<T> = (certificate: NewCertificate) => Promise<T>;
 
-/** Sign `request` with `ca`'s key now, naming `requester`, and `keep` it. */
-export async function issue<T>(
-  signing: Signing,
-  ca: CaRecord,
-  request: SignRequest,
-  requester: Actor | null,
-  keep: Keep<T>,
-  now?: Date,
-): Promise<T> {
-  return keep(await signCertificate(signing, ca, request, requester, now));
+/** Sign `request` with `ca`'s key now, for whoever `asked`, and `keep` it. */
+export async function issue<T>(signing: Signing, ca: CaRecord, request: SignRequest, asked: Asked, keep: Keep<T>, now?: Date): Promise<T> {
+  return keepSigned(signing.intents, await signCertificate(signing, ca, request, asked, now), keep);
+}
+
+/**
+ * `keep` a certificate just signed. A signed certificate is never dropped (docs/DESIGN.md "Issuing
+ * authority"): when `keep` refuses it — the door's state moved on while the key was signing —, it is
+ * stored alone, recorded as issued to its requester, and the refusal is thrown on. Only an outage
+ * leaves it unstored: its intent stays pending until `settleInterruptedIntents` marks it failed (the
+ * certificate never left the process).
+ */
+export async function keepSigned<T>(ledger: IntentLedger, certificate: SignedCertificate, keep: Keep<T>): Promise<T> {
+  try {
+    return await keep(certificate);
+  } catch (refusal) {
+    if (isConnectionLost(refusal)) throw refusal;
+    await keepUnanswered(ledger, certificate, refusal);
+    throw refusal;
+  }
+}
+
+/** A signed certificate whose door refused it, stored alone; if even that fails, its intent says why. */
+export async function keepUnanswered(ledger: IntentLedger, certificate: SignedCertificate, refusal: unknown): Promise<void> {
+  const { intentId, ...row } = certificate;
+  try {
+    await ledger.insertCertificate(row);
+  } catch (e) {
+    const why = refusal instanceof Error ? refusal.message : String(refusal);
+    await ledger
+      .failIntent(intentId, `Signed, not stored (it never left the process): ${why}; storing it alone failed: ${(e as Error).message}`)
+      .catch(() => undefined); // an outage: the sweep settles the intent
+  }
 }
 
 /**
@@ -89,19 +113,9 @@ export function keepAsAnswer(
   };
 }
 
-/**
- * With its ACME order made `valid` (RFC 8555 §7.4), in one statement. `beforeStoring` may refuse (it
- * throws): finalize stores the certificate only if its request moved the order to `processing`.
- */
-export function keepWithAcmeOrder(
-  acme: Pick<AcmeStore, 'completeIssuance'>,
-  orderId: number,
-  beforeStoring?: () => Promise<void>,
-): Keep<CertificateRecord> {
-  return async (certificate) => {
-    await beforeStoring?.();
-    return acme.completeIssuance(orderId, certificate);
-  };
+/** With its ACME order made `valid` (RFC 8555 §7.4), in one statement. */
+export function keepWithAcmeOrder(acme: Pick<AcmeStore, 'completeIssuance'>, orderId: number): Keep<CertificateRecord> {
+  return (certificate) => acme.completeIssuance(orderId, certificate);
 }
 
 /**

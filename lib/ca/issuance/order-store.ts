@@ -6,17 +6,38 @@
  * certificate's (migration 0017).
  */
 import type { BatchOrderStore, CaRecord, NewCertificate, OrderRecord, Store } from '../../ports';
-import { signCertificate, type Signing } from './sign';
+import { keepSigned } from './issue';
+import { signCertificate, type SignedCertificate, type Signing } from './sign';
 
-/** Sign a queued order's request with `ca`'s key: the certificate to store for it. */
-export function signOrder(signing: Signing, ca: CaRecord, order: OrderRecord, now?: Date): Promise<NewCertificate> {
-  return signCertificate(signing, ca, order.request, order.requester ?? null, now);
+/** Sign a queued order's request with `ca`'s key: the certificate to store for it. IssuanceTaken if another runner has it. */
+export function signOrder(signing: Signing, ca: CaRecord, order: OrderRecord, now?: Date): Promise<SignedCertificate> {
+  return signCertificate(
+    signing,
+    ca,
+    order.request,
+    { requester: order.requester ?? null, door: 'rest', answers: orderIntent(order.id) },
+    now,
+  );
 }
 
-/** Inside the transaction that claimed `order`: sign it, store the certificate, mark the order issued. */
-export async function issueClaimedOrder(signing: Signing, tx: Store, ca: CaRecord, order: OrderRecord): Promise<OrderRecord> {
-  const certificate = await tx.insertCertificate(await signOrder(signing, ca, order));
-  return tx.markOrderIssued(order.id, certificate.id);
+/** What a REST order's intent answers: one certificate per order, whichever runner signs it. */
+export function orderIntent(orderId: number): string {
+  return `order:${orderId}`;
+}
+
+/**
+ * A signed order's certificate stored and the order marked issued, in one transaction; refused
+ * (the order was finished meanwhile), the certificate is kept alone (issue.ts `keepSigned`).
+ */
+export function issueClaimedOrder(
+  signing: Signing,
+  store: Store,
+  order: OrderRecord,
+  certificate: SignedCertificate,
+): Promise<OrderRecord> {
+  return keepSigned(signing.intents, certificate, (signed) =>
+    store.transaction(async (tx) => tx.markOrderIssued(order.id, (await tx.insertCertificate(signed)).id)),
+  );
 }
 
 /** Signed orders of a batch. */

@@ -35,7 +35,7 @@ export async function issueResponder(
     profile: 'ocsp',
     validityMs,
   };
-  const issued = await issueDelegate(signing, store, ca, made, requester, now, (tx, certificate) =>
+  const issued = await issueDelegate(signing, store, ca, made, requester, 'ocsp', now, (tx, certificate) =>
     asRevocationStore(tx).setOcspResponder(ca.id, { keyBackendOptions: key.keyBackendOptions, certificateSerial: certificate.serial }),
   );
   return { der: issued.der, notAfter: issued.notAfter };

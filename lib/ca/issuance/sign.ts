@@ -1,14 +1,29 @@
 /**
- * The second step of issuance (docs/DESIGN.md "Issuance service"): a prepared `SignRequest` signed
- * with the CA's key into the certificate row to store, naming who asked for it. The only place where
- * an end-entity certificate is built and signed (test/architecture/issuance.test.ts): the CA is
- * checked again here (it may have been disabled, revoked or have expired since the request was
- * prepared), and the validity rule of lib/ca/signing-ca.ts applied. Storing it is the caller's, in the
- * transaction of whatever it links to the certificate (issue.ts, order-store.ts, responder.ts).
+ * The second step of issuance (docs/DESIGN.md "Issuance service", "Issuing authority"): a prepared
+ * `SignRequest` signed with the CA's key into the certificate row to store, naming who asked for it.
+ * The only place where an end-entity certificate is built and signed (test/architecture/issuance.test.ts):
+ * the CA is checked again here (it may have been disabled, revoked or have expired since the request
+ * was prepared), and the validity rule of lib/ca/signing-ca.ts applied.
+ *
+ * Every signature is recorded first: the TBSCertificate, its serial, the door, the requester and what
+ * the certificate answers are written and committed as an issuance intent (lib/ports/intents.ts)
+ * before the key is asked to sign — no signature without a row, whatever happens to the process
+ * next. Storing the certificate is the caller's, in the transaction of whatever it links to it
+ * (issue.ts, order-store.ts, delegate.ts); the statement that stores it marks its intent issued.
  */
-import type { Actor, CaRecord, NewCertificate, SignRequest } from '../../ports';
-import { buildCertificate, type CertificateTemplate } from '../../x509/builder';
+import {
+  isIntentTaken,
+  type Actor,
+  type CaRecord,
+  type IssuanceDoor,
+  type IssuanceIntentRecord,
+  type NewCertificate,
+  type SignRequest,
+  type Store,
+} from '../../ports';
+import { signUnsignedCertificate, unsignedCertificate, type CertificateTemplate } from '../../x509/builder';
 import { parseCertificate } from '../../x509/certificate';
+import { serialToHex } from '../../x509/serial-format';
 import { csrPublicKeyDer } from '../../x509/csr';
 import { X509Error } from '../../x509/errors';
 import type { Signer } from '../../x509/signer';
@@ -21,11 +36,42 @@ import { DEFAULT_EXPIRES_MS, type Profiles } from '../profiles';
 import { newCertificateRecord } from '../records';
 import { assertCaCanSign, floorToMinute, outlivesCa, validityEnd } from '../signing-ca';
 
-/** What signing needs: the CA keys, the profiles and the default validity (CA_DEFAULT_EXPIRES). */
+/** Where signatures are recorded before they are made, and where a certificate no door took is kept. */
+export type IntentLedger = Pick<Store, 'recordIntent' | 'failIntent' | 'insertCertificate'>;
+
+/** What signing needs: the CA keys, the profiles, the default validity (CA_DEFAULT_EXPIRES), the intent ledger. */
 export interface Signing {
   keyBackends: KeyBackends;
   profiles: Profiles;
   defaultExpiresMs?: number;
+  /** The store outside any transaction: an intent must be committed before its signature. */
+  intents: IntentLedger;
+}
+
+/** Who asks, through which way in, and what the certificate answers: recorded with the intent. */
+export interface Asked {
+  requester: Actor | null;
+  door: IssuanceDoor;
+  /** Where a second request could ask for the same certificate (`order:12`): at most one intent answers it. */
+  answers?: string | null;
+  /**
+   * The way in's own claim, made while the intent is recorded (ACME's move of the order to
+   * `processing`): nothing is signed unless it resolves; if it rejects, the intent fails with its reason.
+   */
+  ready?: Promise<void>;
+}
+
+/** A certificate signed and not yet stored, with the intent recorded for it. */
+export type SignedCertificate = NewCertificate & { readonly intentId: number };
+
+/**
+ * Another intent, not failed, answers the same thing (`Asked.answers`): nothing was signed. `intent`
+ * is the other one: pending (another request or instance is signing it) or issued (`certificateId`).
+ */
+export class IssuanceTaken extends Error {
+  constructor(readonly intent: IssuanceIntentRecord) {
+    super(`Certificate for ${String(intent.answers)} is being issued or was issued already (intent ${intent.id}).`);
+  }
 }
 
 /**
@@ -37,17 +83,26 @@ export async function signCertificate(
   signing: Signing,
   ca: CaRecord,
   request: SignRequest,
-  requester: Actor | null,
+  asked: Asked,
   now: Date = new Date(),
-): Promise<NewCertificate> {
-  const der = await signRequestDer(signing, ca, request, now);
-  return newCertificateRecord(parseCertificate(der), {
+): Promise<SignedCertificate> {
+  const { hash, ...fields } = composeCertificate(signing, ca, request, now);
+  const signer = await caSigner(signing.keyBackends, ca, request.keyBackendOptions);
+  const { der, intentId } = await recordAndSign(
+    signing,
+    ca,
+    { issuer: caFacts(ca).subjectDer, ...fields, signature: { hash } },
+    signer,
+    asked,
+  );
+  const certificate = newCertificateRecord(parseCertificate(der), {
     caId: ca.id,
     csr: request.csr,
     profile: request.profile,
     autogenerated: request.autogenerated,
-    requester,
+    requester: asked.requester,
   });
+  return Object.assign(certificate, { intentId });
 }
 
 /** What `request` becomes when `ca` signs it at `now`: the certificate's fields, all but its serial and signature. */
@@ -67,7 +122,12 @@ export interface ComposedCertificate {
  * is opened, nothing is written. Signing (below) and the admin interface's preview both read it, so
  * that the preview shows exactly what "Sign" signs.
  */
-export function composeCertificate(signing: Signing, ca: CaRecord, request: SignRequest, now: Date = new Date()): ComposedCertificate {
+export function composeCertificate(
+  signing: Pick<Signing, 'profiles' | 'defaultExpiresMs'>,
+  ca: CaRecord,
+  request: SignRequest,
+  now: Date = new Date(),
+): ComposedCertificate {
   assertCaCanSign(ca, now);
   const facts = caFacts(ca);
   const profile = signing.profiles.get(request.profile);
@@ -91,11 +151,48 @@ export function composeCertificate(signing: Signing, ca: CaRecord, request: Sign
   return { subject: request.subject, notBefore, notAfter, hash, publicKeyDer, extensions };
 }
 
-/** `signCertificate` without the row: DER of the new certificate. */
-async function signRequestDer(signing: Signing, ca: CaRecord, request: SignRequest, now: Date): Promise<Buffer> {
-  const { hash, ...fields } = composeCertificate(signing, ca, request, now);
-  const signer = await caSigner(signing.keyBackends, ca, request.keyBackendOptions);
-  return build({ issuer: caFacts(ca).subjectDer, ...fields, signature: { hash } }, signer);
+/**
+ * The authority's one order of work: the TBSCertificate (serial reserved) recorded and committed as
+ * an intent, then signed — never the other way round, and never inside a transaction of the caller's
+ * (`signing.intents` is the store itself). A signing failure fails the intent with its reason.
+ *
+ * When another intent, still pending, answers the same thing (an order retried after its instance
+ * died, a repeated enrolment transaction), the recorded TBSCertificate is signed again instead of a
+ * new one: the serial keeps naming one to-be-signed certificate, and whichever signature is stored
+ * first is the certificate — the store takes one row per serial. An intent answered already is
+ * `IssuanceTaken`: nothing is signed.
+ */
+async function recordAndSign(
+  signing: Signing,
+  ca: CaRecord,
+  template: CertificateTemplate,
+  signer: Signer,
+  asked: Asked,
+): Promise<{ der: Buffer; intentId: number }> {
+  let unsigned = await build(() => unsignedCertificate(template, signer.keyType));
+  const recorded = await signing.intents.recordIntent({
+    caId: ca.id,
+    serial: serialToHex(unsigned.serialNumber),
+    door: asked.door,
+    requester: asked.requester,
+    answers: asked.answers ?? null,
+    tbs: unsigned.tbs,
+  });
+  let intent: IssuanceIntentRecord;
+  if (isIntentTaken(recorded)) {
+    intent = recorded.taken;
+    if (intent.certificateId !== null || intent.caId !== ca.id || !intent.tbs.includes(unsigned.algorithm)) throw new IssuanceTaken(intent);
+    unsigned = { ...unsigned, tbs: intent.tbs };
+  } else intent = recorded;
+  try {
+    await asked.ready;
+    return { der: await build(() => signUnsignedCertificate(unsigned, signer)), intentId: intent.id };
+  } catch (e) {
+    if (!isIntentTaken(recorded)) {
+      await signing.intents.failIntent(intent.id, `Not signed: ${(e as Error).message}`).catch(() => undefined); // else the sweep settles it
+    }
+    throw e;
+  }
 }
 
 /** What the CA certifies for a key it made itself (a delegate's: delegate.ts). */
@@ -118,12 +215,14 @@ export async function signAutogenerated(
   signing: Signing,
   ca: CaRecord,
   made: AutogeneratedCertificate,
-  requester: Actor,
+  asked: Asked,
   now: Date = new Date(),
-): Promise<NewCertificate> {
+): Promise<SignedCertificate> {
   const facts = caFacts(ca);
   const notBefore = floorToMinute(now);
-  const der = await build(
+  const { der, intentId } = await recordAndSign(
+    signing,
+    ca,
     {
       issuer: facts.subjectDer,
       subject: made.subject,
@@ -137,13 +236,22 @@ export async function signAutogenerated(
       signature: { hash: defaultHashFor(facts.keyType, facts.signatureHash) },
     },
     await caSigner(signing.keyBackends, ca),
+    asked,
   );
-  return newCertificateRecord(parseCertificate(der), { caId: ca.id, csr: null, profile: made.profile, autogenerated: true, requester });
+  const certificate = newCertificateRecord(parseCertificate(der), {
+    caId: ca.id,
+    csr: null,
+    profile: made.profile,
+    autogenerated: true,
+    requester: asked.requester,
+  });
+  return Object.assign(certificate, { intentId });
 }
 
-async function build(template: CertificateTemplate, signer: Signer): Promise<Buffer> {
+/** `make`'s certificate part; a key's failure as the CA's error (its message is an order's reason). */
+async function build<T>(make: () => T | Promise<T>): Promise<T> {
   try {
-    return await buildCertificate(template, signer);
+    return await make();
   } catch (e) {
     if (e instanceof X509Error || e instanceof CaError) throw e;
     throw new CaError('key', `Could not sign certificate: ${(e as Error).message}`);

@@ -5,22 +5,43 @@
  *  2. sign them all at once (a signing failure is that order's `failed` reason);
  *  3. store them with one statement for the signed orders (`issueOrders`: certificates inserted, orders
  *     issued) and one for the failed ones (`failOrders`), each of which takes only the orders still
- *     claimable — another instance may have taken some: their certificates are dropped unstored.
+ *     claimable — another instance may have finished some meanwhile: their certificates are then
+ *     kept alone, never dropped (each signature has its intent and its row: docs/DESIGN.md "Issuing authority").
  * If the database refuses a statement, its orders are still pending and the runner redoes them one
  * per transaction (single-order.ts), which isolates the order at fault.
  * A file of its own because the two paths hold opposite rules — here signing happens outside any
  * transaction, there inside it — and each is easier to check without the other beside it.
  */
+import { keepUnanswered } from '../issuance/issue';
 import { signOrder, storeSignedOrders } from '../issuance/order-store';
-import { hasBatchOrders, isConnectionLost, type CaRecord, type NewCertificate, type OrderRecord } from '../../ports';
+import { IssuanceTaken, type SignedCertificate } from '../issuance/sign';
+import { hasBatchOrders, isConnectionLost, type CaRecord, type OrderRecord } from '../../ports';
 import { isStoreError, reasonOf, type RunnerContext } from './runner-context';
 
-/** What signing one order of a batch came to. */
-type Outcome = { order: OrderRecord; certificate: NewCertificate } | { order: OrderRecord; reason: string; error: unknown };
+/** What signing one order of a batch came to: a certificate, a reason it failed, or one issued for it already. */
+type Outcome =
+  | { order: OrderRecord; certificate: SignedCertificate }
+  | { order: OrderRecord; reason: string; error: unknown }
+  | { order: OrderRecord; taken: IssuanceTaken };
 
 /** The order as `issueOrders` left it in the database. */
 function issuedOrder(order: OrderRecord, certificateId: number, certificateSerial: string, when: Date): OrderRecord {
   return { ...order, status: 'issued', certificateId, certificateSerial, error: null, leaseOwner: null, leaseExpires: null, updated: when };
+}
+
+/**
+ * Orders whose intent has its certificate already (another runner signed and stored it, then could not
+ * mark the order): issued with that certificate. Orders whose intent another runner still signs are
+ * left to it. How many were marked.
+ */
+async function takeIssued(c: RunnerContext, outcomes: readonly Outcome[]): Promise<number> {
+  let marked = 0;
+  for (const o of outcomes) {
+    if (!('taken' in o) || o.taken.intent.certificateId === null) continue;
+    c.announce([await c.store.markOrderIssued(o.order.id, o.taken.intent.certificateId)]);
+    marked++;
+  }
+  return marked;
 }
 
 /** One batch; `ok: false` asks the runner to take `claimed` orders one per transaction next. */
@@ -44,11 +65,12 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
         try {
           return { order, certificate: await signOrder(c.signing, ca, order) };
         } catch (e) {
+          if (e instanceof IssuanceTaken) return { order, taken: e };
           return { order, error: e, reason: reasonOf(e) };
         }
       }),
     );
-    const signed = outcomes.filter((o): o is Extract<Outcome, { certificate: NewCertificate }> => 'certificate' in o);
+    const signed = outcomes.filter((o): o is Extract<Outcome, { certificate: SignedCertificate }> => 'certificate' in o);
     const failed = outcomes.filter((o): o is Extract<Outcome, { reason: string }> => 'reason' in o);
     // The database failed, not the order: retried one per transaction, as a refused statement is.
     const storeFailure = failed.find((o) => isStoreError(o.error));
@@ -57,6 +79,11 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
     const byOrder = new Map(signed.map((o) => [o.order.id, o]));
     const stored = signed.length ? await storeSignedOrders(store, signed, when, c.leaseOwner) : [];
     claimed = stored.length;
+    const storedOrders = new Set(stored.map((s) => s.orderId));
+    for (const { certificate } of signed.filter((o) => !storedOrders.has(o.order.id))) {
+      await keepUnanswered(c.signing.intents, certificate, 'the order was finished by another runner');
+    }
+    claimed += await takeIssued(c, outcomes);
     c.announce(
       stored.map(({ orderId, certificateId }) => {
         const { order, certificate } = byOrder.get(orderId) as (typeof signed)[number];

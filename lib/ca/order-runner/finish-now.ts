@@ -8,32 +8,40 @@
  *
  * A fast path only: whatever does not go smoothly returns null, and the caller places the order
  * pending for the queued path (batch.ts, single-order.ts), which signs again and records the reason
- * (README D3). An outage is thrown, for the caller's 503 (README D21).
+ * (README D3). A certificate signed here and refused by the statement is kept alone (issue.ts
+ * `keepSigned`): every signature has its row. An outage is thrown, for the caller's 503 (README D21).
  */
-import { signCertificate } from '../issuance/sign';
-import { keepAsIssuedOrder } from '../issuance/issue';
+import { signCertificate, type SignedCertificate } from '../issuance/sign';
+import { keepAsIssuedOrder, keepSigned } from '../issuance/issue';
+import { CaError } from '../errors';
 import { storableRequest } from '../key-backends';
-import { hasIssuedOrders, isConnectionLost, type CaRecord, type NewCertificate, type NewOrder, type OrderRecord } from '../../ports';
+import { hasIssuedOrders, isConnectionLost, type CaRecord, type NewOrder, type OrderRecord } from '../../ports';
 import type { RunnerContext } from './runner-context';
 
 export async function finishNow(c: RunnerContext, order: NewOrder, ca: CaRecord): Promise<OrderRecord | null> {
   const { store } = c;
   if (!hasIssuedOrders(store) || order.caId !== ca.id) return null;
-  let certificate: NewCertificate;
+  let certificate: SignedCertificate;
   try {
-    certificate = await signCertificate(c.signing, ca, order.request, order.requester ?? null);
+    certificate = await signCertificate(c.signing, ca, order.request, { requester: order.requester ?? null, door: 'rest' });
   } catch {
     return null; // the queued path signs it again and records why it fails
   }
   let issued: OrderRecord | null;
   try {
     const request = storableRequest(c.signing.keyBackends, ca, order.request); // signed already: keep no secret
-    issued = await keepAsIssuedOrder(store, { ...order, request })(certificate);
+    // Refused (the CA was revoked or removed meanwhile): the certificate is kept alone, never dropped (issue.ts).
+    issued = await keepSigned(c.signing.intents, certificate, async (signed) => {
+      const stored = await keepAsIssuedOrder(store, { ...order, request })(signed);
+      if (!stored) throw new CaError('conflict', 'The certificate authority was revoked or removed while the certificate was signed.');
+      return stored;
+    });
   } catch (e) {
     if (isConnectionLost(e)) throw e;
-    c.logError('express-ca-api: an order signed in the request could not be stored; it takes the queued path', e);
+    if (!(e instanceof CaError))
+      c.logError('express-ca-api: an order signed in the request could not be stored; it takes the queued path', e);
     return null;
   }
-  if (issued) c.announce([issued]);
+  c.announce([issued]);
   return issued;
 }

@@ -102,7 +102,7 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
   const context: RunnerContext = {
     store,
     leaseOwner,
-    signing: { keyBackends, profiles, defaultExpiresMs: options.defaultExpiresMs },
+    signing: { keyBackends, profiles, defaultExpiresMs: options.defaultExpiresMs, intents: store },
     maxAttempts: options.maxAttempts ?? 3,
     attempts: new Map(),
     intake,

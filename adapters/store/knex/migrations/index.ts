@@ -33,6 +33,7 @@ import * as m0024 from './0024_acme_policy_events';
 import * as m0025 from './0025_enrolment_requests';
 import * as m0026 from './0026_enrolment_endpoints';
 import * as m0027 from './0027_enrolment_endpoint_budget_webhook';
+import * as m0029 from './0029_issuance_intents';
 
 /** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -63,6 +64,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0025_enrolment_requests', m0025],
   ['0026_enrolment_endpoints', m0026],
   ['0027_enrolment_endpoint_budget_webhook', m0027],
+  ['0029_issuance_intents', m0029],
 ];
 
 /** Table in which knex records applied migrations; prefixed so it cannot clash with a host's own. */
