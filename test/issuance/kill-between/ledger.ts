@@ -45,11 +45,11 @@ export interface Mark {
 const maxId = async (db: TestDatabase, table: string): Promise<number> =>
   Number(((await db.knex(table).max('id as id').first()) as { id: string | number | null }).id ?? 0);
 
-export async function mark(db: TestDatabase, withIntents: boolean): Promise<Mark> {
+export async function mark(db: TestDatabase): Promise<Mark> {
   return {
     certificate: await maxId(db, TABLES.certificates),
     event: await maxId(db, TABLES.events),
-    intent: withIntents ? await maxId(db, intentsTable()) : 0,
+    intent: await maxId(db, TABLES.issuanceIntents),
   };
 }
 
@@ -76,13 +76,6 @@ export async function expectCertificatesOnce(db: TestDatabase, since: Mark, rece
   return stored[0];
 }
 
-/** The intents table's name (issue 47; `TABLES.issuanceIntents` once the store has it). */
-export function intentsTable(): string {
-  const name = (TABLES as Record<string, string>).issuanceIntents;
-  if (!name) throw new Error('the store has no issuance intents table (TABLES.issuanceIntents)');
-  return name;
-}
-
 const isPending = (i: IntentRow) => i.certificate_id === null && i.failed === null;
 
 /** Every intent ends issued or failed: polls until none is pending (the survivor sweeps those past its lease). */
@@ -92,7 +85,7 @@ export async function expectIntentsSettled(db: TestDatabase, timeoutMs = 20_000)
     return await until(
       'no pending intent',
       async () => {
-        last = (await db.knex(intentsTable()).orderBy('id')) as IntentRow[];
+        last = (await db.knex(TABLES.issuanceIntents).orderBy('id')) as IntentRow[];
         return !last.some(isPending) && last;
       },
       timeoutMs,
@@ -114,7 +107,7 @@ export const describeIntent = (i: IntentRow) => ({
 
 /** No serial names two TBSCertificates: unique among intents and among certificates, and a stored certificate is its intent's `tbs`, signed. */
 export async function expectOneTbsPerSerial(db: TestDatabase): Promise<void> {
-  const intents = (await db.knex(intentsTable()).orderBy('id')) as IntentRow[];
+  const intents = (await db.knex(TABLES.issuanceIntents).orderBy('id')) as IntentRow[];
   const certificates = (await db.knex(TABLES.certificates).orderBy('id').select('id', 'ca_id', 'serial', 'der')) as CertificateRow[];
   const key = (r: { ca_id: number; serial: string }) => `${r.ca_id}:${r.serial}`;
   expect(duplicates(intents.map(key))).toEqual([]);
@@ -153,7 +146,7 @@ export async function expectOneTbsPerSerial(db: TestDatabase): Promise<void> {
  * certificate stored in the case has its intent.
  */
 export async function expectIntentsOfCase(db: TestDatabase, since: Mark, stored: CertificateRow): Promise<IntentRow[]> {
-  const intents = (await db.knex(intentsTable()).where('id', '>', since.intent).orderBy('id')) as IntentRow[];
+  const intents = (await db.knex(TABLES.issuanceIntents).where('id', '>', since.intent).orderBy('id')) as IntentRow[];
   const seen = intents.map(describeIntent);
   expect(seen.length).toBeGreaterThanOrEqual(1);
   expect(seen.filter((i) => i.certificate_id !== null)).toEqual([
