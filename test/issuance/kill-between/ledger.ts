@@ -6,8 +6,8 @@
  * - `expectIntentsSettled`: no intent left pending once the survivor's lease has lapsed;
  * - `expectOneTbsPerSerial`: a serial names one TBSCertificate: unique among intents and among
  *   certificates, and a certificate's TBSCertificate is its intent's `tbs`;
- * - `expectIntentsOfCase`: one intent of the case issued — the received certificate's — the others
- *   failed, and every certificate of the case had its intent.
+ * - `expectIntentsOfCase`: the dead instance's intent was there; one intent of the case issued — the
+ *   received certificate's — the others failed; every certificate of the case had its intent.
  */
 import { TABLES } from '../../../adapters/store/knex/tables';
 import { hasEventLog, type DomainEvent } from '../../../lib/ports';
@@ -138,26 +138,30 @@ export async function expectOneTbsPerSerial(db: TestDatabase): Promise<void> {
   }
 }
 
+/** How the survivor finished the dead instance's issuance (kill-between.test.ts, `LEASES`). */
+export type Takeover = 'issued anew' | 'signed again';
+
 /**
  * The intents of a case (since `since`): the first is the dead instance's — recorded before it
  * signed, so there whatever the point it died at. Exactly one intent is issued, the received
- * certificate's: a later one (A's failed, interrupted), or A's own, signed again by B while it was
- * pending (lib/ca/issuance/interrupted.ts allows either). Every other intent failed, and every
- * certificate stored in the case has its intent.
+ * certificate's, and every other one failed; every certificate stored in the case has its intent.
+ * `issued anew`: A's intent failed as interrupted, a later one is issued. `signed again`: A's is the
+ * only intent, and issued (B signed its recorded TBSCertificate again).
  */
-export async function expectIntentsOfCase(db: TestDatabase, since: Mark, stored: CertificateRow): Promise<IntentRow[]> {
+export async function expectIntentsOfCase(db: TestDatabase, since: Mark, stored: CertificateRow, takeover: Takeover): Promise<void> {
   const intents = (await db.knex(TABLES.issuanceIntents).where('id', '>', since.intent).orderBy('id')) as IntentRow[];
   const seen = intents.map(describeIntent);
-  expect(seen.length).toBeGreaterThanOrEqual(1);
-  expect(seen.filter((i) => i.certificate_id !== null)).toEqual([
-    expect.objectContaining({ certificate_id: stored.id, serial: stored.serial }),
-  ]);
+  const issued = expect.objectContaining({ certificate_id: stored.id, serial: stored.serial, failed: false });
+  const interrupted = expect.objectContaining({ certificate_id: null, failed: true, failure: expect.stringMatching(/^Interrupted/) });
+  if (takeover === 'signed again') expect(seen).toEqual([issued]);
+  else {
+    expect(seen[0]).toEqual(interrupted);
+    expect(seen.slice(1).filter((i) => i.certificate_id !== null)).toEqual([issued]);
+  }
   expect(seen.filter((i) => i.certificate_id === null && !i.failed)).toEqual([]);
-  if (seen[0].certificate_id === null) expect(seen[0]).toMatchObject({ failed: true, failure: expect.stringMatching(/^Interrupted/) });
   for (const certificate of await certificatesAfter(db, since.certificate)) {
     expect(intents.some((i) => i.ca_id === certificate.ca_id && i.serial === certificate.serial)).toBe(true);
   }
-  return intents;
 }
 
 function duplicates(values: string[]): string[] {
