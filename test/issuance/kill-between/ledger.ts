@@ -105,7 +105,10 @@ export const describeIntent = (i: IntentRow) => ({
   failure: i.failure,
 });
 
-/** No serial names two TBSCertificates: unique among intents and among certificates, and a stored certificate is its intent's `tbs`, signed. */
+/**
+ * No serial names two TBSCertificates: unique among intents and among certificates, and a stored
+ * certificate is its intent's `tbs`, signed. Nothing answered twice: one issued intent per thing answered.
+ */
 export async function expectOneTbsPerSerial(db: TestDatabase): Promise<void> {
   const intents = (await db.knex(TABLES.issuanceIntents).orderBy('id')) as IntentRow[];
   const certificates = (await db.knex(TABLES.certificates).orderBy('id').select('id', 'ca_id', 'serial', 'der')) as CertificateRow[];
@@ -128,6 +131,8 @@ export async function expectOneTbsPerSerial(db: TestDatabase): Promise<void> {
       certificate_id: certificate.id,
     });
   }
+  // Nothing answered twice: one issued intent per order, ACME order, enrolment transaction.
+  expect(duplicates(intents.filter((i) => i.certificate_id !== null && i.answers !== null).map((i) => i.answers as string))).toEqual([]);
   // An intent marked issued names a certificate of its own serial.
   const byId = new Map(certificates.map((c) => [c.id, c]));
   for (const intent of intents.filter((i) => i.certificate_id !== null)) {
