@@ -3,7 +3,7 @@
  * SCEP, on one PostgreSQL schema), for kill-between.test.ts. An instance may carry one gate, a file
  * the test owns: at `signing` its next signature waits before it is made (the intent is recorded,
  * nothing signed yet); at `storing` it waits once made, before it is handed back to be stored. Either
- * way `<gate>.held` appears, and the test kills the instance there.
+ * way `<gate>.held` appears, and the test kills the instance there — or lets it go on much later.
  */
 import { spawn, type ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
@@ -31,6 +31,8 @@ export interface Gate {
   close(): void;
   /** An instance waits at the gate. */
   held(): boolean;
+  /** Open the gate again; resolves once the instance held there has gone on. */
+  open(): Promise<void>;
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -57,7 +59,17 @@ export class Hosts {
 
   gate(point: Point): Gate {
     const file = path.join(this.dir, `${point}-${randomBytes(4).toString('hex')}.gate`);
-    return { point, path: file, close: () => fs.writeFileSync(file, ''), held: () => fs.existsSync(`${file}.held`) };
+    const passed = point === 'signing' ? `${file}.signed` : `${file}.let-go`;
+    return {
+      point,
+      path: file,
+      close: () => fs.writeFileSync(file, ''),
+      held: () => fs.existsSync(`${file}.held`),
+      open: async () => {
+        fs.unlinkSync(file);
+        await until('the instance past its gate', async () => fs.existsSync(passed));
+      },
+    };
   }
 
   /** A work-host with `options` (WORK_HOST_OPTIONS) and `gate`; resolves once it serves. */
