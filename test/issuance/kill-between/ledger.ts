@@ -69,12 +69,17 @@ const certificatesAfter = async (db: TestDatabase, id: number): Promise<Certific
 export async function expectCertificatesOnce(db: TestDatabase, since: Mark, received: Received): Promise<CertificateRow> {
   const stored = await certificatesAfter(db, since.certificate);
   const serial = parseCertificate(received.der).serial;
-  expect({ stored: stored.map((c) => c.serial), answers: received.answers }).toEqual({ stored: [serial], answers: received.answers });
+  // The client's answers and the case's intents ride along, to say what happened should it fail.
+  const context = { answers: received.answers, intents: (await intentsAfter(db, since.intent)).map(describeIntent) };
+  expect({ stored: stored.map((c) => c.serial), ...context }).toEqual({ stored: [serial], ...context });
   expect(Buffer.from(stored[0].der).equals(received.der)).toBe(true);
   const issued = (await eventsAfter(db, since.event)).filter((e) => e.type === 'certificate.issued');
   expect(issued.map((e) => e.serial)).toEqual([serial]);
   return stored[0];
 }
+
+const intentsAfter = async (db: TestDatabase, id: number): Promise<IntentRow[]> =>
+  (await db.knex(TABLES.issuanceIntents).where('id', '>', id).orderBy('id')) as IntentRow[];
 
 const isPending = (i: IntentRow) => i.certificate_id === null && i.failed === null;
 
@@ -154,7 +159,7 @@ export type Takeover = 'issued anew' | 'signed again';
  * only intent, and issued (B signed its recorded TBSCertificate again).
  */
 export async function expectIntentsOfCase(db: TestDatabase, since: Mark, stored: CertificateRow, takeover: Takeover): Promise<void> {
-  const intents = (await db.knex(TABLES.issuanceIntents).where('id', '>', since.intent).orderBy('id')) as IntentRow[];
+  const intents = await intentsAfter(db, since.intent);
   const seen = intents.map(describeIntent);
   const issued = expect.objectContaining({ certificate_id: stored.id, serial: stored.serial, failed: false });
   const interrupted = expect.objectContaining({ certificate_id: null, failed: true, failure: expect.stringMatching(/^Interrupted/) });
