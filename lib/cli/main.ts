@@ -14,17 +14,28 @@ import type { CliIo } from './io';
 import { runCli } from './run';
 
 /**
+ * What a command's embedded (PGlite) database is opened with. On the calling thread: a command has
+ * nothing else to run meanwhile, and a thread of its own would load PGlite a second time. With a small
+ * buffer pool: a command reads few pages, and PGlite's default pool (128MB) is paid for at every start
+ * (adapters/store/database.ts, `pgliteSharedBuffers`).
+ */
+const COMMAND_DATABASE_OPTIONS = { pgliteThread: false, pgliteSharedBuffers: '16MB' } as const;
+
+/**
  * The knex store on `DATABASE_URL` of the command's environment (the PGlite directory `./.ca-data` when
  * it is unset), migrated unless told not to.
  */
 async function openDefaultStore(databaseUrl: string | undefined, options: { migrate?: boolean } = {}): Promise<Store> {
-  // Loaded on demand: `--help` and usage errors should not pay for the database drivers.
+  // Loaded on demand: `--help` and usage errors should not pay for the database drivers; openDatabase
+  // loads them itself only once it holds an embedded directory, so that a directory in use by a
+  // running server is refused at once.
   // (require, not import(): with module node16 a dynamic import() stays an ES import.)
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { openDatabase } = require('../../adapters/store/database') as typeof import('../../adapters/store/database');
+  const db = await openDatabase(databaseUrl ?? DEFAULT_DATA_DIR, COMMAND_DATABASE_OPTIONS);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { knexStore } = require('../../adapters/store/knex') as typeof import('../../adapters/store/knex');
-  const store = knexStore(await openDatabase(databaseUrl ?? DEFAULT_DATA_DIR));
+  const store = knexStore(db);
   if (options.migrate !== false) await store.migrate();
   return store;
 }
