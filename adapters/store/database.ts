@@ -169,6 +169,8 @@ export async function openDatabase(url?: string, options: DatabaseOptions = {}):
   // An embedded data directory is held for as long as the connection is open (see directory-lock.ts).
   // Taken before the drivers are even loaded: a directory another process holds is refused at once.
   const lock = dataDir !== undefined ? acquireDirectoryLock(dataDir) : null;
+  // A cluster PGlite is about to create (initdb) rather than resume: its files are the loose ones.
+  const newCluster = dataDir !== undefined && !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
   const { knex, PGlite, pg_trgm } = drivers();
   const snapshot = options.pgliteSnapshot;
   const sharedBuffers = options.pgliteSharedBuffers;
@@ -221,7 +223,10 @@ export async function openDatabase(url?: string, options: DatabaseOptions = {}):
     await db.destroy().catch(() => undefined);
     throw openError(target, e);
   }
-  tighten(); // a new cluster's files, unpacked by PGlite with mode 0666
+  // A new cluster's files, unpacked by PGlite with mode 0666. An existing cluster's files were
+  // tightened when it was last closed, and are again when this connection closes: walking its ~1000
+  // files here as well would cost every open (a `ca-admin` command) a tenth of a second for nothing.
+  if (newCluster) tighten();
   return db;
 }
 
