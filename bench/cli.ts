@@ -10,8 +10,9 @@
  *   npm run bench:cli
  *
  * Each command runs BENCH_RUNS times (default 5), in a new process each time; printed: the median wall
- * time (process start to exit, measured by the bench) and the largest peak RSS (the child's own
- * `process.resourceUsage().maxRSS`, written at exit by a preload: every thread of the process).
+ * time (process start to exit, measured by the bench), the median CPU time (user + system, every
+ * thread: the steadier figure on a busy machine) and the largest peak RSS (the child's own
+ * `process.resourceUsage()`, written at exit by a preload).
  *
  * BENCH_CA_ADMIN: comma-separated entry scripts to compare (default this build's lib/cli/main.js), e.g.
  * the `bin/ca-admin.js` of a build of another commit: their runs are interleaved command by command, so
@@ -28,12 +29,15 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const ENTRIES = (process.env.BENCH_CA_ADMIN ?? path.join(__dirname, '../lib/cli/main.js')).split(',').map((e) => path.resolve(e));
 const KEK = randomBytes(32).toString('base64');
 
-/** Writes the process's peak RSS (KiB) to BENCH_RSS_FILE when it exits. */
-const RSS_PRELOAD = `process.on('exit', () => require('fs').writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)));\n`;
+/** Writes the process's peak RSS (KiB) and CPU time (µs, user + system) to BENCH_RSS_FILE when it exits. */
+const RSS_PRELOAD =
+  `process.on('exit', () => { const u = process.resourceUsage(); ` +
+  `require('fs').writeFileSync(process.env.BENCH_RSS_FILE, JSON.stringify([u.maxRSS, u.userCPUTime + u.systemCPUTime])); });\n`;
 
 interface Run {
   ms: number;
   rssKiB: number;
+  cpuMs: number;
   code: number | null;
   stdout: string;
   stderr: string;
@@ -48,8 +52,8 @@ function caAdmin(work: string, entry: string, databaseUrl: string, args: string[
   const r = spawnSync(process.execPath, ['-r', path.join(work, 'rss-preload.js'), entry, ...args], { env, encoding: 'utf8', cwd: work });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (r.error) throw r.error;
-  const rssKiB = fs.existsSync(rssFile) ? Number(fs.readFileSync(rssFile, 'utf8')) : NaN;
-  return { ms, rssKiB, code: r.status, stdout: r.stdout, stderr: r.stderr };
+  const [rssKiB, cpuUs] = fs.existsSync(rssFile) ? (JSON.parse(fs.readFileSync(rssFile, 'utf8')) as number[]) : [NaN, NaN];
+  return { ms, rssKiB, cpuMs: cpuUs / 1000, code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -117,12 +121,14 @@ async function main(): Promise<void> {
           runs[k].push(r);
         });
       const base = median(runs[0].map((r) => r.ms));
+      const baseCpu = median(runs[0].map((r) => r.cpuMs));
       for (const [k, entry] of ENTRIES.entries()) {
         const ms = median(runs[k].map((r) => r.ms));
+        const cpu = median(runs[k].map((r) => r.cpuMs));
         const rss = Math.max(...runs[k].map((r) => r.rssKiB)) / 1024;
-        const ratio = ENTRIES.length > 1 ? `  (${(ms / base).toFixed(2)}× the first)` : '';
+        const ratio = ENTRIES.length > 1 ? `  (wall ${(ms / base).toFixed(2)}×, CPU ${(cpu / baseCpu).toFixed(2)}× the first)` : '';
         console.log(
-          `${c.name.padEnd(26)} median ${ms.toFixed(0).padStart(6)} ms  max RSS ${rss.toFixed(0).padStart(4)} MiB  ${entry}${ratio}`,
+          `${c.name.padEnd(26)} median ${ms.toFixed(0).padStart(6)} ms wall ${cpu.toFixed(0).padStart(6)} ms CPU  max RSS ${rss.toFixed(0).padStart(4)} MiB  ${entry}${ratio}`,
         );
       }
     }
