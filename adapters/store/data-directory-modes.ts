@@ -11,9 +11,9 @@
  * even be set on the worker thread PGlite runs on, pglite-thread.ts.) So:
  * 1. a new directory is made 0700 before PGlite opens it: from then on nothing in it is reachable by
  *    other users, whatever mode PGlite gives a file;
- * 2. once PGlite has opened it (a new cluster is written by then) and again once it is closed, every
- *    entry that grants group or others anything loses those bits, so that the files' own modes are
- *    private too (a copy or backup that keeps modes, a directory later opened up).
+ * 2. once PGlite has written a new cluster into it, and again whenever it is closed, every entry that
+ *    grants group or others anything loses those bits, so that the files' own modes are private too
+ *    (a copy or backup that keeps modes, a directory later opened up).
  * Only a private directory (one made here, or one that is 0700 already) is tightened. A directory
  * others may enter was made so by someone — an older version, an operator: it is left as it is, and
  * opening it warns with the command that fixes it.

@@ -10,9 +10,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import knex, { type Knex } from 'knex';
-import { PGlite, type Extension } from '@electric-sql/pglite';
-import ClientPgLite from 'knex-pglite';
+import type { Knex } from 'knex';
+import type { PGlite, Extension } from '@electric-sql/pglite';
 import { looseDataDirectoryWarning, prepareDataDirectory, tightenDataDirectory } from './data-directory-modes';
 import { acquireDirectoryLock } from './directory-lock';
 import { connectionFailureMessage } from './knex/errors';
@@ -22,9 +21,28 @@ import { environment } from '../../lib/settings/environment';
 
 export { DatabaseInUseError } from './directory-lock';
 
-// The contrib entry point declares its types for ESM importers only; its CommonJS build is the same.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
+/**
+ * The drivers, loaded on first use rather than with this module: knex alone is some 300 modules, and
+ * whoever is refused an embedded directory that another process holds (directory-lock.ts) should hear
+ * so at once, without waiting for them (a `ca-admin` command beside a running server).
+ * (require, not import(): with module node16 a dynamic import() stays an ES import.)
+ */
+function drivers(): {
+  knex: typeof import('knex').knex;
+  PGlite: typeof import('@electric-sql/pglite').PGlite;
+  ClientPgLite: typeof import('knex-pglite');
+  pg_trgm: Extension;
+} {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  return {
+    knex: (require('knex') as typeof import('knex')).knex,
+    PGlite: (require('@electric-sql/pglite') as typeof import('@electric-sql/pglite')).PGlite,
+    ClientPgLite: require('knex-pglite') as typeof import('knex-pglite'),
+    // The contrib entry point declares its types for ESM importers only; its CommonJS build is the same.
+    pg_trgm: (require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension }).pg_trgm,
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
 
 export const DEFAULT_DATA_DIRECTORY = './.ca-data';
 
@@ -68,6 +86,14 @@ export interface DatabaseOptions {
    * embedded database waits for its first-time setup however long that takes, never this long.
    */
   connectTimeoutMs?: number;
+  /**
+   * Embedded PGlite only: PostgreSQL's `shared_buffers` for this session (a size such as `'16MB'`;
+   * default PGlite's 128MB). PostgreSQL clears its whole buffer pool at start, so the setting is paid
+   * for in memory and start-up time whether or not the pages are used: a short-lived process that reads
+   * a few pages (a `ca-admin` command) asks for a small pool. Nothing is written to the database's
+   * configuration.
+   */
+  pgliteSharedBuffers?: string;
 }
 
 /** How long a request waits for a PostgreSQL connection before it is told the database is unavailable. */
@@ -99,10 +125,10 @@ export function knexConfig(
         ...searchPath,
       };
     case 'pglite-memory':
-      return { client: ClientPgLite, dialect: 'postgres', connection: { ...instance }, ...pgliteWait, ...searchPath };
+      return { client: drivers().ClientPgLite, dialect: 'postgres', connection: { ...instance }, ...pgliteWait, ...searchPath };
     case 'pglite-directory':
       return {
-        client: ClientPgLite,
+        client: drivers().ClientPgLite,
         dialect: 'postgres',
         connection: { filename: target.directory, ...instance },
         ...pgliteWait,
@@ -138,18 +164,28 @@ export async function openDatabase(url?: string, options: DatabaseOptions = {}):
     const failed = privateDir ? tightenDataDirectory(dataDir) : [];
     if (failed.length) warn(`Could not make ${failed.length} file(s) of ${dataDir} private, e.g. ${failed[0]}: chmod -R go= ${dataDir}`);
   };
-  // An embedded data directory is held for as long as the connection is open (see directory-lock.ts).
-  const lock = dataDir !== undefined ? acquireDirectoryLock(dataDir) : null;
-  // Either way with the extensions the migrations use (pglite-thread.ts loads the same).
   if (options.pgliteSnapshot !== undefined && target.kind !== 'pglite-memory')
     throw new Error('pgliteSnapshot applies to a new in-memory database (memory://) only');
+  // An embedded data directory is held for as long as the connection is open (see directory-lock.ts).
+  // Taken before the drivers are even loaded: a directory another process holds is refused at once.
+  const lock = dataDir !== undefined ? acquireDirectoryLock(dataDir) : null;
+  // A cluster PGlite is about to create (initdb) rather than resume: its files are the loose ones.
+  const newCluster = dataDir !== undefined && !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
+  const { knex, PGlite, pg_trgm } = drivers();
   const snapshot = options.pgliteSnapshot;
+  const sharedBuffers = options.pgliteSharedBuffers;
+  // Either way with the extensions the migrations use (pglite-thread.ts loads the same).
   const pglite =
     target.kind === 'postgres'
       ? null
       : (options.pgliteThread ?? true)
-        ? new PgliteThread(dataDir, snapshot)
-        : new PGlite({ dataDir, extensions: { pg_trgm }, ...(snapshot ? { loadDataDir: new Blob([fs.readFileSync(snapshot)]) } : {}) });
+        ? new PgliteThread(dataDir, snapshot, sharedBuffers)
+        : new PGlite({
+            dataDir,
+            extensions: { pg_trgm },
+            ...(sharedBuffers ? { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`] } : {}),
+            ...(snapshot ? { loadDataDir: new Blob([fs.readFileSync(snapshot)]) } : {}),
+          });
   if (pglite) {
     // A new embedded database is set up first (initdb: seconds of CPU, a minute on a loaded machine).
     // knex's pool gives up on a connection that is not ready within its create timeout (30 s) or its
@@ -187,7 +223,10 @@ export async function openDatabase(url?: string, options: DatabaseOptions = {}):
     await db.destroy().catch(() => undefined);
     throw openError(target, e);
   }
-  tighten(); // a new cluster's files, unpacked by PGlite with mode 0666
+  // A new cluster's files, unpacked by PGlite with mode 0666. An existing cluster's files were
+  // tightened when it was last closed, and are again when this connection closes: walking its ~1000
+  // files here as well would cost every open (a `ca-admin` command) a tenth of a second for nothing.
+  if (newCluster) tighten();
   return db;
 }
 

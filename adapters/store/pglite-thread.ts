@@ -37,7 +37,9 @@ const { PGlite } = require(workerData.pglitePath);
 const { pg_trgm } = require(workerData.trgmPath);
 // A snapshot (a tar of PGlite's dumpDataDir) is the new database's starting content: no initdb.
 const loadDataDir = workerData.snapshot ? new Blob([require('fs').readFileSync(workerData.snapshot)]) : undefined;
-const db = new PGlite({ dataDir: workerData.dataDir || undefined, extensions: { pg_trgm }, loadDataDir });
+// A smaller buffer pool than PGlite's default when asked for (database.ts, pgliteSharedBuffers).
+const startParams = workerData.sharedBuffers ? [...PGlite.defaultStartParams, '-c', 'shared_buffers=' + workerData.sharedBuffers] : undefined;
+const db = new PGlite({ dataDir: workerData.dataDir || undefined, extensions: { pg_trgm }, loadDataDir, startParams });
 function describe(e) {
   const out = { message: String((e && e.message) || e), name: e && e.name };
   if (e && typeof e === 'object') for (const k of Object.keys(e)) if (typeof e[k] !== 'function') out[k] = e[k];
@@ -88,9 +90,10 @@ export class PgliteThread {
 
   /**
    * `dataDir`: a directory holding the database, or undefined for an in-memory one; `snapshot`: a tar
-   * written by PGlite's `dumpDataDir()` that a new database starts from.
+   * written by PGlite's `dumpDataDir()` that a new database starts from; `sharedBuffers`: PostgreSQL's
+   * `shared_buffers` for the session (database.ts, `pgliteSharedBuffers`).
    */
-  constructor(dataDir: string | undefined, snapshot?: string) {
+  constructor(dataDir: string | undefined, snapshot?: string, sharedBuffers?: string) {
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
@@ -98,6 +101,7 @@ export class PgliteThread {
         trgmPath: require.resolve('@electric-sql/pglite/contrib/pg_trgm'),
         dataDir: dataDir ?? null,
         snapshot: snapshot ?? null,
+        sharedBuffers: sharedBuffers ?? null,
       },
     });
     // The setup in flight keeps the process alive (openDatabase waits for it); once it is answered, like

@@ -133,7 +133,7 @@ describeOnPostgres('an instance killed mid-issuance: every intent settles, one c
     );
     world = { ca, dir, dns, http01, auth: { Authorization: `Basic ${Buffer.from(`worker:${PASSWORD}`).toString('base64')}` } };
     options = {
-      signInRequest: false, // REST: the queued path, where the order is durable work (README D3)
+      signInRequest: false, // REST: the queued path, where the order is durable work (docs/reference/differences.md D3)
       orderWaitMs: 0,
       est: { enabled: true, ca: ca.serial },
       scep: { enabled: true, ca: ca.serial, challenge: SCEP_CHALLENGE },

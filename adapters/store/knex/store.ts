@@ -50,7 +50,7 @@ import * as events from './events';
 import { KnexAuditLog } from './audit';
 import { KnexMetricsReadings } from './metrics-readings';
 import { KnexWebhookStore } from './webhooks';
-import { MIGRATIONS_TABLE, migrationSource } from './migrations';
+import { MIGRATIONS_TABLE, migrationsCurrent, migrationSource } from './migrations';
 import * as intents from './intents';
 import * as issuedOrders from './issued-orders';
 import * as keyRotation from './key-rotation';
@@ -168,6 +168,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   /** Resolves to the number of migrations applied now (0: the tables were current). */
   async migrate(): Promise<number> {
     if (this.bound) throw new Error('migrate() cannot run inside a store transaction');
+    if (await migrationsCurrent(this.db)) return 0;
     const [, applied] = (await this.db.migrate.latest({ migrationSource, tableName: MIGRATIONS_TABLE })) as [number, string[]];
     return applied.length;
   }

@@ -68,7 +68,7 @@ async function retrying<T>(answers: string[], attempt: () => Promise<{ done: T }
   }
 }
 
-/** REST sign (queued: the order is durable work, README D3); the order's certificate from the inventory. */
+/** REST sign (queued: the order is durable work, docs/reference/differences.md D3); the order's certificate from the inventory. */
 export const rest: Door<{ slug?: string }> = {
   answersWhileSigning: true,
   prepare: async () => ({}),
