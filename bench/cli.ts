@@ -5,7 +5,7 @@
  * - `list_cas` and `view_ca` on a database holding one CA;
  * - `migrate` on a new directory (PGlite's initdb, then every migration) and on an up-to-date database;
  * - `list_cas` against a running example server (examples/host-server, what `npm start` runs) that holds
- *   the embedded database: the "in use" error (README "Embedded database").
+ *   the embedded database: the "in use" error (docs/reference/cli.md "One process on the embedded database").
  *
  *   npm run bench:cli
  *
