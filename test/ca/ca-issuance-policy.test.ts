@@ -4,29 +4,16 @@
  * and a common name that is a host name or address — and the settings checked before they are stored.
  * That every way in applies it alike is test/issuance/parity.test.ts's.
  */
-import { generateKeyPairSync } from 'crypto';
 import { describeKeyKinds, isKeyOfKinds, keyKinds } from '../../lib/ca/policy/ca-keys';
 import { issuancePolicyInWords, patchedIssuancePolicy, sameIssuancePolicy } from '../../lib/ca/policy/ca-policy-settings';
 import { issuancePolicyIssues, requestedNameIssues, type IssuanceSubject } from '../../lib/ca/policy/check';
 import type { PolicyContext } from '../../lib/ca/policy/context';
 import { CaError } from '../../lib/ca/errors';
 import type { CaIssuancePolicy } from '../../lib/ports';
-import { parsePublicKeyInfo } from '../../lib/x509/public-key';
+import { spki } from '../helpers/public-keys';
 import type { GeneralName, Name } from '../../lib/x509/types';
 
 const CN = '2.5.4.3';
-
-function spki(type: 'rsa' | 'ec' | 'ed25519' | 'ed448', option?: number | string) {
-  const pair =
-    type === 'rsa'
-      ? generateKeyPairSync('rsa', { modulusLength: option as number })
-      : type === 'ec'
-        ? generateKeyPairSync('ec', { namedCurve: option as string })
-        : type === 'ed25519'
-          ? generateKeyPairSync('ed25519')
-          : generateKeyPairSync('ed448');
-  return parsePublicKeyInfo(pair.publicKey.export({ format: 'der', type: 'spki' }));
-}
 
 const KEYS = {
   rsa2048: spki('rsa', 2048),

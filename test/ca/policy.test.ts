@@ -3,26 +3,13 @@
  * with keys made by Node's crypto and read as the CSR parser reads them. That every way in applies it
  * alike is test/issuance/parity.test.ts's.
  */
-import { generateKeyPairSync } from 'crypto';
 import { issuancePolicyIssues, type IssuanceSubject } from '../../lib/ca/policy/check';
 import type { PolicyContext } from '../../lib/ca/policy/context';
-import { parsePublicKeyInfo } from '../../lib/x509/public-key';
+import { spki } from '../helpers/public-keys';
 import type { GeneralName, Name } from '../../lib/x509/types';
 
 const CN = '2.5.4.3';
 const O = '2.5.4.10';
-
-function spki(type: 'rsa' | 'ec' | 'ed25519' | 'ed448', option?: number | string) {
-  const pair =
-    type === 'rsa'
-      ? generateKeyPairSync('rsa', { modulusLength: option as number })
-      : type === 'ec'
-        ? generateKeyPairSync('ec', { namedCurve: option as string })
-        : type === 'ed25519'
-          ? generateKeyPairSync('ed25519')
-          : generateKeyPairSync('ed448');
-  return parsePublicKeyInfo(pair.publicKey.export({ format: 'der', type: 'spki' }));
-}
 
 const p256 = spki('ec', 'prime256v1');
 const caKey = spki('ec', 'prime256v1');

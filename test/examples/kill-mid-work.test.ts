@@ -11,7 +11,7 @@
  * Everything is observed through public surfaces: the REST and ACME APIs, the rows of the database,
  * what the responder and the receiver saw. PostgreSQL only (PGlite is one process's database).
  */
-import { spawn, type ChildProcess } from 'child_process';
+import type { ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as http from 'http';
@@ -33,10 +33,8 @@ import { TEST_KEK } from '../cli/helpers';
 import { WireClient } from '../helpers/acme-wire';
 import { describeOnPostgres, openTestDatabase, type TestDatabase } from '../helpers/database';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
+import { startWorkHost, type Host } from './fixtures/work-host-process';
 
-const ROOT = path.resolve(__dirname, '../..');
-const HOST = path.join(__dirname, 'fixtures', 'work-host.ts');
-const TS_REGISTER = path.join(ROOT, 'test', 'helpers', 'ts-register-cached.js');
 const PASSWORD = 'kill mid work';
 
 /** How A's part of the work ends (`endA`). */
@@ -53,12 +51,6 @@ async function until<T>(what: string, probe: () => Promise<T | null | undefined 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
   }
-}
-
-interface Host {
-  child: ChildProcess;
-  url: string;
-  output(): string;
 }
 
 describeOnPostgres('an instance killed mid-work: another finishes it, exactly once (PostgreSQL)', (target) => {
@@ -121,38 +113,8 @@ describeOnPostgres('an instance killed mid-work: another finishes it, exactly on
 
   /** Start a work-host; resolves once it serves. `gate`: its signing gate file (see the fixture). */
   function startHost(options: Record<string, unknown> = {}, gate?: string): Promise<Host> {
-    const child = spawn(process.execPath, ['-r', TS_REGISTER, HOST], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        ...env,
-        TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'),
-        WORK_HOST_OPTIONS: JSON.stringify(options),
-        ...(gate ? { WORK_HOST_SIGNING_GATE: gate } : {}),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const host: Host = { child, url: '', output: () => out };
-    hosts.push(host);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`work-host did not start:\n${out}`)), 60_000);
-      child.on('exit', (code, signal) => {
-        clearTimeout(timer);
-        reject(new Error(`work-host exited (${code ?? signal}):\n${out}`));
-      });
-      const onData = (d: Buffer) => {
-        out += d.toString();
-        const m = /^work-host listening (\S+)$/m.exec(out);
-        if (m && !host.url) {
-          clearTimeout(timer);
-          host.url = m[1];
-          resolve(host);
-        }
-      };
-      child.stdout.on('data', onData);
-      child.stderr.on('data', onData);
-    });
+    const given = { ...env, WORK_HOST_OPTIONS: JSON.stringify(options), ...(gate ? { WORK_HOST_SIGNING_GATE: gate } : {}) };
+    return startWorkHost(given, (host) => hosts.push(host));
   }
 
   function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {

@@ -5,24 +5,17 @@
  * nothing signed yet); at `storing` it waits once made, before it is handed back to be stored. Either
  * way `<gate>.held` appears, and the test kills the instance there — or lets it go on much later.
  */
-import { spawn, type ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
-const ROOT = path.resolve(__dirname, '../../..');
-const HOST = path.join(ROOT, 'test', 'examples', 'fixtures', 'work-host.ts');
-const TS_REGISTER = path.join(ROOT, 'test', 'helpers', 'ts-register-cached.js');
+import { startWorkHost, type Host } from '../../examples/fixtures/work-host-process';
 
 /** Where an instance is held, and killed: before its signature, or between its signature and the store. */
 export type Point = 'signing' | 'storing';
 const GATE_VARIABLE: Record<Point, string> = { signing: 'WORK_HOST_SIGNING_GATE', storing: 'WORK_HOST_STORING_GATE' };
 
-export interface Host {
-  child: ChildProcess;
-  url: string;
-  output(): string;
-}
+export type { Host };
 
 export interface Gate {
   point: Point;
@@ -74,38 +67,8 @@ export class Hosts {
 
   /** A work-host with `options` (WORK_HOST_OPTIONS) and `gate`; resolves once it serves. */
   start(options: Record<string, unknown>, gate?: Gate): Promise<Host> {
-    const child = spawn(process.execPath, ['-r', TS_REGISTER, HOST], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        ...this.env,
-        TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'),
-        WORK_HOST_OPTIONS: JSON.stringify(options),
-        ...(gate ? { [GATE_VARIABLE[gate.point]]: gate.path } : {}),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const host: Host = { child, url: '', output: () => out };
-    this.started.push(host);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`work-host did not start:\n${out}`)), 60_000);
-      child.on('exit', (code, signal) => {
-        clearTimeout(timer);
-        reject(new Error(`work-host exited (${code ?? signal}):\n${out}`));
-      });
-      const onData = (d: Buffer) => {
-        out += d.toString();
-        const m = /^work-host listening (\S+)$/m.exec(out);
-        if (m && !host.url) {
-          clearTimeout(timer);
-          host.url = m[1];
-          resolve(host);
-        }
-      };
-      child.stdout.on('data', onData);
-      child.stderr.on('data', onData);
-    });
+    const env = { ...this.env, WORK_HOST_OPTIONS: JSON.stringify(options), ...(gate ? { [GATE_VARIABLE[gate.point]]: gate.path } : {}) };
+    return startWorkHost(env, (host) => this.started.push(host));
   }
 
   kill(host: Host): Promise<void> {
