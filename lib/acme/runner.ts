@@ -206,7 +206,7 @@ export class AcmeRunner {
       // The order was not moved to `processing` by this request (another request has it): nothing
       // was signed, nothing is recorded.
       if (e instanceof IssuanceNotStarted || (started && !(await started.catch(() => false)))) return null;
-      // Another instance's intent answers the order and is issued (stored alone when the order
+      // Another instance's intent answers the order and is issued (its certificate stored, the order
       // refused it): this order cannot get another certificate.
       if (e instanceof IssuanceTaken && e.intent.certificateId !== null) {
         await this.deps.acme

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'crypto';
 import { CaError } from '../ca/errors';
-import { authorizingKeep, issue, keepAlone, keepAsAnswer, keepLinked, type Keep } from '../ca/issuance/issue';
+import { issue, keepAlone, keepAsAnswer, keepLinked, type Keep } from '../ca/issuance/issue';
 import { prepareSignRequest } from '../ca/issuance/prepare';
 import { loadPolicyContext, type PolicyContext } from '../ca/policy/context';
 import type { Signing } from '../ca/issuance/sign';
@@ -90,16 +90,11 @@ export interface KeptWith {
  */
 function keeping(store: Store, ca: CaRecord, { link, answers }: KeptWith): Keep<CertificateRecord> {
   if (!link && !answers) return keepAlone(store);
-  // A refusal here is the request's authorization failing late (a challenge used, a transaction answered): not issued.
-  if (!link && answers && hasEnrolmentStore(store)) {
-    return authorizingKeep(keepAsAnswer(store.enrolment, answers, () => new RepeatedTransaction()));
-  }
-  return authorizingKeep(
-    keepLinked(store, async (tx, certificate) => {
-      await link?.(tx, certificate);
-      if (answers) await recordWith(answers, ca)(tx, certificate);
-    }),
-  );
+  if (!link && answers && hasEnrolmentStore(store)) return keepAsAnswer(store.enrolment, answers, () => new RepeatedTransaction());
+  return keepLinked(store, async (tx, certificate) => {
+    await link?.(tx, certificate);
+    if (answers) await recordWith(answers, ca)(tx, certificate);
+  });
 }
 
 /**

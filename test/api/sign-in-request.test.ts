@@ -55,10 +55,12 @@ test('the order is written issued, with its certificate, in one statement; the a
   expect(res.status).toBe(200);
   expect(res.body).toMatchObject({ status: 'pending', serial: null });
   expect(res.body.updated).toBe(res.body.created);
-  // One statement, and it inserted both rows.
-  expect(statements).toHaveLength(1);
-  expect(statements[0]).toMatch(/insert into "ca_api_certificates"/);
-  expect(statements[0]).toMatch(/insert into "ca_api_orders"/);
+  // The issuance intent, committed before the signature (docs/DESIGN.md "Issuing authority"), then
+  // one statement that inserted both the certificate and the order.
+  expect(statements).toHaveLength(2);
+  expect(statements[0]).toMatch(/INSERT INTO "ca_api_issuance_intents"/);
+  expect(statements[1]).toMatch(/insert into "ca_api_certificates"/);
+  expect(statements[1]).toMatch(/insert into "ca_api_orders"/);
   // The first poll finds it issued, answered from memory (no statement).
   let poll!: request.Response;
   const pollStatements = await statementsOf(async () => {

@@ -44,7 +44,7 @@ function countingTransactions(store: Store): { store: Store; count: () => number
   return { store: wrapped, count: () => count };
 }
 
-test('a batch of orders is finished with three statements, each order with its own certificate', async () => {
+test('a batch of orders is finished with four statements, each order with its own certificate', async () => {
   const slugs = await placeOrders(['b1.example.com', 'b2.example.com', 'b3.example.com', 'b4.example.com', 'b5.example.com']);
   const { store, count } = countingTransactions(f.store);
   const statements: string[] = [];
@@ -62,10 +62,12 @@ test('a batch of orders is finished with three statements, each order with its o
     f.db.knex.off('query', onQuery);
   }
   expect(drained).toBe(5);
-  // Read the orders, read their CA, store everything in one statement. The listing came back short
-  // of a page, so nothing is left to look for: no fourth read (lib/ca/order-runner/order-intake.ts).
+  // Read the orders, read their CA, record the five intents in one statement (before any signature:
+  // docs/DESIGN.md "Issuing authority"), store everything in one statement. The listing came back
+  // short of a page, so nothing is left to look for: no further read (lib/ca/order-runner/order-intake.ts).
   expect(count()).toBe(0);
-  expect(statements).toHaveLength(3);
+  expect(statements).toHaveLength(4);
+  expect(statements.filter((sql) => /INSERT INTO "ca_api_issuance_intents"/.test(sql))).toHaveLength(1);
   expect(statements.filter((sql) => /insert into "ca_api_certificates"/.test(sql))).toHaveLength(1);
   for (const [i, slug] of slugs.entries()) {
     const order = await f.store.getOrder(slug);
@@ -76,12 +78,13 @@ test('a batch of orders is finished with three statements, each order with its o
   }
 });
 
-test('batchSize 1 takes one order per transaction', async () => {
+test('batchSize 1 takes one order at a time: claimed in one transaction, stored in another, signed between', async () => {
   await placeOrders(['s1.example.com', 's2.example.com']);
   const { store, count } = countingTransactions(f.store);
   const drained = await inProcessOrderRunner({ store, keyBackends: { default: f.keyBackend }, batchSize: 1 }).drain();
   expect(drained).toBe(2);
-  expect(count()).toBe(3);
+  // Per order a claim and a store (no row lock held while the key signs), then the claim that finds none.
+  expect(count()).toBe(5);
 });
 
 test('an order the database refuses fails alone; the rest of its batch is issued', async () => {
@@ -191,8 +194,9 @@ test('orders of a batch that cannot be signed fail with their reason in one stat
     expect(order).toMatchObject({ status: 'failed', certificateId: null });
     expect(order?.error).toMatch(/CSR|PEM|certificate signing request/i);
   }
-  // Read the orders, their CA; store the issued one; mark both failures: one statement each.
+  // Read the orders, their CA; record the intent of the one that can be signed (the others fail before
+  // any intent); store the issued one; mark both failures: one statement each.
   expect(statements.filter((sql) => /^with claimed as .*update "ca_api_orders" as o set status = 'failed'/s.test(sql))).toHaveLength(1);
-  expect(statements).toHaveLength(4);
+  expect(statements).toHaveLength(5);
   expect(settled.sort()).toEqual([`${ok} issued`, `${bad1.slug} failed`, `${bad2.slug} failed`].sort());
 });

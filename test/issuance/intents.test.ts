@@ -2,7 +2,8 @@
  * The issuing authority's order of work (docs/guides/issuance-policy.md "Issuing authority: every signature recorded first";
  * lib/ca/issuance/sign.ts): the TBSCertificate is recorded and committed as an intent before the key
  * signs; the statement that stores the certificate marks it issued; two requests for the same thing
- * meet at the intent; a certificate a way in refuses after signing is kept alone; intents left pending
+ * meet at the intent; a certificate a way in refuses after signing is not issued, its intent records
+ * why; intents left pending
  * by a dead process are settled. On every test database target.
  */
 import * as forge from 'node-forge';
@@ -158,13 +159,13 @@ describe.each(testDatabaseTargets())('issuance intents on $name', (target) => {
     ]);
   });
 
-  it('a certificate its way in refuses after signing is stored alone, never dropped', async () => {
-    const refusal = new Error('the order was finished meanwhile');
+  it('a certificate its way in refuses after signing is not issued: its intent records the signature and why', async () => {
+    const refusal = new Error('the certificate authority was revoked meanwhile');
     await expect(issue(signing, ca, request, rest, () => Promise.reject(refusal))).rejects.toBe(refusal);
     const [intent] = await db.store.listIntents({ caId: ca.id });
-    const [stored] = await db.store.listCertificates({ caId: ca.id });
-    expect(stored.serial).toBe(intent.serial);
-    expect(intent.certificateId).toBe(stored.id);
+    expect(intent.certificateId).toBeNull();
+    expect(intent.failure).toBe('Signed, not issued (it never left the process): the certificate authority was revoked meanwhile');
+    expect(await db.store.listCertificates({ caId: ca.id })).toEqual([]);
   });
 
   it('a runner that finds its order issued already takes that certificate (signOrder: IssuanceTaken)', async () => {

@@ -44,52 +44,26 @@ export async function issue<T>(signing: Signing, ca: CaRecord, request: SignRequ
 }
 
 /**
- * `keep` a certificate just signed. A signed certificate is never dropped (docs/DESIGN.md "Issuing
- * authority"): when `keep` refuses it — the door's state moved on while the key was signing —, it is
- * stored alone, recorded as issued to its requester, and the refusal is thrown on. Left unstored are
- * only a certificate of an outage — its intent stays pending until `settleInterruptedIntents` marks it
- * failed — and one whose intent was given up meanwhile (its instance stalled past the issuance lease:
- * the store refuses it, as the way in may have been answered otherwise); neither left the process.
+ * `keep` a certificate just signed. When `keep` refuses it — the way in's state moved on while the
+ * key was signing (the CA revoked meanwhile, a one-time challenge used by another request, the order
+ * finished elsewhere) — the certificate is not issued: it never left the process, and its intent,
+ * which holds the TBSCertificate, is failed with the refusal, so the signature stays on record
+ * (docs/DESIGN.md "Issuing authority"). The refusal is thrown on. An outage leaves the intent pending
+ * until `settleInterruptedIntents` marks it failed.
  */
 export async function keepSigned<T>(ledger: IntentLedger, certificate: SignedCertificate, keep: Keep<T>): Promise<T> {
   try {
     return await keep(certificate);
   } catch (refusal) {
-    if (isConnectionLost(refusal)) throw refusal;
-    if (AUTHORIZES in keep) await recordRefused(ledger, certificate, refusal);
-    else await keepUnanswered(ledger, certificate, refusal);
+    if (!isConnectionLost(refusal)) await recordNotIssued(ledger, certificate, refusal);
     throw refusal;
   }
 }
 
-const AUTHORIZES = Symbol('authorizes');
-
-/**
- * A keep whose refusal means the request was not authorized after all — a one-time enrolment
- * challenge another request used first, a transaction answered meanwhile: its certificate is not
- * issued (it would be a certificate nobody was allowed to have). It never left the process; its
- * intent, which keeps the TBSCertificate, is failed with the refusal, so the signature stays on record.
- */
-export function authorizingKeep<T>(keep: Keep<T>): Keep<T> {
-  return Object.assign((certificate: NewCertificate) => keep(certificate), { [AUTHORIZES]: true });
-}
-
-async function recordRefused(ledger: IntentLedger, certificate: SignedCertificate, refusal: unknown): Promise<void> {
+/** A signed certificate its way in refused: its intent failed with why (the certificate is not stored). */
+export async function recordNotIssued(ledger: IntentLedger, certificate: SignedCertificate, refusal: unknown): Promise<void> {
   const why = refusal instanceof Error ? refusal.message : String(refusal);
-  await ledger.failIntent(certificate.intentId, `Signed, not issued (it never left the process): ${why}`).catch(() => undefined);
-}
-
-/** A signed certificate whose door refused it, stored alone; if even that fails, its intent says why. */
-export async function keepUnanswered(ledger: IntentLedger, certificate: SignedCertificate, refusal: unknown): Promise<void> {
-  const { intentId, ...row } = certificate;
-  try {
-    await ledger.insertCertificate(row);
-  } catch (e) {
-    const why = refusal instanceof Error ? refusal.message : String(refusal);
-    await ledger
-      .failIntent(intentId, `Signed, not stored (it never left the process): ${why}; storing it alone failed: ${(e as Error).message}`)
-      .catch(() => undefined); // an outage: the sweep settles the intent
-  }
+  await ledger.failIntent(certificate.intentId, `Signed, not issued (it never left the process): ${why}`).catch(() => undefined); // an outage: the sweep settles the intent
 }
 
 /**

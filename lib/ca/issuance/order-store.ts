@@ -7,6 +7,7 @@
  */
 import type { BatchOrderStore, CaRecord, NewCertificate, OrderRecord, Store } from '../../ports';
 import { keepSigned } from './issue';
+import { ORDER_LEASE_MS } from './place-order';
 import { signCertificate, type SignedCertificate, type Signing } from './sign';
 
 /** Sign a queued order's request with `ca`'s key: the certificate to store for it. IssuanceTaken if another runner has it. */
@@ -15,7 +16,8 @@ export function signOrder(signing: Signing, ca: CaRecord, order: OrderRecord, no
     signing,
     ca,
     order.request,
-    { requester: order.requester ?? null, door: 'rest', answers: orderIntent(order.id) },
+    // Another runner's intent younger than the order lease: it is signing this order now (IssuanceTaken).
+    { requester: order.requester ?? null, door: 'rest', answers: orderIntent(order.id), takeOverAfterMs: ORDER_LEASE_MS },
     now,
   );
 }
@@ -26,8 +28,8 @@ export function orderIntent(orderId: number): string {
 }
 
 /**
- * A signed order's certificate stored and the order marked issued, in one transaction; refused
- * (the order was finished meanwhile), the certificate is kept alone (issue.ts `keepSigned`).
+ * A signed order's certificate stored and the order marked issued, in one transaction; refused, the
+ * certificate is not issued and its intent says why (issue.ts `keepSigned`).
  */
 export function issueClaimedOrder(
   signing: Signing,

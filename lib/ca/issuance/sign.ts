@@ -59,6 +59,13 @@ export interface Asked {
    * `processing`): nothing is signed unless it resolves; if it rejects, the intent fails with its reason.
    */
   ready?: Promise<void>;
+  /**
+   * How old another pending intent for the same thing must be before this request signs its TBS
+   * again (its instance is taken for dead); younger, this request is `IssuanceTaken` and signs
+   * nothing. Default 0: at once. The REST order runner gives its order lease, so that two runners
+   * never sign for one order side by side.
+   */
+  takeOverAfterMs?: number;
 }
 
 /** A certificate signed and not yet stored, with the intent recorded for it. */
@@ -181,7 +188,10 @@ async function recordAndSign(
   let intent: IssuanceIntentRecord;
   if (isIntentTaken(recorded)) {
     intent = recorded.taken;
-    if (intent.certificateId !== null || intent.caId !== ca.id || !intent.tbs.includes(unsigned.algorithm)) throw new IssuanceTaken(intent);
+    const young = Date.now() - intent.created.getTime() < (asked.takeOverAfterMs ?? 0);
+    if (young || intent.certificateId !== null || intent.caId !== ca.id || !intent.tbs.includes(unsigned.algorithm)) {
+      throw new IssuanceTaken(intent);
+    }
     unsigned = { ...unsigned, tbs: intent.tbs };
   } else intent = recorded;
   try {

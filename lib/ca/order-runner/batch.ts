@@ -5,14 +5,14 @@
  *  2. sign them all at once (a signing failure is that order's `failed` reason);
  *  3. store them with one statement for the signed orders (`issueOrders`: certificates inserted, orders
  *     issued) and one for the failed ones (`failOrders`), each of which takes only the orders still
- *     claimable — another instance may have finished some meanwhile: their certificates are then
- *     kept alone, never dropped (each signature has its intent and its row: docs/DESIGN.md "Issuing authority").
+ *     claimable — another instance may have finished some meanwhile: their certificates are not
+ *     issued, and their intents say so (each signature stays on record: docs/DESIGN.md "Issuing authority").
  * If the database refuses a statement, its orders are still pending and the runner redoes them one
  * per transaction (single-order.ts), which isolates the order at fault.
  * A file of its own because the two paths hold opposite rules — here signing happens outside any
  * transaction, there inside it — and each is easier to check without the other beside it.
  */
-import { keepUnanswered } from '../issuance/issue';
+import { recordNotIssued } from '../issuance/issue';
 import { signOrder, storeSignedOrders } from '../issuance/order-store';
 import { IssuanceTaken, type SignedCertificate } from '../issuance/sign';
 import { hasBatchOrders, isConnectionLost, type CaRecord, type OrderRecord } from '../../ports';
@@ -29,6 +29,11 @@ function issuedOrder(order: OrderRecord, certificateId: number, certificateSeria
   return { ...order, status: 'issued', certificateId, certificateSerial, error: null, leaseOwner: null, leaseExpires: null, updated: when };
 }
 
+/** The certificates of `signed`, signed and not stored: their intents failed with `why`. */
+async function notIssued(c: RunnerContext, signed: readonly { certificate: SignedCertificate }[], why: unknown): Promise<void> {
+  for (const { certificate } of signed) await recordNotIssued(c.signing.intents, certificate, why);
+}
+
 /**
  * Orders whose intent has its certificate already (another runner signed and stored it, then could not
  * mark the order): issued with that certificate. Orders whose intent another runner still signs are
@@ -38,6 +43,8 @@ async function takeIssued(c: RunnerContext, outcomes: readonly Outcome[]): Promi
   let marked = 0;
   for (const o of outcomes) {
     if (!('taken' in o) || o.taken.intent.certificateId === null) continue;
+    // Usually the runner that stored it marked the order in the same statement: nothing to do.
+    if ((await c.store.getOrder(o.order.slug))?.status !== 'pending') continue;
     c.announce([await c.store.markOrderIssued(o.order.id, o.taken.intent.certificateId)]);
     marked++;
   }
@@ -74,14 +81,25 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
     const failed = outcomes.filter((o): o is Extract<Outcome, { reason: string }> => 'reason' in o);
     // The database failed, not the order: retried one per transaction, as a refused statement is.
     const storeFailure = failed.find((o) => isStoreError(o.error));
-    if (storeFailure) throw storeFailure.error;
+    if (storeFailure) {
+      await notIssued(c, signed, storeFailure.error);
+      throw storeFailure.error;
+    }
     const when = new Date();
     const byOrder = new Map(signed.map((o) => [o.order.id, o]));
-    const stored = signed.length ? await storeSignedOrders(store, signed, when, c.leaseOwner) : [];
+    let stored: Awaited<ReturnType<typeof storeSignedOrders>> = [];
+    try {
+      stored = signed.length ? await storeSignedOrders(store, signed, when, c.leaseOwner) : [];
+    } catch (e) {
+      // Refused as a whole: its certificates are not issued, and the orders, one per transaction
+      // next, get intents of their own (these would hold them for the order lease otherwise).
+      if (!isConnectionLost(e)) await notIssued(c, signed, e);
+      throw e;
+    }
     claimed = stored.length;
     const storedOrders = new Set(stored.map((s) => s.orderId));
     for (const { certificate } of signed.filter((o) => !storedOrders.has(o.order.id))) {
-      await keepUnanswered(c.signing.intents, certificate, 'the order was finished by another runner');
+      await recordNotIssued(c.signing.intents, certificate, 'the order was finished by another runner');
     }
     claimed += await takeIssued(c, outcomes);
     c.announce(

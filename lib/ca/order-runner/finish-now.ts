@@ -8,8 +8,8 @@
  *
  * A fast path only: whatever does not go smoothly returns null, and the caller places the order
  * pending for the queued path (batch.ts, single-order.ts), which signs again and records the reason
- * (docs/reference/differences.md D3). A certificate signed here and refused by the statement is kept alone (issue.ts
- * `keepSigned`): every signature has its row. An outage is thrown, for the caller's 503 (docs/reference/differences.md D21).
+ * (docs/reference/differences.md D3). A certificate signed here and refused by the statement is not issued;
+ * its intent records the signature and why (issue.ts `keepSigned`). An outage is thrown, for the caller's 503 (docs/reference/differences.md D21).
  */
 import { signCertificate, type SignedCertificate } from '../issuance/sign';
 import { keepAsIssuedOrder, keepSigned } from '../issuance/issue';
@@ -30,7 +30,7 @@ export async function finishNow(c: RunnerContext, order: NewOrder, ca: CaRecord)
   let issued: OrderRecord | null;
   try {
     const request = storableRequest(c.signing.keyBackends, ca, order.request); // signed already: keep no secret
-    // Refused (the CA was revoked or removed meanwhile): the certificate is kept alone, never dropped (issue.ts).
+    // Refused (the CA was revoked or removed meanwhile): not issued; its intent records the signature and why (issue.ts).
     issued = await keepSigned(c.signing.intents, certificate, async (signed) => {
       const stored = await keepAsIssuedOrder(store, { ...order, request })(signed);
       if (!stored) throw new CaError('conflict', 'The certificate authority was revoked or removed while the certificate was signed.');

@@ -45,7 +45,8 @@ export async function processOneOrder(c: RunnerContext): Promise<boolean> {
     }
     const settled = await signAndStore(c, claim.order, claim.ca);
     attempts.delete(claim.order.id);
-    if (settled) c.announce([settled]);
+    if (settled === ANOTHER_RUNNER) return false; // its instance signs it: nothing of ours is left to do now
+    c.announce([settled]);
     return true;
   } catch (e) {
     // An outage is not the order's fault: not counted against it; the work loop backs off (lib/work/loop.ts).
@@ -57,17 +58,21 @@ export async function processOneOrder(c: RunnerContext): Promise<boolean> {
   }
 }
 
+/** `signAndStore`'s answer when another runner is signing the order (its intent is young and pending). */
+const ANOTHER_RUNNER = Symbol('another runner');
+
 /** Sign `order` (no lock held) and store it; a signing refusal fails the order with its reason. Store errors are thrown. */
-async function signAndStore(c: RunnerContext, order: OrderRecord, ca: CaRecord): Promise<OrderRecord | null> {
+async function signAndStore(c: RunnerContext, order: OrderRecord, ca: CaRecord): Promise<OrderRecord | typeof ANOTHER_RUNNER> {
   const { store } = c;
   try {
     const certificate = await signOrder(c.signing, ca, order);
     return await issueClaimedOrder(c.signing, store, order, certificate);
   } catch (e) {
     if (isStoreError(e)) throw e; // counted and retried
-    // The order's intent has its certificate already (stored alone by another runner): the order takes it.
+    // The order's intent has its certificate already (another runner stored it, then could not mark the order): the order takes it.
     if (e instanceof IssuanceTaken) {
-      return e.intent.certificateId === null ? null : store.markOrderIssued(order.id, e.intent.certificateId);
+      if (e.intent.certificateId === null || (await store.getOrder(order.slug))?.status !== 'pending') return ANOTHER_RUNNER;
+      return store.markOrderIssued(order.id, e.intent.certificateId);
     }
     return store.markOrderFailed(order.id, reasonOf(e));
   }
