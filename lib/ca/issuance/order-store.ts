@@ -42,6 +42,20 @@ export function issueClaimedOrder(
   );
 }
 
+/**
+ * An order whose intent has its certificate already — another runner stored it and could not mark the
+ * order —: issued with that certificate. Null when the order is not pending any more (usually the
+ * runner that stored it marked it in the same statement): nothing to do.
+ */
+export async function takeIssuedCertificate(
+  store: Pick<Store, 'getOrder' | 'markOrderIssued'>,
+  order: OrderRecord,
+  certificateId: number,
+): Promise<OrderRecord | null> {
+  if ((await store.getOrder(order.slug))?.status !== 'pending') return null;
+  return store.markOrderIssued(order.id, certificateId);
+}
+
 /** Signed orders of a batch. */
 export type SignedOrder = { order: OrderRecord; certificate: NewCertificate };
 

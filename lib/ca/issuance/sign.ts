@@ -36,8 +36,8 @@ import { DEFAULT_EXPIRES_MS, type Profiles } from '../profiles';
 import { newCertificateRecord } from '../records';
 import { assertCaCanSign, floorToMinute, outlivesCa, outlivesCaMessage, validityEnd } from '../signing-ca';
 
-/** Where signatures are recorded before they are made, and where a certificate no door took is kept. */
-export type IntentLedger = Pick<Store, 'recordIntent' | 'failIntent' | 'insertCertificate'>;
+/** Where signatures are recorded before they are made, and given up. */
+export type IntentLedger = Pick<Store, 'recordIntent' | 'failIntent'>;
 
 /** What signing needs: the CA keys, the profiles, the default validity (CA_DEFAULT_EXPIRES), the intent ledger. */
 export interface Signing {

@@ -13,7 +13,7 @@
  * transaction, there inside it — and each is easier to check without the other beside it.
  */
 import { recordNotIssued } from '../issuance/issue';
-import { signOrder, storeSignedOrders } from '../issuance/order-store';
+import { signOrder, storeSignedOrders, takeIssuedCertificate } from '../issuance/order-store';
 import { IssuanceTaken, type SignedCertificate } from '../issuance/sign';
 import { hasBatchOrders, isConnectionLost, type CaRecord, type OrderRecord } from '../../ports';
 import { isStoreError, reasonOf, type RunnerContext } from './runner-context';
@@ -43,9 +43,9 @@ async function takeIssued(c: RunnerContext, outcomes: readonly Outcome[]): Promi
   let marked = 0;
   for (const o of outcomes) {
     if (!('taken' in o) || o.taken.intent.certificateId === null) continue;
-    // Usually the runner that stored it marked the order in the same statement: nothing to do.
-    if ((await c.store.getOrder(o.order.slug))?.status !== 'pending') continue;
-    c.announce([await c.store.markOrderIssued(o.order.id, o.taken.intent.certificateId)]);
+    const issued = await takeIssuedCertificate(c.store, o.order, o.taken.intent.certificateId);
+    if (!issued) continue;
+    c.announce([issued]);
     marked++;
   }
   return marked;

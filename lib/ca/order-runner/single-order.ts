@@ -10,7 +10,7 @@
  * row lock. Another runner that takes the order meanwhile meets the order's intent and signs the same
  * TBSCertificate; the first certificate stored is the order's, the other transaction is refused.
  */
-import { issueClaimedOrder, signOrder } from '../issuance/order-store';
+import { issueClaimedOrder, signOrder, takeIssuedCertificate } from '../issuance/order-store';
 import { IssuanceTaken } from '../issuance/sign';
 import { isConnectionLost, type CaRecord, type OrderRecord } from '../../ports';
 import { isStoreError, reasonOf, type RunnerContext } from './runner-context';
@@ -69,10 +69,10 @@ async function signAndStore(c: RunnerContext, order: OrderRecord, ca: CaRecord):
     return await issueClaimedOrder(c.signing, store, order, certificate);
   } catch (e) {
     if (isStoreError(e)) throw e; // counted and retried
-    // The order's intent has its certificate already (another runner stored it, then could not mark the order): the order takes it.
+    // Another runner signs the order, or has stored its certificate (the order takes it if still pending).
     if (e instanceof IssuanceTaken) {
-      if (e.intent.certificateId === null || (await store.getOrder(order.slug))?.status !== 'pending') return ANOTHER_RUNNER;
-      return store.markOrderIssued(order.id, e.intent.certificateId);
+      const issued = e.intent.certificateId === null ? null : await takeIssuedCertificate(store, order, e.intent.certificateId);
+      return issued ?? ANOTHER_RUNNER;
     }
     return store.markOrderFailed(order.id, reasonOf(e));
   }
