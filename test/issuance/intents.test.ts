@@ -19,7 +19,7 @@ import { resolveProfiles } from '../../lib/ca/profiles';
 import { isIntentTaken, type CaRecord, type KeyBackend, type OrderRecord, type SignRequest } from '../../lib/ports';
 import { TEST_KEK } from '../cli/helpers';
 import { opensslCsr } from '../api/fixture';
-import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
+import { describeOnPostgres, openSecondPool, openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 
 const profiles = resolveProfiles({});
 
@@ -216,5 +216,84 @@ describe.each(testDatabaseTargets())('issuance intents on $name', (target) => {
     expect(byId.get('CC02')).toMatchObject({ failed: null, certificateId: null });
     expect(byId.get(issued.serial)).toMatchObject({ failed: null, certificateId: issued.id });
     expect(isIntentTaken(old) || isIntentTaken(recent)).toBe(false);
+  });
+});
+
+/**
+ * An intent given up while its certificate is being stored, by another connection (the sweep of
+ * another instance, a refusal): whichever commits first wins, never both — no certificate stored under
+ * a failed intent, no failed intent left with a certificate. Only PostgreSQL has concurrent connections.
+ */
+describeOnPostgres('issuance intents given up while their certificate is stored', (target) => {
+  let db: TestDatabase;
+  let other: ReturnType<typeof openSecondPool>;
+  let ca: CaRecord;
+  let signing: Signing;
+
+  beforeAll(async () => {
+    db = await openTestDatabase(target);
+    other = openSecondPool(target.url, db.knex);
+    const backend = defaultKeyBackend({ keyEncryptionKey: TEST_KEK });
+    signing = { keyBackends: { default: backend }, profiles, intents: db.store };
+    ca = await initCa({
+      store: db.store,
+      keyBackends: [backend],
+      name: 'given-up',
+      subject: [{ oid: 'CN', value: 'given-up.example' }],
+      keyType: 'EC',
+      expiresDays: 365,
+    });
+  });
+  afterAll(async () => {
+    await other?.destroy();
+    await db?.close();
+  });
+
+  const signed = () =>
+    signCertificate(
+      signing,
+      ca,
+      prepareSignRequest(
+        { csr: opensslCsr('EC').csr, subject: [{ oid: 'CN', value: 'leaf.given-up.example' }] },
+        { ca, policy: policyContextOf(ca, [ca]), profiles },
+      ),
+      { requester: null, door: 'rest' },
+    );
+  const intentOf = async (id: number) => (await db.store.listIntents()).find((i) => i.id === id);
+
+  it('given up first (not yet committed): the certificate waits for it, then is refused', async () => {
+    const late = await signed();
+    const giveUp = await other.transaction();
+    try {
+      await giveUp('ca_api_issuance_intents')
+        .where({ id: late.intentId })
+        .update({ failed: other.raw('clock_timestamp()'), failure: 'given up by another instance' });
+      const storing = db.store.insertCertificate(late);
+      const outcome = storing.then(
+        () => 'stored',
+        (e: Error) => e.message,
+      );
+      await new Promise((r) => setTimeout(r, 300)); // the INSERT is waiting on the intent's row
+      await giveUp.commit();
+      expect(await outcome).toMatch(/given up/);
+    } finally {
+      if (!giveUp.isCompleted()) await giveUp.rollback();
+    }
+    expect((await db.store.listCertificates({ caId: ca.id })).map((c) => c.serial)).not.toContain(late.serial);
+    expect(await intentOf(late.intentId)).toMatchObject({ certificateId: null, failure: 'given up by another instance' });
+  });
+
+  it('stored first (not yet committed): the give-up waits for it, then leaves the issued intent alone', async () => {
+    const timely = await signed();
+    let settling: Promise<number> | undefined;
+    const stored = await db.store.transaction(async (tx) => {
+      const row = await tx.insertCertificate(timely);
+      // Another connection gives up every pending intent (a lease of "now + 1 min" covers this one).
+      settling = db.store.settleInterruptedIntents(new Date(Date.now() + 60_000), 'interrupted');
+      await new Promise((r) => setTimeout(r, 300)); // the sweep is waiting on the intent's row
+      return row;
+    });
+    expect(await settling).toBe(0);
+    expect(await intentOf(timely.intentId)).toMatchObject({ certificateId: stored.id, failed: null });
   });
 });

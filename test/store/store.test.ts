@@ -71,6 +71,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0027_enrolment_endpoint_budget_webhook',
         '0028_ca_issuance_policy',
         '0029_issuance_intents',
+        '0030_issuance_intent_guard',
       ]);
     });
   });

@@ -31,7 +31,7 @@ const UNIQUE_CONSTRAINTS: Record<string, { entity: StoreEntity; field: string; m
     field: 'name',
     message: 'Certificate Authority with this Name already exists.',
   },
-  // Raised by migration 0029's trigger: the serial's intent was given up (an instance that stalled past
+  // Raised by the trigger of migrations 0029 and 0030: the serial's intent was given up (an instance that stalled past
   // its issuance lease), so its late certificate is not stored — another may have been issued meanwhile.
   ca_api_issuance_intents_given_up: {
     entity: 'certificate',
