@@ -14,7 +14,7 @@ import { DEFAULT_USER_CACHE_TTL_MS } from '../../adapters/auth/user-cache';
 import { TABLES } from '../../adapters/store/knex/tables';
 import type { CliInput } from '../../lib/cli';
 import { createApiUser } from '../../lib/ca/users';
-import { testDatabaseTargets } from '../helpers/database';
+import { describeOnPostgres, testDatabaseTargets } from '../helpers/database';
 import { API, opensslCsr, PASSWORD, setupApi, waitForOrder, type ApiFixture } from '../api/fixture';
 import { caAdmin } from './child';
 import { childDatabaseUrl } from './database-url';
@@ -37,6 +37,10 @@ function terminal(answers: string[]): CliInput {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const as = (username: string, password = PASSWORD) => ({
+  Authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+});
+
 describe.each(testDatabaseTargets())('API user commands on $name', (target) => {
   let f: ApiFixture;
   let cli: ReturnType<typeof cliRunner>;
@@ -46,9 +50,6 @@ describe.each(testDatabaseTargets())('API user commands on $name', (target) => {
   });
   afterAll(() => f?.close());
 
-  const as = (username: string, password = PASSWORD) => ({
-    Authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
-  });
   const listCas = (username: string, password = PASSWORD) => request(f.app).get(`${API}/ca/`).set(as(username, password));
 
   test('list_api_users: one line per user, by name, its permissions grouped by the CAs they hold for', async () => {
@@ -169,31 +170,6 @@ describe.each(testDatabaseTargets())('API user commands on $name', (target) => {
     expect((await listCas(user, 'typed-pass')).status).toBe(200);
   });
 
-  // A `ca-admin` process has a store of its own: the server hears nothing from it and re-reads the
-  // user once its cache entry is older than the TTL. An in-memory PGlite cannot be shared with
-  // another process (and a PGlite directory is locked by the server that holds it), so PostgreSQL only.
-  (target.name === 'postgresql' ? test : test.skip)(
-    'set_api_user_password and delete_api_user from another process: seen by the server within the user cache TTL',
-    async () => {
-      const user = 'no_view_certificate';
-      const url = childDatabaseUrl(target, f.db);
-      expect((await listCas(user)).status).toBe(200);
-      let cachedAt = Date.now();
-      const changed = caAdmin(url, ['set_api_user_password', user], 'from-a-process\n');
-      expect(changed).toEqual({ code: 0, stdout: `Changed the password of API user ${user}.\n`, stderr: '' });
-      await pause(Math.max(0, cachedAt + DEFAULT_USER_CACHE_TTL_MS + 100 - Date.now()));
-      expect((await listCas(user, 'from-a-process')).status).toBe(200);
-      expect((await listCas(user)).status).toBe(401);
-
-      cachedAt = Date.now();
-      const deleted = caAdmin(url, ['delete_api_user', user]);
-      expect(deleted).toEqual({ code: 0, stdout: `Deleted API user ${user}.\n`, stderr: '' });
-      await pause(Math.max(0, cachedAt + DEFAULT_USER_CACHE_TTL_MS + 100 - Date.now()));
-      expect((await listCas(user, 'from-a-process')).status).toBe(401);
-    },
-    120_000,
-  );
-
   test("--use-admin, --view-auditlog and --manage-users grant the admin interface's own permissions (global, never by default); view and list show them", async () => {
     expect((await cli(['create_api_user', 'auditor', '--use-admin', '--view-auditlog', '--manage-users', '--password', 'pw'])).code).toBe(
       0,
@@ -264,4 +240,35 @@ describe.each(testDatabaseTargets())('API user commands on $name', (target) => {
     }
     expect(await cli(['list_api_users'])).toMatchObject({ code: 0, stdout: 'No API users.\n', stderr: '' });
   });
+});
+
+describeOnPostgres('API user commands from another process, on postgresql', (target) => {
+  let f: ApiFixture;
+  beforeAll(async () => {
+    f = await setupApi(target);
+  });
+  afterAll(() => f?.close());
+
+  const listCas = (username: string, password = PASSWORD) => request(f.app).get(`${API}/ca/`).set(as(username, password));
+
+  // A `ca-admin` process has a store of its own: the server hears nothing from it and re-reads the
+  // user once its cache entry is older than the TTL. An in-memory PGlite cannot be shared with
+  // another process (and a PGlite directory is locked by the server that holds it), so PostgreSQL only.
+  test('set_api_user_password and delete_api_user from another process: seen by the server within the user cache TTL', async () => {
+    const user = 'no_view_certificate';
+    const url = childDatabaseUrl(target, f.db);
+    expect((await listCas(user)).status).toBe(200);
+    let cachedAt = Date.now();
+    const changed = caAdmin(url, ['set_api_user_password', user], 'from-a-process\n');
+    expect(changed).toEqual({ code: 0, stdout: `Changed the password of API user ${user}.\n`, stderr: '' });
+    await pause(Math.max(0, cachedAt + DEFAULT_USER_CACHE_TTL_MS + 100 - Date.now()));
+    expect((await listCas(user, 'from-a-process')).status).toBe(200);
+    expect((await listCas(user)).status).toBe(401);
+
+    cachedAt = Date.now();
+    const deleted = caAdmin(url, ['delete_api_user', user]);
+    expect(deleted).toEqual({ code: 0, stdout: `Deleted API user ${user}.\n`, stderr: '' });
+    await pause(Math.max(0, cachedAt + DEFAULT_USER_CACHE_TTL_MS + 100 - Date.now()));
+    expect((await listCas(user, 'from-a-process')).status).toBe(401);
+  }, 120_000);
 });

@@ -16,17 +16,18 @@ import { caAdmin } from '../cli/child';
 import { childDatabaseUrl } from '../cli/database-url';
 import { TEST_KEK } from '../cli/helpers';
 import { startChildServer, stopChild, type ChildServer } from '../examples/child-server';
-import { openTestDatabase, type TestDatabase } from '../helpers/database';
+import { describeOnPostgres, openTestDatabase, type DatabaseTarget, type TestDatabase } from '../helpers/database';
 
-const pgUrl = process.env.TEST_DATABASE_URL;
 const CHALLENGE = 'approve-me-2026';
 
-/** With the clients and PostgreSQL; without PostgreSQL, skipped (CI has it: .ci/run). */
-const suite = (title: string, fn: () => void) =>
-  pgUrl ? describeWith(['pki', 'curl', 'openssl'], title, fn) : describe.skip(`${title} (skipped: TEST_DATABASE_URL is not set)`, fn);
+/**
+ * With PostgreSQL and the clients; without either, skipped locally and failed in CI (.ci/run has
+ * both): `describeOnPostgres`, `describeWith`.
+ */
+const suite = (title: string, fn: (target: DatabaseTarget) => void) =>
+  describeOnPostgres(title, (target) => describeWith(['pki', 'curl', 'openssl'], 'with pki, curl and openssl', () => fn(target)));
 
-suite('approval with real clients against the example server (EST over HTTPS)', () => {
-  const target = { name: 'postgresql', url: pgUrl ?? '' };
+suite('approval with real clients against the example server (EST over HTTPS)', (target) => {
   let db: TestDatabase;
   let databaseUrl: string;
   let dir: string;

@@ -11,7 +11,7 @@ import type { Authenticator } from '../../lib/ports';
 import { storeAuthenticator } from '../../adapters/auth/store-authenticator';
 import { API, PASSWORD, setupApi, type ApiFixture } from '../api/fixture';
 import { authHeader, buildApp } from '../helpers/http';
-import { openTestDatabase, testDatabaseTargets } from '../helpers/database';
+import { describeOnPostgres, openTestDatabase } from '../helpers/database';
 
 const LIST = `${API}/ca/`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -152,10 +152,9 @@ test('limits are validated at construction', () => {
   expect(() => buildApp({ enableRestApi: true, store: f.store, loginLimiter: {} as never })).toThrow(/option `loginLimiter`/);
 });
 
-const postgres = testDatabaseTargets().filter((t) => t.name === 'postgresql');
-(postgres.length ? describe : describe.skip)('databaseLoginAttemptLimiter (PostgreSQL)', () => {
+describeOnPostgres('databaseLoginAttemptLimiter (PostgreSQL)', (postgres) => {
   test('two routers on one database share the counts', async () => {
-    const db = await openTestDatabase(postgres[0]);
+    const db = await openTestDatabase(postgres);
     const limits = { maxFailuresPerUser: 2, maxFailuresPerAddress: 100, windowSeconds: 60 };
     const username = `shared_${Date.now()}`;
     const make = async () =>

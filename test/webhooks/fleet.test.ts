@@ -11,23 +11,22 @@ import { createWebhookDelivery, type WebhookDelivery } from '../../lib';
 import { addWebhook } from '../../lib/webhooks/management';
 import { hasWebhookStore, type Store } from '../../lib/ports';
 import { TEST_KEK } from '../cli/helpers';
-import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
+import { describeOnPostgres, openTestDatabase, type TestDatabase } from '../helpers/database';
 import { Receiver } from './receiver';
 
-const postgres = testDatabaseTargets().find((t) => t.name === 'postgresql');
 const env = { CA_KEY_ENCRYPTION_KEY: TEST_KEK };
 const EVENTS = 120;
 
-(postgres ? describe : describe.skip)('two instances on one PostgreSQL', () => {
+describeOnPostgres('two instances on one PostgreSQL', (postgres) => {
   let db: TestDatabase;
   let second: Store;
   const deliveries: WebhookDelivery[] = [];
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
-    db = await openTestDatabase(postgres!);
+    db = await openTestDatabase(postgres);
     const schema = ((await db.knex.raw('select current_schema() as s')) as { rows: { s: string }[] }).rows[0].s;
-    second = knexStore(await openDatabase(postgres!.url, { searchPath: schema }));
+    second = knexStore(await openDatabase(postgres.url, { searchPath: schema }));
   });
   afterAll(async () => {
     for (const d of deliveries) await d.close();

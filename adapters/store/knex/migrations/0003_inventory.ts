@@ -18,7 +18,7 @@ import type { Knex } from 'knex';
 const CERTS = 'ca_api_certificates';
 
 /** The row trigger's function: the API text if the writer gave none, and the subjectAltName search text. */
-export const INVENTORY_FUNCTION = `
+const INVENTORY_FUNCTION = `
   CREATE OR REPLACE FUNCTION ca_api_certificates_inventory() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF NEW.certificate_json IS NULL THEN NEW.certificate_json := NEW.certificate::text; END IF;

@@ -3,26 +3,36 @@
  * migration 0003 computes it only when none is given. The column loses its default (`''`), so a
  * writer that does not know the column gives NULL, not the empty text of "no subjectAltName", and
  * the trigger fills it in as before.
+ *
+ * Frozen text: the SQL is written out here in full, not derived from another migration's, so that a
+ * change to an older migration never changes what this one does (test/architecture/frozen-migrations.test.ts).
  */
 import type { Knex } from 'knex';
-import { INVENTORY_FUNCTION } from './0003_inventory';
-
-const CERTS = 'ca_api_certificates';
-const ALWAYS = 'NEW.san_search := ca_api_san_search(NEW.certificate);';
-const IF_MISSING = 'IF NEW.san_search IS NULL THEN NEW.san_search := ca_api_san_search(NEW.certificate); END IF;';
 
 /** Migration 0003's trigger function, computing `san_search` only when the writer gave none. */
-function inventoryIfMissing(): string {
-  if (!INVENTORY_FUNCTION.includes(ALWAYS)) throw new Error('migration 0015: the inventory trigger of 0003 does not compute san_search');
-  return INVENTORY_FUNCTION.replace(ALWAYS, IF_MISSING);
-}
+const INVENTORY_IF_MISSING = `
+  CREATE OR REPLACE FUNCTION ca_api_certificates_inventory() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF NEW.certificate_json IS NULL THEN NEW.certificate_json := NEW.certificate::text; END IF;
+    IF NEW.san_search IS NULL THEN NEW.san_search := ca_api_san_search(NEW.certificate); END IF;
+    RETURN NEW;
+  END $$`;
+
+/** The trigger function as migration 0003 made it, for `down`. */
+const INVENTORY_0003 = `
+  CREATE OR REPLACE FUNCTION ca_api_certificates_inventory() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF NEW.certificate_json IS NULL THEN NEW.certificate_json := NEW.certificate::text; END IF;
+    NEW.san_search := ca_api_san_search(NEW.certificate);
+    RETURN NEW;
+  END $$`;
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw(`ALTER TABLE ${CERTS} ALTER COLUMN san_search DROP DEFAULT`);
-  await knex.raw(inventoryIfMissing());
+  await knex.raw('ALTER TABLE ca_api_certificates ALTER COLUMN san_search DROP DEFAULT');
+  await knex.raw(INVENTORY_IF_MISSING);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw(INVENTORY_FUNCTION);
-  await knex.raw(`ALTER TABLE ${CERTS} ALTER COLUMN san_search SET DEFAULT ''`);
+  await knex.raw(INVENTORY_0003);
+  await knex.raw(`ALTER TABLE ca_api_certificates ALTER COLUMN san_search SET DEFAULT ''`);
 }

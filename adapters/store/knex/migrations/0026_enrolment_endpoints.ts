@@ -15,7 +15,7 @@ import type { Knex } from 'knex';
 const TABLE = 'ca_api_enrolment_endpoints';
 
 /** Column → the field name `data.changed` uses for it. */
-export const FIELDS: readonly [string, string][] = [
+const FIELDS: readonly [string, string][] = [
   ['ca_id', 'ca'],
   ['profile', 'profile'],
   ['challenge_sha256', 'challenge'],
@@ -25,11 +25,8 @@ export const FIELDS: readonly [string, string][] = [
   ['enabled', 'enabled'],
 ];
 
-/**
- * The trigger function: `fields` are compared for `.updated`; `created` adds `json_build_object`
- * arguments to `.created`'s data (migration 0027 gives it the columns it adds).
- */
-export function eventFunction(fields: readonly [string, string][], created: string): string {
+/** The trigger function: `fields` are compared for `.updated`; `created` adds `json_build_object` arguments to `.created`'s data. */
+function eventFunction(fields: readonly [string, string][], created: string): string {
   const changed = fields
     .map(([column, field]) => {
       const cast = column === 'names' ? '::text' : '';
