@@ -6,7 +6,8 @@
  *   <!-- readme-test: DIRECTIVE; DIRECTIVE … (free text) -->
  *
  * (docs/operations/backup-restore.md marks its blocks `<!-- backup-drill: NAME -->` instead: each is
- * run by test/operations/backup-drill.test.ts.)
+ * run by test/operations/backup-drill.test.ts, those of point-in-time recovery, `pitr-…`, by
+ * test/operations/pitr-drill.test.ts.)
  *
  * - `run` (sh): the block runs with `bash -e` as written, in a fresh clone (test/package/working-copy.ts),
  *   a password typed on stdin for any prompt;
@@ -53,7 +54,7 @@ interface Directive {
 }
 interface Block {
   file: string;
-  /** `readme-test`, or `backup-drill` (run by test/operations/backup-drill.test.ts). */
+  /** `readme-test`, or `backup-drill` (run by test/operations/backup-drill.test.ts and pitr-drill.test.ts). */
   kind: string | null;
   marker: string | null;
   directives: Directive[];
