@@ -68,7 +68,7 @@ export const REQUEST_FIELDS = ['subject', 'algorithm', 'extensions', 'profile', 
 export type RequestField = (typeof REQUEST_FIELDS)[number];
 
 /** A request's values as the authority holds them to its rules: normalised, the profile found. */
-interface CheckedFields {
+export interface CheckedFields {
   subject: Name;
   extensions: Extension[];
   profileName: string;
