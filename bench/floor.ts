@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'crypto';
 import express from 'express';
-import { prepareSignRequest } from '../lib/ca/issuance/prepare';
+import { prepareSignRequestJson } from '../lib/ca/sign-request-json';
 import { policyContextOf } from '../lib/ca/policy/context';
 import { signCertificate, type IntentLedger } from '../lib/ca/issuance/sign';
 import type { KeyBackends } from '../lib/ca/key-backends';
@@ -37,10 +37,7 @@ export async function startFloorServer(ca: CaRecord, keyBackends: KeyBackends): 
   app.post('/ca/:serial/sign/', async (req, res) => {
     const body = req.body as { csr: string; subject: unknown };
     const parsedCsr = parseCsr(body.csr, { verify: true });
-    const request = prepareSignRequest(
-      { csr: body.csr, subject: body.subject },
-      { ca, policy: policyContextOf(ca, []), profiles, parsedCsr },
-    );
+    const request = prepareSignRequestJson({ csr: parsedCsr, subject: body.subject }, { ca, policy: policyContextOf(ca, []), profiles });
     const certificate = await signCertificate({ keyBackends, profiles, intents: NO_LEDGER }, ca, request, {
       requester: null,
       door: 'rest',

@@ -19,7 +19,8 @@ import { openDatabase } from '../adapters/store/database';
 import { knexStore } from '../adapters/store/knex';
 import { hasBatchOrders } from '../lib/ports';
 import { initCa } from '../lib/ca/authorities';
-import { prepareSignRequest } from '../lib/ca/issuance/prepare';
+import { prepareIssuance } from '../lib/ca/issuance/prepare';
+import { parseCsr } from '../lib/x509/csr';
 import { policyContextOf } from '../lib/ca/policy/context';
 import { signCertificate } from '../lib/ca/issuance/sign';
 import { defaultKeyBackend } from '../adapters/keys';
@@ -58,8 +59,8 @@ async function measure(label: string, url: string): Promise<void> {
       const issue: number[] = [];
       for (let round = 0; round < WARM_UP + ROUNDS; round++) {
         const requests = Array.from({ length: batch }, () =>
-          prepareSignRequest(
-            { csr, subject: [{ oid: 'CN', value: 'bench.example.com' }] },
+          prepareIssuance(
+            { csr: parseCsr(csr), subject: [{ oid: 'CN', value: 'bench.example.com' }], extensions: [], notAfter: null },
             { ca, policy: policyContextOf(ca, []), profiles },
           ),
         );

@@ -6,7 +6,7 @@
  */
 import { CaError } from '../ca/errors';
 import { issue, keepWithAcmeOrder } from '../ca/issuance/issue';
-import { prepareSignRequest } from '../ca/issuance/prepare';
+import { prepareIssuance } from '../ca/issuance/prepare';
 import type { KeyBackends } from '../ca/key-backends';
 import type { IntentLedger } from '../ca/issuance/sign';
 import type { Profiles } from '../ca/profiles';
@@ -15,6 +15,7 @@ import type { AcmeOrderRecord, AcmeStore, Actor, CaRecord, CertificateRecord, Si
 import type { ParsedCsr } from '../x509/csr';
 import { OID_COMMON_NAME } from '../x509/oids';
 import { X509Error } from '../x509/errors';
+import type { GeneralName } from '../x509/types';
 import type { PolicyContext } from '../ca/policy/context';
 import { isPolicyRefusal } from '../ca/policy/refusal';
 import { asAcmeProblem } from './policy/ca-policy';
@@ -37,6 +38,11 @@ export function acmeActor(accountId: number, address?: string | null): Actor {
   return address ? { ...actor, address } : actor;
 }
 
+/** An order's identifier as the subjectAltName entry that names it. */
+function generalName(identifier: AcmeOrderRecord['identifiers'][number]): GeneralName {
+  return { type: identifier.type === 'dns' ? 'DNS' : 'IP', value: identifier.value };
+}
+
 /**
  * The sign request of an order whose CSR passed the checks of lib/acme/policy/csr.ts, held to the
  * CA's issuing policy (docs/guides/issuance-policy.md; a refusal is the ACME problem of ./policy/ca-policy.ts).
@@ -54,21 +60,15 @@ export function orderSignRequest(
   const commonName = dnsNames.find((n) => n.length <= MAX_COMMON_NAME);
   const notAfter = order.notAfter ?? clampToCa(ca, new Date(now.getTime() + settings.defaultValidityMs));
   try {
-    return prepareSignRequest(
+    return prepareIssuance(
       {
-        csr: csr.pem,
+        csr,
         subject: commonName ? [{ oid: OID_COMMON_NAME, value: commonName }] : [],
-        notAfter: notAfter.toISOString(),
+        notAfter,
         profile: ca.acmeProfile,
-        extensions: [
-          {
-            type: 'subject_alternative_name',
-            critical: false,
-            value: order.identifiers.map((i) => ({ type: i.type === 'dns' ? 'DNS' : 'IP', value: i.value })),
-          },
-        ],
+        extensions: [{ type: 'subject_alternative_name', critical: false, value: order.identifiers.map(generalName) }],
       },
-      { ca, profiles: settings.profiles, now, parsedCsr: csr, policy: settings.policy },
+      { ca, profiles: settings.profiles, now, policy: settings.policy },
     );
   } catch (e) {
     if (isPolicyRefusal(e)) throw asAcmeProblem(e);

@@ -19,8 +19,8 @@ import { prepareResignRequest } from './certificates';
 import { CaError, notFoundError } from './errors';
 import { apiUserActor } from './actors';
 import { placeOrder, type OrderRequester } from './issuance/place-order';
-import { prepareSignRequest } from './issuance/prepare';
 import { loadPolicyContext } from './policy/context';
+import { prepareSignRequestJson } from './sign-request-json';
 import type { KeyBackends } from './key-backends';
 import type { Profiles } from './profiles';
 import { visibleCa } from './visibility';
@@ -98,9 +98,9 @@ export async function signThroughOrder(desk: OrderDesk, call: OrderCall): Promis
   checkPemFraming(csr);
   const parsedCsr = await checkCsr(csr, desk.signatureVerifier);
   const ca = await visibleCa(desk.cas, call.caSerial, now, { allowExpired: false });
-  const request = prepareSignRequest(
+  const request = prepareSignRequestJson(
     {
-      csr,
+      csr: parsedCsr, // checkCsr above parsed and verified it
       subject: body.subject,
       algorithm: body.algorithm,
       notAfter: body.not_after,
@@ -115,7 +115,6 @@ export async function signThroughOrder(desk: OrderDesk, call: OrderCall): Promis
       defaultProfile: desk.defaultProfile,
       defaultExpiresMs: desk.defaultExpiresMs,
       now,
-      parsedCsr, // checkCsr above parsed and verified this very text: once is enough
       policy: await loadPolicyContext(desk.cas, ca),
     },
   );

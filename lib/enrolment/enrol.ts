@@ -3,13 +3,13 @@
  * self-signature verified (proof of possession), its subject and subjectAltName checked against the
  * endpoint's name policy (lib/enrolment/name-policy.ts) and asked for as they are, the endpoint's
  * profile and validity (its `validityDays`, else the profile's; clamped by the CA) applied by
- * `prepareSignRequest`, then the one issuance service of lib/ca signs and stores it with the device's
+ * the authority's `prepareIssuance`, then the one issuance service of lib/ca signs and stores it with the device's
  * requester. EST and SCEP differ in how a request arrives and is authenticated, never in this.
  */
 import { createHash } from 'crypto';
 import { CaError } from '../ca/errors';
 import { issue, keepAlone, keepAsAnswer, keepLinked, type Keep } from '../ca/issuance/issue';
-import { prepareSignRequest } from '../ca/issuance/prepare';
+import { prepareIssuance } from '../ca/issuance/prepare';
 import { loadPolicyContext, type PolicyContext } from '../ca/policy/context';
 import type { Signing } from '../ca/issuance/sign';
 import type { Profiles } from '../ca/profiles';
@@ -116,9 +116,9 @@ export function enrolmentRequest(
   // Every issuance at the endpoint, renewals and approvals too: a policy tightened since stops a renewal (docs/guides/est.md).
   checkNamePolicy(target.names ?? null, csr);
   try {
-    return prepareSignRequest(
+    return prepareIssuance(
       {
-        csr: csr.pem,
+        csr,
         subject: csr.subject,
         extensions: san.map((e) => ({ ...e, critical: csr.subject.length === 0 })),
         profile: target.profile ?? services.defaultProfile,
@@ -130,7 +130,6 @@ export function enrolmentRequest(
         defaultProfile: services.defaultProfile,
         defaultExpiresMs: services.signing.defaultExpiresMs,
         now,
-        parsedCsr: csr,
         policy,
       },
     );

@@ -83,6 +83,28 @@ function calledNames(file: string): { name: string; line: number }[] {
 
 const FILES = [...sourceFiles('lib'), ...sourceFiles('adapters'), ...sourceFiles('examples')];
 
+/** The modules `file` imports (or re-exports from), as written: `'../ca/sign-request-json'`. */
+function importedModules(file: string): string[] {
+  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  return source.statements.flatMap((s) =>
+    (ts.isImportDeclaration(s) || ts.isExportDeclaration(s)) && s.moduleSpecifier && ts.isStringLiteral(s.moduleSpecifier)
+      ? [s.moduleSpecifier.text]
+      : [],
+  );
+}
+
+/**
+ * The authority's one entry (lib/ca/issuance/prepare.ts `prepareIssuance`): whether the CA may sign is
+ * asked there, before any door's request becomes a `SignRequest`; sign.ts asks again, with the same
+ * function, when it finally signs (an order waits: the CA may be revoked or expire meanwhile).
+ */
+const ENTRY = 'lib/ca/issuance/prepare.ts';
+const MAY_SIGN = 'assertCaCanSign';
+/** REST's reading of a sign request body: the ways in with their own parsed requests do not use it. */
+const REST_JSON = 'sign-request-json';
+const TYPED_DOORS = ['lib/acme/', 'lib/enrolment/', 'lib/est/', 'lib/scep/'];
+
 function callsOutside(names: ReadonlySet<string>, allowed: (file: string) => boolean): string[] {
   return FILES.filter((f) => !allowed(f)).flatMap((f) =>
     calledNames(f)
@@ -123,5 +145,27 @@ describe('the issuing service (lib/ca/issuance)', () => {
     expect(inService).toEqual(expect.arrayContaining([UNSIGNED, SIGN_UNSIGNED, CA_SIGNER, 'recordIntent', ...PORT_INSERTS]));
     // A call from elsewhere is seen: the CA's own certificate in authorities.ts.
     expect(calledNames('lib/ca/authorities.ts').map((c) => c.name)).toContain(BUILDER);
+  });
+});
+
+describe("the authority's one entry (lib/ca/issuance/prepare.ts)", () => {
+  it('asks whether the CA may sign in one place before signing, and sign.ts again at signing time', () => {
+    const calls = FILES.flatMap((f) =>
+      calledNames(f)
+        .filter((c) => c.name === MAY_SIGN)
+        .map(() => f),
+    );
+    expect(calls.sort()).toEqual([ENTRY, AUTHORITY]);
+  });
+
+  it("takes ACME's and enrolment's requests as they parsed them: no door but REST imports REST's JSON reader", () => {
+    const readers = FILES.filter((f) => TYPED_DOORS.some((d) => f.startsWith(d))).filter((f) =>
+      importedModules(f).some((m) => m.endsWith(`/${REST_JSON}`)),
+    );
+    expect(readers).toEqual([]);
+    // The scan is not blind: the typed doors do call the entry, and REST reads its body with the reader.
+    expect(calledNames('lib/acme/issue.ts').map((c) => c.name)).toContain('prepareIssuance');
+    expect(calledNames('lib/enrolment/enrol.ts').map((c) => c.name)).toContain('prepareIssuance');
+    expect(importedModules('lib/ca/orders.ts')).toContain(`./${REST_JSON}`);
   });
 });

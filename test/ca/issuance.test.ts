@@ -1,4 +1,4 @@
-/** The API signing path: prepareSignRequest (D3/D9 validation up front) and issueFromRequest (D1). */
+/** The API signing path: prepareSignRequestJson (REST's body read, then the authority: D3/D9 validation up front) and issueFromRequest (D1). */
 import * as fs from 'fs';
 import * as path from 'path';
 import { defaultKeyBackend } from '../../adapters/keys/default-backend';
@@ -6,7 +6,9 @@ import { initCa, importCa } from '../../lib/ca/authorities';
 import { prepareResignRequest, importCert } from '../../lib/ca/certificates';
 import { revokeCert } from '../../lib/ca/revocation';
 import { CaError } from '../../lib/ca/errors';
-import { prepareSignRequest } from '../../lib/ca/issuance/prepare';
+import { prepareIssuance } from '../../lib/ca/issuance/prepare';
+import { prepareSignRequestJson } from '../../lib/ca/sign-request-json';
+import { parseCsr, type ParsedCsr } from '../../lib/x509/csr';
 import { policyContextOf } from '../../lib/ca/policy/context';
 import type { CaRecord, OrderRecord } from '../../lib/ports';
 import { resolveProfiles } from '../../lib/ca/profiles';
@@ -23,6 +25,7 @@ import { selfSignedP256 } from '../helpers/openssl-args';
 let db: TestDatabase;
 let dir: string;
 let csrPem: string;
+let parsedCsr: ParsedCsr;
 let ec: CaRecord;
 let ed: CaRecord;
 const keyBackends = [defaultKeyBackend({ keyEncryptionKey: TEST_KEK })];
@@ -34,6 +37,7 @@ beforeAll(async () => {
   db = await openTestDatabase({ name: 'pglite', url: 'memory://' });
   dir = tmpDir();
   csrPem = fs.readFileSync(opensslCsr(dir, 'req', '/CN=req.example.com'), 'utf8');
+  parsedCsr = parseCsr(csrPem);
   const common = { store: db.store, keyBackends, defaultHostname: 'ca.example.com', expiresDays: 365 };
   ec = await initCa({ ...common, name: 'ec', subject: [{ oid: 'CN', value: 'ec.example.com' }], keyType: 'EC' });
   ed = await initCa({ ...common, name: 'ed', subject: [{ oid: 'CN', value: 'ed.example.com' }], keyType: 'Ed25519' });
@@ -56,12 +60,12 @@ function issuesOf(fn: () => unknown): { loc: (string | number)[]; type: string; 
 const subject = [{ oid: '2.5.4.3', value: 'api.example.com' }];
 const now = () => new Date();
 
-describe('prepareSignRequest', () => {
+describe('prepareSignRequestJson', () => {
   it('reports every bad field at once, with locations (D3, D9)', () => {
     const issues = issuesOf(() =>
-      prepareSignRequest(
+      prepareSignRequestJson(
         {
-          csr: csrPem,
+          csr: parsedCsr,
           subject: [{ oid: 'C', value: 'Austria' }],
           algorithm: 'MD5',
           notAfter: '2030-01-01T00:00:00',
@@ -82,67 +86,133 @@ describe('prepareSignRequest', () => {
 
   it('rejects duplicate extension types, past and too-late not_after, algorithms for EdDSA CAs', () => {
     const dup = issuesOf(() =>
-      prepareSignRequest(
-        { csr: csrPem, subject, extensions: [{ type: 'ocsp_no_check' }, { type: 'ocsp_no_check' }] },
+      prepareSignRequestJson(
+        { csr: parsedCsr, subject, extensions: [{ type: 'ocsp_no_check' }, { type: 'ocsp_no_check' }] },
         { ca: ec, policy: policyContextOf(ec, []), profiles },
       ),
     );
     expect(dup).toEqual([{ type: 'value_error', loc: ['extensions', 1], msg: 'This extension has already been set.' }]);
     const past = issuesOf(() =>
-      prepareSignRequest({ csr: csrPem, subject, notAfter: '2020-01-01T00:00:00Z' }, { ca: ec, policy: policyContextOf(ec, []), profiles }),
+      prepareSignRequestJson(
+        { csr: parsedCsr, subject, notAfter: '2020-01-01T00:00:00Z' },
+        { ca: ec, policy: policyContextOf(ec, []), profiles },
+      ),
     );
     expect(past.map((i) => i.loc)).toEqual([['not_after']]);
     const late = new Date(ec.notAfter.getTime() + 120_000).toISOString();
     const tooLate = issuesOf(() =>
-      prepareSignRequest({ csr: csrPem, subject, notAfter: late }, { ca: ec, policy: policyContextOf(ec, []), profiles }),
+      prepareSignRequestJson({ csr: parsedCsr, subject, notAfter: late }, { ca: ec, policy: policyContextOf(ec, []), profiles }),
     );
     expect(tooLate[0].msg).toMatch(/^Certificate would outlive CA, maximum expiry for this CA is \d+ days \(it expires \d{4}-/);
     const edAlg = issuesOf(() =>
-      prepareSignRequest({ csr: csrPem, subject, algorithm: 'SHA-256' }, { ca: ed, policy: policyContextOf(ed, []), profiles }),
+      prepareSignRequestJson({ csr: parsedCsr, subject, algorithm: 'SHA-256' }, { ca: ed, policy: policyContextOf(ed, []), profiles }),
     );
     expect(edAlg).toEqual([{ type: 'value_error', loc: ['algorithm'], msg: 'Ed25519 keys do not allow an algorithm for signing.' }]);
   });
 
-  it('verifies the CSR signature (D4)', () => {
+  it('takes the CSR parsed and verified: a CSR whose signature does not verify never reaches it (D4)', () => {
     const der = Buffer.from(csrPem.replace(/-----[^-]+-----|\s/g, ''), 'base64');
     der[der.length - 5] ^= 0x01; // inside the signature
-    const b64 = der
-      .toString('base64')
-      .match(/.{1,64}/g)!
-      .join('\n');
-    const bad = `-----BEGIN CERTIFICATE REQUEST-----\n${b64}\n-----END CERTIFICATE REQUEST-----\n`;
-    expect(() => prepareSignRequest({ csr: bad, subject }, { ca: ec, policy: policyContextOf(ec, []), profiles })).toThrow(X509Error);
-    try {
-      prepareSignRequest({ csr: bad, subject }, { ca: ec, policy: policyContextOf(ec, []), profiles });
-    } catch (e) {
-      expect((e as X509Error).code).toBe('signature');
-    }
+    expect(() => parseCsr(der)).toThrow(expect.objectContaining({ code: 'signature' }));
   });
 
   it('fixes defaults: profile expires (floored to the minute), algorithm request > profile, profile flag', () => {
     const t = now();
-    const req = prepareSignRequest(
-      { csr: csrPem, subject, profile: 'short' },
+    const req = prepareSignRequestJson(
+      { csr: parsedCsr, subject, profile: 'short' },
       { ca: ec, policy: policyContextOf(ec, []), profiles, now: t },
     );
     const expected = Math.floor((t.getTime() + 7 * 86_400_000) / 60_000) * 60_000;
     expect(new Date(req.notAfter!).getTime()).toBe(expected);
     expect(req.algorithm).toBe('SHA-384');
     expect(
-      prepareSignRequest(
-        { csr: csrPem, subject, profile: 'short', algorithm: 'SHA-256' },
+      prepareSignRequestJson(
+        { csr: parsedCsr, subject, profile: 'short', algorithm: 'SHA-256' },
         { ca: ec, policy: policyContextOf(ec, []), profiles },
       ).algorithm,
     ).toBe('SHA-256');
-    const dflt = prepareSignRequest({ csr: csrPem, subject }, { ca: ec, policy: policyContextOf(ec, []), profiles });
+    const dflt = prepareSignRequestJson({ csr: parsedCsr, subject }, { ca: ec, policy: policyContextOf(ec, []), profiles });
     expect(dflt).toMatchObject({ profile: 'webserver', algorithm: null, autogenerated: false, extensions: [] });
     expect(
-      prepareSignRequest({ csr: csrPem, subject, profile: 'ocsp' }, { ca: ec, policy: policyContextOf(ec, []), profiles }).autogenerated,
+      prepareSignRequestJson({ csr: parsedCsr, subject, profile: 'ocsp' }, { ca: ec, policy: policyContextOf(ec, []), profiles })
+        .autogenerated,
     ).toBe(true);
     // An EdDSA CA ignores a profile's algorithm rather than failing.
     expect(
-      prepareSignRequest({ csr: csrPem, subject, profile: 'short' }, { ca: ed, policy: policyContextOf(ed, []), profiles }).algorithm,
+      prepareSignRequestJson({ csr: parsedCsr, subject, profile: 'short' }, { ca: ed, policy: policyContextOf(ed, []), profiles })
+        .algorithm,
     ).toBeNull();
+  });
+});
+
+describe("REST's reading and the authority's judgement, together", () => {
+  it('one 422 lists the fields REST cannot read and what the authority finds in the others, in field order', () => {
+    const issues = issuesOf(() =>
+      prepareSignRequestJson(
+        {
+          csr: parsedCsr,
+          subject: 'not a name',
+          algorithm: 'SHA-256',
+          extensions: [{ type: 'subject_alternative_name', value: [{ type: 'DNS', value: 'host.example.' }] }],
+          profile: 'nope',
+          autogenerated: 'yes',
+          notAfter: '2020-01-01T00:00:00Z',
+        },
+        { ca: ed, policy: policyContextOf(ed, []), profiles },
+      ),
+    );
+    expect(issues.map((i) => [i.loc.join('.'), i.type])).toEqual([
+      ['subject', 'list_type'], // REST could not read it
+      ['algorithm', 'value_error'], // the authority: an Ed25519 CA names no hash
+      ['extensions.0.value.0.value', 'value_error'], // the authority: not an issuable name
+      ['profile', 'value_error'], // the authority: no such profile
+      ['autogenerated', 'bool_type'], // REST could not read it
+      ['not_after', 'value_error'], // the authority: in the past
+    ]);
+  });
+});
+
+describe('prepareIssuance (the typed entry of ACME, EST, SCEP and ca-admin)', () => {
+  const san = (value: string) => ({ type: 'subject_alternative_name' as const, critical: false, value: [{ type: 'DNS' as const, value }] });
+
+  it('makes of typed values the SignRequest REST makes of the same values as JSON', () => {
+    const t = new Date();
+    const notAfter = new Date(t.getTime() + 3 * 86_400_000 + 30_000);
+    const options = { ca: ec, policy: policyContextOf(ec, []), profiles, now: t };
+    const typed = prepareIssuance({ csr: parsedCsr, subject, extensions: [san('API.example.com')], notAfter, profile: 'server' }, options);
+    const json = prepareSignRequestJson(
+      { csr: parsedCsr, subject, extensions: [san('API.example.com')], notAfter: notAfter.toISOString(), profile: 'server' },
+      options,
+    );
+    expect(typed).toEqual(json);
+    // Normalised as the model normalises it (a CSR's decoded names too: IDNA), on a whole minute.
+    const idn = prepareIssuance({ csr: parsedCsr, subject, extensions: [san('münchen.example')], notAfter }, options);
+    expect(idn.extensions[0].value).toEqual([{ type: 'DNS', value: 'xn--mnchen-3ya.example' }]);
+    expect(new Date(typed.notAfter!).getUTCSeconds()).toBe(0);
+    expect(typed.csr).toBe(parsedCsr.pem);
+  });
+
+  it('holds typed values to the same rules, with the same words and places', () => {
+    const options = { ca: ec, policy: policyContextOf(ec, []), profiles };
+    expect(
+      issuesOf(() => prepareIssuance({ csr: parsedCsr, subject, extensions: [san('host.example.')], notAfter: null }, options)),
+    ).toEqual([
+      {
+        type: 'value_error',
+        loc: ['extensions', 0, 'value', 0, 'value'],
+        msg: expect.stringMatching(/^host\.example\.: cannot be in a certificate: a trailing dot/),
+      },
+    ]);
+    expect(
+      issuesOf(() =>
+        prepareIssuance({ csr: parsedCsr, subject, extensions: [san('a.example'), san('b.example')], notAfter: null }, options),
+      ),
+    ).toEqual([{ type: 'value_error', loc: ['extensions', 1], msg: 'This extension has already been set.' }]);
+    const bc = { type: 'basic_constraints' as const, critical: true, value: { ca: true, path_length: null } };
+    expect(issuesOf(() => prepareIssuance({ csr: parsedCsr, subject, extensions: [bc], notAfter: null }, options))[0]).toMatchObject({
+      loc: ['extensions', 0],
+      type: 'union_tag_invalid',
+    });
   });
 });
 
@@ -154,9 +224,9 @@ describe('issueFromRequest', () => {
       .join('\n')}\n-----END CERTIFICATE-----\n`;
 
   it('applies the named profile (D1) and the CA URLs; openssl verifies the result', async () => {
-    const request = prepareSignRequest(
+    const request = prepareSignRequestJson(
       {
-        csr: csrPem,
+        csr: parsedCsr,
         subject,
         extensions: [{ type: 'subject_alternative_name', value: [{ type: 'DNS', value: 'api.example.com' }] }],
         profile: 'server',
@@ -190,8 +260,8 @@ describe('issueFromRequest', () => {
   });
 
   it('request beats profile, profile null removes the CA CRL DP', async () => {
-    const request = prepareSignRequest(
-      { csr: csrPem, subject, extensions: [{ type: 'key_usage', critical: false, value: ['digitalSignature'] }], profile: 'short' },
+    const request = prepareSignRequestJson(
+      { csr: parsedCsr, subject, extensions: [{ type: 'key_usage', critical: false, value: ['digitalSignature'] }], profile: 'short' },
       { ca: ec, policy: policyContextOf(ec, []), profiles },
     );
     const cert = await issueFromRequest({ store: db.store, keyBackends, ca: ec, request, profiles });
@@ -203,7 +273,7 @@ describe('issueFromRequest', () => {
   });
 
   it('signs with EdDSA CAs without a hash', async () => {
-    const request = prepareSignRequest({ csr: csrPem, subject }, { ca: ed, policy: policyContextOf(ed, []), profiles });
+    const request = prepareSignRequestJson({ csr: parsedCsr, subject }, { ca: ed, policy: policyContextOf(ed, []), profiles });
     const cert = await issueFromRequest({ store: db.store, keyBackends, ca: ed, request, profiles });
     expect(cert.certificate.signature_hash_algorithm).toBeNull();
     expect(opensslVerify(dir, ed.certificate.pem, pem(cert.der))).toContain(': OK');
@@ -227,8 +297,8 @@ describe('issueFromRequest', () => {
       }),
     );
     const ca = await importCa({ store: db.store, keyBackends, name: 'keyless', certificate: fs.readFileSync(certPem), key: null });
-    const request = prepareSignRequest(
-      { csr: csrPem, subject, notAfter: new Date(Date.now() + 86_400_000).toISOString() },
+    const request = prepareSignRequestJson(
+      { csr: parsedCsr, subject, notAfter: new Date(Date.now() + 86_400_000).toISOString() },
       { ca, policy: policyContextOf(ca, []), profiles },
     );
     const before = (await db.store.listCertificates({ caId: ca.id, includeExpired: true })).length;
@@ -240,8 +310,8 @@ describe('issueFromRequest', () => {
 
 describe('resign (API) and revoke', () => {
   it('prepareResignRequest copies the original (minus CA-supplied extensions); imported certs have no CSR', async () => {
-    const request = prepareSignRequest(
-      { csr: csrPem, subject, extensions: [{ type: 'tls_feature', value: ['OCSPMustStaple'] }], profile: 'custom-unknown' },
+    const request = prepareSignRequestJson(
+      { csr: parsedCsr, subject, extensions: [{ type: 'tls_feature', value: ['OCSPMustStaple'] }], profile: 'custom-unknown' },
       { ca: ec, policy: policyContextOf(ec, []), profiles, allowUnknownProfile: true },
     );
     const original = await issueFromRequest({ store: db.store, keyBackends, ca: ec, request, profiles });
@@ -263,7 +333,7 @@ describe('resign (API) and revoke', () => {
         store: db.store,
         keyBackends,
         ca: ec,
-        request: prepareSignRequest({ csr: csrPem, subject }, { ca: ec, policy: policyContextOf(ec, []), profiles }),
+        request: prepareSignRequestJson({ csr: parsedCsr, subject }, { ca: ec, policy: policyContextOf(ec, []), profiles }),
         profiles,
       });
     const a = await revokeCert(db.store, await mk(), { reason: 'cACompromise' });

@@ -1,6 +1,6 @@
 /**
  * "Can this CA sign?" is one rule with one wording (lib/ca/signing-ca.ts), whichever way a
- * certificate is asked for: the API's request check (prepareSignRequest), the signing itself when an
+ * certificate is asked for: the authority's entry (prepareIssuance, every way in), the signing itself when an
  * order is finally run (issueFromRequest), and `ca-admin sign_cert` (signCert). Each refuses a
  * disabled, revoked, expired or not yet valid CA with the same CaError; nothing is stored.
  */
@@ -10,13 +10,14 @@ import { initCa } from '../../lib/ca/authorities';
 import { signCert } from '../../lib/ca/certificates';
 import { CrlPublisher } from '../../lib/ca/crls';
 import { CaError } from '../../lib/ca/errors';
-import { prepareSignRequest } from '../../lib/ca/issuance/prepare';
+import { prepareIssuance } from '../../lib/ca/issuance/prepare';
 import { policyContextOf } from '../../lib/ca/policy/context';
 import type { CaRecord, RevocationStore, Store } from '../../lib/ports';
 import { isUsable } from '../../lib/ca/lookup';
 import { OcspDelegates } from '../../lib/ca/ocsp-delegate';
 import { defaultProfiles } from '../../lib/ca/profiles';
 import { validityEnd, whyCaCannotSign } from '../../lib/ca/signing-ca';
+import { parseCsr } from '../../lib/x509/csr';
 import { TEST_KEK } from '../cli/helpers';
 import { opensslCsr, tmpDir } from '../cli/openssl';
 import { openTestDatabase, type TestDatabase } from '../helpers/database';
@@ -83,10 +84,18 @@ test.each(Object.keys(STATES) as (keyof typeof STATES)[])(
     expect(whyCaCannotSign(state, now)).not.toBeNull();
     expect(isUsable(state, now)).toBe(false);
     expect(
-      await refusal(() => prepareSignRequest({ csr, subject }, { ca: state, policy: policyContextOf(state, []), profiles, now })),
+      await refusal(() =>
+        prepareIssuance(
+          { csr: parseCsr(csr), subject, extensions: [], notAfter: null },
+          { ca: state, policy: policyContextOf(state, []), profiles, now },
+        ),
+      ),
     ).toBe(words);
     // An order accepted while the CA could sign, run after it stopped being able to.
-    const request = prepareSignRequest({ csr, subject }, { ca, policy: policyContextOf(ca, []), profiles });
+    const request = prepareIssuance(
+      { csr: parseCsr(csr), subject, extensions: [], notAfter: null },
+      { ca, policy: policyContextOf(ca, []), profiles },
+    );
     expect(await refusal(() => issueFromRequest({ store: db.store, keyBackends, ca: state, request, profiles, now }))).toBe(words);
     expect(await refusal(() => signCert({ store: db.store, keyBackends, profiles, ca: state, csr, subject, now }))).toBe(words);
     expect((await db.store.listCertificates({ caId: ca.id })).length).toBe(before);
@@ -115,7 +124,10 @@ test('a CA signs only with its own key: a backend that hands out another key sig
   const before = (await db.store.listCertificates({ caId: ca.id })).length;
   const keyError = (work: () => Promise<unknown>) => refusal(work, 'key');
   const words = "rule: The private key does not match the certificate authority's certificate.";
-  const request = prepareSignRequest({ csr, subject }, { ca, policy: policyContextOf(ca, []), profiles });
+  const request = prepareIssuance(
+    { csr: parseCsr(csr), subject, extensions: [], notAfter: null },
+    { ca, policy: policyContextOf(ca, []), profiles },
+  );
   expect(await keyError(() => issueFromRequest({ store: db.store, keyBackends, ca: swapped, request, profiles }))).toBe(words);
   expect(await keyError(() => new OcspDelegates(store, keyBackends, profiles).renew(swapped, new Date()))).toBe(words);
   expect(await keyError(() => new CrlPublisher(store, keyBackends).build(swapped, 'all'))).toBe(words);

@@ -11,7 +11,8 @@ import { defaultKeyBackend } from '../../adapters/keys/default-backend';
 import { initCa } from '../../lib/ca/authorities';
 import { issue, keepAlone } from '../../lib/ca/issuance/issue';
 import { signOrder } from '../../lib/ca/issuance/order-store';
-import { prepareSignRequest } from '../../lib/ca/issuance/prepare';
+import { prepareIssuance } from '../../lib/ca/issuance/prepare';
+import { parseCsr } from '../../lib/x509/csr';
 import { IssuanceTaken, signCertificate, type Signing } from '../../lib/ca/issuance/sign';
 import { INTERRUPTED, startIntentSweep } from '../../lib/ca/issuance/interrupted';
 import { policyContextOf } from '../../lib/ca/policy/context';
@@ -71,8 +72,8 @@ describe.each(testDatabaseTargets())('issuance intents on $name', (target) => {
       keyType: 'EC',
       expiresDays: 365,
     });
-    request = prepareSignRequest(
-      { csr: opensslCsr('EC').csr, subject: [{ oid: 'CN', value: 'leaf.intents.example' }] },
+    request = prepareIssuance(
+      { csr: parseCsr(opensslCsr('EC').csr), subject: [{ oid: 'CN', value: 'leaf.intents.example' }], extensions: [], notAfter: null },
       { ca, policy: policyContextOf(ca, [ca]), profiles },
     );
   });

@@ -135,6 +135,8 @@ export function composeCertificate(
   request: SignRequest,
   now: Date = new Date(),
 ): ComposedCertificate {
+  // Asked at the entry already (prepare.ts); again now, with the same words: an order waits, and its CA
+  // may be revoked, disabled or expired by the time it is signed.
   assertCaCanSign(ca, now);
   const facts = caFacts(ca);
   const profile = signing.profiles.get(request.profile);
