@@ -254,8 +254,8 @@ describeOnPostgres('issuance intents given up while their certificate is stored'
     signCertificate(
       signing,
       ca,
-      prepareSignRequest(
-        { csr: opensslCsr('EC').csr, subject: [{ oid: 'CN', value: 'leaf.given-up.example' }] },
+      prepareIssuance(
+        { csr: parseCsr(opensslCsr('EC').csr), subject: [{ oid: 'CN', value: 'leaf.given-up.example' }], extensions: [], notAfter: null },
         { ca, policy: policyContextOf(ca, [ca]), profiles },
       ),
       { requester: null, door: 'rest' },
