@@ -1,7 +1,7 @@
 /**
- * smallstep's step-ca (0.19, built from Debian's Go sources: docs/CONTRIBUTING.md "bench:acme") as an
- * anchor of bench/acme.ts: the production ACME CA a user would pick instead of ours, with a durable
- * store on disk (BadgerDB v2, which does not fsync each write by default; PostgreSQL does).
+ * smallstep's step-ca (0.19, built from Debian's Go sources: docs/CONTRIBUTING.md "step-ca for
+ * bench:acme") as an anchor of bench/acme.ts: the production ACME CA a user would pick instead of ours,
+ * with a durable store on disk (BadgerDB v2, which does not fsync each write by default; PostgreSQL does).
  *
  * Started from STEPCA_BIN with a configuration written here into `dir`: the bench's TLS CA (bench/tls.ts)
  * as its root, a P-256 intermediate made with `openssl` under it (so the load client, which trusts that

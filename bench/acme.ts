@@ -393,7 +393,7 @@ function requestTable(results: Map<Key, Result>, keys: Key[]): void {
 /** step-ca beside the others, or why not. */
 async function startStepCaTarget(workDir: string, tls: ReturnType<typeof makeTls>, setup: AcmeSetup): Promise<Target | null> {
   if (!STEPCA_BIN) {
-    console.log('step-ca: not built (STEPCA_BIN unset), see docs/CONTRIBUTING.md "bench:acme"');
+    console.log('step-ca: not built (STEPCA_BIN unset), see docs/CONTRIBUTING.md "step-ca for bench:acme"');
     return null;
   }
   if (setup.port80 !== 'listening') {
