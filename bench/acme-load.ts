@@ -45,7 +45,7 @@ export type AcmeRequest = (typeof ACME_REQUESTS)[number];
 export const ORDERS_PER_ACCOUNT = 250;
 
 export type AcmeLoadJob =
-  | { kind: 'setup'; caPem?: string }
+  | { kind: 'setup'; caPem?: string; port80?: boolean }
   | { kind: 'accounts'; directory: string; clients: number; server: string }
   | { kind: 'run'; durationMs: number; server: string };
 
@@ -53,6 +53,8 @@ export interface AcmeSetup {
   /** `127.0.0.1:port` of the DNS server, for the validator's `dnsServers`. */
   dns: string;
   http01Port: number;
+  /** When asked for: `listening` if the responder also answers on 127.0.0.1:80 (step-ca validates there), else why not. */
+  port80?: string;
 }
 
 export interface AcmeRunFigures {
@@ -68,6 +70,11 @@ export interface AcmeRunFigures {
   polls: number;
   /** ms of each HTTP request, by type. */
   requestMs: Record<AcmeRequest, number[]>;
+  /** Orders given up at a request left unanswered for ACME_STALL_SECONDS (a stalled server): one stalled request each. */
+  stalled: number;
+  /** Orders given up at any other error, and the first such error. */
+  failed: number;
+  firstError: string | null;
 }
 
 type Reply<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -82,9 +89,12 @@ export class AcmeLoader {
     return this.child?.pid;
   }
 
-  /** `caPem`: the CA the servers' TLS certificates chain to (for https:// directories). */
-  setup(caPem?: string): Promise<AcmeSetup> {
-    return this.ask({ kind: 'setup', ...(caPem ? { caPem } : {}) });
+  /**
+   * `caPem`: the CA the servers' TLS certificates chain to (for https:// directories); `port80`: let
+   * the http-01 responder listen on 127.0.0.1:80 too, for a server that validates only there.
+   */
+  setup(caPem?: string, port80 = false): Promise<AcmeSetup> {
+    return this.ask({ kind: 'setup', ...(caPem ? { caPem } : {}), port80 });
   }
 
   /**
@@ -133,8 +143,12 @@ interface Answer {
 
 let requests = 0;
 let requestMs = emptyRequestTimes();
-/** A request unanswered this long fails the run, naming it (pebble 2.4 sometimes stopped answering): no endless wait. */
-const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * A request unanswered this long (ACME_STALL_SECONDS, default 10) gives up its order, which counts as
+ * stalled (pebble 2.4 sometimes stopped answering under load): no endless wait, and no lost run.
+ */
+const REQUEST_TIMEOUT_MS = Number(process.env.ACME_STALL_SECONDS ?? 10) * 1000;
+const STALLED = 'no answer in';
 
 function emptyRequestTimes(): Record<AcmeRequest, number[]> {
   return Object.fromEntries(ACME_REQUESTS.map((r) => [r, []])) as unknown as Record<AcmeRequest, number[]>;
@@ -163,7 +177,7 @@ function request(url: string, method: 'POST' | 'HEAD' | 'GET', type: AcmeRequest
     const req = secure
       ? https.request(url, { method, agent: tlsAgent!, headers }, answered)
       : http.request(url, { method, agent, headers }, answered);
-    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`${method} ${url}: no answer in ${REQUEST_TIMEOUT_MS / 1000} s`)));
+    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`${method} ${url}: ${STALLED} ${REQUEST_TIMEOUT_MS / 1000} s`)));
     req.on('error', reject);
     req.end(body);
   });
@@ -247,21 +261,36 @@ class Loader {
   private dns!: TestDnsServer;
   private readonly http01 = new Map<string, string>();
   private responder!: http.Server;
+  private responder80: http.Server | null = null;
   private readonly servers = new Map<string, ServerAccounts>();
   private readonly run = Date.now().toString(36);
   private sequence = 0;
   private polls = 0;
 
-  async setup(caPem?: string): Promise<AcmeSetup> {
+  async setup(caPem?: string, port80 = false): Promise<AcmeSetup> {
     if (caPem) tlsAgent = new https.Agent({ keepAlive: true, maxSockets: 256, ca: caPem });
     this.dns = await startDnsServer({ zones: [ZONE] });
-    this.responder = http.createServer((req, res) => {
+    const respond = (req: http.IncomingMessage, res: http.ServerResponse) => {
       const answer = this.http01.get((req.url ?? '').replace('/.well-known/acme-challenge/', ''));
       res.statusCode = answer ? 200 : 404;
       res.end(answer ?? 'not found');
-    });
-    await new Promise<void>((resolve) => this.responder.listen(0, '127.0.0.1', () => resolve()));
-    return { dns: this.dns.address, http01Port: (this.responder.address() as AddressInfo).port };
+    };
+    const listen = (server: http.Server, port: number) =>
+      new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => resolve());
+      });
+    this.responder = http.createServer(respond);
+    await listen(this.responder, 0);
+    const setup: AcmeSetup = { dns: this.dns.address, http01Port: (this.responder.address() as AddressInfo).port };
+    if (port80) {
+      const server = http.createServer(respond);
+      setup.port80 = await listen(server, 80).then(
+        () => ((this.responder80 = server), 'listening'),
+        (e: unknown) => String((e as Error).message ?? e),
+      );
+    }
+    return setup;
   }
 
   async makeAccounts(directoryUrl: string, clients: number, server: string): Promise<Record<AcmeRequest, number[]>> {
@@ -289,21 +318,28 @@ class Loader {
     requests = 0;
     requestMs = emptyRequestTimes();
     this.polls = 0;
+    let [stalled, failed, firstError] = [0, 0, null as string | null];
     const start = process.hrtime.bigint();
     const end = Date.now() + durationMs;
     await Promise.all(
       at.accounts.map(async (_, i) => {
         while (Date.now() < end) {
           const t0 = process.hrtime.bigint();
-          // A spent account is replaced within the order's time, as a new client's first order would include it.
-          if (at.accounts[i].orders >= ORDERS_PER_ACCOUNT) at.accounts[i] = await this.newAccount(at.directory);
-          await this.order(at.accounts[i], at.directory, i, stepMs);
-          durations.push(Number(process.hrtime.bigint() - t0) / 1e6);
+          try {
+            // A spent account is replaced within the order's time, as a new client's first order would include it.
+            if (at.accounts[i].orders >= ORDERS_PER_ACCOUNT) at.accounts[i] = await this.newAccount(at.directory);
+            await this.order(at.accounts[i], at.directory, i, stepMs);
+            durations.push(Number(process.hrtime.bigint() - t0) / 1e6);
+          } catch (e) {
+            const message = String((e as Error)?.message ?? e);
+            if (message.includes(STALLED)) stalled++;
+            else [failed, firstError] = [failed + 1, firstError ?? message];
+          }
         }
       }),
     );
     const elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
-    return { orders: durations.length, elapsedMs, durations, stepMs, requests, polls: this.polls, requestMs };
+    return { orders: durations.length, elapsedMs, durations, stepMs, requests, polls: this.polls, requestMs, stalled, failed, firstError };
   }
 
   /** One order, from new-order to the certificate chain. */
@@ -374,6 +410,8 @@ class Loader {
     agent.destroy();
     tlsAgent?.destroy();
     this.responder?.closeAllConnections();
+    this.responder80?.closeAllConnections();
+    this.responder80?.close();
     await new Promise((r) => this.responder?.close(r) ?? r(undefined));
     await this.dns?.close();
   }
@@ -388,7 +426,7 @@ if (require.main === module) {
     }
     const work: Promise<unknown> =
       job.kind === 'setup'
-        ? loader.setup(job.caPem)
+        ? loader.setup(job.caPem, job.port80)
         : job.kind === 'accounts'
           ? loader.makeAccounts(job.directory, job.clients, job.server)
           : loader.runFor(job.durationMs, job.server);

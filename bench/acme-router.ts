@@ -242,6 +242,10 @@ async function runOn(label: string, databaseUrl: string, acme: AcmeLoader, setup
       const file = PROFILE_DIR && half === 0 ? path.join(PROFILE_DIR, `acme-${label.split(' ')[0].toLowerCase()}.cpuprofile`) : null;
       const a = await measured(acme.pid, file ? () => profiled(file, halfRun) : halfRun);
       if (QUERIES && half === 0) server.queries.print(a.value.orders, 'ACME order');
+      // The load client counts an order it gave up instead of failing (bench/acme.ts's anchors may stall); ours in this process must not.
+      const { stalled, failed, firstError } = a.value;
+      if (stalled || failed)
+        throw new Error(`ACME orders not completed: ${stalled} stalled, ${failed} failed (first: ${firstError ?? 'a stall'})`);
       runs.push(a.value);
       acmeCpu = addCpu(acmeCpu, a.cpu);
       const r = await measured(rest.pid, () => rest.measure(restJob(REST_SECONDS / 2)));

@@ -35,3 +35,16 @@ export function pebbleRatioLine(s: AcmeSummary): string {
       : `${(ours / s.pebble).toFixed(2)}x (target >= ${target}x)`;
   return `ours / pebble: PostgreSQL ${ratio(s.postgres, PEBBLE_TARGETS.postgres)}, PGlite ${ratio(s.pglite, PEBBLE_TARGETS.pglite)}`;
 }
+
+/** What the ratios to an anchor compare: complete orders/s, and ms of CPU per order (server process + database). */
+export interface ServerRate {
+  ordersPerSecond: number | null;
+  cpuMsPerOrder: number | null;
+}
+
+/** `PostgreSQL / step-ca: 1.25x the orders/s, 0.80x the CPU per order (server + database)`; n/a where either is missing. */
+export function anchorRatioLine(ours: string, o: ServerRate, anchor: string, a: ServerRate): string {
+  const ratio = (x: number | null, y: number | null) =>
+    x === null || y === null || !Number.isFinite(x) || !Number.isFinite(y) || !(y > 0) ? 'n/a' : `${(x / y).toFixed(2)}x`;
+  return `${ours} / ${anchor}: ${ratio(o.ordersPerSecond, a.ordersPerSecond)} the orders/s, ${ratio(o.cpuMsPerOrder, a.cpuMsPerOrder)} the CPU per order (server + database)`;
+}

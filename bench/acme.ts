@@ -12,16 +12,23 @@
  *    system's temporary directory);
  *  - Debian's pebble (PEBBLE, default /usr/bin/pebble) with `-dnsserver` at the same DNS server, its
  *    `httpPort` at the same responder, PEBBLE_VA_NOSLEEP=1, PEBBLE_WFE_NONCEREJECT=0,
- *    PEBBLE_AUTHZREUSE=0 and never PEBBLE_VA_ALWAYS_VALID: every challenge is really validated.
+ *    PEBBLE_AUTHZREUSE=0 and never PEBBLE_VA_ALWAYS_VALID: every challenge is really validated;
+ *  - smallstep's step-ca when built (STEPCA_BIN; bench/acme-stepca.ts): BadgerDB on disk in a temporary
+ *    directory, `--resolver` at the same DNS server, http-01 fetched on port 80, where the load client's
+ *    responder then listens too. Without STEPCA_BIN it says so and the run goes on.
  *
  * The client is bench/acme-load.ts (raw RFC 8555 JWS over keep-alive HTTPS, in a child process):
  * ACME_CLIENTS accounts (default 16) per server in closed loops, one DNS name per order. After a
  * warm-up of each server (ACME_WARMUP_SECONDS, default 3), ACME_SECONDS (default 15) per server in
- * two halves, interleaved (PostgreSQL, PGlite, pebble, and again): a neighbour's burst on a shared
- * machine hits all alike. Printed per server: orders/s, p50/p95/p99 per order, the mean time per step,
- * cores busy (server process, ACME client, PostgreSQL); then the p50 per request type side by side,
- * the ratios ours / pebble (targets printed, never asserted: ≥ 1.2× on PostgreSQL, ≥ 0.75× on PGlite)
- * and, last, one line:
+ * two halves, interleaved (PostgreSQL, PGlite, pebble, step-ca, and again): a neighbour's burst on a
+ * shared machine hits all alike. An order whose request goes unanswered for ACME_STALL_SECONDS counts as
+ * stalled, and a server that completes no order in a half is left out of the rest: the others' figures
+ * are printed whatever one server does. Printed per server: orders/s, p50/p95/p99 per order, the mean
+ * time per step, cores busy and CPU ms per order (server process, database, ACME client), stalled and
+ * failed orders; for ours on PostgreSQL the SQL statements per order, in all and by request type
+ * (bench/statement-counter.ts, counted in the server process); then the p50 per request type side by
+ * side, the ratios ours / pebble (targets printed, never asserted: ≥ 1.2× on PostgreSQL, ≥ 0.75× on
+ * PGlite), ours / step-ca and ours / pebble in orders/s and CPU per order, and, last, one line:
  *
  *   acme: <n> orders/s PostgreSQL, <n> orders/s PGlite, pebble <n> orders/s, p50 <n> ms, p95 <n> ms
  *
@@ -29,7 +36,7 @@
  * runs the older in-process mode instead (bench/acme-router.ts: the router mounted in this process
  * over HTTP, next to REST; ACME_QUERIES, ACME_PROFILE).
  *
- *   npm run bench:acme        ACME_CLIENTS=16 ACME_SECONDS=15 ACME_SERVERS=postgres,pglite,pebble
+ *   npm run bench:acme        ACME_CLIENTS=16 ACME_SECONDS=15 ACME_SERVERS=postgres,pglite,pebble,stepca
  */
 import { spawn, type ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
@@ -40,22 +47,29 @@ import * as path from 'path';
 import { openDatabase } from '../adapters/store/database';
 import { AcmeLoader, ACME_REQUESTS, ACME_STEPS, type AcmeRequest, type AcmeRunFigures, type AcmeSetup } from './acme-load';
 import { main as routerMode } from './acme-router';
-import { acmeSummaryLine, pebbleRatioLine } from './acme-summary';
+import { STEPCA_BIN, startStepCa } from './acme-stepca';
+import { acmeSummaryLine, anchorRatioLine, pebbleRatioLine } from './acme-summary';
 import { processCpuMs, processesCpuSince, processesCpuSnapshot } from './cpu';
 import { startExampleServer, type ExampleServer } from './example-server';
 import { benchPostgresUrl, withScratchSchema } from './scratch-schema';
+import { countsSince, readStatementCounts, type StatementCounts } from './statement-counter';
 import { makeTls } from './tls';
 
 const CLIENTS = Number(process.env.ACME_CLIENTS ?? 16);
 const ACME_SECONDS = Number(process.env.ACME_SECONDS ?? 15);
 const WARMUP_SECONDS = Number(process.env.ACME_WARMUP_SECONDS ?? 3);
-/** Which servers to run (comma-separated): postgres, pglite, pebble. Default all three. */
-const SERVERS = new Set((process.env.ACME_SERVERS ?? 'postgres,pglite,pebble').split(','));
+/** A request unanswered this long gives its order up as stalled (bench/acme-load.ts reads the same setting). */
+const STALL_SECONDS = Number(process.env.ACME_STALL_SECONDS ?? 10);
+/** Which servers to run (comma-separated): postgres, pglite, pebble, stepca. Default all four. */
+const SERVERS = new Set((process.env.ACME_SERVERS ?? 'postgres,pglite,pebble,stepca').split(','));
+/** Count ours' SQL statements on PostgreSQL (bench/statement-counter.ts); ACME_COUNT_STATEMENTS=0 leaves the server as it is. */
+const COUNT_STATEMENTS = process.env.ACME_COUNT_STATEMENTS !== '0';
 const PEBBLE = process.env.PEBBLE ?? '/usr/bin/pebble';
 /** Where PGlite's directory (and the servers' logs and TLS files) go: on disk, not in memory. */
 const DATA_PARENT = process.env.ACME_DATA_DIR ?? os.tmpdir();
 
-type Key = 'postgres' | 'pglite' | 'pebble';
+type Key = 'postgres' | 'pglite' | 'pebble' | 'stepca';
+const NAMES: Record<Key, string> = { postgres: 'PostgreSQL', pglite: 'PGlite', pebble: 'pebble', stepca: 'step-ca' };
 
 /** A server under measurement: where its directory is, which process to charge. */
 interface Target {
@@ -63,6 +77,8 @@ interface Target {
   label: string;
   pid: number;
   directory: string;
+  /** Where the server writes its SQL statement counts when asked (ours on PostgreSQL). */
+  statementsFile?: string;
   stop(): Promise<void>;
 }
 
@@ -78,6 +94,10 @@ interface Figures {
   cpu: Cpu;
   /** The requests that registered the accounts (new-nonce, new-account), before the warm-up. */
   registration: Record<AcmeRequest, number[]>;
+  /** SQL statements during the measured halves, where counted. */
+  statements: StatementCounts | null;
+  /** Why the server was left out of the later halves, if it was. */
+  givenUp: string | null;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -147,6 +167,7 @@ async function startOurs(
   setup: AcmeSetup,
 ): Promise<Target> {
   const dataDir = fs.mkdtempSync(path.join(DATA_PARENT, 'bench-acme-'));
+  const statementsFile = databaseUrl && COUNT_STATEMENTS ? path.join(dataDir, 'statements.json') : undefined;
   let server: ExampleServer;
   try {
     server = await startExampleServer(
@@ -159,8 +180,10 @@ async function startOurs(
         CA_ENABLE_ACME: 'true',
         CA_ACME_DNS_SERVERS: setup.dns,
         CA_ACME_HTTP01_PORT: String(setup.http01Port),
+        ...(statementsFile ? { BENCH_STATEMENT_COUNTS_FILE: statementsFile } : {}),
       },
       dataDir,
+      statementsFile ? ['-r', path.join(__dirname, 'statement-counter.js')] : [],
     );
   } catch (e) {
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -173,6 +196,7 @@ async function startOurs(
     label,
     pid: server.pid,
     directory: server.acmeDirectory,
+    statementsFile,
     stop: async () => {
       await server.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -199,8 +223,39 @@ interface Result {
   ordersPerSecond: number;
   p50: number;
   p95: number;
+  /** ms of CPU per order: server process + database (PostgreSQL's processes for ours on it; in process for the others). */
+  cpuMsPerOrder: number;
   /** p50 ms and count per request type. */
   requests: Record<string, { p50: number; n: number }>;
+}
+
+/** SQL statements per order, in all and by the request type that issued them (server-side counts). */
+function printStatements(counts: StatementCounts, orders: number): void {
+  const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
+  const perOrder = (n: number) => (n / orders).toFixed(2);
+  console.log(
+    `  SQL statements sent to PostgreSQL, counted in the server process: ${perOrder(sum(counts.statements))} per order ` +
+      `(${perOrder(sum(counts.transactionControl))} of them BEGIN/COMMIT/ROLLBACK/SAVEPOINT); by request type, per order | per request (requests):`,
+  );
+  const types = [
+    'new-nonce',
+    'new-account',
+    'new-order',
+    'authz',
+    'challenge',
+    'finalize',
+    'order poll',
+    'certificate',
+    'directory',
+    'other',
+    '(none)',
+  ];
+  for (const type of types) {
+    const [statements, requests] = [counts.statements[type] ?? 0, counts.requests[type] ?? 0];
+    if (!statements && !requests) continue;
+    const perRequest = requests ? (statements / requests).toFixed(2) : '-';
+    console.log(`    ${type.padEnd(12)} ${perOrder(statements)} | ${perRequest} (${requests})`);
+  }
 }
 
 function report(target: Target, figures: Figures): Result {
@@ -213,6 +268,9 @@ function report(target: Target, figures: Figures): Result {
   const polls = runs.reduce((n, r) => n + r.polls, 0);
   const steps = ACME_STEPS.map((s) => `${s} ${(runs.reduce((ms, r) => ms + r.stepMs[s], 0) / orders).toFixed(1)}`).join(', ');
   const share = (ms: number) => (ms / cpu.wallMs).toFixed(2);
+  const perOrder = (ms: number) => (ms / orders).toFixed(1);
+  // PostgreSQL's processes are the database of ours on it only; the others keep theirs in the server process.
+  const database = target.key === 'postgres' ? cpu.postgres : 0;
   console.log(`\n== ${target.label}`);
   console.log(
     `ACME: ${fmt(ordersPerSecond)} orders/s (${CLIENTS} accounts, ${orders} orders in ${(cpu.wallMs / 1000).toFixed(1)} s); per order p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`,
@@ -222,12 +280,25 @@ function report(target: Target, figures: Figures): Result {
     `  ${(requests / orders).toFixed(2)} HTTPS requests per order (+ 1 http-01 fetch and DNS queries by the server), ${polls} polls; ` +
       `cores busy ${share(cpu.server + cpu.client + cpu.postgres)} of ${os.cpus().length} (server process ${share(cpu.server)}, ACME client ${share(cpu.client)}, PostgreSQL ${share(cpu.postgres)})`,
   );
+  console.log(
+    `  CPU ms per order: server process ${perOrder(cpu.server)}, database ${target.key === 'postgres' ? perOrder(database) : 'in the server process'}, ACME client ${perOrder(cpu.client)}`,
+  );
+  const stalled = runs.reduce((n, r) => n + r.stalled, 0);
+  const failed = runs.reduce((n, r) => n + r.failed, 0);
+  const firstError = runs.find((r) => r.firstError)?.firstError;
+  if (stalled || failed || figures.givenUp) {
+    console.log(
+      `  NOT ALL ANSWERED: ${stalled} orders stalled (a request unanswered for ${STALL_SECONDS} s), ${failed} failed` +
+        `${firstError ? ` (first: ${firstError.slice(0, 200)})` : ''}${figures.givenUp ? `; ${figures.givenUp}` : ''}`,
+    );
+  }
+  if (figures.statements) printStatements(figures.statements, orders);
   const byType: Result['requests'] = {};
   for (const type of ACME_REQUESTS) {
     const all = [...registration[type], ...runs.flatMap((r) => r.requestMs[type])].sort((x, y) => x - y);
     byType[type] = { p50: percentile(all, 50), n: all.length };
   }
-  return { ordersPerSecond, p50, p95, requests: byType };
+  return { ordersPerSecond, p50, p95, cpuMsPerOrder: (cpu.server + database) / orders, requests: byType };
 }
 
 /** PostgreSQL's durability settings, printed so that a run on a server with fsync off says so. */
@@ -243,28 +314,72 @@ async function durability(url: string): Promise<string> {
   }
 }
 
+const firstLine = (e: unknown) => String((e as Error)?.message ?? e).split('\n')[0];
+
 async function measureAll(targets: Target[], acme: AcmeLoader): Promise<Map<Key, Result>> {
   const figures = new Map<Key, Figures>();
+  const live: Target[] = [];
   for (const t of targets) {
-    const registration = await acme.accounts(t.directory, CLIENTS, t.key);
-    figures.set(t.key, { runs: [], cpu: { wallMs: 0, server: 0, client: 0, postgres: 0 }, registration });
-    await acme.run(WARMUP_SECONDS * 1000, t.key); // JIT of both processes, caches, the CA's signer, TLS sessions
-  }
-  for (let half = 0; half < 2; half++) {
-    for (const t of targets) {
-      const { value, cpu } = await measured(t.pid, acme.pid, () => acme.run((ACME_SECONDS * 1000) / 2, t.key));
-      const f = figures.get(t.key)!;
-      f.runs.push(value);
-      for (const k of ['wallMs', 'server', 'client', 'postgres'] as const) f.cpu[k] += cpu[k];
+    try {
+      const registration = await acme.accounts(t.directory, CLIENTS, t.key);
+      figures.set(t.key, {
+        runs: [],
+        cpu: { wallMs: 0, server: 0, client: 0, postgres: 0 },
+        registration,
+        statements: null,
+        givenUp: null,
+      });
+      await acme.run(WARMUP_SECONDS * 1000, t.key); // JIT of both processes, caches, the CA's signer, TLS sessions
+      live.push(t);
+    } catch (e) {
+      figures.delete(t.key);
+      console.log(`(${t.label} left out: its accounts or warm-up failed: ${firstLine(e)})`);
     }
   }
-  return new Map(targets.map((t) => [t.key, report(t, figures.get(t.key)!)]));
+  for (let half = 0; half < 2; half++) {
+    for (const t of live) {
+      const f = figures.get(t.key)!;
+      if (f.givenUp) continue;
+      try {
+        const before = t.statementsFile ? await readStatementCounts(t.pid, t.statementsFile) : null;
+        const { value, cpu } = await measured(t.pid, acme.pid, () => acme.run((ACME_SECONDS * 1000) / 2, t.key));
+        if (before) {
+          const spent = countsSince(await readStatementCounts(t.pid, t.statementsFile!), before);
+          f.statements = f.statements ? addCounts(f.statements, spent) : spent;
+        }
+        f.runs.push(value);
+        for (const k of ['wallMs', 'server', 'client', 'postgres'] as const) f.cpu[k] += cpu[k];
+        if (value.orders === 0 && value.stalled > 0) f.givenUp = `no order completed in half ${half + 1}: left out of the rest`;
+      } catch (e) {
+        f.givenUp = `half ${half + 1} failed (${firstLine(e)}): left out of the rest`;
+      }
+    }
+  }
+  const results = new Map<Key, Result>();
+  for (const t of live) {
+    const f = figures.get(t.key)!;
+    if (f.runs.some((r) => r.orders > 0)) results.set(t.key, report(t, f));
+    else console.log(`\n== ${t.label}\nno order completed (${f.givenUp ?? 'every order stalled or failed'})`);
+  }
+  return results;
+}
+
+function addCounts(a: StatementCounts, b: StatementCounts): StatementCounts {
+  const plus = (x: Record<string, number>, y: Record<string, number>) => {
+    const out = { ...x };
+    for (const [k, n] of Object.entries(y)) out[k] = (out[k] ?? 0) + n;
+    return out;
+  };
+  return {
+    statements: plus(a.statements, b.statements),
+    transactionControl: plus(a.transactionControl, b.transactionControl),
+    requests: plus(a.requests, b.requests),
+  };
 }
 
 function requestTable(results: Map<Key, Result>, keys: Key[]): void {
-  const names: Record<Key, string> = { postgres: 'PostgreSQL', pglite: 'PGlite', pebble: 'pebble' };
   console.log(
-    `\np50 ms per request type, sent until the answer is read (count; new-nonce and new-account include the registration of the accounts before the warm-up): ${keys.map((k) => names[k]).join(' | ')}`,
+    `\np50 ms per request type, sent until the answer is read (count; new-nonce and new-account include the registration of the accounts before the warm-up): ${keys.map((k) => NAMES[k]).join(' | ')}`,
   );
   for (const type of ACME_REQUESTS) {
     const cells = keys.map((k) => {
@@ -272,6 +387,25 @@ function requestTable(results: Map<Key, Result>, keys: Key[]): void {
       return r.n ? `${r.p50.toFixed(1)} (${r.n})` : '-';
     });
     console.log(`  ${type.padEnd(12)} ${cells.join(' | ')}`);
+  }
+}
+
+/** step-ca beside the others, or why not. */
+async function startStepCaTarget(workDir: string, tls: ReturnType<typeof makeTls>, setup: AcmeSetup): Promise<Target | null> {
+  if (!STEPCA_BIN) {
+    console.log('step-ca: not built (STEPCA_BIN unset), see docs/CONTRIBUTING.md "step-ca for bench:acme"');
+    return null;
+  }
+  if (setup.port80 !== 'listening') {
+    console.log(`step-ca left out: it validates http-01 on port 80, where the load client could not listen (${setup.port80})`);
+    return null;
+  }
+  try {
+    const ca = await startStepCa(STEPCA_BIN, path.join(workDir, 'step-ca'), tls, await freePort(), setup.dns);
+    return { key: 'stepca', label: 'step-ca (BadgerDB v2 on disk, no fsync per write)', ...ca };
+  } catch (e) {
+    console.log(`step-ca left out: ${String((e as Error)?.message ?? e)}`);
+    return null;
   }
 }
 
@@ -290,14 +424,21 @@ async function main(): Promise<void> {
   let results = new Map<Key, Result>();
   try {
     const tls = makeTls(workDir);
-    const setup = await acme.setup(fs.readFileSync(tls.caFile, 'utf8'));
+    const setup = await acme.setup(fs.readFileSync(tls.caFile, 'utf8'), SERVERS.has('stepca') && !!STEPCA_BIN);
     const pg = benchPostgresUrl();
     const body = async (pgUrl: string | null) => {
       if (pgUrl) targets.push(await startOurs('postgres', pgUrl, tls, setup));
       if (SERVERS.has('pglite')) targets.push(await startOurs('pglite', null, tls, setup));
       if (SERVERS.has('pebble')) {
-        if (fs.existsSync(PEBBLE)) targets.push(await startPebble(workDir, tls, setup));
-        else console.log(`(pebble left out: ${PEBBLE} not found; Debian's package pebble, or set PEBBLE)`);
+        if (!fs.existsSync(PEBBLE)) console.log(`(pebble left out: ${PEBBLE} not found; Debian's package pebble, or set PEBBLE)`);
+        else await startPebble(workDir, tls, setup).then(
+          (t) => targets.push(t),
+          (e: unknown) => console.log(`(pebble left out: ${String((e as Error)?.message ?? e)})`),
+        ); // prettier-ignore
+      }
+      if (SERVERS.has('stepca')) {
+        const stepCa = await startStepCaTarget(workDir, tls, setup);
+        if (stepCa) targets.push(stepCa);
       }
       results = await measureAll(targets, acme);
     };
@@ -325,7 +466,7 @@ async function main(): Promise<void> {
   }
   requestTable(
     results,
-    (['postgres', 'pglite', 'pebble'] as const).filter((k) => results.has(k)),
+    (['postgres', 'pglite', 'pebble', 'stepca'] as const).filter((k) => results.has(k)),
   );
   const rate = (k: Key) => results.get(k)?.ordersPerSecond ?? null;
   const shown = results.get('postgres') ?? results.get('pglite');
@@ -337,6 +478,13 @@ async function main(): Promise<void> {
     p95: shown?.p95 ?? null,
   };
   console.log(`\n${pebbleRatioLine(summary)}`);
+  const figures = (k: Key) => ({ ordersPerSecond: rate(k), cpuMsPerOrder: results.get(k)?.cpuMsPerOrder ?? null });
+  for (const ours of ['postgres', 'pglite'] as const) {
+    if (!results.has(ours)) continue;
+    for (const anchor of ['stepca', 'pebble'] as const)
+      console.log(anchorRatioLine(NAMES[ours], figures(ours), NAMES[anchor], figures(anchor)));
+  }
+  if (results.has('stepca')) console.log("(step-ca's BadgerDB does not fsync each write by default; PostgreSQL with its defaults does)");
   console.log(`(${((Date.now() - started) / 1000).toFixed(0)} s in all)`);
   console.log(acmeSummaryLine(summary));
 }

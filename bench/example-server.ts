@@ -54,14 +54,22 @@ const NOT_INHERITED = [
 /**
  * Start the example server with `env` (PORT=0 unless given; every setting in NOT_INHERITED comes from
  * `env` alone); resolves once it has printed its walk-through, i.e. its demo data exist and it listens.
+ * `nodeArgs` are Node flags of this start (after BENCH_SERVER_NODE_ARGS), e.g. `-r` a bench's preload.
  */
-export async function startExampleServer(env: Record<string, string>, logDir: string = os.tmpdir()): Promise<ExampleServer> {
+export async function startExampleServer(
+  env: Record<string, string>,
+  logDir: string = os.tmpdir(),
+  nodeArgs: string[] = [],
+): Promise<ExampleServer> {
   const inherited = { ...process.env };
   for (const name of NOT_INHERITED) delete inherited[name];
   const folder = fs.mkdtempSync(path.join(logDir, 'example-server-log-'));
   const logFile = path.join(folder, 'server.log');
   const log = fs.openSync(logFile, 'w');
-  const child = spawn(process.execPath, [...NODE_ARGS, SERVER], { env: { ...inherited, PORT: '0', ...env }, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, [...NODE_ARGS, ...nodeArgs, SERVER], {
+    env: { ...inherited, PORT: '0', ...env },
+    stdio: ['ignore', log, log],
+  });
   fs.closeSync(log);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const halt = async () => {

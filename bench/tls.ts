@@ -5,8 +5,11 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
-/** A TLS CA and a certificate for localhost and 127.0.0.1 signed by it (P-256), made with openssl in `dir`. */
-export function makeTls(dir: string): { caFile: string; certFile: string; keyFile: string } {
+/**
+ * A TLS CA and a certificate for localhost and 127.0.0.1 signed by it (P-256), made with openssl in `dir`;
+ * `caKey`: the CA's key (bench/acme-stepca.ts signs step-ca's intermediate with it).
+ */
+export function makeTls(dir: string): { caFile: string; caKey: string; certFile: string; keyFile: string } {
   const file = (name: string) => path.join(dir, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
@@ -30,5 +33,5 @@ export function makeTls(dir: string): { caFile: string; certFile: string; keyFil
     '-out',
     file('server.pem'),
   );
-  return { caFile: file('ca.pem'), certFile: file('server.pem'), keyFile: file('server.key') };
+  return { caFile: file('ca.pem'), caKey: file('ca.key'), certFile: file('server.pem'), keyFile: file('server.key') };
 }

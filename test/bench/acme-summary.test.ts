@@ -3,7 +3,7 @@
  * ends with, in the format issue 33 fixes, and the ratios to pebble. Formatting only: no speed is
  * asserted anywhere.
  */
-import { acmeSummaryLine, pebbleRatioLine, PEBBLE_TARGETS } from '../../bench/acme-summary';
+import { acmeSummaryLine, anchorRatioLine, pebbleRatioLine, PEBBLE_TARGETS } from '../../bench/acme-summary';
 
 const LINE =
   /^acme: (\d+(?:\.\d)?|n\/a) orders\/s PostgreSQL, (\d+(?:\.\d)?|n\/a) orders\/s PGlite, pebble (\d+(?:\.\d)?|n\/a) orders\/s, p50 (\d+|n\/a) ms, p95 (\d+|n\/a) ms$/;
@@ -38,5 +38,22 @@ describe('bench:acme ratios to pebble', () => {
     expect(pebbleRatioLine({ postgres: 240, pglite: null, pebble: null, p50: 1, p95: 2 })).toBe(
       'ours / pebble: PostgreSQL n/a (target >= 1.2x), PGlite n/a (target >= 0.75x)',
     );
+  });
+});
+
+describe('bench:acme ratios to an anchor (step-ca, pebble)', () => {
+  it('divides our orders/s and CPU per order by the anchor’s', () => {
+    expect(
+      anchorRatioLine('PostgreSQL', { ordersPerSecond: 125, cpuMsPerOrder: 8 }, 'step-ca', { ordersPerSecond: 100, cpuMsPerOrder: 10 }),
+    ).toBe('PostgreSQL / step-ca: 1.25x the orders/s, 0.80x the CPU per order (server + database)');
+  });
+
+  it('says n/a where the anchor was not measured or measured nothing', () => {
+    expect(
+      anchorRatioLine('PGlite', { ordersPerSecond: 90, cpuMsPerOrder: 7 }, 'pebble', { ordersPerSecond: null, cpuMsPerOrder: Number.NaN }),
+    ).toBe('PGlite / pebble: n/a the orders/s, n/a the CPU per order (server + database)');
+    expect(
+      anchorRatioLine('PostgreSQL', { ordersPerSecond: 90, cpuMsPerOrder: 7 }, 'step-ca', { ordersPerSecond: 0, cpuMsPerOrder: 0 }),
+    ).toBe('PostgreSQL / step-ca: n/a the orders/s, n/a the CPU per order (server + database)');
   });
 });
