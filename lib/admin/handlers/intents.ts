@@ -117,7 +117,7 @@ function intentsTable(shown: IssuanceIntentRecord[], serialOf: Map<number, strin
         <td class="mono">${colonSerial(intent.serial)}</td>
         <td>${intent.door}</td>
         <td class="long">${intent.requester ? actorWords(intent.requester) : ''}</td>
-        <td class="long">${stateCell(intent, caSerial, base)}</td>`;
+        <td${intent.failed ? html` class="long"` : null}>${stateCell(intent, caSerial, base)}</td>`;
     }),
   );
 }
