@@ -49,6 +49,8 @@ export interface IntentFilter {
   /** The same as `state: 'pending'` (kept for callers written before `state`). */
   pendingOnly?: boolean;
   door?: IssuanceDoor;
+  /** Recorded from then on (`created` at or after it). */
+  since?: Date;
   /** A page of a listing, newest first: the intents with a smaller id than this (the oldest one shown). */
   beforeId?: number;
   limit?: number;

@@ -130,6 +130,17 @@ describe.each(testDatabaseTargets())('the Signatures page on $name', (target) =>
     expect(second.text).not.toContain('rel="next"');
   });
 
+  it('the dashboard counts the signatures of the last 24 hours not issued, each a link to them', async () => {
+    const dashboard = await auditor.get(ADMIN).expect(200);
+    expect(dashboard.text).toContain('<h2>Signatures not issued</h2>');
+    // One failed on each CA; pending: one on each CA, and the hundred of the paging test.
+    expect(dashboard.text).toMatch(
+      new RegExp(
+        `<a href="${ADMIN}signatures/\\?state=failed">2 failed</a>, <a href="${ADMIN}signatures/\\?state=pending">100 or more pending</a>`,
+      ),
+    );
+  });
+
   it('needs view_auditlog, as the audit log: without it, 403 and no link', async () => {
     const alicePage = await f.signIn('alice');
     const res = await alicePage.get(`${ADMIN}signatures/`);
@@ -137,5 +148,6 @@ describe.each(testDatabaseTargets())('the Signatures page on $name', (target) =>
     expect(res.text).not.toContain(made.issued.serial);
     const dashboard = await alicePage.get(ADMIN).expect(200);
     expect(dashboard.text).not.toContain('signatures/');
+    expect(dashboard.text).not.toContain('Signatures not issued');
   });
 });

@@ -72,6 +72,12 @@ describe.each(testDatabaseTargets())('listing issuance intents on $name', (targe
     expect(await serials({ door: 'scep' })).toEqual([]);
   });
 
+  it('since: the intents recorded from then on', async () => {
+    expect(await serials({ caId: ca.id, since: made.pending.created })).toEqual([made.pending.serial]);
+    expect(await serials({ caId: ca.id, since: new Date(made.pending.created.getTime() + 1) })).toEqual([]);
+    expect(await serials({ state: 'failed', since: new Date(Date.now() - 3_600_000) })).toEqual([others.failed.serial, made.failed.serial]);
+  });
+
   it('a page at a time: `beforeId` the oldest id shown, `limit` the page size; the pages make up the whole list', async () => {
     const all = await db.store.listIntents();
     expect(all).toHaveLength(6);

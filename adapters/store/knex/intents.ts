@@ -96,6 +96,7 @@ export async function listIntents(db: Knex, filter: IntentFilter = {}): Promise<
   if (filter.caId !== undefined) query.where('ca_id', filter.caId);
   if (filter.door !== undefined) query.where('door', filter.door);
   if (filter.beforeId !== undefined) query.where('id', '<', filter.beforeId);
+  if (filter.since !== undefined) query.where('created', '>=', filter.since);
   // An intent is issued or failed, never both: the trigger refuses a failed intent's certificate (migration 0030).
   const state = filter.state ?? (filter.pendingOnly ? 'pending' : undefined);
   if (state === 'pending') query.whereNull('certificate_id').whereNull('failed');
