@@ -54,7 +54,15 @@ export { inProcessOrderRunner, type InProcessOrderRunnerOptions } from './ca/ord
 
 // Ports a host implements, and the optional capabilities docs/reference/exports.md names (lib/ports)
 export type { Store } from './ports/store';
-export type { IntentTaken, IssuanceDoor, IssuanceIntentRecord, IssuanceIntentStore, NewIssuanceIntent } from './ports/intents';
+export type {
+  IntentFilter,
+  IntentState,
+  IntentTaken,
+  IssuanceDoor,
+  IssuanceIntentRecord,
+  IssuanceIntentStore,
+  NewIssuanceIntent,
+} from './ports/intents';
 export type { OrderListing, OrderRetry } from './ports/store';
 export type { KeyBackend, KeyDecryption, RawRsaDecrypter } from './ports/keys';
 export type { Authenticator, PermissionChecker, UserRecord, UserAdministration } from './ports/users';

@@ -22,7 +22,9 @@ function navigation(ctx: AdminContext & { session: NonNullable<AdminContext['ses
     [`${base}issue`, 'Issue'],
     [`${base}profiles/`, 'Profiles'],
   ];
-  if (session.user.permissions.includes('view_auditlog')) links.push([`${base}audit/`, 'Audit log']);
+  if (session.user.permissions.includes('view_auditlog')) {
+    links.push([`${base}audit/`, 'Audit log'], [`${base}signatures/`, 'Signatures']);
+  }
   if (session.user.permissions.includes('manage_webhooks')) links.push([`${base}webhooks/`, 'Webhooks']);
   if (session.user.permissions.includes('manage_users')) links.push([`${base}users/`, 'Users']);
   return links;

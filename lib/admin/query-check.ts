@@ -15,10 +15,12 @@ import { normaliseSerial } from '../x509/serial-format';
  * `id`: a page cursor over a table of 32-bit ids (certificates, ACME orders); `eventId`: over the
  * audit log's 64-bit ids, as far as JavaScript counts exactly; `days`: 1 to 36,500; `date`: ISO 8601,
  * a day of the years 1 to 9999 and optionally a time and zone (what PostgreSQL and PGlite store alike);
- * `serial`: a serial as the pages show it or the URLs carry it, hex digits with or without colons.
+ * `serial`: a serial as the pages show it or the URLs carry it, hex digits with or without colons;
+ * `door`: an issuance intent's way in (`rest`, `acme`, …: letters, digits, `-`, `_`, as its column holds at most 16).
+ * A list of words instead of a kind: the value must be one of them (a choice the page offers).
  */
-export type QueryKind = 'id' | 'eventId' | 'days' | 'date' | 'serial';
-export type QuerySpec = Readonly<Record<string, QueryKind>>;
+export type QueryKind = 'id' | 'eventId' | 'days' | 'date' | 'serial' | 'door';
+export type QuerySpec = Readonly<Record<string, QueryKind | readonly string[]>>;
 
 export const MAX_QUERY_VALUE = 2048;
 export const MAX_DAYS = 36_500;
@@ -66,6 +68,7 @@ const KIND_RULES: Record<QueryKind, { valid: (value: string) => boolean; expecte
     valid: (v) => v.length <= MAX_SERIAL_TEXT && normaliseSerial(v) !== null,
     expected: 'a serial: hexadecimal digits, with or without colons (4E:1F:0A or 4E1F0A)',
   },
+  door: { valid: (v) => /^[A-Za-z0-9_-]{1,16}$/.test(v), expected: 'a way in: up to 16 letters, digits, - or _ (rest, acme, est, …)' },
   date: {
     valid: (v) => isoDate(v) !== null,
     expected: 'a date of the years 1 to 9999 in ISO 8601 (2026-01-31, 2026-01-31T12:00:00Z, 2026-01-31T12:00:00+02:00)',
@@ -82,7 +85,10 @@ export function queryProblem(query: Readonly<Record<string, unknown>>, spec: Que
       if (CONTROL.test(value)) return `The query parameter ${name} holds a control character.`;
       if (value.length > MAX_QUERY_VALUE) return `The query parameter ${name} is longer than ${MAX_QUERY_VALUE} characters.`;
       const kind = Object.hasOwn(spec, name) ? spec[name] : undefined;
-      if (kind && value.trim() !== '' && !KIND_RULES[kind].valid(value.trim())) {
+      if (kind === undefined || value.trim() === '') continue;
+      if (typeof kind !== 'string') {
+        if (!kind.includes(value.trim())) return `The query parameter ${name} is not one of ${kind.join(', ')}.`;
+      } else if (!KIND_RULES[kind].valid(value.trim())) {
         return `The query parameter ${name} is not ${KIND_RULES[kind].expected}.`;
       }
     }

@@ -12,6 +12,7 @@ import { listCertificates } from './handlers/certificates';
 import { exportCertificates } from './handlers/export';
 import { deactivateAcmeAccount, showAcmeAccount, showAcmeAccounts } from './handlers/acme';
 import { showAuditLog, verifyAuditLog } from './handlers/audit';
+import { INTENTS_QUERY, showIntents } from './handlers/intents';
 import { showCa, updateCa } from './handlers/ca';
 import { downloadCa } from './handlers/ca-downloads';
 import { revokeCaAction, showRevokeCa } from './handlers/ca-revoke';
@@ -89,6 +90,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   { ...page('audit/', showAuditLog), query: { ca: 'serial', since: 'date', after: 'eventId', before: 'eventId' } },
   page('profiles/', showProfiles),
   action('audit/verify', verifyAuditLog),
+  { ...page('signatures/', showIntents), query: INTENTS_QUERY },
   page('webhooks/', showWebhooks),
   sensitive('webhooks/', addEndpoint),
   page('webhooks/{id}/', showDeadLetters),

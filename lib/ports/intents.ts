@@ -9,6 +9,9 @@ import type { Actor } from './events';
 /** Which way in asked, or which of the CA's own delegates is being certified. */
 export type IssuanceDoor = 'rest' | 'acme' | 'est' | 'scep' | 'admin' | 'cli' | 'library' | 'ocsp' | 'scep-ra' | (string & {});
 
+/** The doors the library itself records (a filter offers them; a host may record others). */
+export const KNOWN_ISSUANCE_DOORS: readonly IssuanceDoor[] = ['rest', 'acme', 'est', 'scep', 'admin', 'cli', 'library', 'ocsp', 'scep-ra'];
+
 export interface NewIssuanceIntent {
   caId: number;
   /** The serial reserved for it (hex, as stored with certificates). */
@@ -34,6 +37,31 @@ export interface IssuanceIntentRecord extends NewIssuanceIntent {
   failure: string | null;
 }
 
+/** Where an intent stands: `pending` (being signed, or left by a process that died), `issued` (its certificate stored), `failed` (given up). */
+export type IntentState = 'pending' | 'issued' | 'failed';
+
+export const INTENT_STATES: readonly IntentState[] = ['pending', 'issued', 'failed'];
+
+/** Which intents `listIntents` returns; every field narrows, none given is every intent. */
+export interface IntentFilter {
+  caId?: number;
+  state?: IntentState;
+  /** The same as `state: 'pending'` (kept for callers written before `state`). */
+  pendingOnly?: boolean;
+  door?: IssuanceDoor;
+  /** Recorded from then on (`created` at or after it). */
+  since?: Date;
+  /** A page of a listing, newest first: the intents with a smaller id than this (the oldest one shown). */
+  beforeId?: number;
+  limit?: number;
+}
+
+/** The state of a stored intent. */
+export function intentState(intent: Pick<IssuanceIntentRecord, 'certificateId' | 'failed'>): IntentState {
+  if (intent.certificateId !== null) return 'issued';
+  return intent.failed !== null ? 'failed' : 'pending';
+}
+
 /** `recordIntent`'s answer when another intent, not failed, answers the same thing already. */
 export interface IntentTaken {
   taken: IssuanceIntentRecord;
@@ -53,8 +81,8 @@ export interface IssuanceIntentStore {
    * stalled between intent and store. How many.
    */
   settleInterruptedIntents(before: Date, failure: string): Promise<number>;
-  /** Intents, newest first (the audit view, tests). */
-  listIntents(filter?: { caId?: number; pendingOnly?: boolean; limit?: number }): Promise<IssuanceIntentRecord[]>;
+  /** Intents, newest first (by id), as `filter` narrows them (the admin interface's Signatures page, `ca-admin list_intents`). */
+  listIntents(filter?: IntentFilter): Promise<IssuanceIntentRecord[]>;
 }
 
 export function isIntentTaken(result: IssuanceIntentRecord | IntentTaken): result is IntentTaken {

@@ -242,7 +242,7 @@ describeInBrowser('the admin interface in Chromium, against the example server',
     await context.close();
   }, 120_000);
 
-  test('at 1280 CSS pixels the audit log, the recent events, the certificate list and the profiles fit, long values and all (nothing scrolls sideways)', async () => {
+  test('at 1280 CSS pixels the audit log, the recent events, the certificate list, the profiles and the signatures fit, long values and all (nothing scrolls sideways)', async () => {
     // Long values without a space to break at: a 64-character common name (in the record's data), long names, colon serials.
     await signThroughApi(`long-${'x'.repeat(47)}.example.org`, [`${'a'.repeat(63)}.${'b'.repeat(63)}.example.org`]);
     const context = await newContext(browser); // 1280 × 800
@@ -253,7 +253,15 @@ describeInBrowser('the admin interface in Chromium, against the example server',
     await page.getByLabel('Password').fill(server.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-    const pages = ['', 'audit/', 'audit/?type=certificate.issued', 'certs/?status=all', 'profiles/'];
+    const pages = [
+      '',
+      'audit/',
+      'audit/?type=certificate.issued',
+      'certs/?status=all',
+      'profiles/',
+      'signatures/',
+      'signatures/?state=issued',
+    ];
     const widths: Record<string, number> = {};
     for (const at of pages) {
       await page.goto(`${admin}${at}`);
@@ -262,6 +270,12 @@ describeInBrowser('the admin interface in Chromium, against the example server',
         await page.getByRole('heading', { name: 'Profiles' }).waitFor();
         expect(await accessibilityProblems(page)).toEqual([]);
         await screenshot(page, '15-profiles');
+      }
+      if (at === 'signatures/') {
+        await page.getByRole('heading', { name: 'Signatures' }).waitFor();
+        expect(await page.locator('main tbody tr').count()).toBeGreaterThan(0);
+        expect(await accessibilityProblems(page)).toEqual([]);
+        await screenshot(page, '17-signatures');
       }
     }
     expect(Object.entries(widths).filter(([, width]) => width > 1280)).toEqual([]);
@@ -293,6 +307,7 @@ describeInBrowser('the admin interface in Chromium, against the example server',
       'profiles/',
       `cas/${server.caSerial}/`,
       'audit/',
+      'signatures/',
       'users/',
       'webhooks/',
     ];

@@ -133,6 +133,11 @@ const TABLE: Row[] = [
     use: { kind: 'reads', argv: () => ['audit_log', '--ca', 'Root'] },
     unknown: { '--ca': () => ['audit_log', '--ca', NO_CA] },
   },
+  {
+    command: 'list_intents',
+    use: { kind: 'reads', argv: () => ['list_intents', '--ca', 'Root', '--state', 'issued'] },
+    unknown: { '--ca': () => ['list_intents', '--ca', NO_CA] },
+  },
 
   // Changes.
   { command: 'migrate', use: { kind: 'confirms', argv: () => ['migrate'], line: /^Migrations applied( \(\d+ new\))?\.$/, noEvent: true } },

@@ -4,7 +4,7 @@
  * the signature costs a statement per group, not per certificate.
  */
 import type { Knex } from 'knex';
-import type { IntentTaken, IssuanceIntentRecord, NewIssuanceIntent } from '../../../lib/ports';
+import type { IntentFilter, IntentTaken, IssuanceIntentRecord, NewIssuanceIntent } from '../../../lib/ports';
 import { TABLES } from './tables';
 import { fromNullableJson, toBuffer, toDate, toNullableDate, toNullableNumber, toNullableJson, toNumber } from './values';
 import type { Row } from './rows';
@@ -90,13 +90,18 @@ export function settleInterruptedIntents(db: Knex, before: Date, failure: string
     .update({ failed: db.raw('clock_timestamp()'), failure });
 }
 
-export async function listIntents(
-  db: Knex,
-  filter: { caId?: number; pendingOnly?: boolean; limit?: number } = {},
-): Promise<IssuanceIntentRecord[]> {
+/** Newest first by id: a page is `beforeId` the oldest id of the one before (keyset, the primary key's order). */
+export async function listIntents(db: Knex, filter: IntentFilter = {}): Promise<IssuanceIntentRecord[]> {
   const query = db(TABLE).select('*').orderBy('id', 'desc');
   if (filter.caId !== undefined) query.where('ca_id', filter.caId);
-  if (filter.pendingOnly) query.whereNull('certificate_id').whereNull('failed');
+  if (filter.door !== undefined) query.where('door', filter.door);
+  if (filter.beforeId !== undefined) query.where('id', '<', filter.beforeId);
+  if (filter.since !== undefined) query.where('created', '>=', filter.since);
+  // An intent is issued or failed, never both: the trigger refuses a failed intent's certificate (migration 0030).
+  const state = filter.state ?? (filter.pendingOnly ? 'pending' : undefined);
+  if (state === 'pending') query.whereNull('certificate_id').whereNull('failed');
+  if (state === 'issued') query.whereNotNull('certificate_id');
+  if (state === 'failed') query.whereNull('certificate_id').whereNotNull('failed');
   if (filter.limit !== undefined) query.limit(filter.limit);
   return ((await query) as Row[]).map(recordOf);
 }

@@ -229,7 +229,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   settleInterruptedIntents(before: Date, failure: string): Promise<number> {
     return mappingErrors(() => intents.settleInterruptedIntents(this.db, before, failure));
   }
-  listIntents(filter?: { caId?: number; pendingOnly?: boolean; limit?: number }): Promise<ports.IssuanceIntentRecord[]> {
+  listIntents(filter?: ports.IntentFilter): Promise<ports.IssuanceIntentRecord[]> {
     return mappingErrors(() => intents.listIntents(this.db, filter));
   }
   findCertificate(caId: number, serial: string): Promise<CertificateRecord | null> {

@@ -11,6 +11,7 @@ import { DOMAIN_EVENT_TYPES, hasAuditLog, type AuditLog, type AuditRow, type Sto
 import { normaliseSerial } from '../../x509/serial-format';
 import { listApiUsers } from '../../ca/users';
 import { notFoundPage, requireGlobal } from '../access';
+import { actorWords } from '../../ca/actor-text';
 import { caNames } from '../ca-names';
 import { colonSerial, timeText } from '../certificate-view';
 import type { SignedInContext } from '../context';
@@ -31,10 +32,7 @@ async function auditLogFor(ctx: SignedInContext): Promise<AuditLog> {
 /** The actor of a record in words (`api_user alice over admin from 127.0.0.1`); the dashboard shows it too. */
 export function actorText(row: AuditRow): string {
   try {
-    const a = JSON.parse(row.actorText) as Record<string, unknown>;
-    return [a.type, a.name ?? a.id, a.protocol && `over ${String(a.protocol)}`, a.address && `from ${String(a.address)}`]
-      .filter(Boolean)
-      .join(' ');
+    return actorWords(JSON.parse(row.actorText) as Record<string, unknown>);
   } catch {
     return row.actorText;
   }

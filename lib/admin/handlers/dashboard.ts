@@ -2,11 +2,12 @@
  * The dashboard (docs/guides/admin-interface.md): over the CAs whose certificates the user may view, the
  * counts by status (each a link to the certificate list so filtered) and a chart of when the valid
  * ones expire (or, when none does in its weeks, a sentence saying how many do later), both from the store's `CertificateStatistics` at one instant; the same counts per CA
- * with each CA's pending and failed sign orders; the newest audit records for a user with
- * `view_auditlog`; then those CAs, with their validity and state, each a link to its certificates,
+ * with each CA's pending and failed sign orders; the newest audit records and the signatures of the
+ * last 24 hours not issued (handlers/intents.ts) for a user with `view_auditlog`; then those CAs, with their validity and state, each a link to its certificates,
  * and one box to find a certificate by name, subjectAltName or serial.
  */
 import { isUsable } from '../../ca/lookup';
+import { DAY_MS } from '../../x509/datetime';
 import { EXPIRED_RECENTLY_DAYS, hasAuditLog, hasCertificateStatistics, type CaRecord } from '../../ports';
 import { casWith, holdsGlobal } from '../access';
 import { caNames } from '../ca-names';
@@ -119,6 +120,25 @@ async function recentEvents(ctx: SignedInContext): Promise<Html | null> {
     <p><a href="${ctx.base}audit/">The whole audit log</a></p>`;
 }
 
+/** Counted up to this many: beyond, "100 or more" (a count that reads no more rows than a page). */
+const UNISSUED_COUNTED = 100;
+
+/**
+ * The signatures of the last 24 hours that were not issued (failed, or still pending), each count a link
+ * to the Signatures page so filtered: only for a user with `view_auditlog`, as that page.
+ */
+async function unissuedSignatures(ctx: SignedInContext, now: Date): Promise<Html | null> {
+  if (!(await holdsGlobal(ctx, 'view_auditlog'))) return null;
+  const since = new Date(now.getTime() - DAY_MS);
+  const count = async (state: 'failed' | 'pending'): Promise<Html> => {
+    const n = (await ctx.services.store.listIntents({ state, since, limit: UNISSUED_COUNTED })).length;
+    return html`<a href="${ctx.base}signatures/?state=${state}">${n >= UNISSUED_COUNTED ? `${n} or more` : String(n)} ${state}</a>`;
+  };
+  const [failed, pending] = await Promise.all([count('failed'), count('pending')]);
+  return html`<h2>Signatures not issued</h2>
+    <p>In the last 24 hours: ${failed}, ${pending} (a failed one issued nothing; the reason is kept).</p>`;
+}
+
 export async function showDashboard(ctx: SignedInContext): Promise<void> {
   const now = new Date();
   const cas = await casWith(ctx, 'view_certificate');
@@ -130,7 +150,7 @@ export async function showDashboard(ctx: SignedInContext): Promise<void> {
         <input type="hidden" name="status" value="all" />
         <button type="submit">Find</button>
       </form>
-      ${await figures(ctx, cas, now)} ${await recentEvents(ctx)}
+      ${await figures(ctx, cas, now)} ${await recentEvents(ctx)} ${await unissuedSignatures(ctx, now)}
       <h2>Certificate authorities</h2>
       ${
         cas.length
