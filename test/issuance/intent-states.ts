@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'crypto';
 import { issue, keepAlone } from '../../lib/ca/issuance/issue';
-import { prepareSignRequest } from '../../lib/ca/issuance/prepare';
+import { prepareIssuance } from '../../lib/ca/issuance/prepare';
+import { parseCsr } from '../../lib/x509/csr';
 import { signCertificate, type Signing } from '../../lib/ca/issuance/sign';
 import { policyContextOf } from '../../lib/ca/policy/context';
 import { resolveProfiles } from '../../lib/ca/profiles';
@@ -50,8 +51,8 @@ function unplugged(backend: KeyBackend): KeyBackend {
 
 /** One intent of each state on `ca`, in this order: issued, failed, pending (ids rising). */
 export async function intentsOfEachState(store: Store, ca: CaRecord, backend: KeyBackend, requester: Actor): Promise<IntentsOfEachState> {
-  const request = prepareSignRequest(
-    { csr: opensslCsr('EC').csr, subject: [{ oid: 'CN', value: `leaf.${ca.name}.example` }] },
+  const request = prepareIssuance(
+    { csr: parseCsr(opensslCsr('EC').csr), subject: [{ oid: 'CN', value: `leaf.${ca.name}.example` }], extensions: [], notAfter: null },
     { ca, policy: policyContextOf(ca, [ca]), profiles },
   );
   const signing = (b: KeyBackend): Signing => ({ keyBackends: { [ca.keyBackendAlias]: b }, profiles, intents: store });
