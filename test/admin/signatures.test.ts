@@ -141,6 +141,17 @@ describe.each(testDatabaseTargets())('the Signatures page on $name', (target) =>
     );
   });
 
+  it("a CA's page links to its signatures, for those who may see them", async () => {
+    const caPage = await auditor.get(`${ADMIN}cas/${f.api.ca.serial}/`).expect(200);
+    const link = /href="([^"]*signatures\/\?ca=[^"]*)">Its signatures</.exec(caPage.text);
+    expect(link).not.toBeNull();
+    const listed = await auditor.get(link![1].replace(/&amp;/g, '&')).expect(200);
+    expect(rowsOf(listed.text)).toHaveLength(3); // the child CA's issued, failed and pending: none of the root's
+    expect(listed.text).not.toContain(serialToColons(onRoot.issued.serial));
+    const alicePage = await (await f.signIn('alice')).get(`${ADMIN}cas/${f.api.ca.serial}/`).expect(200);
+    expect(alicePage.text).not.toContain('Its signatures');
+  });
+
   it('needs view_auditlog, as the audit log: without it, 403 and no link', async () => {
     const alicePage = await f.signIn('alice');
     const res = await alicePage.get(`${ADMIN}signatures/`);

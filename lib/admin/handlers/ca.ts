@@ -125,7 +125,11 @@ async function caPage(ctx: SignedInContext, ca: CaRecord, status = 200, message:
       <p class="actions">
         <a href="${ctx.base}certs/?ca=${ca.serial}">Its certificates</a><a href="${ctx.base}issue?ca=${ca.serial}">Issue with it</a
         ><a href="${ctx.base}cas/${ca.serial}/acme/">ACME accounts</a
-        ><a href="${ctx.base}cas/${ca.serial}/enrolment-requests/">Enrolment requests</a>
+        ><a href="${ctx.base}cas/${ca.serial}/enrolment-requests/">Enrolment requests</a>${
+          ctx.session.user.permissions.includes('view_auditlog')
+            ? html`<a href="${ctx.base}signatures/?ca=${ca.serial}">Its signatures</a>`
+            : null
+        }
       </p>
       <h2>Added to the certificates it signs</h2>
       ${extensionRows(signs.filter((e) => e !== null))}
