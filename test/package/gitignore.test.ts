@@ -9,8 +9,11 @@ import { allDocs } from '../helpers/docs';
 
 const readme = allDocs();
 
-/** The folders the documentation's `mkdir -p` commands (README and docs/) make relative to the current directory. */
-const madeByReadme = [...readme.matchAll(/^mkdir -p ([^\s/$][^\s]*)/gm)].map((m) => m[1]);
+/**
+ * The folders the documentation's `mkdir -p` commands (README and docs/) make relative to the current
+ * directory: not an absolute path, nor one a variable names (`mkdir -p "$ARCHIVE"`, quoted or not).
+ */
+const madeByReadme = [...readme.matchAll(/^mkdir -p (?!["']?\$)([^\s/][^\s]*)/gm)].map((m) => m[1]);
 
 const ignored = (file: string): boolean => {
   try {
