@@ -9,7 +9,7 @@
  * at all; docs/guides/revocation.md).
  */
 import type { Response } from 'express';
-import { exactJsonText } from '../ca/serialize';
+import { exactJsonText } from '../x509/certificate-json';
 import type { HttpError } from './http-errors';
 
 /** JSON text of a response body; bigints (serials beyond 2^53) become exact integers (lib/ca/serialize.ts). */

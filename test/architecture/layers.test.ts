@@ -127,8 +127,8 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   'lib/openapi': ['lib/api'],
   // The kit reads the router's environment defaults through the settings (lib/settings), as ca-admin does.
   'lib/http': ['lib/ca', 'lib/ports', 'lib/x509', 'lib/settings'],
-  // The settings from the environment: the rules they check (profiles), the engine; no module, no adapter.
-  'lib/settings': ['lib/ca', 'lib/x509'],
+  // The settings from the environment: the rules they check (profiles), the default profile's name (lib/ports/ca-fields.ts), the engine; no module, no adapter.
+  'lib/settings': ['lib/ca', 'lib/ports', 'lib/x509'],
   'lib/cache': ['lib/ports'],
   // The background work's engine (loop, back-off): used by lib/ca, lib/acme and lib/webhooks, importing none of them; the ports only (a lost connection).
   'lib/work': ['lib/ports'],
@@ -199,6 +199,18 @@ describe('layers', () => {
     const offenders = adapters.flatMap((f) =>
       importsOf(f)
         .filter((i) => http.some((dir) => i.startsWith(dir)) || i === 'lib/router.ts')
+        .map((i) => `${f} → ${i}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  // docs/CONTRIBUTING.md "Layout and layers": an adapter implements a port; what it shares with the
+  // authority (the validity window, the CA's fields, a certificate's JSON text) lives in lib/ports or
+  // lib/x509, never in lib/ca.
+  test('adapters import nothing of lib/ca', () => {
+    const offenders = adapters.flatMap((f) =>
+      importsOf(f)
+        .filter((i) => i.startsWith('lib/ca/'))
         .map((i) => `${f} → ${i}`),
     );
     expect(offenders).toEqual([]);
