@@ -3,7 +3,7 @@
  * docs/COMPATIBILITY.md §2 and with bigints as exact integers: what the REST API shows as a record's
  * `certificate` member, and what a store keeps from issue/import time (`CertificateRecord.certificateText`,
  * docs/DESIGN.md "Inventory"). Pure, so that the store adapter and the API's serialisation
- * (lib/ca/serialize.ts) write the same bytes from one place.
+ * (lib/api/serialize.ts) write the same bytes from one place.
  */
 import { randomBytes } from 'crypto';
 import type { CertificateJson, Extension } from './types';

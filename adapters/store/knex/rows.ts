@@ -2,7 +2,7 @@
  * Row ⇄ record mapping: snake_case columns of the tables in migrations/ to the camelCase records of
  * lib/ports. Writers build rows with `*ToRow`, readers map with `rowTo*`. The CA's own columns are
  * not listed here: they come from the one CA field list, lib/ports/ca-fields.ts, which the API's JSON
- * (lib/ca/serialize.ts) is derived from too.
+ * (lib/api/serialize.ts) is derived from too.
  */
 import { CA_FIELDS, CA_PATCH_FIELDS, type CaField, type CaFieldKey, type CaFieldKind } from '../../../lib/ports/ca-fields';
 import type { CertificateJson, Extension, Fingerprints } from '../../../lib/x509/types';
