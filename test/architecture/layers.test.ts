@@ -135,6 +135,13 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   // The default ACME challenge validators: their port, the engine that reads tls-alpn-01 certificates,
   // and the DNS server form their settings share with CA_ACME_DNS_SERVERS (lib/settings/dns-server.ts).
   'adapters/acme-validation': ['lib/ports', 'lib/x509', 'lib/settings'],
+  // The authority (CA lifecycle, issuance, revocation, CRLs, OCSP): the ports, the engine and the work
+  // loop its order runner turns; no door (the doors depend on it) and no adapter.
+  'lib/ca': ['lib/ports', 'lib/x509', 'lib/work'],
+  // The store adapter: the ports it implements, the engine, and the database URL's reading from the
+  // environment (lib/settings/database-url.ts, environment.ts); nothing of lib/ca (the validity window
+  // and the CA's fields are the ports', a certificate's JSON text the engine's).
+  'adapters/store': ['lib/ports', 'lib/x509', 'lib/settings/database-url.ts', 'lib/settings/environment.ts'],
   // The prom-client metrics: the ports they implement and read (events, readings, the sink).
   'adapters/metrics': ['lib/ports'],
 };
@@ -213,6 +220,20 @@ describe('layers', () => {
         .filter((i) => i.startsWith('lib/ca/'))
         .map((i) => `${f} → ${i}`),
     );
+    expect(offenders).toEqual([]);
+  });
+
+  // The doors depend on the authority, not the reverse (docs/CONTRIBUTING.md "Layout and layers"): what
+  // only a door reads or writes (REST's order desk and JSON, a protocol's messages) lives in that door.
+  test('lib/ca imports no door (lib/api, lib/admin, lib/cli, lib/acme, lib/enrolment, lib/est, lib/scep)', () => {
+    const doors = ['lib/api/', 'lib/admin/', 'lib/cli/', 'lib/acme/', 'lib/enrolment/', 'lib/est/', 'lib/scep/'];
+    const offenders = lib
+      .filter((f) => f.startsWith('lib/ca/'))
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((i) => doors.some((d) => i.startsWith(d)))
+          .map((i) => `${f} → ${i}`),
+      );
     expect(offenders).toEqual([]);
   });
 
