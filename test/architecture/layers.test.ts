@@ -101,7 +101,7 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   'lib/acme': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509', 'lib/work'],
   // EST: the kit, the rules and the issuance service, the caches, the ports, the engine (PKCS#7).
   'lib/est': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509', 'lib/enrolment'],
-  // SCEP: as EST, and its messages' CMS (lib/x509/scep) and the RA keys (lib/ca/scep-ra.ts).
+  // SCEP: as EST, and its messages' CMS (lib/x509/scep); its RA (ra.ts) over the authority's delegate issuance (lib/ca).
   'lib/scep': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509', 'lib/enrolment'],
   // The enrolment core that EST and SCEP share: the issuance service and its rules, the ports, the
   // engine, and the kit's option checks (their options read alike); no module.
