@@ -40,7 +40,7 @@ import { startHostServer, type HostServer } from '../examples/host-server/server
 import { serializeJson } from '../lib/api/json';
 import { createCaApiRouter } from '../lib';
 import { initCa } from '../lib/ca/authorities';
-import { certificateToJson } from '../lib/ca/serialize';
+import { certificateToJson } from '../lib/api/serialize';
 import type { CaRecord } from '../lib/ports';
 import { processCpuMs, processesCpuSince, processesCpuSnapshot, processTreeCpuMs, withCpu } from './cpu';
 import { startExampleServer } from './example-server';

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'crypto';
 import express from 'express';
-import { prepareSignRequestJson } from '../lib/ca/sign-request-json';
+import { prepareSignRequestJson } from '../lib/api/sign-request-json';
 import { policyContextOf } from '../lib/ca/policy/context';
 import { signCertificate, type IntentLedger } from '../lib/ca/issuance/sign';
 import type { KeyBackends } from '../lib/ca/key-backends';

@@ -45,7 +45,7 @@ import { mountEst } from './est/mount';
 import type { EstServices } from './est/route-types';
 import { EST_REALM } from './est/framing';
 import { CrlPublisher } from './ca/crls';
-import { ScepRas } from './ca/scep-ra';
+import { ScepRas } from './scep/ra';
 import { mountScep } from './scep/mount';
 import type { ScepServices } from './scep/route-types';
 import { checkApprovalStore } from './enrolment/approval';

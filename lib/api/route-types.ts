@@ -2,7 +2,7 @@
  * The shape of a route and of a handler. The route table (`routes.ts`) is data of these types; the
  * handlers import only this file, so that the table and the handlers form no import circle.
  */
-import type { CertificateTexts } from '../ca/certificate-texts';
+import type { CertificateTexts } from './certificate-texts';
 import type { Request } from 'express';
 import type {
   ApiUser,
@@ -28,7 +28,7 @@ export interface ApiServices {
   cas: Pick<Store, 'findCaBySerial' | 'getCa' | 'listCas'>;
   /** Certificate views (cache dropped on revocation). */
   certificates: Pick<Store, 'findCertificate'>;
-  /** List rows as JSON text, from their states and the held parts that never change (lib/ca/certificate-texts.ts). */
+  /** List rows as JSON text, from their states and the held parts that never change (lib/api/certificate-texts.ts). */
   certificateTexts: Pick<CertificateTexts, 'rows' | 'batches'>;
   /** Order reads for polling (finished orders from memory), and waiting for an order to finish. */
   orders: { getOrder(slug: string): Promise<OrderRecord | null>; waitUntilFinished(orderId: number, timeoutMs: number): Promise<void> };

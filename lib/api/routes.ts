@@ -91,7 +91,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     body: { schema: 'SignCertificate', param: 'data' },
     response: { schema: 'CertificateOrder' },
     errors: [400, 404],
-    handler: signCertificate, // lib/api/handlers/orders.ts → signThroughOrder (lib/ca/orders.ts)
+    handler: signCertificate, // lib/api/handlers/orders.ts → signThroughOrder (lib/api/order-desk.ts)
   },
   {
     method: 'GET',
@@ -103,7 +103,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     permission: 'sign_certificate',
     response: { schema: 'CertificateOrder' },
     errors: [404],
-    handler: getCertificateOrder, // lib/api/handlers/orders.ts → ownOrder (lib/ca/orders.ts)
+    handler: getCertificateOrder, // lib/api/handlers/orders.ts → ownOrder (lib/api/order-desk.ts)
   },
   {
     method: 'GET',
@@ -142,7 +142,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     body: { schema: 'ResignCertificate', param: 'data' },
     response: { schema: 'CertificateOrder' },
     errors: [400, 404],
-    handler: resignCertificate, // lib/api/handlers/orders.ts → resignThroughOrder (lib/ca/orders.ts)
+    handler: resignCertificate, // lib/api/handlers/orders.ts → resignThroughOrder (lib/api/order-desk.ts)
   },
   {
     method: 'POST',

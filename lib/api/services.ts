@@ -3,7 +3,7 @@
  * mount: read caches in front of the store (docs/DESIGN.md "Caches on the request path"), the order
  * runner started, and how to stop it all.
  */
-import { CertificateTexts } from '../ca/certificate-texts';
+import { CertificateTexts } from './certificate-texts';
 import type { CaCache } from '../cache/ca-cache';
 import type { LogError } from '../http/error-catch';
 import {

@@ -33,7 +33,7 @@ export const CA_DEFAULTS = {
 
 /**
  * A new CA's ACME fields (docs/COMPATIBILITY.md §2); each one omitted keeps the model default of
- * lib/ca/ca-fields.ts: disabled, registration on, profile `webserver`, contact required.
+ * lib/ports/ca-fields.ts: disabled, registration on, profile `webserver`, contact required.
  */
 export type CaAcmeSettings = Partial<Pick<CaRecord, 'acmeEnabled' | 'acmeRegistration' | 'acmeProfile' | 'acmeRequiresContact'>>;
 

@@ -15,7 +15,7 @@ import { actingAs, StoreConflictError, type Actor, type CaPatch, type CaRecord, 
 import { atLoc, collectIssues } from '../x509/errors';
 import { parseExtension } from '../x509/extensions';
 import type { Extension, ExtensionType } from '../x509/types';
-import { CA_FIELDS } from './ca-fields';
+import { CA_FIELDS } from '../ports/ca-fields';
 import { CaError } from './errors';
 import { visibleCa } from './visibility';
 

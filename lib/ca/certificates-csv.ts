@@ -7,7 +7,7 @@
  */
 import type { CertificateRecord } from '../ports';
 import { serialToColons } from '../x509/serial-format';
-import { exactJsonText } from './serialize';
+import { exactJsonText } from '../x509/certificate-json';
 
 /** Characters a spreadsheet may read as the start of a formula. */
 const FORMULA_START = /^[=+\-@\t\r]/;

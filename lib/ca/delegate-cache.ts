@@ -1,6 +1,6 @@
 /**
  * Delegate keys per CA (its OCSP responder, its SCEP registration authority), made or loaded once,
- * renewed before they expire: what ocsp-delegate.ts and scep-ra.ts share.
+ * renewed before they expire: what ocsp-delegate.ts and the SCEP RA (lib/scep/ra.ts) share.
  *
  * Renewal is due `renewBeforeMs` before a delegate expires, but only where a new one would end later:
  * a delegate's certificate never outlives its CA (signing-ca.ts), so in the CA's last days the

@@ -17,8 +17,6 @@ import { HASH_ALGORITHMS, type Extension, type ExtensionType, type HashAlgorithm
 
 /** CA_DEFAULT_EXPIRES: 100 days. */
 export const DEFAULT_EXPIRES_MS = 100 * DAY_MS;
-/** CA_DEFAULT_PROFILE. */
-export const DEFAULT_PROFILE_NAME = 'webserver';
 
 export { HASH_ALGORITHMS };
 

@@ -5,7 +5,7 @@
 import type { Actor, CaSignExtensions, NewCa, NewCertificate, X509Record } from '../ports';
 import type { ParsedCertificate } from '../x509/certificate';
 import { firstCommonName } from '../x509/name';
-import { CA_FIELDS, type CaDefaultedKey, type CaFieldKey } from './ca-fields';
+import { CA_FIELDS, type CaDefaultedKey, type CaFieldKey } from '../ports/ca-fields';
 
 type X509Columns = Omit<X509Record, 'id' | 'created' | 'updated'>;
 
@@ -27,12 +27,12 @@ export function x509Columns(cert: ParsedCertificate): X509Columns {
 
 /**
  * What a new CA's creator gives: the fields without a model default, and any of the others (the sign_*
- * extensions under `sign`). Derived from the one field list, lib/ca/ca-fields.ts.
+ * extensions under `sign`). Derived from the one field list, lib/ports/ca-fields.ts.
  */
 export type CaRowInput = Pick<NewCa, Exclude<CaFieldKey, CaDefaultedKey> | 'keyBackendOptions'> &
   Partial<Pick<NewCa, Exclude<CaDefaultedKey, keyof CaSignExtensions>>> & { sign?: Partial<CaSignExtensions> };
 
-/** A CA row with the model defaults of docs/COMPATIBILITY.md §2 (lib/ca/ca-fields.ts) where `input` gives none. */
+/** A CA row with the model defaults of docs/COMPATIBILITY.md §2 (lib/ports/ca-fields.ts) where `input` gives none. */
 export function newCaRecord(cert: ParsedCertificate, input: CaRowInput): NewCa {
   const given: Partial<Record<CaFieldKey, unknown>> = { ...input, ...input.sign };
   const fields = CA_FIELDS.map((f) => [f.key, 'default' in f ? (given[f.key] ?? f.default) : given[f.key]]);

@@ -11,7 +11,7 @@ import { parseDateTime } from '../x509/datetime';
 import { collectIssues, invalid } from '../x509/errors';
 import { CaError, notFoundError } from './errors';
 import { normaliseRevocationReason } from './reasons';
-import { isWithinValidity } from './validity';
+import { isWithinValidity } from '../ports/validity';
 import { visibleCa } from './visibility';
 
 export interface RevokeInput {

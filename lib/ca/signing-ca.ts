@@ -9,7 +9,7 @@
 import type { CaRecord } from '../ports';
 import { DAY_MS, formatUtc } from '../x509/datetime';
 import { CaError } from './errors';
-import { isWithinValidity } from './validity';
+import { isWithinValidity } from '../ports/validity';
 
 /** Why `ca` cannot sign at `now` ("is revoked", …), or null when it can. */
 export function whyCaCannotSign(ca: CaRecord, now: Date): string | null {

@@ -3,13 +3,13 @@
  * the original API).
  *
  * Every CA-scoped endpoint needs an enabled, API-enabled CA; sign, resign and revoke also need it to
- * be inside its validity window (lib/ca/validity.ts). The CA's revocation status is not looked at, as
+ * be inside its validity window (lib/ports/validity.ts). The CA's revocation status is not looked at, as
  * upstream. A CA that is not visible is "not found", exactly like one that does not exist, so that a
  * client cannot tell them apart.
  */
 import type { ApiUser, CaRecord, PermissionChecker, Store } from '../ports';
 import { notFoundError } from './errors';
-import { isWithinValidity } from './validity';
+import { isWithinValidity } from '../ports/validity';
 
 export interface VisibilityRules {
   /** Accept CAs outside their validity window (view, update, list certs, view cert). */

@@ -13,7 +13,7 @@
 import { Option } from 'commander';
 import { policyNames } from '../acme/policy/entries';
 import type { CaAcmeSettings } from '../ca/authorities';
-import { CA_PATCH_FIELDS } from '../ca/ca-fields';
+import { CA_PATCH_FIELDS } from '../ports/ca-fields';
 import { CaError } from '../ca/errors';
 import { DEFAULT_ACME_POLICY, type AcmeCaPolicy } from '../ports';
 import type { CommandContext } from './context';
@@ -43,7 +43,7 @@ const EAB_PAIR = {
 /** Each occurrence of a repeatable option appended to the list. */
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
-/** The model default of a new CA's field (lib/ca/ca-fields.ts), which init_ca's and import_ca's help name. */
+/** The model default of a new CA's field (lib/ports/ca-fields.ts), which init_ca's and import_ca's help name. */
 const modelDefault = (field: 'acmeEnabled' | 'acmeRegistration' | 'acmeRequiresContact' | 'acmeProfile') =>
   CA_PATCH_FIELDS.get(field)?.default;
 

@@ -3,7 +3,7 @@
  */
 import { Option } from 'commander';
 import { hasAcmeStore, type AcmeCaPolicy, type CaRecord, type CertificateRecord, type Store } from '../ports';
-import { caToJson, certificateToJson, FINGERPRINT_ORDER } from '../ca/serialize';
+import { caToJson, certificateToJson, FINGERPRINT_ORDER } from '../api/serialize';
 import { pemEncode } from '../x509/pem';
 import { serialToColons } from '../x509/serial-format';
 import { NAME_OID_ALIASES } from '../x509/oids';

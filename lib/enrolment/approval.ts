@@ -18,7 +18,8 @@
 import * as crypto from 'crypto';
 import { CaError } from '../ca/errors';
 import type { KeyBackends } from '../ca/key-backends';
-import { DEFAULT_PROFILE_NAME, defaultProfiles, type Profiles } from '../ca/profiles';
+import { defaultProfiles, type Profiles } from '../ca/profiles';
+import { DEFAULT_PROFILE_NAME } from '../ports/ca-fields';
 import { OptionsError } from '../http/option-checks';
 import {
   actingAs,

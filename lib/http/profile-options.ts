@@ -7,7 +7,8 @@
  * `CA_DEFAULT_PROFILE` and `CA_DEFAULT_EXPIRES` count, read by lib/settings as `ca-admin` reads them:
  * one environment, the same profiles, default profile and validity for every way in.
  */
-import { DEFAULT_EXPIRES_MS, DEFAULT_PROFILE_NAME, resolveProfiles, type ProfileConfig, type Profiles } from '../ca/profiles';
+import { DEFAULT_EXPIRES_MS, resolveProfiles, type ProfileConfig, type Profiles } from '../ca/profiles';
+import { DEFAULT_PROFILE_NAME } from '../ports/ca-fields';
 import { defaultExpiresSetting, defaultProfileSetting, profileSettings, type Env } from '../settings';
 import { DAY_MS } from '../x509/datetime';
 import { X509Error } from '../x509/errors';

@@ -9,10 +9,10 @@
  * at all; docs/guides/revocation.md).
  */
 import type { Response } from 'express';
-import { exactJsonText } from '../ca/serialize';
+import { exactJsonText } from '../x509/certificate-json';
 import type { HttpError } from './http-errors';
 
-/** JSON text of a response body; bigints (serials beyond 2^53) become exact integers (lib/ca/serialize.ts). */
+/** JSON text of a response body; bigints (serials beyond 2^53) become exact integers (lib/api/serialize.ts). */
 export const serializeJson = exactJsonText;
 
 /** Status and headers of a JSON answer, before its body is written (whole, or streamed: lib/api/json-stream.ts). */

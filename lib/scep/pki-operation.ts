@@ -1,6 +1,6 @@
 /**
  * PKIOperation (RFC 8894 §3): a pkiMessage in, a CertRep out, signed by the CA's registration
- * authority (lib/ca/scep-ra.ts) and — for a SUCCESS — encrypted to the requester's signer
+ * authority (lib/scep/ra.ts) and — for a SUCCESS — encrypted to the requester's signer
  * certificate with the cipher the request used.
  *
  * A message that cannot be read far enough to know its signer, transaction and nonce is a 400: no

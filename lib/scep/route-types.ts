@@ -4,7 +4,7 @@
  */
 import type { Request, Response } from 'express';
 import type { CrlPublisher } from '../ca/crls';
-import type { ScepRas } from '../ca/scep-ra';
+import type { ScepRas } from './ra';
 import type { CaCache } from '../cache/ca-cache';
 import type { ChallengeWebhookPorts } from '../enrolment/challenge-webhook';
 import type { EnrolmentServices } from '../enrolment/enrol';
@@ -16,7 +16,7 @@ export interface ScepServices extends EnrolmentServices, EndpointServices {
   cas: CaCache;
   /** What GetCRL answers with (lib/ca/crls.ts); null: a store without revocation reads, GetCRL not offered. */
   crls: CrlPublisher | null;
-  /** Each CA's registration authority: decrypts requests, signs answers (lib/ca/scep-ra.ts). */
+  /** Each CA's registration authority: decrypts requests, signs answers (lib/scep/ra.ts). */
   ras: ScepRas;
   /** Single DES, triple DES and SHA-1 accepted (`scep.legacyAlgorithms`). */
   legacyAlgorithms: boolean;

@@ -28,7 +28,7 @@ export const SCEP_ROUTES: readonly ScepRoute[] = [
   // What the server accepts: POST, renewal, the digests and ciphers (§3.5.2). No authentication.
   ...atEveryPath('GET', 'GetCACaps', getCaCaps), // handlers/get-ca-caps.ts → scepCapabilities (capabilities.ts)
   // The RA certificate, then the CA and its chain up to the root, certs-only (§4.2). No authentication.
-  ...atEveryPath('GET', 'GetCACert', getCaCert), // handlers/get-ca-cert.ts → ScepRas (lib/ca/scep-ra.ts), caChain (lib/ca/lookup.ts)
+  ...atEveryPath('GET', 'GetCACert', getCaCert), // handlers/get-ca-cert.ts → ScepRas (lib/scep/ra.ts), caChain (lib/ca/lookup.ts)
   // A signed, encrypted pkiMessage in, a signed CertRep out (§3.3): PKCSReq with the challenge password,
   // RenewalReq signed by the certificate being renewed, GetCert, CertPoll.
   ...atEveryPath('GET', 'PKIOperation', pkiOperationGet), // handlers/pki-operation.ts → answerPkiMessage (pki-message.ts) → enrol (lib/enrolment)

@@ -4,7 +4,8 @@
  * (days). `ca-admin` signs with them and the router's REST API does too when its `profiles`,
  * `defaultProfile` and `defaultExpires` options are absent, so both sign with the same profiles.
  */
-import { DEFAULT_PROFILE_NAME, resolveProfiles, type ProfileConfig, type Profiles } from '../ca/profiles';
+import { resolveProfiles, type ProfileConfig, type Profiles } from '../ca/profiles';
+import { DEFAULT_PROFILE_NAME } from '../ports/ca-fields';
 import { DAY_MS } from '../x509/datetime';
 import { X509Error } from '../x509/errors';
 import { isPlainObject } from '../x509/plain-object';

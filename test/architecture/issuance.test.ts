@@ -83,7 +83,7 @@ function calledNames(file: string): { name: string; line: number }[] {
 
 const FILES = [...sourceFiles('lib'), ...sourceFiles('adapters'), ...sourceFiles('examples')];
 
-/** The modules `file` imports (or re-exports from), as written: `'../ca/sign-request-json'`. */
+/** The modules `file` imports (or re-exports from), as written: `'../api/sign-request-json'`. */
 function importedModules(file: string): string[] {
   const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
@@ -166,6 +166,6 @@ describe("the authority's one entry (lib/ca/issuance/prepare.ts)", () => {
     // The scan is not blind: the typed doors do call the entry, and REST reads its body with the reader.
     expect(calledNames('lib/acme/issue.ts').map((c) => c.name)).toContain('prepareIssuance');
     expect(calledNames('lib/enrolment/enrol.ts').map((c) => c.name)).toContain('prepareIssuance');
-    expect(importedModules('lib/ca/orders.ts')).toContain(`./${REST_JSON}`);
+    expect(importedModules('lib/api/order-desk.ts')).toContain(`./${REST_JSON}`);
   });
 });

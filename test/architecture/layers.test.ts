@@ -101,7 +101,7 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   'lib/acme': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509', 'lib/work'],
   // EST: the kit, the rules and the issuance service, the caches, the ports, the engine (PKCS#7).
   'lib/est': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509', 'lib/enrolment'],
-  // SCEP: as EST, and its messages' CMS (lib/x509/scep) and the RA keys (lib/ca/scep-ra.ts).
+  // SCEP: as EST, and its messages' CMS (lib/x509/scep); its RA (ra.ts) over the authority's delegate issuance (lib/ca).
   'lib/scep': ['lib/http', 'lib/ca', 'lib/cache', 'lib/ports', 'lib/x509', 'lib/enrolment'],
   // The enrolment core that EST and SCEP share: the issuance service and its rules, the ports, the
   // engine, and the kit's option checks (their options read alike); no module.
@@ -127,14 +127,21 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   'lib/openapi': ['lib/api'],
   // The kit reads the router's environment defaults through the settings (lib/settings), as ca-admin does.
   'lib/http': ['lib/ca', 'lib/ports', 'lib/x509', 'lib/settings'],
-  // The settings from the environment: the rules they check (profiles), the engine; no module, no adapter.
-  'lib/settings': ['lib/ca', 'lib/x509'],
+  // The settings from the environment: the rules they check (profiles), the default profile's name (lib/ports/ca-fields.ts), the engine; no module, no adapter.
+  'lib/settings': ['lib/ca', 'lib/ports', 'lib/x509'],
   'lib/cache': ['lib/ports'],
   // The background work's engine (loop, back-off): used by lib/ca, lib/acme and lib/webhooks, importing none of them; the ports only (a lost connection).
   'lib/work': ['lib/ports'],
   // The default ACME challenge validators: their port, the engine that reads tls-alpn-01 certificates,
   // and the DNS server form their settings share with CA_ACME_DNS_SERVERS (lib/settings/dns-server.ts).
   'adapters/acme-validation': ['lib/ports', 'lib/x509', 'lib/settings'],
+  // The authority (CA lifecycle, issuance, revocation, CRLs, OCSP): the ports, the engine and the work
+  // loop its order runner turns; no door (the doors depend on it) and no adapter.
+  'lib/ca': ['lib/ports', 'lib/x509', 'lib/work'],
+  // The store adapter: the ports it implements, the engine, and the database URL's reading from the
+  // environment (lib/settings/database-url.ts, environment.ts); nothing of lib/ca (the validity window
+  // and the CA's fields are the ports', a certificate's JSON text the engine's).
+  'adapters/store': ['lib/ports', 'lib/x509', 'lib/settings/database-url.ts', 'lib/settings/environment.ts'],
   // The prom-client metrics: the ports they implement and read (events, readings, the sink).
   'adapters/metrics': ['lib/ports'],
 };
@@ -201,6 +208,32 @@ describe('layers', () => {
         .filter((i) => http.some((dir) => i.startsWith(dir)) || i === 'lib/router.ts')
         .map((i) => `${f} → ${i}`),
     );
+    expect(offenders).toEqual([]);
+  });
+
+  // docs/CONTRIBUTING.md "Layout and layers": an adapter implements a port; what it shares with the
+  // authority (the validity window, the CA's fields, a certificate's JSON text) lives in lib/ports or
+  // lib/x509, never in lib/ca.
+  test('adapters import nothing of lib/ca', () => {
+    const offenders = adapters.flatMap((f) =>
+      importsOf(f)
+        .filter((i) => i.startsWith('lib/ca/'))
+        .map((i) => `${f} → ${i}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  // The doors depend on the authority, not the reverse (docs/CONTRIBUTING.md "Layout and layers"): what
+  // only a door reads or writes (REST's order desk and JSON, a protocol's messages) lives in that door.
+  test('lib/ca imports no door (lib/api, lib/admin, lib/cli, lib/acme, lib/enrolment, lib/est, lib/scep)', () => {
+    const doors = ['lib/api/', 'lib/admin/', 'lib/cli/', 'lib/acme/', 'lib/enrolment/', 'lib/est/', 'lib/scep/'];
+    const offenders = lib
+      .filter((f) => f.startsWith('lib/ca/'))
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((i) => doors.some((d) => i.startsWith(d)))
+          .map((i) => `${f} → ${i}`),
+      );
     expect(offenders).toEqual([]);
   });
 

@@ -1,10 +1,10 @@
 /**
- * CertificateTexts (lib/ca/certificate-texts.ts): list rows from held texts when the store reports the
+ * CertificateTexts (lib/api/certificate-texts.ts): list rows from held texts when the store reports the
  * same version of their row, read again otherwise. What a list shows must always be the
  * database's current answer, also after a change the holder was never told of (another instance).
  */
-import { CertificateTexts } from '../../lib/ca/certificate-texts';
-import { certificateRecordText } from '../../lib/ca/serialize';
+import { CertificateTexts } from '../../lib/api/certificate-texts';
+import { certificateRecordText } from '../../lib/api/serialize';
 import type { CertificateFilter, CertificateListRow, CertificateVersionListing, Store } from '../../lib/ports';
 import { issueThroughApi, opensslCsr, setupApi, type ApiFixture } from '../api/fixture';
 import { cloneCertificates } from '../inventory/bulk';

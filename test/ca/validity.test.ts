@@ -1,5 +1,5 @@
 /**
- * The validity window is one rule (lib/ca/validity.ts): `not_before < now <= not_after`. The API's
+ * The validity window is one rule (lib/ports/validity.ts): `not_before < now <= not_after`. The API's
  * visibility check, the store's list filters (PGlite and, with TEST_DATABASE_URL, PostgreSQL) and
  * the CLI's "usable CA" must agree on it at the exact boundary instants.
  */
@@ -10,7 +10,7 @@ import { signCert } from '../../lib/ca/certificates';
 import { CaError } from '../../lib/ca/errors';
 import { isUsable } from '../../lib/ca/lookup';
 import { defaultProfiles } from '../../lib/ca/profiles';
-import { isWithinValidity, VALIDITY_WINDOW } from '../../lib/ca/validity';
+import { isWithinValidity, VALIDITY_WINDOW } from '../../lib/ports/validity';
 import { visibleCa } from '../../lib/ca/visibility';
 import type { CaRecord, CertificateRecord } from '../../lib/ports';
 import { TEST_KEK } from '../cli/helpers';

@@ -1,7 +1,7 @@
 /** import_ca / import_cert of the whole corpus; each record reads back equal to the corpus JSON. */
 import * as fs from 'fs';
 import * as path from 'path';
-import { caToJson, certificateToJson } from '../../lib/ca/serialize';
+import { caToJson, certificateToJson } from '../../lib/api/serialize';
 import { serialToColons } from '../../lib/x509/serial-format';
 import { CORPUS_DIR, loadCorpus, type CorpusEntry } from '../helpers/corpus';
 import { testDatabaseTargets } from '../helpers/database';

@@ -1,5 +1,5 @@
 /** init_ca end to end: every key type as root and intermediate, checked by `openssl verify`. */
-import { caToJson } from '../../lib/ca/serialize';
+import { caToJson } from '../../lib/api/serialize';
 import { parseCertificate } from '../../lib/x509/certificate';
 import { testDatabaseTargets } from '../helpers/database';
 import { cliFixture, cliRunner } from './helpers';

@@ -18,7 +18,7 @@ import request from 'supertest';
 import { createCaApiRouter, defaultKeyBackend, pkcs11KeyBackend, type CaApiRouter, type KeyBackend, type Store } from '../../lib';
 import { inProcessOrderRunner } from '../../lib/ca/order-runner/in-process';
 import { pemEncode } from '../../lib/x509/pem';
-import { ScepRas } from '../../lib/ca/scep-ra';
+import { ScepRas } from '../../lib/scep/ra';
 import { DEFAULT_EXPIRES_MS } from '../../lib/ca/profiles';
 import { effectiveProfiles } from '../../lib/http/profile-options';
 import { expectSuccess, run } from '../clients/harness';

@@ -4,7 +4,7 @@
  */
 import * as fs from 'fs';
 import { TABLES } from '../../adapters/store/knex/tables';
-import { certificateToJson } from '../../lib/ca/serialize';
+import { certificateToJson } from '../../lib/api/serialize';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { cliRunner } from '../cli/helpers';
 import { opensslCsr, tmpDir } from '../cli/openssl';

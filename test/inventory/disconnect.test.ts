@@ -1,12 +1,12 @@
 /**
  * A client that goes away in the middle of a streamed list ends the store's reading (docs/DESIGN.md
  * "Inventory"): no batch is read after the server has seen the connection close, whether the store
- * lists versions (`CertificateVersionListing`, lib/ca/certificate-texts.ts) or whole records in keyset
+ * lists versions (`CertificateVersionListing`, lib/api/certificate-texts.ts) or whole records in keyset
  * batches through `listCertificates`. The server keeps serving afterwards.
  */
 import * as http from 'http';
 import type { AddressInfo } from 'net';
-import { ROW_BATCH_SIZE, VERSION_BATCH_SIZE } from '../../lib/ca/certificate-texts';
+import { ROW_BATCH_SIZE, VERSION_BATCH_SIZE } from '../../lib/api/certificate-texts';
 import type { CertificateVersionListing, Store } from '../../lib/ports';
 import { buildApp, type TestApp } from '../helpers/http';
 import { API, issueThroughApi, opensslCsr, setupApi, type ApiFixture } from '../api/fixture';

@@ -1,10 +1,10 @@
 /**
  * Row ⇄ record mapping: snake_case columns of the tables in migrations/ to the camelCase records of
  * lib/ports. Writers build rows with `*ToRow`, readers map with `rowTo*`. The CA's own columns are
- * not listed here: they come from the one CA field list, lib/ca/ca-fields.ts, which the API's JSON
- * (lib/ca/serialize.ts) is derived from too.
+ * not listed here: they come from the one CA field list, lib/ports/ca-fields.ts, which the API's JSON
+ * (lib/api/serialize.ts) is derived from too.
  */
-import { CA_FIELDS, CA_PATCH_FIELDS, type CaField, type CaFieldKey, type CaFieldKind } from '../../../lib/ca/ca-fields';
+import { CA_FIELDS, CA_PATCH_FIELDS, type CaField, type CaFieldKey, type CaFieldKind } from '../../../lib/ports/ca-fields';
 import type { CertificateJson, Extension, Fingerprints } from '../../../lib/x509/types';
 import type {
   Actor,
@@ -66,7 +66,7 @@ function x509ToRow(record: Omit<X509Record, 'id' | 'created' | 'updated'>): Row 
 // ---------------------------------------------------------------------------------------------------
 // Certificate authorities
 
-/** A CA field's column value → its record value, by the kind lib/ca/ca-fields.ts gives it. */
+/** A CA field's column value → its record value, by the kind lib/ports/ca-fields.ts gives it. */
 const FROM_COLUMN: Record<CaFieldKind, (value: unknown) => unknown> = {
   string: (v) => String(v),
   number: toNumber,

@@ -1,10 +1,10 @@
 /**
- * The validity window as a WHERE clause. The rule lives in lib/ca/validity.ts (`not_before < now <=
+ * The validity window as a WHERE clause. The rule lives in lib/ports/validity.ts (`not_before < now <=
  * not_after`, the window clients of the API observe: docs/COMPATIBILITY.md §1); this only turns its column/operator data into knex calls, so the CA list (`validAt`)
  * and the certificate list (without `includeExpired`) filter exactly as `isWithinValidity` decides.
  */
 import type { Knex } from 'knex';
-import { VALIDITY_WINDOW } from '../../../lib/ca/validity';
+import { VALIDITY_WINDOW } from '../../../lib/ports/validity';
 
 /** Restrict `query` to rows whose validity window contains `now`. */
 export function whereWithinValidity<Q extends Knex.QueryBuilder>(query: Q, now: Date): Q {

@@ -5,7 +5,7 @@
 import { apiUserActor } from '../../ca/actors';
 import { updateCaFromApi } from '../../ca/ca-update';
 import { listVisibleCas, visibleCa } from '../../ca/visibility';
-import { caToJson } from '../../ca/serialize';
+import { caToJson } from '../serialize';
 import { ok } from '../json';
 import { pageRequest, paginate, pageQuery } from '../pagination';
 import type { ApiHandler } from '../route-types';

@@ -1,8 +1,8 @@
 /**
- * Endpoints 6, 7 and 10: sign, get order, resign. Rules and order placement: lib/ca/orders.ts.
+ * Endpoints 6, 7 and 10: sign, get order, resign. Rules and order placement: lib/api/order-desk.ts.
  */
-import { ownOrder, resignThroughOrder, signThroughOrder } from '../../ca/orders';
-import { orderToJson } from '../../ca/serialize';
+import { ownOrder, resignThroughOrder, signThroughOrder } from '../order-desk';
+import { orderToJson } from '../serialize';
 import { ok } from '../json';
 import type { ApiHandler } from '../route-types';
 

@@ -1,7 +1,7 @@
 /**
  * A certificate the CA issues to a key of its own making for work it delegates — its OCSP responder
  * (RFC 6960 §4.2.2.2, responder.ts), its SCEP registration authority (RFC 8894 §2.1.2,
- * lib/ca/scep-ra.ts) — signed by sign.ts without a CSR, requested by the library itself. The
+ * lib/scep/ra.ts) — signed by sign.ts without a CSR, requested by the library itself. The
  * certificate and the CA's pointer to its key (`link`, run in the same transaction) are stored
  * together: a delegate is never stored half.
  */

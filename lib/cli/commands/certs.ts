@@ -7,7 +7,7 @@ import { defaultCa, findCa, findCertificate, isSelfSigned } from '../../ca/looku
 import { HASH_ALGORITHMS, type Profiles } from '../../ca/profiles';
 import { REVOCATION_REASONS } from '../../ca/reasons';
 import { certificatesCsv } from '../../ca/certificates-csv';
-import { certificateRecordText } from '../../ca/serialize';
+import { certificateRecordText } from '../../api/serialize';
 import type { CaRecord, CertificateFilter, CertificateRecord } from '../../ports';
 import { X509Error } from '../../x509/errors';
 import { pemEncode } from '../../x509/pem';

@@ -10,8 +10,14 @@
  * of django-ca's CA JSON: the store maps it apart), and `patchable` is true exactly for the keys of
  * `CaPatch`.
  */
-import type { CaPatch, CaRecord, X509Record } from '../ports';
-import { DEFAULT_PROFILE_NAME } from './profiles';
+import type { CaPatch, CaRecord, X509Record } from './records';
+
+/**
+ * CA_DEFAULT_PROFILE: the profile a sign request names when it names none, and a new CA's ACME
+ * profile. Here, beside the field whose model default it is, so that the store's row mapping reads it
+ * without the profiles' rules (lib/ca/profiles.ts).
+ */
+export const DEFAULT_PROFILE_NAME = 'webserver';
 
 export type CaFieldKind = 'string' | 'number' | 'boolean' | 'json' | 'id';
 

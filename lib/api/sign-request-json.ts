@@ -22,8 +22,8 @@ import {
   type IssuanceRequest,
   type PrepareOptions,
   type RequestField,
-} from './issuance/prepare';
-import { HASH_ALGORITHMS, isHashAlgorithm } from './profiles';
+} from '../ca/issuance/prepare';
+import { HASH_ALGORITHMS, isHashAlgorithm } from '../ca/profiles';
 
 /** A sign request body's fields as REST hands them over: untrusted JSON values, and the CSR it parsed and verified. */
 export interface SignRequestJson {

@@ -6,19 +6,19 @@
  * digitalSignature and keyEncipherment, critical, and no extended key usage, which is what SCEP
  * clients look for in the RA certificate: they encrypt their requests to it, and verify the answers
  * it signs. The CA key signs only certificates and CRLs, whatever its type (an EC CA enrols through
- * its RSA RA), and never decrypts. Made on first use, renewed before it expires (delegate-cache.ts).
+ * its RSA RA), and never decrypts. Made on first use, renewed before it expires (lib/ca/delegate-cache.ts).
  */
 import type { CaRecord, DelegateKeyStore, KeyBackend, KeyDecryption, RawRsaDecrypter, Store } from '../ports';
 import { hasKeyDecryption } from '../ports';
 import { DAY_MS } from '../x509/datetime';
 import type { Signer } from '../x509/signer';
 import type { Extension } from '../x509/types';
-import { LIBRARY_ACTOR } from './actors';
-import { DelegateCache } from './delegate-cache';
-import { CaError } from './errors';
-import { issueDelegate } from './issuance/delegate';
-import { keyBackendFor, openSigner, type KeyBackends } from './key-backends';
-import type { Profiles } from './profiles';
+import { LIBRARY_ACTOR } from '../ca/actors';
+import { DelegateCache } from '../ca/delegate-cache';
+import { CaError } from '../ca/errors';
+import { issueDelegate } from '../ca/issuance/delegate';
+import { keyBackendFor, openSigner, type KeyBackends } from '../ca/key-backends';
+import type { Profiles } from '../ca/profiles';
 
 /** An RA key ready to use: it decrypts requests and signs answers; its certificate vouches for it. */
 export interface ScepRaKey {

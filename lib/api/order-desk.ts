@@ -15,15 +15,15 @@ import type { ApiUser, MetricsSink, OrderRecord, OrderRunner, SignatureVerifier,
 import { parseVerifiedCsr, type ParsedCsr } from '../x509/csr';
 import { X509Error, invalid } from '../x509/errors';
 import { isPlainObject } from '../x509/plain-object';
-import { prepareResignRequest } from './certificates';
-import { CaError, notFoundError } from './errors';
-import { apiUserActor } from './actors';
-import { placeOrder, type OrderRequester } from './issuance/place-order';
-import { loadPolicyContext } from './policy/context';
+import { prepareResignRequest } from './resign-request';
+import { CaError, notFoundError } from '../ca/errors';
+import { apiUserActor } from '../ca/actors';
+import { placeOrder, type OrderRequester } from '../ca/issuance/place-order';
+import { loadPolicyContext } from '../ca/policy/context';
 import { prepareSignRequestJson } from './sign-request-json';
-import type { KeyBackends } from './key-backends';
-import type { Profiles } from './profiles';
-import { visibleCa } from './visibility';
+import type { KeyBackends } from '../ca/key-backends';
+import type { Profiles } from '../ca/profiles';
+import { visibleCa } from '../ca/visibility';
 
 const PEM_BEGIN = '-----BEGIN CERTIFICATE REQUEST-----\n';
 const PEM_END = '\n-----END CERTIFICATE REQUEST-----';
