@@ -131,7 +131,7 @@ test('one data directory, two databases: each start prints the credentials and r
   } finally {
     await stopChild(adopted.child);
   }
-}, 240_000); // four starts of the example server, three of them on a new embedded database (53 s alone; over 60 s on a loaded machine)
+}, 240_000); // five starts of the example server, two of them on a new embedded database (53 s alone; over 60 s on a loaded machine)
 
 describe('demoFolder: where a database keeps its demo password and root.pem', () => {
   const data = path.resolve('/srv/ca-data');
