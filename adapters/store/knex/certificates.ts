@@ -11,9 +11,11 @@ import {
 } from '../../../lib/ports';
 import type { CertificateJson, Fingerprints } from '../../../lib/x509/types';
 import { mappingErrors } from './errors';
+import { certificateRevoked, certificateStored } from './event-data';
 import { certificateFromRow, newCertificateToRow, watcherFromRow, type Row, type Watcher } from './rows';
 import { fromJson, toDate, toNullableDate, toNumber } from './values';
 import { TABLES } from './tables';
+import type { EventBatch } from './transaction-events';
 import { whereExpired, whereWithinValidity } from './validity';
 
 const TABLE = TABLES.certificates;
@@ -79,17 +81,24 @@ export function insertedCertificateRecord(cert: NewCertificate, id: number, now:
 /** Bind-parameter lists stay well below PostgreSQL's 65535 limit. */
 const WATCHER_CHUNK = 1000;
 
-export function insertCertificate(db: Knex, cert: NewCertificate): Promise<CertificateRecord> {
+/** The event of each stored certificate, into `batch` (transaction-events.ts): no order named yet. */
+function addStoredEvents(batch: EventBatch, certs: readonly NewCertificate[], ids: readonly number[]): void {
+  certs.forEach((cert, i) => batch.events.push({ ...certificateStored(cert, null, batch.actor), certificateId: ids[i] }));
+}
+
+export function insertCertificate(db: Knex, cert: NewCertificate, batch: EventBatch): Promise<CertificateRecord> {
   return mappingErrors(async () => {
     const [row] = await db(TABLE).insert(rowOf(cert, new Date())).returning(columnsOf());
-    return recordFromRow(row as Row, []);
+    const record = recordFromRow(row as Row, []);
+    addStoredEvents(batch, [cert], [record.id]);
+    return record;
   });
 }
 
 /** Several certificates in one statement (the store's group commit); records in input order. */
-export async function insertCertificates(db: Knex, certs: NewCertificate[]): Promise<CertificateRecord[]> {
+export async function insertCertificates(db: Knex, certs: NewCertificate[], batch: EventBatch): Promise<CertificateRecord[]> {
   const now = new Date();
-  const ids = await insertCertificateIds(db, certs, now);
+  const ids = await insertCertificateIds(db, certs, batch, now);
   return certs.map((cert, i) => insertedCertificateRecord(cert, ids[i], now));
 }
 
@@ -118,9 +127,9 @@ function watchersJson(db: Knex): Knex.Raw {
 }
 
 /**
- * Several certificates in one INSERT (the order worker's batches); ids in input order.
+ * Several certificates in one INSERT (the order worker's batches); ids in input order, their events in `batch`.
  */
-export function insertCertificateIds(db: Knex, certs: NewCertificate[], now = new Date()): Promise<number[]> {
+export function insertCertificateIds(db: Knex, certs: NewCertificate[], batch: EventBatch, now = new Date()): Promise<number[]> {
   return mappingErrors(async () => {
     if (certs.length === 0) return [];
     const rows = (await db(TABLE)
@@ -128,11 +137,13 @@ export function insertCertificateIds(db: Knex, certs: NewCertificate[], now = ne
       .returning(['id', 'ca_id', 'serial'])) as Row[];
     // Matched by (ca_id, serial), which is unique, rather than trusted by position.
     const ids = new Map(rows.map((r) => [`${toNumber(r.ca_id)}:${String(r.serial)}`, toNumber(r.id)]));
-    return certs.map((cert) => {
+    const inOrder = certs.map((cert) => {
       const id = ids.get(`${cert.caId}:${cert.serial}`);
       if (id === undefined) throw new Error(`insertCertificateIds: no id returned for serial ${cert.serial}`);
       return id;
     });
+    addStoredEvents(batch, certs, inOrder);
+    return inOrder;
   });
 }
 
@@ -259,19 +270,31 @@ function whereSearch(query: Knex.QueryBuilder, filter: CertificateFilter): void 
   if (filter.notAfterAfter !== undefined) query.where('not_after', '>', filter.notAfterAfter);
 }
 
+/**
+ * Revoke a certificate; `certificate.revoked` into `batch` when it was not revoked before (a second
+ * revocation, even a concurrent one, changes the row again but makes no event: the row is locked and
+ * read as it was before this UPDATE changed it).
+ */
 export async function revokeCertificate(
   db: Knex,
   id: number,
   reason: string,
   compromised: Date | null,
   when: Date,
+  batch: EventBatch,
 ): Promise<CertificateRecord> {
-  const [row] = await db(TABLE)
-    .where({ id })
-    .update({ revoked: true, revoked_date: when, revoked_reason: reason, compromised, updated: new Date() })
-    .returning(columnsOf());
-  if (!row) throw new StoreNotFoundError('certificate', id);
-  return (await withWatchers(db, [row as Row]))[0];
+  const { rows } = (await db.raw(
+    `update ?? as c set revoked = true, revoked_date = ?, revoked_reason = ?, compromised = ?, updated = ?
+     from (select id, revoked from ?? where id = ? for update) as before
+     where c.id = before.id
+     returning ${columnsOf('c').join(', ')}, before.revoked as was_revoked`,
+    [TABLE, when, reason, compromised, new Date(), TABLE, id],
+  )) as { rows: Row[] };
+  if (!rows[0]) throw new StoreNotFoundError('certificate', id);
+  const { was_revoked: wasRevoked, ...row } = rows[0];
+  const [record] = await withWatchers(db, [row]);
+  if (wasRevoked !== true) batch.events.push(certificateRevoked(record, batch.actor));
+  return record;
 }
 
 /** Map rows to records with their watchers, in one query per chunk rather than one per certificate. */

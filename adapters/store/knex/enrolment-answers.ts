@@ -1,8 +1,8 @@
 /**
  * SCEP transactions answered together with their certificates (`EnrolmentStore.insertAnsweringCertificate`,
  * lib/ports): the certificate and the record of the transaction's answer (migration 0020) in ONE
- * statement instead of a transaction of two — no transaction holds the embedded database's one
- * connection — and on the root store several requests' in one (group-commit.ts).
+ * statement, followed by the certificates' events (transaction-events.ts), and on the root store
+ * several requests' in one (group-commit.ts).
  *
  * The transaction's row goes in unless the transaction has an answer already, and a certificate only
  * with the row that names its serial: of two requests of one transaction, in one statement or two,
@@ -13,8 +13,10 @@ import type { Knex } from 'knex';
 import type { CertificateRecord, EnrolmentTransactionKey, NewCertificate } from '../../../lib/ports';
 import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from './certificate-values';
 import { insertedCertificateRecord } from './certificates';
+import { certificateStored } from './event-data';
 import { newCertificateToRow, type Row } from './rows';
 import { TABLES } from './tables';
+import { writingEvents, type EventBatch } from './transaction-events';
 import { toNumber } from './values';
 
 export interface AnsweringCertificate {
@@ -22,9 +24,17 @@ export interface AnsweringCertificate {
   certificate: NewCertificate;
 }
 
-/** Each certificate stored as its transaction's answer, or null where the transaction had one already; in input order. */
+/**
+ * Each certificate stored as its transaction's answer, or null where the transaction had one already;
+ * in input order. With the events of those stored, in a transaction of their own (or the one `db` is:
+ * transaction-events.ts).
+ */
 export async function insertAnsweringCertificates(db: Knex, items: AnsweringCertificate[]): Promise<(CertificateRecord | null)[]> {
   if (items.length === 0) return [];
+  return writingEvents(db, null, null, (db, batch) => insertAnswering(db, items, batch));
+}
+
+async function insertAnswering(db: Knex, items: AnsweringCertificate[], batch: EventBatch): Promise<(CertificateRecord | null)[]> {
   const now = new Date();
   const rowSql = `(?::text, ?::text, ?::text, ?::text, ${CERTIFICATE_PLACEHOLDERS})`;
   // Each certificate's row made once, for the statement and for the record returned.
@@ -56,6 +66,8 @@ export async function insertAnsweringCertificates(db: Knex, items: AnsweringCert
   const ids = new Map(result.rows.map((r) => [`${toNumber(r.ca_id)}:${String(r.serial)}`, toNumber(r.id)]));
   return items.map(({ certificate }, i) => {
     const id = ids.get(`${certificate.caId}:${certificate.serial}`);
-    return id === undefined ? null : insertedCertificateRecord(certificate, id, now, rows[i]);
+    if (id === undefined) return null;
+    batch.events.push(certificateStored(certificate, null, batch.actor));
+    return insertedCertificateRecord(certificate, id, now, rows[i]);
   });
 }

@@ -12,9 +12,11 @@ import type { Knex } from 'knex';
 import { StoreConflictError, type NewIssuedOrder, type OrderRecord } from '../../../lib/ports';
 import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from './certificate-values';
 import { mappingErrors } from './errors';
+import { certificateStored } from './event-data';
 import { actorToJson, type Row } from './rows';
 import { randomSlug, SLUG_ATTEMPTS } from './slug';
 import { TABLES } from './tables';
+import { writingEvents, type EventBatch } from './transaction-events';
 import { toJson, toNumber } from './values';
 
 /** The record of an order the statement wrote (it returns only the generated ids). */
@@ -40,54 +42,59 @@ function issuedRecord(order: NewIssuedOrder, slug: string, id: number, certifica
 /**
  * Several issued orders in one statement (the store's group commit); results in input order, null
  * where the CA was missing or revoked. A unique violation (a slug or serial taken) fails the whole
- * statement, and nothing of it is written.
+ * statement, and nothing of it is written. The certificates' events (each naming its order) go into
+ * `batch`; without one, the statement and its events are a transaction of their own (transaction-events.ts).
  */
-export function createIssuedOrders(db: Knex, orders: NewIssuedOrder[]): Promise<(OrderRecord | null)[]> {
-  return mappingErrors(async () => {
-    if (orders.length === 0) return [];
-    const when = new Date();
-    const slugs = new Set<string>();
-    while (slugs.size < orders.length) slugs.add(randomSlug()); // distinct within the statement
-    const fresh = [...slugs];
-    const rowSql = `(?::text, ?::integer, ?::jsonb, ?::text, ?::json, ${CERTIFICATE_PLACEHOLDERS})`;
-    const bindings = orders.flatMap((order, i) => [
-      fresh[i],
-      order.userId,
-      toJson(order.request),
-      order.requester?.address ?? null,
-      actorToJson(order.requester),
-      ...certificateBindings(order.certificate),
-    ]);
-    const result = (await db.raw(
-      `with incoming (slug, user_id, request, source_address, order_requester, ${CERTIFICATE_COLUMN_LIST}) as (values ${orders.map(() => rowSql).join(', ')}),
-       live as (select i.* from incoming i join ?? ca on ca.id = i.ca_id and not ca.revoked),
-       inserted as (
-         insert into ?? (${CERTIFICATE_COLUMN_LIST}, created, updated)
-         select ${certificateColumnsOf('l')}, ?, ? from live l
-         returning id, ca_id, serial
-       ),
-       placed as (
-         insert into ?? (created, updated, slug, ca_id, user_id, status, request, certificate_id, source_address, requester)
-         select ?, ?, l.slug, l.ca_id, l.user_id, 'issued', l.request, ins.id, l.source_address, l.order_requester
-         from live l join inserted ins on ins.ca_id = l.ca_id and ins.serial = l.serial
-         returning id, slug, certificate_id
-       )
-       select id, slug, certificate_id from placed`,
-      [...bindings, TABLES.cas, TABLES.certificates, when, when, TABLES.orders, when, when],
-    )) as { rows: Row[] };
-    const bySlug = new Map(result.rows.map((row) => [String(row.slug), row]));
-    return orders.map((order, i) => {
-      const row = bySlug.get(fresh[i]);
-      return row ? issuedRecord(order, fresh[i], toNumber(row.id), toNumber(row.certificate_id), when) : null;
-    });
+export function createIssuedOrders(db: Knex, orders: NewIssuedOrder[], batch: EventBatch | null): Promise<(OrderRecord | null)[]> {
+  if (orders.length === 0) return Promise.resolve([]);
+  return mappingErrors(() => writingEvents(db, batch, null, (db, batch) => insertIssuedOrders(db, orders, batch)));
+}
+
+async function insertIssuedOrders(db: Knex, orders: NewIssuedOrder[], batch: EventBatch): Promise<(OrderRecord | null)[]> {
+  const when = new Date();
+  const slugs = new Set<string>();
+  while (slugs.size < orders.length) slugs.add(randomSlug()); // distinct within the statement
+  const fresh = [...slugs];
+  const rowSql = `(?::text, ?::integer, ?::jsonb, ?::text, ?::json, ${CERTIFICATE_PLACEHOLDERS})`;
+  const bindings = orders.flatMap((order, i) => [
+    fresh[i],
+    order.userId,
+    toJson(order.request),
+    order.requester?.address ?? null,
+    actorToJson(order.requester),
+    ...certificateBindings(order.certificate),
+  ]);
+  const result = (await db.raw(
+    `with incoming (slug, user_id, request, source_address, order_requester, ${CERTIFICATE_COLUMN_LIST}) as (values ${orders.map(() => rowSql).join(', ')}),
+     live as (select i.* from incoming i join ?? ca on ca.id = i.ca_id and not ca.revoked),
+     inserted as (
+       insert into ?? (${CERTIFICATE_COLUMN_LIST}, created, updated)
+       select ${certificateColumnsOf('l')}, ?, ? from live l
+       returning id, ca_id, serial
+     ),
+     placed as (
+       insert into ?? (created, updated, slug, ca_id, user_id, status, request, certificate_id, source_address, requester)
+       select ?, ?, l.slug, l.ca_id, l.user_id, 'issued', l.request, ins.id, l.source_address, l.order_requester
+       from live l join inserted ins on ins.ca_id = l.ca_id and ins.serial = l.serial
+       returning id, slug, certificate_id
+     )
+     select id, slug, certificate_id from placed`,
+    [...bindings, TABLES.cas, TABLES.certificates, when, when, TABLES.orders, when, when],
+  )) as { rows: Row[] };
+  const bySlug = new Map(result.rows.map((row) => [String(row.slug), row]));
+  return orders.map((order, i) => {
+    const row = bySlug.get(fresh[i]);
+    if (!row) return null;
+    batch.events.push(certificateStored(order.certificate, fresh[i], batch.actor));
+    return issuedRecord(order, fresh[i], toNumber(row.id), toNumber(row.certificate_id), when);
   });
 }
 
 /** One issued order; a slug another order holds already is drawn again. */
-export async function createIssuedOrder(db: Knex, order: NewIssuedOrder): Promise<OrderRecord | null> {
+export async function createIssuedOrder(db: Knex, order: NewIssuedOrder, batch: EventBatch | null): Promise<OrderRecord | null> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const [record] = await createIssuedOrders(db, [order]);
+      const [record] = await createIssuedOrders(db, [order], batch);
       return record;
     } catch (e) {
       if (!(e instanceof StoreConflictError && e.field === 'slug') || attempt >= SLUG_ATTEMPTS) throw e;

@@ -2,11 +2,13 @@
 import type { Knex } from 'knex';
 import { StoreNotFoundError, type NewCertificate, type NewOrder, type OrderFilter, type OrderRecord } from '../../../lib/ports';
 import { mappingErrors } from './errors';
+import { certificateStored, orderFailed } from './event-data';
 import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from './certificate-values';
 import { actorToJson, orderFromRow, type Row } from './rows';
 import { randomSlug, SLUG_ATTEMPTS } from './slug';
 import { toJson, toNumber } from './values';
 import { TABLES } from './tables';
+import type { EventBatch } from './transaction-events';
 import { leasedTo, leaseFree, NO_LEASE, NO_LEASE_SQL, skippingLocked } from './work';
 
 const TABLE = TABLES.orders;
@@ -146,18 +148,22 @@ export async function markOrderIssued(db: Knex, orderId: number, certificateId: 
   return getOrderById(db, orderId);
 }
 
-export async function markOrderFailed(db: Knex, orderId: number, error: string): Promise<OrderRecord> {
-  const updated = await db(TABLE)
-    .where({ id: orderId })
-    .update({
-      status: 'failed',
-      error: error.slice(0, MAX_ERROR_LENGTH),
-      error_code: SIGNING_FAILED,
-      ...NO_LEASE,
-      updated: new Date(),
-    });
-  if (!updated) throw new StoreNotFoundError('order', orderId);
-  return getOrderById(db, orderId);
+/**
+ * Fail an order; `order.failed` into `batch` unless it had failed already (the row is locked and read
+ * as it was before this UPDATE, so of two concurrent failures only the first makes an event).
+ */
+export async function markOrderFailed(db: Knex, orderId: number, error: string, batch: EventBatch): Promise<OrderRecord> {
+  const { rows } = (await db.raw(
+    `update ?? as o set status = 'failed', error = ?, error_code = ?, ${NO_LEASE_SQL}, updated = ?
+     from (select id, status from ?? where id = ? for update) as before
+     where o.id = before.id
+     returning before.status as was`,
+    [TABLE, error.slice(0, MAX_ERROR_LENGTH), SIGNING_FAILED, new Date(), TABLE, orderId],
+  )) as { rows: Row[] };
+  if (!rows[0]) throw new StoreNotFoundError('order', orderId);
+  const order = await getOrderById(db, orderId);
+  if (rows[0].was !== 'failed') batch.events.push(orderFailed(order, batch.actor));
+  return order;
 }
 
 /** The ids of those of `ids` still claimable, locked passing over locked ones: the first CTE of a batch's statement. */
@@ -170,7 +176,12 @@ function claimedAmong(db: Knex, ids: number[], leaseOwner?: string): Knex.QueryB
  * passing over those another worker holds: `claimedAmong`) marked failed with their reason
  * (cut to `MAX_ERROR_LENGTH`). Returns them as now stored.
  */
-export function failOrders(db: Knex, failed: { orderId: number; reason: string }[], leaseOwner?: string): Promise<OrderRecord[]> {
+export function failOrders(
+  db: Knex,
+  failed: { orderId: number; reason: string }[],
+  batch: EventBatch,
+  leaseOwner?: string,
+): Promise<OrderRecord[]> {
   return mappingErrors(async () => {
     if (failed.length === 0) return [];
     const claimed = claimedAmong(
@@ -186,12 +197,14 @@ export function failOrders(db: Knex, failed: { orderId: number; reason: string }
        returning o.*`,
       [claimed, TABLE, SIGNING_FAILED, new Date(), ...failed.flatMap((f) => [f.orderId, f.reason.slice(0, MAX_ERROR_LENGTH)])],
     )) as { rows: Row[] };
-    return rows.map((row) => orderFromRow({ ...row, certificate_serial: null })).sort((a, b) => a.id - b.id);
+    const orders = rows.map((row) => orderFromRow({ ...row, certificate_serial: null })).sort((a, b) => a.id - b.id);
+    for (const order of orders) batch.events.push(orderFailed(order, batch.actor)); // all were pending: each failed now
+    return orders;
   });
 }
 
 /**
- * Issue a batch of signed orders with ONE statement (atomic on its own, no transaction round trips):
+ * Issue a batch of signed orders with ONE statement and their events (`certificate.issued`, naming the order) in `batch`:
  * lock the orders still claimable (passing over locked ones), insert the certificates of those, mark
  * them issued. Returns what was stored; an order another worker holds or finished is left alone and
  * its certificate is not stored. Data-modifying CTEs: every part sees one snapshot and commits or
@@ -201,6 +214,7 @@ export function issueOrders(
   db: Knex,
   items: { orderId: number; certificate: NewCertificate }[],
   when: Date,
+  batch: EventBatch,
   leaseOwner?: string,
 ): Promise<{ orderId: number; certificateId: number }[]> {
   return mappingErrors(async () => {
@@ -225,11 +239,17 @@ export function issueOrders(
            ${NO_LEASE_SQL}, updated = ?
          from incoming i join inserted ins on ins.ca_id = i.ca_id and ins.serial = i.serial
          where o.id = i.order_id
-         returning o.id as order_id, ins.id as certificate_id
+         returning o.id as order_id, o.slug, ins.id as certificate_id
        )
-       select order_id, certificate_id from marked`,
+       select order_id, slug, certificate_id from marked`,
       [claimed, ...bindings, TABLES.certificates, when, when, TABLE, when],
     )) as { rows: Row[] };
+    const stored = new Map(result.rows.map((r) => [toNumber(r.order_id), r]));
+    // In the order the certificates were inserted, as the trigger wrote them.
+    for (const { orderId, certificate } of items) {
+      const row = stored.get(orderId);
+      if (row) batch.events.push(certificateStored(certificate, String(row.slug), batch.actor));
+    }
     return result.rows.map((r) => ({ orderId: toNumber(r.order_id), certificateId: toNumber(r.certificate_id) }));
   });
 }

@@ -5,7 +5,9 @@
  */
 import type { Knex } from 'knex';
 import type { CrlScope, OcspResponderRecord, RevokedCertificate } from '../../../lib/ports';
+import { crlPublished } from './event-data';
 import { TABLES } from './tables';
+import type { EventBatch } from './transaction-events';
 import { toDate, toNullableDate } from './values';
 
 export const CRL_NUMBERS_TABLE = 'ca_api_crl_numbers';
@@ -38,7 +40,8 @@ export async function listRevoked(
   }));
 }
 
-export async function nextCrlNumber(db: Knex, caId: number, scope: CrlScope | 'all', atLeast: bigint = 1n): Promise<bigint> {
+/** The next CRL Number of the CA and scope; `crl.published` into `batch`. */
+export async function nextCrlNumber(db: Knex, caId: number, scope: CrlScope | 'all', batch: EventBatch, atLeast: bigint = 1n): Promise<bigint> {
   // The floor is bound as text: a bigint parameter would not survive every driver as a number.
   const floor = (atLeast > 1n ? atLeast : 1n).toString();
   const result = await db.raw(
@@ -48,7 +51,9 @@ export async function nextCrlNumber(db: Knex, caId: number, scope: CrlScope | 'a
     [caId, scope, floor],
   );
   const rows = (result as { rows: { last_number: string | number | bigint }[] }).rows;
-  return BigInt(rows[0].last_number);
+  const drawn = BigInt(rows[0].last_number);
+  batch.events.push(crlPublished(caId, scope, drawn));
+  return drawn;
 }
 
 export async function revocationVersion(db: Knex, caId: number): Promise<number> {

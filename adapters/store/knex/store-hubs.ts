@@ -24,6 +24,7 @@ import { GroupCommit } from './group-commit';
 import * as intents from './intents';
 import * as issuedOrders from './issued-orders';
 import * as orders from './orders';
+import { writingEvents } from './transaction-events';
 
 /** What a root store shares with the stores bound to its transactions. */
 export interface ChangeHubs {
@@ -49,13 +50,14 @@ export function rootHubs(db: Knex): ChangeHubs {
       (many) => orders.createOrders(db, many),
       (one) => orders.createOrder(db, one),
     ),
+    // Each group a transaction of its own: the statement, then its events (transaction-events.ts).
     issuedOrders: new GroupCommit(
-      (many) => issuedOrders.createIssuedOrders(db, many),
-      (one) => issuedOrders.createIssuedOrder(db, one),
+      (many) => issuedOrders.createIssuedOrders(db, many, null),
+      (one) => issuedOrders.createIssuedOrder(db, one, null),
     ),
     newCertificates: new GroupCommit(
-      (many) => certificates.insertCertificates(db, many),
-      (one) => certificates.insertCertificate(db, one),
+      (many) => writingEvents(db, null, null, (trx, batch) => certificates.insertCertificates(trx, many, batch)),
+      (one) => writingEvents(db, null, null, (trx, batch) => certificates.insertCertificate(trx, one, batch)),
     ),
     answeringCertificates: new GroupCommit(
       (many) => insertAnsweringCertificates(db, many),

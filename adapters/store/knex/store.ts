@@ -7,9 +7,11 @@
  * Methods that write several rows open a transaction themselves (or join the caller's). PGlite
  * serves one connection: code inside `fn` must use the `tx` store it is given. Changes are announced
  * (`onUserChanged`, `onCaChanged`, `onCertificateChanged`, for the caches) once committed.
- * Events (`EventLog`): the database writes them in each change's own transaction (migration 0004);
- * `actingAs(actor)` gives a store whose writes name that actor. Every method throws the store's typed
- * errors of lib/ports, never the driver's (errors.ts).
+ * Events (`EventLog`): written in each change's own transaction, as its last statement — by the
+ * store for certificates, orders and CRLs (transaction-events.ts: a bound store's writes add theirs
+ * to the transaction's batch, appended when `fn` is done), by the database's triggers for the
+ * others (migration 0004); `actingAs(actor)` gives a store whose writes name that actor. Every method
+ * throws the store's typed errors of lib/ports, never the driver's (errors.ts).
  */
 import type { Knex } from 'knex';
 import type {
@@ -46,6 +48,7 @@ import * as certificates from './certificates';
 import { mappingErrors } from './errors';
 import { rootHubs, type ChangeHubs } from './store-hubs';
 import { KnexAcmeStore } from './acme/store';
+import { appendEvents } from './event-writer';
 import * as events from './events';
 import { KnexAuditLog } from './audit';
 import { KnexMetricsReadings } from './metrics-readings';
@@ -57,12 +60,19 @@ import * as keyRotation from './key-rotation';
 import * as orders from './orders';
 import * as revocation from './revocation';
 import * as users from './users';
+import { nameOrder, writingEvents, type EventBatch, type PendingEvent } from './transaction-events';
 
-/** Ids changed inside a transaction, announced once it has committed. */
+/** What the caches are told changed. */
+type ChangedKind = 'users' | 'cas' | 'certificates';
+
+/** Ids changed inside a transaction, announced once it has committed; the events of its writes, appended last. */
 interface PendingChanges {
   users: number[];
   cas: number[];
   certificates: number[];
+  events: PendingEvent[];
+  /** The actor of the store that opened the transaction. */
+  actor: ports.Actor | null;
 }
 
 export class KnexStore implements KnexStoreCapabilities<KnexStore> {
@@ -88,12 +98,12 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   onCertificateChanged = (listener: (certificateId: number) => void): (() => void) => this.hubs.certificates.subscribe(listener);
 
   /** Announce now, or (inside `transaction`) once the transaction has committed. */
-  private changed(kind: keyof PendingChanges, id: number): void {
+  private changed(kind: ChangedKind, id: number): void {
     if (this.pending) this.pending[kind].push(id);
     else this.hubs[kind].emit([id]);
   }
 
-  private async changing<T extends { id: number }>(kind: keyof PendingChanges, work: Promise<T>): Promise<T> {
+  private async changing<T extends { id: number }>(kind: ChangedKind, work: Promise<T>): Promise<T> {
     const record = await work;
     this.changed(kind, record.id);
     return record;
@@ -180,11 +190,13 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
 
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (this.bound) return fn(this);
-    const pending: PendingChanges = { users: [], cas: [], certificates: [] };
+    const pending: PendingChanges = { users: [], cas: [], certificates: [], events: [], actor: this.actor };
     const result = await mappingErrors(() =>
       this.db.transaction(async (trx) => {
         if (this.actor) await events.setActor(trx, this.actor);
-        return fn(new KnexStore(trx, true, this.hubs, pending));
+        const value = await fn(new KnexStore(trx, true, this.hubs, pending));
+        await appendEvents(trx, pending.events); // the last statement (event-writer.ts)
+        return value;
       }),
     );
     for (const kind of ['users', 'cas', 'certificates'] as const) {
@@ -216,8 +228,8 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
 
   insertCertificate(cert: NewCertificate): Promise<CertificateRecord> {
-    if (!this.bound && !this.actor) return mappingErrors(() => this.hubs.newCertificates.write(cert)); // nothing to set first: grouped
-    return mappingErrors(() => this.write((db) => certificates.insertCertificate(db, cert)));
+    if (!this.bound && !this.actor) return mappingErrors(() => this.hubs.newCertificates.write(cert)); // no actor to name: grouped
+    return mappingErrors(() => this.withEvents((db, batch) => certificates.insertCertificate(db, cert, batch)));
   }
   recordIntent(intent: ports.NewIssuanceIntent): Promise<ports.IssuanceIntentRecord | ports.IntentTaken> {
     // Outside a transaction, intents of concurrent requests share one INSERT (group-commit.ts).
@@ -251,7 +263,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     return mappingErrors(() =>
       this.changing(
         'certificates',
-        this.write((db) => certificates.revokeCertificate(db, id, reason, compromised, when)),
+        this.withEvents((db, batch) => certificates.revokeCertificate(db, id, reason, compromised, when, batch)),
       ),
     );
   }
@@ -262,7 +274,9 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
   createIssuedOrder(order: NewIssuedOrder): Promise<OrderRecord | null> {
     // Like `createOrder`: concurrent sign requests share one statement (group-commit.ts).
-    return mappingErrors(() => (this.bound ? issuedOrders.createIssuedOrder(this.db, order) : this.hubs.issuedOrders.write(order)));
+    return mappingErrors(() =>
+      this.bound ? issuedOrders.createIssuedOrder(this.db, order, this.boundEvents()) : this.hubs.issuedOrders.write(order),
+    );
   }
   getOrder(slug: string): Promise<OrderRecord | null> {
     return mappingErrors(() => orders.getOrder(this.db, slug));
@@ -271,7 +285,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     return mappingErrors(() => orders.listOrders(this.db, filter));
   }
   insertCertificateIds(certs: NewCertificate[]): Promise<number[]> {
-    return mappingErrors(() => this.write((db) => certificates.insertCertificateIds(db, certs)));
+    return mappingErrors(() => this.withEvents((db, batch) => certificates.insertCertificateIds(db, certs, batch)));
   }
   claimPendingOrders(limit: number, leaseOwner?: string): Promise<OrderRecord[]> {
     return mappingErrors(() => orders.claimPendingOrders(this.db, limit, leaseOwner));
@@ -280,20 +294,26 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     return mappingErrors(() => orders.listPendingOrders(this.db, limit, leaseOwner));
   }
   failOrders(failed: { orderId: number; reason: string }[], leaseOwner?: string): Promise<OrderRecord[]> {
-    return orders.failOrders(this.db, failed, leaseOwner);
+    return mappingErrors(() => this.withEvents((db, batch) => orders.failOrders(db, failed, batch, leaseOwner)));
   }
   issueOrders(
     issued: { orderId: number; certificate: NewCertificate }[],
     when: Date,
     leaseOwner?: string,
   ): Promise<{ orderId: number; certificateId: number }[]> {
-    return mappingErrors(() => orders.issueOrders(this.db, issued, when, leaseOwner));
+    return mappingErrors(() => this.withEvents((db, batch) => orders.issueOrders(db, issued, when, batch, leaseOwner)));
   }
   markOrderIssued(orderId: number, certificateId: number): Promise<OrderRecord> {
-    return mappingErrors(() => this.inTransaction((db) => orders.markOrderIssued(db, orderId, certificateId)));
+    return mappingErrors(async () => {
+      const order = await this.inTransaction((db) => orders.markOrderIssued(db, orderId, certificateId));
+      // A certificate stored in this transaction: its event names the order.
+      const batch = this.boundEvents();
+      if (batch) nameOrder(batch, certificateId, order.slug);
+      return order;
+    });
   }
   markOrderFailed(orderId: number, error: string): Promise<OrderRecord> {
-    return mappingErrors(() => this.inTransaction((db) => orders.markOrderFailed(db, orderId, error)));
+    return mappingErrors(() => this.withEvents((db, batch) => orders.markOrderFailed(db, orderId, error, batch)));
   }
   retryFailedOrders(caId: number, slugs?: readonly string[]): Promise<OrderRecord[]> {
     return mappingErrors(() => this.write((db) => orders.retryFailedOrders(db, caId, slugs)));
@@ -303,7 +323,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     return mappingErrors(() => revocation.listRevoked(this.db, caId, scope, window));
   }
   nextCrlNumber(caId: number, scope: CrlScope | 'all', atLeast?: bigint): Promise<bigint> {
-    return mappingErrors(() => revocation.nextCrlNumber(this.db, caId, scope, atLeast));
+    return mappingErrors(() => this.withEvents((db, batch) => revocation.nextCrlNumber(db, caId, scope, batch, atLeast)));
   }
   revocationVersion(caId: number): Promise<number> {
     return mappingErrors(() => revocation.revocationVersion(this.db, caId));
@@ -368,6 +388,20 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
       await events.setActor(db, actor);
       return work(db);
     });
+  }
+
+  /** The batch of events of the transaction this store is bound to (transaction-events.ts); null: none. */
+  private boundEvents(): EventBatch | null {
+    if (!this.bound || !this.pending) return null;
+    return { actor: this.actor ?? this.pending.actor, events: this.pending.events };
+  }
+
+  /**
+   * A write whose events the store writes (certificates, orders, CRLs), naming this store's actor:
+   * added to the bound transaction's batch, or with the write in a transaction of its own, last.
+   */
+  private withEvents<T>(work: (db: Knex, batch: EventBatch) => Promise<T>): Promise<T> {
+    return writingEvents(this.db, this.boundEvents(), this.actor, work);
   }
 
   /** A write of a CA row: its events name this store's actor, its change is announced (for the caches). */

@@ -16,8 +16,10 @@ import type {
 } from '../../../../lib/ports';
 import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from '../certificate-values';
 import { insertedCertificateRecord } from '../certificates';
+import { certificateStored } from '../event-data';
 import type { Row } from '../rows';
 import { TABLES } from '../tables';
+import { writingEvents, type EventBatch } from '../transaction-events';
 import { toJson, toNumber } from '../values';
 import { challengeFromRow } from './rows';
 import { findOrderById } from './orders';
@@ -257,9 +259,14 @@ export interface IssuanceCompletion {
  * Store certificates and make their orders `valid`, in ONE statement: the order rows are locked
  * first (`FOR UPDATE`), so of two runners finishing one order only the first finds it still
  * `processing`; the other stores nothing (null), as does the second of two completions of one order
- * in the group. Each `certificate.issued` event names the account of its order (migration 0009).
+ * in the group. Each `certificate.issued` event names the certificate's requester: the account of its order.
  */
-export async function completeIssuances(db: Knex, completions: readonly IssuanceCompletion[]): Promise<(CertificateRecord | null)[]> {
+export function completeIssuances(db: Knex, completions: readonly IssuanceCompletion[]): Promise<(CertificateRecord | null)[]> {
+  // The certificates' events last, in a transaction of their own or the one `db` is (../transaction-events.ts).
+  return writingEvents(db, null, null, (db, batch) => completeWithEvents(db, completions, batch));
+}
+
+async function completeWithEvents(db: Knex, completions: readonly IssuanceCompletion[], batch: EventBatch): Promise<(CertificateRecord | null)[]> {
   const now = new Date();
   const first = new Map<number, number>();
   completions.forEach((c, index) => first.has(c.orderId) || first.set(c.orderId, index));
@@ -281,6 +288,7 @@ export async function completeIssuances(db: Knex, completions: readonly Issuance
     [...unique.flatMap((c) => [c.orderId, ...certificateBindings(c.certificate)]), acmeOrders, certificates, now, now, acmeOrders, now],
   )) as { rows: Row[] };
   const stored = new Map(rows.map((r) => [toNumber(r.order_id), toNumber(r.id)]));
+  for (const c of unique) if (stored.has(c.orderId)) batch.events.push(certificateStored(c.certificate, null, batch.actor));
   return completions.map((c, index) => {
     const id = stored.get(c.orderId);
     return id !== undefined && first.get(c.orderId) === index ? insertedCertificateRecord(c.certificate, id, now) : null;
