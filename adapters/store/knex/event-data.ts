@@ -54,7 +54,11 @@ export function certificateRevoked(
     actor,
     caId: certificate.caId,
     serial: certificate.serial,
-    data: { reason: certificate.revokedReason, revoked_date: jsonTime(certificate.revokedDate), compromised: jsonTime(certificate.compromised) },
+    data: {
+      reason: certificate.revokedReason,
+      revoked_date: jsonTime(certificate.revokedDate),
+      compromised: jsonTime(certificate.compromised),
+    },
   };
 }
 
@@ -84,7 +88,13 @@ export function crlPublished(caId: number, scope: CrlScope | 'all', crlNumber: b
 }
 
 /** `certificate.expiring`: the certificate's `not_after` is near (the webhooks' expiry scan). */
-export function certificateExpiring(certificate: { caId: number; serial: string; cn: string; profile: string; notAfter: Date }): EventToAppend {
+export function certificateExpiring(certificate: {
+  caId: number;
+  serial: string;
+  cn: string;
+  profile: string;
+  notAfter: Date;
+}): EventToAppend {
   return {
     type: 'certificate.expiring',
     actor: LIBRARY,

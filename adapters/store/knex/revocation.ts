@@ -41,7 +41,13 @@ export async function listRevoked(
 }
 
 /** The next CRL Number of the CA and scope; `crl.published` into `batch`. */
-export async function nextCrlNumber(db: Knex, caId: number, scope: CrlScope | 'all', batch: EventBatch, atLeast: bigint = 1n): Promise<bigint> {
+export async function nextCrlNumber(
+  db: Knex,
+  caId: number,
+  scope: CrlScope | 'all',
+  batch: EventBatch,
+  atLeast: bigint = 1n,
+): Promise<bigint> {
   // The floor is bound as text: a bigint parameter would not survive every driver as a number.
   const floor = (atLeast > 1n ? atLeast : 1n).toString();
   const result = await db.raw(

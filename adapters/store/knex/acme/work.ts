@@ -266,7 +266,11 @@ export function completeIssuances(db: Knex, completions: readonly IssuanceComple
   return writingEvents(db, null, null, (db, batch) => completeWithEvents(db, completions, batch));
 }
 
-async function completeWithEvents(db: Knex, completions: readonly IssuanceCompletion[], batch: EventBatch): Promise<(CertificateRecord | null)[]> {
+async function completeWithEvents(
+  db: Knex,
+  completions: readonly IssuanceCompletion[],
+  batch: EventBatch,
+): Promise<(CertificateRecord | null)[]> {
   const now = new Date();
   const first = new Map<number, number>();
   completions.forEach((c, index) => first.has(c.orderId) || first.set(c.orderId, index));
