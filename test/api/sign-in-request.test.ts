@@ -46,7 +46,7 @@ function sign(caSerial: string, body: Record<string, unknown> = {}) {
     .send({ csr, subject: [{ oid: 'CN', value: 'in-request.example.com' }], ...body });
 }
 
-test('the order is written issued, with its certificate, in one statement; the answer is the order as placed', async () => {
+test('the order is written issued, with its certificate, in one statement (its event in the same transaction); the answer is the order as placed', async () => {
   await sign(f.ca.serial); // warm: CA and user caches
   let res!: request.Response;
   const statements = await statementsOf(async () => {
@@ -56,11 +56,14 @@ test('the order is written issued, with its certificate, in one statement; the a
   expect(res.body).toMatchObject({ status: 'pending', serial: null });
   expect(res.body.updated).toBe(res.body.created);
   // The issuance intent, committed before the signature (docs/DESIGN.md "Issuing authority"), then
-  // one statement that inserted both the certificate and the order.
-  expect(statements).toHaveLength(2);
+  // one statement that inserted both the certificate and the order, and its event, in one transaction.
+  expect(statements).toHaveLength(5);
   expect(statements[0]).toMatch(/INSERT INTO "ca_api_issuance_intents"/);
-  expect(statements[1]).toMatch(/insert into "ca_api_certificates"/);
-  expect(statements[1]).toMatch(/insert into "ca_api_orders"/);
+  expect(statements[1]).toMatch(/^begin/i);
+  expect(statements[2]).toMatch(/insert into "ca_api_certificates"/);
+  expect(statements[2]).toMatch(/insert into "ca_api_orders"/);
+  expect(statements[3]).toMatch(/insert into "ca_api_events"/);
+  expect(statements[4]).toMatch(/^commit/i);
   // The first poll finds it issued, answered from memory (no statement).
   let poll!: request.Response;
   const pollStatements = await statementsOf(async () => {

@@ -1,11 +1,20 @@
 /**
  * The knex store's `enrolment.insertAnsweringCertificate` (adapters/store/knex/enrolment-challenges.ts),
  * on every test database target: a SCEP transaction's certificate and the record of its answer in one
- * statement, both or neither.
+ * statement, both or neither (then the certificate's event, in the same transaction).
  */
 import { hasEnrolmentStore, type EnrolmentStore, type EnrolmentTransactionKey, type Store } from '../../lib/ports';
 import { openTestDatabase, statementsOf, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { newCa, newCertificate } from './records';
+
+/** The statements of one write with its events: the change, then the events INSERT, in one transaction. */
+function expectChangeThenEvents(statements: string[], change: RegExp): void {
+  expect(statements).toHaveLength(4);
+  expect(statements[0]).toMatch(/^begin/i);
+  expect(statements[1]).toMatch(change);
+  expect(statements[2]).toMatch(/insert into "ca_api_events"/i);
+  expect(statements[3]).toMatch(/^commit/i);
+}
 
 describe.each(testDatabaseTargets())('insertAnsweringCertificate on $name', (target) => {
   let db: TestDatabase;
@@ -33,7 +42,7 @@ describe.each(testDatabaseTargets())('insertAnsweringCertificate on $name', (tar
     const ca = await store.insertCa(newCa());
     const certificate = newCertificate(ca.id);
     const { value: stored, statements } = await statementsOf(db, () => store.enrolment.insertAnsweringCertificate(key('t-1'), certificate));
-    expect(statements).toHaveLength(1);
+    expectChangeThenEvents(statements, /insert into "ca_api_certificates"/);
     expect(stored?.serial).toBe(certificate.serial);
     const read = await store.findCertificate(ca.id, certificate.serial);
     expect(read?.id).toBe(stored?.id);
@@ -57,7 +66,7 @@ describe.each(testDatabaseTargets())('insertAnsweringCertificate on $name', (tar
     const { value: stored, statements } = await statementsOf(db, () =>
       Promise.all(certificates.map((c, i) => store.enrolment.insertAnsweringCertificate(key(`g-${i}`), c))),
     );
-    expect(statements).toHaveLength(1);
+    expectChangeThenEvents(statements, /insert into "ca_api_certificates"/);
     expect(stored.map((s) => s?.serial)).toEqual(certificates.map((c) => c.serial));
     for (const [i, c] of certificates.entries()) {
       expect(await store.enrolment.findEnrolmentTransaction(key(`g-${i}`))).toEqual({ caId: ca.id, certificateSerial: c.serial });

@@ -1,6 +1,6 @@
 /**
  * The knex store's `insertCertificate` on the root store (adapters/store/knex/store.ts), on every test
- * database target: concurrent calls share one INSERT (docs/DESIGN.md "Orders", group commit), each
+ * database target: concurrent calls share one INSERT (docs/DESIGN.md "Orders", group commit) and one of their events, each
  * caller gets the record the store reads back, and a taken serial fails only its own caller.
  */
 import { StoreConflictError, type Store } from '../../lib/ports';
@@ -22,12 +22,16 @@ describe.each(testDatabaseTargets())('insertCertificate on $name', (target) => {
     await db.truncate();
   });
 
-  it('concurrent calls share one INSERT; each gets the record the store reads back', async () => {
+  it('concurrent calls share one INSERT, and their events another, in one transaction; each gets the record the store reads back', async () => {
     const ca = await store.insertCa(newCa());
     const certificates = Array.from({ length: 5 }, () => newCertificate(ca.id));
     const { value: records, statements } = await statementsOf(db, () => Promise.all(certificates.map((c) => store.insertCertificate(c))));
-    expect(statements).toHaveLength(1);
-    expect(statements[0]).toMatch(/^insert into/i);
+    // The events last, in the same transaction (adapters/store/knex/transaction-events.ts).
+    expect(statements).toHaveLength(4);
+    expect(statements[0]).toMatch(/^begin/i);
+    expect(statements[1]).toMatch(/^insert into "ca_api_certificates"/i);
+    expect(statements[2]).toMatch(/insert into "ca_api_events"/i);
+    expect(statements[3]).toMatch(/^commit/i);
     expect(records.map((r) => r.serial)).toEqual(certificates.map((c) => c.serial));
     for (const record of records) {
       const read = await store.findCertificate(ca.id, record.serial);

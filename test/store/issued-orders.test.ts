@@ -1,6 +1,7 @@
 /**
  * The knex store's `createIssuedOrder` (IssuedOrderStore, adapters/store/knex/issued-orders.ts), on
- * every test database target: order and certificate in one statement, concurrent calls grouped,
+ * every test database target: order and certificate in one statement (then their events, in the same
+ * transaction), concurrent calls grouped,
  * nothing written for a revoked or missing CA, a taken slug drawn again, one caller's bad row failing
  * only that caller.
  */
@@ -9,6 +10,15 @@ import { TABLES } from '../../adapters/store/knex/tables';
 import { hasIssuedOrders, StoreConflictError, type IssuedOrderStore, type Store } from '../../lib/ports';
 import { openTestDatabase, statementsOf, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { newCa, newCertificate, signRequest } from './records';
+
+/** The statements of one write with its events: the change, then the events INSERT, in one transaction. */
+function expectChangeThenEvents(statements: string[], change: RegExp): void {
+  expect(statements).toHaveLength(4);
+  expect(statements[0]).toMatch(/^begin/i);
+  expect(statements[1]).toMatch(change);
+  expect(statements[2]).toMatch(/insert into "ca_api_events"/i);
+  expect(statements[3]).toMatch(/^commit/i);
+}
 
 describe.each(testDatabaseTargets())('createIssuedOrder on $name', (target) => {
   let db: TestDatabase;
@@ -39,7 +49,7 @@ describe.each(testDatabaseTargets())('createIssuedOrder on $name', (target) => {
     const { value: order, statements } = await statementsOf(db, () =>
       store.createIssuedOrder({ caId: ca.id, userId: alice.id, request, certificate }),
     );
-    expect(statements).toHaveLength(1);
+    expectChangeThenEvents(statements, /insert into "ca_api_certificates"[\s\S]*insert into "ca_api_orders"/);
     expect(order).toMatchObject({
       caId: ca.id,
       userId: alice.id,
@@ -65,7 +75,7 @@ describe.each(testDatabaseTargets())('createIssuedOrder on $name', (target) => {
         certificates.map((certificate) => store.createIssuedOrder({ caId: ca.id, userId: alice.id, request: signRequest(), certificate })),
       ),
     );
-    expect(statements).toHaveLength(1);
+    expectChangeThenEvents(statements, /insert into "ca_api_certificates"[\s\S]*insert into "ca_api_orders"/);
     expect(new Set(orders.map((o) => o!.slug)).size).toBe(6);
     for (const [i, order] of orders.entries()) {
       expect(order?.certificateSerial).toBe(certificates[i].serial);
