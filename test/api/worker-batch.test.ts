@@ -44,7 +44,7 @@ function countingTransactions(store: Store): { store: Store; count: () => number
   return { store: wrapped, count: () => count };
 }
 
-test('a batch of orders is finished with four statements, each order with its own certificate', async () => {
+test('a batch of orders is finished with four statements and the events of its certificates, each order with its own certificate', async () => {
   const slugs = await placeOrders(['b1.example.com', 'b2.example.com', 'b3.example.com', 'b4.example.com', 'b5.example.com']);
   const { store, count } = countingTransactions(f.store);
   const statements: string[] = [];
@@ -63,12 +63,15 @@ test('a batch of orders is finished with four statements, each order with its ow
   }
   expect(drained).toBe(5);
   // Read the orders, read their CA, record the five intents in one statement (before any signature:
-  // docs/DESIGN.md "Issuing authority"), store everything in one statement. The listing came back
-  // short of a page, so nothing is left to look for: no further read (lib/ca/order-runner/order-intake.ts).
+  // docs/DESIGN.md "Issuing authority"), store everything in one statement and the five events in
+  // another, in one transaction. The listing came back short of a page, so nothing is left to look
+  // for: no further read (lib/ca/order-runner/order-intake.ts).
   expect(count()).toBe(0);
-  expect(statements).toHaveLength(4);
+  expect(statements).toHaveLength(7);
   expect(statements.filter((sql) => /INSERT INTO "ca_api_issuance_intents"/.test(sql))).toHaveLength(1);
   expect(statements.filter((sql) => /insert into "ca_api_certificates"/.test(sql))).toHaveLength(1);
+  expect(statements.filter((sql) => /insert into "ca_api_events"/.test(sql))).toHaveLength(1);
+  expect(statements.filter((sql) => /^(BEGIN|COMMIT);$/.test(sql))).toEqual(['BEGIN;', 'COMMIT;']);
   for (const [i, slug] of slugs.entries()) {
     const order = await f.store.getOrder(slug);
     expect(order?.status).toBe('issued');
@@ -195,8 +198,10 @@ test('orders of a batch that cannot be signed fail with their reason in one stat
     expect(order?.error).toMatch(/CSR|PEM|certificate signing request/i);
   }
   // Read the orders, their CA; record the intent of the one that can be signed (the others fail before
-  // any intent); store the issued one; mark both failures: one statement each.
+  // any intent); store the issued one; mark both failures: one statement each, the last two each in a
+  // transaction with its events.
   expect(statements.filter((sql) => /^with claimed as .*update "ca_api_orders" as o set status = 'failed'/s.test(sql))).toHaveLength(1);
-  expect(statements).toHaveLength(5);
+  expect(statements.filter((sql) => /insert into "ca_api_events"/.test(sql))).toHaveLength(2);
+  expect(statements).toHaveLength(11);
   expect(settled.sort()).toEqual([`${ok} issued`, `${bad1.slug} failed`, `${bad2.slug} failed`].sort());
 });

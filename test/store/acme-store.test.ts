@@ -283,7 +283,9 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     } finally {
       db.knex.off('query', onQuery);
     }
-    expect(statements).toHaveLength(1);
+    // One statement for both, and their events after it, in one transaction.
+    expect(statements).toHaveLength(4);
+    expect(statements.filter((sql) => /insert into "ca_api_events"/i.test(sql))).toHaveLength(1);
     const actors = await Promise.all(
       certificates.map(async (c) => {
         const [event] = (await db.knex(TABLES.events).where({ serial: c.serial })) as { actor: unknown }[];
