@@ -1,7 +1,9 @@
 /**
  * The outbox of domain events (`EventLog`, lib/ports/events.ts): read in id order. The rows are
- * written by the database's own triggers (migrations/0004_events.ts) in the transaction of each
- * change; this file only reads them, and names the actor of a transaction for those triggers.
+ * written in the transaction of each change, as its last statement: by the store for certificates,
+ * orders, CRL numbers and expiry notices (event-writer.ts, transaction-events.ts; migration 0031),
+ * by the database's triggers for the others (migrations/0004_events.ts). This file reads them, and
+ * names the actor of a transaction for those triggers.
  */
 import type { Knex } from 'knex';
 import { mappingErrors } from './errors';
@@ -72,7 +74,7 @@ export async function latestEventId(db: Knex): Promise<number> {
 }
 
 /**
- * Name the actor of the current transaction for the event triggers (`ca_api.actor`, local to the
+ * Name the actor of the current transaction for the event triggers that remain (`ca_api.actor`, local to the
  * transaction: it ends with it, and never leaks to the next user of a pooled connection).
  */
 export async function setActor(db: Knex, actor: Actor): Promise<void> {
