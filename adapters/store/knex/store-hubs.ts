@@ -1,10 +1,12 @@
 /**
  * What a root KnexStore (store.ts) shares with the stores bound to its transactions: the change
  * announcements of the caches, and the group commits of the statements concurrent requests make
- * (group-commit.ts), which only the root store uses.
+ * (group-commit.ts), which only the root store uses; and what the stores bound to one transaction
+ * share (`PendingChanges`).
  */
 import type { Knex } from 'knex';
 import type {
+  Actor,
   CertificateRecord,
   IntentTaken,
   IssuanceIntentRecord,
@@ -24,7 +26,7 @@ import { GroupCommit } from './group-commit';
 import * as intents from './intents';
 import * as issuedOrders from './issued-orders';
 import * as orders from './orders';
-import { writingEvents } from './transaction-events';
+import { writingEvents, type PendingEvent } from './transaction-events';
 
 /** What a root store shares with the stores bound to its transactions. */
 export interface ChangeHubs {
@@ -38,6 +40,18 @@ export interface ChangeHubs {
   newIntents: GroupCommit<NewIssuanceIntent, IssuanceIntentRecord | IntentTaken>; // and of `recordIntent`
   nonces: acmeNonces.StoreNonces; // the nonce key, and group commit of nonce uses (root store only)
   acme: AcmeHubs; // grouped ACME statements (root store only), policy listeners
+}
+
+/** What the caches are told changed. */
+export type ChangedKind = 'users' | 'cas' | 'certificates';
+
+/** Ids changed inside a transaction, announced once it has committed; the events of its writes, appended last. */
+export interface PendingChanges {
+  users: number[];
+  cas: number[];
+  certificates: number[];
+  events: PendingEvent[];
+  actor: Actor | null; // of the store that opened the transaction
 }
 
 /** The hubs of a new root store on `db`. */

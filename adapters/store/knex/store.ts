@@ -7,11 +7,9 @@
  * Methods that write several rows open a transaction themselves (or join the caller's). PGlite
  * serves one connection: code inside `fn` must use the `tx` store it is given. Changes are announced
  * (`onUserChanged`, `onCaChanged`, `onCertificateChanged`, for the caches) once committed.
- * Events (`EventLog`): written in each change's own transaction, as its last statement — by the
- * store for certificates, orders and CRLs (transaction-events.ts: a bound store's writes add theirs
- * to the transaction's batch, appended when `fn` is done), by the database's triggers for the
- * others (migration 0004); `actingAs(actor)` gives a store whose writes name that actor. Every method
- * throws the store's typed errors of lib/ports, never the driver's (errors.ts).
+ * Events (`EventLog`): last in each change's own transaction, by this store for certificates, orders
+ * and CRLs (transaction-events.ts), by triggers for the others (migration 0004); `actingAs(actor)`
+ * gives a store whose writes name that actor. Every method throws lib/ports' typed errors (errors.ts).
  */
 import type { Knex } from 'knex';
 import type {
@@ -46,7 +44,7 @@ import { KnexAdminSessionStore } from './admin-sessions';
 import { KnexCertificateStatistics } from './certificate-statistics';
 import * as certificates from './certificates';
 import { mappingErrors } from './errors';
-import { rootHubs, type ChangeHubs } from './store-hubs';
+import { rootHubs, type ChangedKind, type ChangeHubs, type PendingChanges } from './store-hubs';
 import { KnexAcmeStore } from './acme/store';
 import { appendEvents } from './event-writer';
 import * as events from './events';
@@ -60,20 +58,7 @@ import * as keyRotation from './key-rotation';
 import * as orders from './orders';
 import * as revocation from './revocation';
 import * as users from './users';
-import { nameOrder, writingEvents, type EventBatch, type PendingEvent } from './transaction-events';
-
-/** What the caches are told changed. */
-type ChangedKind = 'users' | 'cas' | 'certificates';
-
-/** Ids changed inside a transaction, announced once it has committed; the events of its writes, appended last. */
-interface PendingChanges {
-  users: number[];
-  cas: number[];
-  certificates: number[];
-  events: PendingEvent[];
-  /** The actor of the store that opened the transaction. */
-  actor: ports.Actor | null;
-}
+import { nameOrder, writingEvents, type EventBatch } from './transaction-events';
 
 export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   /**
@@ -306,8 +291,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   markOrderIssued(orderId: number, certificateId: number): Promise<OrderRecord> {
     return mappingErrors(async () => {
       const order = await this.inTransaction((db) => orders.markOrderIssued(db, orderId, certificateId));
-      // A certificate stored in this transaction: its event names the order.
-      const batch = this.boundEvents();
+      const batch = this.boundEvents(); // a certificate stored in this transaction: its event names the order
       if (batch) nameOrder(batch, certificateId, order.slug);
       return order;
     });
@@ -390,16 +374,12 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     });
   }
 
-  /** The batch of events of the transaction this store is bound to (transaction-events.ts); null: none. */
+  /** The events of the transaction this store is bound to (transaction-events.ts); null: none. */
   private boundEvents(): EventBatch | null {
-    if (!this.bound || !this.pending) return null;
-    return { actor: this.actor ?? this.pending.actor, events: this.pending.events };
+    return this.bound && this.pending ? { actor: this.actor ?? this.pending.actor, events: this.pending.events } : null;
   }
 
-  /**
-   * A write whose events the store writes (certificates, orders, CRLs), naming this store's actor:
-   * added to the bound transaction's batch, or with the write in a transaction of its own, last.
-   */
+  /** A write whose events this store writes: into the bound transaction's batch, else last in a transaction of its own. */
   private withEvents<T>(work: (db: Knex, batch: EventBatch) => Promise<T>): Promise<T> {
     return writingEvents(this.db, this.boundEvents(), this.actor, work);
   }
