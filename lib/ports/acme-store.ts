@@ -3,10 +3,10 @@
  * authorizations and challenges (RFC 8555 §7.1), and the durable work on them — validations and
  * issuance — claimed by runners on any instance. A store offers it as `store.acme` (`hasAcmeStore`).
  *
- * Every write that moves an object through RFC 8555's state machines (§7.1.6) is one atomic call, so
- * that the order, its authorizations and its challenges never disagree: the last valid authorization
- * makes the order `ready` in the same transaction, with the order row locked, whoever validates
- * which authorization at the same time.
+ * The store knows no ACME rule: RFC 8555's state machines (§7.1.6) are lib/acme/state-machine.ts,
+ * which decides each change as conditional updates (`AcmeStateChange`: this row, from these
+ * statuses, to that one); the store applies one change atomically, in one statement, so that the
+ * order, its authorizations and its challenges never disagree.
  */
 import type { AcmeChallengeType, AcmeIdentifier } from './acme';
 import type { CertificateRecord, NewCertificate, SignRequest } from './records';
@@ -130,13 +130,66 @@ export interface ClaimedValidation {
   authorizationSlug: string;
 }
 
-/** What a validation attempt found. */
-export type ValidationResult =
-  | { kind: 'valid'; at: Date }
-  /** Final: challenge, authorization and order become `invalid`, each with `problem`. */
-  | { kind: 'invalid'; problem: AcmeErrorDocument }
-  /** Try again at `at`; `problem` is kept on the challenge meanwhile (RFC 8555 §8.2). */
-  | { kind: 'retry'; problem: AcmeErrorDocument; at: Date };
+/**
+ * One conditional update of a row, as lib/acme/state-machine.ts decides it: row `id` goes to `to` (and
+ * its other columns to `set`), only while its status is one of `from`.
+ */
+export interface AcmeStep<S extends string, F = never> {
+  id: number;
+  from: readonly S[];
+  to: S;
+  set?: F;
+}
+
+/** What a challenge step writes besides its status. */
+export interface AcmeChallengeFields {
+  validated?: Date;
+  error?: AcmeErrorDocument | null;
+  /** When the next attempt is due. */
+  nextAttempt?: Date;
+  /** One attempt more. */
+  countAttempt?: true;
+  /** null: the runner's lease let go. */
+  lease?: null;
+}
+
+/** What an order step writes besides its status. */
+export interface AcmeOrderFields {
+  error?: AcmeErrorDocument | null;
+  request?: SignRequest | null;
+  /** Where the finalize request came from (Express's `req.ip`): named in the certificate's `certificate.issued` event. */
+  sourceAddress?: string | null;
+  /** Leased to a runner issuing it until `until`; null: let go. */
+  lease?: { owner: string; until: Date } | null;
+  /** One attempt more. */
+  countAttempt?: true;
+  /** Nobody's until then, then claimable again (`claimIssuances`). */
+  nextAttempt?: Date;
+}
+
+export type AcmeOrderStep = AcmeStep<AcmeOrderStatus, AcmeOrderFields> & {
+  /**
+   * One more of the order's authorizations is valid: `to` applies only once none is left pending.
+   * Two count-downs of one order at once serialise on its row, so exactly one reaches zero.
+   */
+  countDown?: true;
+};
+
+/**
+ * A change decided by lib/acme/state-machine.ts, applied atomically in one statement: each step
+ * present applies only if the one before it did (challenge, then authorization, then order).
+ */
+export interface AcmeStateChange {
+  challenge?: AcmeStep<AcmeChallengeStatus, AcmeChallengeFields>;
+  authorization?: AcmeStep<AcmeAuthorizationStatus>;
+  order?: AcmeOrderStep;
+}
+
+/** A change of every order (with `error`) and authorization in one of `from`, of an account or past `expires`. */
+export interface AcmeBulkChange {
+  orders?: { from: readonly AcmeOrderStatus[]; to: AcmeOrderStatus; error: AcmeErrorDocument };
+  authorizations?: { from: readonly AcmeAuthorizationStatus[]; to: AcmeAuthorizationStatus };
+}
 
 /** An order being issued, claimed by a runner. */
 export interface ClaimedIssuance {
@@ -159,10 +212,14 @@ export interface AcmeStore {
   findAccountByThumbprint(caId: number, thumbprint: string): Promise<AcmeAccountRecord | null>;
   findAccount(caId: number, slug: string): Promise<AcmeAccountRecord | null>;
   countAccountsFrom(remoteAddress: string, since: Date): Promise<number>;
-  /** Contact or terms; `status: 'deactivated'` also invalidates the account's pending orders and authorizations (RFC 8555 §7.3.6). */
+  /**
+   * Contact or terms; `status` moves the account when it is in one of `from`, and then `cascade` its
+   * orders and their authorizations, in the same transaction.
+   */
   updateAccount(
     id: number,
-    patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: 'deactivated' },
+    patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: { from: readonly AcmeAccountStatus[]; to: AcmeAccountStatus } },
+    cascade?: AcmeBulkChange,
   ): Promise<AcmeAccountRecord>;
   /** Key rollover (RFC 8555 §7.3.5): null when another account of the CA already has the new key. */
   changeAccountKey(id: number, jwk: Record<string, string>, thumbprint: string): Promise<AcmeAccountRecord | null>;
@@ -180,8 +237,6 @@ export interface AcmeStore {
   findAuthorization(caId: number, slug: string): Promise<AcmeAuthorizationRecord | null>;
   /** The authorization holding challenge `slug`. */
   findAuthorizationByChallenge(caId: number, slug: string): Promise<AcmeAuthorizationRecord | null>;
-  /** Deactivate a pending or valid authorization (RFC 8555 §7.5.2); its order becomes `invalid` if it was not yet finalized. */
-  deactivateAuthorization(id: number): Promise<AcmeAuthorizationRecord>;
 
   /**
    * Start validating the challenge `slug` of CA `caId` when it is `pending`, of a `pending`
@@ -198,26 +253,19 @@ export interface AcmeStore {
   ): Promise<ClaimedValidation | null>;
   /** Up to `limit` challenges due for an attempt, leased to `owner` for `leaseMs`. */
   claimValidations(owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]>;
-  /** Record an attempt: the challenge, its authorization and its order move together, atomically. False: the challenge was not `processing`. */
-  recordValidation(challengeId: number, result: ValidationResult): Promise<boolean>;
+  /** Apply a change of lib/acme/state-machine.ts in one statement. False: its first step did not apply (nothing changed). */
+  applyChange(change: AcmeStateChange): Promise<boolean>;
 
-  /**
-   * `ready` → `processing` with the sign request, atomically; false when the order was not `ready`.
-   * `address`: where the finalize request came from (Express's `req.ip`), named in the actor of the
-   * certificate's `certificate.issued` event.
-   */
-  startIssuance(orderId: number, request: SignRequest, owner: string, leaseMs: number, address?: string | null): Promise<boolean>;
   claimIssuances(owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]>;
   /**
-   * Store the certificate and make the order `valid`, atomically; its `certificate.issued` event names
-   * the order's account (`{ type: 'acme_account', id, protocol: 'acme', address }`).
+   * Store the certificate as the order's with `order` applied, atomically (a StoreConflictError when the
+   * step does not apply or the order has a certificate); its `certificate.issued` event names the
+   * order's account (`{ type: 'acme_account', id, protocol: 'acme', address }`).
    */
-  completeIssuance(orderId: number, certificate: NewCertificate): Promise<CertificateRecord>;
-  /** Issuance failed for good: the order becomes `invalid` with `problem`; `retryAt`: leave it `processing` and try again then. */
-  failIssuance(orderId: number, problem: AcmeErrorDocument, retryAt: Date | null): Promise<void>;
+  completeIssuance(order: AcmeOrderStep, certificate: NewCertificate): Promise<CertificateRecord>;
 
-  /** Orders and authorizations past `expires` become `invalid` / `expired` (RFC 8555 §7.1.6). Returns how many orders. */
-  expire(now: Date): Promise<number>;
+  /** Apply `change` to the orders and authorizations past `expires` at `now`. Returns how many orders. */
+  expire(now: Date, change: AcmeBulkChange): Promise<number>;
   /** The order that produced certificate `certificateId`, if it came through ACME. */
   findOrderOfCertificate(certificateId: number): Promise<AcmeOrderRecord | null>;
 }
