@@ -179,6 +179,19 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     expect(read).toMatchObject({ status: 'invalid', error: problem });
   });
 
+  test('a second challenge of an authorization already valid fails: the authorization and its order stay as they are', async () => {
+    const order = await acme.createOrder(anOrder(['twice.example']));
+    const authz = await acme.findAuthorization(ca.id, order?.authorizations[0] as string);
+    const [http, dns] = await Promise.all((authz?.challenges ?? []).map((c) => start(c.slug)));
+    expect(await record(acme, http, { kind: 'valid', at: new Date() })).toBe(true);
+    const problem = { type: 'urn:ietf:params:acme:error:dns', detail: 'no record' };
+    expect(await record(acme, dns, { kind: 'invalid', problem })).toBe(true);
+    const after = await acme.findAuthorization(ca.id, authz?.slug as string);
+    expect(after?.status).toBe('valid');
+    expect(after?.challenges.map((c) => c.status)).toEqual(['valid', 'invalid']);
+    expect(await acme.findOrder(ca.id, order?.slug as string)).toMatchObject({ status: 'ready', error: null });
+  });
+
   test('a retry keeps the challenge processing with its error and the next attempt, lease cleared', async () => {
     const { claimed } = await startBoth(['later.example']);
     const problem = { type: 'urn:ietf:params:acme:error:dns', detail: 'no record yet' };

@@ -16,6 +16,7 @@ import type { AcmeStateChange } from '../../../../lib/ports';
 import type { Row } from '../rows';
 import { TABLES } from '../tables';
 import { toJson, toNumber } from '../values';
+import { leaseFromValues } from '../work';
 
 const { acmeOrders, acmeAuthorizations, acmeChallenges } = TABLES;
 
@@ -25,13 +26,19 @@ export async function applyChanges(db: Knex, changes: readonly AcmeStateChange[]
   let rest = changes.map((change, index) => ({ change, index }));
   while (rest.length > 0) {
     const touched = new Set<string>();
+    const leases: { challenge?: boolean; order?: boolean } = {};
     const round: typeof rest = [];
     const later: typeof rest = [];
     for (const item of rest) {
       const keys = rowsOf(item.change);
-      if (keys.some((k) => touched.has(k))) later.push(item);
+      const lease = leasesOf(item.change);
+      const sameLeases = (['challenge', 'order'] as const).every(
+        (l) => lease[l] === undefined || leases[l] === undefined || leases[l] === lease[l],
+      );
+      if (keys.some((k) => touched.has(k)) || !sameLeases) later.push(item);
       else {
         keys.forEach((k) => touched.add(k));
+        Object.assign(leases, lease);
         round.push(item);
       }
     }
@@ -48,6 +55,24 @@ function rowsOf(change: AcmeStateChange): string[] {
   if (change.authorization) keys.push(`a${change.authorization.id}`);
   if (change.order) keys.push(`o${change.order.id}`);
   return keys;
+}
+
+/**
+ * Whether the change's challenge and order steps write the lease (undefined: no such step). The
+ * steps of one statement agree, so that it writes the lease columns of all its rows of a table or of
+ * none (../work.ts builds that SQL).
+ */
+function leasesOf(change: AcmeStateChange): { challenge?: boolean; order?: boolean } {
+  return {
+    challenge: change.challenge ? change.challenge.set?.lease !== undefined : undefined,
+    order: change.order ? orderLease(change.order) !== undefined : undefined,
+  };
+}
+
+/** An order step's lease: a runner's, none, or — for an attempt due later — one nobody holds that lapses then (claimIssuances takes lapsed leases). */
+function orderLease(step: NonNullable<AcmeStateChange['order']>): { owner: string | null; until: Date } | null | undefined {
+  const set = step.set ?? {};
+  return set.nextAttempt ? { owner: null, until: set.nextAttempt } : set.lease;
 }
 
 /** `SET col = CASE WHEN v.has_col THEN v.col ELSE t.col END`: a column a step writes only when it names it. */
@@ -69,14 +94,14 @@ async function applyRound(db: Knex, round: readonly { change: AcmeStateChange; i
   };
 
   const challenges = round.filter(({ change }) => change.challenge);
+  const challengeLease = challenges.some(({ change }) => change.challenge?.set?.lease !== undefined);
+  const orderLeases = round.some(({ change }) => change.order && orderLease(change.order) !== undefined);
   if (challenges.length > 0) {
     ctes.push(`ch AS (
       UPDATE ?? c SET status = v.to, ${['validated', 'error', 'next_attempt'].map((col) => maybe(col, 'c')).join(', ')},
-             attempts = c.attempts + v.attempts,
-             lease_owner = CASE WHEN v.unlease THEN NULL ELSE c.lease_owner END,
-             lease_expires = CASE WHEN v.unlease THEN NULL ELSE c.lease_expires END
-        FROM (VALUES ${challenges.map(() => '(?::integer, ?::integer, ?::text, ?::text, ?::boolean, ?::timestamptz, ?::boolean, ?::json, ?::boolean, ?::timestamptz, ?::integer, ?::boolean)').join(', ')})
-             AS v (k, id, "from", "to", has_validated, validated, has_error, error, has_next_attempt, next_attempt, attempts, unlease)
+             attempts = c.attempts + v.attempts${challengeLease ? `, ${leaseFromValues('v')}` : ''}
+        FROM (VALUES ${challenges.map(() => '(?::integer, ?::integer, ?::text, ?::text, ?::boolean, ?::timestamptz, ?::boolean, ?::json, ?::boolean, ?::timestamptz, ?::integer, ?::text, ?::timestamptz)').join(', ')})
+             AS v (k, id, "from", "to", has_validated, validated, has_error, error, has_next_attempt, next_attempt, attempts, owner, leased_until)
        WHERE c.id = v.id AND c.status = ANY (string_to_array(v."from", ','))
       RETURNING v.k)`);
     bindings.push(acmeChallenges);
@@ -95,7 +120,8 @@ async function applyRound(db: Knex, round: readonly { change: AcmeStateChange; i
         set.nextAttempt !== undefined,
         set.nextAttempt ?? null,
         set.countAttempt ? 1 : 0,
-        set.lease === null,
+        null, // a challenge's lease is only ever let go here
+        null,
       );
     }
     levels.push('ch');
@@ -124,21 +150,18 @@ async function applyRound(db: Knex, round: readonly { change: AcmeStateChange; i
              authorizations_pending = o.authorizations_pending - v.count_down,
              status = CASE WHEN v.count_down = 1 AND o.authorizations_pending > 1 THEN o.status ELSE v.to END,
              ${['error', 'request', 'source_address'].map((col) => maybe(col, 'o')).join(', ')},
-             attempts = o.attempts + v.attempts,
-             lease_owner = CASE WHEN v.has_lease THEN v.lease_owner ELSE o.lease_owner END,
-             lease_expires = CASE WHEN v.has_lease THEN v.lease_expires ELSE o.lease_expires END,
+             attempts = o.attempts + v.attempts${orderLeases ? `, ${leaseFromValues('v')}` : ''},
              updated = ?
-        FROM (VALUES ${orders.map(() => '(?::integer, ?::integer, ?::text, ?::text, ?::text, ?::integer, ?::boolean, ?::json, ?::boolean, ?::jsonb, ?::boolean, ?::text, ?::integer, ?::boolean, ?::text, ?::timestamptz)').join(', ')})
+        FROM (VALUES ${orders.map(() => '(?::integer, ?::integer, ?::text, ?::text, ?::text, ?::integer, ?::boolean, ?::json, ?::boolean, ?::jsonb, ?::boolean, ?::text, ?::integer, ?::text, ?::timestamptz)').join(', ')})
              AS v (k, id, "from", "to", after, count_down, has_error, error, has_request, request, has_source_address, source_address,
-                   attempts, has_lease, lease_owner, lease_expires)
+                   attempts, owner, leased_until)
        WHERE o.id = v.id AND o.status = ANY (string_to_array(v."from", ',')) AND (v.after IS NULL OR ${after('ch')} OR ${after('az')})
       RETURNING v.k)`);
     bindings.push(acmeOrders, now);
     for (const { change, index } of orders) {
       const step = change.order!;
       const set = step.set ?? {};
-      // A lease, or none; a retry's time is a lease nobody holds that lapses then (claimIssuances takes lapsed leases).
-      const lease = set.nextAttempt ? { owner: null, until: set.nextAttempt } : set.lease === undefined ? undefined : set.lease;
+      const lease = orderLease(step);
       bindings.push(
         index,
         step.id,
@@ -153,7 +176,6 @@ async function applyRound(db: Knex, round: readonly { change: AcmeStateChange; i
         set.sourceAddress !== undefined,
         set.sourceAddress ?? null,
         set.countAttempt ? 1 : 0,
-        lease !== undefined,
         lease?.owner ?? null,
         lease?.until ?? null,
       );

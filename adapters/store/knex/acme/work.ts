@@ -14,7 +14,7 @@ import { TABLES } from '../tables';
 import { toNumber } from '../values';
 import { challengeFromRow } from './rows';
 import { findOrderById } from './orders';
-import { claimLeases, leaseFree, leaseFromValues } from '../work';
+import { claimLeases, leaseFree, leaseFromValues, NO_LEASE_SQL } from '../work';
 
 const { acmeOrders, acmeAuthorizations, acmeChallenges, acmeAccounts, certificates } = TABLES;
 
@@ -130,7 +130,8 @@ export interface IssuanceCompletion {
  * statement: the order rows are locked first (`FOR UPDATE`) while in a status of the step's `from`
  * and without a certificate, so of two runners finishing one order only the first finds it so; the
  * other stores nothing (null), as does the second of two completions of one order in the group. Each
- * `certificate.issued` event names the account of its order (migration 0009).
+ * `certificate.issued` event names the account of its order (migration 0009). The order's lease is
+ * let go: its work is done.
  */
 export async function completeIssuances(db: Knex, completions: readonly IssuanceCompletion[]): Promise<(CertificateRecord | null)[]> {
   const now = new Date();
@@ -138,8 +139,8 @@ export async function completeIssuances(db: Knex, completions: readonly Issuance
   completions.forEach((c, index) => first.has(c.order.id) || first.set(c.order.id, index));
   const unique = [...first.values()].map((index) => completions[index]);
   const { rows } = (await db.raw(
-    `WITH incoming (order_id, "from", "to", clear_request, clear_lease, ${CERTIFICATE_COLUMN_LIST}) AS (
-       VALUES ${unique.map(() => `(?::integer, ?::text, ?::text, ?::boolean, ?::boolean, ${CERTIFICATE_PLACEHOLDERS})`).join(', ')}
+    `WITH incoming (order_id, "from", "to", clear_request, ${CERTIFICATE_COLUMN_LIST}) AS (
+       VALUES ${unique.map(() => `(?::integer, ?::text, ?::text, ?::boolean, ${CERTIFICATE_PLACEHOLDERS})`).join(', ')}
      ),
      o AS (
        SELECT o.id FROM ?? o JOIN incoming i ON i.order_id = o.id
@@ -152,9 +153,7 @@ export async function completeIssuances(db: Knex, completions: readonly Issuance
      ),
      done AS (
        UPDATE ?? ao SET status = i."to", certificate_id = c.id, updated = ?,
-              request = CASE WHEN i.clear_request THEN NULL ELSE ao.request END,
-              lease_owner = CASE WHEN i.clear_lease THEN NULL ELSE ao.lease_owner END,
-              lease_expires = CASE WHEN i.clear_lease THEN NULL ELSE ao.lease_expires END
+              request = CASE WHEN i.clear_request THEN NULL ELSE ao.request END, ${NO_LEASE_SQL}
          FROM incoming i JOIN cert c ON c.ca_id = i.ca_id AND c.serial = i.serial
         WHERE ao.id = i.order_id
      )
@@ -165,7 +164,6 @@ export async function completeIssuances(db: Knex, completions: readonly Issuance
         order.from.join(','),
         order.to,
         order.set?.request === null,
-        order.set?.lease === null,
         ...certificateBindings(certificate),
       ]),
       acmeOrders,
