@@ -20,6 +20,7 @@ import type {
   AcmeOrderStatus,
   AcmeOrderStep,
   AcmeStateChange,
+  AcmeValidationStart,
   ClaimedValidation,
   SignRequest,
 } from '../ports';
@@ -130,6 +131,18 @@ export function canDeactivateAuthorization(status: AcmeAuthorizationStatus): boo
 }
 
 const problem = (type: string, detail: string): AcmeErrorDocument => ({ type: ACME_ERROR_NAMESPACE + type, detail });
+
+/**
+ * The client asks for a challenge's validation (RFC 8555 §7.5.1): a pending challenge starts
+ * processing, while its authorization can still become valid and its order can count it.
+ */
+export function onChallengeStart(): AcmeValidationStart {
+  return {
+    ...move('challenge', 'start'),
+    authorizationIn: Object.keys(AUTHORIZATION_MOVES.validated) as AcmeAuthorizationStatus[],
+    orderIn: Object.keys(ORDER_MOVES.authorizationValid) as AcmeOrderStatus[],
+  };
+}
 
 /**
  * A validation attempt recorded (RFC 8555 §7.5.1, §8.2): valid — the challenge valid, its

@@ -185,6 +185,14 @@ export interface AcmeStateChange {
   order?: AcmeOrderStep;
 }
 
+/** A challenge's move when its validation starts, and the statuses its authorization and its order must be in. */
+export interface AcmeValidationStart {
+  from: readonly AcmeChallengeStatus[];
+  to: AcmeChallengeStatus;
+  authorizationIn: readonly AcmeAuthorizationStatus[];
+  orderIn: readonly AcmeOrderStatus[];
+}
+
 /** A change of every order (with `error`) and authorization in one of `from`, of an account or past `expires`. */
 export interface AcmeBulkChange {
   orders?: { from: readonly AcmeOrderStatus[]; to: AcmeOrderStatus; error: AcmeErrorDocument };
@@ -239,17 +247,18 @@ export interface AcmeStore {
   findAuthorizationByChallenge(caId: number, slug: string): Promise<AcmeAuthorizationRecord | null>;
 
   /**
-   * Start validating the challenge `slug` of CA `caId` when it is `pending`, of a `pending`
-   * authorization of an open order of account `accountId` (RFC 8555 §7.5.1), leased to `owner` for
-   * `leaseMs` so that the caller validates it at once (and, should the caller die, another runner
-   * takes it over when the lease lapses). Null otherwise — unknown, another account's, not pending —
-   * with everything left as it is.
+   * Start validating the challenge `slug` of CA `caId`, of an order of account `accountId` not past
+   * its `expires`, as `start` says (lib/acme/state-machine.ts `onChallengeStart`), leased to `owner`
+   * for `leaseMs` so that the caller validates it at once (and, should the caller die, another runner
+   * takes it over when the lease lapses). Null otherwise — unknown, another account's, not in those
+   * statuses — with everything left as it is.
    */
   startValidation(
     challenge: { caId: number; slug: string; accountId: number },
     owner: string,
     leaseMs: number,
     now: Date,
+    start: AcmeValidationStart,
   ): Promise<ClaimedValidation | null>;
   /** Up to `limit` challenges due for an attempt, leased to `owner` for `leaseMs`. */
   claimValidations(owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]>;

@@ -12,6 +12,7 @@ import {
   next,
   onAccountDeactivated,
   onAuthorizationDeactivated,
+  onChallengeStart,
   onExpiry,
   onFinalize,
   onIssuanceFailed,
@@ -123,6 +124,10 @@ describe('the changes of each event', () => {
   };
   const claimed = { challenge, orderId: 3 };
   const problem = { type: 'urn:ietf:params:acme:error:connection', detail: 'refused' };
+
+  test('a challenge starts from pending, while its authorization and its order are pending', () => {
+    expect(onChallengeStart()).toEqual({ from: ['pending'], to: 'processing', authorizationIn: ['pending'], orderIn: ['pending'] });
+  });
 
   test('a valid validation: challenge, authorization valid; the order counts down to ready', () => {
     const at = new Date();

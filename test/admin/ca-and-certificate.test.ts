@@ -29,7 +29,7 @@ import { API, issueThroughApi, opensslCsr, PASSWORD } from '../api/fixture';
 import { signRequest } from '../store/records';
 import { cliRunner } from '../cli/helpers';
 import { ADMIN, createCertificateViewer, certificateCopy, formToken, NO_PERMISSIONS, setupAdmin, type AdminFixture } from './admin-fixture';
-import { onIssued } from '../../lib/acme/state-machine';
+import { onChallengeStart, onIssued } from '../../lib/acme/state-machine';
 import { record, startIssuance } from '../helpers/acme-state';
 
 let f: AdminFixture;
@@ -418,6 +418,7 @@ describe("a certificate's page", () => {
       'test',
       60_000,
       new Date(),
+      onChallengeStart(),
     );
     await record(acme, claimed, { kind: 'valid', at: new Date() });
     expect(await startIssuance(acme, order.id, 'test', signRequest())).toBe(true);

@@ -17,7 +17,7 @@ import { CSR_FILE_SCRIPT, CSR_FILE_SCRIPT_HASH } from '../../lib/admin/csr-file-
 import type { AcmeStore, Actor, CaRecord, CertificateRecord, NewCertificate } from '../../lib/ports';
 import { opensslCsr, PASSWORD } from '../api/fixture';
 import { signRequest } from '../store/records';
-import { onIssued } from '../../lib/acme/state-machine';
+import { onChallengeStart, onIssued } from '../../lib/acme/state-machine';
 import { record, startIssuance } from '../helpers/acme-state';
 import {
   ADMIN,
@@ -452,6 +452,7 @@ describe('an ACME account', () => {
       'test',
       60_000,
       new Date(),
+      onChallengeStart(),
     );
     expect(await record(acme, started, { kind: 'valid', at: new Date() })).toBe(true);
     expect(await startIssuance(acme, issued.id, 'test', signRequest())).toBe(true);

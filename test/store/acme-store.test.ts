@@ -10,7 +10,7 @@ import { knexStore } from '../../adapters/store/knex';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { StoreConflictError, type AcmeStore, type CaRecord, type NewAcmeOrder } from '../../lib/ports';
 import { isPostgresUrl, openSecondPool, openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
-import { onIssuanceFailed, onIssued } from '../../lib/acme/state-machine';
+import { onChallengeStart, onIssuanceFailed, onIssued } from '../../lib/acme/state-machine';
 import { record, startIssuance } from '../helpers/acme-state';
 import { newCa, newCertificate, randomSerial, signRequest } from './records';
 
@@ -100,7 +100,7 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
   }
 
   function start(slug: string, owner = 'test-runner', account = accountId) {
-    return acme.startValidation({ caId: ca.id, slug, accountId: account }, owner, 60_000, new Date());
+    return acme.startValidation({ caId: ca.id, slug, accountId: account }, owner, 60_000, new Date(), onChallengeStart());
   }
 
   test('startValidation leases a pending challenge of the account once, with what validating and answering need', async () => {
@@ -109,7 +109,7 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     const slug = authz?.challenges[0].slug as string;
     // Another account's challenge, or one of another CA, does not start.
     expect(await start(slug, 'test-runner', accountId + 1000)).toBeNull();
-    expect(await acme.startValidation({ caId: ca.id + 1000, slug, accountId }, 'r', 60_000, new Date())).toBeNull();
+    expect(await acme.startValidation({ caId: ca.id + 1000, slug, accountId }, 'r', 60_000, new Date(), onChallengeStart())).toBeNull();
     expect((await acme.findAuthorization(ca.id, authz?.slug as string))?.challenges[0].status).toBe('pending');
     const claimed = await start(slug);
     expect(claimed).toMatchObject({

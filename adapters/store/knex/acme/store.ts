@@ -33,6 +33,7 @@ import {
   type OrderCertificate,
   type AcmeOrderStep,
   type AcmeStateChange,
+  type AcmeValidationStart,
 } from '../../../../lib/ports';
 import { mappingErrors } from '../errors';
 import { runOne, type AcmeGroups } from './grouped';
@@ -163,8 +164,9 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents, AcmeAcc
     owner: string,
     leaseMs: number,
     now: Date,
+    start: AcmeValidationStart,
   ): Promise<ClaimedValidation | null> {
-    return this.run('startValidation', { ...challenge, owner, leaseMs, now });
+    return this.run('startValidation', { ...challenge, owner, leaseMs, now, start });
   }
 
   claimValidations(owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]> {

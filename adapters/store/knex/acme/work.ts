@@ -6,7 +6,14 @@
  * lib/acme/state-machine.ts's decision, applied by changes.ts (or, with the certificate, here).
  */
 import type { Knex } from 'knex';
-import type { AcmeOrderStep, CertificateRecord, ClaimedIssuance, ClaimedValidation, NewCertificate } from '../../../../lib/ports';
+import type {
+  AcmeOrderStep,
+  AcmeValidationStart,
+  CertificateRecord,
+  ClaimedIssuance,
+  ClaimedValidation,
+  NewCertificate,
+} from '../../../../lib/ports';
 import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from '../certificate-values';
 import { insertedCertificateRecord } from '../certificates';
 import type { Row } from '../rows';
@@ -26,11 +33,13 @@ export interface ValidationStart {
   owner: string;
   leaseMs: number;
   now: Date;
+  /** The statuses (lib/acme/state-machine.ts `onChallengeStart`). */
+  start: AcmeValidationStart;
 }
 
 /**
- * Pending challenges of pending authorizations of open orders start (RFC 8555 §7.5.1), each leased
- * to its `owner`, who validates it now; null where one was not pending or is not the account's
+ * Challenges start as their `start` says (RFC 8555 §7.5.1), of orders not past `expires`, each leased
+ * to its `owner`, who validates it now; null where one was not in those statuses or is not the account's
  * (anything else is left as it is), and for the second of two starts of one challenge in the group.
  * One statement — the challenge found by its slug, so the request needs no read before it — which
  * also returns what validating and answering need: the identifier, the account key's thumbprint, the
@@ -38,17 +47,30 @@ export interface ValidationStart {
  */
 export async function startValidations(db: Knex, starts: readonly ValidationStart[]): Promise<(ClaimedValidation | null)[]> {
   const result = (await db.raw(
-    `UPDATE ?? c SET status = 'processing', next_attempt = v.now, error = NULL, ${leaseFromValues('v')}
-       FROM (VALUES ${starts.map(() => '(?::text, ?::integer, ?::integer, ?::timestamptz, ?::text, ?::timestamptz)').join(', ')})
-            AS v (slug, ca_id, account_id, now, owner, leased_until),
+    `UPDATE ?? c SET status = v.to, next_attempt = v.now, error = NULL, ${leaseFromValues('v')}
+       FROM (VALUES ${starts.map(() => '(?::text, ?::integer, ?::integer, ?::timestamptz, ?::text, ?::timestamptz, ?::text, ?::text, ?::text, ?::text)').join(', ')})
+            AS v (slug, ca_id, account_id, now, owner, leased_until, "from", "to", authorization_in, order_in),
             ?? a, ?? o, ?? acc
-      WHERE c.slug = v.slug AND c.status = 'pending' AND a.id = c.authorization_id AND a.status = 'pending'
-        AND o.id = a.order_id AND o.status = 'pending' AND o.expires > v.now AND o.ca_id = v.ca_id AND o.account_id = v.account_id
+      WHERE c.slug = v.slug AND c.status = ANY (string_to_array(v."from", ','))
+        AND a.id = c.authorization_id AND a.status = ANY (string_to_array(v.authorization_in, ','))
+        AND o.id = a.order_id AND o.status = ANY (string_to_array(v.order_in, ',')) AND o.expires > v.now
+        AND o.ca_id = v.ca_id AND o.account_id = v.account_id
         AND acc.id = o.account_id
       RETURNING c.*, a.identifier_type, a.identifier_value, a.order_id, a.slug AS authorization_slug, acc.thumbprint`,
     [
       acmeChallenges,
-      ...starts.flatMap((s) => [s.slug, s.caId, s.accountId, s.now, s.owner, new Date(s.now.getTime() + s.leaseMs)]),
+      ...starts.flatMap((s) => [
+        s.slug,
+        s.caId,
+        s.accountId,
+        s.now,
+        s.owner,
+        new Date(s.now.getTime() + s.leaseMs),
+        s.start.from.join(','),
+        s.start.to,
+        s.start.authorizationIn.join(','),
+        s.start.orderIn.join(','),
+      ]),
       acmeAuthorizations,
       acmeOrders,
       acmeAccounts,
