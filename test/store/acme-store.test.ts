@@ -9,7 +9,7 @@
 import { knexStore } from '../../adapters/store/knex';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { StoreConflictError, type AcmeStore, type CaRecord, type NewAcmeOrder } from '../../lib/ports';
-import { isPostgresUrl, openSecondPool, openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
+import { isPostgresUrl, openSecondPool, openTestDatabase, statementsOf, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { onChallengeStart, onIssuanceFailed, onIssued } from '../../lib/acme/state-machine';
 import { record, startIssuance } from '../helpers/acme-state';
 import { newCa, newCertificate, randomSerial, signRequest } from './records';
@@ -190,6 +190,19 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     expect(after?.status).toBe('valid');
     expect(after?.challenges.map((c) => c.status)).toEqual(['valid', 'invalid']);
     expect(await acme.findOrder(ca.id, order?.slug as string)).toMatchObject({ status: 'ready', error: null });
+  });
+
+  test('changes of concurrent callers share one statement: validations of four orders, then their finalizes', async () => {
+    const started = await Promise.all(['g1', 'g2', 'g3', 'g4'].map((n) => startBoth([`${n}.example`])));
+    const at = new Date();
+    const recorded = await statementsOf(db, () =>
+      Promise.all(started.map(({ claimed }) => record(acme, claimed[0], { kind: 'valid', at }))),
+    );
+    expect(recorded.value).toEqual([true, true, true, true]);
+    expect(recorded.statements).toHaveLength(1);
+    const finalized = await statementsOf(db, () => Promise.all(started.map(({ order }) => startIssuance(acme, order.id, 'r'))));
+    expect(finalized.value).toEqual([true, true, true, true]);
+    expect(finalized.statements).toHaveLength(1);
   });
 
   test('a retry keeps the challenge processing with its error and the next attempt, lease cleared', async () => {

@@ -22,7 +22,11 @@ export const STATEMENTS = {
   order: orders.findOrders,
   orderCertificate: orders.findOrderCertificates,
   startValidation: work.startValidations,
+  // Two groups of the same statement, each written while the other is in flight, as recording a
+  // validation and starting an issuance were before they became changes: a change of an order
+  // alone (finalize, issuance) does not wait behind the validations.
   change: changes.applyChanges,
+  orderChange: changes.applyChanges,
   completeIssuance: work.completeIssuances,
   createOrder: orders.createOrders,
 };

@@ -173,7 +173,7 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents, AcmeAcc
     return mappingErrors(() => work.claimValidations(this.db, owner, leaseMs, limit));
   }
   applyChange(change: AcmeStateChange): Promise<boolean> {
-    return this.run('change', change);
+    return this.run(change.challenge || change.authorization ? 'change' : 'orderChange', change);
   }
   claimIssuances(owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]> {
     return mappingErrors(() => work.claimIssuances(this.db, owner, leaseMs, limit));
