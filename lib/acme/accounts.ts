@@ -14,6 +14,7 @@ import { checkedEabKid } from './eab/check-binding';
 import { jwkThumbprint, type PublicJwk } from './jwk';
 import { accountDoesNotExist, externalAccountRequired, malformed, rateLimited, unauthorized, withRetryAfter } from './problems';
 import type { AcmeServices } from './services';
+import { onAccountDeactivated } from './state-machine';
 
 /** What a newAccount payload asks for (the members as sent: checked here) and where it came from. */
 export interface NewAccountRequest {
@@ -81,9 +82,10 @@ export async function updateAccount(services: AcmeServices, current: AcmeAccount
   if (status !== undefined && status !== 'deactivated' && status !== 'valid') {
     throw malformed('An account can only be deactivated ("status": "deactivated").');
   }
-  const patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: 'deactivated' } = {};
+  const patch: Parameters<AcmeServices['acme']['updateAccount']>[1] = {};
   if (contact !== undefined) patch.contact = parseContacts(contact);
   if (termsOfServiceAgreed === true) patch.termsOfServiceAgreed = true;
-  if (status === 'deactivated') patch.status = 'deactivated';
-  return Object.keys(patch).length > 0 ? services.acme.updateAccount(current.id, patch) : current;
+  if (status !== 'deactivated') return Object.keys(patch).length > 0 ? services.acme.updateAccount(current.id, patch) : current;
+  const { account, cascade } = onAccountDeactivated();
+  return services.acme.updateAccount(current.id, { ...patch, status: account }, cascade);
 }

@@ -6,6 +6,7 @@
  */
 import type { AcmeChallengeRecord } from '../ports';
 import type { AcmeServices } from './services';
+import { onChallengeStart } from './state-machine';
 
 /**
  * How long a challenge POST waits for the validation it started: most finish in milliseconds, and a
@@ -23,7 +24,7 @@ export async function startChallenge(
   start: { caId: number; slug: string; accountId: number },
   now: Date,
 ): Promise<{ challenge: AcmeChallengeRecord; authorizationSlug: string } | null> {
-  const claimed = await services.acme.startValidation(start, services.runner.owner, services.options.leaseMs, now);
+  const claimed = await services.acme.startValidation(start, services.runner.owner, services.options.leaseMs, now, onChallengeStart());
   if (!claimed) return null;
   const shown = (await services.runner.validateNow(claimed, CHALLENGE_WAIT_MS)) ?? claimed.challenge;
   return { challenge: shown, authorizationSlug: claimed.authorizationSlug };

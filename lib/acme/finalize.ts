@@ -12,6 +12,7 @@ import { orderSignRequest } from './issue';
 import { checkedCsr } from './policy/csr';
 import { orderNotReady } from './problems';
 import type { AcmeServices } from './services';
+import { onFinalize } from './state-machine';
 
 /**
  * The order after finalize: `valid` when issued in time, else as the store has it now (`processing`,
@@ -40,7 +41,8 @@ export async function finalizeOrder(
     from.now,
   );
   const { address } = from;
-  const started = services.acme.startIssuance(current.id, request, services.runner.owner, services.options.leaseMs, address);
+  const lease = { owner: services.runner.owner, until: new Date(Date.now() + services.options.leaseMs) };
+  const started = services.acme.applyChange(onFinalize(current.id, request, lease, address));
   const processing = { ...current, status: 'processing' as const, sourceAddress: address };
   const issuing = services.runner.issueNow(ca, processing, request, services.options.finalizeWaitMs, started);
   if (!(await started)) {

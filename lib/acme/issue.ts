@@ -20,6 +20,7 @@ import type { PolicyContext } from '../ca/policy/context';
 import { isPolicyRefusal } from '../ca/policy/refusal';
 import { asAcmeProblem } from './policy/ca-policy';
 import { serverInternal } from './problems';
+import { onIssued } from './state-machine';
 
 /** RFC 5280's upper bound for a common name (ub-common-name). */
 const MAX_COMMON_NAME = 64;
@@ -108,5 +109,5 @@ export function issueOrder(
   // Settled by signing; this keeps an early refusal (the policy) from leaving it unhandled.
   ready?.catch(() => undefined);
   const asked = { requester: acmeActor(order.accountId, order.sourceAddress), door: 'acme', answers: acmeOrderIntent(order.id), ready };
-  return issue(signing, ca, request, asked, keepWithAcmeOrder(signing.acme, order.id));
+  return issue(signing, ca, request, asked, keepWithAcmeOrder(signing.acme, onIssued(order.id)));
 }

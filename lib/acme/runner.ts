@@ -34,7 +34,6 @@ import {
   type SignRequest,
   type Store,
   type ValidationOutcome,
-  type ValidationResult,
 } from '../ports';
 import { X509Error } from '../x509/errors';
 import { delayMs } from '../work/backoff';
@@ -43,6 +42,7 @@ import { WorkLoop } from '../work/loop';
 import { IssuanceNotStarted, issueOrder, type AcmeSigning } from './issue';
 import { IssuanceTaken } from '../ca/issuance/sign';
 import { ACME_ERROR_NAMESPACE } from './problems';
+import { onExpiry, onIssuanceFailed, onValidation, type ValidationResult } from './state-machine';
 
 export interface AcmeRunnerSettings {
   validationAttempts: number;
@@ -145,13 +145,13 @@ export class AcmeRunner {
     for (const { order, request, attempts } of await acme.claimIssuances(this.owner, this.settings.leaseMs, concurrency)) {
       const ca = await this.deps.store.getCa(order.caId);
       if (ca) await this.track(this.issue(ca, order, request, attempts));
-      else await acme.failIssuance(order.id, problem('serverInternal', 'The CA of the order no longer exists.'), null);
+      else await acme.applyChange(onIssuanceFailed(order.id, problem('serverInternal', 'The CA of the order no longer exists.'), null));
     }
   }
 
   /** Orders and authorizations past `expires` made invalid/expired (RFC 8555 §7.1.6). */
   private async expire(): Promise<void> {
-    const expired = await this.deps.acme.expire(new Date());
+    const expired = await this.deps.acme.expire(new Date(), onExpiry());
     if (expired > 0) this.deps.metrics?.acmeOrders('invalid', expired);
   }
 
@@ -172,7 +172,7 @@ export class AcmeRunner {
       outcome = { valid: false, retryable: true, problem: { type: 'serverInternal', detail: 'The validator failed.' } };
     }
     const result = this.result(challenge.attempts + 1, outcome);
-    if (!(await this.deps.acme.recordValidation(challenge.id, result))) return null;
+    if (!(await this.deps.acme.applyChange(onValidation(claimed, result)))) return null;
     if (result.kind === 'invalid') this.deps.metrics?.acmeOrders('invalid'); // its authorization, so its order (RFC 8555 §7.1.6)
     const attempts = challenge.attempts + 1;
     if (result.kind === 'valid') return { ...challenge, status: 'valid', validated: result.at, error: null, attempts };
@@ -210,10 +210,12 @@ export class AcmeRunner {
       // refused it): this order cannot get another certificate.
       if (e instanceof IssuanceTaken && e.intent.certificateId !== null) {
         await this.deps.acme
-          .failIssuance(
-            order.id,
-            problem('serverInternal', 'The certificate of this order was issued but could not be attached to it.'),
-            null,
+          .applyChange(
+            onIssuanceFailed(
+              order.id,
+              problem('serverInternal', 'The certificate of this order was issued but could not be attached to it.'),
+              null,
+            ),
           )
           .catch((f: unknown) => this.deps.logError('express-ca-api: ACME runner', f));
         return null;
@@ -226,7 +228,7 @@ export class AcmeRunner {
       const retryAt = final ? null : new Date(Date.now() + delay);
       if (final) this.deps.metrics?.acmeOrders('invalid');
       await this.deps.acme
-        .failIssuance(order.id, problem('serverInternal', detail), retryAt)
+        .applyChange(onIssuanceFailed(order.id, problem('serverInternal', detail), retryAt))
         .catch((f: unknown) => this.deps.logError('express-ca-api: ACME runner', f));
       return null;
     }

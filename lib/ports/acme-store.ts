@@ -3,23 +3,24 @@
  * authorizations and challenges (RFC 8555 §7.1), and the durable work on them — validations and
  * issuance — claimed by runners on any instance. A store offers it as `store.acme` (`hasAcmeStore`).
  *
- * Every write that moves an object through RFC 8555's state machines (§7.1.6) is one atomic call, so
- * that the order, its authorizations and its challenges never disagree: the last valid authorization
- * makes the order `ready` in the same transaction, with the order row locked, whoever validates
- * which authorization at the same time.
+ * The store knows no ACME rule: RFC 8555's state machines (§7.1.6) are lib/acme/state-machine.ts,
+ * which decides each change as conditional updates (`AcmeStateChange`: this row, from these
+ * statuses, to that one); the store applies one change atomically, in one statement, so that the
+ * order, its authorizations and its challenges never disagree.
  */
 import type { AcmeChallengeType, AcmeIdentifier } from './acme';
+import type {
+  AcmeAccountStatus,
+  AcmeAuthorizationStatus,
+  AcmeBulkChange,
+  AcmeChallengeStatus,
+  AcmeErrorDocument,
+  AcmeOrderStatus,
+  AcmeOrderStep,
+  AcmeStateChange,
+  AcmeValidationStart,
+} from './acme-states';
 import type { CertificateRecord, NewCertificate, SignRequest } from './records';
-
-/** A problem document as kept in an `error` member (RFC 8555 §6.7, RFC 7807). */
-export interface AcmeErrorDocument {
-  type: string;
-  detail: string;
-  status?: number;
-  subproblems?: { type: string; detail: string; identifier?: { type: string; value: string } }[];
-}
-
-export type AcmeAccountStatus = 'valid' | 'deactivated' | 'revoked';
 
 export interface AcmeAccountRecord {
   id: number;
@@ -46,10 +47,6 @@ export interface NewAcmeAccount {
   eabKid?: string | null;
   remoteAddress?: string | null;
 }
-
-export type AcmeOrderStatus = 'pending' | 'ready' | 'processing' | 'valid' | 'invalid';
-export type AcmeAuthorizationStatus = 'pending' | 'valid' | 'invalid' | 'deactivated' | 'expired' | 'revoked';
-export type AcmeChallengeStatus = 'pending' | 'processing' | 'valid' | 'invalid';
 
 export interface AcmeOrderRecord {
   id: number;
@@ -130,14 +127,6 @@ export interface ClaimedValidation {
   authorizationSlug: string;
 }
 
-/** What a validation attempt found. */
-export type ValidationResult =
-  | { kind: 'valid'; at: Date }
-  /** Final: challenge, authorization and order become `invalid`, each with `problem`. */
-  | { kind: 'invalid'; problem: AcmeErrorDocument }
-  /** Try again at `at`; `problem` is kept on the challenge meanwhile (RFC 8555 §8.2). */
-  | { kind: 'retry'; problem: AcmeErrorDocument; at: Date };
-
 /** An order being issued, claimed by a runner. */
 export interface ClaimedIssuance {
   order: AcmeOrderRecord;
@@ -159,10 +148,14 @@ export interface AcmeStore {
   findAccountByThumbprint(caId: number, thumbprint: string): Promise<AcmeAccountRecord | null>;
   findAccount(caId: number, slug: string): Promise<AcmeAccountRecord | null>;
   countAccountsFrom(remoteAddress: string, since: Date): Promise<number>;
-  /** Contact or terms; `status: 'deactivated'` also invalidates the account's pending orders and authorizations (RFC 8555 §7.3.6). */
+  /**
+   * Contact or terms; `status` moves the account when it is in one of `from`, and then `cascade` its
+   * orders and their authorizations, in the same transaction.
+   */
   updateAccount(
     id: number,
-    patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: 'deactivated' },
+    patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: { from: readonly AcmeAccountStatus[]; to: AcmeAccountStatus } },
+    cascade?: AcmeBulkChange,
   ): Promise<AcmeAccountRecord>;
   /** Key rollover (RFC 8555 §7.3.5): null when another account of the CA already has the new key. */
   changeAccountKey(id: number, jwk: Record<string, string>, thumbprint: string): Promise<AcmeAccountRecord | null>;
@@ -180,44 +173,36 @@ export interface AcmeStore {
   findAuthorization(caId: number, slug: string): Promise<AcmeAuthorizationRecord | null>;
   /** The authorization holding challenge `slug`. */
   findAuthorizationByChallenge(caId: number, slug: string): Promise<AcmeAuthorizationRecord | null>;
-  /** Deactivate a pending or valid authorization (RFC 8555 §7.5.2); its order becomes `invalid` if it was not yet finalized. */
-  deactivateAuthorization(id: number): Promise<AcmeAuthorizationRecord>;
 
   /**
-   * Start validating the challenge `slug` of CA `caId` when it is `pending`, of a `pending`
-   * authorization of an open order of account `accountId` (RFC 8555 §7.5.1), leased to `owner` for
-   * `leaseMs` so that the caller validates it at once (and, should the caller die, another runner
-   * takes it over when the lease lapses). Null otherwise — unknown, another account's, not pending —
-   * with everything left as it is.
+   * Start validating the challenge `slug` of CA `caId`, of an order of account `accountId` not past
+   * its `expires`, as `start` says (lib/acme/state-machine.ts `onChallengeStart`), leased to `owner`
+   * for `leaseMs` so that the caller validates it at once (and, should the caller die, another runner
+   * takes it over when the lease lapses). Null otherwise — unknown, another account's, not in those
+   * statuses — with everything left as it is.
    */
   startValidation(
     challenge: { caId: number; slug: string; accountId: number },
     owner: string,
     leaseMs: number,
     now: Date,
+    start: AcmeValidationStart,
   ): Promise<ClaimedValidation | null>;
   /** Up to `limit` challenges due for an attempt, leased to `owner` for `leaseMs`. */
   claimValidations(owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]>;
-  /** Record an attempt: the challenge, its authorization and its order move together, atomically. False: the challenge was not `processing`. */
-  recordValidation(challengeId: number, result: ValidationResult): Promise<boolean>;
+  /** Apply a change of lib/acme/state-machine.ts in one statement. False: its first step did not apply (nothing changed). */
+  applyChange(change: AcmeStateChange): Promise<boolean>;
 
-  /**
-   * `ready` → `processing` with the sign request, atomically; false when the order was not `ready`.
-   * `address`: where the finalize request came from (Express's `req.ip`), named in the actor of the
-   * certificate's `certificate.issued` event.
-   */
-  startIssuance(orderId: number, request: SignRequest, owner: string, leaseMs: number, address?: string | null): Promise<boolean>;
   claimIssuances(owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]>;
   /**
-   * Store the certificate and make the order `valid`, atomically; its `certificate.issued` event names
-   * the order's account (`{ type: 'acme_account', id, protocol: 'acme', address }`).
+   * Store the certificate as the order's with `order` applied, atomically (a StoreConflictError when the
+   * step does not apply or the order has a certificate); its `certificate.issued` event names the
+   * order's account (`{ type: 'acme_account', id, protocol: 'acme', address }`).
    */
-  completeIssuance(orderId: number, certificate: NewCertificate): Promise<CertificateRecord>;
-  /** Issuance failed for good: the order becomes `invalid` with `problem`; `retryAt`: leave it `processing` and try again then. */
-  failIssuance(orderId: number, problem: AcmeErrorDocument, retryAt: Date | null): Promise<void>;
+  completeIssuance(order: AcmeOrderStep, certificate: NewCertificate): Promise<CertificateRecord>;
 
-  /** Orders and authorizations past `expires` become `invalid` / `expired` (RFC 8555 §7.1.6). Returns how many orders. */
-  expire(now: Date): Promise<number>;
+  /** Apply `change` to the orders and authorizations past `expires` at `now`. Returns how many orders. */
+  expire(now: Date, change: AcmeBulkChange): Promise<number>;
   /** The order that produced certificate `certificateId`, if it came through ACME. */
   findOrderOfCertificate(certificateId: number): Promise<AcmeOrderRecord | null>;
 }

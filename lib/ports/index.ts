@@ -37,6 +37,7 @@ export * from './audit';
 export * from './logger';
 export * from './crypto';
 export * from './acme';
+export * from './acme-states';
 export * from './acme-store';
 export * from './metrics';
 export * from './metrics-readings';

@@ -29,6 +29,8 @@ import { API, issueThroughApi, opensslCsr, PASSWORD } from '../api/fixture';
 import { signRequest } from '../store/records';
 import { cliRunner } from '../cli/helpers';
 import { ADMIN, createCertificateViewer, certificateCopy, formToken, NO_PERMISSIONS, setupAdmin, type AdminFixture } from './admin-fixture';
+import { onChallengeStart, onIssued } from '../../lib/acme/state-machine';
+import { record, startIssuance } from '../helpers/acme-state';
 
 let f: AdminFixture;
 let box: SecretBox;
@@ -416,10 +418,11 @@ describe("a certificate's page", () => {
       'test',
       60_000,
       new Date(),
+      onChallengeStart(),
     );
-    await acme.recordValidation(claimed?.challenge.id as number, { kind: 'valid', at: new Date() });
-    expect(await acme.startIssuance(order.id, signRequest(), 'test', 60_000)).toBe(true);
-    const cert = await acme.completeIssuance(order.id, certificateCopy(model, 'ACE0001', { cn: value }));
+    await record(acme, claimed, { kind: 'valid', at: new Date() });
+    expect(await startIssuance(acme, order.id, 'test', signRequest())).toBe(true);
+    const cert = await acme.completeIssuance(onIssued(order.id), certificateCopy(model, 'ACE0001', { cn: value }));
 
     const agent = await f.signIn('viewer');
     const page = await agent.get(`${ADMIN}certs/${ca.serial}/${cert.serial}/`).expect(200);

@@ -17,6 +17,8 @@ import { CSR_FILE_SCRIPT, CSR_FILE_SCRIPT_HASH } from '../../lib/admin/csr-file-
 import type { AcmeStore, Actor, CaRecord, CertificateRecord, NewCertificate } from '../../lib/ports';
 import { opensslCsr, PASSWORD } from '../api/fixture';
 import { signRequest } from '../store/records';
+import { onChallengeStart, onIssued } from '../../lib/acme/state-machine';
+import { record, startIssuance } from '../helpers/acme-state';
 import {
   ADMIN,
   certificateCopy,
@@ -450,10 +452,11 @@ describe('an ACME account', () => {
       'test',
       60_000,
       new Date(),
+      onChallengeStart(),
     );
-    expect(await acme.recordValidation(started?.challenge.id as number, { kind: 'valid', at: new Date() })).toBe(true);
-    expect(await acme.startIssuance(issued.id, signRequest(), 'test', 60_000)).toBe(true);
-    const certificate = await acme.completeIssuance(issued.id, copyOf(model, api.ca.id, 'ACE00001', -1, 30));
+    expect(await record(acme, started, { kind: 'valid', at: new Date() })).toBe(true);
+    expect(await startIssuance(acme, issued.id, 'test', signRequest())).toBe(true);
+    const certificate = await acme.completeIssuance(onIssued(issued.id), copyOf(model, api.ca.id, 'ACE00001', -1, 30));
     const pending = await newOrder(['a.acme.example', 'b.acme.example']);
     if (!pending) throw new Error('no order');
 

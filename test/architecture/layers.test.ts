@@ -118,6 +118,8 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
     'lib/webhooks',
     'lib/acme/eab/create-key.ts',
     'lib/acme/policy/entries.ts',
+    // Deactivating an account as the ACME client does: RFC 8555's state machine (pure, no HTTP).
+    'lib/acme/state-machine.ts',
     // Approving and refusing enrolment requests, and managing stored endpoints, as ca-admin does.
     'lib/enrolment/approval.ts',
     'lib/enrolment/stored-endpoints.ts',

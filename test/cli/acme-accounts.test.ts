@@ -15,6 +15,7 @@ import { serialToColons } from '../../lib/x509/serial-format';
 import { KEK, startAcmeServer, type AcmeFixture } from '../acme/fixture';
 import { testDatabaseTargets } from '../helpers/database';
 import { cliRunner } from './helpers';
+import { onAccountDeactivated } from '../../lib/acme/state-machine';
 
 /** `kid: …` and `hmac: …`, exactly, or null. */
 const printedKey = (stdout: string) => {
@@ -130,7 +131,8 @@ describe.each(testDatabaseTargets())('create_acme_eab_key and list_acme_accounts
         server.store.acme.createAccount({ caId: other.id, ...accountKey(), contact, termsOfServiceAgreed: true }).then((a) => a.account);
       const first = await make(['mailto:a@example.internal', 'mailto:b@example.internal']);
       const second = await make([]);
-      const third = await server.store.acme.updateAccount((await make(['mailto:c@example.internal'])).id, { status: 'deactivated' });
+      const { account: deactivate, cascade } = onAccountDeactivated();
+      const third = await server.store.acme.updateAccount((await make(['mailto:c@example.internal'])).id, { status: deactivate }, cascade);
       const r = await cli(['list_acme_accounts', serialToColons(other.serial)]);
       expect(r.stderr).toBe('');
       expect(r.stdout.split('\n')).toEqual([

@@ -9,7 +9,9 @@
 import { knexStore } from '../../adapters/store/knex';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { StoreConflictError, type AcmeStore, type CaRecord, type NewAcmeOrder } from '../../lib/ports';
-import { isPostgresUrl, openSecondPool, openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
+import { isPostgresUrl, openSecondPool, openTestDatabase, statementsOf, testDatabaseTargets, type TestDatabase } from '../helpers/database';
+import { onChallengeStart, onIssuanceFailed, onIssued } from '../../lib/acme/state-machine';
+import { record, startIssuance } from '../helpers/acme-state';
 import { newCa, newCertificate, randomSerial, signRequest } from './records';
 
 const HOUR = 3_600_000;
@@ -98,7 +100,7 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
   }
 
   function start(slug: string, owner = 'test-runner', account = accountId) {
-    return acme.startValidation({ caId: ca.id, slug, accountId: account }, owner, 60_000, new Date());
+    return acme.startValidation({ caId: ca.id, slug, accountId: account }, owner, 60_000, new Date(), onChallengeStart());
   }
 
   test('startValidation leases a pending challenge of the account once, with what validating and answering need', async () => {
@@ -107,7 +109,7 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     const slug = authz?.challenges[0].slug as string;
     // Another account's challenge, or one of another CA, does not start.
     expect(await start(slug, 'test-runner', accountId + 1000)).toBeNull();
-    expect(await acme.startValidation({ caId: ca.id + 1000, slug, accountId }, 'r', 60_000, new Date())).toBeNull();
+    expect(await acme.startValidation({ caId: ca.id + 1000, slug, accountId }, 'r', 60_000, new Date(), onChallengeStart())).toBeNull();
     expect((await acme.findAuthorization(ca.id, authz?.slug as string))?.challenges[0].status).toBe('pending');
     const claimed = await start(slug);
     expect(claimed).toMatchObject({
@@ -139,13 +141,13 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
   test('two authorizations validated one after the other: the order is ready once both are valid', async () => {
     const { order, claimed } = await startBoth(['first.example', 'second.example']);
     const at = new Date();
-    const [one, two] = claimed.map((c) => c?.challenge.id as number);
-    expect(await acme.recordValidation(one, { kind: 'valid', at })).toBe(true);
+    const [one, two] = claimed;
+    expect(await record(acme, one, { kind: 'valid', at })).toBe(true);
     expect((await acme.findOrder(ca.id, order.slug))?.status).toBe('pending');
-    expect(await acme.recordValidation(two, { kind: 'valid', at })).toBe(true);
+    expect(await record(acme, two, { kind: 'valid', at })).toBe(true);
     expect((await acme.findOrder(ca.id, order.slug))?.status).toBe('ready');
     // Recorded again: nothing changes.
-    expect(await acme.recordValidation(two, { kind: 'valid', at })).toBe(false);
+    expect(await record(acme, two, { kind: 'valid', at })).toBe(false);
     expect((await acme.findOrder(ca.id, order.slug))?.status).toBe('ready');
   });
 
@@ -157,8 +159,8 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
         const { order, claimed } = await startBoth([`a${i}.example`, `b${i}.example`]);
         const at = new Date();
         const recorded = await Promise.all([
-          acme.recordValidation(claimed[0]?.challenge.id as number, { kind: 'valid', at }),
-          other.recordValidation(claimed[1]?.challenge.id as number, { kind: 'valid', at }),
+          record(acme, claimed[0], { kind: 'valid', at }),
+          record(other, claimed[1], { kind: 'valid', at }),
         ]);
         expect(recorded).toEqual([true, true]);
         expect((await acme.findOrder(ca.id, order.slug))?.status).toBe('ready');
@@ -171,17 +173,43 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
   test('an invalid authorization makes the order invalid with the error, and a later valid one does not revive it', async () => {
     const { order, claimed } = await startBoth(['bad.example', 'good.example']);
     const problem = { type: 'urn:ietf:params:acme:error:connection', detail: 'refused' };
-    expect(await acme.recordValidation(claimed[0]?.challenge.id as number, { kind: 'invalid', problem })).toBe(true);
-    expect(await acme.recordValidation(claimed[1]?.challenge.id as number, { kind: 'valid', at: new Date() })).toBe(true);
+    expect(await record(acme, claimed[0], { kind: 'invalid', problem })).toBe(true);
+    expect(await record(acme, claimed[1], { kind: 'valid', at: new Date() })).toBe(true);
     const read = await acme.findOrder(ca.id, order.slug);
     expect(read).toMatchObject({ status: 'invalid', error: problem });
+  });
+
+  test('a second challenge of an authorization already valid fails: the authorization and its order stay as they are', async () => {
+    const order = await acme.createOrder(anOrder(['twice.example']));
+    const authz = await acme.findAuthorization(ca.id, order?.authorizations[0] as string);
+    const [http, dns] = await Promise.all((authz?.challenges ?? []).map((c) => start(c.slug)));
+    expect(await record(acme, http, { kind: 'valid', at: new Date() })).toBe(true);
+    const problem = { type: 'urn:ietf:params:acme:error:dns', detail: 'no record' };
+    expect(await record(acme, dns, { kind: 'invalid', problem })).toBe(true);
+    const after = await acme.findAuthorization(ca.id, authz?.slug as string);
+    expect(after?.status).toBe('valid');
+    expect(after?.challenges.map((c) => c.status)).toEqual(['valid', 'invalid']);
+    expect(await acme.findOrder(ca.id, order?.slug as string)).toMatchObject({ status: 'ready', error: null });
+  });
+
+  test('changes of concurrent callers share one statement: validations of four orders, then their finalizes', async () => {
+    const started = await Promise.all(['g1', 'g2', 'g3', 'g4'].map((n) => startBoth([`${n}.example`])));
+    const at = new Date();
+    const recorded = await statementsOf(db, () =>
+      Promise.all(started.map(({ claimed }) => record(acme, claimed[0], { kind: 'valid', at }))),
+    );
+    expect(recorded.value).toEqual([true, true, true, true]);
+    expect(recorded.statements).toHaveLength(1);
+    const finalized = await statementsOf(db, () => Promise.all(started.map(({ order }) => startIssuance(acme, order.id, 'r'))));
+    expect(finalized.value).toEqual([true, true, true, true]);
+    expect(finalized.statements).toHaveLength(1);
   });
 
   test('a retry keeps the challenge processing with its error and the next attempt, lease cleared', async () => {
     const { claimed } = await startBoth(['later.example']);
     const problem = { type: 'urn:ietf:params:acme:error:dns', detail: 'no record yet' };
     const at = new Date(Date.now() + 5000);
-    expect(await acme.recordValidation(claimed[0]?.challenge.id as number, { kind: 'retry', problem, at })).toBe(true);
+    expect(await record(acme, claimed[0], { kind: 'retry', problem, at })).toBe(true);
     const row = (await db.knex(TABLES.acmeChallenges).where({ id: claimed[0]?.challenge.id }).first()) as Record<string, unknown>;
     expect(row).toMatchObject({ status: 'processing', lease_owner: null, attempts: 1 });
     expect(new Date(row.next_attempt as string).getTime()).toBe(at.getTime());
@@ -189,24 +217,24 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
 
   test('startIssuance moves a ready order once; a second start, or one of an order not ready, is refused', async () => {
     const order = await readyOrder();
-    expect(await acme.startIssuance(order.id, signRequest(), 'test-runner', 60_000)).toBe(false);
+    expect(await startIssuance(acme, order.id, 'test-runner')).toBe(false);
     const pending = await acme.createOrder(anOrder(['not-ready.example']));
-    expect(await acme.startIssuance(pending?.id as number, signRequest(), 'r', 60_000)).toBe(false);
+    expect(await startIssuance(acme, pending?.id as number, 'r')).toBe(false);
     const ready = await validatedOrder();
-    const twice = await Promise.all([ready, ready].map((o) => acme.startIssuance(o.id, signRequest(), 'r', 60_000)));
+    const twice = await Promise.all([ready, ready].map((o) => startIssuance(acme, o.id, 'r')));
     expect(twice).toEqual([true, false]);
     expect((await acme.findOrder(ca.id, order.slug))?.request).toMatchObject({ profile: signRequest().profile });
   });
 
   async function validatedOrder() {
     const { order, claimed } = await startBoth([`issue-${Math.random().toString(36).slice(2, 8)}.example`]);
-    await acme.recordValidation(claimed[0]?.challenge.id as number, { kind: 'valid', at: new Date() });
+    await record(acme, claimed[0], { kind: 'valid', at: new Date() });
     return order;
   }
 
   async function readyOrder() {
     const order = await validatedOrder();
-    expect(await acme.startIssuance(order.id, signRequest(), 'test-runner', 60_000)).toBe(true);
+    expect(await startIssuance(acme, order.id, 'test-runner')).toBe(true);
     return order;
   }
 
@@ -236,11 +264,11 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
 
     // A failed attempt to retry later is nobody's until then, and then anybody's, one attempt more.
     const problem = { type: 'urn:ietf:params:acme:error:serverInternal', detail: 'key store away' };
-    await acme.failIssuance(order.id, problem, new Date(Date.now() + HOUR));
+    await acme.applyChange(onIssuanceFailed(order.id, problem, new Date(Date.now() + HOUR)));
     expect(await acme.claimIssuances('runner-c', 60_000, 10)).toEqual([]);
-    await acme.failIssuance(order.id, problem, new Date(Date.now() - 1));
+    await acme.applyChange(onIssuanceFailed(order.id, problem, new Date(Date.now() - 1)));
     expect(await acme.claimIssuances('runner-c', 60_000, 10)).toMatchObject([{ order: { id: order.id }, attempts: 2 }]);
-    await acme.failIssuance(order.id, problem, null);
+    await acme.applyChange(onIssuanceFailed(order.id, problem, null));
     expect(await acme.findOrder(ca.id, order.slug)).toMatchObject({ status: 'invalid', error: problem });
   });
 
@@ -248,7 +276,7 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     const order = await readyOrder();
     const requester = { type: 'acme_account', id: accountId, protocol: 'acme' };
     const certificate = { ...newCertificate(ca.id, { serial: randomSerial() }), requester };
-    const stored = await acme.completeIssuance(order.id, certificate);
+    const stored = await acme.completeIssuance(onIssued(order.id), certificate);
     expect(stored.serial).toBe(certificate.serial);
     expect(await acme.findOrder(ca.id, order.slug)).toMatchObject({
       status: 'valid',
@@ -279,7 +307,7 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     const onQuery = (q: { sql: string }) => statements.push(q.sql);
     db.knex.on('query', onQuery);
     try {
-      await Promise.all([first, second].map((o, i) => acme.completeIssuance(o.id, certificates[i])));
+      await Promise.all([first, second].map((o, i) => acme.completeIssuance(onIssued(o.id), certificates[i])));
     } finally {
       db.knex.off('query', onQuery);
     }
@@ -301,8 +329,8 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     const other = second ? (second as unknown as { acme: AcmeStore }).acme : acme;
     try {
       const results = await Promise.allSettled([
-        acme.completeIssuance(order.id, newCertificate(ca.id, { serial: randomSerial() })),
-        other.completeIssuance(order.id, newCertificate(ca.id, { serial: randomSerial() })),
+        acme.completeIssuance(onIssued(order.id), newCertificate(ca.id, { serial: randomSerial() })),
+        other.completeIssuance(onIssued(order.id), newCertificate(ca.id, { serial: randomSerial() })),
       ]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;

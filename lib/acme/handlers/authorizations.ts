@@ -9,6 +9,7 @@ import { startChallenge } from '../challenges';
 import { authorizationJson, challengeJson } from '../objects';
 import { malformed, unauthorized } from '../problems';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
+import { canDeactivateAuthorization, onAuthorizationDeactivated } from '../state-machine';
 
 function owned(call: AcmeCall, authz: AcmeAuthorizationRecord | null): AcmeAuthorizationRecord {
   if (!authz || !call.account || authz.accountId !== call.account.id) throw unauthorized('You are not authorized to perform this request.');
@@ -24,7 +25,11 @@ export async function authorization(call: AcmeCall): Promise<AcmeAnswer> {
     if (!isJsonObject(payload) || ownMember(payload, 'status') !== 'deactivated') {
       throw malformed('An authorization can only be deactivated ("status": "deactivated").');
     }
-    if (authz.status === 'pending' || authz.status === 'valid') authz = await services.acme.deactivateAuthorization(authz.id);
+    if (canDeactivateAuthorization(authz.status)) {
+      const moved = await services.acme.applyChange(onAuthorizationDeactivated(authz));
+      // Moved: it is what it was, deactivated; else another request moved it first (as the store has it now).
+      authz = moved ? { ...authz, status: 'deactivated' } : owned(call, await services.acme.findAuthorization(ca.id, params.slug));
+    }
   }
   return { status: 200, body: authorizationJson(authz, urls) };
 }

@@ -9,6 +9,7 @@ import { orderJson } from '../objects';
 import { placeOrder } from '../orders';
 import { malformed, orderNotReady, unauthorized } from '../problems';
 import type { AcmeAnswer, AcmeCall } from '../route-types';
+import { canFinalize } from '../state-machine';
 
 /** What a client waiting on `processing` is told to wait before asking again (RFC 8555 §7.4). */
 const PROCESSING_RETRY_AFTER_S = '1';
@@ -54,7 +55,7 @@ export async function order(call: AcmeCall): Promise<AcmeAnswer> {
 export async function finalize(call: AcmeCall): Promise<AcmeAnswer> {
   const { services, ca, now } = call;
   const current = await ownOrder(call);
-  if (current.status !== 'ready') {
+  if (!canFinalize(current)) {
     if (current.status === 'processing' || current.status === 'valid') return orderAnswer(current, call);
     throw orderNotReady(`This order is not yet ready (its status is "${current.status}").`);
   }

@@ -5,6 +5,7 @@
  * account's pending orders and authorizations become invalid; it can register no more). The
  * `acme.account.deactivated` event names the signed-in user over protocol `admin`.
  */
+import { onAccountDeactivated } from '../../acme/state-machine';
 import { actingAs, hasAcmeStore, type AcmeStoreProvider, type CaRecord, type Store } from '../../ports';
 import { adminActor, caFor, may, notFoundPage } from '../access';
 import { colonSerial, isoTime } from '../certificate-view';
@@ -133,6 +134,7 @@ export async function deactivateAcmeAccount(ctx: SignedInContext): Promise<void>
   if (account.status !== 'valid') return accountsPage(ctx, ca, 409, `The account ${account.slug} is ${account.status} already.`);
   const actor = adminActor(ctx);
   // In a transaction of a store that names the user, so that the event does too.
-  await actingAs(ctx.services.store, actor).transaction((tx) => acmeOf(tx).updateAccount(account.id, { status: 'deactivated' }));
+  const { account: moved, cascade } = onAccountDeactivated();
+  await actingAs(ctx.services.store, actor).transaction((tx) => acmeOf(tx).updateAccount(account.id, { status: moved }, cascade));
   redirect(ctx.res, `${ctx.base}cas/${ca.serial}/acme/`);
 }

@@ -16,6 +16,7 @@
  * (migration 0017): a new way in names its requester and needs no migration for the audit log.
  */
 import type {
+  AcmeOrderStep,
   AcmeStore,
   Actor,
   CaRecord,
@@ -106,9 +107,9 @@ export function keepAsAnswer(
   };
 }
 
-/** With its ACME order made `valid` (RFC 8555 §7.4), in one statement. */
-export function keepWithAcmeOrder(acme: Pick<AcmeStore, 'completeIssuance'>, orderId: number): Keep<CertificateRecord> {
-  return (certificate) => acme.completeIssuance(orderId, certificate);
+/** With its ACME order's step applied (made `valid`, RFC 8555 §7.4; lib/acme/state-machine.ts `onIssued`), in one statement. */
+export function keepWithAcmeOrder(acme: Pick<AcmeStore, 'completeIssuance'>, order: AcmeOrderStep): Keep<CertificateRecord> {
+  return (certificate) => acme.completeIssuance(order, certificate);
 }
 
 /**

@@ -1,6 +1,6 @@
 /** ACME accounts (RFC 8555 §7.3) on `ca_api_acme_accounts`. */
 import type { Knex } from 'knex';
-import type { AcmeAccountRecord, NewAcmeAccount } from '../../../../lib/ports';
+import type { AcmeAccountRecord, AcmeAccountStatus, AcmeBulkChange, NewAcmeAccount } from '../../../../lib/ports';
 import type { Row } from '../rows';
 import { randomSlug } from '../slug';
 import { TABLES } from '../tables';
@@ -67,27 +67,48 @@ export async function countAccountsFrom(db: Knex, remoteAddress: string, since: 
   return toNumber(row.n);
 }
 
-/** One transaction: deactivation takes the account's unfinished orders and their pending authorizations with it. */
+/**
+ * Call inside a transaction. A status move (`patch.status`) applies while the account is in one of its
+ * `from`; then `cascade` (lib/acme/state-machine.ts `onAccountDeactivated`) takes the account's
+ * orders in `cascade.orders.from` and those orders' authorizations with it. The account as it is now.
+ */
 export async function updateAccount(
   db: Knex,
   id: number,
-  patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: 'deactivated' },
+  patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: { from: readonly AcmeAccountStatus[]; to: AcmeAccountStatus } },
+  cascade?: AcmeBulkChange,
 ): Promise<AcmeAccountRecord> {
-  const row: Row = { updated: new Date() };
+  const now = new Date();
+  const row: Row = { updated: now };
   if (patch.contact) row.contact = toJson(patch.contact);
   if (patch.termsOfServiceAgreed !== undefined) row.terms_of_service_agreed = patch.termsOfServiceAgreed;
-  if (patch.status) row.status = patch.status;
-  const [updated] = (await db(acmeAccounts).where({ id }).update(row).returning('*')) as Row[];
-  if (patch.status === 'deactivated') {
-    const open = db(acmeOrders).select('id').where({ account_id: id }).whereIn('status', ['pending', 'ready']);
-    await db(acmeAuthorizations).whereIn('order_id', open.clone()).where({ status: 'pending' }).update({ status: 'deactivated' });
+  let query = db(acmeAccounts).where({ id });
+  if (patch.status) {
+    row.status = patch.status.to;
+    query = query.whereIn('status', [...patch.status.from]);
+  }
+  const [updated] = (await query.update(row).returning('*')) as Row[];
+  if (!updated) {
+    const current = (await db(acmeAccounts).where({ id }).first()) as Row | undefined;
+    if (!current) throw new Error('ACME account not found');
+    return accountFromRow(current);
+  }
+  if (patch.status && cascade?.orders) {
+    const { from, to, error } = cascade.orders;
+    const open = db(acmeOrders)
+      .select('id')
+      .where({ account_id: id })
+      .whereIn('status', [...from]);
+    if (cascade.authorizations) {
+      const moved = cascade.authorizations;
+      await db(acmeAuthorizations)
+        .whereIn('order_id', open.clone())
+        .whereIn('status', [...moved.from])
+        .update({ status: moved.to });
+    }
     await db(acmeOrders)
       .whereIn('id', open)
-      .update({
-        status: 'invalid',
-        error: toJson({ type: 'urn:ietf:params:acme:error:unauthorized', detail: 'The account was deactivated.' }),
-        updated: new Date(),
-      });
+      .update({ status: to, error: toJson(error), updated: now });
   }
   return accountFromRow(updated);
 }

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { AcmeAuthorizationRecord } from '../../../../lib/ports';
 import type { Row } from '../rows';
 import { TABLES } from '../tables';
-import { fromNullableJson, toJson, toNumber } from '../values';
+import { fromNullableJson } from '../values';
 import { authorizationFromRow, challengeFromRow } from './rows';
 import { matchKeys, tuples, type SlugKey } from './slug-keys';
 
@@ -44,17 +44,4 @@ export async function findAuthorizationsByChallenge(db: Knex, keys: readonly Slu
     .join(`${acmeChallenges} as c`, 'c.authorization_id', 'a.id')
     .whereIn(['o.ca_id', 'c.slug'], tuples(keys))) as Row[];
   return matchKeys(keys, rows, (r) => [r.ca_id, r.challenge_slug], withChallenges);
-}
-
-/** Call inside a transaction. A deactivated authorization can no longer make its order `ready`. */
-export async function deactivateAuthorization(db: Knex, id: number): Promise<AcmeAuthorizationRecord> {
-  const [row] = (await db(acmeAuthorizations).where({ id }).update({ status: 'deactivated' }).returning('order_id')) as Row[];
-  const error = toJson({ type: 'urn:ietf:params:acme:error:unauthorized', detail: 'An authorization of the order was deactivated.' });
-  await db(acmeOrders)
-    .where({ id: toNumber(row.order_id) })
-    .whereIn('status', ['pending', 'ready'])
-    .update({ status: 'invalid', error, updated: new Date() });
-  const found = await findAuthorizationById(db, id);
-  if (!found) throw new Error('ACME authorization vanished inside its own transaction');
-  return found;
 }

@@ -1,7 +1,7 @@
 /**
  * The statements every ACME order makes — the account lookup of each request, then the
- * authorization, challenge or order it names; the new order; starting and recording a validation;
- * starting an issuance and storing the certificate — grouped
+ * authorization, challenge or order it names; the new order; starting a validation; the changes of
+ * lib/acme/state-machine.ts (recording a validation, starting an issuance); storing the certificate — grouped
  * across concurrent requests into one statement per kind (group-commit.ts): with 32 clients each
  * costs a fraction of a round trip to the database instead of one (bench/acme). The root store's
  * only: inside a transaction, each runs on the transaction, as a group of one.
@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import { GroupCommit } from '../group-commit';
 import * as accounts from './accounts';
 import * as authorizations from './authorizations';
+import * as changes from './changes';
 import * as orders from './orders';
 import * as work from './work';
 
@@ -21,8 +22,11 @@ export const STATEMENTS = {
   order: orders.findOrders,
   orderCertificate: orders.findOrderCertificates,
   startValidation: work.startValidations,
-  startIssuance: work.startIssuances,
-  recordValidation: work.recordValidations,
+  // Two groups of the same statement, each written while the other is in flight, as recording a
+  // validation and starting an issuance were before they became changes: a change of an order
+  // alone (finalize, issuance) does not wait behind the validations.
+  change: changes.applyChanges,
+  orderChange: changes.applyChanges,
   completeIssuance: work.completeIssuances,
   createOrder: orders.createOrders,
 };

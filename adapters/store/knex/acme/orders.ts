@@ -1,6 +1,6 @@
 /** ACME orders (RFC 8555 §7.4) on `ca_api_acme_orders`, with their authorizations and challenges. */
 import type { Knex } from 'knex';
-import type { AcmeOrderRecord, NewAcmeOrder, OrderCertificate } from '../../../../lib/ports';
+import type { AcmeBulkChange, AcmeOrderRecord, NewAcmeOrder, OrderCertificate } from '../../../../lib/ports';
 import type { Row } from '../rows';
 import { randomSlug } from '../slug';
 import { TABLES } from '../tables';
@@ -154,14 +154,24 @@ export async function listOrders(
   return { slugs: shown.map((r) => String(r.slug)), nextBeforeId: more ? toNumber(shown[shown.length - 1].id) : null };
 }
 
-/** Orders and authorizations past their `expires` (RFC 8555 §7.1.6): orders not yet finalized become invalid. */
-export async function expire(db: Knex, now: Date): Promise<number> {
-  const error = toJson({ type: 'urn:ietf:params:acme:error:malformed', detail: 'The order expired before it was finalized.' });
-  const rows = (await db(acmeOrders)
-    .whereIn('status', ['pending', 'ready'])
-    .andWhere('expires', '<=', now)
-    .update({ status: 'invalid', error, updated: now })
-    .returning('id')) as Row[];
-  await db(acmeAuthorizations).where({ status: 'pending' }).andWhere('expires', '<=', now).update({ status: 'expired' });
-  return rows.length;
+/** `change` (lib/acme/state-machine.ts `onExpiry`) applied to the orders and authorizations past their `expires`. */
+export async function expire(db: Knex, now: Date, change: AcmeBulkChange): Promise<number> {
+  let expired = 0;
+  if (change.orders) {
+    const { from, to, error } = change.orders;
+    const rows = (await db(acmeOrders)
+      .whereIn('status', [...from])
+      .andWhere('expires', '<=', now)
+      .update({ status: to, error: toJson(error), updated: now })
+      .returning('id')) as Row[];
+    expired = rows.length;
+  }
+  if (change.authorizations) {
+    const { from, to } = change.authorizations;
+    await db(acmeAuthorizations)
+      .whereIn('status', [...from])
+      .andWhere('expires', '<=', now)
+      .update({ status: to });
+  }
+  return expired;
 }

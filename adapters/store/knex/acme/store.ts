@@ -5,7 +5,8 @@
  * An ACME order is five requests, each of which used to cost several round trips to the database;
  * on a small machine those round trips were most of an order's cost (bench/acme). So every step of
  * an order is one statement where it can be (docs/DESIGN.md "ACME"): a new order with its
- * authorizations and challenges, starting a validation, recording its outcome, storing the
+ * authorizations and challenges, starting a validation, each change lib/acme/state-machine.ts
+ * decides (recording a validation's outcome, starting an issuance), storing the
  * certificate with the order made `valid` and its `certificate.issued` event (naming the account);
  * and the lookups of concurrent requests (the account, then what the request names) share one
  * statement per kind (grouped-reads.ts).
@@ -17,7 +18,8 @@ import {
   type AcmeAuthorizationRecord,
   type AcmeCaPolicy,
   type AcmeEabKeyRecord,
-  type AcmeErrorDocument,
+  type AcmeAccountStatus,
+  type AcmeBulkChange,
   type AcmeOrderRecord,
   type AcmeAccountChangeEvents,
   type AcmePolicyChangeEvents,
@@ -29,13 +31,13 @@ import {
   type NewAcmeOrder,
   type NewCertificate,
   type OrderCertificate,
-  type SignRequest,
-  type ValidationResult,
+  type AcmeOrderStep,
+  type AcmeStateChange,
+  type AcmeValidationStart,
 } from '../../../../lib/ports';
 import { mappingErrors } from '../errors';
 import { runOne, type AcmeGroups } from './grouped';
 import * as accounts from './accounts';
-import * as authorizations from './authorizations';
 import * as orders from './orders';
 import * as policies from './policies';
 import * as work from './work';
@@ -121,12 +123,13 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents, AcmeAcc
   }
   updateAccount(
     id: number,
-    patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: 'deactivated' },
+    patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: { from: readonly AcmeAccountStatus[]; to: AcmeAccountStatus } },
+    cascade?: AcmeBulkChange,
   ): Promise<AcmeAccountRecord> {
     return this.announcing(
       this.hubs.accountListeners,
       id,
-      this.atomically((trx) => accounts.updateAccount(trx, id, patch)),
+      this.atomically((trx) => accounts.updateAccount(trx, id, patch, cascade)),
     );
   }
   changeAccountKey(id: number, jwk: Record<string, string>, thumbprint: string): Promise<AcmeAccountRecord | null> {
@@ -155,45 +158,35 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents, AcmeAcc
   findAuthorizationByChallenge(caId: number, slug: string): Promise<AcmeAuthorizationRecord | null> {
     return this.run('authorizationByChallenge', { caId, slug });
   }
-  deactivateAuthorization(id: number): Promise<AcmeAuthorizationRecord> {
-    return this.atomically((trx) => authorizations.deactivateAuthorization(trx, id));
-  }
 
   startValidation(
     challenge: { caId: number; slug: string; accountId: number },
     owner: string,
     leaseMs: number,
     now: Date,
+    start: AcmeValidationStart,
   ): Promise<ClaimedValidation | null> {
-    return this.run('startValidation', { ...challenge, owner, leaseMs, now });
+    return this.run('startValidation', { ...challenge, owner, leaseMs, now, start });
   }
 
   claimValidations(owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]> {
     return mappingErrors(() => work.claimValidations(this.db, owner, leaseMs, limit));
   }
-  recordValidation(challengeId: number, result: ValidationResult): Promise<boolean> {
-    return this.run('recordValidation', { challengeId, result });
-  }
-
-  startIssuance(orderId: number, request: SignRequest, owner: string, leaseMs: number, address?: string | null): Promise<boolean> {
-    return this.run('startIssuance', { orderId, request, owner, leaseMs, address: address ?? null });
+  applyChange(change: AcmeStateChange): Promise<boolean> {
+    return this.run(change.challenge || change.authorization ? 'change' : 'orderChange', change);
   }
   claimIssuances(owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]> {
     return mappingErrors(() => work.claimIssuances(this.db, owner, leaseMs, limit));
   }
   /** The event names the order's account (migration 0009) — the `actor` the caller names — whoever stores it. */
-  async completeIssuance(orderId: number, certificate: NewCertificate): Promise<CertificateRecord> {
-    const stored = await this.run('completeIssuance', { orderId, certificate });
+  async completeIssuance(order: AcmeOrderStep, certificate: NewCertificate): Promise<CertificateRecord> {
+    const stored = await this.run('completeIssuance', { order, certificate });
     // Another runner finished (or failed) the order meanwhile: this certificate was not stored.
     if (!stored) throw new StoreConflictError('The ACME order is no longer being issued.', 'order', 'status');
     return stored;
   }
-  failIssuance(orderId: number, problem: AcmeErrorDocument, retryAt: Date | null): Promise<void> {
-    return mappingErrors(() => work.failIssuance(this.db, orderId, problem, retryAt));
-  }
-
-  expire(now: Date): Promise<number> {
-    return this.atomically((trx) => orders.expire(trx, now));
+  expire(now: Date, change: AcmeBulkChange): Promise<number> {
+    return this.atomically((trx) => orders.expire(trx, now, change));
   }
   findOrderOfCertificate(certificateId: number): Promise<AcmeOrderRecord | null> {
     return mappingErrors(() => orders.findOrderOfCertificate(this.db, certificateId));

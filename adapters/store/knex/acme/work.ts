@@ -2,17 +2,17 @@
  * The ACME server's durable work (migration 0006): challenges being validated (`processing`, due at
  * `next_attempt`) and orders being issued (`processing` with their sign request). Runners on any
  * instance claim them with a lease (../work.ts): a crashed runner's lease lapses and
- * another takes the work over, so nothing stays `processing` for ever.
+ * another takes the work over, so nothing stays `processing` for ever. What an attempt changes is
+ * lib/acme/state-machine.ts's decision, applied by changes.ts (or, with the certificate, here).
  */
 import type { Knex } from 'knex';
 import type {
-  AcmeErrorDocument,
+  AcmeOrderStep,
+  AcmeValidationStart,
   CertificateRecord,
   ClaimedIssuance,
   ClaimedValidation,
   NewCertificate,
-  SignRequest,
-  ValidationResult,
 } from '../../../../lib/ports';
 import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from '../certificate-values';
 import { insertedCertificateRecord } from '../certificates';
@@ -20,10 +20,10 @@ import { certificateStored } from '../event-data';
 import type { Row } from '../rows';
 import { TABLES } from '../tables';
 import { writingEvents, type EventBatch } from '../transaction-events';
-import { toJson, toNumber } from '../values';
+import { toNumber } from '../values';
 import { challengeFromRow } from './rows';
 import { findOrderById } from './orders';
-import { claimLeases, leaseFree, leaseFromValues, NO_LEASE, NO_LEASE_SQL, retryLeaseAt } from '../work';
+import { claimLeases, leaseFree, leaseFromValues, NO_LEASE_SQL } from '../work';
 
 const { acmeOrders, acmeAuthorizations, acmeChallenges, acmeAccounts, certificates } = TABLES;
 
@@ -35,11 +35,13 @@ export interface ValidationStart {
   owner: string;
   leaseMs: number;
   now: Date;
+  /** The statuses (lib/acme/state-machine.ts `onChallengeStart`). */
+  start: AcmeValidationStart;
 }
 
 /**
- * Pending challenges of pending authorizations of open orders start (RFC 8555 §7.5.1), each leased
- * to its `owner`, who validates it now; null where one was not pending or is not the account's
+ * Challenges start as their `start` says (RFC 8555 §7.5.1), of orders not past `expires`, each leased
+ * to its `owner`, who validates it now; null where one was not in those statuses or is not the account's
  * (anything else is left as it is), and for the second of two starts of one challenge in the group.
  * One statement — the challenge found by its slug, so the request needs no read before it — which
  * also returns what validating and answering need: the identifier, the account key's thumbprint, the
@@ -47,17 +49,30 @@ export interface ValidationStart {
  */
 export async function startValidations(db: Knex, starts: readonly ValidationStart[]): Promise<(ClaimedValidation | null)[]> {
   const result = (await db.raw(
-    `UPDATE ?? c SET status = 'processing', next_attempt = v.now, error = NULL, ${leaseFromValues('v')}
-       FROM (VALUES ${starts.map(() => '(?::text, ?::integer, ?::integer, ?::timestamptz, ?::text, ?::timestamptz)').join(', ')})
-            AS v (slug, ca_id, account_id, now, owner, leased_until),
+    `UPDATE ?? c SET status = v.to, next_attempt = v.now, error = NULL, ${leaseFromValues('v')}
+       FROM (VALUES ${starts.map(() => '(?::text, ?::integer, ?::integer, ?::timestamptz, ?::text, ?::timestamptz, ?::text, ?::text, ?::text, ?::text)').join(', ')})
+            AS v (slug, ca_id, account_id, now, owner, leased_until, "from", "to", authorization_in, order_in),
             ?? a, ?? o, ?? acc
-      WHERE c.slug = v.slug AND c.status = 'pending' AND a.id = c.authorization_id AND a.status = 'pending'
-        AND o.id = a.order_id AND o.status = 'pending' AND o.expires > v.now AND o.ca_id = v.ca_id AND o.account_id = v.account_id
+      WHERE c.slug = v.slug AND c.status = ANY (string_to_array(v."from", ','))
+        AND a.id = c.authorization_id AND a.status = ANY (string_to_array(v.authorization_in, ','))
+        AND o.id = a.order_id AND o.status = ANY (string_to_array(v.order_in, ',')) AND o.expires > v.now
+        AND o.ca_id = v.ca_id AND o.account_id = v.account_id
         AND acc.id = o.account_id
       RETURNING c.*, a.identifier_type, a.identifier_value, a.order_id, a.slug AS authorization_slug, acc.thumbprint`,
     [
       acmeChallenges,
-      ...starts.flatMap((s) => [s.slug, s.caId, s.accountId, s.now, s.owner, new Date(s.now.getTime() + s.leaseMs)]),
+      ...starts.flatMap((s) => [
+        s.slug,
+        s.caId,
+        s.accountId,
+        s.now,
+        s.owner,
+        new Date(s.now.getTime() + s.leaseMs),
+        s.start.from.join(','),
+        s.start.to,
+        s.start.authorizationIn.join(','),
+        s.start.orderIn.join(','),
+      ]),
       acmeAuthorizations,
       acmeOrders,
       acmeAccounts,
@@ -109,127 +124,6 @@ export async function claimValidations(db: Knex, owner: string, leaseMs: number,
   });
 }
 
-/**
- * Record an attempt in ONE statement (no transaction): the challenge, its authorization and its order
- * move together. A valid authorization decrements its order's `authorizations_pending` (migration
- * 0008) and the order becomes `ready` when none is left: two validations of one order finishing at
- * once serialise on the order row, so exactly one of them makes it `ready`. False when the challenge
- * was no longer `processing` (nothing changed).
- */
-export async function recordValidation(db: Knex, challengeId: number, result: ValidationResult): Promise<boolean> {
-  const now = new Date();
-  const clearLease = `${NO_LEASE_SQL}, attempts = attempts + 1`;
-  let sql: string;
-  let bindings: Knex.RawBinding[];
-  if (result.kind === 'retry') {
-    sql = `UPDATE ?? SET ${clearLease}, error = ?, next_attempt = ? WHERE id = ? AND status = 'processing' RETURNING id`;
-    bindings = [acmeChallenges, toJson(result.problem), result.at, challengeId];
-  } else if (result.kind === 'valid') {
-    sql = `WITH ch AS (
-             UPDATE ?? SET ${clearLease}, status = 'valid', validated = ?, error = NULL WHERE id = ? AND status = 'processing' RETURNING id, authorization_id
-           ),
-           az AS (
-             UPDATE ?? SET status = 'valid' WHERE id = (SELECT authorization_id FROM ch) AND status = 'pending' RETURNING order_id
-           ),
-           o AS (
-             UPDATE ?? SET authorizations_pending = authorizations_pending - 1,
-                    status = CASE WHEN authorizations_pending <= 1 THEN 'ready' ELSE status END, updated = ?
-              WHERE id = (SELECT order_id FROM az) AND status = 'pending'
-           )
-           SELECT id FROM ch`;
-    bindings = [acmeChallenges, result.at, challengeId, acmeAuthorizations, acmeOrders, now];
-  } else {
-    const error = toJson(result.problem);
-    sql = `WITH ch AS (
-             UPDATE ?? SET ${clearLease}, status = 'invalid', error = ? WHERE id = ? AND status = 'processing' RETURNING id, authorization_id
-           ),
-           az AS (
-             UPDATE ?? SET status = 'invalid' WHERE id = (SELECT authorization_id FROM ch) AND status = 'pending'
-           ),
-           o AS (
-             UPDATE ?? SET status = 'invalid', error = ?, updated = ?
-              WHERE id = (SELECT a.order_id FROM ?? a WHERE a.id = (SELECT authorization_id FROM ch)) AND status IN ('pending', 'ready')
-           )
-           SELECT id FROM ch`;
-    bindings = [acmeChallenges, error, challengeId, acmeAuthorizations, acmeOrders, error, now, acmeAuthorizations];
-  }
-  const { rows } = (await db.raw(sql, bindings)) as { rows: Row[] };
-  return rows.length === 1;
-}
-
-/**
- * Several attempts (`recordValidation`): the valid ones in ONE statement — each order's
- * `authorizations_pending` decremented by its authorizations made valid here, `ready` at zero —,
- * the others (rare: retries and failures) one by one. A challenge named twice is recorded once.
- */
-export async function recordValidations(
-  db: Knex,
-  records: readonly { challengeId: number; result: ValidationResult }[],
-): Promise<boolean[]> {
-  const results: boolean[] = records.map(() => false);
-  const valid: { index: number; challengeId: number; at: Date }[] = [];
-  const seen = new Set<number>();
-  for (const [index, { challengeId, result }] of records.entries()) {
-    if (seen.has(challengeId)) continue;
-    seen.add(challengeId);
-    if (result.kind === 'valid') valid.push({ index, challengeId, at: result.at });
-    else results[index] = await recordValidation(db, challengeId, result);
-  }
-  if (valid.length === 1) results[valid[0].index] = await recordValidation(db, valid[0].challengeId, { kind: 'valid', at: valid[0].at });
-  if (valid.length > 1) {
-    const { rows } = (await db.raw(
-      `WITH v (id, at) AS (VALUES ${valid.map(() => '(?::integer, ?::timestamptz)').join(', ')}),
-       ch AS (
-         UPDATE ?? c SET ${NO_LEASE_SQL}, attempts = c.attempts + 1, status = 'valid', validated = v.at, error = NULL
-           FROM v WHERE c.id = v.id AND c.status = 'processing' RETURNING c.id, c.authorization_id
-       ),
-       az AS (
-         UPDATE ?? a SET status = 'valid' WHERE a.id IN (SELECT authorization_id FROM ch) AND a.status = 'pending' RETURNING a.order_id
-       ),
-       d AS (SELECT order_id, count(*) AS n FROM az GROUP BY order_id),
-       o AS (
-         UPDATE ?? o SET authorizations_pending = o.authorizations_pending - d.n,
-                status = CASE WHEN o.authorizations_pending <= d.n THEN 'ready' ELSE o.status END, updated = ?
-           FROM d WHERE o.id = d.order_id AND o.status = 'pending'
-       )
-       SELECT id FROM ch`,
-      [...valid.flatMap((v) => [v.challengeId, v.at]), acmeChallenges, acmeAuthorizations, acmeOrders, new Date()],
-    )) as { rows: Row[] };
-    const recorded = new Set(rows.map((r) => toNumber(r.id)));
-    for (const v of valid) results[v.index] = recorded.has(v.challengeId);
-  }
-  return results;
-}
-
-/** An order to move from `ready` to `processing` with its sign request, leased to `owner` (`startIssuances`). */
-export interface IssuanceStart {
-  orderId: number;
-  request: SignRequest;
-  owner: string;
-  leaseMs: number;
-  /** Where the finalize request came from, for the certificate's event (migration 0014). */
-  address?: string | null;
-}
-
-/** `ready` → `processing` with the sign request, for several orders in one statement; false where one was not `ready`. */
-export async function startIssuances(db: Knex, starts: readonly IssuanceStart[]): Promise<boolean[]> {
-  const now = new Date();
-  const result = (await db.raw(
-    `UPDATE ?? o SET status = 'processing', request = v.request, ${leaseFromValues('v')}, updated = ?,
-            source_address = v.address
-       FROM (VALUES ${starts.map(() => '(?::integer, ?::jsonb, ?::text, ?::timestamptz, ?::text)').join(', ')}) AS v (id, request, owner, leased_until, address)
-      WHERE o.id = v.id AND o.status = 'ready'
-      RETURNING o.id`,
-    [
-      acmeOrders,
-      now,
-      ...starts.flatMap((s) => [s.orderId, JSON.stringify(s.request), s.owner, new Date(now.getTime() + s.leaseMs), s.address ?? null]),
-    ],
-  )) as { rows: Row[] };
-  const started = new Set(result.rows.map((row) => toNumber(row.id)));
-  return starts.map((s) => started.delete(s.orderId));
-}
-
 export async function claimIssuances(db: Knex, owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]> {
   const now = new Date();
   const due = db(acmeOrders)
@@ -249,17 +143,19 @@ export async function claimIssuances(db: Knex, owner: string, leaseMs: number, l
   return claimed;
 }
 
-/** A certificate to store for the order it was issued for (`completeIssuances`). */
+/** A certificate to store for the order it was issued for, and the order's step (`completeIssuances`). */
 export interface IssuanceCompletion {
-  orderId: number;
+  order: AcmeOrderStep;
   certificate: NewCertificate;
 }
 
 /**
- * Store certificates and make their orders `valid`, in ONE statement: the order rows are locked
- * first (`FOR UPDATE`), so of two runners finishing one order only the first finds it still
- * `processing`; the other stores nothing (null), as does the second of two completions of one order
- * in the group. Each `certificate.issued` event names the certificate's requester: the account of its order.
+ * Store certificates with their orders' steps applied (lib/acme/state-machine.ts `onIssued`), in ONE
+ * statement: the order rows are locked first (`FOR UPDATE`) while in a status of the step's `from`
+ * and without a certificate, so of two runners finishing one order only the first finds it so; the
+ * other stores nothing (null), as does the second of two completions of one order in the group. Each
+ * `certificate.issued` event names the account of its order (the certificate's requester). The order's
+ * lease is let go: its work is done.
  */
 export function completeIssuances(db: Knex, completions: readonly IssuanceCompletion[]): Promise<(CertificateRecord | null)[]> {
   // The certificates' events last, in a transaction of their own or the one `db` is (../transaction-events.ts).
@@ -273,41 +169,48 @@ async function completeWithEvents(
 ): Promise<(CertificateRecord | null)[]> {
   const now = new Date();
   const first = new Map<number, number>();
-  completions.forEach((c, index) => first.has(c.orderId) || first.set(c.orderId, index));
+  completions.forEach((c, index) => first.has(c.order.id) || first.set(c.order.id, index));
   const unique = [...first.values()].map((index) => completions[index]);
   const { rows } = (await db.raw(
-    `WITH incoming (order_id, ${CERTIFICATE_COLUMN_LIST}) AS (VALUES ${unique.map(() => `(?::integer, ${CERTIFICATE_PLACEHOLDERS})`).join(', ')}),
-     o AS (SELECT id FROM ?? WHERE id IN (SELECT order_id FROM incoming) AND status = 'processing' AND certificate_id IS NULL FOR UPDATE),
+    `WITH incoming (order_id, "from", "to", clear_request, ${CERTIFICATE_COLUMN_LIST}) AS (
+       VALUES ${unique.map(() => `(?::integer, ?::text, ?::text, ?::boolean, ${CERTIFICATE_PLACEHOLDERS})`).join(', ')}
+     ),
+     o AS (
+       SELECT o.id FROM ?? o JOIN incoming i ON i.order_id = o.id
+        WHERE o.status = ANY (string_to_array(i."from", ',')) AND o.certificate_id IS NULL FOR UPDATE OF o
+     ),
      cert AS (
        INSERT INTO ?? (${CERTIFICATE_COLUMN_LIST}, created, updated)
        SELECT ${certificateColumnsOf('i')}, ?, ? FROM incoming i JOIN o ON o.id = i.order_id
        RETURNING id, ca_id, serial
      ),
      done AS (
-       UPDATE ?? ao SET status = 'valid', certificate_id = c.id, request = NULL, ${NO_LEASE_SQL}, updated = ?
+       UPDATE ?? ao SET status = i."to", certificate_id = c.id, updated = ?,
+              request = CASE WHEN i.clear_request THEN NULL ELSE ao.request END, ${NO_LEASE_SQL}
          FROM incoming i JOIN cert c ON c.ca_id = i.ca_id AND c.serial = i.serial
         WHERE ao.id = i.order_id
      )
      SELECT i.order_id, c.id FROM incoming i JOIN cert c ON c.ca_id = i.ca_id AND c.serial = i.serial`,
-    [...unique.flatMap((c) => [c.orderId, ...certificateBindings(c.certificate)]), acmeOrders, certificates, now, now, acmeOrders, now],
+    [
+      ...unique.flatMap(({ order, certificate }) => [
+        order.id,
+        order.from.join(','),
+        order.to,
+        order.set?.request === null,
+        ...certificateBindings(certificate),
+      ]),
+      acmeOrders,
+      certificates,
+      now,
+      now,
+      acmeOrders,
+      now,
+    ],
   )) as { rows: Row[] };
   const stored = new Map(rows.map((r) => [toNumber(r.order_id), toNumber(r.id)]));
-  for (const c of unique) if (stored.has(c.orderId)) batch.events.push(certificateStored(c.certificate, null, batch.actor));
+  for (const c of unique) if (stored.has(c.order.id)) batch.events.push(certificateStored(c.certificate, null, batch.actor));
   return completions.map((c, index) => {
-    const id = stored.get(c.orderId);
-    return id !== undefined && first.get(c.orderId) === index ? insertedCertificateRecord(c.certificate, id, now) : null;
+    const id = stored.get(c.order.id);
+    return id !== undefined && first.get(c.order.id) === index ? insertedCertificateRecord(c.certificate, id, now) : null;
   });
-}
-
-export async function failIssuance(db: Knex, orderId: number, problem: AcmeErrorDocument, retryAt: Date | null): Promise<void> {
-  const now = new Date();
-  if (retryAt) {
-    await db(acmeOrders)
-      .where({ id: orderId, status: 'processing' })
-      .update({ attempts: db.raw('attempts + 1'), ...retryLeaseAt(retryAt), error: toJson(problem), updated: now });
-    return;
-  }
-  await db(acmeOrders)
-    .where({ id: orderId, status: 'processing' })
-    .update({ status: 'invalid', error: toJson(problem), request: null, ...NO_LEASE, updated: now });
 }
