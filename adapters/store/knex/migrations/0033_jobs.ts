@@ -10,10 +10,11 @@
  * again, so that work that recurs (an endpoint's next events) does not grow the table. The claim
  * reads pending rows by `run_at` (the partial index).
  *
- * Webhook endpoints are no longer leased themselves: the lease columns of migration 0012 go, and an
- * endpoint with events to deliver, or in back-off, gets a pending job (its back-off as `run_at`, its
- * attempts). The expiry scan gets its one recurring job. `down` gives the endpoints their columns
- * back with the live leases of their jobs (the back-off stayed on the endpoint: `next_attempt`).
+ * Webhook endpoints are no longer leased themselves: an endpoint with events to deliver, or in
+ * back-off, gets a pending job (its back-off as `run_at`, its attempts). The lease columns of
+ * migration 0012 stay, unused and as they were (no migration drops a column: a database restored or
+ * migrated down keeps its values). The expiry scan gets its one recurring job. `down` hands the
+ * endpoints the live leases of their jobs (the back-off stayed on the endpoint: `next_attempt`).
  */
 import type { Knex } from 'knex';
 
@@ -45,11 +46,9 @@ export async function up(knex: Knex): Promise<void> {
     WHERE e.enabled AND (e.position < (SELECT coalesce(max(id), 0) FROM ca_api_events) OR e.next_attempt IS NOT NULL OR e.lease_until IS NOT NULL)
     ORDER BY e.id`);
   await knex.raw(`INSERT INTO ca_api_jobs (kind, reference) VALUES ('expiry_scan', 'certificates')`);
-  await knex.raw('ALTER TABLE ca_api_webhook_endpoints DROP COLUMN lease_owner, DROP COLUMN lease_until');
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw('ALTER TABLE ca_api_webhook_endpoints ADD COLUMN lease_owner varchar(64) NULL, ADD COLUMN lease_until timestamptz NULL');
   await knex.raw(`
     UPDATE ca_api_webhook_endpoints e SET lease_owner = j.lease_owner, lease_until = j.lease_until
     FROM ca_api_jobs j
