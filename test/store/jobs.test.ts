@@ -3,11 +3,13 @@
  * idempotent per kind and reference; the one claim gives a job to one claimer only, passes over live
  * leases and takes lapsed ones; settling holds only while the lease does; a retry waits its delay on
  * the database's clock; jobs are listed and counted by kind and state, and a failed one is retried.
- * On every test database; on PostgreSQL the claimers also race from two connection pools.
+ * On every test database; on PostgreSQL the claimers also race from two connection pools, and a claim
+ * beside another instance's uncommitted one passes over its jobs without waiting (SKIP LOCKED).
  */
 import { knexStore } from '../../adapters/store/knex';
+import { KnexJobStore } from '../../adapters/store/knex/jobs';
 import { hasJobStore, type JobStore } from '../../lib/ports';
-import { openSecondPool, openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
+import { describeOnPostgres, openSecondPool, openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -126,5 +128,37 @@ describe.each(testDatabaseTargets())('background jobs in the store, on $name', (
     for (const id of [a.id, c.id, d.id, 999]) expect(await jobs.retryJob(id)).toBeNull();
     expect(await jobs.retryJob(b.id)).toMatchObject({ id: b.id, state: 'pending', attempts: 0, lastError: 'gave up' });
     expect((await jobs.claim(['k1'], 'me', 5, 60_000)).map((j) => j.id)).toEqual([b.id]);
+  });
+});
+
+// One connection (PGlite) never has a claim uncommitted beside another: PostgreSQL only.
+describeOnPostgres('a claim beside an uncommitted one', (target) => {
+  let db: TestDatabase;
+  let jobs: JobStore;
+  beforeAll(async () => {
+    db = await openTestDatabase(target);
+    await db.truncate();
+    jobs = jobsOf(db.store);
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('a claim that another instance has not yet committed holds its jobs: a claimer passes over them without waiting', async () => {
+    for (let i = 0; i < 6; i++) await jobs.enqueue('test_kind', `r${i}`);
+    const second = openSecondPool(target.url, db.knex);
+    try {
+      await second.transaction(async (trx) => {
+        const held = await new KnexJobStore(trx).claim(['test_kind'], 'uncommitted', 3, 60_000);
+        const meanwhile = await Promise.race([
+          jobs.claim(['test_kind'], 'other', 6, 60_000),
+          sleep(5000).then(() => 'waited for the other transaction'),
+        ]);
+        expect(typeof meanwhile === 'string' ? meanwhile : meanwhile.map((j) => j.reference).sort()).toEqual(['r3', 'r4', 'r5']);
+        expect(held.map((j) => j.reference)).toEqual(['r0', 'r1', 'r2']);
+      });
+    } finally {
+      await second.destroy();
+    }
   });
 });
