@@ -51,7 +51,7 @@ export interface JobContext {
 
 export interface JobHandler {
   readonly kind: string;
-  /** How long a claim holds the job (renewed by `renew` and by the kind's own settling writes). */
+  /** How long a claim holds the job (its kind's jobs are claimed for this long; renewed by `renew` and by the kind's own settling writes). */
   readonly leaseMs: number;
   /** The back-off between failed attempts. */
   readonly policy: BackoffPolicy;
@@ -82,7 +82,8 @@ export class JobsRunner {
   /** This runner's name in leases. */
   readonly owner = `jobs-${process.pid}-${randomBytes(6).toString('hex')}`;
   private readonly handlers: ReadonlyMap<string, JobHandler>;
-  private readonly leaseMs: number;
+  /** The kinds by the lease they are claimed with: a kind's jobs are claimed for its own `leaseMs`. */
+  private readonly byLease: ReadonlyMap<number, string[]>;
   private readonly loop: WorkLoop;
   private readonly running = new Map<number, Promise<void>>();
   /** Jobs a handler passed over → until when this runner leaves them to the others. */
@@ -96,7 +97,9 @@ export class JobsRunner {
   constructor(private readonly options: JobsRunnerOptions) {
     this.handlers = new Map(options.handlers.map((h) => [h.kind, h]));
     if (this.handlers.size !== options.handlers.length) throw new TypeError(`${options.name}: two handlers of one kind`);
-    this.leaseMs = Math.max(...options.handlers.map((h) => h.leaseMs));
+    const byLease = new Map<number, string[]>();
+    for (const h of options.handlers) byLease.set(h.leaseMs, [...(byLease.get(h.leaseMs) ?? []), h.kind]);
+    this.byLease = byLease;
     this.loop = new WorkLoop({
       name: options.name,
       intervalMs: options.intervalMs,
@@ -135,20 +138,21 @@ export class JobsRunner {
   private async round(): Promise<Promise<void>[]> {
     const free = this.options.concurrency - this.running.size;
     if (this.closed || free <= 0) return [];
-    let claimed: JobRecord[];
+    const claimed: JobRecord[] = [];
     try {
       for (const handler of this.handlers.values()) await handler.feed?.();
-      const claim = this.options.jobs.claim([...this.handlers.keys()], this.owner, free, this.leaseMs, [
-        ...this.running.keys(),
-        ...this.passedOver(),
-      ]);
-      this.claiming = claim.catch(() => undefined);
-      claimed = await claim;
+      const except = [...this.running.keys(), ...this.passedOver()];
+      for (const [leaseMs, kinds] of this.byLease) {
+        if (claimed.length >= free) break;
+        const claim = this.options.jobs.claim(kinds, this.owner, free - claimed.length, leaseMs, except);
+        this.claiming = claim.catch(() => undefined);
+        claimed.push(...(await claim));
+      }
       this.failing = false;
     } catch (error) {
-      if (isConnectionLost(error) && !this.closed) throw error; // the loop's outage back-off
+      if (isConnectionLost(error) && !this.closed && claimed.length === 0) throw error; // the loop's outage back-off
       this.reportOnce(`express-ca-api: ${this.options.name} could not claim jobs; retrying`, error);
-      return [];
+      if (claimed.length === 0) return [];
     }
     if (this.closed) {
       // Closed while claiming: hand the leases back rather than leave them to run out.

@@ -66,6 +66,22 @@ describe.each(testDatabaseTargets())('the job runner on $name', (target) => {
     expect(seen).toHaveLength(2); // nothing due
   });
 
+  it("claims each kind's jobs for that kind's lease", async () => {
+    const leases = new Map<string, number>();
+    const lease = async (job: JobRecord): Promise<JobOutcome> => {
+      const held = (await jobs.getJob(job.id))!;
+      leases.set(job.kind, held.leaseUntil!.getTime() - held.updated.getTime());
+      return { kind: 'done' };
+    };
+    const r = runner([handler('test_short', lease, { leaseMs: 30_000 }), handler('test_long', lease, { leaseMs: 300_000 })]);
+    await jobs.enqueue('test_short', 's');
+    await jobs.enqueue('test_long', 'l');
+    await r.runNow();
+    expect(leases.get('test_short')).toBeGreaterThanOrEqual(29_999);
+    expect(leases.get('test_short')).toBeLessThan(31_000);
+    expect(leases.get('test_long')).toBeGreaterThanOrEqual(299_999);
+  });
+
   it("retries with the kind's back-off, counting attempts; past the kind's attempts the job fails until retried", async () => {
     const errors: string[] = [];
     let calls = 0;
