@@ -122,7 +122,8 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
         },
         handle: async () => {
           await this.scan();
-          return { kind: 'again', afterMs: settings.expiringScanMs };
+          // Cut short by close(): another instance (or the next start) scans again at once.
+          return this.closed ? { kind: 'release' } : { kind: 'again', afterMs: settings.expiringScanMs };
         },
       });
     }
