@@ -45,6 +45,12 @@ export function defineMetrics(registry: Registry) {
       labelNames: ['ca'] as const,
       registers,
     }),
+    jobs: new Gauge({
+      name: 'ca_api_jobs',
+      help: 'Background jobs now, by kind (webhook_delivery, expiry_scan) and state (pending, running, done, failed).',
+      labelNames: ['kind', 'state'] as const,
+      registers,
+    }),
     databaseUp: new Gauge({
       name: 'ca_api_database_up',
       help: '1 when the last read of the database (the outbox, when scraped or polled) succeeded, 0 when the database was unavailable.',

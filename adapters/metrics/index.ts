@@ -97,9 +97,22 @@ export class PromMetrics implements MetricsExposition {
       if (isConnectionLost(error)) databaseUp.set(0);
       else this.options.logError('express-ca-api: metrics could not count the pending orders', error);
     }
+    await this.readJobs();
     poolConnections.reset();
     const pool = this.readings.connectionPool();
     if (pool) for (const state of ['used', 'free', 'pending'] as const) poolConnections.set({ state }, pool[state]);
+  }
+
+  /** Jobs per kind and state (a store that keeps them); a failed read leaves the gauge empty. */
+  private async readJobs(): Promise<void> {
+    const { jobs } = this.metrics;
+    jobs.reset();
+    if (!this.readings?.jobCounts) return;
+    try {
+      for (const { kind, state, count } of await this.readings.jobCounts()) jobs.set({ kind, state }, count);
+    } catch (error) {
+      if (!isConnectionLost(error)) this.options.logError('express-ca-api: metrics could not count the jobs', error);
+    }
   }
 }
 

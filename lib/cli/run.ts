@@ -20,6 +20,7 @@ import { registerEnrolmentEndpointCommands } from './commands/enrolment-endpoint
 import { registerEnrolmentRequestCommands } from './commands/enrolment-requests';
 import { registerAuditCommands } from './commands/audit';
 import { registerIntentCommands } from './commands/intents';
+import { registerJobCommands } from './commands/jobs';
 import { registerBackupCommands } from './commands/backup';
 import type { Action } from './commands/shared';
 import { X509Error } from '../x509/errors';
@@ -106,6 +107,7 @@ export function caAdminProgram(ctx: CommandContext, run: Action): Command {
   registerEnrolmentRequestCommands(program, run);
   registerAuditCommands(program, run);
   registerIntentCommands(program, run);
+  registerJobCommands(program, run);
   registerBackupCommands(program, run);
   for (const cmd of program.commands)
     cmd

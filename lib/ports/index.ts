@@ -42,3 +42,4 @@ export * from './acme-store';
 export * from './metrics';
 export * from './metrics-readings';
 export * from './webhooks';
+export * from './jobs';

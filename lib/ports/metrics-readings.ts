@@ -4,6 +4,7 @@
  * the request path.
  */
 import type { KeyType } from '../x509/types';
+import type { JobCount } from './jobs';
 
 /** A certificate named by its CA's serial and its own, as a domain event names it (lib/ports/events.ts). */
 export interface CertificateRef {
@@ -33,6 +34,8 @@ export interface MetricsReadings {
   pendingOrders(): Promise<{ caName: string; caSerial: string; count: number }[]>;
   /** Profile and key type of stored certificates, keyed `${caSerial}:${serial}`; certificates not found are left out. */
   certificateFacts(refs: readonly CertificateRef[]): Promise<Map<string, CertificateFacts>>;
+  /** Background jobs per kind and state (lib/ports/jobs.ts), for a store that keeps them. */
+  jobCounts?(): Promise<JobCount[]>;
   /** The connection pool now, or null when the store has none. Synchronous: no query. */
   connectionPool(): ConnectionPoolState | null;
 }

@@ -1,10 +1,12 @@
 /**
  * Webhooks (docs/operations/webhooks.md; docs/DESIGN.md "Webhooks"): endpoints that receive the domain events
  * of the outbox (lib/ports/events.ts), signed per the Standard Webhooks specification. The store keeps
- * the endpoints, where each one is in the outbox (`position`: the id of the last event it has
- * handled), and the lease that lets one instance of a fleet deliver to an endpoint at a time.
+ * the endpoints and where each one is in the outbox (`position`: the id of the last event it has
+ * handled). An endpoint with events to deliver has a job (lib/ports/jobs.ts, `webhook_delivery`) whose
+ * lease lets one instance of a fleet deliver to it at a time.
  */
 import type { DomainEvent } from './events';
+import type { JobLease } from './jobs';
 
 /** The event types an endpoint may ask for, besides `'*'` (all). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -89,20 +91,23 @@ export interface WebhookStore {
   removeWebhookEndpoint(id: number): Promise<boolean>;
   /** Replace the sealed secret; false when there was no such endpoint. */
   setWebhookSecret(id: number, sealedSecret: unknown): Promise<boolean>;
-  /** Deliver again from event `fromEventId` (inclusive); clears the back-off. False when there was no such endpoint. */
+  /**
+   * Deliver again from event `fromEventId` (inclusive); clears the back-off and ends the lease of its
+   * job (the deliverer at work on it stops). False when there was no such endpoint.
+   */
   rewindWebhookEndpoint(id: number, fromEventId: number): Promise<boolean>;
   listWebhookDeadLetters(endpointId: number, limit?: number): Promise<WebhookDeadLetter[]>;
 
   /**
-   * Lease up to `limit` enabled endpoints that have events after their position and are due, for
-   * `leaseMs`, to `owner`: no other owner gets them until the lease runs out or is released. Leased
-   * endpoints are not returned again, nor those of `except` (the caller's turns still under way, whose
-   * lease a replay may have ended).
+   * Enqueue a `webhook_delivery` job (lib/ports/jobs.ts) for each enabled endpoint that has events
+   * after its position and no pending job, due at its `nextAttempt` or now; resolves to how many.
    */
-  claimWebhookEndpoints(owner: string, leaseMs: number, limit: number, except?: readonly number[]): Promise<WebhookEndpointRecord[]>;
-  /** Record `outcome` and extend the lease by `leaseMs`; false when `owner` no longer holds the lease (stop). */
-  recordWebhookOutcome(id: number, owner: string, outcome: WebhookOutcome, leaseMs: number): Promise<boolean>;
-  releaseWebhookEndpoint(id: number, owner: string): Promise<void>;
+  enqueueDeliveries(): Promise<number>;
+  /**
+   * Record `outcome` while `lease` (the endpoint's `webhook_delivery` job, as claimed) still holds, and
+   * renew that lease by `leaseMs`; false when it no longer holds (stop).
+   */
+  recordWebhookOutcome(id: number, lease: JobLease, outcome: WebhookOutcome, leaseMs: number): Promise<boolean>;
 
   /**
    * Announce certificates that are neither revoked nor expired and whose `notAfter` is before
@@ -126,7 +131,7 @@ export interface WebhookStoreProvider {
 
 export function hasWebhookStore<S extends object>(store: S): store is S & WebhookStoreProvider {
   const w = (store as Partial<WebhookStoreProvider>).webhooks;
-  return typeof w === 'object' && w !== null && typeof w.claimWebhookEndpoints === 'function';
+  return typeof w === 'object' && w !== null && typeof w.recordWebhookOutcome === 'function';
 }
 
 /** One signed POST of one event to one endpoint. */

@@ -1,44 +1,51 @@
 /**
  * Webhook delivery from the outbox (docs/operations/webhooks.md; docs/DESIGN.md "Webhooks").
  *
- * Every `pollMs` (its work loop, lib/work/loop.ts) this instance leases the endpoints that have
- * events after their position and are due (`WebhookStore.claimWebhookEndpoints`: one instance of the
- * fleet per endpoint at a time), and delivers to each, on its own, the events after its position in
- * id order — the order the events committed in (lib/ports/events.ts). Events an endpoint did not ask
- * for are passed over. The position moves past an event only once it was answered 2xx (or
- * dead-lettered), and only while the lease is still this instance's: at least once, in order, and no
- * doubles while instances keep their leases (a lease outlasts two request timeouts and is renewed with
- * every event).
+ * Two kinds of background job (lib/ports/jobs.ts; docs/DESIGN.md "Background jobs"), run by one job
+ * runner (lib/work/jobs-runner.ts) every `pollMs`:
+ *
+ * - `webhook_delivery`: an endpoint that has events after its position gets a job
+ *   (`WebhookStore.enqueueDeliveries`, before each claim); the runner claims due jobs (one instance
+ *   of the fleet per endpoint at a time) and this delivers to each endpoint, on its own, the events
+ *   after its position in id order — the order the events committed in (lib/ports/events.ts). Events
+ *   an endpoint did not ask for are passed over. The position moves past an event only once it was
+ *   answered 2xx (or dead-lettered), and only while the job's lease is still this instance's: at least
+ *   once, in order, and no doubles while instances keep their leases (a lease outlasts two request
+ *   timeouts and is renewed with every event).
+ * - `expiry_scan`: one recurring job, run every `expiringScanMs` by whichever instance claims it.
  *
  * The secret is opened only for an event the endpoint wants; one this server's key-encryption key
  * cannot open (after `ca-admin rotate_kek`, say) is this server's fault, not the receiver's: the
  * endpoint's schedule is left alone for a server that has the key (see `openSecret`).
  *
  * A failure of the receiver ends the endpoint's turn with a back-off of `backoffBaseMs · 2^(attempts−1)` (at most
- * `backoffMaxMs`), of which a random half is waited off (lib/work/policies.ts, webhook delivery); at `maxAttempts` the event goes
- * to the dead letters and the endpoint moves on.
+ * `backoffMaxMs`), of which a random half is waited off (lib/work/policies.ts, webhook delivery): the job's
+ * `run_at`, shown as the endpoint's next attempt; at `maxAttempts` the event goes to the dead letters and
+ * the endpoint moves on (the job itself never fails).
  *
  * Nothing here is on the issuing path: delivery runs on its own timers, holds no transaction (nor,
  * on PGlite's single connection, the connection) while a request is out, and a receiver that never
  * answers costs one pending request per endpoint until `timeoutMs`.
  */
-import { randomBytes } from 'crypto';
 import type { LogError } from '../http/error-catch';
 import {
   hasFilteredEventLog,
   isConnectionLost,
+  JOB_KINDS,
   NO_METRICS,
   type EventLog,
   type EventsOfTypes,
+  type JobLease,
+  type JobRecord,
+  type JobStore,
   type MetricsSink,
   type SecretBox,
   type WebhookEndpointRecord,
   type WebhookSender,
   type WebhookStore,
 } from '../ports';
-import { delayMs } from '../work/backoff';
+import { JobsRunner, type JobContext, type JobHandler, type JobOutcome } from '../work/jobs-runner';
 import { BACKOFF_POLICIES } from '../work/policies';
-import { WorkLoop } from '../work/loop';
 import type { ResolvedWebhookTuning } from './options';
 import { webhookPayload } from './payload';
 
@@ -49,9 +56,13 @@ const DAY_MS = 86_400_000;
 const ANNOUNCE_LIMIT = 1000;
 /** How long this instance leaves alone an endpoint whose secret its key did not open (see `openSecret`). */
 const UNOPENED_SECRET_PAUSE_MS = 60_000;
+/** The expiry scan job's lease: a scan of a large inventory takes several statements of `ANNOUNCE_LIMIT`. */
+const EXPIRY_SCAN_LEASE_MS = 300_000;
+/** The expiry scan's one job. */
+const EXPIRY_SCAN_REFERENCE = 'certificates';
 
 export interface WebhookDeliveryPorts {
-  store: { webhooks: WebhookStore } & EventLog;
+  store: { webhooks: WebhookStore; jobs: JobStore } & EventLog;
   /** Opens the endpoints' secrets. */
   secrets: SecretBox;
   sender: WebhookSender;
@@ -68,19 +79,20 @@ export interface WebhookDelivery {
   close(): Promise<void>;
 }
 
+/** Where a turn is: the lease it holds and what it learnt. */
+interface Turn {
+  lease: JobLease;
+  context: JobContext;
+}
+
 export class OutboxWebhookDelivery implements WebhookDelivery {
-  /** This instance's name in leases. */
-  private readonly owner = `wh-${process.pid}-${randomBytes(6).toString('hex')}`;
   private readonly leaseMs: number;
-  private readonly turns = new Map<number, Promise<void>>();
-  private readonly loops: WorkLoop[];
+  private readonly runner: JobsRunner;
   private closed = false;
-  /** Aborts the requests under way when closing. */
-  private readonly closing = new AbortController();
   private failing = false;
   private readonly metrics: MetricsSink;
-  /** Endpoints whose secret this instance's key did not open → until when it leaves them to the others. */
-  private readonly unopened = new Map<number, number>();
+  /** Whether this instance has made sure the expiry scan has its job. */
+  private scanEnqueued = false;
 
   constructor(
     private readonly settings: ResolvedWebhookTuning,
@@ -88,103 +100,94 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
   ) {
     this.leaseMs = 2 * settings.timeoutMs + 5000;
     this.metrics = ports.metrics ?? NO_METRICS;
-    // Two loops (lib/work/loop.ts), each failure of theirs already reported once by `reportOnce`.
-    const loop = (name: string, intervalMs: number, round: () => Promise<unknown>) =>
-      new WorkLoop({ name, intervalMs, round, logError: ports.logError });
-    this.loops = [loop('webhook delivery', settings.pollMs, () => this.startTurns())];
-    if (settings.expiringDays > 0)
-      this.loops.push(loop('expiring-certificate scan', settings.expiringScanMs, () => this.announceExpiring()));
+    const { webhooks, jobs } = ports.store;
+    const handlers: JobHandler[] = [
+      {
+        kind: JOB_KINDS.webhookDelivery,
+        leaseMs: this.leaseMs,
+        policy: BACKOFF_POLICIES.webhookDelivery(settings),
+        feed: () => webhooks.enqueueDeliveries(),
+        handle: (job, context) => this.turn(job, context),
+      },
+    ];
+    if (settings.expiringDays > 0) {
+      handlers.push({
+        kind: JOB_KINDS.expiryScan,
+        leaseMs: EXPIRY_SCAN_LEASE_MS,
+        policy: BACKOFF_POLICIES.expiryScanRetry(settings.expiringScanMs),
+        feed: async () => {
+          if (this.scanEnqueued) return;
+          await jobs.enqueue(JOB_KINDS.expiryScan, EXPIRY_SCAN_REFERENCE);
+          this.scanEnqueued = true;
+        },
+        handle: async () => {
+          await this.scan();
+          // Cut short by close(): another instance (or the next start) scans again at once.
+          return this.closed ? { kind: 'release' } : { kind: 'again', afterMs: settings.expiringScanMs };
+        },
+      });
+    }
+    this.runner = new JobsRunner({
+      name: 'webhook delivery',
+      jobs,
+      handlers,
+      intervalMs: settings.pollMs,
+      concurrency: settings.concurrency,
+      logError: ports.logError,
+    });
   }
 
   start(): this {
-    for (const loop of this.loops) loop.start();
+    this.runner.start();
     return this;
   }
 
   async deliverNow(): Promise<void> {
-    await Promise.all(await this.startTurns());
-  }
-  /** The claim under way, which `close()` waits for (so that no turn starts unseen after it). */
-  private claiming: Promise<unknown> = Promise.resolve();
-
-  /**
-   * Lease what is due and start a turn for each; the turns are not waited for, so that the timer
-   * keeps polling (and the other endpoints keep moving) while one endpoint's receiver is slow.
-   */
-  private async startTurns(): Promise<Promise<void>[]> {
-    const free = this.settings.concurrency - this.turns.size;
-    if (this.closed || free <= 0) return [];
-    let claimed: WebhookEndpointRecord[];
-    try {
-      const claim = this.ports.store.webhooks.claimWebhookEndpoints(this.owner, this.leaseMs, free, [
-        ...this.turns.keys(),
-        ...this.leftToOthers(),
-      ]);
-      this.claiming = claim.catch(() => undefined);
-      claimed = await claim;
-      this.failing = false;
-    } catch (error) {
-      this.reportOnce('express-ca-api: webhooks could not read their endpoints; retrying', error);
-      return [];
-    }
-    if (this.closed) {
-      // Closed while claiming: hand the leases back rather than leave them to run out.
-      await Promise.all(claimed.map((e) => this.ports.store.webhooks.releaseWebhookEndpoint(e.id, this.owner).catch(() => undefined)));
-      return [];
-    }
-    const started: Promise<void>[] = [];
-    for (const endpoint of claimed) {
-      const turn = this.turn(endpoint).finally(() => this.turns.delete(endpoint.id));
-      this.turns.set(endpoint.id, turn);
-      started.push(turn);
-    }
-    return started;
+    await this.runner.runNow();
   }
 
   async announceExpiring(): Promise<number> {
     if (this.closed || this.settings.expiringDays <= 0) return 0;
     try {
-      const before = new Date(Date.now() + this.settings.expiringDays * DAY_MS);
-      let total = 0;
-      for (let n = ANNOUNCE_LIMIT; n === ANNOUNCE_LIMIT && !this.closed; total += n) {
-        n = await this.ports.store.webhooks.announceExpiringCertificates(before, ANNOUNCE_LIMIT, {
-          includeAutogenerated: this.settings.expiringIncludeAutogenerated,
-        });
-      }
-      return total;
+      return await this.scan();
     } catch (error) {
       this.reportOnce('express-ca-api: webhooks could not look for expiring certificates; retrying', error);
       return 0;
     }
   }
 
+  /** Announce what expires within `expiringDays`, a statement of `ANNOUNCE_LIMIT` at a time (the store's scan, one scanner for the fleet). */
+  private async scan(): Promise<number> {
+    const before = new Date(Date.now() + this.settings.expiringDays * DAY_MS);
+    let total = 0;
+    for (let n = ANNOUNCE_LIMIT; n === ANNOUNCE_LIMIT && !this.closed; total += n) {
+      n = await this.ports.store.webhooks.announceExpiringCertificates(before, ANNOUNCE_LIMIT, {
+        includeAutogenerated: this.settings.expiringIncludeAutogenerated,
+      });
+    }
+    return total;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
-    this.closing.abort();
-    await Promise.all(this.loops.map((loop) => loop.stop()));
-    await this.claiming;
-    await Promise.all(this.turns.values());
+    await this.runner.close();
     await this.ports.sender.close?.();
   }
 
-  /** One endpoint's turn: deliver from its position until it is done, fails, or the turn's pages are used. */
-  private async turn(endpoint: WebhookEndpointRecord): Promise<void> {
-    const { webhooks } = this.ports.store;
+  /** One endpoint's turn (its job): deliver from its position until it is done, fails, or the turn's pages are used. */
+  private async turn(job: JobRecord, context: JobContext): Promise<JobOutcome> {
+    const endpoint = await this.ports.store.webhooks.getWebhookEndpoint(Number(job.reference));
+    // Removed or disabled since the job was made: nothing to deliver.
+    if (!endpoint?.enabled) return { kind: 'done' };
     try {
-      await this.deliverTo(endpoint);
+      const outcome = await this.deliverTo(endpoint, { lease: context.lease, context });
+      this.failing = false;
+      return outcome;
     } catch (error) {
       // The store failed (an outage, say): the position stays where it was recorded; the lease runs out.
       this.reportOnce(`express-ca-api: webhook ${endpoint.id}: delivery interrupted; retrying`, error);
-      return;
+      throw error;
     }
-    await webhooks.releaseWebhookEndpoint(endpoint.id, this.owner).catch(() => undefined);
-  }
-
-  /** The endpoints this instance leaves to the others for now (their secret did not open with its key). */
-  private leftToOthers(): number[] {
-    const now = Date.now();
-    for (const [id, until] of this.unopened) if (until <= now) this.unopened.delete(id);
-    return [...this.unopened.keys()];
   }
 
   /**
@@ -195,23 +198,28 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
    * endpoint, never what the secret was. Usually this is a server still on the old key after
    * `ca-admin rotate_kek` re-sealed the secrets — its own key's fault, not the receiver's — so the
    * endpoint's schedule (attempts, next attempt) is left as it was: a server that has the new key
-   * delivers at once. This instance leaves the endpoint to the others for a minute instead.
+   * delivers at once. This instance leaves the endpoint's job to the others for a minute instead.
    */
-  private async openSecret(endpoint: WebhookEndpointRecord): Promise<Buffer | null> {
+  private async openSecret(endpoint: WebhookEndpointRecord, turn: Turn): Promise<Buffer | JobOutcome> {
     try {
       return this.ports.secrets.open(endpoint.sealedSecret);
     } catch {
       const error =
         "the secret cannot be opened with this server's key-encryption key (after ca-admin rotate_kek, restart with the new key; " +
         'else make a new secret: ca-admin rotate_webhook_secret)';
-      this.unopened.set(endpoint.id, Date.now() + UNOPENED_SECRET_PAUSE_MS);
-      await this.ports.store.webhooks.recordWebhookOutcome(endpoint.id, this.owner, { kind: 'unattempted', error }, this.leaseMs);
-      return null;
+      const recorded = await this.ports.store.webhooks.recordWebhookOutcome(
+        endpoint.id,
+        turn.lease,
+        { kind: 'unattempted', error },
+        this.leaseMs,
+      );
+      return recorded ? { kind: 'pass', forMs: UNOPENED_SECRET_PAUSE_MS } : { kind: 'lost' };
     }
   }
 
-  private async deliverTo(endpoint: WebhookEndpointRecord): Promise<void> {
+  private async deliverTo(endpoint: WebhookEndpointRecord, turn: Turn): Promise<JobOutcome> {
     const { webhooks } = this.ports.store;
+    const LOST: JobOutcome = { kind: 'lost' };
     const wantsAll = endpoint.eventTypes.includes('*');
     const wanted = new Set(endpoint.eventTypes);
     let secret: Buffer | null = null;
@@ -229,11 +237,12 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
         }
         if (!secret) {
           if (position > recorded) {
-            if (!(await this.advance(endpoint.id, position))) return;
+            if (!(await this.advance(endpoint.id, turn, position))) return LOST;
             recorded = position;
           }
-          secret = await this.openSecret(endpoint);
-          if (!secret) return;
+          const opened = await this.openSecret(endpoint, turn);
+          if (!Buffer.isBuffer(opened)) return opened;
+          secret = opened;
         }
         const started = performance.now();
         const result = await this.ports.sender.send({
@@ -243,18 +252,18 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
           timestamp: new Date(),
           body: webhookPayload(event),
           timeoutMs: this.settings.timeoutMs,
-          signal: this.closing.signal,
+          signal: turn.context.signal,
         });
         // Closing cut the request short: not the receiver's failure; the event is sent again later.
-        if (this.closed && !result.ok) return;
+        if (this.closed && !result.ok) return { kind: 'release' };
         const seconds = (performance.now() - started) / 1000;
         const lagSeconds = Math.max(0, (Date.now() - event.created.getTime()) / 1000);
         if (result.ok) {
           this.metrics.webhookDelivery?.({ endpoint: endpoint.id, outcome: 'delivered', seconds, lagSeconds });
           position = event.id;
           attempts = 0;
-          if (!(await webhooks.recordWebhookOutcome(endpoint.id, this.owner, { kind: 'advanced', position, delivered: 1 }, this.leaseMs)))
-            return;
+          if (!(await webhooks.recordWebhookOutcome(endpoint.id, turn.lease, { kind: 'advanced', position, delivered: 1 }, this.leaseMs)))
+            return LOST;
           recorded = position;
           continue;
         }
@@ -262,23 +271,28 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
         if (attempts >= this.settings.maxAttempts) {
           this.metrics.webhookDelivery?.({ endpoint: endpoint.id, outcome: 'dead_letter', seconds, lagSeconds });
           const outcome = { kind: 'dead' as const, event, attempts, error: result.error };
-          if (!(await webhooks.recordWebhookOutcome(endpoint.id, this.owner, outcome, this.leaseMs))) return;
+          if (!(await webhooks.recordWebhookOutcome(endpoint.id, turn.lease, outcome, this.leaseMs))) return LOST;
           position = recorded = event.id;
           attempts = 0;
           continue;
         }
         this.metrics.webhookDelivery?.({ endpoint: endpoint.id, outcome: 'failed', seconds, lagSeconds });
-        if (position > recorded && !(await this.advance(endpoint.id, position))) return;
-        const nextAttempt = new Date(Date.now() + delayMs(BACKOFF_POLICIES.webhookDelivery(this.settings), attempts));
-        await webhooks.recordWebhookOutcome(endpoint.id, this.owner, { kind: 'retry', error: result.error, nextAttempt }, this.leaseMs);
-        return;
+        if (position > recorded && !(await this.advance(endpoint.id, turn, position))) return LOST;
+        // The job waits as long as the endpoint says it does: one wait, by the kind's policy.
+        const delayMs = turn.context.retryDelayMs(attempts);
+        const nextAttempt = new Date(Date.now() + delayMs);
+        const retry = { kind: 'retry' as const, error: result.error, nextAttempt };
+        if (!(await webhooks.recordWebhookOutcome(endpoint.id, turn.lease, retry, this.leaseMs))) return LOST;
+        return { kind: 'retry', error: result.error, attempts, delayMs };
       }
       if (this.closed) break;
       // Every event of the page was delivered or passed over: what the read skipped is passed over too.
       position = Math.max(position, scannedTo);
       if (!more) break;
     }
-    if (position > recorded) await this.advance(endpoint.id, position);
+    if (position > recorded && !(await this.advance(endpoint.id, turn, position))) return LOST;
+    // Closing: let the job go for another instance; else done (events still after the position get a job again).
+    return this.closed ? { kind: 'release' } : { kind: 'done' };
   }
 
   /**
@@ -293,8 +307,8 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
   }
 
   /** Record events passed over (not wanted) up to `position`. */
-  private advance(id: number, position: number): Promise<boolean> {
-    return this.ports.store.webhooks.recordWebhookOutcome(id, this.owner, { kind: 'advanced', position, delivered: 0 }, this.leaseMs);
+  private advance(id: number, turn: Turn, position: number): Promise<boolean> {
+    return this.ports.store.webhooks.recordWebhookOutcome(id, turn.lease, { kind: 'advanced', position, delivered: 0 }, this.leaseMs);
   }
 
   /** Log a failure once until things work again (not every `pollMs`); a lost connection is an outage, not news. */

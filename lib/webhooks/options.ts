@@ -14,7 +14,17 @@ import {
   show,
   type OptionsEntry,
 } from '../http/option-checks';
-import { hasEventLog, hasWebhookStore, type EventLog, type Logger, type SecretBox, type Store, type WebhookStoreProvider } from '../ports';
+import {
+  hasEventLog,
+  hasJobStore,
+  hasWebhookStore,
+  type EventLog,
+  type JobStoreProvider,
+  type Logger,
+  type SecretBox,
+  type Store,
+  type WebhookStoreProvider,
+} from '../ports';
 
 export interface WebhookDeliveryTuning {
   /** How often this instance looks for endpoints with events to deliver (ms). Default 1000. */
@@ -120,7 +130,7 @@ export function resolveWebhookOptions(given: unknown): ResolvedWebhookOptions {
 }
 
 export interface ResolvedWebhookDeliveryOptions extends ResolvedWebhookTuning {
-  store: Store & WebhookStoreProvider & EventLog;
+  store: Store & WebhookStoreProvider & JobStoreProvider & EventLog;
   secrets: SecretBox | null;
   logError: LogError;
 }
@@ -137,14 +147,18 @@ export function resolveWebhookDeliveryOptions(options: WebhookDeliveryOptions): 
   };
 }
 
-export function checkWebhookStore(store: unknown, entry: OptionsEntry, prefix: string): Store & WebhookStoreProvider & EventLog {
-  if (!isObjectLike(store) || !hasWebhookStore(store) || !hasEventLog(store)) {
+export function checkWebhookStore(
+  store: unknown,
+  entry: OptionsEntry,
+  prefix: string,
+): Store & WebhookStoreProvider & JobStoreProvider & EventLog {
+  if (!isObjectLike(store) || !hasWebhookStore(store) || !hasJobStore(store) || !hasEventLog(store)) {
     throw new OptionsError(
-      `${prefix}option \`store\` must be a store with the webhook and event-log capabilities (knexStore has them), e.g. { store: knexStore(db) }`,
+      `${prefix}option \`store\` must be a store with the webhook, job and event-log capabilities (knexStore has them), e.g. { store: knexStore(db) }`,
       entry,
     );
   }
-  return store as Store & WebhookStoreProvider & EventLog;
+  return store as Store & WebhookStoreProvider & JobStoreProvider & EventLog;
 }
 
 function checkSecretBox(box: unknown, entry: OptionsEntry): SecretBox | null {

@@ -23,7 +23,7 @@ export const ACME_RETRY_MAX_MS = 3_600_000;
 export const BACKOFF_POLICIES = {
   /**
    * A database outage, for every work loop (lib/work/loop.ts: the REST order runner, the ACME
-   * runner, webhook delivery): rounds failing with a lost connection wait from the loop's interval (at
+   * runner, the job runner of lib/work/jobs-runner.ts: webhook delivery and the expiry scan): rounds failing with a lost connection wait from the loop's interval (at
    * least 100 ms), doubling, up to 30 s.
    */
   workOutage: (intervalMs: number): BackoffPolicy => ({
@@ -47,6 +47,15 @@ export const BACKOFF_POLICIES = {
   webhookDelivery: (settings: { backoffBaseMs: number; backoffMaxMs: number }): BackoffPolicy => ({
     baseMs: settings.backoffBaseMs,
     maxMs: settings.backoffMaxMs,
+    jitter: 'equal',
+  }),
+  /**
+   * The expiry scan (lib/webhooks/delivery.ts, a recurring job): a scan the store failed is tried again
+   * from a minute (or the scan interval, when shorter), doubling, up to the scan interval.
+   */
+  expiryScanRetry: (expiringScanMs: number): BackoffPolicy => ({
+    baseMs: Math.min(60_000, expiringScanMs),
+    maxMs: expiringScanMs,
     jitter: 'equal',
   }),
 } as const;

@@ -367,8 +367,10 @@ describeOnPostgres('an instance killed mid-work: another finishes it, exactly on
       // Whichever instance leased the endpoint is A: its request is the one held.
       await until('the first request at the receiver', async () => seen.length > 0);
       const endpoint = () => db.knex(TABLES.webhookEndpoints).where({ id: added.endpoint.id }).first() as Promise<Record<string, unknown>>;
-      const leased = await endpoint();
-      const owner = /^wh-(\d+)-/.exec(String(leased.lease_owner));
+      // The endpoint's lease is its job's (migration 0033).
+      const job = { kind: 'webhook_delivery', reference: String(added.endpoint.id) };
+      const leased = (await db.knex(TABLES.jobs).where(job).first()) as Record<string, unknown>;
+      const owner = /^jobs-(\d+)-/.exec(String(leased.lease_owner));
       const a = [one, two].find((h) => String(h.child.pid) === owner?.[1]);
       if (!a) throw new Error(`no instance holds the endpoint's lease: ${String(leased.lease_owner)}`);
       await stop(a.child, 'SIGKILL');

@@ -42,6 +42,7 @@ export interface TestDatabase {
 /** Tables in an order that TRUNCATE ... CASCADE accepts in one statement. */
 const TABLES_IN_TRUNCATE_ORDER = [
   TABLES.events,
+  TABLES.jobs,
   TABLES.webhookDeadLetters,
   TABLES.webhookEndpoints,
   TABLES.expiryNotices,

@@ -339,7 +339,12 @@ describe.each(testDatabaseTargets())('webhook delivery over the store, on $name'
 
 describe('webhook options', () => {
   it('are checked when delivery is constructed', () => {
-    const store = { webhooks: { claimWebhookEndpoints: () => undefined }, eventsSince: () => undefined, latestEventId: () => undefined };
+    const store = {
+      webhooks: { recordWebhookOutcome: () => undefined },
+      jobs: { claim: () => undefined },
+      eventsSince: () => undefined,
+      latestEventId: () => undefined,
+    };
     expect(() => createWebhookDelivery({} as never)).toThrow(/createWebhookDelivery: option `store` must be a store with the webhook/);
     expect(() => createWebhookDelivery({ store: store as never, env, pollMs: 1 })).toThrow(
       /createWebhookDelivery: option `pollMs` must be an integer from 10 to 3600000 \(got 1\)/,

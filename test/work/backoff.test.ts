@@ -29,6 +29,7 @@ const POLICIES: [string, BackoffPolicy][] = [
   ['ACME validation retry', BACKOFF_POLICIES.acmeValidationRetry(2000)],
   ['ACME issuance retry', BACKOFF_POLICIES.acmeIssuanceRetry(2000)],
   ['webhook delivery', WEBHOOKS],
+  ['expiry scan retry', BACKOFF_POLICIES.expiryScanRetry(3_600_000)],
   ['an odd base', { baseMs: 333, maxMs: 100_001 }],
 ];
 

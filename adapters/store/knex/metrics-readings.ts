@@ -5,6 +5,7 @@
  * - pending orders per CA, through the partial index of pending orders (`ca_api_orders_pending_idx`);
  * - profile and key type of certificates named by events, through the `(ca_id, serial)` unique
  *   index; the key type is the public-key algorithm of the certificate's stored JSON;
+ * - background jobs per kind and state (jobs.ts);
  * - the connection pool that knex keeps (tarn): PostgreSQL's connections, or PGlite's one.
  */
 import type { Knex } from 'knex';
@@ -13,6 +14,7 @@ import {
   type CertificateFacts,
   type CertificateRef,
   type ConnectionPoolState,
+  type JobCount,
   type MetricsReadings,
 } from '../../../lib/ports';
 import {
@@ -25,6 +27,7 @@ import {
 } from '../../../lib/x509/key-algorithm-oids';
 import type { KeyType } from '../../../lib/x509/types';
 import { mappingErrors } from './errors';
+import { KnexJobStore } from './jobs';
 import type { Row } from './rows';
 import { TABLES } from './tables';
 import { toNumber } from './values';
@@ -55,6 +58,10 @@ function isTarnPool(pool: unknown): pool is TarnPool {
 
 export class KnexMetricsReadings implements MetricsReadings {
   constructor(private readonly db: Knex) {}
+
+  jobCounts(): Promise<JobCount[]> {
+    return new KnexJobStore(this.db).countJobs();
+  }
 
   pendingOrders(): Promise<{ caName: string; caSerial: string; count: number }[]> {
     return mappingErrors(async () => {

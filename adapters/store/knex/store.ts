@@ -51,6 +51,7 @@ import * as events from './events';
 import { KnexAuditLog } from './audit';
 import { KnexMetricsReadings } from './metrics-readings';
 import { KnexWebhookStore } from './webhooks';
+import { KnexJobStore } from './jobs';
 import { MIGRATIONS_TABLE, migrationsCurrent, migrationSource } from './migrations';
 import * as intents from './intents';
 import * as issuedOrders from './issued-orders';
@@ -129,6 +130,10 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
   get certificateStatistics(): KnexCertificateStatistics {
     return this.part('certificateStatistics', () => new KnexCertificateStatistics(this.db));
+  }
+  /** Background jobs (`JobStoreProvider`, jobs.ts): the one table of work the job runner claims. */
+  get jobs(): KnexJobStore {
+    return this.part('jobs', () => new KnexJobStore(this.db));
   }
   /** The webhook endpoints and their delivery (`WebhookStoreProvider`, webhooks.ts); writes name this store's actor. */
   get webhooks(): KnexWebhookStore {

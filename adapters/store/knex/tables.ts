@@ -29,4 +29,5 @@ export const TABLES = {
   enrolmentRequests: 'ca_api_enrolment_requests',
   adminSessions: 'ca_api_admin_sessions',
   issuanceIntents: 'ca_api_issuance_intents',
+  jobs: 'ca_api_jobs',
 } as const;

@@ -1,44 +1,38 @@
 /**
  * The knex store's `WebhookStore` (lib/ports/webhooks.ts; tables of migrations/0012_webhooks.ts).
  *
- * - An endpoint is leased with one `UPDATE … WHERE id IN (SELECT … SKIP LOCKED)` (work.ts): of two
- *   instances claiming at once, each gets other endpoints, and a leased endpoint is not claimed again
- *   before its lease runs out. Every outcome is recorded only while the lease is still the caller's
- *   (`lease_owner = owner`): a deliverer that lost it (it stalled past the lease, an operator replayed
- *   the endpoint) learns so and stops, rather than moving a position someone else now moves.
+ * - An endpoint with events after its position gets a `webhook_delivery` job (jobs.ts, migration
+ *   0033; `enqueueDeliveries`), which the job runner claims: one instance of the fleet at a time
+ *   delivers to an endpoint. Every outcome is recorded only while the job's lease is still the
+ *   caller's, in the statement that renews it: a deliverer that lost it (it stalled past the lease, an
+ *   operator replayed the endpoint) learns so and stops, rather than moving a position someone else now moves.
  * - Management writes (add, remove, rotate, replay) name this store's actor in their events.
  */
 import type { Knex } from 'knex';
-import type {
-  Actor,
-  ExpiryScanOptions,
-  NewWebhookEndpoint,
-  WebhookDeadLetter,
-  WebhookEndpointRecord,
-  WebhookOutcome,
-  WebhookStore,
+import {
+  JOB_KINDS,
+  type Actor,
+  type ExpiryScanOptions,
+  type JobLease,
+  type NewWebhookEndpoint,
+  type WebhookDeadLetter,
+  type WebhookEndpointRecord,
+  type WebhookOutcome,
+  type WebhookStore,
 } from '../../../lib/ports';
 import { mappingErrors } from './errors';
 import { certificateExpiring } from './event-data';
 import { writeNaming } from './events';
 import type { Row } from './rows';
 import { TABLES } from './tables';
+import { enqueueSelectedSql, renewHeldJobSql, restartJob } from './jobs';
 import { writingEvents } from './transaction-events';
-import {
-  heldBy,
-  SKIP_LOCKED,
-  WEBHOOK_HELD_SQL,
-  WEBHOOK_LEASE_FREE,
-  WEBHOOK_NO_LEASE,
-  webhookLeaseSql,
-  webhookRenewed,
-  webhookRenewSql,
-} from './work';
 import { fromJson, toDate, toJson, toNullableDate, toNumber } from './values';
 
 /** `pg_try_advisory_xact_lock` keys of the expiry scan: 'CAAP' and 'EXPY' as int4. */
 const EXPIRY_LOCK_KEYS = '1128350032, 1163415641';
 const MAX_ERROR_LENGTH = 500;
+const DELIVERY = JOB_KINDS.webhookDelivery;
 
 function toEndpoint(row: Row): WebhookEndpointRecord {
   return {
@@ -112,20 +106,15 @@ export class KnexWebhookStore implements WebhookStore {
     );
   }
 
-  /** Also ends any lease, so that a deliverer busy with the endpoint stops instead of moving past the replay. */
+  /** Also ends its job's lease, so that a deliverer busy with the endpoint stops instead of moving past the replay. */
   rewindWebhookEndpoint(id: number, fromEventId: number): Promise<boolean> {
-    return this.write(
-      async (db) =>
-        (await db(TABLES.webhookEndpoints)
-          .where({ id })
-          .update({
-            position: Math.max(0, fromEventId - 1),
-            attempts: 0,
-            next_attempt: null,
-            last_error: null,
-            ...WEBHOOK_NO_LEASE,
-          })) > 0,
-    );
+    return this.write(async (db) => {
+      const n = await db(TABLES.webhookEndpoints)
+        .where({ id })
+        .update({ position: Math.max(0, fromEventId - 1), attempts: 0, next_attempt: null, last_error: null });
+      if (n > 0) await restartJob(db, DELIVERY, String(id));
+      return n > 0;
+    });
   }
 
   listWebhookDeadLetters(endpointId: number, limit = 100): Promise<WebhookDeadLetter[]> {
@@ -134,74 +123,53 @@ export class KnexWebhookStore implements WebhookStore {
     );
   }
 
-  claimWebhookEndpoints(owner: string, leaseMs: number, limit: number, except: readonly number[] = []): Promise<WebhookEndpointRecord[]> {
+  enqueueDeliveries(): Promise<number> {
     return mappingErrors(async () => {
-      const result = (await this.db.raw(
-        `UPDATE ${TABLES.webhookEndpoints} SET ${webhookLeaseSql(leaseMs)}
-         WHERE id IN (
-           SELECT id FROM ${TABLES.webhookEndpoints}
-           WHERE enabled AND ${WEBHOOK_LEASE_FREE}
-             AND (next_attempt IS NULL OR next_attempt <= clock_timestamp())
-             AND position < (SELECT coalesce(max(id), 0) FROM ${TABLES.events})
-             AND NOT (id = ANY(?::integer[]))
-           ORDER BY id LIMIT ? ${SKIP_LOCKED})
-         RETURNING *`,
-        [owner, `{${except.map((id) => Math.floor(id)).join(',')}}`, limit],
-      )) as { rows: Row[] };
-      return result.rows.map(toEndpoint).sort((a, b) => a.id - b.id);
+      const behind = `
+        SELECT e.id::text AS reference, coalesce(e.next_attempt, clock_timestamp()) AS run_at, NULL::integer AS max_attempts
+        FROM ${TABLES.webhookEndpoints} e
+        WHERE e.enabled AND e.position < (SELECT coalesce(max(id), 0) FROM ${TABLES.events})
+          AND NOT EXISTS (SELECT 1 FROM ${TABLES.jobs} j WHERE j.kind = '${DELIVERY}' AND j.reference = e.id::text AND j.state <> 'done')
+        ORDER BY e.id`;
+      const result = (await this.db.raw(`${enqueueSelectedSql(DELIVERY, behind)} RETURNING id`)) as { rows: Row[] };
+      return result.rows.length;
     });
   }
 
-  recordWebhookOutcome(id: number, owner: string, outcome: WebhookOutcome, leaseMs: number): Promise<boolean> {
-    const mine = heldBy(id, owner);
-    const renewed = webhookRenewed(this.db, leaseMs);
+  recordWebhookOutcome(id: number, lease: JobLease, outcome: WebhookOutcome, leaseMs: number): Promise<boolean> {
+    // One statement each: the job's lease is renewed and the endpoint written, both only while the lease holds.
+    const held = `WITH held AS (${renewHeldJobSql(leaseMs)})`;
+    const mine = [lease.id, lease.owner];
+    const endpoint = `${TABLES.webhookEndpoints}`;
+    const update = async (set: string, bindings: Knex.Value[]): Promise<boolean> => {
+      const result = (await this.db.raw(`${held} UPDATE ${endpoint} SET ${set} WHERE id = ? AND EXISTS (SELECT 1 FROM held) RETURNING id`, [
+        ...mine,
+        ...bindings,
+        id,
+      ])) as { rows: Row[] };
+      return result.rows.length > 0;
+    };
     return mappingErrors(async () => {
       if (outcome.kind === 'advanced') {
-        const n = await this.db(TABLES.webhookEndpoints)
-          .where(mine)
-          .update({
-            position: outcome.position,
-            delivered: this.db.raw('delivered + ?', [outcome.delivered]),
-            attempts: 0,
-            next_attempt: null,
-            last_error: null,
-            ...renewed,
-          });
-        return n > 0;
+        return update('position = ?, delivered = delivered + ?, attempts = 0, next_attempt = NULL, last_error = NULL', [
+          outcome.position,
+          outcome.delivered,
+        ]);
       }
       if (outcome.kind === 'retry') {
-        const n = await this.db(TABLES.webhookEndpoints)
-          .where(mine)
-          .update({
-            attempts: this.db.raw('attempts + 1'),
-            next_attempt: outcome.nextAttempt,
-            last_error: clip(outcome.error),
-            ...renewed,
-          });
-        return n > 0;
+        return update('attempts = attempts + 1, next_attempt = ?, last_error = ?', [outcome.nextAttempt, clip(outcome.error)]);
       }
-      if (outcome.kind === 'unattempted') {
-        const n = await this.db(TABLES.webhookEndpoints)
-          .where(mine)
-          .update({ last_error: clip(outcome.error), ...renewed });
-        return n > 0;
-      }
+      if (outcome.kind === 'unattempted') return update('last_error = ?', [clip(outcome.error)]);
       // Dead letter and move past it in one statement: both or neither.
       const result = (await this.db.raw(
-        `WITH moved AS (
-           UPDATE ${TABLES.webhookEndpoints} SET position = ?, attempts = 0, next_attempt = NULL, last_error = ?, ${webhookRenewSql(leaseMs)}
-           WHERE ${WEBHOOK_HELD_SQL} RETURNING id)
+        `${held}, moved AS (
+           UPDATE ${endpoint} SET position = ?, attempts = 0, next_attempt = NULL, last_error = ?
+           WHERE id = ? AND EXISTS (SELECT 1 FROM held) RETURNING id)
          INSERT INTO ${TABLES.webhookDeadLetters} (endpoint_id, event_id, event_type, attempts, last_error)
          SELECT id, ?, ?, ?, ? FROM moved RETURNING id`,
-        [outcome.event.id, clip(outcome.error), id, owner, outcome.event.id, outcome.event.type, outcome.attempts, clip(outcome.error)],
+        [...mine, outcome.event.id, clip(outcome.error), id, outcome.event.id, outcome.event.type, outcome.attempts, clip(outcome.error)],
       )) as { rows: Row[] };
       return result.rows.length > 0;
-    });
-  }
-
-  releaseWebhookEndpoint(id: number, owner: string): Promise<void> {
-    return mappingErrors(async () => {
-      await this.db(TABLES.webhookEndpoints).where(heldBy(id, owner)).update(WEBHOOK_NO_LEASE);
     });
   }
 

@@ -3,13 +3,13 @@
  * The only file of the store that locks with `SKIP LOCKED` or reads and writes lease columns; the
  * queries of each kind (orders.ts, acme/work.ts, webhooks.ts) build their statements from these parts.
  *
- * A row of work — a REST order, an ACME challenge being validated or order being issued, a webhook
- * endpoint with events to deliver — carries its lease: who holds it (`lease_owner`, one name per
- * runner and process) and until when (`lease_expires`; `lease_until` on webhook endpoints, migration
- * 0012). A row is free when it has no lease or the lease has lapsed. A runner claims free rows with
+ * A row of work — a REST order, an ACME challenge being validated or order being issued — carries its
+ * lease: who holds it (`lease_owner`, one name per runner and process) and until when
+ * (`lease_expires`). Webhook delivery and the expiry scan are background jobs instead (jobs.ts,
+ * migration 0033), where these kinds move next (docs/DESIGN.md "Background jobs"). A row is free when it has no lease or the lease has lapsed. A runner claims free rows with
  * `FOR UPDATE SKIP LOCKED`: runners of several instances on one PostgreSQL take disjoint rows without
  * waiting for each other. The outcome is written with the lease cleared, only while the row is still
- * in the state the runner claimed it in (or, for webhooks, still leased to it): a runner that stalled
+ * in the state the runner claimed it in: a runner that stalled
  * past its lease and lost the row to another writes nothing. A runner that dies leaves its lease to
  * lapse, and the work to whichever runner looks next.
  */
@@ -78,32 +78,3 @@ export function leaseOfRow(row: Row): { leaseOwner: string | null; leaseExpires:
     leaseExpires: toNullableDate(row.lease_expires),
   };
 }
-
-// Webhook endpoints are leased by the database's clock (their deliverers may run on hosts whose clocks
-// differ by more than a delivery takes), in raw SQL.
-
-const webhookLeaseUntil = (ms: number): string => `clock_timestamp() + (${Math.max(1, Math.floor(ms))} * interval '1 millisecond')`;
-
-/** SQL for `SET`: a webhook endpoint leased for `ms` to the owner bound at the `?`. */
-export const webhookLeaseSql = (ms: number): string => `lease_owner = ?, lease_until = ${webhookLeaseUntil(ms)}`;
-
-/** SQL for `SET`: a webhook endpoint's lease renewed for `ms` (each outcome renews it). */
-export const webhookRenewSql = (ms: number): string => `lease_until = ${webhookLeaseUntil(ms)}`;
-
-/** The lease column of a webhook endpoint renewed for `ms`. */
-export const webhookRenewed = (db: Knex, ms: number): Row => ({ lease_until: db.raw(webhookLeaseUntil(ms)) });
-
-/** The lease columns of a webhook endpoint let go. */
-export const WEBHOOK_NO_LEASE: Row = { lease_owner: null, lease_until: null };
-
-/** SQL condition: a webhook endpoint no live lease holds. */
-export const WEBHOOK_LEASE_FREE = '(lease_until IS NULL OR lease_until < clock_timestamp())';
-
-/** SQL condition: the webhook endpoint bound at the first `?` while the owner bound at the second holds it. */
-export const WEBHOOK_HELD_SQL = 'id = ? AND lease_owner = ?';
-
-/** Where-clause: the webhook endpoint `id` while `owner` holds it. */
-export const heldBy = (id: number, owner: string): Row => ({ id, lease_owner: owner });
-
-/** SQL: what ends a locking subquery that passes over rows another transaction holds. */
-export const SKIP_LOCKED = 'FOR UPDATE SKIP LOCKED';

@@ -1,0 +1,224 @@
+/**
+ * The knex store's `JobStore` (lib/ports/jobs.ts; table of migrations/0033_jobs.ts): the one claim of
+ * background jobs and the statements that settle them (docs/DESIGN.md "Background jobs").
+ *
+ * - The claim is one `UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED) RETURNING`: of two
+ *   runners claiming at once, each gets other jobs; a job a live lease holds is not claimed again, and
+ *   one whose lease lapsed (its runner died or stalled) is. Leases and due times are on the database's
+ *   clock (runners may run on hosts whose clocks differ by more than a job takes).
+ * - Every settling statement holds only while the caller's lease does (`lease_owner`): one that lost
+ *   the job to another runner writes nothing and learns so (false).
+ * - With adapters/store/knex/work.ts (the kinds still on their own tables), the only store code with
+ *   `SKIP LOCKED` and lease columns (test/architecture/work.test.ts).
+ */
+import type { Knex } from 'knex';
+import type { JobCount, JobFilter, JobLease, JobRecord, JobState, JobStore } from '../../../lib/ports';
+import { mappingErrors } from './errors';
+import type { Row } from './rows';
+import { TABLES } from './tables';
+import { toDate, toNullableDate, toNullableNumber, toNumber } from './values';
+
+const MAX_ERROR_LENGTH = 500;
+const clip = (error: string): string => error.slice(0, MAX_ERROR_LENGTH);
+
+/** `now + ms` on the database's clock (whole milliseconds, at least 0). */
+const fromNow = (ms: number): string => `clock_timestamp() + (${Math.max(0, Math.floor(ms))} * interval '1 millisecond')`;
+
+/** The state as listed: a pending job a live lease holds is running. */
+const SHOWN_STATE = `CASE WHEN state = 'pending' AND lease_until > clock_timestamp() THEN 'running' ELSE state END`;
+const RETURNING = `RETURNING *, ${SHOWN_STATE} AS shown_state`;
+
+/** SQL condition: the job bound at the first `?` while the owner bound at the second holds its lease. */
+const HELD = `id = ? AND lease_owner = ? AND state = 'pending'`;
+
+/** An array literal of kinds: names of letters, digits, `_`, `.` and `-` only. */
+function kindsLiteral(kinds: readonly string[]): string {
+  for (const kind of kinds) if (!/^[A-Za-z0-9_.-]{1,40}$/.test(kind)) throw new TypeError(`not a job kind: ${JSON.stringify(kind)}`);
+  return `{${kinds.join(',')}}`;
+}
+
+const idsLiteral = (ids: readonly number[]): string => `{${ids.map((id) => Math.floor(id)).join(',')}}`;
+
+export function toJob(row: Row): JobRecord {
+  return {
+    id: toNumber(row.id),
+    kind: String(row.kind),
+    reference: String(row.reference),
+    state: String(row.shown_state ?? row.state) as JobState,
+    runAt: toDate(row.run_at),
+    attempts: toNumber(row.attempts),
+    maxAttempts: toNullableNumber(row.max_attempts),
+    leaseOwner: row.lease_owner == null ? null : String(row.lease_owner),
+    leaseUntil: toNullableDate(row.lease_until),
+    lastError: row.last_error == null ? null : String(row.last_error),
+    created: toDate(row.created),
+    updated: toDate(row.updated),
+  };
+}
+
+/**
+ * SQL: enqueue a job of `kind` for each row of `select` (columns `reference` text and `run_at`), as
+ * `enqueue` does: a pending or failed job is left alone, a done one made pending again.
+ */
+export const enqueueSelectedSql = (kind: string, select: string): string => `
+  INSERT INTO ${TABLES.jobs} (kind, reference, run_at, max_attempts)
+  SELECT '${kindsLiteral([kind]).slice(1, -1)}', s.reference, s.run_at, s.max_attempts FROM (${select}) s
+  ON CONFLICT (kind, reference) DO UPDATE SET state = 'pending', run_at = EXCLUDED.run_at, attempts = 0,
+    max_attempts = EXCLUDED.max_attempts, last_error = NULL, lease_owner = NULL, lease_until = NULL, updated = clock_timestamp()
+  WHERE ${TABLES.jobs}.state = 'done'`;
+
+/** SQL: the lease of the job bound at the two `?`s (id, owner) renewed for `leaseMs`; returns its id while held. */
+export const renewHeldJobSql = (leaseMs: number): string =>
+  `UPDATE ${TABLES.jobs} SET lease_until = ${fromNow(Math.max(1, leaseMs))}, updated = clock_timestamp() WHERE ${HELD} RETURNING id`;
+
+/**
+ * Start the pending job of `kind` for `reference` over: due now, no attempts, its lease ended (so
+ * that a runner at work on it stops at its next settling statement). A replay of a webhook does this.
+ */
+export async function restartJob(db: Knex, kind: string, reference: string): Promise<void> {
+  await db(TABLES.jobs)
+    .where({ kind, reference, state: 'pending' })
+    .update({
+      run_at: db.raw('clock_timestamp()'),
+      attempts: 0,
+      last_error: null,
+      lease_owner: null,
+      lease_until: null,
+      updated: db.raw('clock_timestamp()'),
+    });
+}
+
+export class KnexJobStore implements JobStore {
+  constructor(private readonly db: Knex) {}
+
+  enqueue(kind: string, reference: string, options: { runAt?: Date; maxAttempts?: number } = {}): Promise<JobRecord> {
+    return mappingErrors(async () => {
+      const select = `SELECT ?::text AS reference, coalesce(?::timestamptz, clock_timestamp()) AS run_at, ?::integer AS max_attempts`;
+      const made = (await this.db.raw(`${enqueueSelectedSql(kind, select)} ${RETURNING}`, [
+        reference,
+        options.runAt ?? null,
+        options.maxAttempts ?? null,
+      ])) as { rows: Row[] };
+      if (made.rows[0]) return toJob(made.rows[0]);
+      const kept = (await this.db.raw(`SELECT *, ${SHOWN_STATE} AS shown_state FROM ${TABLES.jobs} WHERE kind = ? AND reference = ?`, [
+        kind,
+        reference,
+      ])) as { rows: Row[] };
+      return toJob(kept.rows[0]);
+    });
+  }
+
+  claim(kinds: readonly string[], owner: string, limit: number, leaseMs: number, except: readonly number[] = []): Promise<JobRecord[]> {
+    return mappingErrors(async () => {
+      if (kinds.length === 0 || limit <= 0) return [];
+      const result = (await this.db.raw(
+        `UPDATE ${TABLES.jobs} SET lease_owner = ?, lease_until = ${fromNow(Math.max(1, leaseMs))}, updated = clock_timestamp()
+         WHERE id IN (
+           SELECT id FROM ${TABLES.jobs}
+           WHERE state = 'pending' AND run_at <= clock_timestamp() AND (lease_until IS NULL OR lease_until < clock_timestamp())
+             AND kind = ANY(?::text[]) AND NOT (id = ANY(?::bigint[]))
+           ORDER BY run_at, id LIMIT ? FOR UPDATE SKIP LOCKED)
+         ${RETURNING}`,
+        [owner, kindsLiteral(kinds), idsLiteral(except), Math.floor(limit)],
+      )) as { rows: Row[] };
+      return result.rows.map(toJob).sort((a, b) => a.runAt.getTime() - b.runAt.getTime() || a.id - b.id);
+    });
+  }
+
+  complete(lease: JobLease): Promise<boolean> {
+    return this.settle(lease, `state = 'done', attempts = 0, last_error = NULL, lease_owner = NULL, lease_until = NULL`);
+  }
+
+  retryLater(lease: JobLease, delayMs: number, error: string, attempts?: number): Promise<boolean> {
+    const counted = attempts === undefined ? 'attempts + 1' : String(Math.max(0, Math.floor(attempts)));
+    return this.settle(
+      lease,
+      `run_at = ${fromNow(delayMs)}, attempts = ${counted}, last_error = ?, lease_owner = NULL, lease_until = NULL`,
+      [clip(error)],
+    );
+  }
+
+  reschedule(lease: JobLease, delayMs: number): Promise<boolean> {
+    return this.settle(lease, `run_at = ${fromNow(delayMs)}, attempts = 0, last_error = NULL, lease_owner = NULL, lease_until = NULL`);
+  }
+
+  fail(lease: JobLease, error: string, attempts: number): Promise<boolean> {
+    return this.settle(lease, `state = 'failed', attempts = ?, last_error = ?, lease_owner = NULL, lease_until = NULL`, [
+      Math.max(0, Math.floor(attempts)),
+      clip(error),
+    ]);
+  }
+
+  release(lease: JobLease): Promise<boolean> {
+    return this.settle(lease, 'lease_owner = NULL, lease_until = NULL');
+  }
+
+  renew(lease: JobLease, leaseMs: number): Promise<boolean> {
+    return mappingErrors(async () => {
+      const result = (await this.db.raw(renewHeldJobSql(leaseMs), [lease.id, lease.owner])) as { rows: Row[] };
+      return result.rows.length > 0;
+    });
+  }
+
+  getJob(id: number): Promise<JobRecord | null> {
+    return mappingErrors(async () => {
+      const result = (await this.db.raw(`SELECT *, ${SHOWN_STATE} AS shown_state FROM ${TABLES.jobs} WHERE id = ?`, [id])) as {
+        rows: Row[];
+      };
+      return result.rows[0] ? toJob(result.rows[0]) : null;
+    });
+  }
+
+  listJobs(filter: JobFilter = {}): Promise<JobRecord[]> {
+    return mappingErrors(async () => {
+      const where: string[] = [];
+      const bindings: Knex.Value[] = [];
+      if (filter.kind !== undefined) {
+        where.push('kind = ?');
+        bindings.push(filter.kind);
+      }
+      if (filter.state !== undefined) {
+        where.push(`${SHOWN_STATE} = ?`);
+        bindings.push(filter.state);
+      }
+      const limit = filter.limit === undefined ? '' : `LIMIT ${Math.max(0, Math.floor(filter.limit))}`;
+      const result = (await this.db.raw(
+        `SELECT *, ${SHOWN_STATE} AS shown_state FROM ${TABLES.jobs} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC ${limit}`,
+        bindings,
+      )) as { rows: Row[] };
+      return result.rows.map(toJob);
+    });
+  }
+
+  countJobs(): Promise<JobCount[]> {
+    return mappingErrors(async () => {
+      const result = (await this.db.raw(
+        `SELECT kind, ${SHOWN_STATE} AS shown_state, count(*) AS n FROM ${TABLES.jobs} GROUP BY 1, 2 ORDER BY 1, 2`,
+      )) as { rows: Row[] };
+      return result.rows.map((row) => ({ kind: String(row.kind), state: String(row.shown_state) as JobState, count: toNumber(row.n) }));
+    });
+  }
+
+  retryJob(id: number): Promise<JobRecord | null> {
+    return mappingErrors(async () => {
+      const result = (await this.db.raw(
+        `UPDATE ${TABLES.jobs} SET state = 'pending', run_at = clock_timestamp(), attempts = 0, updated = clock_timestamp()
+         WHERE id = ? AND state = 'failed' ${RETURNING}`,
+        [id],
+      )) as { rows: Row[] };
+      return result.rows[0] ? toJob(result.rows[0]) : null;
+    });
+  }
+
+  /** `UPDATE … SET <set>` of the job while `lease` holds it; whether it did. */
+  private settle(lease: JobLease, set: string, bindings: Knex.Value[] = []): Promise<boolean> {
+    return mappingErrors(async () => {
+      const result = (await this.db.raw(`UPDATE ${TABLES.jobs} SET ${set}, updated = clock_timestamp() WHERE ${HELD} RETURNING id`, [
+        ...bindings,
+        lease.id,
+        lease.owner,
+      ])) as { rows: Row[] };
+      return result.rows.length > 0;
+    });
+  }
+}
