@@ -25,6 +25,12 @@ async function migrateThrough(knex: Knex, last: string): Promise<void> {
   }
 }
 
+/** The name of the migration applied just before `name`. */
+async function migrationBefore(name: string): Promise<string> {
+  const names = (await migrationSource.getMigrations([])).map((m) => migrationSource.getMigrationName(m));
+  return names[names.indexOf(name) - 1];
+}
+
 describe.each(testDatabaseTargets())('migration 0033 moves pending webhook work to jobs, on $name', (target) => {
   let db: TestDatabase;
   let receiver: Receiver;
@@ -40,7 +46,7 @@ describe.each(testDatabaseTargets())('migration 0033 moves pending webhook work 
 
   it('one job per endpoint with work, the expiry scan, and back again', async () => {
     const { knex } = db;
-    await migrateThrough(knex, '0030_issuance_intent_guard');
+    await migrateThrough(knex, await migrationBefore('0033_jobs'));
     const box = envKekSecretBox(env)!;
     const secret = Buffer.alloc(24, 3);
     for (let i = 0; i < 3; i++) await db.store.createUser(`before${i}`, 'hash', []); // events 1..3
