@@ -13,10 +13,11 @@ import { StoreConflictError, type NewIssuedOrder, type OrderRecord } from '../..
 import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from './certificate-values';
 import { mappingErrors } from './errors';
 import { certificateStored } from './event-data';
+import { eventsInStatement } from './event-writer';
 import { actorToJson, type Row } from './rows';
 import { randomSlug, SLUG_ATTEMPTS } from './slug';
 import { TABLES } from './tables';
-import { writingEvents, type EventBatch } from './transaction-events';
+import type { EventBatch } from './transaction-events';
 import { toJson, toNumber } from './values';
 
 /** The record of an order the statement wrote (it returns only the generated ids). */
@@ -43,14 +44,15 @@ function issuedRecord(order: NewIssuedOrder, slug: string, id: number, certifica
  * Several issued orders in one statement (the store's group commit); results in input order, null
  * where the CA was missing or revoked. A unique violation (a slug or serial taken) fails the whole
  * statement, and nothing of it is written. The certificates' events (each naming its order) go into
- * `batch`; without one, the statement and its events are a transaction of their own (transaction-events.ts).
+ * `batch`, the open store transaction's; without one, they are appended by the statement itself
+ * (event-writer.ts `eventsInStatement`): the REST sign's hot path costs one round trip and one commit.
  */
 export function createIssuedOrders(db: Knex, orders: NewIssuedOrder[], batch: EventBatch | null): Promise<(OrderRecord | null)[]> {
   if (orders.length === 0) return Promise.resolve([]);
-  return mappingErrors(() => writingEvents(db, batch, null, (db, batch) => insertIssuedOrders(db, orders, batch)));
+  return mappingErrors(() => insertIssuedOrders(db, orders, batch));
 }
 
-async function insertIssuedOrders(db: Knex, orders: NewIssuedOrder[], batch: EventBatch): Promise<(OrderRecord | null)[]> {
+async function insertIssuedOrders(db: Knex, orders: NewIssuedOrder[], batch: EventBatch | null): Promise<(OrderRecord | null)[]> {
   const when = new Date();
   const slugs = new Set<string>();
   while (slugs.size < orders.length) slugs.add(randomSlug()); // distinct within the statement
@@ -64,6 +66,13 @@ async function insertIssuedOrders(db: Knex, orders: NewIssuedOrder[], batch: Eve
     actorToJson(order.requester),
     ...certificateBindings(order.certificate),
   ]);
+  // Without a batch, each certificate's event is keyed by its order's slug and appended if that order was placed.
+  const events = batch
+    ? null
+    : eventsInStatement(
+        orders.map((order, i) => ({ key: fresh[i], event: certificateStored(order.certificate, fresh[i], null) })),
+        'select slug from placed',
+      );
   const result = (await db.raw(
     `with incoming (slug, user_id, request, source_address, order_requester, ${CERTIFICATE_COLUMN_LIST}) as (values ${orders.map(() => rowSql).join(', ')}),
      live as (select i.* from incoming i join ?? ca on ca.id = i.ca_id and not ca.revoked),
@@ -77,15 +86,15 @@ async function insertIssuedOrders(db: Knex, orders: NewIssuedOrder[], batch: Eve
        select ?, ?, l.slug, l.ca_id, l.user_id, 'issued', l.request, ins.id, l.source_address, l.order_requester
        from live l join inserted ins on ins.ca_id = l.ca_id and ins.serial = l.serial
        returning id, slug, certificate_id
-     )
+     )${events ? `, ${events.sql}` : ''}
      select id, slug, certificate_id from placed`,
-    [...bindings, TABLES.cas, TABLES.certificates, when, when, TABLES.orders, when, when],
+    [...bindings, TABLES.cas, TABLES.certificates, when, when, TABLES.orders, when, when, ...(events?.bindings ?? [])],
   )) as { rows: Row[] };
   const bySlug = new Map(result.rows.map((row) => [String(row.slug), row]));
   return orders.map((order, i) => {
     const row = bySlug.get(fresh[i]);
     if (!row) return null;
-    batch.events.push(certificateStored(order.certificate, fresh[i], batch.actor));
+    batch?.events.push(certificateStored(order.certificate, fresh[i], batch.actor));
     return issuedRecord(order, fresh[i], toNumber(row.id), toNumber(row.certificate_id), when);
   });
 }
