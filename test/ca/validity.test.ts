@@ -11,7 +11,7 @@ import { CaError } from '../../lib/ca/errors';
 import { isUsable } from '../../lib/ca/lookup';
 import { defaultProfiles } from '../../lib/ca/profiles';
 import { isWithinValidity, VALIDITY_WINDOW } from '../../lib/ports/validity';
-import { visibleCa } from '../../lib/ca/visibility';
+import { visibleCa } from '../../lib/api/visibility';
 import type { CaRecord, CertificateRecord } from '../../lib/ports';
 import { TEST_KEK } from '../cli/helpers';
 import { opensslCsr, tmpDir } from '../cli/openssl';
