@@ -121,6 +121,8 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
     // Approving and refusing enrolment requests, and managing stored endpoints, as ca-admin does.
     'lib/enrolment/approval.ts',
     'lib/enrolment/stored-endpoints.ts',
+    // Its issue and resign pages sign with ca-admin's rules (sign_cert, resign_cert).
+    'lib/cli/certificates.ts',
   ],
   // The metrics endpoint: the kit and the ports (its exposition is an adapter, chosen by the composition root).
   'lib/metrics': ['lib/http', 'lib/ports'],

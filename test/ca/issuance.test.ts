@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { defaultKeyBackend } from '../../adapters/keys/default-backend';
 import { initCa, importCa } from '../../lib/ca/authorities';
-import { importCert } from '../../lib/ca/certificates';
+import { importCert } from '../../lib/cli/certificates';
 import { prepareResignRequest } from '../../lib/api/resign-request';
 import { revokeCert } from '../../lib/ca/revocation';
 import { CaError } from '../../lib/ca/errors';

@@ -6,7 +6,7 @@
 import * as fs from 'fs';
 import { defaultKeyBackend } from '../../adapters/keys/default-backend';
 import { initCa } from '../../lib/ca/authorities';
-import { signCert } from '../../lib/ca/certificates';
+import { signCert } from '../../lib/cli/certificates';
 import { CaError } from '../../lib/ca/errors';
 import { isUsable } from '../../lib/ca/lookup';
 import { defaultProfiles } from '../../lib/ca/profiles';

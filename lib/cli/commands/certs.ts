@@ -1,6 +1,6 @@
 /** import_cert, list_certs, view_cert, sign_cert, resign_cert, revoke_cert (docs/COMPATIBILITY.md §4). */
 import { Command, Option } from 'commander';
-import { importCert, resignCert, signCert } from '../../ca/certificates';
+import { importCert, resignCert, signCert } from '../certificates';
 import { revokeCert } from '../../ca/revocation';
 import { CaError } from '../../ca/errors';
 import { defaultCa, findCa, findCertificate, isSelfSigned } from '../../ca/lookup';
