@@ -123,6 +123,8 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
     'lib/enrolment/stored-endpoints.ts',
     // Its issue and resign pages sign with ca-admin's rules (sign_cert, resign_cert).
     'lib/cli/certificates.ts',
+    // Its export writes the CSV of `ca-admin list_certs --format csv`, the same columns.
+    'lib/cli/certificates-csv.ts',
   ],
   // The metrics endpoint: the kit and the ports (its exposition is an adapter, chosen by the composition root).
   'lib/metrics': ['lib/http', 'lib/ports'],

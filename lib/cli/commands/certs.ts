@@ -6,7 +6,7 @@ import { CaError } from '../../ca/errors';
 import { defaultCa, findCa, findCertificate, isSelfSigned } from '../../ca/lookup';
 import { HASH_ALGORITHMS, type Profiles } from '../../ca/profiles';
 import { REVOCATION_REASONS } from '../../ca/reasons';
-import { certificatesCsv } from '../../ca/certificates-csv';
+import { certificatesCsv } from '../certificates-csv';
 import { certificateRecordText } from '../../api/serialize';
 import type { CaRecord, CertificateFilter, CertificateRecord } from '../../ports';
 import { X509Error } from '../../x509/errors';

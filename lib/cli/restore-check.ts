@@ -16,9 +16,9 @@
  * used, before or after the backup, and the store's unique index refuses the impossible repeat.
  */
 import { hasAuditLog, type AuditLog, type Store } from '../ports';
-import { verifyAuditChain } from './audit-chain';
-import { CaError } from './errors';
-import { caSigner, type KeyBackends } from './key-backends';
+import { verifyAuditChain } from '../ca/audit-chain';
+import { CaError } from '../ca/errors';
+import { caSigner, type KeyBackends } from '../ca/key-backends';
 
 /** One record of an `audit_log --format jsonl` export, as far as the check reads it. */
 export interface ExportedAuditRecord {
