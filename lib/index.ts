@@ -127,7 +127,7 @@ export {
   listApiUsers,
   deleteApiUser,
   type CreateApiUserOptions,
-} from './ca/users';
+} from './accounts/users';
 export { readSettings, SettingsError, developmentKekPath, DEVELOPMENT_KEK_FILE, type CaSettings } from './settings';
 
 // Device enrolment (docs/guides/est.md, docs/guides/scep.md): the functions behind ca-admin's enrolment commands

@@ -14,7 +14,7 @@ import { policyContextOf } from '../../lib/ca/policy/context';
 import type { CaRecord, OrderRecord } from '../../lib/ports';
 import { resolveProfiles } from '../../lib/ca/profiles';
 import { caToJson, certificateToJson, orderToJson } from '../../lib/api/serialize';
-import { createApiUser } from '../../lib/ca/users';
+import { createApiUser } from '../../lib/accounts/users';
 import { X509Error } from '../../lib/x509/errors';
 import { openTestDatabase, type TestDatabase } from '../helpers/database';
 import { issueFromRequest } from '../helpers/issue';

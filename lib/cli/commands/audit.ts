@@ -3,7 +3,7 @@
  * unbroken, and export the records page by page (never the whole log in memory).
  */
 import { Option, type Command } from 'commander';
-import { verifyAuditChain } from '../../ca/audit-chain';
+import { verifyAuditChain } from '../../audit/audit-chain';
 import { csvField } from '../certificates-csv';
 import { CaError } from '../../ca/errors';
 import { findCa } from '../../ca/lookup';
