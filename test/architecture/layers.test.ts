@@ -408,6 +408,14 @@ describe('modules (ways in)', () => {
     expect(Object.keys(ALLOWED_IMPORTS).filter((f) => !folders.includes(f))).toEqual([]);
   });
 
+  test('docs/DESIGN.md "Folders and what each may import" has a row for exactly the folders of the rules', () => {
+    const rows = docSection('Folders and what each may import')
+      .text.split('\n')
+      .map((line) => /^\| `([^`]+)` \|/.exec(line)?.[1])
+      .filter((folder): folder is string => folder !== undefined);
+    expect([...rows].sort()).toEqual(Object.keys(ALLOWED_IMPORTS).sort());
+  });
+
   test('every file an import rule names exists', () => {
     const named = Object.values(ALLOWED_IMPORTS)
       .flat()
