@@ -22,7 +22,7 @@ import { pkcs11KeyBackend } from '../adapters/keys/pkcs11';
 import { openDatabase } from '../adapters/store/database';
 import { knexStore } from '../adapters/store/knex';
 import { initCa } from '../lib/ca/authorities';
-import { signCert } from '../lib/ca/certificates';
+import { signCert } from '../lib/cli/certificates';
 import { defaultProfiles } from '../lib/ca/profiles';
 import type { CaRecord, KeyBackend, Store } from '../lib/ports';
 import { benchCsrPem } from './csr';

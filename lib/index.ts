@@ -117,7 +117,7 @@ export {
 // Administration: the functions behind `ca-admin`
 export { initCa, importCa, listCas, type InitCaOptions, type ImportCaOptions, type CaAcmeSettings } from './ca/authorities';
 export { editCa } from './ca/ca-update';
-export { importCert, signCert, resignCert, type SignCertOptions, type ResignCertOptions } from './ca/certificates';
+export { importCert, signCert, resignCert, type SignCertOptions, type ResignCertOptions } from './cli/certificates';
 export { revokeCa, revokeCert } from './ca/revocation';
 export { defaultProfiles } from './ca/profiles';
 export {
@@ -127,7 +127,7 @@ export {
   listApiUsers,
   deleteApiUser,
   type CreateApiUserOptions,
-} from './ca/users';
+} from './accounts/users';
 export { readSettings, SettingsError, developmentKekPath, DEVELOPMENT_KEK_FILE, type CaSettings } from './settings';
 
 // Device enrolment (docs/guides/est.md, docs/guides/scep.md): the functions behind ca-admin's enrolment commands

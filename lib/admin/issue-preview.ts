@@ -3,7 +3,7 @@
  * for signing (`previewSignCert`) — subject, subjectAltNames, validity, signature hash, profile and
  * every extension in words — shown before anything is signed or stored.
  */
-import type { previewSignCert } from '../ca/certificates';
+import type { previewSignCert } from '../cli/certificates';
 import { formatRfc4514 } from '../x509/rfc4514';
 import type { GeneralName } from '../x509/types';
 import { generalNameText, isoTime } from './certificate-view';

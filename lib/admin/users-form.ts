@@ -3,7 +3,7 @@
  * REST API (checked: granted), "only these CAs" as CA checkboxes (none checked: every CA), and the
  * interface's own global permissions — the same choices as `ca-admin create_api_user`'s flags.
  */
-import type { ApiUserPermissions } from '../ca/users';
+import type { ApiUserPermissions } from '../accounts/users';
 import { ADMIN_PERMISSIONS, ALL_PERMISSIONS, type CaRecord, type UserRecord } from '../ports';
 import { html, type Html } from './html';
 

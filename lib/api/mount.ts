@@ -32,7 +32,7 @@ import { ROUTES } from './routes';
 import { startServices, type RestApiPorts } from './services';
 import { compileAll, pathTextItems, validateBody, validateQuery } from './validation';
 import { ACCESS_USER } from '../http/access-log';
-import { recordLockout } from '../ca/lockouts';
+import { recordLockout } from '../audit/lockouts';
 
 export type { RestApiPorts } from './services';
 

@@ -23,7 +23,7 @@ import { loadPolicyContext } from '../ca/policy/context';
 import { prepareSignRequestJson } from './sign-request-json';
 import type { KeyBackends } from '../ca/key-backends';
 import type { Profiles } from '../ca/profiles';
-import { visibleCa } from '../ca/visibility';
+import { visibleCa } from './visibility';
 
 const PEM_BEGIN = '-----BEGIN CERTIFICATE REQUEST-----\n';
 const PEM_END = '\n-----END CERTIFICATE REQUEST-----';

@@ -52,7 +52,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     query: 'ListCertificateAuthoritiesQuery',
     response: { schema: 'CertificateAuthority', list: true },
     errors: [],
-    handler: listCertificateAuthorities, // lib/api/handlers/cas.ts → listVisibleCas (lib/ca/visibility.ts)
+    handler: listCertificateAuthorities, // lib/api/handlers/cas.ts → listVisibleCas (lib/api/visibility.ts)
   },
   {
     method: 'GET',
@@ -64,7 +64,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     permission: 'view_certificateauthority',
     response: { schema: 'CertificateAuthority' },
     errors: [404],
-    handler: viewCertificateAuthority, // lib/api/handlers/cas.ts → visibleCa (lib/ca/visibility.ts)
+    handler: viewCertificateAuthority, // lib/api/handlers/cas.ts → visibleCa (lib/api/visibility.ts)
   },
   {
     method: 'PUT',
@@ -77,7 +77,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     body: { schema: 'CertificateAuthorityUpdate', param: 'data' },
     response: { schema: 'CertificateAuthority' },
     errors: [400, 404],
-    handler: updateCertificateAuthority, // lib/api/handlers/cas.ts → updateCaFromApi (lib/ca/ca-update.ts)
+    handler: updateCertificateAuthority, // lib/api/handlers/cas.ts → visibleCa (lib/api/visibility.ts), updateCaFromBody (lib/ca/ca-update.ts)
   },
   {
     method: 'POST',
@@ -117,7 +117,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     query: 'ListCertificatesQuery',
     response: { schema: 'Certificate', list: true },
     errors: [404],
-    handler: listCertificates, // lib/api/handlers/certs.ts → store.listCertificates, visibleCa (lib/ca/visibility.ts)
+    handler: listCertificates, // lib/api/handlers/certs.ts → store.listCertificates, visibleCa (lib/api/visibility.ts)
   },
   {
     method: 'GET',
@@ -129,7 +129,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     permission: 'view_certificate',
     response: { schema: 'Certificate' },
     errors: [404],
-    handler: viewCertificate, // lib/api/handlers/certs.ts → visibleCa (lib/ca/visibility.ts)
+    handler: viewCertificate, // lib/api/handlers/certs.ts → visibleCa (lib/api/visibility.ts)
   },
   {
     method: 'POST',
@@ -155,6 +155,6 @@ export const ROUTES: readonly RouteDefinition[] = [
     body: { schema: 'RevokeCertificate', param: 'revocation' },
     response: { schema: 'Certificate' },
     errors: [400, 404],
-    handler: revokeCertificate, // lib/api/handlers/certs.ts → revokeCertificateOfCa (lib/ca/revocation.ts)
+    handler: revokeCertificate, // lib/api/handlers/certs.ts → revokeCertificateOfCa (lib/api/revoke-request.ts → lib/ca/revocation.ts)
   },
 ];

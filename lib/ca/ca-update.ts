@@ -17,7 +17,6 @@ import { parseExtension } from '../x509/extensions';
 import type { Extension, ExtensionType } from '../x509/types';
 import { CA_FIELDS } from '../ports/ca-fields';
 import { CaError } from './errors';
-import { visibleCa } from './visibility';
 
 /** Field name → messages, in model order. */
 type Messages = Map<string, string[]>;
@@ -166,17 +165,11 @@ export async function caPatchFromBody(store: Pick<Store, 'findCaByName'>, ca: Ca
 }
 
 /**
- * `PUT /ca/{serial}/`: change the fields present in the body of an enabled, API-enabled CA (expired
- * or not). An empty body still saves (and bumps `updated`), as `PUT {}` does upstream.
+ * `PUT /ca/{serial}/`: change the fields present in the body of `ca`, the CA the REST API found for the
+ * serial (enabled, API-enabled, expired or not: lib/api/visibility.ts). An empty body still saves (and
+ * bumps `updated`), as `PUT {}` does upstream.
  */
-export async function updateCaFromApi(
-  store: Store,
-  serial: string,
-  body: Record<string, unknown>,
-  now: Date,
-  actor?: Actor,
-): Promise<CaRecord> {
-  const ca = await visibleCa(store, serial, now, { allowExpired: true });
+export async function updateCaFromBody(store: Store, ca: CaRecord, body: Record<string, unknown>, actor?: Actor): Promise<CaRecord> {
   const patch = await caPatchFromBody(store, ca, body);
   try {
     return await actingAs(store, actor).updateCa(ca.id, patch);

@@ -1,6 +1,6 @@
 /**
- * Revocation rules, one home for the API (`POST …/revoke/`), `ca-admin revoke_cert` and
- * `revoke_ca`, the admin interface and code.
+ * Revocation rules, one home for the API (`POST …/revoke/`, lib/api/revoke-request.ts: REST's lookup
+ * around `revokeCert`), `ca-admin revoke_cert` and `revoke_ca`, the admin interface and code.
  *
  * Reasons in camelCase or snake_case (docs/reference/differences.md D13), stored snake_case; `compromised` must carry a
  * timezone and not lie in the future (D13); a certificate is revoked once (RFC 5280 §5.3.1 reason
@@ -9,10 +9,8 @@
 import { actingAs, type Actor, type CaRecord, type CertificateRecord, type Store } from '../ports';
 import { parseDateTime } from '../x509/datetime';
 import { collectIssues, invalid } from '../x509/errors';
-import { CaError, notFoundError } from './errors';
+import { CaError } from './errors';
 import { normaliseRevocationReason } from './reasons';
-import { isWithinValidity } from '../ports/validity';
-import { visibleCa } from './visibility';
 
 export interface RevokeInput {
   /** camelCase or snake_case (docs/reference/differences.md D13); default `unspecified`. */
@@ -67,26 +65,6 @@ function assertNotRevoked(cert: CertificateRecord): void {
 export async function revokeCert(store: Store, cert: CertificateRecord, input: RevokeInput = {}): Promise<CertificateRecord> {
   const now = input.now ?? new Date();
   const { reason, compromised } = parseRevocation({ ...input, now });
-  assertNotRevoked(cert);
-  return actingAs(store, input.actor).revokeCertificate(cert.id, reason, compromised, now);
-}
-
-/**
- * API revoke: input problems first (a 422 before anything is looked up), then a currently valid CA,
- * then a currently valid certificate of that CA (else not found, so an expired revoked certificate is
- * "not found" rather than "already revoked", as upstream).
- */
-export async function revokeCertificateOfCa(
-  store: Store,
-  caSerial: string,
-  certificateSerial: string,
-  input: RevokeInput & { now: Date },
-): Promise<CertificateRecord> {
-  const { now } = input;
-  const { reason, compromised } = parseRevocation(input);
-  const ca = await visibleCa(store, caSerial, now, { allowExpired: false });
-  const cert = await store.findCertificate(ca.id, certificateSerial);
-  if (!cert || !isWithinValidity(cert, now)) throw notFoundError();
   assertNotRevoked(cert);
   return actingAs(store, input.actor).revokeCertificate(cert.id, reason, compromised, now);
 }

@@ -1,7 +1,7 @@
 /**
  * The audit log (docs/operations/audit-and-events.md "Audit", docs/DESIGN.md "Audit log"): the outbox of domain
  * events (lib/ports/events.ts) read as the records a hash chain covers. Each record carries SHA-256
- * over the previous record's hash and a canonical text of its own fields (lib/ca/audit-chain.ts), so
+ * over the previous record's hash and a canonical text of its own fields (lib/audit/audit-chain.ts), so
  * that a record changed, removed or slipped in afterwards breaks the chain at that record.
  */
 
@@ -17,7 +17,7 @@ export interface AuditRow {
   serial: string | null;
   /** The data's JSON text as stored. */
   dataText: string;
-  /** Hex SHA-256 chained over the previous record (lib/ca/audit-chain.ts). */
+  /** Hex SHA-256 chained over the previous record (lib/audit/audit-chain.ts). */
   hash: string;
 }
 

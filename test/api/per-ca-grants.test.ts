@@ -6,7 +6,7 @@
  * exists or not), the endpoint's success with it. `GET /ca/` lists only the CAs the user may view.
  */
 import request from 'supertest';
-import { createApiUser, setApiUserPermissions, type ApiUserPermissions } from '../../lib/ca/users';
+import { createApiUser, setApiUserPermissions, type ApiUserPermissions } from '../../lib/accounts/users';
 import { ALL_PERMISSIONS, type ApiPermission, type CaRecord } from '../../lib/ports';
 import { serialToColons } from '../../lib/x509/serial-format';
 import { cliRunner } from '../cli/helpers';

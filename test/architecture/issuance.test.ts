@@ -31,8 +31,8 @@ const SIGN_UNSIGNED = 'signUnsignedCertificate';
 /**
  * Who opens a CA's key to sign (lib/ca/key-backends.ts `caSigner`): certificates only through the
  * authority; the CA's own certificate (authorities.ts), its CRLs (crls.ts) and OCSP answers signed
- * by the CA itself (ocsp-delegate.ts) are the other documents a CA signs; restore-check.ts opens the
- * key to prove the key-encryption key fits and signs nothing.
+ * by the CA itself (ocsp-delegate.ts) are the other documents a CA signs; ca-admin verify_restore
+ * (lib/cli/restore-check.ts) opens the key to prove the key-encryption key fits and signs nothing.
  */
 const CA_SIGNER = 'caSigner';
 const CA_SIGNER_ALLOWED = new Set([
@@ -40,7 +40,7 @@ const CA_SIGNER_ALLOWED = new Set([
   'lib/ca/authorities.ts',
   'lib/ca/crls.ts',
   'lib/ca/ocsp-delegate.ts',
-  'lib/ca/restore-check.ts',
+  'lib/cli/restore-check.ts',
   'lib/ca/key-backends.ts',
 ]);
 /**

@@ -11,8 +11,8 @@ import { UserCache } from '../../adapters/auth/user-cache';
 import { defaultKeyBackend } from '../../adapters/keys';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { initCa } from '../../lib/ca/authorities';
-import { createApiUser } from '../../lib/ca/users';
-import { listVisibleCas } from '../../lib/ca/visibility';
+import { createApiUser } from '../../lib/accounts/users';
+import { listVisibleCas } from '../../lib/api/visibility';
 import { StoreNotFoundError, type CaRecord, type PermissionChecker, type Store } from '../../lib/ports';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 

@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import { defaultKeyBackend } from '../../adapters/keys/default-backend';
 import { initCa } from '../../lib/ca/authorities';
-import { signCert } from '../../lib/ca/certificates';
+import { signCert } from '../../lib/cli/certificates';
 import { CrlPublisher } from '../../lib/ca/crls';
 import { CaError } from '../../lib/ca/errors';
 import { prepareIssuance } from '../../lib/ca/issuance/prepare';

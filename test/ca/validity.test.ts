@@ -6,12 +6,12 @@
 import * as fs from 'fs';
 import { defaultKeyBackend } from '../../adapters/keys/default-backend';
 import { initCa } from '../../lib/ca/authorities';
-import { signCert } from '../../lib/ca/certificates';
+import { signCert } from '../../lib/cli/certificates';
 import { CaError } from '../../lib/ca/errors';
 import { isUsable } from '../../lib/ca/lookup';
 import { defaultProfiles } from '../../lib/ca/profiles';
 import { isWithinValidity, VALIDITY_WINDOW } from '../../lib/ports/validity';
-import { visibleCa } from '../../lib/ca/visibility';
+import { visibleCa } from '../../lib/api/visibility';
 import type { CaRecord, CertificateRecord } from '../../lib/ports';
 import { TEST_KEK } from '../cli/helpers';
 import { opensslCsr, tmpDir } from '../cli/openssl';

@@ -13,7 +13,7 @@ import request from 'supertest';
 import { DEFAULT_USER_CACHE_TTL_MS } from '../../adapters/auth/user-cache';
 import { TABLES } from '../../adapters/store/knex/tables';
 import type { CliInput } from '../../lib/cli';
-import { createApiUser } from '../../lib/ca/users';
+import { createApiUser } from '../../lib/accounts/users';
 import { describeOnPostgres, testDatabaseTargets } from '../helpers/database';
 import { API, opensslCsr, PASSWORD, setupApi, waitForOrder, type ApiFixture } from '../api/fixture';
 import { caAdmin } from './child';

@@ -1,11 +1,11 @@
 /**
- * The audit log (migration 0011, lib/ca/audit-chain.ts, docs/operations/audit-and-events.md "Audit"): every
+ * The audit log (migration 0011, lib/audit/audit-chain.ts, docs/operations/audit-and-events.md "Audit"): every
  * record chained by the database, the chain recomputed in JavaScript from the stored texts whatever
  * the writing session's time zone, the table append-only, a record changed behind the triggers'
  * back named by `ca-admin verify_audit_log`, and no record without its change nor change without its
  * record when a write fails.
  */
-import { auditHash, GENESIS_HASH, verifyAuditChain } from '../../lib/ca/audit-chain';
+import { auditHash, GENESIS_HASH, verifyAuditChain } from '../../lib/audit/audit-chain';
 import { TABLES } from '../../adapters/store/knex/tables';
 import {
   actingAs,

@@ -9,7 +9,7 @@
 import type { Knex } from 'knex';
 import { KnexAuditLog } from '../../adapters/store/knex/audit';
 import type { KnexStore } from '../../adapters/store/knex/store';
-import { verifyAuditChain } from '../../lib/ca/audit-chain';
+import { verifyAuditChain } from '../../lib/audit/audit-chain';
 import { actingAs, type Actor, type DomainEvent } from '../../lib/ports';
 import { openTestDatabase, statementsOf, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { newCa, newCertificate, randomSerial, signRequest } from '../store/records';

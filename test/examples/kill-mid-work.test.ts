@@ -23,7 +23,7 @@ import { Webhook } from 'standardwebhooks';
 import { envKekSecretBox } from '../../adapters/keys/secret-box';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { defaultKeyBackend, initCa, type CaRecord } from '../../lib';
-import { createApiUser } from '../../lib/ca/users';
+import { createApiUser } from '../../lib/accounts/users';
 import { hasEventLog, hasWebhookStore, type DomainEvent } from '../../lib/ports';
 import { addWebhook } from '../../lib/webhooks/management';
 import { jwkThumbprint, type PublicJwk } from '../../lib/acme/jwk';

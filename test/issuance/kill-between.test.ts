@@ -23,7 +23,7 @@ import type { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { defaultKeyBackend, initCa } from '../../lib';
-import { createApiUser } from '../../lib/ca/users';
+import { createApiUser } from '../../lib/accounts/users';
 import { childDatabaseUrl } from '../cli/database-url';
 import { TEST_KEK } from '../cli/helpers';
 import { describeOnPostgres, openTestDatabase, type TestDatabase } from '../helpers/database';

@@ -7,7 +7,7 @@
 import request from 'supertest';
 import { jsonLinesLogger, loginAttemptLimiter, OptionsError } from '../../lib';
 import { resolveOptions } from '../../lib/options';
-import { verifyAuditChain } from '../../lib/ca/audit-chain';
+import { verifyAuditChain } from '../../lib/audit/audit-chain';
 import { hasAuditLog } from '../../lib/ports';
 import { API, opensslCsr, PASSWORD, setupApi, waitForOrder, type ApiFixture } from '../api/fixture';
 import { authHeader } from '../helpers/http';

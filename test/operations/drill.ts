@@ -10,7 +10,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { promisify } from 'util';
 import { startHostServer, type HostServer } from '../../examples/host-server/server';
-import { verifyAuditChain } from '../../lib/ca/audit-chain';
+import { verifyAuditChain } from '../../lib/audit/audit-chain';
 import { hasAuditLog } from '../../lib/ports';
 import { cliRunner, TEST_KEK } from '../cli/helpers';
 import { openssl, opensslCsr } from '../cli/openssl';

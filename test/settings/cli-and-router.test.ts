@@ -10,7 +10,7 @@ import request from 'supertest';
 import { defaultKeyBackend } from '../../adapters/keys/default-backend';
 import { initCa } from '../../lib/ca/authorities';
 import { profileToJson } from '../../lib/ca/profiles';
-import { createApiUser } from '../../lib/ca/users';
+import { createApiUser } from '../../lib/accounts/users';
 import { CommandContext } from '../../lib/cli/context';
 import { createCaApiRouter, createRevocationRouter, OptionsError } from '../../lib';
 import { normaliseSerial } from '../../lib/x509/serial-format';

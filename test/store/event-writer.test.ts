@@ -5,7 +5,7 @@
 import { KnexAuditLog } from '../../adapters/store/knex/audit';
 import { appendEvents } from '../../adapters/store/knex/event-writer';
 import { eventsSince, latestEventId } from '../../adapters/store/knex/events';
-import { verifyAuditChain } from '../../lib/ca/audit-chain';
+import { verifyAuditChain } from '../../lib/audit/audit-chain';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { newCa } from './records';
 

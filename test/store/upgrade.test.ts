@@ -19,7 +19,7 @@ import request from 'supertest';
 import { MIGRATIONS_TABLE, migrationSource } from '../../adapters/store/knex/migrations';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { createCaApiRouter, defaultKeyBackend, type CaApiRouter } from '../../lib';
-import { verifyAuditChain } from '../../lib/ca/audit-chain';
+import { verifyAuditChain } from '../../lib/audit/audit-chain';
 import { jwkThumbprint, type PublicJwk } from '../../lib/acme/jwk';
 import { hasAuditLog, type AuditLogProvider, type Store } from '../../lib/ports';
 import { startAcmeServer } from '../acme/fixture';

@@ -8,7 +8,7 @@
  * (no `storableUseOptions`: nothing of a request's key options is written with an order).
  *
  * Key options of `createKey`: `keyLabel` (CKA_LABEL; default `express-ca-<id>`) and `decrypt: true` for
- * an RSA key that also decrypts (a SCEP RA's, lib/ca/scep-ra.ts), which `getDecrypter` (KeyDecryption)
+ * an RSA key that also decrypts (a SCEP RA's, lib/scep/ra.ts), which `getDecrypter` (KeyDecryption)
  * then opens: raw RSA in the token (decryption.ts).
  */
 import * as crypto from 'crypto';

@@ -2,7 +2,7 @@
  * The knex store's `AuditLog` (lib/ports/audit.ts) over `ca_api_events` and its hash chain (migration
  * 0011). Rows are read with the exact texts the chain's hash covers — the JSON columns as stored
  * (`json`, not `jsonb`: never re-serialised) and the commit time formatted in UTC by the database —
- * so lib/ca/audit-chain.ts recomputes every hash without trusting a database function.
+ * so lib/audit/audit-chain.ts recomputes every hash without trusting a database function.
  */
 import type { Knex } from 'knex';
 import type { AuditFilter, AuditLog, AuditRow } from '../../../lib/ports';

@@ -6,12 +6,12 @@
  * and its certificate's serial with colons, both links; and a button that verifies the whole hash
  * chain now. It names every CA and user, so it needs the global `view_auditlog` permission.
  */
-import { verifyAuditChain } from '../../ca/audit-chain';
+import { verifyAuditChain } from '../../audit/audit-chain';
 import { DOMAIN_EVENT_TYPES, hasAuditLog, type AuditLog, type AuditRow, type Store } from '../../ports';
 import { normaliseSerial } from '../../x509/serial-format';
-import { listApiUsers } from '../../ca/users';
+import { listApiUsers } from '../../accounts/users';
 import { notFoundPage, requireGlobal } from '../access';
-import { actorWords } from '../../ca/actor-text';
+import { actorWords } from '../../audit/actor-text';
 import { caNames } from '../ca-names';
 import { colonSerial, timeText } from '../certificate-view';
 import type { SignedInContext } from '../context';
@@ -140,7 +140,7 @@ export async function showAuditLog(ctx: SignedInContext): Promise<void> {
   await auditPage(ctx, await auditLogFor(ctx), null);
 }
 
-/** Walk every record now (lib/ca/audit-chain.ts) and say whether the chain holds. */
+/** Walk every record now (lib/audit/audit-chain.ts) and say whether the chain holds. */
 export async function verifyAuditLog(ctx: SignedInContext): Promise<void> {
   const log = await auditLogFor(ctx);
   const v = await verifyAuditChain(log);

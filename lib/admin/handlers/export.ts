@@ -5,9 +5,9 @@
  * a thousand rows at a time, and each page is written before the next is asked for, with the
  * socket's back-pressure (lib/http/streamed-body.ts): the list is never held whole in memory. The
  * columns, and the `'` before a field a spreadsheet would take for a formula, are those of
- * `ca-admin list_certs --format csv` (lib/ca/certificates-csv.ts).
+ * `ca-admin list_certs --format csv` (lib/cli/certificates-csv.ts).
  */
-import { CERTIFICATES_CSV_HEADER, certificateCsvLine } from '../../ca/certificates-csv';
+import { CERTIFICATES_CSV_HEADER, certificateCsvLine } from '../../cli/certificates-csv';
 import { sendStreamedBody } from '../../http/streamed-body';
 import type { CaRecord } from '../../ports';
 import { casWith } from '../access';

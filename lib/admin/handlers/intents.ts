@@ -9,7 +9,7 @@
 import { INTENT_STATES, KNOWN_ISSUANCE_DOORS, intentState, type IntentState, type IssuanceIntentRecord } from '../../ports';
 import { normaliseSerial } from '../../x509/serial-format';
 import { requireGlobal } from '../access';
-import { actorWords } from '../../ca/actor-text';
+import { actorWords } from '../../audit/actor-text';
 import { caNames, type CaNames } from '../ca-names';
 import { colonSerial, isoTime } from '../certificate-view';
 import type { SignedInContext } from '../context';

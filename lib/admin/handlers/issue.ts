@@ -13,7 +13,7 @@
  * over protocol `admin`. Needs `sign_certificate` for the chosen CA; only usable CAs whose key this
  * interface can reach are offered, and when there is none the page says why.
  */
-import { previewSignCert, signCert } from '../../ca/certificates';
+import { previewSignCert, signCert } from '../../cli/certificates';
 import { CaError } from '../../ca/errors';
 import { isUsable } from '../../ca/lookup';
 import type { CaRecord } from '../../ports';

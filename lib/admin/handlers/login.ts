@@ -6,7 +6,7 @@
  * message of a wrong password. A sign-in makes a new session; signing out deletes it on the server and
  * clears the browser's copy.
  */
-import { recordLockout } from '../../ca/lockouts';
+import { recordLockout } from '../../audit/lockouts';
 import type { AdminContext, SignedInContext } from '../context';
 import { clearCookie, LOGIN_COOKIE, readCookie, SESSION_COOKIE, setCookie } from '../cookies';
 import { comesFromAnotherSite, tokenMatches } from '../csrf';

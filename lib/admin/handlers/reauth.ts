@@ -6,7 +6,7 @@
  * token and cookie; the old token no longer works) whose step-up time is now, and returns to `next`,
  * a page of this interface only.
  */
-import { recordLockout } from '../../ca/lockouts';
+import { recordLockout } from '../../audit/lockouts';
 import type { SignedInContext } from '../context';
 import { SESSION_COOKIE, setCookie } from '../cookies';
 import { html } from '../html';

@@ -7,7 +7,7 @@
  * `POST /ca/{serial}/certs/{serial}/resign/`; the new certificate is audited as the signed-in user and
  * its page follows (303).
  */
-import { resignCert } from '../../ca/certificates';
+import { resignCert } from '../../cli/certificates';
 import { CaError } from '../../ca/errors';
 import type { CaRecord, CertificateRecord } from '../../ports';
 import { DAY_MS } from '../../x509/datetime';

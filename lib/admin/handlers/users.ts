@@ -7,8 +7,8 @@
  * own `manage_users` or `use_admin`, so the interface never locks its last administrator out by accident.
  */
 import { CaError } from '../../ca/errors';
-import { permissionSummary } from '../../ca/user-summary';
-import { createApiUser, deleteApiUser, listApiUsers, setApiUserPassword, setApiUserPermissions } from '../../ca/users';
+import { permissionSummary } from '../../accounts/user-summary';
+import { createApiUser, deleteApiUser, listApiUsers, setApiUserPassword, setApiUserPermissions } from '../../accounts/users';
 import { actingAs, type Store, type UserRecord } from '../../ports';
 import { adminActor, notFoundPage, requireGlobal } from '../access';
 import type { SignedInContext } from '../context';

@@ -1,10 +1,10 @@
 /**
- * Endpoints 3–5: list, view and update certificate authorities. Rules: lib/ca/visibility.ts,
- * lib/ca/ca-update.ts.
+ * Endpoints 3–5: list, view and update certificate authorities. Rules: lib/api/visibility.ts,
+ * lib/ca/ca-update.ts (`updateCaFromBody`, on the CA this API sees).
  */
 import { apiUserActor } from '../../ca/actors';
-import { updateCaFromApi } from '../../ca/ca-update';
-import { listVisibleCas, visibleCa } from '../../ca/visibility';
+import { updateCaFromBody } from '../../ca/ca-update';
+import { listVisibleCas, visibleCa } from '../visibility';
 import { caToJson } from '../serialize';
 import { ok } from '../json';
 import { pageRequest, paginate, pageQuery } from '../pagination';
@@ -25,5 +25,8 @@ export const listCertificateAuthorities: ApiHandler = async (ctx, req) => {
 export const viewCertificateAuthority: ApiHandler = async (ctx) =>
   ok(caToJson(await visibleCa(ctx.services.cas, ctx.params.serial, ctx.now, { allowExpired: true })));
 
-export const updateCertificateAuthority: ApiHandler = async (ctx) =>
-  ok(caToJson(await updateCaFromApi(ctx.services.store, ctx.params.serial, ctx.body ?? {}, ctx.now, apiUserActor(ctx.user, ctx.address))));
+export const updateCertificateAuthority: ApiHandler = async (ctx) => {
+  const { store } = ctx.services;
+  const ca = await visibleCa(store, ctx.params.serial, ctx.now, { allowExpired: true });
+  return ok(caToJson(await updateCaFromBody(store, ca, ctx.body ?? {}, apiUserActor(ctx.user, ctx.address))));
+};

@@ -1,11 +1,11 @@
 /**
- * Endpoints 8, 9 and 11: list, view and revoke certificates. Rules: lib/ca/visibility.ts,
- * lib/ca/revocation.ts.
+ * Endpoints 8, 9 and 11: list, view and revoke certificates. Rules: lib/api/visibility.ts,
+ * lib/api/revoke-request.ts over lib/ca/revocation.ts.
  */
 import { apiUserActor } from '../../ca/actors';
-import { revokeCertificateOfCa } from '../../ca/revocation';
 import { certificateRecordText, certificateToJson } from '../serialize';
-import { visibleCa } from '../../ca/visibility';
+import { revokeCertificateOfCa } from '../revoke-request';
+import { visibleCa } from '../visibility';
 import type { CertificateFilter } from '../../ports';
 import { notFound } from '../../http/http-errors';
 import { memoisedView, ok } from '../json';

@@ -12,8 +12,8 @@ import {
   setApiUserPassword,
   setApiUserPermissions,
   type ApiUserPermissions,
-} from '../../ca/users';
-import { permissionSummary } from '../../ca/user-summary';
+} from '../../accounts/users';
+import { permissionSummary } from '../../accounts/user-summary';
 import { ADMIN_PERMISSIONS, ALL_PERMISSIONS, type Store, type UserRecord } from '../../ports';
 import { serialToColons } from '../../x509/serial-format';
 import type { CommandContext } from '../context';
@@ -227,7 +227,7 @@ export function registerAdminCommands(program: Command, run: Action): void {
     );
 }
 
-/** `<username> - <permissions> on <CAs>; …` for list_api_users (lib/ca/user-summary.ts words the permissions). */
+/** `<username> - <permissions> on <CAs>; …` for list_api_users (lib/accounts/user-summary.ts words the permissions). */
 export function userLine(user: UserRecord, caNames: ReadonlyMap<string, string>): string {
   return `${user.username} - ${permissionSummary(user, caNames)}`;
 }

@@ -3,8 +3,8 @@
  * unbroken, and export the records page by page (never the whole log in memory).
  */
 import { Option, type Command } from 'commander';
-import { verifyAuditChain } from '../../ca/audit-chain';
-import { csvField } from '../../ca/certificates-csv';
+import { verifyAuditChain } from '../../audit/audit-chain';
+import { csvField } from '../certificates-csv';
 import { CaError } from '../../ca/errors';
 import { findCa } from '../../ca/lookup';
 import { hasAuditLog, type AuditFilter, type AuditLog, type AuditRow, type Store } from '../../ports';
@@ -34,7 +34,7 @@ function auditLogOf(store: Store): AuditLog {
   return store.auditLog;
 }
 
-/** RFC 4180 and neutralised against spreadsheet formulas, as the certificate CSV (lib/ca/certificates-csv.ts). */
+/** RFC 4180 and neutralised against spreadsheet formulas, as the certificate CSV (lib/cli/certificates-csv.ts). */
 const auditCsvField = (value: unknown): string => csvField(value === null || value === undefined ? '' : String(value));
 
 export function auditLine(row: AuditRow, format: 'jsonl' | 'csv'): string {

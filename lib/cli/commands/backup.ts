@@ -1,14 +1,14 @@
 /**
  * backup, restore and verify_restore (docs/operations/backup-restore.md): a consistent copy of the
  * embedded database, its restore into a new directory, and the checks a restored database passes
- * before it serves (lib/ca/restore-check.ts). PostgreSQL is backed up with its own tools; after its
+ * before it serves (lib/cli/restore-check.ts). PostgreSQL is backed up with its own tools; after its
  * restore, verify_restore runs the same checks.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Command } from 'commander';
 import { CaError } from '../../ca/errors';
-import { checkRestoredDatabase, parseAuditExport, type ExportedAuditRecord, type RestoreReport } from '../../ca/restore-check';
+import { checkRestoredDatabase, parseAuditExport, type ExportedAuditRecord, type RestoreReport } from '../restore-check';
 import { actingAs, type Store } from '../../ports';
 import type { CommandContext } from '../context';
 import type { Action } from './shared';

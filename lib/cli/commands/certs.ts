@@ -1,12 +1,12 @@
 /** import_cert, list_certs, view_cert, sign_cert, resign_cert, revoke_cert (docs/COMPATIBILITY.md §4). */
 import { Command, Option } from 'commander';
-import { importCert, resignCert, signCert } from '../../ca/certificates';
+import { importCert, resignCert, signCert } from '../certificates';
 import { revokeCert } from '../../ca/revocation';
 import { CaError } from '../../ca/errors';
 import { defaultCa, findCa, findCertificate, isSelfSigned } from '../../ca/lookup';
 import { HASH_ALGORITHMS, type Profiles } from '../../ca/profiles';
 import { REVOCATION_REASONS } from '../../ca/reasons';
-import { certificatesCsv } from '../../ca/certificates-csv';
+import { certificatesCsv } from '../certificates-csv';
 import { certificateRecordText } from '../../api/serialize';
 import type { CaRecord, CertificateFilter, CertificateRecord } from '../../ports';
 import { X509Error } from '../../x509/errors';

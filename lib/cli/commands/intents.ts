@@ -4,7 +4,7 @@
  * page by page (never the whole table in memory): issued, failed (nothing was issued; why) or pending.
  */
 import { Option, type Command } from 'commander';
-import { actorWords } from '../../ca/actor-text';
+import { actorWords } from '../../audit/actor-text';
 import { CaError } from '../../ca/errors';
 import { findCa } from '../../ca/lookup';
 import { INTENT_STATES, intentState, type IntentFilter, type IntentState, type IssuanceIntentRecord } from '../../ports';

@@ -1,5 +1,5 @@
 /**
- * Which certificate authorities an API endpoint may see (docs/COMPATIBILITY.md §1.6; the visibility matrix of
+ * Which certificate authorities a REST API endpoint may see (docs/COMPATIBILITY.md §1.6; the visibility matrix of
  * the original API).
  *
  * Every CA-scoped endpoint needs an enabled, API-enabled CA; sign, resign and revoke also need it to
@@ -8,7 +8,7 @@
  * client cannot tell them apart.
  */
 import type { ApiUser, CaRecord, PermissionChecker, Store } from '../ports';
-import { notFoundError } from './errors';
+import { notFoundError } from '../ca/errors';
 import { isWithinValidity } from '../ports/validity';
 
 export interface VisibilityRules {

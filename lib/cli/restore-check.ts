@@ -2,7 +2,7 @@
  * What a restored database is checked for before it serves (`ca-admin verify_restore`, and `ca-admin
  * restore`, which runs it; docs/operations/backup-restore.md "After a restore"):
  *
- * - its audit log's hash chain is unbroken (lib/ca/audit-chain.ts);
+ * - its audit log's hash chain is unbroken (lib/audit/audit-chain.ts);
  * - every CA's private key opens with the key backends of this environment — a wrong
  *   key-encryption key is one clear error, before anything is served or changed;
  * - what happened after the backup, as far as the operator can tell us: given an audit log export
@@ -16,9 +16,9 @@
  * used, before or after the backup, and the store's unique index refuses the impossible repeat.
  */
 import { hasAuditLog, type AuditLog, type Store } from '../ports';
-import { verifyAuditChain } from './audit-chain';
-import { CaError } from './errors';
-import { caSigner, type KeyBackends } from './key-backends';
+import { verifyAuditChain } from '../audit/audit-chain';
+import { CaError } from '../ca/errors';
+import { caSigner, type KeyBackends } from '../ca/key-backends';
 
 /** One record of an `audit_log --format jsonl` export, as far as the check reads it. */
 export interface ExportedAuditRecord {

@@ -1,22 +1,24 @@
 /**
- * End-entity certificates: import (import_cert), sign and resign from the command line
- * (sign_cert/resign_cert — profiles applied), resign through the API. Revocation is in revocation.ts.
+ * End-entity certificates with ca-admin's rules: import (import_cert), sign and resign
+ * (sign_cert/resign_cert — profiles applied, docs/COMPATIBILITY.md §4.4), which the admin interface's
+ * issue and resign pages apply too. REST's resign is lib/api/resign-request.ts; what both copy from
+ * the original, lib/ca/resign-fields.ts; revocation, lib/ca/revocation.ts.
  */
 import type { Actor, CaRecord, CertificateRecord, SignRequest, Store } from '../ports';
 import { parseCsr } from '../x509/csr';
 import { DAY_MS } from '../x509/datetime';
 import { parseExtension } from '../x509/extensions';
 import type { Extension, ExtensionType, HashAlgorithmName, Name } from '../x509/types';
-import { caFacts, isEdwards } from './ca-facts';
-import { CaError } from './errors';
-import { composeExtensions } from './extensions';
-import { importCertificate, issue, keepAlone } from './issuance/issue';
-import { prepareIssuance } from './issuance/prepare';
-import { composeCertificate, type ComposedCertificate } from './issuance/sign';
-import { loadPolicyContext, type PolicyContext } from './policy/context';
-import { floorToMinute, outlivesCa, outlivesCaMessage } from './signing-ca';
-import type { KeyBackends } from './key-backends';
-import { isHashAlgorithm, type Profiles } from './profiles';
+import { CaError } from '../ca/errors';
+import { composeExtensions } from '../ca/extensions';
+import { importCertificate, issue, keepAlone } from '../ca/issuance/issue';
+import { prepareIssuance } from '../ca/issuance/prepare';
+import { composeCertificate, type ComposedCertificate } from '../ca/issuance/sign';
+import { loadPolicyContext, type PolicyContext } from '../ca/policy/context';
+import { floorToMinute, outlivesCa, outlivesCaMessage } from '../ca/signing-ca';
+import type { KeyBackends } from '../ca/key-backends';
+import type { Profiles } from '../ca/profiles';
+import { copiedExtensions, originalHash, requireCsr } from '../ca/resign-fields';
 import { DEFAULT_PROFILE_NAME } from '../ports/ca-fields';
 import { cliSubject } from './subject';
 
@@ -103,16 +105,7 @@ function signCertRequest(o: Omit<SignCertOptions, 'store' | 'requester'>, policy
   );
 }
 
-/** Extensions a resigned certificate gets fresh from the CA/profile instead of copying them. */
-const RESIGN_SKIP_API: ReadonlySet<ExtensionType> = new Set<ExtensionType>([
-  'authority_key_identifier',
-  'authority_information_access',
-  'crl_distribution_points',
-  'certificate_policies',
-  'issuer_alternative_name',
-  'basic_constraints',
-  'subject_key_identifier',
-]);
+/** Extensions `resign_cert` gets fresh from the CA/profile instead of copying them (REST's list: lib/api/resign-request.ts). */
 const RESIGN_SKIP_CLI: ReadonlySet<ExtensionType> = new Set<ExtensionType>([
   'authority_key_identifier',
   'authority_information_access',
@@ -122,38 +115,6 @@ const RESIGN_SKIP_CLI: ReadonlySet<ExtensionType> = new Set<ExtensionType>([
   'basic_constraints',
   'subject_key_identifier',
 ]);
-
-/** The original's extensions to copy; anything not configurable is refused up front (the original 500s). */
-function copiedExtensions(cert: CertificateRecord, skip: ReadonlySet<ExtensionType>): Extension[] {
-  const copied = cert.certificate.extensions.filter((e) => !skip.has(e.type));
-  const bad = copied.filter((e) => {
-    try {
-      parseExtension(e, { requireType: true, configurableOnly: true });
-      return false;
-    } catch {
-      return true;
-    }
-  });
-  if (bad.length) {
-    const names = bad.map((e) => (e.type === 'unknown' ? `unknown (${(e.value as { oid: string }).oid})` : e.type));
-    throw new CaError('invalid', `The certificate has extensions that cannot be copied to a new certificate: ${names.join(', ')}.`);
-  }
-  return copied;
-}
-
-function originalHash(cert: CertificateRecord, ca: CaRecord): HashAlgorithmName | null {
-  const hash = cert.certificate.signature_hash_algorithm;
-  return !isEdwards(caFacts(ca).keyType) && isHashAlgorithm(hash) ? hash : null;
-}
-
-function requireCsr(cert: CertificateRecord): string {
-  if (!cert.csr) {
-    throw new CaError('invalid', `${cert.serial}: The certificate has no CSR (it was imported), so it cannot be resigned.`, {
-      apiDetail: 'Cannot resign certificate without a CSR.',
-    });
-  }
-  return cert.csr;
-}
 
 export interface ResignCertOptions extends CliSignCommon {
   cert: CertificateRecord;
@@ -194,21 +155,4 @@ export async function resignCert(o: ResignCertOptions): Promise<CertificateRecor
     { ca, profiles: o.profiles, now, policy: await loadPolicyContext(o.store, ca) },
   );
   return issueCli(o, ca, request);
-}
-
-/**
- * What REST's resign (lib/api/resign-request.ts) copies from the original (docs/COMPATIBILITY.md §3.6):
- * its CSR, subject, hash, profile string and flag; its extensions except those the CA supplies.
- * Throws before anything is copied when the original has no CSR or an extension that cannot be copied.
- */
-export function apiResignFields(cert: CertificateRecord, ca: CaRecord) {
-  const csr = requireCsr(cert);
-  return {
-    csr: parseCsr(csr, { verify: false }), // verified when it was first signed
-    subject: cert.certificate.subject,
-    algorithm: originalHash(cert, ca),
-    extensions: copiedExtensions(cert, RESIGN_SKIP_API),
-    profile: cert.profile,
-    autogenerated: cert.autogenerated,
-  };
 }

@@ -1,9 +1,9 @@
 /**
  * The certificates' CSV that `ca-admin list_certs --format csv` and the admin interface's export
- * share (lib/ca/certificates-csv.ts): RFC 4180 quoting, and a leading `'` before a field that a
+ * share (lib/cli/certificates-csv.ts): RFC 4180 quoting, and a leading `'` before a field that a
  * spreadsheet would take for a formula (docs/guides/admin-interface.md).
  */
-import { certificatesCsv, csvField } from '../../lib/ca/certificates-csv';
+import { certificatesCsv, csvField } from '../../lib/cli/certificates-csv';
 import type { CertificateRecord } from '../../lib/ports';
 
 /** The fields the CSV reads, and nothing else. */

@@ -6,7 +6,7 @@
 import * as bcrypt from 'bcryptjs';
 import { hasUserAdministration, type CaGrant, type Permission, type Store, type UserAdministration, type UserRecord } from '../ports';
 import { normaliseSerial } from '../x509/serial-format';
-import { CaError } from './errors';
+import { CaError } from '../ca/errors';
 
 /**
  * Each flag: `false` withholds the permission, a list of CA serials grants it for those CAs only, and

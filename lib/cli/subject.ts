@@ -4,7 +4,7 @@
  * require a CN or a SAN.
  */
 import type { Extension, GeneralName, Name } from '../x509/types';
-import { CaError } from './errors';
+import { CaError } from '../ca/errors';
 
 const CN = '2.5.4.3';
 
