@@ -72,6 +72,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0028_ca_issuance_policy',
         '0029_issuance_intents',
         '0030_issuance_intent_guard',
+        '0032_management_events_by_code',
       ]);
     });
   });

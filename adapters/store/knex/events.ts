@@ -1,10 +1,10 @@
 /**
  * The outbox of domain events (`EventLog`, lib/ports/events.ts): read in id order. The rows are
- * written by the database's own triggers (migrations/0004_events.ts) in the transaction of each
- * change; this file only reads them, and names the actor of a transaction for those triggers.
+ * written in the transaction of each change: by the code that makes it (transaction-events.ts) or,
+ * for certificates, orders, CRLs and expiry notices, by the database's triggers (migrations/0004_events.ts
+ * and after); this file reads them, and names the actor of a transaction for those triggers.
  */
 import type { Knex } from 'knex';
-import { mappingErrors } from './errors';
 import type { Actor, DomainEvent, DomainEventType, EventsOfTypes } from '../../../lib/ports';
 import type { Row } from './rows';
 import { TABLES } from './tables';
@@ -72,22 +72,10 @@ export async function latestEventId(db: Knex): Promise<number> {
 }
 
 /**
- * Name the actor of the current transaction for the event triggers (`ca_api.actor`, local to the
- * transaction: it ends with it, and never leaks to the next user of a pooled connection).
+ * Name the actor of the current transaction for the event triggers that remain (`ca_api.actor`, read
+ * by `ca_api_event_actor()`; local to the transaction: it ends with it, and never leaks to the next
+ * user of a pooled connection). The events the code writes are handed their actor instead.
  */
 export async function setActor(db: Knex, actor: Actor): Promise<void> {
   await db.raw(`select set_config('ca_api.actor', ?, true)`, [JSON.stringify(actor)]);
-}
-
-/**
- * A management write whose events name `actor` (null: the database's own naming): in a transaction
- * of its own, or in the one `db` is already `bound` to; database errors mapped as every store maps them.
- */
-export function writeNaming<T>(db: Knex, bound: boolean, actor: Actor | null, work: (db: Knex) => Promise<T>): Promise<T> {
-  if (!actor) return mappingErrors(() => work(db));
-  const run = async (tx: Knex) => {
-    await setActor(tx, actor);
-    return work(tx);
-  };
-  return mappingErrors(() => (bound ? run(db) : db.transaction(run)));
 }

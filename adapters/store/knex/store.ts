@@ -7,9 +7,11 @@
  * Methods that write several rows open a transaction themselves (or join the caller's). PGlite
  * serves one connection: code inside `fn` must use the `tx` store it is given. Changes are announced
  * (`onUserChanged`, `onCaChanged`, `onCertificateChanged`, for the caches) once committed.
- * Events (`EventLog`): the database writes them in each change's own transaction (migration 0004);
- * `actingAs(actor)` gives a store whose writes name that actor. Every method throws the store's typed
- * errors of lib/ports, never the driver's (errors.ts).
+ * Events (`EventLog`): each change's own transaction writes them — the management writes (CAs, users,
+ * webhooks, ACME accounts and policies, enrolment) from the code that makes the change, appended as
+ * the transaction's last statement (transaction-events.ts), the certificate and order events still by
+ * the database's triggers (migration 0004); `actingAs(actor)` gives a store whose writes name that
+ * actor. Every method throws the store's typed errors of lib/ports, never the driver's (errors.ts).
  */
 import type { Knex } from 'knex';
 import type {
@@ -56,14 +58,19 @@ import * as issuedOrders from './issued-orders';
 import * as keyRotation from './key-rotation';
 import * as orders from './orders';
 import * as revocation from './revocation';
+import { appendQueued, writeWithEvents, type EventQueue, type RecordEvents } from './transaction-events';
 import * as users from './users';
 
-/** Ids changed inside a transaction, announced once it has committed. */
+/** Ids changed inside a transaction, announced once it has committed; the events of its writes, appended as it ends. */
 interface PendingChanges {
   users: number[];
   cas: number[];
   certificates: number[];
+  events: EventQueue;
 }
+
+/** What the caches are told of: users, CAs and certificates changed. */
+type ChangeKind = 'users' | 'cas' | 'certificates';
 
 export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   /**
@@ -88,12 +95,12 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   onCertificateChanged = (listener: (certificateId: number) => void): (() => void) => this.hubs.certificates.subscribe(listener);
 
   /** Announce now, or (inside `transaction`) once the transaction has committed. */
-  private changed(kind: keyof PendingChanges, id: number): void {
+  private changed(kind: ChangeKind, id: number): void {
     if (this.pending) this.pending[kind].push(id);
     else this.hubs[kind].emit([id]);
   }
 
-  private async changing<T extends { id: number }>(kind: keyof PendingChanges, work: Promise<T>): Promise<T> {
+  private async changing<T extends { id: number }>(kind: ChangeKind, work: Promise<T>): Promise<T> {
     const record = await work;
     this.changed(kind, record.id);
     return record;
@@ -123,10 +130,11 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
   /** The enrolment endpoints kept in the database (`EnrolmentEndpointStoreProvider`); writes name this store's actor. */
   get enrolmentEndpoints(): KnexEnrolmentEndpointStore {
-    return this.part('enrolmentEndpoints', () => new KnexEnrolmentEndpointStore(this.db, this.bound, this.actor));
+    return this.part('enrolmentEndpoints', () => new KnexEnrolmentEndpointStore(this.db, this.eventQueue, this.actor));
   }
+  /** Requests waiting for approval; a decision's event names whoever decided. */
   get enrolmentRequests(): KnexEnrolmentRequestStore {
-    return this.part('enrolmentRequests', () => new KnexEnrolmentRequestStore(this.db));
+    return this.part('enrolmentRequests', () => new KnexEnrolmentRequestStore(this.db, this.eventQueue));
   }
   /** The admin interface's sessions (`AdminSessionStoreProvider`, admin-sessions.ts). */
   get adminSessions(): KnexAdminSessionStore {
@@ -137,11 +145,11 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
   /** The webhook endpoints and their delivery (`WebhookStoreProvider`, webhooks.ts); writes name this store's actor. */
   get webhooks(): KnexWebhookStore {
-    return this.part('webhooks', () => new KnexWebhookStore(this.db, this.bound, this.actor));
+    return this.part('webhooks', () => new KnexWebhookStore(this.db, this.eventQueue, this.actor));
   }
   /** The audit log: the events as their hash chain covers them (audit.ts, migration 0011). */
   get auditLog(): KnexAuditLog {
-    return this.part('audit', () => new KnexAuditLog(this.db));
+    return this.part('audit', () => new KnexAuditLog(this.db, this.eventQueue));
   }
   /** The capability objects above, made on first use, one per store. */
   private readonly parts = new Map<string, unknown>();
@@ -161,7 +169,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   /** The ACME server's store (`AcmeStoreProvider`), on this store's connection and transactions (acme/store.ts). */
   get acme(): KnexAcmeStore {
     const { acme } = this.hubs;
-    return (this.acmeStore ??= new KnexAcmeStore(this.db, this.bound ? { ...acme, groups: null } : acme));
+    return (this.acmeStore ??= new KnexAcmeStore(this.db, this.bound ? { ...acme, groups: null } : acme, this.eventQueue, this.actor));
   }
   private acmeStore: KnexAcmeStore | undefined;
 
@@ -180,11 +188,13 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
 
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (this.bound) return fn(this);
-    const pending: PendingChanges = { users: [], cas: [], certificates: [] };
+    const pending: PendingChanges = { users: [], cas: [], certificates: [], events: [] };
     const result = await mappingErrors(() =>
       this.db.transaction(async (trx) => {
         if (this.actor) await events.setActor(trx, this.actor);
-        return fn(new KnexStore(trx, true, this.hubs, pending));
+        const done = await fn(new KnexStore(trx, true, this.hubs, pending, this.actor));
+        await appendQueued(trx, pending.events);
+        return done;
       }),
     );
     for (const kind of ['users', 'cas', 'certificates'] as const) {
@@ -194,7 +204,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
 
   insertCa(ca: NewCa): Promise<CaRecord> {
-    return this.writeCa((db) => cas.insertCa(db, ca));
+    return this.writeCa((db, record) => cas.insertCa(db, ca, record));
   }
   getCa(id: number): Promise<CaRecord | null> {
     return mappingErrors(() => cas.getCa(this.db, id));
@@ -209,10 +219,10 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     return mappingErrors(() => cas.listCas(this.db, filter));
   }
   updateCa(id: number, patch: CaPatch): Promise<CaRecord> {
-    return this.writeCa((db) => cas.updateCa(db, id, patch));
+    return this.writeCa((db, record) => cas.updateCa(db, id, patch, record));
   }
   revokeCa(id: number, reason: string, compromised: Date | null, when: Date): Promise<CaRecord> {
-    return this.writeCa((db) => cas.revokeCa(db, id, reason, compromised, when));
+    return this.writeCa((db, record) => cas.revokeCa(db, id, reason, compromised, when, record));
   }
 
   insertCertificate(cert: NewCertificate): Promise<CertificateRecord> {
@@ -327,13 +337,13 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     about?: Record<string, string>,
     reseal?: Parameters<StoredKeyRewriting['rewriteStoredKeys']>[3],
   ): Promise<number> {
-    const done = await mappingErrors(() => this.write((db) => keyRotation.rewriteStoredKeys(db, alias, rewrite, about, reseal), true));
+    const done = await this.writeWithEvents((db, record) => keyRotation.rewriteStoredKeys(db, alias, rewrite, record, about, reseal));
     for (const id of done.caIds) this.changed('cas', id);
     return done.keys;
   }
 
   async createUser(username: string, passwordHash: string, permissions: Permission[]): Promise<UserRecord> {
-    const user = await mappingErrors(() => this.write((db) => users.createUser(db, username, passwordHash, permissions), true));
+    const user = await this.writeWithEvents((db, record) => users.createUser(db, username, passwordHash, permissions, record));
     this.changed('users', user.id);
     return user;
   }
@@ -344,7 +354,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     return mappingErrors(() => users.getUserById(this.db, id));
   }
   async updateUser(id: number, patch: { passwordHash?: string; permissions?: Permission[] }): Promise<UserRecord> {
-    const user = await mappingErrors(() => this.write((db) => users.updateUser(db, id, patch), true));
+    const user = await this.writeWithEvents((db, record) => users.updateUser(db, id, patch, record));
     this.changed('users', user.id);
     return user;
   }
@@ -352,18 +362,31 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     return mappingErrors(() => users.listUsers(this.db));
   }
   async deleteUser(id: number): Promise<{ orders: number }> {
-    const deleted = await mappingErrors(() => this.write((db) => users.deleteUser(db, id), true));
+    const deleted = await this.writeWithEvents((db, record) => users.deleteUser(db, id, record));
     this.changed('users', id);
     return deleted;
   }
 
+  /** The events of the store transaction this store is bound to; null outside one. */
+  private get eventQueue(): EventQueue | null {
+    return this.pending?.events ?? null;
+  }
+
   /**
-   * A write whose events name this store's actor: with one, the actor is set in the transaction first
-   * (a new one unless bound); without, the write runs as it is (`atomic`: in a transaction all the same).
+   * A write that records its events, naming this store's actor: appended as the last statement of its
+   * own transaction, or of the store transaction this store is bound to (transaction-events.ts).
    */
-  private write<T>(work: (db: Knex) => Promise<T>, atomic = false): Promise<T> {
+  private writeWithEvents<T>(work: (db: Knex, record: RecordEvents) => Promise<T>): Promise<T> {
+    return writeWithEvents(this.db, this.eventQueue, this.actor, work);
+  }
+
+  /**
+   * A write whose trigger-written events (certificates, orders) name this store's actor: with one, the
+   * actor is set in the transaction first (a new one unless bound); without, the write runs as it is.
+   */
+  private write<T>(work: (db: Knex) => Promise<T>): Promise<T> {
     const actor = this.actor;
-    if (!actor) return atomic ? this.inTransaction(work) : work(this.db);
+    if (!actor) return work(this.db);
     return this.inTransaction(async (db) => {
       await events.setActor(db, actor);
       return work(db);
@@ -371,8 +394,8 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
 
   /** A write of a CA row: its events name this store's actor, its change is announced (for the caches). */
-  private writeCa(work: (db: Knex) => Promise<CaRecord>): Promise<CaRecord> {
-    return mappingErrors(() => this.changing('cas', this.write(work)));
+  private writeCa(work: (db: Knex, record: RecordEvents) => Promise<CaRecord>): Promise<CaRecord> {
+    return mappingErrors(() => this.changing('cas', this.writeWithEvents(work)));
   }
 
   /** Run several statements atomically: in the bound transaction, or in a new one. */

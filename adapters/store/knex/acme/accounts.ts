@@ -1,10 +1,12 @@
 /** ACME accounts (RFC 8555 §7.3) on `ca_api_acme_accounts`. */
 import type { Knex } from 'knex';
-import type { AcmeAccountRecord, NewAcmeAccount } from '../../../../lib/ports';
+import type { AcmeAccountRecord, Actor, NewAcmeAccount } from '../../../../lib/ports';
 import type { Row } from '../rows';
 import { randomSlug } from '../slug';
+import { updateComparing } from '../row-changes';
 import { TABLES } from '../tables';
-import { toJson, toNumber } from '../values';
+import type { RecordEvents } from '../transaction-events';
+import { fromJson, toJson, toNumber } from '../values';
 import { accountFromRow } from './rows';
 import { matchKeys, tuples, type SlugKey } from './slug-keys';
 import { bindEabKey } from './policies';
@@ -12,11 +14,19 @@ import { StoreConflictError } from '../../../../lib/ports';
 
 const { acmeAccounts, acmeOrders, acmeAuthorizations } = TABLES;
 
+/** The account itself, as the actor of its own events (over ACME). */
+const itself = (row: Row) => ({ type: 'acme_account', id: toNumber(row.id), protocol: 'acme' });
+
 /**
  * Insert, or return the account that already has this key at this CA (RFC 8555 §7.3.1: 200 with it).
- * Call inside a transaction when `eabKid` is given: the key is bound to the new account with it.
+ * Call inside a transaction when `eabKid` is given: the key is bound to the new account with it. A
+ * new account records `acme.account.created`, naming itself.
  */
-export async function createAccount(db: Knex, account: NewAcmeAccount): Promise<{ account: AcmeAccountRecord; created: boolean }> {
+export async function createAccount(
+  db: Knex,
+  account: NewAcmeAccount,
+  record: RecordEvents,
+): Promise<{ account: AcmeAccountRecord; created: boolean }> {
   const now = new Date();
   const rows = (await db(acmeAccounts)
     .insert({
@@ -40,6 +50,13 @@ export async function createAccount(db: Knex, account: NewAcmeAccount): Promise<
     if (account.eabKid && !(await bindEabKey(db, account.caId, account.eabKid, created.id))) {
       throw new StoreConflictError('The external account binding key is unknown or has already bound an account.', 'order', 'eab_kid');
     }
+    const row = rows[0];
+    record({
+      type: 'acme.account.created',
+      actor: itself(row),
+      caId: toNumber(row.ca_id),
+      data: { account: row.slug, eab_kid: row.eab_kid },
+    });
     return { account: created, created: true };
   }
   const existing = await findAccountByThumbprint(db, account.caId, account.thumbprint);
@@ -67,17 +84,34 @@ export async function countAccountsFrom(db: Knex, remoteAddress: string, since: 
   return toNumber(row.n);
 }
 
-/** One transaction: deactivation takes the account's unfinished orders and their pending authorizations with it. */
+/**
+ * One transaction: deactivation takes the account's unfinished orders and their pending authorizations
+ * with it, and records `acme.account.deactivated` (once: an account deactivated already is not again),
+ * naming `by` — an operator — or, without one, the account itself.
+ */
 export async function updateAccount(
   db: Knex,
   id: number,
   patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: 'deactivated' },
+  record: RecordEvents,
+  by: Actor | null,
 ): Promise<AcmeAccountRecord> {
   const row: Row = { updated: new Date() };
   if (patch.contact) row.contact = toJson(patch.contact);
   if (patch.termsOfServiceAgreed !== undefined) row.terms_of_service_agreed = patch.termsOfServiceAgreed;
   if (patch.status) row.status = patch.status;
-  const [updated] = (await db(acmeAccounts).where({ id }).update(row).returning('*')) as Row[];
+  const changed = await updateComparing(db, acmeAccounts, { id }, row, {
+    deactivated: `n.status = 'deactivated' AND o.status IS DISTINCT FROM 'deactivated'`,
+  });
+  const updated = changed?.row as Row;
+  if (changed?.change.deactivated) {
+    record({
+      type: 'acme.account.deactivated',
+      actor: by ?? itself(updated),
+      caId: toNumber(updated.ca_id),
+      data: { account: updated.slug, contact: fromJson<unknown>(updated.contact) },
+    });
+  }
   if (patch.status === 'deactivated') {
     const open = db(acmeOrders).select('id').where({ account_id: id }).whereIn('status', ['pending', 'ready']);
     await db(acmeAuthorizations).whereIn('order_id', open.clone()).where({ status: 'pending' }).update({ status: 'deactivated' });

@@ -36,6 +36,7 @@ import * as m0027 from './0027_enrolment_endpoint_budget_webhook';
 import * as m0028 from './0028_ca_issuance_policy';
 import * as m0029 from './0029_issuance_intents';
 import * as m0030 from './0030_issuance_intent_guard';
+import * as m0032 from './0032_management_events_by_code';
 
 /** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
 const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -69,6 +70,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0028_ca_issuance_policy', m0028],
   ['0029_issuance_intents', m0029],
   ['0030_issuance_intent_guard', m0030],
+  ['0032_management_events_by_code', m0032],
 ];
 
 /** Table in which knex records applied migrations; prefixed so it cannot clash with a host's own. */
