@@ -353,7 +353,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   getUserById(id: number): Promise<UserRecord | null> {
     return mappingErrors(() => users.getUserById(this.db, id));
   }
-  async updateUser(id: number, patch: { passwordHash?: string; permissions?: Permission[] }): Promise<UserRecord> {
+  async updateUser(id: number, patch: ports.UserPatch): Promise<UserRecord> {
     const user = await this.writeWithEvents((db, record) => users.updateUser(db, id, patch, record));
     this.changed('users', user.id);
     return user;
