@@ -68,9 +68,7 @@ interface PendingChanges {
   certificates: number[];
   events: EventQueue;
 }
-
-/** What the caches are told of: users, CAs and certificates changed. */
-type ChangeKind = 'users' | 'cas' | 'certificates';
+type ChangeKind = Exclude<keyof PendingChanges, 'events'>;
 
 export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   /**
@@ -132,7 +130,6 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   get enrolmentEndpoints(): KnexEnrolmentEndpointStore {
     return this.part('enrolmentEndpoints', () => new KnexEnrolmentEndpointStore(this.db, this.eventQueue, this.actor));
   }
-  /** Requests waiting for approval; a decision's event names whoever decided. */
   get enrolmentRequests(): KnexEnrolmentRequestStore {
     return this.part('enrolmentRequests', () => new KnexEnrolmentRequestStore(this.db, this.eventQueue));
   }
@@ -371,11 +368,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   private get eventQueue(): EventQueue | null {
     return this.pending?.events ?? null;
   }
-
-  /**
-   * A write that records its events, naming this store's actor: appended as the last statement of its
-   * own transaction, or of the store transaction this store is bound to (transaction-events.ts).
-   */
+  /** A write that records its events, naming this store's actor (transaction-events.ts). */
   private writeWithEvents<T>(work: (db: Knex, record: RecordEvents) => Promise<T>): Promise<T> {
     return writeWithEvents(this.db, this.eventQueue, this.actor, work);
   }
