@@ -73,6 +73,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0029_issuance_intents',
         '0030_issuance_intent_guard',
         '0031_certificate_events_by_code',
+        '0032_management_events_by_code',
         '0033_jobs',
       ]);
     });

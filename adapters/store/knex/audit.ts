@@ -5,10 +5,11 @@
  * so lib/audit/audit-chain.ts recomputes every hash without trusting a database function.
  */
 import type { Knex } from 'knex';
-import type { AuditFilter, AuditLog, AuditRow } from '../../../lib/ports';
+import type { Actor, AuditFilter, AuditLog, AuditRow, DomainEventType } from '../../../lib/ports';
 import { mappingErrors } from './errors';
 import type { Row } from './rows';
 import { TABLES } from './tables';
+import { writeWithEvents, type EventBatch } from './transaction-events';
 import { toNumber } from './values';
 
 /** The most records one read returns. */
@@ -19,7 +20,11 @@ const CREATED_UTC = `to_char(created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:S
 const nullableText = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 export class KnexAuditLog implements AuditLog {
-  constructor(private readonly db: Knex) {}
+  /** `queue`: the events of the store transaction `db` is bound to (null outside one). */
+  constructor(
+    private readonly db: Knex,
+    private readonly queue: EventBatch | null = null,
+  ) {}
 
   auditRows(filter: AuditFilter): Promise<AuditRow[]> {
     const afterId = filter.afterId ?? 0;
@@ -53,9 +58,10 @@ export class KnexAuditLog implements AuditLog {
     });
   }
 
+  /** An event that is no row change (`login.locked_out`), written like every other (transaction-events.ts). */
   recordEvent(type: string, actor: Record<string, unknown>, data: Record<string, unknown>): Promise<void> {
-    return mappingErrors(async () => {
-      await this.db.raw('SELECT ca_api_event(?, ?::json, NULL, NULL, ?::json)', [type, JSON.stringify(actor), JSON.stringify(data)]);
+    return writeWithEvents(this.db, this.queue, actor as unknown as Actor, async (_db, record) => {
+      record({ type: type as DomainEventType, data });
     });
   }
 }

@@ -1,7 +1,8 @@
 /**
  * `EnrolmentEndpointStore` (lib/ports/enrolment-endpoints.ts) as `store.enrolmentEndpoints`: the
  * enrolment endpoints of `ca_api_enrolment_endpoints` (migrations 0026, 0027), on the store's connection or
- * transaction. Writes name this store's actor in their events (the triggers of migration 0026).
+ * transaction. Writes record their events (`enrolment.endpoint.created`, `.updated` naming the fields
+ * that changed — none changed, no event —, `.deleted`), naming this store's actor (transaction-events.ts).
  */
 import type { Knex } from 'knex';
 import type {
@@ -13,8 +14,9 @@ import type {
   StoredEnrolmentEndpointPatch,
 } from '../../../lib/ports';
 import { mappingErrors } from './errors';
-import { writeNaming } from './events';
+import { updateComparing } from './row-changes';
 import { TABLES } from './tables';
+import { writeWithEvents, type EventBatch, type RecordEvents } from './transaction-events';
 import { fromNullableJson, toDate, toNullableJson, toNullableNumber, toNumber } from './values';
 
 interface Row {
@@ -68,18 +70,48 @@ function columns(e: StoredEnrolmentEndpointPatch): Record<string, unknown> {
   return out;
 }
 
+/** The fields `enrolment.endpoint.updated` names when they changed, in its order, as the database compares them. */
+const CHANGED_FIELDS = `array_remove(ARRAY[
+  CASE WHEN n.ca_id IS DISTINCT FROM o.ca_id THEN 'ca' END,
+  CASE WHEN n.profile IS DISTINCT FROM o.profile THEN 'profile' END,
+  CASE WHEN n.challenge_sha256 IS DISTINCT FROM o.challenge_sha256 THEN 'challenge' END,
+  CASE WHEN n.approval IS DISTINCT FROM o.approval THEN 'approval' END,
+  CASE WHEN n.names::text IS DISTINCT FROM o.names::text THEN 'names' END,
+  CASE WHEN n.validity_days IS DISTINCT FROM o.validity_days THEN 'validity_days' END,
+  CASE WHEN n.enabled IS DISTINCT FROM o.enabled THEN 'enabled' END,
+  CASE WHEN n.requests_per_minute IS DISTINCT FROM o.requests_per_minute THEN 'requests_per_minute' END,
+  CASE WHEN n.challenge_webhook IS DISTINCT FROM o.challenge_webhook THEN 'challenge_webhook' END
+]::text[], NULL)`;
+
+/** What `enrolment.endpoint.created` says of a new endpoint: its settings, whether it has a challenge (never the challenge). */
+function created(row: Row): Record<string, unknown> {
+  return {
+    protocol: row.protocol,
+    label: row.label,
+    profile: row.profile,
+    challenge: row.challenge_sha256 !== null,
+    approval: row.approval,
+    names: fromNullableJson(row.names),
+    validity_days: toNullableNumber(row.validity_days),
+    enabled: row.enabled,
+    requests_per_minute: toNullableNumber(row.requests_per_minute),
+    challenge_webhook: row.challenge_webhook,
+  };
+}
+
 export class KnexEnrolmentEndpointStore implements EnrolmentEndpointStore {
   constructor(
     private readonly db: Knex,
-    private readonly bound: boolean,
+    private readonly queue: EventBatch | null,
     private readonly actor: Actor | null,
   ) {}
 
   createEnrolmentEndpoint(e: NewStoredEnrolmentEndpoint): Promise<StoredEnrolmentEndpoint> {
-    return this.write(async (db) => {
+    return this.write(async (db, recordEvents) => {
       const [row] = (await db(TABLES.enrolmentEndpoints)
         .insert({ protocol: e.protocol, label: e.label, ...columns(e) })
         .returning('*')) as Row[];
+      recordEvents({ type: 'enrolment.endpoint.created', caId: toNumber(row.ca_id), data: created(row) });
       return record(row);
     });
   }
@@ -103,24 +135,41 @@ export class KnexEnrolmentEndpointStore implements EnrolmentEndpointStore {
     label: string,
     patch: StoredEnrolmentEndpointPatch,
   ): Promise<StoredEnrolmentEndpoint | null> {
-    return this.write(async (db) => {
-      const [row] = (await db(TABLES.enrolmentEndpoints)
-        .where({ protocol, label })
-        .update({ ...columns(patch), updated: db.raw('clock_timestamp()') })
-        .returning('*')) as Row[];
-      return row ? record(row) : null;
+    return this.write(async (db, recordEvents) => {
+      const updated = await updateComparing(
+        db,
+        TABLES.enrolmentEndpoints,
+        { protocol, label },
+        { ...columns(patch), updated: db.raw('clock_timestamp()') },
+        { changed: CHANGED_FIELDS },
+      );
+      if (!updated) return null;
+      const row = updated.row as unknown as Row;
+      const changed = updated.change.changed as string[];
+      if (changed.length) {
+        recordEvents({
+          type: 'enrolment.endpoint.updated',
+          caId: toNumber(row.ca_id),
+          data: { protocol: row.protocol, label: row.label, changed },
+        });
+      }
+      return record(row);
     });
   }
 
   deleteEnrolmentEndpoint(protocol: EnrolmentProtocol, label: string): Promise<boolean> {
     // `returning`: the affected-row count of a DELETE is not reported alike by both drivers.
-    return this.write(
-      async (db) => ((await db(TABLES.enrolmentEndpoints).where({ protocol, label }).delete().returning('id')) as unknown[]).length > 0,
-    );
+    return this.write(async (db, recordEvents) => {
+      const deleted = (await db(TABLES.enrolmentEndpoints).where({ protocol, label }).delete().returning('*')) as Row[];
+      for (const row of deleted) {
+        recordEvents({ type: 'enrolment.endpoint.deleted', caId: toNumber(row.ca_id), data: { protocol: row.protocol, label: row.label } });
+      }
+      return deleted.length > 0;
+    });
   }
 
-  /** A write, its events naming this store's actor (events.ts `writeNaming`). */
-  private write<T>(work: (db: Knex) => Promise<T>): Promise<T> {
-    return writeNaming(this.db, this.bound, this.actor, work);
+  /** A write and its events, naming this store's actor (transaction-events.ts). */
+  private write<T>(work: (db: Knex, recordEvents: RecordEvents) => Promise<T>): Promise<T> {
+    return writeWithEvents(this.db, this.queue, this.actor, work);
   }
 }

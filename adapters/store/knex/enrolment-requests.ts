@@ -2,7 +2,8 @@
  * `EnrolmentRequestStore` (lib/ports/enrolment-requests.ts) as `store.enrolmentRequests`: requests
  * waiting for an operator in `ca_api_enrolment_requests` (migration 0025), on the store's connection
  * or transaction. A decision is written only while the request is `pending`, so that two operators
- * (or two clicks) decide it once.
+ * (or two clicks) decide it once, and records its event (`enrolment.approved` or `.refused`, naming
+ * whoever decided; transaction-events.ts).
  */
 import type { Knex } from 'knex';
 import type {
@@ -16,6 +17,7 @@ import type {
 } from '../../../lib/ports';
 import { mappingErrors } from './errors';
 import { TABLES } from './tables';
+import { writeWithEvents, type EventBatch } from './transaction-events';
 import { fromJson, fromNullableJson, toBuffer, toDate, toJson, toNullableDate, toNullableNumber, toNumber } from './values';
 
 interface Row {
@@ -57,7 +59,10 @@ function record(row: Row): EnrolmentRequestRecord {
 }
 
 export class KnexEnrolmentRequestStore implements EnrolmentRequestStore {
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly queue: EventBatch | null,
+  ) {}
 
   createEnrolmentRequest(r: NewEnrolmentRequest): Promise<EnrolmentRequestRecord | null> {
     return mappingErrors(async () => {
@@ -105,8 +110,8 @@ export class KnexEnrolmentRequestStore implements EnrolmentRequestStore {
   }
 
   decideEnrolmentRequest(id: number, decision: EnrolmentDecision, by: Actor, at: Date): Promise<boolean> {
-    return mappingErrors(async () => {
-      const changed = await this.db(TABLES.enrolmentRequests)
+    return writeWithEvents(this.db, this.queue, by, async (db, recordEvents) => {
+      const [row] = (await db(TABLES.enrolmentRequests)
         .where({ id, status: 'pending' })
         .update({
           status: decision.status,
@@ -114,8 +119,16 @@ export class KnexEnrolmentRequestStore implements EnrolmentRequestStore {
           reason: decision.status === 'refused' ? decision.reason : null,
           decided: at,
           decided_by: toJson(by),
-        });
-      return changed === 1;
+        })
+        .returning('*')) as Row[];
+      if (!row) return false;
+      recordEvents({
+        type: `enrolment.${decision.status}`,
+        caId: toNumber(row.ca_id),
+        serial: row.certificate_serial,
+        data: { request: toNumber(row.id), protocol: row.protocol, label: row.label, reason: row.reason },
+      });
+      return true;
     });
   }
 }

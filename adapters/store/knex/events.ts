@@ -1,12 +1,10 @@
 /**
  * The outbox of domain events (`EventLog`, lib/ports/events.ts): read in id order. The rows are
- * written in the transaction of each change, as its last statement: by the store for certificates,
- * orders, CRL numbers and expiry notices (event-writer.ts, transaction-events.ts; migration 0031),
- * by the database's triggers for the others (migrations/0004_events.ts). This file reads them, and
- * names the actor of a transaction for those triggers.
+ * written by the code that makes each change, in its transaction, as its last statement
+ * (event-writer.ts, transaction-events.ts; no trigger writes one since migrations 0031 and 0032).
+ * This file reads them.
  */
 import type { Knex } from 'knex';
-import { mappingErrors } from './errors';
 import type { Actor, DomainEvent, DomainEventType, EventsOfTypes } from '../../../lib/ports';
 import type { Row } from './rows';
 import { TABLES } from './tables';
@@ -71,25 +69,4 @@ export async function eventsOfTypesSince(
 export async function latestEventId(db: Knex): Promise<number> {
   const row = (await db(TABLES.events).max('id as id').first()) as Row | undefined;
   return row?.id == null ? 0 : toNumber(row.id);
-}
-
-/**
- * Name the actor of the current transaction for the event triggers that remain (`ca_api.actor`, local to the
- * transaction: it ends with it, and never leaks to the next user of a pooled connection).
- */
-export async function setActor(db: Knex, actor: Actor): Promise<void> {
-  await db.raw(`select set_config('ca_api.actor', ?, true)`, [JSON.stringify(actor)]);
-}
-
-/**
- * A management write whose events name `actor` (null: the database's own naming): in a transaction
- * of its own, or in the one `db` is already `bound` to; database errors mapped as every store maps them.
- */
-export function writeNaming<T>(db: Knex, bound: boolean, actor: Actor | null, work: (db: Knex) => Promise<T>): Promise<T> {
-  if (!actor) return mappingErrors(() => work(db));
-  const run = async (tx: Knex) => {
-    await setActor(tx, actor);
-    return work(tx);
-  };
-  return mappingErrors(() => (bound ? run(db) : db.transaction(run)));
 }

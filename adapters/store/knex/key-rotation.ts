@@ -15,6 +15,7 @@ import type { Knex } from 'knex';
 import type { StoredKeyReference, StoredKeyRewriting } from '../../../lib/ports';
 import { resealSecrets, type Reseal } from './secret-resealing';
 import { TABLES } from './tables';
+import type { RecordEvents } from './transaction-events';
 import { fromNullableJson, toNullableJson, toNumber } from './values';
 
 type Rewrite = Parameters<StoredKeyRewriting['rewriteStoredKeys']>[1];
@@ -41,13 +42,15 @@ function isOptions(value: unknown): value is Record<string, unknown> {
 
 /**
  * Must run inside a transaction; returns how many keys it rewrote and the ids of the CA rows it changed.
- * A rotation that rewrote keys is recorded in the same transaction (`kek.rotated`, migration 0011),
- * with `about` (the KEKs' public identifiers) and the CAs' serials — never a key.
+ * A rotation that rewrote keys is recorded in the same transaction (`kek.rotated`, one event for the
+ * whole rotation: the CA rows and re-sealed secrets it changed make no event of their own), with
+ * `about` (the KEKs' public identifiers) and the CAs' serials — never a key.
  */
 export async function rewriteStoredKeys(
   db: Knex,
   alias: string,
   rewrite: Rewrite,
+  record: RecordEvents,
   about: Record<string, string> = {},
   reseal?: Reseal,
 ): Promise<{ keys: number; caIds: number[] }> {
@@ -95,10 +98,7 @@ export async function rewriteStoredKeys(
   if (keys || secrets.length) {
     const ids = (kind: string) => secrets.filter((s) => s.kind === kind).map((s) => s.id);
     const resealed = secrets.length ? { secrets: secrets.length, webhooks: ids('webhook'), acme_eab_keys: ids('acme_eab') } : {};
-    await db.raw('SELECT ca_api_event(?, ca_api_event_actor(NULL), NULL, NULL, ?::json)', [
-      'kek.rotated',
-      JSON.stringify({ ...about, key_backend: alias, keys, cas: serials, ...resealed }),
-    ]);
+    record({ type: 'kek.rotated', data: { ...about, key_backend: alias, keys, cas: serials, ...resealed } });
   }
   return { keys, caIds: changed };
 }

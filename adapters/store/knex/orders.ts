@@ -255,24 +255,27 @@ export function issueOrders(
 }
 
 /**
- * `OrderRetry.retryFailedOrders`: one statement — the orders back to `pending`, and an `order.retried`
- * event for each (with the actor of the store's write: the operator of `ca-admin`), in id order.
+ * `OrderRetry.retryFailedOrders`: the orders back to `pending` in one statement, and an
+ * `order.retried` event for each into `batch` (with the actor of the store's write: the operator of
+ * `ca-admin`), in id order.
  */
-export async function retryFailedOrders(db: Knex, caId: number, slugs?: readonly string[]): Promise<OrderRecord[]> {
+export async function retryFailedOrders(db: Knex, caId: number, batch: EventBatch, slugs?: readonly string[]): Promise<OrderRecord[]> {
   if (slugs?.length === 0) return [];
   const named = slugs ? `AND slug IN (${slugs.map(() => '?').join(', ')})` : '';
   const { rows } = (await db.raw(
-    `WITH retried AS (
-       UPDATE ?? SET status = 'pending', error = NULL, error_code = NULL, ${NO_LEASE_SQL}, updated = ?
-        WHERE ca_id = ? AND status = 'failed' ${named} RETURNING *
-     ),
-     recorded AS (
-       SELECT r.*, ca_api_event('order.retried', ca_api_event_actor(NULL), r.ca_id, NULL,
-                                json_build_object('order', r.slug, 'profile', r.request->>'profile')) AS done
-         FROM (SELECT * FROM retried ORDER BY id) r
-     )
-     SELECT * FROM recorded ORDER BY id`,
+    `UPDATE ?? SET status = 'pending', error = NULL, error_code = NULL, ${NO_LEASE_SQL}, updated = ?
+      WHERE ca_id = ? AND status = 'failed' ${named} RETURNING *`,
     [TABLE, new Date(), caId, ...(slugs ?? [])],
   )) as { rows: Row[] };
-  return rows.map(({ done: _done, ...row }) => orderFromRow({ ...row, certificate_serial: null }));
+  const retried = rows.map((row) => orderFromRow({ ...row, certificate_serial: null })).sort((a, b) => a.id - b.id);
+  for (const order of retried) {
+    const profile = (order.request as { profile?: unknown } | null)?.profile;
+    batch.events.push({
+      type: 'order.retried',
+      actor: batch.actor,
+      caId: order.caId,
+      data: { order: order.slug, profile: typeof profile === 'string' ? profile : null },
+    });
+  }
+  return retried;
 }

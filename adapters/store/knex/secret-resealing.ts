@@ -4,8 +4,8 @@
  * `reseal` in the rotation's own transaction (key-rotation.ts), so that they move to the new KEK
  * together with the CA keys instead of being left unopenable.
  *
- * A re-sealed webhook secret is the same secret: the transaction says so (`ca_api.kek_rotation`, read
- * by the trigger of migration 0013), and no `webhook.secret_rotated` event is written for it.
+ * A re-sealed webhook secret is the same secret: no `webhook.secret_rotated` event is written for it
+ * (that is written by `setWebhookSecret`, webhooks.ts, alone); the rotation's `kek.rotated` counts it.
  */
 import type { Knex } from 'knex';
 import type { SealedSecretReference } from '../../../lib/ports';
@@ -22,8 +22,6 @@ const SEALED: readonly { kind: SealedSecretReference['kind']; table: string; id:
 
 /** Must run inside a transaction; returns the references of the secrets it changed. */
 export async function resealSecrets(db: Knex, reseal: Reseal): Promise<SealedSecretReference[]> {
-  // Local to the transaction: the rotation's rewrites only, never another session's.
-  await db.raw(`SELECT set_config('ca_api.kek_rotation', 'on', true)`);
   const changed: SealedSecretReference[] = [];
   for (const { kind, table, id, column } of SEALED) {
     const rows = (await db(table).select(id, column).orderBy(id, 'asc').forUpdate()) as Record<string, unknown>[];

@@ -8,7 +8,7 @@
  * serves one connection: code inside `fn` must use the `tx` store it is given. Changes are announced
  * (`onUserChanged`, `onCaChanged`, `onCertificateChanged`, for the caches) once committed.
  * Events (`EventLog`): last in each change's own transaction, by this store for certificates, orders
- * and CRLs (transaction-events.ts), by triggers for the others (migration 0004); `actingAs(actor)`
+ * CAs, users and the rest, from the code that makes the change (transaction-events.ts); `actingAs(actor)`
  * gives a store whose writes name that actor. Every method throws lib/ports' typed errors (errors.ts).
  */
 import type { Knex } from 'knex';
@@ -59,7 +59,7 @@ import * as keyRotation from './key-rotation';
 import * as orders from './orders';
 import * as revocation from './revocation';
 import * as users from './users';
-import { nameOrder, writingEvents, type EventBatch } from './transaction-events';
+import { nameOrder, writeWithEvents, writingEvents, type EventBatch, type RecordEvents } from './transaction-events';
 
 export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   /**
@@ -119,10 +119,10 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
   /** The enrolment endpoints kept in the database (`EnrolmentEndpointStoreProvider`); writes name this store's actor. */
   get enrolmentEndpoints(): KnexEnrolmentEndpointStore {
-    return this.part('enrolmentEndpoints', () => new KnexEnrolmentEndpointStore(this.db, this.bound, this.actor));
+    return this.part('enrolmentEndpoints', () => new KnexEnrolmentEndpointStore(this.db, this.boundEvents(), this.actor));
   }
   get enrolmentRequests(): KnexEnrolmentRequestStore {
-    return this.part('enrolmentRequests', () => new KnexEnrolmentRequestStore(this.db));
+    return this.part('enrolmentRequests', () => new KnexEnrolmentRequestStore(this.db, this.boundEvents()));
   }
   /** The admin interface's sessions (`AdminSessionStoreProvider`, admin-sessions.ts). */
   get adminSessions(): KnexAdminSessionStore {
@@ -137,11 +137,11 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
   /** The webhook endpoints and their delivery (`WebhookStoreProvider`, webhooks.ts); writes name this store's actor. */
   get webhooks(): KnexWebhookStore {
-    return this.part('webhooks', () => new KnexWebhookStore(this.db, this.bound, this.actor));
+    return this.part('webhooks', () => new KnexWebhookStore(this.db, this.boundEvents(), this.actor));
   }
   /** The audit log: the events as their hash chain covers them (audit.ts, migration 0011). */
   get auditLog(): KnexAuditLog {
-    return this.part('audit', () => new KnexAuditLog(this.db));
+    return this.part('audit', () => new KnexAuditLog(this.db, this.boundEvents()));
   }
   /** The capability objects above, made on first use, one per store. */
   private readonly parts = new Map<string, unknown>();
@@ -161,7 +161,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   /** The ACME server's store (`AcmeStoreProvider`), on this store's connection and transactions (acme/store.ts). */
   get acme(): KnexAcmeStore {
     const { acme } = this.hubs;
-    return (this.acmeStore ??= new KnexAcmeStore(this.db, this.bound ? { ...acme, groups: null } : acme));
+    return (this.acmeStore ??= new KnexAcmeStore(this.db, this.bound ? { ...acme, groups: null } : acme, this.boundEvents(), this.actor));
   }
   private acmeStore: KnexAcmeStore | undefined;
 
@@ -183,7 +183,6 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     const pending: PendingChanges = { users: [], cas: [], certificates: [], events: [], actor: this.actor };
     const result = await mappingErrors(() =>
       this.db.transaction(async (trx) => {
-        if (this.actor) await events.setActor(trx, this.actor);
         const value = await fn(new KnexStore(trx, true, this.hubs, pending));
         await appendEvents(trx, pending.events); // the last statement (event-writer.ts)
         return value;
@@ -196,7 +195,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
 
   insertCa(ca: NewCa): Promise<CaRecord> {
-    return this.writeCa((db) => cas.insertCa(db, ca));
+    return this.writeCa((db, record) => cas.insertCa(db, ca, record));
   }
   getCa(id: number): Promise<CaRecord | null> {
     return mappingErrors(() => cas.getCa(this.db, id));
@@ -211,10 +210,10 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     return mappingErrors(() => cas.listCas(this.db, filter));
   }
   updateCa(id: number, patch: CaPatch): Promise<CaRecord> {
-    return this.writeCa((db) => cas.updateCa(db, id, patch));
+    return this.writeCa((db, record) => cas.updateCa(db, id, patch, record));
   }
   revokeCa(id: number, reason: string, compromised: Date | null, when: Date): Promise<CaRecord> {
-    return this.writeCa((db) => cas.revokeCa(db, id, reason, compromised, when));
+    return this.writeCa((db, record) => cas.revokeCa(db, id, reason, compromised, when, record));
   }
 
   insertCertificate(cert: NewCertificate): Promise<CertificateRecord> {
@@ -305,7 +304,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     return mappingErrors(() => this.withEvents((db, batch) => orders.markOrderFailed(db, orderId, error, batch)));
   }
   retryFailedOrders(caId: number, slugs?: readonly string[]): Promise<OrderRecord[]> {
-    return mappingErrors(() => this.write((db) => orders.retryFailedOrders(db, caId, slugs)));
+    return mappingErrors(() => this.withEvents((db, batch) => orders.retryFailedOrders(db, caId, batch, slugs)));
   }
 
   listRevoked(caId: number, scope: CrlScope, window: { from: Date; to: Date }): Promise<RevokedCertificate[]> {
@@ -336,13 +335,13 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     about?: Record<string, string>,
     reseal?: Parameters<StoredKeyRewriting['rewriteStoredKeys']>[3],
   ): Promise<number> {
-    const done = await mappingErrors(() => this.write((db) => keyRotation.rewriteStoredKeys(db, alias, rewrite, about, reseal), true));
+    const done = await this.writeWithEvents((db, record) => keyRotation.rewriteStoredKeys(db, alias, rewrite, record, about, reseal));
     for (const id of done.caIds) this.changed('cas', id);
     return done.keys;
   }
 
   async createUser(username: string, passwordHash: string, permissions: Permission[]): Promise<UserRecord> {
-    const user = await mappingErrors(() => this.write((db) => users.createUser(db, username, passwordHash, permissions), true));
+    const user = await this.writeWithEvents((db, record) => users.createUser(db, username, passwordHash, permissions, record));
     this.changed('users', user.id);
     return user;
   }
@@ -352,8 +351,8 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   getUserById(id: number): Promise<UserRecord | null> {
     return mappingErrors(() => users.getUserById(this.db, id));
   }
-  async updateUser(id: number, patch: { passwordHash?: string; permissions?: Permission[] }): Promise<UserRecord> {
-    const user = await mappingErrors(() => this.write((db) => users.updateUser(db, id, patch), true));
+  async updateUser(id: number, patch: ports.UserPatch): Promise<UserRecord> {
+    const user = await this.writeWithEvents((db, record) => users.updateUser(db, id, patch, record));
     this.changed('users', user.id);
     return user;
   }
@@ -361,22 +360,14 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     return mappingErrors(() => users.listUsers(this.db));
   }
   async deleteUser(id: number): Promise<{ orders: number }> {
-    const deleted = await mappingErrors(() => this.write((db) => users.deleteUser(db, id), true));
+    const deleted = await this.writeWithEvents((db, record) => users.deleteUser(db, id, record));
     this.changed('users', id);
     return deleted;
   }
 
-  /**
-   * A write whose events name this store's actor: with one, the actor is set in the transaction first
-   * (a new one unless bound); without, the write runs as it is (`atomic`: in a transaction all the same).
-   */
-  private write<T>(work: (db: Knex) => Promise<T>, atomic = false): Promise<T> {
-    const actor = this.actor;
-    if (!actor) return atomic ? this.inTransaction(work) : work(this.db);
-    return this.inTransaction(async (db) => {
-      await events.setActor(db, actor);
-      return work(db);
-    });
+  /** A write that records its events, naming this store's actor (transaction-events.ts). */
+  private writeWithEvents<T>(work: (db: Knex, record: RecordEvents) => Promise<T>): Promise<T> {
+    return writeWithEvents(this.db, this.boundEvents(), this.actor, work);
   }
 
   /** The events of the transaction this store is bound to (transaction-events.ts); null: none. */
@@ -390,8 +381,8 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
 
   /** A write of a CA row: its events name this store's actor, its change is announced (for the caches). */
-  private writeCa(work: (db: Knex) => Promise<CaRecord>): Promise<CaRecord> {
-    return mappingErrors(() => this.changing('cas', this.write(work)));
+  private writeCa(work: (db: Knex, record: RecordEvents) => Promise<CaRecord>): Promise<CaRecord> {
+    return mappingErrors(() => this.changing('cas', this.writeWithEvents(work)));
   }
 
   /** Run several statements atomically: in the bound transaction, or in a new one. */

@@ -12,6 +12,7 @@
  */
 import type { Knex } from 'knex';
 import type { Actor } from '../../../lib/ports';
+import { mappingErrors } from './errors';
 import { appendEvents, type EventToAppend } from './event-writer';
 
 /** An event to append, and the certificate it is about where an order may yet be named for it. */
@@ -52,4 +53,29 @@ export function nameOrder(batch: EventBatch, certificateId: number, slug: string
       event.data.order = slug;
     }
   }
+}
+
+/** An event of a write; without an `actor` of its own, it names the writer's. */
+export type NewEvent = Omit<EventToAppend, 'actor'> & { actor?: Actor | null };
+
+/** How a write records the events of its changes. */
+export type RecordEvents = (...events: NewEvent[]) => void;
+
+/**
+ * `writingEvents` for a write that records its events as it makes its changes (`record(...)`), each
+ * naming `actor` unless it names its own; database errors mapped as every store maps them (errors.ts).
+ */
+export function writeWithEvents<T>(
+  db: Knex,
+  bound: EventBatch | null,
+  actor: Actor | null,
+  work: (db: Knex, record: RecordEvents) => Promise<T>,
+): Promise<T> {
+  return mappingErrors(() =>
+    writingEvents(db, bound, actor, (tx, batch) =>
+      work(tx, (...made) => {
+        for (const e of made) batch.events.push({ ...e, actor: e.actor === undefined ? (actor ?? batch.actor) : e.actor });
+      }),
+    ),
+  );
 }

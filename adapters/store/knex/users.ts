@@ -6,24 +6,37 @@
  * exist, and goes with it), and by serial in `UserRecord.caGrants`: a CA's serial never changes, so a
  * cached user row stays exact whatever happens to the CA rows, and the permission checker compares it
  * with the path's serial without reading the CA.
+ *
+ * Each write records its events (transaction-events.ts): `user.created`, `user.deleted`, and for an
+ * update (which always moves `updated`) `user.password_changed` when the password hash changed, else
+ * `user.permissions_changed` with the permissions as they now are.
  */
 import type { Knex } from 'knex';
 import { ALL_PERMISSIONS, StoreNotFoundError, type CaGrant, type Permission, type UserPatch, type UserRecord } from '../../../lib/ports';
 import { mappingErrors } from './errors';
+import { updateComparing } from './row-changes';
 import { userFromRow, type Row } from './rows';
-import { toNumber } from './values';
+import type { RecordEvents } from './transaction-events';
+import { fromJson, toNumber } from './values';
 import { TABLES } from './tables';
 
 const USERS = TABLES.users;
 const PERMISSIONS = TABLES.permissions;
 const CAS = TABLES.cas;
 
-export function createUser(db: Knex, username: string, passwordHash: string, permissions: Permission[]): Promise<UserRecord> {
+export function createUser(
+  db: Knex,
+  username: string,
+  passwordHash: string,
+  permissions: Permission[],
+  record: RecordEvents,
+): Promise<UserRecord> {
   return mappingErrors(async () => {
     const now = new Date();
     const [row] = await db(USERS).insert({ username, password_hash: passwordHash, created: now, updated: now }).returning('*');
     const id = toNumber((row as Row).id);
     await insertPermissions(db, id, permissions);
+    record({ type: 'user.created', data: { username: String((row as Row).username) } });
     return { ...userFromRow(row as Row, normalise(permissions)), caGrants: [] };
   });
 }
@@ -58,19 +71,24 @@ export async function listUsers(db: Knex): Promise<UserRecord[]> {
  * Delete a user; its permission rows and its orders go with it (ON DELETE CASCADE, migration 0001).
  * Run inside a transaction: the count and the delete see the same orders.
  */
-export async function deleteUser(db: Knex, id: number): Promise<{ orders: number }> {
+export async function deleteUser(db: Knex, id: number, record: RecordEvents): Promise<{ orders: number }> {
   const counted = (await db(TABLES.orders).where({ user_id: id }).count({ n: '*' }).first()) as Row | undefined;
-  const deleted = await db(USERS).where({ id }).delete();
+  const [deleted] = (await db(USERS).where({ id }).delete().returning(['id', 'username'])) as Row[];
   if (!deleted) throw new StoreNotFoundError('user', id);
+  record({ type: 'user.deleted', data: { username: String(deleted.username), user_id: toNumber(deleted.id) } });
   return { orders: toNumber(counted?.n ?? 0) };
 }
 
 /** Always bumps `updated`: credential caches use it to notice a change. Run inside a transaction. */
-export async function updateUser(db: Knex, id: number, patch: UserPatch): Promise<UserRecord> {
+export async function updateUser(db: Knex, id: number, patch: UserPatch, record: RecordEvents): Promise<UserRecord> {
   const columns: Row = { updated: new Date() };
   if (patch.passwordHash !== undefined) columns.password_hash = patch.passwordHash;
-  const [row] = await db(USERS).where({ id }).update(columns).returning('*');
-  if (!row) throw new StoreNotFoundError('user', id);
+  const changed = await updateComparing(db, USERS, { id }, columns, {
+    updated: 'n.updated IS DISTINCT FROM o.updated',
+    password: 'n.password_hash IS DISTINCT FROM o.password_hash',
+  });
+  if (!changed) throw new StoreNotFoundError('user', id);
+  const { row, change } = changed;
   if (patch.permissions !== undefined) {
     await db(PERMISSIONS).where({ user_id: id }).whereNull('ca_id').delete();
     await insertPermissions(db, id, patch.permissions);
@@ -79,7 +97,23 @@ export async function updateUser(db: Knex, id: number, patch: UserPatch): Promis
     await db(PERMISSIONS).where({ user_id: id }).whereNotNull('ca_id').delete();
     await insertCaGrants(db, id, patch.caGrants);
   }
-  return withGrants(db, row as Row);
+  if (change.updated) {
+    const user = { username: String(row.username), user_id: id };
+    if (change.password) record({ type: 'user.password_changed', data: user });
+    else record({ type: 'user.permissions_changed', data: { ...user, permissions: await grantsAsEvent(db, id) } });
+  }
+  return withGrants(db, row);
+}
+
+/** A user's grants as `user.permissions_changed` lists them: `{ permission, ca }` (the CA's serial, null for every CA), ordered by the database. */
+async function grantsAsEvent(db: Knex, userId: number): Promise<unknown[]> {
+  const result = (await db.raw(
+    `SELECT coalesce(json_agg(json_build_object('permission', p.permission, 'ca', c.serial)
+              ORDER BY p.permission, c.serial NULLS FIRST), '[]'::json) AS permissions
+       FROM ?? p LEFT JOIN ?? c ON c.id = p.ca_id WHERE p.user_id = ?`,
+    [PERMISSIONS, CAS, userId],
+  )) as { rows: Row[] };
+  return fromJson<unknown[]>(result.rows[0].permissions);
 }
 
 async function insertPermissions(db: Knex, userId: number, permissions: Permission[]): Promise<void> {

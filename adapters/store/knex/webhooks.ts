@@ -6,7 +6,10 @@
  *   delivers to an endpoint. Every outcome is recorded only while the job's lease is still the
  *   caller's, in the statement that renews it: a deliverer that lost it (it stalled past the lease, an
  *   operator replayed the endpoint) learns so and stops, rather than moving a position someone else now moves.
- * - Management writes (add, remove, rotate, replay) name this store's actor in their events.
+ * - Adding, removing and giving a new secret record their events (`webhook.created`,
+ *   `webhook.removed`, `webhook.secret_rotated`), naming this store's actor, in their own transaction
+ *   or the store transaction this store is bound to (transaction-events.ts). A replay
+ *   (`rewindWebhookEndpoint`) changes no setting of the endpoint and makes none.
  */
 import type { Knex } from 'knex';
 import {
@@ -22,11 +25,11 @@ import {
 } from '../../../lib/ports';
 import { mappingErrors } from './errors';
 import { certificateExpiring } from './event-data';
-import { writeNaming } from './events';
+import { updateComparing } from './row-changes';
 import type { Row } from './rows';
 import { TABLES } from './tables';
 import { enqueueSelectedSql, renewHeldJobSql, restartJob } from './jobs';
-import { writingEvents } from './transaction-events';
+import { writeWithEvents, writingEvents, type EventBatch, type RecordEvents } from './transaction-events';
 import { fromJson, toDate, toJson, toNullableDate, toNumber } from './values';
 
 /** `pg_try_advisory_xact_lock` keys of the expiry scan: 'CAAP' and 'EXPY' as int4. */
@@ -64,19 +67,23 @@ function toDeadLetter(row: Row): WebhookDeadLetter {
 
 const clip = (error: string) => error.slice(0, MAX_ERROR_LENGTH);
 
+/** What the events of an endpoint say of it: its id, URL and event types — never its secret. */
+const about = (row: Row) => ({ webhook: toNumber(row.id), url: String(row.url), event_types: fromJson<unknown>(row.event_types) });
+
 export class KnexWebhookStore implements WebhookStore {
   constructor(
     private readonly db: Knex,
-    private readonly bound: boolean,
+    private readonly queue: EventBatch | null,
     private readonly actor: Actor | null,
   ) {}
 
   addWebhookEndpoint(endpoint: NewWebhookEndpoint): Promise<WebhookEndpointRecord> {
-    return this.write(async (db) => {
+    return this.write(async (db, record) => {
       const position = endpoint.position === undefined ? db.raw(`(SELECT coalesce(max(id), 0) FROM ${TABLES.events})`) : endpoint.position;
       const [row] = (await db(TABLES.webhookEndpoints)
         .insert({ url: endpoint.url, secret: toJson(endpoint.sealedSecret), event_types: toJson(endpoint.eventTypes), position })
         .returning('*')) as Row[];
+      record({ type: 'webhook.created', data: about(row) });
       return toEndpoint(row);
     });
   }
@@ -94,16 +101,26 @@ export class KnexWebhookStore implements WebhookStore {
 
   removeWebhookEndpoint(id: number): Promise<boolean> {
     // `returning`: the affected-row count of a DELETE is not reported alike by both drivers.
-    return this.write(async (db) => ((await db(TABLES.webhookEndpoints).where({ id }).delete().returning('id')) as Row[]).length > 0);
+    return this.write(async (db, record) => {
+      const removed = (await db(TABLES.webhookEndpoints).where({ id }).delete().returning(['id', 'url', 'event_types'])) as Row[];
+      for (const row of removed) record({ type: 'webhook.removed', data: about(row) });
+      return removed.length > 0;
+    });
   }
 
+  /** `webhook.secret_rotated` when the secret changed (the sealed text differs); the same sealed secret again is no rotation. */
   setWebhookSecret(id: number, sealedSecret: unknown): Promise<boolean> {
-    return this.write(
-      async (db) =>
-        (await db(TABLES.webhookEndpoints)
-          .where({ id })
-          .update({ secret: toJson(sealedSecret) })) > 0,
-    );
+    return this.write(async (db, record) => {
+      const changed = await updateComparing(
+        db,
+        TABLES.webhookEndpoints,
+        { id },
+        { secret: toJson(sealedSecret) },
+        { secret: 'n.secret::text IS DISTINCT FROM o.secret::text' },
+      );
+      if (changed?.change.secret) record({ type: 'webhook.secret_rotated', data: about(changed.row) });
+      return changed !== null;
+    });
   }
 
   /** Also ends its job's lease, so that a deliverer busy with the endpoint stops instead of moving past the replay. */
@@ -209,8 +226,8 @@ export class KnexWebhookStore implements WebhookStore {
     });
   }
 
-  /** A write, its events naming this store's actor (events.ts `writeNaming`). */
-  private write<T>(work: (db: Knex) => Promise<T>): Promise<T> {
-    return writeNaming(this.db, this.bound, this.actor, work);
+  /** A management write and its events, naming this store's actor (transaction-events.ts). */
+  private write<T>(work: (db: Knex, record: RecordEvents) => Promise<T>): Promise<T> {
+    return writeWithEvents(this.db, this.queue, this.actor, work);
   }
 }

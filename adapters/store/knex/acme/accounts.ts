@@ -1,10 +1,11 @@
 /** ACME accounts (RFC 8555 §7.3) on `ca_api_acme_accounts`. */
 import type { Knex } from 'knex';
-import type { AcmeAccountRecord, AcmeAccountStatus, AcmeBulkChange, NewAcmeAccount } from '../../../../lib/ports';
+import type { AcmeAccountRecord, AcmeAccountStatus, AcmeBulkChange, Actor, NewAcmeAccount } from '../../../../lib/ports';
 import type { Row } from '../rows';
 import { randomSlug } from '../slug';
 import { TABLES } from '../tables';
-import { toJson, toNumber } from '../values';
+import type { RecordEvents } from '../transaction-events';
+import { fromJson, toJson, toNumber } from '../values';
 import { accountFromRow } from './rows';
 import { matchKeys, tuples, type SlugKey } from './slug-keys';
 import { bindEabKey } from './policies';
@@ -12,11 +13,19 @@ import { StoreConflictError } from '../../../../lib/ports';
 
 const { acmeAccounts, acmeOrders, acmeAuthorizations } = TABLES;
 
+/** The account itself, as the actor of its own events (over ACME). */
+const itself = (row: Row) => ({ type: 'acme_account', id: toNumber(row.id), protocol: 'acme' });
+
 /**
  * Insert, or return the account that already has this key at this CA (RFC 8555 §7.3.1: 200 with it).
- * Call inside a transaction when `eabKid` is given: the key is bound to the new account with it.
+ * Call inside a transaction when `eabKid` is given: the key is bound to the new account with it. A
+ * new account records `acme.account.created`, naming itself.
  */
-export async function createAccount(db: Knex, account: NewAcmeAccount): Promise<{ account: AcmeAccountRecord; created: boolean }> {
+export async function createAccount(
+  db: Knex,
+  account: NewAcmeAccount,
+  record: RecordEvents,
+): Promise<{ account: AcmeAccountRecord; created: boolean }> {
   const now = new Date();
   const rows = (await db(acmeAccounts)
     .insert({
@@ -40,6 +49,13 @@ export async function createAccount(db: Knex, account: NewAcmeAccount): Promise<
     if (account.eabKid && !(await bindEabKey(db, account.caId, account.eabKid, created.id))) {
       throw new StoreConflictError('The external account binding key is unknown or has already bound an account.', 'order', 'eab_kid');
     }
+    const row = rows[0];
+    record({
+      type: 'acme.account.created',
+      actor: itself(row),
+      caId: toNumber(row.ca_id),
+      data: { account: row.slug, eab_kid: row.eab_kid },
+    });
     return { account: created, created: true };
   }
   const existing = await findAccountByThumbprint(db, account.caId, account.thumbprint);
@@ -71,11 +87,15 @@ export async function countAccountsFrom(db: Knex, remoteAddress: string, since: 
  * Call inside a transaction. A status move (`patch.status`) applies while the account is in one of its
  * `from`; then `cascade` (lib/acme/state-machine.ts `onAccountDeactivated`) takes the account's
  * orders in `cascade.orders.from` and those orders' authorizations with it. The account as it is now.
+ * A move to `deactivated` records `acme.account.deactivated` (once: the move applies only from `from`),
+ * naming `by` — an operator — or, without one, the account itself.
  */
 export async function updateAccount(
   db: Knex,
   id: number,
   patch: { contact?: string[]; termsOfServiceAgreed?: boolean; status?: { from: readonly AcmeAccountStatus[]; to: AcmeAccountStatus } },
+  record: RecordEvents,
+  by: Actor | null,
   cascade?: AcmeBulkChange,
 ): Promise<AcmeAccountRecord> {
   const now = new Date();
@@ -92,6 +112,14 @@ export async function updateAccount(
     const current = (await db(acmeAccounts).where({ id }).first()) as Row | undefined;
     if (!current) throw new Error('ACME account not found');
     return accountFromRow(current);
+  }
+  if (patch.status?.to === 'deactivated') {
+    record({
+      type: 'acme.account.deactivated',
+      actor: by ?? itself(updated),
+      caId: toNumber(updated.ca_id),
+      data: { account: updated.slug, contact: fromJson<unknown>(updated.contact) },
+    });
   }
   if (patch.status && cascade?.orders) {
     const { from, to, error } = cascade.orders;

@@ -10,11 +10,16 @@
  * certificate with the order made `valid` and its `certificate.issued` event (naming the account);
  * and the lookups of concurrent requests (the account, then what the request names) share one
  * statement per kind (grouped-reads.ts).
+ *
+ * Accounts made or deactivated, policies and external account binding keys record their events
+ * (transaction-events.ts): a new account names itself; a deactivation names the store's actor (an
+ * operator) or else the account itself; a policy or key names the store's actor.
  */
 import type { Knex } from 'knex';
 import {
   StoreConflictError,
   type AcmeAccountRecord,
+  type Actor,
   type AcmeAuthorizationRecord,
   type AcmeCaPolicy,
   type AcmeEabKeyRecord,
@@ -36,6 +41,7 @@ import {
   type AcmeValidationStart,
 } from '../../../../lib/ports';
 import { mappingErrors } from '../errors';
+import { writeWithEvents, type EventBatch, type RecordEvents } from '../transaction-events';
 import { runOne, type AcmeGroups } from './grouped';
 import * as accounts from './accounts';
 import * as orders from './orders';
@@ -53,9 +59,12 @@ export interface AcmeHubs {
 }
 
 export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents, AcmeAccountChangeEvents {
+  /** `queue`: the events of the store transaction `db` is bound to (null outside one); `actor`: who the store's writes name. */
   constructor(
     private readonly db: Knex,
     private readonly hubs: AcmeHubs,
+    private readonly queue: EventBatch | null = null,
+    private readonly actor: Actor | null = null,
   ) {}
 
   /** A grouped statement (grouped.ts). */
@@ -90,8 +99,13 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents, AcmeAcc
     return mappingErrors(() => (this.db.isTransaction ? fn(this.db) : this.db.transaction(fn)));
   }
 
+  /** A write that records events, in its own transaction or the store's (transaction-events.ts). */
+  private writing<T>(work: (trx: Knex, record: RecordEvents) => Promise<T>): Promise<T> {
+    return writeWithEvents(this.db, this.queue, this.actor, work);
+  }
+
   createAccount(account: NewAcmeAccount): Promise<{ account: AcmeAccountRecord; created: boolean }> {
-    return this.atomically((trx) => accounts.createAccount(trx, account));
+    return this.writing((trx, record) => accounts.createAccount(trx, account, record));
   }
   listAccounts(caId: number): Promise<AcmeAccountRecord[]> {
     return mappingErrors(() => accounts.listAccounts(this.db, caId));
@@ -103,11 +117,11 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents, AcmeAcc
     return this.announcing(
       this.hubs.policyListeners,
       caId,
-      this.atomically((trx) => policies.setPolicy(trx, caId, patch)),
+      this.writing((trx, record) => policies.setPolicy(trx, caId, patch, record)),
     );
   }
   createEabKey(key: { kid: string; caId: number; sealed: unknown }): Promise<AcmeEabKeyRecord> {
-    return mappingErrors(() => policies.createEabKey(this.db, key));
+    return this.writing((trx, record) => policies.createEabKey(trx, key, record));
   }
   findEabKey(caId: number, kid: string): Promise<AcmeEabKeyRecord | null> {
     return mappingErrors(() => policies.findEabKey(this.db, caId, kid));
@@ -129,7 +143,7 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents, AcmeAcc
     return this.announcing(
       this.hubs.accountListeners,
       id,
-      this.atomically((trx) => accounts.updateAccount(trx, id, patch, cascade)),
+      this.writing((trx, record) => accounts.updateAccount(trx, id, patch, record, this.actor, cascade)),
     );
   }
   changeAccountKey(id: number, jwk: Record<string, string>, thumbprint: string): Promise<AcmeAccountRecord | null> {

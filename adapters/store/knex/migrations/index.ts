@@ -37,6 +37,7 @@ import * as m0028 from './0028_ca_issuance_policy';
 import * as m0029 from './0029_issuance_intents';
 import * as m0030 from './0030_issuance_intent_guard';
 import * as m0031 from './0031_certificate_events_by_code';
+import * as m0032 from './0032_management_events_by_code';
 import * as m0033 from './0033_jobs';
 
 /** Name → migration, in the order they apply. Never rename or reorder a shipped entry. */
@@ -72,6 +73,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0029_issuance_intents', m0029],
   ['0030_issuance_intent_guard', m0030],
   ['0031_certificate_events_by_code', m0031],
+  ['0032_management_events_by_code', m0032],
   ['0033_jobs', m0033],
 ];
 
