@@ -19,7 +19,7 @@ import { insertedCertificateRecord } from '../certificates';
 import { certificateStored } from '../event-data';
 import type { Row } from '../rows';
 import { TABLES } from '../tables';
-import { writingEvents, type EventBatch } from '../transaction-events';
+import { eventsInStatement } from '../event-writer';
 import { toNumber } from '../values';
 import { challengeFromRow } from './rows';
 import { findOrderById } from './orders';
@@ -157,20 +157,17 @@ export interface IssuanceCompletion {
  * `certificate.issued` event names the account of its order (the certificate's requester). The order's
  * lease is let go: its work is done.
  */
-export function completeIssuances(db: Knex, completions: readonly IssuanceCompletion[]): Promise<(CertificateRecord | null)[]> {
-  // The certificates' events last, in a transaction of their own or the one `db` is (../transaction-events.ts).
-  return writingEvents(db, null, null, (db, batch) => completeWithEvents(db, completions, batch));
-}
-
-async function completeWithEvents(
-  db: Knex,
-  completions: readonly IssuanceCompletion[],
-  batch: EventBatch,
-): Promise<(CertificateRecord | null)[]> {
+export async function completeIssuances(db: Knex, completions: readonly IssuanceCompletion[]): Promise<(CertificateRecord | null)[]> {
   const now = new Date();
   const first = new Map<number, number>();
   completions.forEach((c, index) => first.has(c.order.id) || first.set(c.order.id, index));
   const unique = [...first.values()].map((index) => completions[index]);
+  // Each certificate's event in the same statement, keyed by its order, appended if it was stored
+  // (../event-writer.ts `eventsInStatement`): one round trip and one commit per group.
+  const events = eventsInStatement(
+    unique.map((c) => ({ key: String(c.order.id), event: certificateStored(c.certificate, null, null) })),
+    'select s.order_id::text from stored s',
+  );
   const { rows } = (await db.raw(
     `WITH incoming (order_id, "from", "to", clear_request, ${CERTIFICATE_COLUMN_LIST}) AS (
        VALUES ${unique.map(() => `(?::integer, ?::text, ?::text, ?::boolean, ${CERTIFICATE_PLACEHOLDERS})`).join(', ')}
@@ -189,8 +186,10 @@ async function completeWithEvents(
               request = CASE WHEN i.clear_request THEN NULL ELSE ao.request END, ${NO_LEASE_SQL}
          FROM incoming i JOIN cert c ON c.ca_id = i.ca_id AND c.serial = i.serial
         WHERE ao.id = i.order_id
-     )
-     SELECT i.order_id, c.id FROM incoming i JOIN cert c ON c.ca_id = i.ca_id AND c.serial = i.serial`,
+     ),
+     stored AS (SELECT i.order_id, c.id FROM incoming i JOIN cert c ON c.ca_id = i.ca_id AND c.serial = i.serial),
+     ${events.sql}
+     SELECT order_id, id FROM stored`,
     [
       ...unique.flatMap(({ order, certificate }) => [
         order.id,
@@ -205,10 +204,10 @@ async function completeWithEvents(
       now,
       acmeOrders,
       now,
+      ...events.bindings,
     ],
   )) as { rows: Row[] };
   const stored = new Map(rows.map((r) => [toNumber(r.order_id), toNumber(r.id)]));
-  for (const c of unique) if (stored.has(c.order.id)) batch.events.push(certificateStored(c.certificate, null, batch.actor));
   return completions.map((c, index) => {
     const id = stored.get(c.order.id);
     return id !== undefined && first.get(c.order.id) === index ? insertedCertificateRecord(c.certificate, id, now) : null;
