@@ -144,6 +144,9 @@ describe.each(testDatabaseTargets())('management events written by the code, on 
     await operator.acme.updateAccount(b.id, { contact: ['mailto:new@example.com'] });
     await operator.acme.updateAccount(b.id, { status: deactivation.account }, deactivation.cascade);
     await operator.acme.updateAccount(b.id, { status: deactivation.account }, deactivation.cascade); // deactivated already
+    const { account: c } = await account('c');
+    // Inside a store transaction of the acting store (the admin interface's way): still the operator.
+    await operator.transaction((tx) => (tx as KnexStore).acme.updateAccount(c.id, { status: deactivation.account }, deactivation.cascade));
     await operator.acme.setPolicy(ca.id, { eabRequired: true }); // made
     await operator.acme.setPolicy(ca.id, { eabRequired: true }); // saved, unchanged
     await store.acme.setPolicy(ca.id, { allow: ['example.com'] }); // changed
@@ -154,6 +157,8 @@ describe.each(testDatabaseTargets())('management events written by the code, on 
       ['acme.account.created', itself(b.id), ca.serial, null, { account: b.slug, eab_kid: null }],
       ['acme.account.deactivated', itself(a.id), ca.serial, null, { account: a.slug, contact: ['mailto:a@example.com'] }],
       ['acme.account.deactivated', OPERATOR, ca.serial, null, { account: b.slug, contact: ['mailto:new@example.com'] }],
+      ['acme.account.created', itself(c.id), ca.serial, null, { account: c.slug, eab_kid: null }],
+      ['acme.account.deactivated', OPERATOR, ca.serial, null, { account: c.slug, contact: ['mailto:c@example.com'] }],
       ['acme.policy.updated', OPERATOR, ca.serial, null, { eab_required: true, allow: [], deny: [] }],
       ['acme.policy.updated', DATABASE, ca.serial, null, { eab_required: true, allow: ['example.com'], deny: [] }],
     ]);

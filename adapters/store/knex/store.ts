@@ -183,7 +183,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     const pending: PendingChanges = { users: [], cas: [], certificates: [], events: [], actor: this.actor };
     const result = await mappingErrors(() =>
       this.db.transaction(async (trx) => {
-        const value = await fn(new KnexStore(trx, true, this.hubs, pending));
+        const value = await fn(new KnexStore(trx, true, this.hubs, pending, this.actor));
         await appendEvents(trx, pending.events); // the last statement (event-writer.ts)
         return value;
       }),
