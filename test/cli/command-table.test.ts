@@ -16,7 +16,7 @@ import { PGlite, type Extension } from '@electric-sql/pglite';
 import { CommandContext } from '../../lib/cli/context';
 import { caAdminProgram } from '../../lib/cli/run';
 import type { Action } from '../../lib/cli/commands/shared';
-import { hasEnrolmentRequestStore, hasEventLog, type Store } from '../../lib/ports';
+import { hasEnrolmentRequestStore, hasEventLog, hasJobStore, type Store } from '../../lib/ports';
 import { parseCsr } from '../../lib/x509/csr';
 import { testDatabaseTargets } from '../helpers/database';
 import { migratedPgliteSnapshot } from '../helpers/pglite-snapshot';
@@ -35,7 +35,7 @@ const NO_CA = 'NoSuchCA';
 const NO_CERT = 'no-such.example.com';
 const NO_USER = 'nobody';
 const NO_WEBHOOK = '999';
-const THINGS = '(Certificate authority|Certificate|User|Webhook endpoint|Enrolment request)';
+const THINGS = '(Certificate authority|Certificate|User|Webhook endpoint|Enrolment request|Job)';
 
 /** What the fixture made, for the rows' argument lists. */
 interface State {
@@ -43,6 +43,8 @@ interface State {
   csr: string;
   leaf: string;
   webhook: string;
+  /** A failed background job, for retry_job. */
+  failedJob: string;
   extKey: string;
   extCert: string;
   extLeaf: string;
@@ -132,6 +134,17 @@ const TABLE: Row[] = [
     command: 'audit_log',
     use: { kind: 'reads', argv: () => ['audit_log', '--ca', 'Root'] },
     unknown: { '--ca': () => ['audit_log', '--ca', NO_CA] },
+  },
+  { command: 'list_jobs', use: { kind: 'reads', argv: () => ['list_jobs'] } },
+  {
+    command: 'retry_job',
+    use: {
+      kind: 'confirms',
+      argv: (s) => ['retry_job', s.failedJob],
+      line: /^Retried job \d+ \(webhook_delivery command-table\): pending\.$/,
+      noEvent: true,
+    },
+    unknown: { '<id>': () => ['retry_job', NO_WEBHOOK] },
   },
   {
     command: 'list_intents',
@@ -452,6 +465,11 @@ describe.each(testDatabaseTargets())('ca-admin commands on $name', (target) => {
       .split('=')[1];
     await ok(['create_api_user', 'alice', '--all-permissions', '--password', 'pw-of-alice']);
     s.webhook = /^id: (\d+)/.exec(await ok(['add_webhook', 'https://hooks.example.com/ca']))![1];
+    if (!hasJobStore(f.db.store)) throw new Error('the knex store keeps jobs');
+    const job = await f.db.store.jobs.enqueue('webhook_delivery', 'command-table');
+    await f.db.store.jobs.claim(['webhook_delivery'], 'command-table', 10, 60_000);
+    await f.db.store.jobs.fail({ id: job.id, owner: 'command-table' }, 'gave up', 1);
+    s.failedJob = String(job.id);
     // A CA made elsewhere, and a certificate it issued, for import_ca and import_cert.
     s.extKey = path.join(f.dir, 'ext.key');
     s.extCert = path.join(f.dir, 'ext.pem');

@@ -57,7 +57,7 @@ describe.each(testDatabaseTargets())('list_jobs and retry_job on $name', (target
     expect(notFailed.stderr).toMatch(new RegExp(`Job ${scan.id} is (pending|running), not failed: left as it is\\.`));
     const missing = await f.cli(['retry_job', '999999']);
     expect(missing.code).not.toBe(0);
-    expect(missing.stderr).toMatch(/No job 999999\./);
+    expect(missing.stderr).toMatch(/999999: Job not found\./);
     expect((await f.cli(['retry_job', 'x1'])).stderr).toMatch(/job x1: not a whole number from 1\./);
     expect((await f.cli(['list_jobs', '--state', 'stuck'])).stderr).toMatch(/--state.*stuck.*pending, running, done, failed/s);
     expect((await f.cli(['list_jobs', '--limit', '0'])).stderr).toMatch(/--limit 0: not a whole number from 1\./);

@@ -65,7 +65,10 @@ export function registerJobCommands(program: Command, run: Action): void {
         const retried = await store.retryJob(n);
         if (!retried) {
           const job = await store.getJob(n);
-          throw new CaError(job ? 'conflict' : 'not-found', job ? `Job ${n} is ${job.state}, not failed: left as it is.` : `No job ${n}.`);
+          throw new CaError(
+            job ? 'conflict' : 'not-found',
+            job ? `Job ${n} is ${job.state}, not failed: left as it is.` : `${n}: Job not found.`,
+          );
         }
         ctx.write(`Retried job ${retried.id} (${retried.kind} ${retried.reference}): pending.\n`);
       }),
