@@ -7,7 +7,14 @@
  */
 import * as slugs from '../../adapters/store/knex/slug';
 import { TABLES } from '../../adapters/store/knex/tables';
-import { hasIssuedOrders, StoreConflictError, type IssuedOrderStore, type Store } from '../../lib/ports';
+import {
+  hasIssuedOrders,
+  isIntentTaken,
+  StoreConflictError,
+  type IssuedOrderStore,
+  type NewIssuanceIntent,
+  type Store,
+} from '../../lib/ports';
 import { openTestDatabase, statementsOf, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { newCa, newCertificate, signRequest } from './records';
 
@@ -134,5 +141,86 @@ describe.each(testDatabaseTargets())('createIssuedOrder on $name', (target) => {
     expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(StoreConflictError);
     expect(Number((await db.knex(TABLES.orders).count({ n: '*' }).first())?.n)).toBe(2);
     expect(Number((await db.knex(TABLES.certificates).count({ n: '*' }).first())?.n)).toBe(3);
+  });
+
+  describe('intents recorded while orders are written (one queue, issuing-writes.ts)', () => {
+    const intent = (caId: number, serial: string, answers: string | null = null): NewIssuanceIntent => ({
+      caId,
+      serial,
+      door: 'rest',
+      requester: null,
+      answers,
+      tbs: Buffer.from([0x30, 0x03, 0x02, 0x01, 0x07]),
+    });
+    const intentRow = (serial: string) => db.knex(TABLES.issuanceIntents).where({ serial }).first();
+
+    it("ride in the orders' statement: one statement and one commit for both, each caller its own outcome", async () => {
+      const { ca, alice } = await setup();
+      const certificates = [newCertificate(ca.id), newCertificate(ca.id)];
+      const { value, statements } = await statementsOf(db, () =>
+        Promise.all([
+          ...certificates.map((certificate) =>
+            store.createIssuedOrder({ caId: ca.id, userId: alice.id, request: signRequest(), certificate }),
+          ),
+          store.recordIntent(intent(ca.id, 'A1')),
+          store.recordIntent(intent(ca.id, 'A2')),
+        ]),
+      );
+      expectOneStatementWithEvents(statements);
+      expect(statements[0]).toMatch(/insert into "ca_api_issuance_intents"/i);
+      const [first, second, a1, a2] = value;
+      expect(first).toMatchObject({ status: 'issued', certificateSerial: certificates[0].serial });
+      expect(second).toMatchObject({ status: 'issued', certificateSerial: certificates[1].serial });
+      for (const [recorded, serial] of [
+        [a1, 'A1'],
+        [a2, 'A2'],
+      ] as const) {
+        if (isIntentTaken(recorded!)) throw new Error('not taken');
+        expect(recorded).toMatchObject({ caId: ca.id, serial, door: 'rest', certificateId: null, failed: null });
+        const row = await intentRow(serial);
+        expect(Number(row.id)).toBe((recorded as { id: number }).id);
+        expect(row.certificate_id).toBeNull();
+      }
+    });
+
+    it('an intent that answers something keeps its own statement (a conflict to resolve), beside the group', async () => {
+      const { ca, alice } = await setup();
+      const held = await store.recordIntent(intent(ca.id, 'B0', 'order:7'));
+      const { value, statements } = await statementsOf(db, () =>
+        Promise.all([
+          store.createIssuedOrder({ caId: ca.id, userId: alice.id, request: signRequest(), certificate: newCertificate(ca.id) }),
+          store.recordIntent(intent(ca.id, 'B1', 'order:7')),
+          store.recordIntent(intent(ca.id, 'B2', 'order:8')),
+        ]),
+      );
+      expect(statements.filter((s) => /insert into "ca_api_certificates"/i.test(s))).toHaveLength(1);
+      expect(statements.filter((s) => /insert into "ca_api_issuance_intents"/i.test(s))).toHaveLength(1);
+      expect(statements.find((s) => /insert into "ca_api_certificates"/i.test(s))).not.toMatch(/ca_api_issuance_intents/i);
+      const [order, taken, own] = value;
+      expect(order).toMatchObject({ status: 'issued' });
+      expect(isIntentTaken(taken!) && taken.taken.id).toBe((held as { id: number }).id);
+      expect(isIntentTaken(own!)).toBe(false);
+      expect(await intentRow('B1')).toBeUndefined();
+      expect((await intentRow('B2'))?.answers).toBe('order:8');
+    });
+
+    it('a group that fails (a serial taken) is written again one by one: the intents are recorded, only the bad order fails', async () => {
+      const { ca, alice } = await setup();
+      const existing = await store.insertCertificate(newCertificate(ca.id));
+      const results = await Promise.allSettled([
+        store.createIssuedOrder({
+          caId: ca.id,
+          userId: alice.id,
+          request: signRequest(),
+          certificate: newCertificate(ca.id, { serial: existing.serial }),
+        }),
+        store.recordIntent(intent(ca.id, 'C1')),
+        store.createIssuedOrder({ caId: ca.id, userId: alice.id, request: signRequest(), certificate: newCertificate(ca.id) }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+      expect((results[0] as PromiseRejectedResult).reason).toBeInstanceOf(StoreConflictError);
+      expect((await intentRow('C1'))?.certificate_id).toBeNull();
+      expect(Number((await db.knex(TABLES.orders).count({ n: '*' }).first())?.n)).toBe(1);
+    });
   });
 });

@@ -38,31 +38,46 @@ function recordOf(row: Row): IssuanceIntentRecord {
   };
 }
 
+/** The intents as a VALUES list of `(ca_id, serial, door, requester, answers, tbs)` rows, and its bindings. */
+export function intentValues(intents: readonly NewIssuanceIntent[]): { sql: string; bindings: Knex.RawBinding[] } {
+  const rows = intents.map(rowOf);
+  return {
+    sql: `values ${rows.map(() => '(?::integer, ?::text, ?::text, ?::json, ?::text, ?::bytea)').join(', ')}`,
+    bindings: rows.flatMap((r) => [r.ca_id, r.serial, r.door, r.requester, r.answers, r.tbs]) as Knex.RawBinding[],
+  };
+}
+
+/** The columns an intent's INSERT returns, and the record of `intent` written as `row` says. */
+export const INTENT_RETURNING = 'id, ca_id, serial, created';
+export const intentKey = (caId: unknown, serial: unknown): string => `${toNumber(caId)}:${String(serial)}`;
+export function writtenIntent(intent: NewIssuanceIntent, row: Row): IssuanceIntentRecord {
+  return { ...intent, id: toNumber(row.id), created: toDate(row.created), certificateId: null, failed: null, failure: null };
+}
+
 /**
  * Several intents in one statement; results in input order. One whose `answers` an intent not failed
  * holds already is not written (ON CONFLICT on the partial unique index) and answers `{ taken }`.
  */
 export async function recordIntents(db: Knex, intents: NewIssuanceIntent[]): Promise<(IssuanceIntentRecord | IntentTaken)[]> {
   if (intents.length === 0) return [];
-  const rows = intents.map(rowOf);
-  const values = rows.map(() => '(?, ?, ?, ?, ?, ?)').join(', ');
+  const values = intentValues(intents);
   const result = (await db.raw(
-    `INSERT INTO ?? (ca_id, serial, door, requester, answers, tbs) VALUES ${values}
+    `INSERT INTO ?? (ca_id, serial, door, requester, answers, tbs) ${values.sql}
      ON CONFLICT (answers) WHERE answers IS NOT NULL AND failed IS NULL DO NOTHING
-     RETURNING id, ca_id, serial, created`,
-    [TABLE, ...rows.flatMap((r) => [r.ca_id, r.serial, r.door, r.requester, r.answers, r.tbs])] as Knex.RawBinding[],
+     RETURNING ${INTENT_RETURNING}`,
+    [TABLE, ...values.bindings],
   )) as { rows: Row[] };
   const inserted = result.rows;
-  const byKey = new Map(inserted.map((r) => [`${toNumber(r.ca_id)}:${String(r.serial)}`, r]));
-  const takenAnswers = intents.filter((i) => !byKey.has(`${i.caId}:${i.serial}`)).map((i) => i.answers as string);
+  const byKey = new Map(inserted.map((r) => [intentKey(r.ca_id, r.serial), r]));
+  const takenAnswers = intents.filter((i) => !byKey.has(intentKey(i.caId, i.serial))).map((i) => i.answers as string);
   const holders = takenAnswers.length
     ? new Map(
         ((await db(TABLE).whereIn('answers', takenAnswers).whereNull('failed').select('*')) as Row[]).map((r) => [String(r.answers), r]),
       )
     : new Map<string, Row>();
   return intents.map((intent) => {
-    const row = byKey.get(`${intent.caId}:${intent.serial}`);
-    if (row) return { ...intent, id: toNumber(row.id), created: toDate(row.created), certificateId: null, failed: null, failure: null };
+    const row = byKey.get(intentKey(intent.caId, intent.serial));
+    if (row) return writtenIntent(intent, row);
     const holder = intent.answers === null ? undefined : holders.get(intent.answers);
     // Its holder failed between the two statements: the caller may simply try again.
     if (!holder) throw new Error(`recordIntents: intent for ${String(intent.answers)} neither written nor held`);

@@ -9,11 +9,18 @@
  * places that order pending, and the runner records why it fails (docs/reference/differences.md D3).
  */
 import type { Knex } from 'knex';
-import { StoreConflictError, type NewIssuedOrder, type OrderRecord } from '../../../lib/ports';
+import {
+  StoreConflictError,
+  type IssuanceIntentRecord,
+  type NewIssuanceIntent,
+  type NewIssuedOrder,
+  type OrderRecord,
+} from '../../../lib/ports';
 import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from './certificate-values';
 import { mappingErrors } from './errors';
 import { certificateStored } from './event-data';
 import { eventsInStatement } from './event-writer';
+import { INTENT_RETURNING, intentKey, intentValues, writtenIntent } from './intents';
 import { actorToJson, type Row } from './rows';
 import { randomSlug, SLUG_ATTEMPTS } from './slug';
 import { TABLES } from './tables';
@@ -49,10 +56,31 @@ function issuedRecord(order: NewIssuedOrder, slug: string, id: number, certifica
  */
 export function createIssuedOrders(db: Knex, orders: NewIssuedOrder[], batch: EventBatch | null): Promise<(OrderRecord | null)[]> {
   if (orders.length === 0) return Promise.resolve([]);
-  return mappingErrors(() => insertIssuedOrders(db, orders, batch));
+  return mappingErrors(async () => (await insertIssuedOrders(db, orders, batch, [])).orders);
 }
 
-async function insertIssuedOrders(db: Knex, orders: NewIssuedOrder[], batch: EventBatch | null): Promise<(OrderRecord | null)[]> {
+/**
+ * Issued orders, and the intents of other requests about to sign, in ONE statement and one commit
+ * (issuing-writes.ts): the intents ride along with the certificates signed before them. `intents`
+ * must answer nothing (`answers` null: no ON CONFLICT to resolve); a unique violation of either
+ * fails the whole statement and nothing of it is written. Results in input order.
+ */
+export function createIssuedOrdersWithIntents(
+  db: Knex,
+  orders: NewIssuedOrder[],
+  intents: NewIssuanceIntent[],
+): Promise<{ orders: (OrderRecord | null)[]; intents: IssuanceIntentRecord[] }> {
+  if (intents.some((intent) => intent.answers !== null))
+    throw new TypeError('createIssuedOrdersWithIntents: an intent that answers something');
+  return mappingErrors(() => insertIssuedOrders(db, orders, null, intents));
+}
+
+async function insertIssuedOrders(
+  db: Knex,
+  orders: NewIssuedOrder[],
+  batch: EventBatch | null,
+  riders: NewIssuanceIntent[],
+): Promise<{ orders: (OrderRecord | null)[]; intents: IssuanceIntentRecord[] }> {
   const when = new Date();
   const slugs = new Set<string>();
   while (slugs.size < orders.length) slugs.add(randomSlug()); // distinct within the statement
@@ -73,8 +101,11 @@ async function insertIssuedOrders(db: Knex, orders: NewIssuedOrder[], batch: Eve
         orders.map((order, i) => ({ key: fresh[i], event: certificateStored(order.certificate, fresh[i], null) })),
         'select slug from placed',
       );
+  // The riding intents: written first, returned beside the orders (`what` tells them apart).
+  const riding = riders.length ? intentValues(riders) : null;
   const result = (await db.raw(
-    `with incoming (slug, user_id, request, source_address, order_requester, ${CERTIFICATE_COLUMN_LIST}) as (values ${orders.map(() => rowSql).join(', ')}),
+    `with ${riding ? `new_intents as (insert into ?? (ca_id, serial, door, requester, answers, tbs) ${riding.sql} returning ${INTENT_RETURNING}),` : ''}
+     incoming (slug, user_id, request, source_address, order_requester, ${CERTIFICATE_COLUMN_LIST}) as (values ${orders.map(() => rowSql).join(', ')}),
      live as (select i.* from incoming i join ?? ca on ca.id = i.ca_id and not ca.revoked),
      inserted as (
        insert into ?? (${CERTIFICATE_COLUMN_LIST}, created, updated)
@@ -87,16 +118,36 @@ async function insertIssuedOrders(db: Knex, orders: NewIssuedOrder[], batch: Eve
        from live l join inserted ins on ins.ca_id = l.ca_id and ins.serial = l.serial
        returning id, slug, certificate_id
      )${events ? `, ${events.sql}` : ''}
-     select id, slug, certificate_id from placed`,
-    [...bindings, TABLES.cas, TABLES.certificates, when, when, TABLES.orders, when, when, ...(events?.bindings ?? [])],
+     select 'order' as what, id, slug, certificate_id, null::integer as ca_id, null::text as serial, null::timestamptz as created from placed
+     ${riding ? `union all select 'intent', id, null, null, ca_id, serial, created from new_intents` : ''}`,
+    [
+      ...(riding ? [TABLES.issuanceIntents, ...riding.bindings] : []),
+      ...bindings,
+      TABLES.cas,
+      TABLES.certificates,
+      when,
+      when,
+      TABLES.orders,
+      when,
+      when,
+      ...(events?.bindings ?? []),
+    ],
   )) as { rows: Row[] };
-  const bySlug = new Map(result.rows.map((row) => [String(row.slug), row]));
-  return orders.map((order, i) => {
-    const row = bySlug.get(fresh[i]);
-    if (!row) return null;
-    batch?.events.push(certificateStored(order.certificate, fresh[i], batch.actor));
-    return issuedRecord(order, fresh[i], toNumber(row.id), toNumber(row.certificate_id), when);
-  });
+  const bySlug = new Map(result.rows.filter((row) => row.what === 'order').map((row) => [String(row.slug), row]));
+  const intentRows = new Map(result.rows.filter((row) => row.what === 'intent').map((row) => [intentKey(row.ca_id, row.serial), row]));
+  return {
+    orders: orders.map((order, i) => {
+      const row = bySlug.get(fresh[i]);
+      if (!row) return null;
+      batch?.events.push(certificateStored(order.certificate, fresh[i], batch.actor));
+      return issuedRecord(order, fresh[i], toNumber(row.id), toNumber(row.certificate_id), when);
+    }),
+    intents: riders.map((intent) => {
+      const row = intentRows.get(intentKey(intent.caId, intent.serial));
+      if (!row) throw new Error(`createIssuedOrdersWithIntents: the intent of serial ${intent.serial} was not written`);
+      return writtenIntent(intent, row);
+    }),
+  };
 }
 
 /** One issued order; a slug another order holds already is drawn again. */

@@ -23,8 +23,7 @@ import { ChangeHub } from './change-hub';
 import * as certificates from './certificates';
 import { insertAnsweringCertificates, type AnsweringCertificate } from './enrolment-answers';
 import { GroupCommit } from './group-commit';
-import * as intents from './intents';
-import * as issuedOrders from './issued-orders';
+import { issuingWrites, type GroupedWrite } from './issuing-writes';
 import * as orders from './orders';
 import { writingEvents, type PendingEvent } from './transaction-events';
 
@@ -34,10 +33,10 @@ export interface ChangeHubs {
   cas: ChangeHub;
   certificates: ChangeHub;
   newOrders: GroupCommit<NewOrder, OrderRecord>; // group commit of `createOrder` (root store only)
-  issuedOrders: GroupCommit<NewIssuedOrder, OrderRecord | null>; // and of `createIssuedOrder`
+  issuedOrders: GroupedWrite<NewIssuedOrder, OrderRecord | null>; // and of `createIssuedOrder`, with `recordIntent` (issuing-writes.ts)
   newCertificates: GroupCommit<NewCertificate, CertificateRecord>; // and of `insertCertificate`
   answeringCertificates: GroupCommit<AnsweringCertificate, CertificateRecord | null>; // and of SCEP answers
-  newIntents: GroupCommit<NewIssuanceIntent, IssuanceIntentRecord | IntentTaken>; // and of `recordIntent`
+  newIntents: GroupedWrite<NewIssuanceIntent, IssuanceIntentRecord | IntentTaken>; // and of `recordIntent`, with `createIssuedOrder`
   nonces: acmeNonces.StoreNonces; // the nonce key, and group commit of nonce uses (root store only)
   acme: AcmeHubs; // grouped ACME statements (root store only), policy listeners
 }
@@ -56,6 +55,7 @@ export interface PendingChanges {
 
 /** The hubs of a new root store on `db`. */
 export function rootHubs(db: Knex): ChangeHubs {
+  const issuing = issuingWrites(db);
   return {
     users: new ChangeHub(),
     cas: new ChangeHub(),
@@ -64,11 +64,7 @@ export function rootHubs(db: Knex): ChangeHubs {
       (many) => orders.createOrders(db, many),
       (one) => orders.createOrder(db, one),
     ),
-    // Each group a transaction of its own: the statement, then its events (transaction-events.ts).
-    issuedOrders: new GroupCommit(
-      (many) => issuedOrders.createIssuedOrders(db, many, null),
-      (one) => issuedOrders.createIssuedOrder(db, one, null),
-    ),
+    issuedOrders: issuing.issuedOrders,
     newCertificates: new GroupCommit(
       (many) => writingEvents(db, null, null, (trx, batch) => certificates.insertCertificates(trx, many, batch)),
       (one) => writingEvents(db, null, null, (trx, batch) => certificates.insertCertificate(trx, one, batch)),
@@ -77,10 +73,7 @@ export function rootHubs(db: Knex): ChangeHubs {
       (many) => insertAnsweringCertificates(db, many),
       async (one) => (await insertAnsweringCertificates(db, [one]))[0],
     ),
-    newIntents: new GroupCommit(
-      (many) => intents.recordIntents(db, many),
-      (one) => intents.recordIntent(db, one),
-    ),
+    newIntents: issuing.intents,
     nonces: new acmeNonces.StoreNonces(db),
     acme: { groups: groupedStatements(db), policyListeners: new Set(), accountListeners: new Set() },
   };
