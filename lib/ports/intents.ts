@@ -27,7 +27,12 @@ export interface NewIssuanceIntent {
   tbs: Buffer;
 }
 
-export interface IssuanceIntentRecord extends NewIssuanceIntent {
+export interface IssuanceIntentRecord extends Omit<NewIssuanceIntent, 'tbs'> {
+  /**
+   * The TBSCertificate DER to be signed; null once issued (the certificate holds it: the store lets
+   * the copy go when it stores the certificate, docs/DESIGN.md "Issuing authority").
+   */
+  tbs: Buffer | null;
   id: number;
   created: Date;
   /** The stored certificate (set in the statement that stores it); null while pending or failed. */

@@ -80,12 +80,19 @@ describe.each(testDatabaseTargets())('issuance intents on $name', (target) => {
 
   const rest = { requester: null, door: 'rest' } as const;
 
-  it('records the TBSCertificate before signing; storing the certificate marks the intent issued', async () => {
-    const stored = await issue(signing, ca, request, { ...rest, answers: 'order:1' }, keepAlone(db.store));
+  it('records the TBSCertificate before signing; storing the certificate marks the intent issued and lets its copy go', async () => {
+    const signed = await signCertificate(signing, ca, request, { ...rest, answers: 'order:1' });
+    const [pending] = await db.store.listIntents({ caId: ca.id });
+    expect(pending).toMatchObject({ serial: signed.serial, door: 'rest', answers: 'order:1', certificateId: null, failed: null });
+    expect(pending.tbs?.equals(tbsOf(signed.der))).toBe(true);
+    const stored = await db.store.insertCertificate(signed);
     const [intent] = await db.store.listIntents({ caId: ca.id });
-    expect(intent).toMatchObject({ serial: stored.serial, door: 'rest', answers: 'order:1', certificateId: stored.id, failed: null });
-    expect(intent.tbs.equals(tbsOf(stored.der))).toBe(true);
+    // The certificate holds the TBS now (migration 0036): the intent keeps no second copy.
+    expect(intent).toMatchObject({ serial: stored.serial, certificateId: stored.id, failed: null, tbs: null });
     expect(await db.store.listIntents({ pendingOnly: true })).toEqual([]);
+    // Through every storing path: issue() stores in the door's own statement.
+    const again = await issue(signing, ca, request, { ...rest, answers: 'order:2' }, keepAlone(db.store));
+    expect((await db.store.listIntents({ caId: ca.id })).find((i) => i.certificateId === again.id)?.tbs).toBeNull();
   });
 
   it('a signature that fails leaves the intent failed with the reason, and nothing stored', async () => {
@@ -95,6 +102,7 @@ describe.each(testDatabaseTargets())('issuance intents on $name', (target) => {
     expect(intent.certificateId).toBeNull();
     expect(intent.failed).toBeInstanceOf(Date);
     expect(intent.failure).toMatch(/^Not signed: .*unplugged/);
+    expect(intent.tbs?.length).toBeGreaterThan(100); // a failed intent keeps what was about to be signed
     expect(await db.store.listCertificates({ caId: ca.id })).toEqual([]);
   });
 

@@ -30,7 +30,7 @@ function recordOf(row: Row): IssuanceIntentRecord {
     door: String(row.door),
     requester: fromNullableJson(row.requester),
     answers: row.answers === null || row.answers === undefined ? null : String(row.answers),
-    tbs: toBuffer(row.tbs),
+    tbs: row.tbs === null || row.tbs === undefined ? null : toBuffer(row.tbs),
     created: toDate(row.created),
     certificateId: toNullableNumber(row.certificate_id),
     failed: toNullableDate(row.failed),

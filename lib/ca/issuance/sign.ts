@@ -191,10 +191,11 @@ async function recordAndSign(
   if (isIntentTaken(recorded)) {
     intent = recorded.taken;
     const young = Date.now() - intent.created.getTime() < (asked.takeOverAfterMs ?? 0);
-    if (young || intent.certificateId !== null || intent.caId !== ca.id || !intent.tbs.includes(unsigned.algorithm)) {
+    const tbs = intent.tbs;
+    if (young || intent.certificateId !== null || intent.caId !== ca.id || tbs === null || !tbs.includes(unsigned.algorithm)) {
       throw new IssuanceTaken(intent);
     }
-    unsigned = { ...unsigned, tbs: intent.tbs };
+    unsigned = { ...unsigned, tbs };
   } else intent = recorded;
   try {
     await asked.ready;
