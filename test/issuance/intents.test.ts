@@ -95,6 +95,19 @@ describe.each(testDatabaseTargets())('issuance intents on $name', (target) => {
     expect((await db.store.listIntents({ caId: ca.id })).find((i) => i.certificateId === again.id)?.tbs).toBeNull();
   });
 
+  it("a certificate that is not the TBSCertificate its serial's intent recorded is refused, and nothing is stored (migration 0036)", async () => {
+    const signed = await signCertificate(signing, ca, request, rest);
+    // Another certificate under the same serial: the TBS differs (another key), the intent is the first's.
+    const other = await signCertificate(signing, ca, request, rest);
+    const forged = { ...other, serial: signed.serial };
+    await expect(db.store.insertCertificate(forged)).rejects.toThrow(/not the one its issuance intent recorded/);
+    expect(await db.store.listCertificates({ caId: ca.id })).toEqual([]);
+    const [, first] = await db.store.listIntents({ caId: ca.id });
+    expect(first).toMatchObject({ serial: signed.serial, certificateId: null });
+    expect(first.tbs?.equals(tbsOf(signed.der))).toBe(true);
+    expect((await db.store.insertCertificate(signed)).serial).toBe(signed.serial);
+  });
+
   it('a signature that fails leaves the intent failed with the reason, and nothing stored', async () => {
     failing = true;
     await expect(signCertificate(signing, ca, request, rest)).rejects.toThrow(/unplugged/);

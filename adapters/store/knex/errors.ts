@@ -38,6 +38,12 @@ const UNIQUE_CONSTRAINTS: Record<string, { entity: StoreEntity; field: string; m
     field: 'serial',
     message: 'The issuance of this certificate was given up (its intent failed): it is not stored.',
   },
+  // Raised by the trigger of migration 0036: the certificate is not the TBSCertificate its serial's intent recorded.
+  ca_api_issuance_intents_other_tbs: {
+    entity: 'certificate',
+    field: 'serial',
+    message: 'This certificate is not the one its issuance intent recorded for the serial: it is not stored.',
+  },
   ca_api_certificates_ca_id_serial_unique: {
     entity: 'certificate',
     field: 'serial',
