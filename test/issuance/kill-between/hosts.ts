@@ -28,18 +28,9 @@ export interface Gate {
   open(): Promise<void>;
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { sleep, until } from '../../helpers/until';
 
-/** `probe`'s first truthy value, asked every 50 ms for up to `timeoutMs`. */
-export async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+export { sleep, until };
 
 export class Hosts {
   private readonly started: Host[] = [];
