@@ -17,7 +17,7 @@ import { eventsInStatement } from './event-writer';
 import { actorToJson, type Row } from './rows';
 import { randomSlug, SLUG_ATTEMPTS } from './slug';
 import { TABLES } from './tables';
-import type { EventBatch } from './transaction-events';
+import type { RecordEvents } from './transaction-events';
 import { toJson, toNumber } from './values';
 
 /** The record of an order the statement wrote (it returns only the generated ids). */
@@ -43,16 +43,16 @@ function issuedRecord(order: NewIssuedOrder, slug: string, id: number, certifica
 /**
  * Several issued orders in one statement (the store's group commit); results in input order, null
  * where the CA was missing or revoked. A unique violation (a slug or serial taken) fails the whole
- * statement, and nothing of it is written. The certificates' events (each naming its order) go into
- * `batch`, the open store transaction's; without one, they are appended by the statement itself
+ * statement, and nothing of it is written. The certificates' events (each naming its order) are
+ * recorded into the open store transaction's (`record`); without one, they are appended by the statement itself
  * (event-writer.ts `eventsInStatement`): the REST sign's hot path costs one round trip and one commit.
  */
-export function createIssuedOrders(db: Knex, orders: NewIssuedOrder[], batch: EventBatch | null): Promise<(OrderRecord | null)[]> {
+export function createIssuedOrders(db: Knex, orders: NewIssuedOrder[], record: RecordEvents | null): Promise<(OrderRecord | null)[]> {
   if (orders.length === 0) return Promise.resolve([]);
-  return mappingErrors(() => insertIssuedOrders(db, orders, batch));
+  return mappingErrors(() => insertIssuedOrders(db, orders, record));
 }
 
-async function insertIssuedOrders(db: Knex, orders: NewIssuedOrder[], batch: EventBatch | null): Promise<(OrderRecord | null)[]> {
+async function insertIssuedOrders(db: Knex, orders: NewIssuedOrder[], record: RecordEvents | null): Promise<(OrderRecord | null)[]> {
   const when = new Date();
   const slugs = new Set<string>();
   while (slugs.size < orders.length) slugs.add(randomSlug()); // distinct within the statement
@@ -66,8 +66,8 @@ async function insertIssuedOrders(db: Knex, orders: NewIssuedOrder[], batch: Eve
     actorToJson(order.requester),
     ...certificateBindings(order.certificate),
   ]);
-  // Without a batch, each certificate's event is keyed by its order's slug and appended if that order was placed.
-  const events = batch
+  // Without a transaction's record, each certificate's event is keyed by its order's slug and appended if that order was placed.
+  const events = record
     ? null
     : eventsInStatement(
         orders.map((order, i) => ({ key: fresh[i], event: certificateStored(order.certificate, fresh[i], null) })),
@@ -94,17 +94,17 @@ async function insertIssuedOrders(db: Knex, orders: NewIssuedOrder[], batch: Eve
   return orders.map((order, i) => {
     const row = bySlug.get(fresh[i]);
     if (!row) return null;
-    batch?.events.push(certificateStored(order.certificate, fresh[i], batch.actor));
+    record?.(certificateStored(order.certificate, fresh[i]));
     return issuedRecord(order, fresh[i], toNumber(row.id), toNumber(row.certificate_id), when);
   });
 }
 
 /** One issued order; a slug another order holds already is drawn again. */
-export async function createIssuedOrder(db: Knex, order: NewIssuedOrder, batch: EventBatch | null): Promise<OrderRecord | null> {
+export async function createIssuedOrder(db: Knex, order: NewIssuedOrder, record: RecordEvents | null): Promise<OrderRecord | null> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const [record] = await createIssuedOrders(db, [order], batch);
-      return record;
+      const [issued] = await createIssuedOrders(db, [order], record);
+      return issued;
     } catch (e) {
       if (!(e instanceof StoreConflictError && e.field === 'slug') || attempt >= SLUG_ATTEMPTS) throw e;
     }

@@ -6,7 +6,6 @@
  */
 import type { Knex } from 'knex';
 import type {
-  Actor,
   CertificateRecord,
   IntentTaken,
   IssuanceIntentRecord,
@@ -26,7 +25,7 @@ import { GroupCommit } from './group-commit';
 import * as intents from './intents';
 import * as issuedOrders from './issued-orders';
 import * as orders from './orders';
-import { writingEvents, type PendingEvent } from './transaction-events';
+import { writeWithEvents, type EventBatch } from './transaction-events';
 
 /** What a root store shares with the stores bound to its transactions. */
 export interface ChangeHubs {
@@ -50,8 +49,7 @@ export interface PendingChanges {
   users: number[];
   cas: number[];
   certificates: number[];
-  events: PendingEvent[];
-  actor: Actor | null; // of the store that opened the transaction
+  events: EventBatch;
 }
 
 /** The hubs of a new root store on `db`. */
@@ -70,8 +68,8 @@ export function rootHubs(db: Knex): ChangeHubs {
       (one) => issuedOrders.createIssuedOrder(db, one, null),
     ),
     newCertificates: new GroupCommit(
-      (many) => writingEvents(db, null, null, (trx, batch) => certificates.insertCertificates(trx, many, batch)),
-      (one) => writingEvents(db, null, null, (trx, batch) => certificates.insertCertificate(trx, one, batch)),
+      (many) => writeWithEvents(db, null, null, (trx, record) => certificates.insertCertificates(trx, many, record)),
+      (one) => writeWithEvents(db, null, null, (trx, record) => certificates.insertCertificate(trx, one, record)),
     ),
     answeringCertificates: new GroupCommit(
       (many) => insertAnsweringCertificates(db, many),
