@@ -28,7 +28,6 @@ import { OptionsError, type ResolvedOptions } from './options';
 import {
   hasAcmeNonces,
   hasAcmeStore,
-  hasDelegateKeyStore,
   hasRevocationStore,
   NO_METRICS,
   type ChallengeValidator,
@@ -173,9 +172,6 @@ function estServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, s
 /** What SCEP's handlers use: the router's profiles and CA cache, each CA's registration authority, its CRLs. */
 function scepServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, shared: SharedContext): ScepServices {
   const { store, keyBackends } = ports;
-  if (!hasDelegateKeyStore(store)) {
-    throw new OptionsError('`scep.enabled` needs a store that keeps delegate keys (DelegateKeyStore; the knex store does)');
-  }
   checkApprovalStore('scep', resolved.scep.endpoints, store);
   return {
     store,

@@ -79,8 +79,3 @@ export interface CertificateVersionListing {
   /** The list rows of these ids, in any order; unknown ids are left out. */
   getCertificateListRows(ids: number[]): Promise<CertificateListRow[]>;
 }
-
-export function hasCertificateVersionListing<S extends object>(store: S): store is S & CertificateVersionListing {
-  const s = store as Partial<CertificateVersionListing>;
-  return typeof s.listCertificateVersions === 'function' && typeof s.getCertificateListRows === 'function';
-}
