@@ -28,7 +28,6 @@ import { OptionsError, type ResolvedOptions } from './options';
 import {
   hasAcmeNonces,
   hasAcmeStore,
-  hasRevocationStore,
   NO_METRICS,
   type ChallengeValidator,
   type MetricsExposition,
@@ -119,7 +118,7 @@ function mountModules(
     mounted.push(accessLog && logger ? withAccessLog(m, protocol, logger) : m);
   };
   if (resolved.enableRestApi) add('rest', mountRestApi(resolved, { ...ports, cas }, shared, internals.routes));
-  if (resolved.serveRevocation && hasRevocationStore(store)) {
+  if (resolved.serveRevocation) {
     const settings = { prefix: `/${resolved.urlPath}`, ocspSigning: resolved.ocspSigning, profiles: resolved.effectiveProfiles };
     add('revocation', mountRevocationEndpoints(settings, { store, keyBackends, cas }, shared));
   }
@@ -178,7 +177,7 @@ function scepServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, 
     cas,
     endpoints: resolved.scep.endpoints,
     ras: new ScepRas(store, keyBackends, resolved.effectiveProfiles),
-    crls: hasRevocationStore(store) ? new CrlPublisher(store, keyBackends, { metrics: shared.metrics }) : null,
+    crls: new CrlPublisher(store, keyBackends, { metrics: shared.metrics }),
     signing: { keyBackends, profiles: resolved.effectiveProfiles, defaultExpiresMs: resolved.defaultExpiresMs, intents: store },
     defaultProfile: resolved.defaultProfile,
     verifier: ports.signatureVerifier ?? null,

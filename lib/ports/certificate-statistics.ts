@@ -56,15 +56,3 @@ export interface CertificateStatistics {
 export interface CertificateStatisticsProvider {
   readonly certificateStatistics: CertificateStatistics;
 }
-
-export function hasCertificateStatistics<S extends object>(store: S): store is S & CertificateStatisticsProvider {
-  const s = (store as Partial<CertificateStatisticsProvider>).certificateStatistics;
-  return (
-    typeof s === 'object' &&
-    s !== null &&
-    typeof s.certificateCounts === 'function' &&
-    typeof s.expiryHistogram === 'function' &&
-    typeof s.certificateCountsPerCa === 'function' &&
-    typeof s.orderCountsPerCa === 'function'
-  );
-}

@@ -10,6 +10,10 @@ import type { CaChangeEvents, CertificateChangeEvents } from './changes';
 import type { DelegateKeyStore } from './delegate-keys';
 import type { StoredKeyRewriting } from './key-rotation';
 import type { AdminSessionStoreProvider } from './admin-sessions';
+import type { RevocationStore } from './revocation';
+import type { CertificateStatisticsProvider } from './certificate-statistics';
+import type { AuditLogProvider } from './audit';
+import type { FilteredEventLog } from './events';
 import type { IssuanceIntentStore } from './intents';
 import type { CaFilter, CaPatch, CaRecord, CertificateRecord, NewCa, NewCertificate, NewOrder, OrderRecord, OrderStatus } from './records';
 
@@ -103,7 +107,8 @@ export interface UserStore {
 /**
  * The whole persistence port, with the parts that used to be optional capabilities and that every
  * store must now have: user administration, the caches' change events, the certificate list's two-step
- * read, delegate keys, the KEK rotation's rewrite, admin sessions.
+ * read, delegate keys, the KEK rotation's rewrite, admin sessions, revocation serving, the admin
+ * interface's statistics, the audit log and the filtered event read.
  */
 export interface Store
   extends
@@ -119,7 +124,11 @@ export interface Store
     CertificateVersionListing,
     DelegateKeyStore,
     StoredKeyRewriting,
-    AdminSessionStoreProvider {
+    AdminSessionStoreProvider,
+    RevocationStore,
+    CertificateStatisticsProvider,
+    AuditLogProvider,
+    FilteredEventLog {
   /** Create or update the tables; resolves to how many migrations it applied now, where the store can tell. */
   migrate(): Promise<number | void>;
   close(): Promise<void>;

@@ -245,11 +245,6 @@ describe('createRevocationRouter options', () => {
     ['no store', {}, 'option `store` is required, e.g. createRevocationRouter({ store: knexStore(db) })'],
     ['a store that is not one', { store: {} }, 'option `store` must implement the Store port'],
     [
-      'a store without RevocationStore',
-      { store: { ...shapedStore, listRevoked: undefined } },
-      'option `store` must have the RevocationStore capability',
-    ],
-    [
       'an option of createCaApiRouter',
       { store: shapedStore, enableRestApi: true },
       'unknown option `enableRestApi`; known options are store, keyBackends, urlPath',
