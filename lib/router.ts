@@ -46,7 +46,6 @@ import { CrlPublisher } from './ca/crls';
 import { ScepRas } from './scep/ra';
 import { mountScep } from './scep/mount';
 import type { ScepServices } from './scep/route-types';
-import { checkApprovalStore } from './enrolment/approval';
 import { EndpointRateLimits } from './enrolment/rate-limit';
 import type { ChallengeWebhookPorts } from './enrolment/challenge-webhook';
 import { basicAuthenticator } from './http/basic-auth';
@@ -148,7 +147,6 @@ function mountModules(
 /** What EST's handlers use: the REST API's users and permissions, the router's profiles and CA cache. */
 function estServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, shared: SharedContext): EstServices {
   const { store, keyBackends } = ports;
-  checkApprovalStore('est', resolved.est.endpoints, store);
   return {
     store,
     cas,
@@ -171,7 +169,6 @@ function estServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, s
 /** What SCEP's handlers use: the router's profiles and CA cache, each CA's registration authority, its CRLs. */
 function scepServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, shared: SharedContext): ScepServices {
   const { store, keyBackends } = ports;
-  checkApprovalStore('scep', resolved.scep.endpoints, store);
   return {
     store,
     cas,

@@ -63,8 +63,3 @@ export interface EnrolmentStore {
 export interface EnrolmentStoreProvider {
   readonly enrolment: EnrolmentStore;
 }
-
-export function hasEnrolmentStore<S extends object>(store: S): store is S & EnrolmentStoreProvider {
-  const e = (store as Partial<EnrolmentStoreProvider>).enrolment;
-  return typeof e === 'object' && e !== null && typeof e.findEnrolmentChallenge === 'function';
-}

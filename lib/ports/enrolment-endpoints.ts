@@ -75,8 +75,3 @@ export interface EnrolmentEndpointStore {
 export interface EnrolmentEndpointStoreProvider {
   readonly enrolmentEndpoints: EnrolmentEndpointStore;
 }
-
-export function hasEnrolmentEndpointStore<S extends object>(store: S): store is S & EnrolmentEndpointStoreProvider {
-  const e = (store as Partial<EnrolmentEndpointStoreProvider>).enrolmentEndpoints;
-  return typeof e === 'object' && e !== null && typeof e.findEnrolmentEndpoint === 'function';
-}

@@ -63,8 +63,3 @@ export interface EnrolmentRequestStore {
 export interface EnrolmentRequestStoreProvider {
   readonly enrolmentRequests: EnrolmentRequestStore;
 }
-
-export function hasEnrolmentRequestStore<S extends object>(store: S): store is S & EnrolmentRequestStoreProvider {
-  const e = (store as Partial<EnrolmentRequestStoreProvider>).enrolmentRequests;
-  return typeof e === 'object' && e !== null && typeof e.findEnrolmentRequest === 'function';
-}

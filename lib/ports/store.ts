@@ -14,6 +14,9 @@ import type { RevocationStore } from './revocation';
 import type { CertificateStatisticsProvider } from './certificate-statistics';
 import type { AuditLogProvider } from './audit';
 import type { FilteredEventLog } from './events';
+import type { EnrolmentStoreProvider } from './enrolment-challenges';
+import type { EnrolmentEndpointStoreProvider } from './enrolment-endpoints';
+import type { EnrolmentRequestStoreProvider } from './enrolment-requests';
 import type { IssuanceIntentStore } from './intents';
 import type { CaFilter, CaPatch, CaRecord, CertificateRecord, NewCa, NewCertificate, NewOrder, OrderRecord, OrderStatus } from './records';
 
@@ -108,7 +111,8 @@ export interface UserStore {
  * The whole persistence port, with the parts that used to be optional capabilities and that every
  * store must now have: user administration, the caches' change events, the certificate list's two-step
  * read, delegate keys, the KEK rotation's rewrite, admin sessions, revocation serving, the admin
- * interface's statistics, the audit log and the filtered event read.
+ * interface's statistics, the audit log, the filtered event read, and
+ * device enrolment's challenges, transactions, stored endpoints and requests waiting for approval.
  */
 export interface Store
   extends
@@ -128,7 +132,10 @@ export interface Store
     RevocationStore,
     CertificateStatisticsProvider,
     AuditLogProvider,
-    FilteredEventLog {
+    FilteredEventLog,
+    EnrolmentStoreProvider,
+    EnrolmentEndpointStoreProvider,
+    EnrolmentRequestStoreProvider {
   /** Create or update the tables; resolves to how many migrations it applied now, where the store can tell. */
   migrate(): Promise<number | void>;
   close(): Promise<void>;

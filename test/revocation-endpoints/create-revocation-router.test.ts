@@ -238,6 +238,8 @@ describe('createRevocationRouter options', () => {
     listRevoked: async () => [],
     nextCrlNumber: async () => 1n,
     revocationVersion: async () => 0,
+    onCaChanged: () => () => undefined,
+    onCertificateChanged: () => () => undefined,
   } as unknown as Store;
 
   test.each([
