@@ -1,6 +1,6 @@
 /**
  * Certificate lists (docs/DESIGN.md "Inventory"): the filter of `Store.listCertificates` and the
- * optional store capability of versioned lists. Re-exported by lib/ports/index.ts; imports nothing of it.
+ * two-step read of versioned lists (part of `Store`). Re-exported by lib/ports/index.ts.
  */
 import type { Fingerprints } from '../x509/types';
 

@@ -17,6 +17,7 @@ import type { FilteredEventLog } from './events';
 import type { EnrolmentStoreProvider } from './enrolment-challenges';
 import type { EnrolmentEndpointStoreProvider } from './enrolment-endpoints';
 import type { EnrolmentRequestStoreProvider } from './enrolment-requests';
+import type { WebhookStoreProvider } from './webhooks';
 import type { IssuanceIntentStore } from './intents';
 import type { CaFilter, CaPatch, CaRecord, CertificateRecord, NewCa, NewCertificate, NewOrder, OrderRecord, OrderStatus } from './records';
 
@@ -112,7 +113,8 @@ export interface UserStore {
  * store must now have: user administration, the caches' change events, the certificate list's two-step
  * read, delegate keys, the KEK rotation's rewrite, admin sessions, revocation serving, the admin
  * interface's statistics, the audit log, the filtered event read, and
- * device enrolment's challenges, transactions, stored endpoints and requests waiting for approval.
+ * device enrolment's challenges, transactions, stored endpoints and requests waiting for approval, and
+ * the webhook endpoints.
  */
 export interface Store
   extends
@@ -135,7 +137,8 @@ export interface Store
     FilteredEventLog,
     EnrolmentStoreProvider,
     EnrolmentEndpointStoreProvider,
-    EnrolmentRequestStoreProvider {
+    EnrolmentRequestStoreProvider,
+    WebhookStoreProvider {
   /** Create or update the tables; resolves to how many migrations it applied now, where the store can tell. */
   migrate(): Promise<number | void>;
   close(): Promise<void>;

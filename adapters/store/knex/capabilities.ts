@@ -10,7 +10,6 @@ import type {
   OrderListing,
   OrderRetry,
   Store,
-  WebhookStoreProvider,
 } from '../../../lib/ports';
 
 export interface KnexStoreCapabilities<Self>
@@ -24,5 +23,4 @@ export interface KnexStoreCapabilities<Self>
     ActorScopedStore<Self>,
     AcmeNonceStore,
     AcmeStoreProvider,
-    MetricsReadingsProvider,
-    WebhookStoreProvider {}
+    MetricsReadingsProvider {}
