@@ -7,7 +7,7 @@
 import * as net from 'net';
 import type { AddressInfo } from 'net';
 import { envKekSecretBox } from '../adapters/keys/secret-box';
-import { addWebhook, removeWebhook, webhookStoreOf } from '../lib/webhooks/management';
+import { addWebhook, removeWebhook } from '../lib/webhooks/management';
 import type { Store } from '../lib/ports';
 
 /** Interleaved rounds (A B, then B A, …). */
@@ -29,7 +29,7 @@ export async function measureWebhookCost(
   });
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/never`;
-  const hooks = webhookStoreOf(store);
+  const hooks = store.webhooks;
   const box = envKekSecretBox({ CA_KEY_ENCRYPTION_KEY: kek })!;
   try {
     await issue(200); // warm up

@@ -28,8 +28,6 @@ import { OptionsError, type ResolvedOptions } from './options';
 import {
   hasAcmeNonces,
   hasAcmeStore,
-  hasDelegateKeyStore,
-  hasRevocationStore,
   NO_METRICS,
   type ChallengeValidator,
   type MetricsExposition,
@@ -48,7 +46,6 @@ import { CrlPublisher } from './ca/crls';
 import { ScepRas } from './scep/ra';
 import { mountScep } from './scep/mount';
 import type { ScepServices } from './scep/route-types';
-import { checkApprovalStore } from './enrolment/approval';
 import { EndpointRateLimits } from './enrolment/rate-limit';
 import type { ChallengeWebhookPorts } from './enrolment/challenge-webhook';
 import { basicAuthenticator } from './http/basic-auth';
@@ -120,7 +117,7 @@ function mountModules(
     mounted.push(accessLog && logger ? withAccessLog(m, protocol, logger) : m);
   };
   if (resolved.enableRestApi) add('rest', mountRestApi(resolved, { ...ports, cas }, shared, internals.routes));
-  if (resolved.serveRevocation && hasRevocationStore(store)) {
+  if (resolved.serveRevocation) {
     const settings = { prefix: `/${resolved.urlPath}`, ocspSigning: resolved.ocspSigning, profiles: resolved.effectiveProfiles };
     add('revocation', mountRevocationEndpoints(settings, { store, keyBackends, cas }, shared));
   }
@@ -150,7 +147,6 @@ function mountModules(
 /** What EST's handlers use: the REST API's users and permissions, the router's profiles and CA cache. */
 function estServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, shared: SharedContext): EstServices {
   const { store, keyBackends } = ports;
-  checkApprovalStore('est', resolved.est.endpoints, store);
   return {
     store,
     cas,
@@ -173,16 +169,12 @@ function estServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, s
 /** What SCEP's handlers use: the router's profiles and CA cache, each CA's registration authority, its CRLs. */
 function scepServices(resolved: ResolvedOptions, ports: ApiPorts, cas: CaCache, shared: SharedContext): ScepServices {
   const { store, keyBackends } = ports;
-  if (!hasDelegateKeyStore(store)) {
-    throw new OptionsError('`scep.enabled` needs a store that keeps delegate keys (DelegateKeyStore; the knex store does)');
-  }
-  checkApprovalStore('scep', resolved.scep.endpoints, store);
   return {
     store,
     cas,
     endpoints: resolved.scep.endpoints,
     ras: new ScepRas(store, keyBackends, resolved.effectiveProfiles),
-    crls: hasRevocationStore(store) ? new CrlPublisher(store, keyBackends, { metrics: shared.metrics }) : null,
+    crls: new CrlPublisher(store, keyBackends, { metrics: shared.metrics }),
     signing: { keyBackends, profiles: resolved.effectiveProfiles, defaultExpiresMs: resolved.defaultExpiresMs, intents: store },
     defaultProfile: resolved.defaultProfile,
     verifier: ports.signatureVerifier ?? null,

@@ -4,7 +4,7 @@
  * (docs/reference/differences.md D23): a permission may hold for every CA, as upstream, or for named CAs only.
  */
 import * as bcrypt from 'bcryptjs';
-import { hasUserAdministration, type CaGrant, type Permission, type Store, type UserAdministration, type UserRecord } from '../ports';
+import type { CaGrant, Permission, Store, UserRecord } from '../ports';
 import { normaliseSerial } from '../x509/serial-format';
 import { CaError } from '../ca/errors';
 
@@ -98,7 +98,7 @@ export async function setApiUserPassword(
 
 /** Every API user with its permissions and per-CA grants, by username (code-unit order, whatever the database's collation). */
 export async function listApiUsers(store: Store): Promise<UserRecord[]> {
-  const users = await userAdministrationOf(store).listUsers();
+  const users = await store.listUsers();
   return users.sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
 }
 
@@ -108,9 +108,8 @@ export async function listApiUsers(store: Store): Promise<UserRecord[]> {
  * this process, within the user cache's TTL in others.
  */
 export async function deleteApiUser(store: Store, username: string): Promise<{ user: UserRecord; orders: number }> {
-  const admin = userAdministrationOf(store);
   const user = await findApiUser(store, username);
-  const { orders } = await admin.deleteUser(user.id);
+  const { orders } = await store.deleteUser(user.id);
   return { user, orders };
 }
 
@@ -119,13 +118,6 @@ export async function findApiUser(store: Pick<Store, 'findUser'>, username: stri
   const user = await store.findUser(username);
   if (!user) throw new CaError('not-found', `${username}: User not found.`);
   return user;
-}
-
-function userAdministrationOf(store: Store): Store & UserAdministration {
-  if (!hasUserAdministration(store)) {
-    throw new CaError('invalid', 'This store cannot list or delete users (no UserAdministration capability).');
-  }
-  return store;
 }
 
 /** Write the grants; refuse (rolling the caller's transaction back) a store that drops per-CA ones. */

@@ -8,20 +8,12 @@ import type { Request, Response } from 'express';
 import type { Profiles } from '../ca/profiles';
 import type { LogError } from '../http/error-catch';
 import type { PathRoute } from '../http/path-matcher';
-import type {
-  AdminSessionStoreProvider,
-  Authenticator,
-  KeyBackend,
-  LoginAttemptLimiter,
-  PermissionChecker,
-  SecretBox,
-  Store,
-} from '../ports';
+import type { Authenticator, KeyBackend, LoginAttemptLimiter, PermissionChecker, SecretBox, Store } from '../ports';
 import type { QuerySpec } from './query-check';
 import type { ActiveSession, AdminSessions } from './session';
 
 export interface AdminServices {
-  store: Store & AdminSessionStoreProvider;
+  store: Store;
   sessions: AdminSessions;
   authenticator: Authenticator;
   permissions: PermissionChecker;

@@ -4,13 +4,12 @@
  * list them. Never a challenge: the store keeps only its hash, and the page says only whether there is one.
  */
 import { challengeKind } from '../enrolment/stored-endpoints';
-import { hasEnrolmentEndpointStore, type CaRecord, type Store, type StoredEnrolmentEndpoint } from '../ports';
+import type { CaRecord, Store, StoredEnrolmentEndpoint } from '../ports';
 import { html, type Html } from './html';
 import { dataTable } from './table';
 
 /** The stored endpoints of `ca`, by protocol and label; null when the store keeps none. */
 export async function caEnrolmentEndpoints(store: Store, ca: CaRecord): Promise<StoredEnrolmentEndpoint[] | null> {
-  if (!hasEnrolmentEndpointStore(store)) return null;
   return (await store.enrolmentEndpoints.listEnrolmentEndpoints()).filter((e) => e.caId === ca.id);
 }
 

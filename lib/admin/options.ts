@@ -18,8 +18,6 @@ import {
 } from '../http/option-checks';
 import { resolveProfileOptions, withProfileSettings, type DefaultExpires } from '../http/profile-options';
 import {
-  hasAdminSessionStore,
-  type AdminSessionStoreProvider,
   type Authenticator,
   type KeyBackend,
   type Logger,
@@ -44,7 +42,7 @@ export interface AdminSessionOptions {
 }
 
 export interface CaAdminRouterOptions {
-  /** Persistence with the `AdminSessionStoreProvider` capability (the knex store has it). Required. */
+  /** Persistence (`Store`, with its admin sessions: `store.adminSessions`). Required. */
   store: Store;
   /** Where the interface is served, relative to where the router is mounted: `''` or ending in `/`. Default `'admin/'`. */
   path?: string;
@@ -118,7 +116,7 @@ export const ADMIN_ROUTER_OPTION_NAMES: readonly (keyof CaAdminRouterOptions)[] 
 ];
 
 export interface ResolvedAdminOptions {
-  store: Store & AdminSessionStoreProvider;
+  store: Store;
   /** `/${path}`: where the pages are, relative to where the router is mounted. */
   prefix: string;
   idleTimeoutMs: number;
@@ -164,12 +162,6 @@ export function resolveAdminOptions(options: CaAdminRouterOptions): ResolvedAdmi
   checkOptionNames(options, ADMIN_ROUTER_OPTION_NAMES, '{ store }', ENTRY);
   const store = checkStore(options.store, STORE_METHODS, ENTRY);
   if (!store) throw new OptionsError('option `store` is required, e.g. createCaAdminRouter({ store: knexStore(db) })', ENTRY);
-  if (!hasAdminSessionStore(store)) {
-    throw new OptionsError(
-      'option `store` must keep admin sessions (the AdminSessionStoreProvider capability of lib/ports, as knexStore does)',
-      ENTRY,
-    );
-  }
   const session = options.session ?? {};
   if (!isObjectLike(session)) throw new OptionsError(`option \`session\` must be an object (got ${show(session)})`, ENTRY);
   for (const [name, methods] of [

@@ -4,7 +4,7 @@
  * statement costs more than the rest of the request.
  *
  * Freshness (the rules of lib/cache/record-cache.ts):
- * - a revocation through a store with `onCertificateChanged` (the knex store has it) drops the entry
+ * - a revocation through the store (its `onCertificateChanged`) drops the entry
  *   once committed: in this process the next view shows it revoked. An embedded (PGlite) directory is
  *   locked to one process, so there every change is seen this way;
  * - a revocation made by another process on the same PostgreSQL (ca-admin, another instance) is seen
@@ -12,7 +12,7 @@
  * Listing certificates and revoking or resigning one read the store, never this cache.
  */
 import { RecordCache, subscribeIfSupported } from '../cache/record-cache';
-import type { CertificateChangeEvents, CertificateRecord, Store } from '../ports';
+import type { CertificateRecord, Store } from '../ports';
 
 export const DEFAULT_CERTIFICATE_CACHE_TTL_MS = 2000;
 
@@ -31,7 +31,7 @@ export class CertificateCache implements Pick<Store, 'findCertificate'> {
   private readonly unsubscribe: (() => void) | null;
 
   constructor(
-    private readonly store: Pick<Store, 'findCertificate'> & Partial<CertificateChangeEvents>,
+    private readonly store: Pick<Store, 'findCertificate' | 'onCertificateChanged'>,
     options: CertificateCacheOptions = {},
   ) {
     this.cache = new RecordCache((cert) => keyOf(cert.caId, cert.serial), {
@@ -39,7 +39,7 @@ export class CertificateCache implements Pick<Store, 'findCertificate'> {
       maxEntries: options.maxEntries ?? 10_000,
       now: options.now,
     });
-    this.unsubscribe = subscribeIfSupported(store.onCertificateChanged?.bind(store), (id) => this.cache.invalidate(id));
+    this.unsubscribe = subscribeIfSupported(store.onCertificateChanged.bind(store), (id) => this.cache.invalidate(id));
   }
 
   /** `serial` as the router hands it on: upper-case hex without colons or leading zeros. */

@@ -1,7 +1,7 @@
 /**
  * JSON texts of certificate list rows (docs/DESIGN.md "Inventory").
  *
- * With a store that lists versions (`CertificateVersionListing`) a list reads, every time, which
+ * A list reads from the store (`CertificateVersionListing`), every time, which
  * certificates it holds and the version of each row — so which certificates are listed, and whether
  * their text is current, is always the database's answer of the moment, whichever instance changed
  * what. Only the rows whose text is not held at that version are read whole. A row's version changes
@@ -12,13 +12,7 @@
  * its first `fillRows` rows only: an export of a large CA streams through without pushing out what
  * the often-read small lists use, and without growing the process by what it passes on.
  */
-import {
-  hasCertificateVersionListing,
-  type CertificateFilter,
-  type CertificateVersion,
-  type CertificateVersionListing,
-  type Store,
-} from '../ports';
+import type { CertificateFilter, CertificateVersion, CertificateVersionListing } from '../ports';
 import { certificateRecordText } from './serialize';
 
 export interface CertificateTextsOptions {
@@ -49,25 +43,18 @@ export class CertificateTexts {
   private bytes = 0;
   private readonly maxBytes: number;
   private readonly fillRows: number;
-  /** The store when it lists versions (decided once); else lists read whole records. */
-  private readonly versioned: (Store & CertificateVersionListing) | null;
-
   constructor(
-    private readonly store: Store,
+    private readonly store: CertificateVersionListing,
     options: CertificateTextsOptions = {},
   ) {
     this.maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
     this.fillRows = options.fillRows ?? 2000;
-    this.versioned = hasCertificateVersionListing(store) ? store : null;
   }
 
   /** The rows of `store.listCertificates(filter)` (its `limit` included), in order. */
   async rows(filter: CertificateFilter): Promise<ListedText[]> {
-    if (!this.versioned) {
-      return (await this.store.listCertificates(filter)).map((r) => ({ id: r.id, json: Buffer.from(certificateRecordText(r)) }));
-    }
-    const versions = await this.versioned.listCertificateVersions(filter);
-    return this.textsOf(this.versioned, versions, versions.length <= this.fillRows ? versions.length : 0);
+    const versions = await this.store.listCertificateVersions(filter);
+    return this.textsOf(versions, versions.length <= this.fillRows ? versions.length : 0);
   }
 
   /**
@@ -75,34 +62,25 @@ export class CertificateTexts {
    * read lazily: a consumer that stops early stops the reading.
    */
   async *batches(filter: CertificateFilter): AsyncGenerator<Buffer[]> {
-    const versioned = this.versioned;
-    const size = versioned ? VERSION_BATCH_SIZE : ROW_BATCH_SIZE;
     let afterId = filter.afterId;
     let listed = 0;
     for (;;) {
-      const page = { ...filter, ...(afterId !== undefined ? { afterId } : {}), limit: size };
-      let ids: number[];
-      if (versioned) {
-        const versions = await versioned.listCertificateVersions(page);
-        ids = versions.map((v) => v.id);
-        // A row batch at a time: what is alive while the client reads stays small.
-        for (let i = 0; i < versions.length; i += ROW_BATCH_SIZE) {
-          const rows = await this.textsOf(versioned, versions.slice(i, i + ROW_BATCH_SIZE), this.fillRows - (listed + i));
-          if (rows.length > 0) yield rows.map((r) => r.json);
-        }
-      } else {
-        const records = await this.store.listCertificates(page);
-        ids = records.map((r) => r.id);
-        if (records.length > 0) yield records.map((r) => Buffer.from(certificateRecordText(r)));
+      const page = { ...filter, ...(afterId !== undefined ? { afterId } : {}), limit: VERSION_BATCH_SIZE };
+      const versions = await this.store.listCertificateVersions(page);
+      const ids = versions.map((v) => v.id);
+      // A row batch at a time: what is alive while the client reads stays small.
+      for (let i = 0; i < versions.length; i += ROW_BATCH_SIZE) {
+        const rows = await this.textsOf(versions.slice(i, i + ROW_BATCH_SIZE), this.fillRows - (listed + i));
+        if (rows.length > 0) yield rows.map((r) => r.json);
       }
       listed += ids.length;
-      if (ids.length < size) return;
+      if (ids.length < VERSION_BATCH_SIZE) return;
       afterId = ids[ids.length - 1];
     }
   }
 
   /** Texts of these rows: held ones at their version as they are, the others read whole (the first `keepFirst` kept). */
-  private async textsOf(store: CertificateVersionListing, versions: CertificateVersion[], keepFirst: number): Promise<ListedText[]> {
+  private async textsOf(versions: CertificateVersion[], keepFirst: number): Promise<ListedText[]> {
     const texts = new Map<number, Buffer>();
     const missing: number[] = [];
     for (const { id, version } of versions) {
@@ -112,7 +90,7 @@ export class CertificateTexts {
     }
     const keep = new Set(versions.slice(0, Math.max(0, keepFirst)).map((v) => v.id));
     for (let i = 0; i < missing.length; i += ROW_BATCH_SIZE) {
-      for (const row of await store.getCertificateListRows(missing.slice(i, i + ROW_BATCH_SIZE))) {
+      for (const row of await this.store.getCertificateListRows(missing.slice(i, i + ROW_BATCH_SIZE))) {
         const json = Buffer.from(certificateRecordText(row));
         texts.set(row.id, json);
         // Kept at the version read with the row: if it changed since the list, the next list reads it again.

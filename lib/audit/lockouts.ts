@@ -4,7 +4,7 @@
  * it, once per lockout. A failed record does not change the answer (the client is refused either way);
  * it is reported, never thrown.
  */
-import { hasAuditLog, type LockoutStart, type Store } from '../ports';
+import type { LockoutStart, Store } from '../ports';
 
 export async function recordLockout(
   store: Store,
@@ -14,7 +14,6 @@ export async function recordLockout(
   logError: (message: string, error: unknown) => void,
   protocol = 'rest',
 ): Promise<void> {
-  if (!hasAuditLog(store)) return;
   try {
     await store.auditLog.recordEvent(
       'login.locked_out',

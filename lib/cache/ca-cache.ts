@@ -5,7 +5,7 @@
  * modules gives them one cache (lib/router.ts).
  *
  * Freshness (the rules of lib/cache/record-cache.ts):
- * - in this process, a change through a store with `onCaChanged` (the knex store has it) drops the
+ * - in this process, a change through the store (its `onCaChanged`) drops the
  *   entry as soon as it is committed — e.g. `PUT /ca/{serial}/` disabling the API is effective on the
  *   next request;
  * - changes made elsewhere (ca-admin or another instance on the same PostgreSQL) are seen once the
@@ -14,7 +14,7 @@
  * read the CA from the store, and the order worker re-reads the CA (revoked? expired?) before it signs.
  */
 import { RecordCache, subscribeIfSupported } from './record-cache';
-import type { CaChangeEvents, CaRecord, Store } from '../ports';
+import type { CaRecord, Store } from '../ports';
 
 export const DEFAULT_CA_CACHE_TTL_MS = 2000;
 
@@ -33,7 +33,7 @@ export class CaCache implements Pick<Store, 'findCaBySerial' | 'getCa' | 'listCa
   private list: { value: Promise<CaRecord[]>; expires: number } | null = null;
 
   constructor(
-    private readonly store: Pick<Store, 'findCaBySerial' | 'getCa' | 'listCas'> & Partial<CaChangeEvents>,
+    private readonly store: Pick<Store, 'findCaBySerial' | 'getCa' | 'listCas' | 'onCaChanged'>,
     options: CaCacheOptions = {},
   ) {
     this.ttlMs = options.ttlMs ?? DEFAULT_CA_CACHE_TTL_MS;
@@ -44,7 +44,7 @@ export class CaCache implements Pick<Store, 'findCaBySerial' | 'getCa' | 'listCa
       maxEntries: 1000,
       now: options.now,
     });
-    this.unsubscribe = subscribeIfSupported(store.onCaChanged?.bind(store), (id) => this.invalidate(id));
+    this.unsubscribe = subscribeIfSupported(store.onCaChanged.bind(store), (id) => this.invalidate(id));
   }
 
   /**

@@ -15,7 +15,7 @@
  * either: they are 159 random bits (lib/x509/serial.ts), so a new certificate's serial is one never
  * used, before or after the backup, and the store's unique index refuses the impossible repeat.
  */
-import { hasAuditLog, type AuditLog, type Store } from '../ports';
+import type { AuditLog, Store } from '../ports';
 import { verifyAuditChain } from '../audit/audit-chain';
 import { CaError } from '../ca/errors';
 import { caSigner, type KeyBackends } from '../ca/key-backends';
@@ -87,7 +87,6 @@ export async function checkRestoredDatabase(
   keyBackends: KeyBackends,
   newer: ExportedAuditRecord[] | null = null,
 ): Promise<RestoreReport> {
-  if (!hasAuditLog(store)) throw new CaError('invalid', 'This store keeps no audit log (no AuditLog capability).');
   const verdict = await verifyAuditChain(store.auditLog);
   if (!verdict.intact)
     throw new CaError('invalid', `The restored audit log is broken at record ${verdict.brokenAt}: do not serve from this database.`);

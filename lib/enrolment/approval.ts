@@ -20,10 +20,8 @@ import { CaError } from '../ca/errors';
 import type { KeyBackends } from '../ca/key-backends';
 import { defaultProfiles, type Profiles } from '../ca/profiles';
 import { DEFAULT_PROFILE_NAME } from '../ports/ca-fields';
-import { OptionsError } from '../http/option-checks';
 import {
   actingAs,
-  hasEnrolmentRequestStore,
   type Actor,
   type CertificateRecord,
   type EnrolmentRequestFilter,
@@ -33,7 +31,6 @@ import {
 import { parseCsr, type ParsedCsr } from '../x509/csr';
 import { formatRfc4514 } from '../x509/rfc4514';
 import { enrol, enrolmentPolicy, enrolmentRequest, readCsr, type EnrolmentServices, type EnrolmentTarget } from './enrol';
-import type { EnrolmentEndpoint } from './endpoint-options';
 import type { ResolvedEndpoint } from './endpoint';
 import { EnrolmentError } from './errors';
 
@@ -65,23 +62,9 @@ export function scepRequestKey(transactionId: string, signerPublicKeyDer: Buffer
   return sha256Hex('scep', transactionId, signerPublicKeyDer);
 }
 
-/** The store's requests; a router whose endpoints ask for approval checks this when it is built. */
+/** The store's requests waiting for approval. */
 function requests(store: Store) {
-  if (!hasEnrolmentRequestStore(store)) throw new TypeError('the store keeps no enrolment requests (EnrolmentRequestStoreProvider)');
   return store.enrolmentRequests;
-}
-
-/** `module`'s endpoints that ask for approval need a store that keeps requests: an `OptionsError` when it does not. */
-export function checkApprovalStore(module: 'est' | 'scep', endpoints: ReadonlyMap<string, EnrolmentEndpoint>, store: Store): void {
-  if (hasEnrolmentRequestStore(store)) return;
-  for (const [label, endpoint] of endpoints) {
-    if (endpoint.approval) {
-      const name = label === '' ? `${module}.approval` : `${module}.labels.${label}.approval`;
-      throw new OptionsError(
-        `\`${name}\` needs a store that keeps enrolment requests (EnrolmentRequestStoreProvider; the knex store does)`,
-      );
-    }
-  }
 }
 
 /** What `request`'s device is told now. */

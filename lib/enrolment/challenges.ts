@@ -16,7 +16,6 @@
  */
 import * as crypto from 'crypto';
 import type { CertificateRecord, EnrolmentChallengeRecord, Store } from '../ports';
-import { hasEnrolmentStore } from '../ports';
 import type { ParsedCsr } from '../x509/csr';
 import type { Name } from '../x509/types';
 import type { ResolvedEndpoint } from './endpoint';
@@ -77,7 +76,7 @@ export async function checkChallenge(
   if (given === undefined || given === '') throw wrong();
   if (endpoint.challenge !== null && sameSecret(given, endpoint.challenge)) return { kind: 'static' };
   if (endpoint.challengeSha256 !== null && sameDigest(given, endpoint.challengeSha256)) return { kind: 'static' };
-  const challenge = hasEnrolmentStore(store) ? await store.enrolment.findEnrolmentChallenge(sha256(given).toString('hex')) : undefined;
+  const challenge = await store.enrolment.findEnrolmentChallenge(sha256(given).toString('hex'));
   if (!challenge) {
     // Neither static nor one-time: the host's to decide, where it has a webhook.
     if (endpoint.challengeWebhook === null || webhook === null) throw wrong();
@@ -115,7 +114,6 @@ export function useOnce(use: ChallengeUse | null): ((tx: Store, certificate?: Ce
   if (use?.kind !== 'one-time') return undefined;
   const { id } = use.challenge;
   return async (tx, certificate) => {
-    if (!hasEnrolmentStore(tx)) return;
     if (!(await tx.enrolment.useEnrolmentChallenge(id, certificate?.serial ?? null, new Date()))) {
       throw new EnrolmentError(403, WRONG_CHALLENGE, 'badRequest');
     }
@@ -148,7 +146,6 @@ export async function createEnrolmentChallenge(
   o: CreateEnrolmentChallengeOptions,
   now = new Date(),
 ): Promise<CreatedEnrolmentChallenge> {
-  if (!hasEnrolmentStore(store)) throw new TypeError('the store keeps no enrolment challenges (EnrolmentStoreProvider)');
   // 160 bits, in a form every client's challenge field takes (PrintableString: letters and digits).
   const secret = crypto.randomBytes(20).toString('hex');
   const expires = new Date(now.getTime() + o.validityMs);

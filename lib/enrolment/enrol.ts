@@ -15,7 +15,6 @@ import type { Signing } from '../ca/issuance/sign';
 import type { Profiles } from '../ca/profiles';
 import { validityEnd } from '../ca/signing-ca';
 import {
-  hasEnrolmentStore,
   type Actor,
   type CaRecord,
   type CertificateRecord,
@@ -90,7 +89,7 @@ export interface KeptWith {
  */
 function keeping(store: Store, ca: CaRecord, { link, answers }: KeptWith): Keep<CertificateRecord> {
   if (!link && !answers) return keepAlone(store);
-  if (!link && answers && hasEnrolmentStore(store)) return keepAsAnswer(store.enrolment, answers, () => new RepeatedTransaction());
+  if (!link && answers) return keepAsAnswer(store.enrolment, answers, () => new RepeatedTransaction());
   return keepLinked(store, async (tx, certificate) => {
     await link?.(tx, certificate);
     if (answers) await recordWith(answers, ca)(tx, certificate);

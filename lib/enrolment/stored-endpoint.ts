@@ -6,7 +6,7 @@
  * the options never reaches here.
  */
 import { isUsable } from '../ca/lookup';
-import { hasEnrolmentEndpointStore, type CaRecord, type EnrolmentNamePolicy, type EnrolmentProtocol, type Store } from '../ports';
+import type { CaRecord, EnrolmentNamePolicy, EnrolmentProtocol, Store } from '../ports';
 import { EnrolmentError } from './errors';
 
 /** What a stored endpoint says of a request (endpoint.ts adds the label, and no plain challenge: only its hash is kept). */
@@ -30,7 +30,7 @@ export async function storedEndpoint(
   defaultProfile: string,
   now: Date,
 ): Promise<StoredEndpointResolution | null> {
-  if (label === '' || !hasEnrolmentEndpointStore(store)) return null;
+  if (label === '') return null;
   const stored = await store.enrolmentEndpoints.findEnrolmentEndpoint(protocol, label);
   if (!stored || !stored.enabled) return null;
   const ca = await store.getCa(stored.caId);

@@ -10,7 +10,6 @@ import * as crypto from 'crypto';
 import { CaError } from '../ca/errors';
 import { defaultProfiles } from '../ca/profiles';
 import {
-  hasEnrolmentEndpointStore,
   StoreConflictError,
   type CaRecord,
   type EnrolmentEndpointStore,
@@ -89,7 +88,6 @@ export function generateChallenge(): string {
 const sha256Hex = (text: string) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
 
 function endpointStore(store: Store): EnrolmentEndpointStore {
-  if (!hasEnrolmentEndpointStore(store)) throw new TypeError('the store keeps no enrolment endpoints (EnrolmentEndpointStoreProvider)');
   return store.enrolmentEndpoints;
 }
 

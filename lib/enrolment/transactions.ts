@@ -8,7 +8,6 @@
  */
 import * as crypto from 'crypto';
 import type { CaRecord, CertificateRecord, EnrolmentTransactionKey, Store } from '../ports';
-import { hasEnrolmentStore } from '../ports';
 import { EnrolmentError } from './errors';
 import { IssuanceTaken } from '../ca/issuance/sign';
 
@@ -19,7 +18,6 @@ export function transactionKey(protocol: string, label: string, transactionId: s
 
 /** The certificate this transaction was answered with at `ca`, or null when it is a new one. */
 export async function previousAnswer(store: Store, ca: CaRecord, key: EnrolmentTransactionKey): Promise<CertificateRecord | null> {
-  if (!hasEnrolmentStore(store)) return null;
   const answer = await store.enrolment.findEnrolmentTransaction(key);
   if (!answer || answer.caId !== ca.id) return null;
   return store.findCertificate(ca.id, answer.certificateSerial);
@@ -38,7 +36,6 @@ export class RepeatedTransaction extends Error {
  */
 export function recordWith(key: EnrolmentTransactionKey, ca: CaRecord): (tx: Store, certificate: CertificateRecord) => Promise<void> {
   return async (tx, certificate) => {
-    if (!hasEnrolmentStore(tx)) return;
     if (!(await tx.enrolment.recordEnrolmentTransaction(key, { caId: ca.id, certificateSerial: certificate.serial }))) {
       throw new RepeatedTransaction();
     }

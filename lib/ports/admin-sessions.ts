@@ -1,5 +1,5 @@
 /**
- * Optional store capability for the admin web interface (docs/guides/admin-interface.md), as
+ * Part of `Store`, for the admin web interface (docs/guides/admin-interface.md), as
  * `store.adminSessions`: server-side sessions, kept in the library's database so that any instance of
  * a fleet serves any session. The store keeps only the SHA-256 of a session's token (the cookie
  * holds the token), so a copy of the table signs nobody in.
@@ -40,9 +40,4 @@ export interface AdminSessionStore {
 
 export interface AdminSessionStoreProvider {
   readonly adminSessions: AdminSessionStore;
-}
-
-export function hasAdminSessionStore<S extends object>(store: S): store is S & AdminSessionStoreProvider {
-  const s = (store as Partial<AdminSessionStoreProvider>).adminSessions;
-  return typeof s === 'object' && s !== null && typeof s.findAdminSession === 'function';
 }

@@ -52,12 +52,7 @@ export interface AuditLog {
   recordEvent(type: string, actor: Record<string, unknown>, data: Record<string, unknown>): Promise<void>;
 }
 
-/** Optional store capability: a store with an audit log offers it as `auditLog`. */
+/** Part of `Store`: its audit log, as `auditLog`. */
 export interface AuditLogProvider {
   readonly auditLog: AuditLog;
-}
-
-export function hasAuditLog<S extends object>(store: S): store is S & AuditLogProvider {
-  const log = (store as Partial<AuditLogProvider>).auditLog;
-  return typeof log === 'object' && log !== null && typeof log.auditRows === 'function';
 }

@@ -1,7 +1,7 @@
 /** In-process change notifications of a store, after the commit: what the caches in front of it listen to. */
 
 /**
- * Optional store capability: tell in-process caches when a CA row changed (inserted, updated,
+ * Part of `Store`: tell in-process caches when a CA row changed (inserted, updated,
  * revoked), after the commit — like `UserChangeEvents`.
  */
 export interface CaChangeEvents {
@@ -9,12 +9,8 @@ export interface CaChangeEvents {
   onCaChanged(listener: (caId: number) => void): () => void;
 }
 
-export function hasCaChangeEvents<S extends object>(store: S): store is S & CaChangeEvents {
-  return typeof (store as Partial<CaChangeEvents>).onCaChanged === 'function';
-}
-
 /**
- * Optional store capability: tell in-process caches when a certificate row changed (revoked), after
+ * Part of `Store`: tell in-process caches when a certificate row changed (revoked), after
  * the commit — like `UserChangeEvents`. New certificates need no event: caches never keep misses.
  */
 export interface CertificateChangeEvents {

@@ -1,5 +1,5 @@
 /**
- * Optional store capability: the keys a CA hands work to (docs/DESIGN.md "Enrolment") — today its
+ * Part of `Store`: the keys a CA hands work to (docs/DESIGN.md "Enrolment") — today its
  * SCEP registration authority (RFC 8894 §2.1.2), an RSA key that decrypts SCEP requests and signs
  * their answers while the CA key signs only certificates and CRLs. One per CA and purpose.
  */
@@ -21,9 +21,4 @@ export interface DelegateKeyStore {
   getDelegateKey(caId: number, purpose: DelegatePurpose): Promise<DelegateKeyRecord | null>;
   /** Make `record` the CA's delegate for `purpose`, replacing any before it. */
   setDelegateKey(caId: number, purpose: DelegatePurpose, record: DelegateKeyRecord): Promise<void>;
-}
-
-export function hasDelegateKeyStore<S extends object>(store: S): store is S & DelegateKeyStore {
-  const s = store as Partial<DelegateKeyStore>;
-  return typeof s.getDelegateKey === 'function' && typeof s.setDelegateKey === 'function';
 }

@@ -1,5 +1,5 @@
 /**
- * Optional store capability for device enrolment (docs/guides/scep.md), as `store.enrolment`:
+ * Part of `Store`, for device enrolment (docs/guides/scep.md), as `store.enrolment`:
  *
  * - one-time challenges, kept as the SHA-256 of the secret with the endpoint, the names they are bound
  *   to and their expiry, used once in the transaction that stores the certificate;
@@ -62,9 +62,4 @@ export interface EnrolmentStore {
 
 export interface EnrolmentStoreProvider {
   readonly enrolment: EnrolmentStore;
-}
-
-export function hasEnrolmentStore<S extends object>(store: S): store is S & EnrolmentStoreProvider {
-  const e = (store as Partial<EnrolmentStoreProvider>).enrolment;
-  return typeof e === 'object' && e !== null && typeof e.findEnrolmentChallenge === 'function';
 }

@@ -1,5 +1,5 @@
 /**
- * Optional store capability for device enrolment (docs/guides/est.md, docs/guides/scep.md), as `store.enrolmentEndpoints`:
+ * Part of `Store`, for device enrolment (docs/guides/est.md, docs/guides/scep.md), as `store.enrolmentEndpoints`:
  * enrolment endpoints kept in the database and managed with `ca-admin *_enrolment_endpoint(s)`, beside
  * those of the code's options (`est.labels`, `scep.labels`), which win for their label.
  *
@@ -74,9 +74,4 @@ export interface EnrolmentEndpointStore {
 
 export interface EnrolmentEndpointStoreProvider {
   readonly enrolmentEndpoints: EnrolmentEndpointStore;
-}
-
-export function hasEnrolmentEndpointStore<S extends object>(store: S): store is S & EnrolmentEndpointStoreProvider {
-  const e = (store as Partial<EnrolmentEndpointStoreProvider>).enrolmentEndpoints;
-  return typeof e === 'object' && e !== null && typeof e.findEnrolmentEndpoint === 'function';
 }

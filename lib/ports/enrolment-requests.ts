@@ -1,5 +1,5 @@
 /**
- * Optional store capability for requests that wait for an operator (docs/guides/est.md, docs/guides/scep.md: an endpoint
+ * Part of `Store`, for requests that wait for an operator (docs/guides/est.md, docs/guides/scep.md: an endpoint
  * with `approval`), as `store.enrolmentRequests`. A device's request is kept with its CSR, who asked,
  * and the key its repetitions share (SCEP: the transactionID and the signer's key; EST: the
  * authenticated identity and the CSR's key), so that a repetition finds it instead of making a second
@@ -62,9 +62,4 @@ export interface EnrolmentRequestStore {
 
 export interface EnrolmentRequestStoreProvider {
   readonly enrolmentRequests: EnrolmentRequestStore;
-}
-
-export function hasEnrolmentRequestStore<S extends object>(store: S): store is S & EnrolmentRequestStoreProvider {
-  const e = (store as Partial<EnrolmentRequestStoreProvider>).enrolmentRequests;
-  return typeof e === 'object' && e !== null && typeof e.findEnrolmentRequest === 'function';
 }

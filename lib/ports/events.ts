@@ -148,16 +148,12 @@ export interface EventsOfTypes {
 }
 
 /**
- * Optional store capability: read only events of some types, the others skipped by the store rather
+ * Part of `Store`: read only events of some types, the others skipped by the store rather
  * than handed over (a webhook that wants one type of a busy outbox). Ids rise in commit order
  * (`DomainEvent.id`), so everything up to `scannedTo` has been seen and none will appear below it.
  */
 export interface FilteredEventLog {
   eventsOfTypesSince(afterId: number, types: readonly string[], limit?: number): Promise<EventsOfTypes>;
-}
-
-export function hasFilteredEventLog<S extends object>(store: S): store is S & FilteredEventLog {
-  return typeof (store as Partial<FilteredEventLog>).eventsOfTypesSince === 'function';
 }
 
 export function hasEventLog<S extends object>(store: S): store is S & EventLog {

@@ -1,6 +1,6 @@
 /**
  * Certificate lists (docs/DESIGN.md "Inventory"): the filter of `Store.listCertificates` and the
- * optional store capability of versioned lists. Re-exported by lib/ports/index.ts; imports nothing of it.
+ * two-step read of versioned lists (part of `Store`). Re-exported by lib/ports/index.ts.
  */
 import type { Fingerprints } from '../x509/types';
 
@@ -78,9 +78,4 @@ export interface CertificateVersionListing {
   listCertificateVersions(filter: CertificateFilter): Promise<CertificateVersion[]>;
   /** The list rows of these ids, in any order; unknown ids are left out. */
   getCertificateListRows(ids: number[]): Promise<CertificateListRow[]>;
-}
-
-export function hasCertificateVersionListing<S extends object>(store: S): store is S & CertificateVersionListing {
-  const s = store as Partial<CertificateVersionListing>;
-  return typeof s.listCertificateVersions === 'function' && typeof s.getCertificateListRows === 'function';
 }

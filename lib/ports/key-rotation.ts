@@ -1,7 +1,7 @@
 /**
  * Rotating the key-encryption key (KEK) of stored CA keys (`ca-admin rotate_kek`, docs/operations/kek-rotation.md):
- * an optional capability of key backends (re-encrypt one stored key) and
- * one of stores (rewrite every stored key in one transaction). lib/ports/index.ts re-exports both.
+ * an optional capability of key backends (re-encrypt one stored key; the PKCS#11 backend, whose keys
+ * stay in the HSM, has none) and a part of `Store` (rewrite every stored key in one transaction). lib/ports/index.ts re-exports both.
  */
 
 /** Optional key-backend capability: backends that keep keys encrypted under a KEK can move them to a new one. */
@@ -58,7 +58,7 @@ export interface SealedSecretReference {
 }
 
 /**
- * Optional store capability: rewrite the stored options of every key of one key backend atomically,
+ * Part of `Store`: rewrite the stored options of every key of one key backend atomically,
  * so that a rotation never leaves some keys under the old KEK and others under the new one.
  */
 export interface StoredKeyRewriting {
@@ -80,8 +80,4 @@ export interface StoredKeyRewriting {
     about?: Record<string, string>,
     reseal?: (secret: SealedSecretReference) => unknown,
   ): Promise<number>;
-}
-
-export function hasStoredKeyRewriting<S extends object>(store: S): store is S & StoredKeyRewriting {
-  return typeof (store as Partial<StoredKeyRewriting>).rewriteStoredKeys === 'function';
 }

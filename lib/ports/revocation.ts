@@ -1,5 +1,5 @@
 /**
- * Ports of revocation serving (CRLs, OCSP): an optional capability of the Store port (lib/ports/index.ts
+ * Ports of revocation serving (CRLs, OCSP): a part of the Store port (lib/ports/index.ts
  * re-exports everything here, so adapters and hosts import it from there like every other port).
  */
 
@@ -21,7 +21,7 @@ export interface OcspResponderRecord {
 }
 
 /**
- * Optional store capability behind the CRL and OCSP endpoints (docs/DESIGN.md "Revocation serving").
+ * Part of `Store`, behind the CRL and OCSP endpoints (docs/DESIGN.md "Revocation serving").
  * All reads go to the database, never to a cache, so every instance on one PostgreSQL answers alike.
  */
 export interface RevocationStore {
@@ -45,9 +45,4 @@ export interface RevocationStore {
   /** The CA's OCSP responder, or null when none was made yet. */
   getOcspResponder(caId: number): Promise<OcspResponderRecord | null>;
   setOcspResponder(caId: number, responder: OcspResponderRecord): Promise<void>;
-}
-
-export function hasRevocationStore<S extends object>(store: S): store is S & RevocationStore {
-  const s = store as Partial<RevocationStore>;
-  return typeof s.listRevoked === 'function' && typeof s.nextCrlNumber === 'function' && typeof s.revocationVersion === 'function';
 }

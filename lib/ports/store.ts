@@ -4,8 +4,20 @@
  * store (adapters/store/knex) implements it whole. Every method is atomic; `transaction` groups
  * several into one.
  */
-import type { Permission, UserPatch, UserRecord } from './users';
-import type { CertificateFilter } from './inventory';
+import type { Permission, UserAdministration, UserChangeEvents, UserPatch, UserRecord } from './users';
+import type { CertificateFilter, CertificateVersionListing } from './inventory';
+import type { CaChangeEvents, CertificateChangeEvents } from './changes';
+import type { DelegateKeyStore } from './delegate-keys';
+import type { StoredKeyRewriting } from './key-rotation';
+import type { AdminSessionStoreProvider } from './admin-sessions';
+import type { RevocationStore } from './revocation';
+import type { CertificateStatisticsProvider } from './certificate-statistics';
+import type { AuditLogProvider } from './audit';
+import type { FilteredEventLog } from './events';
+import type { EnrolmentStoreProvider } from './enrolment-challenges';
+import type { EnrolmentEndpointStoreProvider } from './enrolment-endpoints';
+import type { EnrolmentRequestStoreProvider } from './enrolment-requests';
+import type { WebhookStoreProvider } from './webhooks';
 import type { IssuanceIntentStore } from './intents';
 import type { CaFilter, CaPatch, CaRecord, CertificateRecord, NewCa, NewCertificate, NewOrder, OrderRecord, OrderStatus } from './records';
 
@@ -96,8 +108,37 @@ export interface UserStore {
   updateUser(id: number, patch: UserPatch): Promise<UserRecord>;
 }
 
-/** The whole persistence port. */
-export interface Store extends CaStore, CertificateStore, OrderStore, UserStore, IssuanceIntentStore {
+/**
+ * The whole persistence port, with the parts that used to be optional capabilities and that every
+ * store must now have: user administration, the caches' change events, the certificate list's two-step
+ * read, delegate keys, the KEK rotation's rewrite, admin sessions, revocation serving, the admin
+ * interface's statistics, the audit log, the filtered event read, and
+ * device enrolment's challenges, transactions, stored endpoints and requests waiting for approval, and
+ * the webhook endpoints.
+ */
+export interface Store
+  extends
+    CaStore,
+    CertificateStore,
+    OrderStore,
+    UserStore,
+    IssuanceIntentStore,
+    UserAdministration,
+    UserChangeEvents,
+    CaChangeEvents,
+    CertificateChangeEvents,
+    CertificateVersionListing,
+    DelegateKeyStore,
+    StoredKeyRewriting,
+    AdminSessionStoreProvider,
+    RevocationStore,
+    CertificateStatisticsProvider,
+    AuditLogProvider,
+    FilteredEventLog,
+    EnrolmentStoreProvider,
+    EnrolmentEndpointStoreProvider,
+    EnrolmentRequestStoreProvider,
+    WebhookStoreProvider {
   /** Create or update the tables; resolves to how many migrations it applied now, where the store can tell. */
   migrate(): Promise<number | void>;
   close(): Promise<void>;

@@ -88,7 +88,7 @@ export interface UserPatch {
 }
 
 /**
- * Optional store capability: the users as an operator manages them (`ca-admin list_api_users` and
+ * Part of `Store`: the users as an operator manages them (`ca-admin list_api_users` and
  * `delete_api_user`). A password change needs none: it is `Store.updateUser` with a new hash.
  */
 export interface UserAdministration {
@@ -103,13 +103,8 @@ export interface UserAdministration {
   deleteUser(id: number): Promise<{ orders: number }>;
 }
 
-export function hasUserAdministration<S extends object>(store: S): store is S & UserAdministration {
-  const s = store as Partial<UserAdministration>;
-  return typeof s.listUsers === 'function' && typeof s.deleteUser === 'function';
-}
-
 /**
- * Optional store capability: tell in-process caches at once when a user row changed (password,
+ * Part of `Store`: tell in-process caches at once when a user row changed (password,
  * permissions, per-CA grants, creation, deletion). Listeners run after the change is committed, so a
  * cache that re-reads on the notification sees the new row. Changes made by other processes are not reported: caches bound
  * that staleness with a TTL instead.
@@ -117,8 +112,4 @@ export function hasUserAdministration<S extends object>(store: S): store is S & 
 export interface UserChangeEvents {
   /** Subscribe; returns the function that unsubscribes. */
   onUserChanged(listener: (userId: number) => void): () => void;
-}
-
-export function hasUserChangeEvents<S extends object>(store: S): store is S & UserChangeEvents {
-  return typeof (store as Partial<UserChangeEvents>).onUserChanged === 'function';
 }

@@ -18,7 +18,7 @@ import { subscribeIfSupported } from '../cache/record-cache';
 import { answerFailure } from '../http/error-catch';
 import type { MountedModule, SharedContext } from '../http/modules';
 import { compileRoute, matchingRoutes, routeForMethod } from '../http/path-matcher';
-import type { CaChangeEvents, CertificateChangeEvents, KeyBackend, RevocationStore, Store } from '../ports';
+import type { KeyBackend, RevocationStore, Store } from '../ports';
 import type { OcspSigning } from './options';
 import { REVOCATION_PATH_PARAMS } from './path-params';
 import type { RevocationRoute, RevocationServices } from './route-types';
@@ -61,9 +61,8 @@ export function mountRevocationEndpoints(
     services.crls.revocationSeen();
     services.ocsp.revocationSeen();
   };
-  const events = store as Partial<CertificateChangeEvents & CaChangeEvents>;
-  const unsubscribe = [events.onCertificateChanged, events.onCaChanged].flatMap((subscribe) => {
-    const stop = subscribeIfSupported(subscribe?.bind(store), seen);
+  const unsubscribe = [store.onCertificateChanged, store.onCaChanged].flatMap((subscribe) => {
+    const stop = subscribeIfSupported(subscribe.bind(store), seen);
     return stop ? [stop] : [];
   });
   const prefix = settings.prefix;

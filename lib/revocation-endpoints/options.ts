@@ -20,15 +20,7 @@ import {
   type OptionsEntry,
 } from '../http/option-checks';
 import { profilesWithSettings } from '../http/profile-options';
-import {
-  hasRevocationStore,
-  METRICS_SINK_METHODS,
-  type KeyBackend,
-  type Logger,
-  type MetricsSink,
-  type RevocationStore,
-  type Store,
-} from '../ports';
+import { METRICS_SINK_METHODS, type KeyBackend, type Logger, type MetricsSink, type RevocationStore, type Store } from '../ports';
 
 export type OcspSigning = 'delegate' | 'ca';
 
@@ -109,12 +101,6 @@ export function resolveRevocationRouterOptions(options: RevocationRouterOptions)
   const env = environment(options.env);
   const store = checkStore(options.store, STORE_METHODS, entry);
   if (!store) throw new OptionsError('option `store` is required, e.g. createRevocationRouter({ store: knexStore(db) })', entry);
-  if (!hasRevocationStore(store)) {
-    throw new OptionsError(
-      'option `store` must have the RevocationStore capability of lib/ports (listRevoked, nextCrlNumber, revocationVersion, getOcspResponder, setOcspResponder), as knexStore does',
-      entry,
-    );
-  }
   const urlPath = resolveUrlPath(options.urlPath, env, entry);
   return {
     store,

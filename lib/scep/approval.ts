@@ -11,7 +11,7 @@ import { heldAnswer, holdForApproval, scepRequestKey, type HeldAnswer } from '..
 import { useOnce, type ChallengeUse } from '../enrolment/challenges';
 import type { ResolvedEndpoint } from '../enrolment/endpoint';
 import { EnrolmentError } from '../enrolment/errors';
-import { hasEnrolmentRequestStore, type Actor } from '../ports';
+import type { Actor } from '../ports';
 import type { ParsedCertificate } from '../x509/certificate';
 import type { ParsedCsr } from '../x509/csr';
 import { readIssuerAndSubject, type PkiMessage } from '../x509/scep';
@@ -64,7 +64,7 @@ export async function certPoll(
   // IssuerAndSubject is read to refuse a malformed poll; the issuer clients name is the RA's or the
   // CA's, and the transaction with the key names the request better than the subject would.
   readIssuerAndSubject(content);
-  const answer = hasEnrolmentRequestStore(services.store) ? await repeatedPkcsReq(services, endpoint, message, signer) : null;
+  const answer = await repeatedPkcsReq(services, endpoint, message, signer);
   if (!answer) throw new EnrolmentError(404, 'No request of this transaction waits for approval.', 'badCertId');
   return answer;
 }

@@ -165,7 +165,6 @@ export interface ScepAnswer {
 }
 
 async function getCrl(services: ScepServices, endpoint: ResolvedEndpoint, content: Buffer): Promise<ScepAnswer> {
-  if (!services.crls) throw new EnrolmentError(400, "GetCRL is not offered: fetch the CRL from the certificate's CRL distribution point.");
   const { issuer, serial } = readIssuerAndSerial(content);
   const { ca } = endpoint;
   if (!issuer.equals(caFacts(ca).subjectDer)) throw new EnrolmentError(404, `${ca.name} did not issue that certificate.`, 'badCertId');

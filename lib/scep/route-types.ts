@@ -14,8 +14,8 @@ import type { PathRoute } from '../http/path-matcher';
 /** What the handlers work with, built once per mount (lib/scep/mount.ts). */
 export interface ScepServices extends EnrolmentServices, EndpointServices {
   cas: CaCache;
-  /** What GetCRL answers with (lib/ca/crls.ts); null: a store without revocation reads, GetCRL not offered. */
-  crls: CrlPublisher | null;
+  /** What GetCRL answers with (lib/ca/crls.ts). */
+  crls: CrlPublisher;
   /** Each CA's registration authority: decrypts requests, signs answers (lib/scep/ra.ts). */
   ras: ScepRas;
   /** Single DES, triple DES and SHA-1 accepted (`scep.legacyAlgorithms`). */

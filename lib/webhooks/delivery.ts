@@ -29,11 +29,11 @@
  */
 import type { LogError } from '../http/error-catch';
 import {
-  hasFilteredEventLog,
   isConnectionLost,
   JOB_KINDS,
   NO_METRICS,
   type EventLog,
+  type FilteredEventLog,
   type EventsOfTypes,
   type JobLease,
   type JobRecord,
@@ -62,7 +62,7 @@ const EXPIRY_SCAN_LEASE_MS = 300_000;
 const EXPIRY_SCAN_REFERENCE = 'certificates';
 
 export interface WebhookDeliveryPorts {
-  store: { webhooks: WebhookStore; jobs: JobStore } & EventLog;
+  store: { webhooks: WebhookStore; jobs: JobStore } & EventLog & FilteredEventLog;
   /** Opens the endpoints' secrets. */
   secrets: SecretBox;
   sender: WebhookSender;
@@ -296,12 +296,12 @@ export class OutboxWebhookDelivery implements WebhookDelivery {
   }
 
   /**
-   * The events after `position`: of `types` only when the store can filter (the others never leave
+   * The events after `position`: of `types` only, when the endpoint names some (the others never leave
    * the database: a webhook that wants one type of a busy outbox reads what it wants), else all.
    */
   private async readPage(position: number, types: readonly string[] | null): Promise<EventsOfTypes> {
     const { store } = this.ports;
-    if (types && hasFilteredEventLog(store)) return store.eventsOfTypesSince(position, types, PAGE);
+    if (types) return store.eventsOfTypesSince(position, types, PAGE);
     const events = await store.eventsSince(position, PAGE);
     return { events, scannedTo: events.at(-1)?.id ?? position, more: events.length === PAGE };
   }

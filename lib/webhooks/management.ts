@@ -7,14 +7,7 @@
  */
 import { randomBytes } from 'crypto';
 import { CaError } from '../ca/errors';
-import {
-  hasWebhookStore,
-  WEBHOOK_EVENT_TYPES,
-  type SecretBox,
-  type WebhookDeadLetter,
-  type WebhookEndpointRecord,
-  type WebhookStore,
-} from '../ports';
+import { WEBHOOK_EVENT_TYPES, type SecretBox, type WebhookDeadLetter, type WebhookEndpointRecord, type WebhookStore } from '../ports';
 
 const SECRET_PREFIX = 'whsec_';
 const MAX_URL_LENGTH = 2000;
@@ -109,10 +102,4 @@ export async function listWebhookDeadLetters(store: WebhookStore, id: number, li
 /** Worded as the CLI's other unknown names (`<value>: Certificate authority not found.`). */
 function notFound(id: number): CaError {
   return new CaError('not-found', `${id}: Webhook endpoint not found.`);
-}
-
-/** The store's webhook capability, or an error that says the store has none. */
-export function webhookStoreOf(store: object): WebhookStore {
-  if (!hasWebhookStore(store)) throw new CaError('invalid', 'this store keeps no webhooks (the knex store does)');
-  return store.webhooks;
 }

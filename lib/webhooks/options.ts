@@ -17,7 +17,6 @@ import {
 import {
   hasEventLog,
   hasJobStore,
-  hasWebhookStore,
   type EventLog,
   type JobStoreProvider,
   type Logger,
@@ -152,7 +151,7 @@ export function checkWebhookStore(
   entry: OptionsEntry,
   prefix: string,
 ): Store & WebhookStoreProvider & JobStoreProvider & EventLog {
-  if (!isObjectLike(store) || !hasWebhookStore(store) || !hasJobStore(store) || !hasEventLog(store)) {
+  if (!isObjectLike(store) || !hasJobStore(store) || !hasEventLog(store)) {
     throw new OptionsError(
       `${prefix}option \`store\` must be a store with the webhook, job and event-log capabilities (knexStore has them), e.g. { store: knexStore(db) }`,
       entry,

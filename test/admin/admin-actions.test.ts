@@ -8,7 +8,7 @@ import { randomBytes } from 'crypto';
 import request from 'supertest';
 import { envKekSecretBox } from '../../adapters/keys/secret-box';
 import { createApiUser } from '../../lib';
-import { hasEnrolmentRequestStore, type AcmeStore, type CertificateRecord, type EventLog } from '../../lib/ports';
+import type { AcmeStore, CertificateRecord, EventLog } from '../../lib/ports';
 import { parseCsr } from '../../lib/x509/csr';
 import { API, opensslCsr, PASSWORD } from '../api/fixture';
 import { ADMIN, formToken, NO_PERMISSIONS, setupAdmin, type AdminFixture } from './admin-fixture';
@@ -434,7 +434,6 @@ describe('enrolment requests (an EST or SCEP endpoint with approval)', () => {
   /** A request as the enrolment core keeps it (lib/enrolment/approval.ts), of the fixture's CA. */
   const requests = () => {
     const store = f.api.store;
-    if (!hasEnrolmentRequestStore(store)) throw new Error('the knex store keeps enrolment requests');
     return store.enrolmentRequests;
   };
   const keep = async (cn: string) => {

@@ -2,15 +2,13 @@
  * The dashboard's figures (docs/guides/admin-interface.md): the counts by status over the CAs where the
  * user holds view_certificate, each a link to the certificate list so filtered (whose length is the
  * figure), and the expiry chart — an SVG of 13 weekly bars with a title each and the same figures in
- * a table — without inline style or script; a user granted one CA sees that CA's figures only; a
- * store without the capability gets a sentence instead. And the list's status filters themselves.
+ * a table — without inline style or script; a user granted one CA sees that CA's figures only. And
+ * the list's status filters themselves.
  */
-import express from 'express';
-import request from 'supertest';
-import { createCaAdminRouter, defaultProfiles, revokeCert, signCert, type Logger } from '../../lib';
+import { defaultProfiles, revokeCert, signCert } from '../../lib';
 import type { CaRecord, CertificateRecord, NewCertificate } from '../../lib/ports';
-import { opensslCsr, PASSWORD } from '../api/fixture';
-import { ADMIN, certificateCopy, createCertificateViewer, formToken, listedSerials, setupAdmin, type AdminFixture } from './admin-fixture';
+import { opensslCsr } from '../api/fixture';
+import { ADMIN, certificateCopy, createCertificateViewer, listedSerials, setupAdmin, type AdminFixture } from './admin-fixture';
 
 const DAY = 86_400_000;
 
@@ -143,31 +141,6 @@ describe('dashboard figures', () => {
     expect(cards(empty)).toEqual([]);
     expect(empty).not.toContain('<svg');
     expect(empty).toContain('You may not view the certificates of any CA.');
-  });
-
-  test('a store without the capability: a sentence instead of the figures', async () => {
-    const { store } = f.api;
-    const without = new Proxy(store, { get: (t, p, r) => (p === 'certificateStatistics' ? undefined : Reflect.get(t, p, r)) });
-    const logger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined, child: () => logger };
-    const app = express();
-    const router = createCaAdminRouter({ store: without, logger });
-    app.use(router);
-    try {
-      const agent = request.agent(app);
-      const form = await agent.get(`${ADMIN}login`).expect(200);
-      await agent
-        .post(`${ADMIN}login`)
-        .type('form')
-        .send({ _csrf: formToken(form.text), username: 'alice', password: PASSWORD, next: '' })
-        .expect(303);
-      const page = (await agent.get(ADMIN).expect(200)).text;
-      expect(page).toContain('This store does not count certificates, so the dashboard shows no figures');
-      expect(cards(page)).toEqual([]);
-      expect(page).not.toContain('<svg');
-      expect(page).toContain('<h2>Certificate authorities</h2>');
-    } finally {
-      await router.close();
-    }
   });
 });
 

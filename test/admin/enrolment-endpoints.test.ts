@@ -7,7 +7,7 @@
  */
 import * as crypto from 'crypto';
 import { createApiUser } from '../../lib';
-import { hasEnrolmentEndpointStore, type EnrolmentEndpointStore, type EventLog } from '../../lib/ports';
+import type { EnrolmentEndpointStore, EventLog } from '../../lib/ports';
 import { PASSWORD } from '../api/fixture';
 import { cliRunner } from '../cli/helpers';
 import { ADMIN, formToken, NO_PERMISSIONS, setupAdmin, type AdminFixture } from './admin-fixture';
@@ -34,7 +34,6 @@ afterAll(async () => {
 
 const events = () => f.api.store as unknown as EventLog;
 function endpoints(): EnrolmentEndpointStore {
-  if (!hasEnrolmentEndpointStore(f.api.store)) throw new Error('the knex store keeps enrolment endpoints');
   return f.api.store.enrolmentEndpoints;
 }
 const rows = async () => JSON.stringify(await endpoints().listEnrolmentEndpoints());

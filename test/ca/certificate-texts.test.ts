@@ -5,7 +5,7 @@
  */
 import { CertificateTexts } from '../../lib/api/certificate-texts';
 import { certificateRecordText } from '../../lib/api/serialize';
-import type { CertificateFilter, CertificateListRow, CertificateVersionListing, Store } from '../../lib/ports';
+import type { CertificateFilter, CertificateListRow, Store } from '../../lib/ports';
 import { issueThroughApi, opensslCsr, setupApi, type ApiFixture } from '../api/fixture';
 import { cloneCertificates } from '../inventory/bulk';
 
@@ -21,7 +21,7 @@ afterAll(() => f.close());
 
 /** The store, counting the whole records it is asked for. */
 function counting(): { store: Store; records: () => number } {
-  const real = f.store as Store & CertificateVersionListing;
+  const real = f.store;
   let records = 0;
   const getCertificateListRows = async (ids: number[]): Promise<CertificateListRow[]> => {
     records += ids.length;
@@ -92,13 +92,4 @@ test('a list keeps the texts of its first fillRows rows only', async () => {
   const rows = new CertificateTexts(f.store, { fillRows: 25 });
   await rows.rows(filter); // one answer of 60 rows, more than 25: nothing kept
   expect(rows.holding.records).toBe(0);
-});
-
-test('a store without version listing: whole records, the same texts', async () => {
-  const plain = Object.assign(Object.create(f.store) as Store, { listCertificateVersions: undefined, getCertificateListRows: undefined });
-  const texts = new CertificateTexts(plain);
-  const want = await expected();
-  expect((await texts.rows(filter)).map((r) => r.json.toString('utf8'))).toEqual(want);
-  expect(await all(texts)).toEqual(want);
-  expect(texts.holding.records).toBe(0);
 });

@@ -16,7 +16,7 @@ import { PGlite, type Extension } from '@electric-sql/pglite';
 import { CommandContext } from '../../lib/cli/context';
 import { caAdminProgram } from '../../lib/cli/run';
 import type { Action } from '../../lib/cli/commands/shared';
-import { hasEnrolmentRequestStore, hasEventLog, hasJobStore, type Store } from '../../lib/ports';
+import { hasEventLog, hasJobStore, type Store } from '../../lib/ports';
 import { parseCsr } from '../../lib/x509/csr';
 import { testDatabaseTargets } from '../helpers/database';
 import { migratedPgliteSnapshot } from '../helpers/pglite-snapshot';
@@ -494,7 +494,6 @@ describe.each(testDatabaseTargets())('ca-admin commands on $name', (target) => {
     // Two requests of an EST endpoint with approval, as lib/enrolment/approval.ts keeps them.
     const store = f.db.store;
     const root = (await store.findCaByName('Root'))!;
-    if (!hasEnrolmentRequestStore(store)) throw new Error('the knex store keeps enrolment requests');
     const keep = async (requestKey: string) =>
       String(
         (await store.enrolmentRequests.createEnrolmentRequest({

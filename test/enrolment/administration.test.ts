@@ -20,7 +20,6 @@ import {
   type Actor,
   type EventLog,
 } from '../../lib';
-import { hasEnrolmentRequestStore, hasEnrolmentStore } from '../../lib/ports';
 import { parseCertificate } from '../../lib/x509/certificate';
 import { parseCsr } from '../../lib/x509/csr';
 import { opensslCsr, setupApi, type ApiFixture } from '../api/fixture';
@@ -85,7 +84,6 @@ test('createEnrolmentChallenge: the secret returned once, kept as its SHA-256, b
     validityMs: 3_600_000,
   });
   expect(made.secret).toMatch(/^[0-9a-f]{40}$/);
-  if (!hasEnrolmentStore(f.store)) throw new Error('the knex store keeps enrolment challenges');
   const row = await f.db.knex('ca_api_enrolment_challenges').where({ id: made.id }).first();
   expect(row.secret_sha256).toBe(sha256(made.secret));
   expect(JSON.stringify(row)).not.toContain(made.secret);
@@ -96,7 +94,6 @@ test('createEnrolmentChallenge: the secret returned once, kept as its SHA-256, b
 
 describe('requests waiting for approval', () => {
   const keep = async (cn: string) => {
-    if (!hasEnrolmentRequestStore(f.store)) throw new Error('the knex store keeps enrolment requests');
     return (await f.store.enrolmentRequests.createEnrolmentRequest({
       protocol: 'est',
       label: 'held',

@@ -6,7 +6,6 @@
 import {
   actingAs,
   hasEventLog,
-  hasEnrolmentEndpointStore,
   StoreConflictError,
   type EnrolmentEndpointStore,
   type NewStoredEnrolmentEndpoint,
@@ -20,7 +19,6 @@ describe.each(testDatabaseTargets())('enrolment endpoints on $name', (target) =>
   let store: Store;
   const operator = { type: 'operator', name: 'root', protocol: 'cli' };
   const endpoints = (s: Store): EnrolmentEndpointStore => {
-    if (!hasEnrolmentEndpointStore(s)) throw new Error('no enrolment endpoint store');
     return s.enrolmentEndpoints;
   };
 

@@ -3,15 +3,7 @@
  * TEST_DATABASE_URL is set). One database per target for the whole file; tables are emptied between
  * tests.
  */
-import {
-  ALL_PERMISSIONS,
-  hasBatchOrders,
-  hasEnrolmentRequestStore,
-  hasEventLog,
-  StoreConflictError,
-  StoreNotFoundError,
-  type Store,
-} from '../../lib/ports';
+import { ALL_PERMISSIONS, hasBatchOrders, hasEventLog, StoreConflictError, StoreNotFoundError, type Store } from '../../lib/ports';
 import type { Extension } from '../../lib/x509/types';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { newCa, newCertificate, randomSerial, signRequest } from './records';
@@ -528,7 +520,6 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
     const device = { type: 'api_user', id: 7, name: 'alice', protocol: 'est', address: '127.0.0.1' };
     const operator = { type: 'operator', name: 'root', protocol: 'cli' };
     const requests = () => {
-      if (!hasEnrolmentRequestStore(store)) throw new Error('the knex store keeps enrolment requests');
       return store.enrolmentRequests;
     };
     const keep = (caId: number, requestKey: string, label = '') =>

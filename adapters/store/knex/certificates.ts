@@ -15,7 +15,7 @@ import { certificateRevoked, certificateStored } from './event-data';
 import { certificateFromRow, newCertificateToRow, watcherFromRow, type Row, type Watcher } from './rows';
 import { fromJson, toDate, toNullableDate, toNumber } from './values';
 import { TABLES } from './tables';
-import type { EventBatch } from './transaction-events';
+import type { RecordEvents } from './transaction-events';
 import { whereExpired, whereWithinValidity } from './validity';
 
 const TABLE = TABLES.certificates;
@@ -81,24 +81,24 @@ export function insertedCertificateRecord(cert: NewCertificate, id: number, now:
 /** Bind-parameter lists stay well below PostgreSQL's 65535 limit. */
 const WATCHER_CHUNK = 1000;
 
-/** The event of each stored certificate, into `batch` (transaction-events.ts): no order named yet. */
-function addStoredEvents(batch: EventBatch, certs: readonly NewCertificate[], ids: readonly number[]): void {
-  certs.forEach((cert, i) => batch.events.push({ ...certificateStored(cert, null, batch.actor), certificateId: ids[i] }));
+/** The event of each stored certificate, recorded (transaction-events.ts): no order named yet. */
+function recordStored(record: RecordEvents, certs: readonly NewCertificate[], ids: readonly number[]): void {
+  certs.forEach((cert, i) => record({ ...certificateStored(cert, null), certificateId: ids[i] }));
 }
 
-export function insertCertificate(db: Knex, cert: NewCertificate, batch: EventBatch): Promise<CertificateRecord> {
+export function insertCertificate(db: Knex, cert: NewCertificate, record: RecordEvents): Promise<CertificateRecord> {
   return mappingErrors(async () => {
     const [row] = await db(TABLE).insert(rowOf(cert, new Date())).returning(columnsOf());
-    const record = recordFromRow(row as Row, []);
-    addStoredEvents(batch, [cert], [record.id]);
-    return record;
+    const stored = recordFromRow(row as Row, []);
+    recordStored(record, [cert], [stored.id]);
+    return stored;
   });
 }
 
 /** Several certificates in one statement (the store's group commit); records in input order. */
-export async function insertCertificates(db: Knex, certs: NewCertificate[], batch: EventBatch): Promise<CertificateRecord[]> {
+export async function insertCertificates(db: Knex, certs: NewCertificate[], record: RecordEvents): Promise<CertificateRecord[]> {
   const now = new Date();
-  const ids = await insertCertificateIds(db, certs, batch, now);
+  const ids = await insertCertificateIds(db, certs, record, now);
   return certs.map((cert, i) => insertedCertificateRecord(cert, ids[i], now));
 }
 
@@ -127,9 +127,9 @@ function watchersJson(db: Knex): Knex.Raw {
 }
 
 /**
- * Several certificates in one INSERT (the order worker's batches); ids in input order, their events in `batch`.
+ * Several certificates in one INSERT (the order worker's batches); ids in input order, their events recorded.
  */
-export function insertCertificateIds(db: Knex, certs: NewCertificate[], batch: EventBatch, now = new Date()): Promise<number[]> {
+export function insertCertificateIds(db: Knex, certs: NewCertificate[], record: RecordEvents, now = new Date()): Promise<number[]> {
   return mappingErrors(async () => {
     if (certs.length === 0) return [];
     const rows = (await db(TABLE)
@@ -142,7 +142,7 @@ export function insertCertificateIds(db: Knex, certs: NewCertificate[], batch: E
       if (id === undefined) throw new Error(`insertCertificateIds: no id returned for serial ${cert.serial}`);
       return id;
     });
-    addStoredEvents(batch, certs, inOrder);
+    recordStored(record, certs, inOrder);
     return inOrder;
   });
 }
@@ -271,7 +271,7 @@ function whereSearch(query: Knex.QueryBuilder, filter: CertificateFilter): void 
 }
 
 /**
- * Revoke a certificate; `certificate.revoked` into `batch` when it was not revoked before (a second
+ * Revoke a certificate; `certificate.revoked` recorded when it was not revoked before (a second
  * revocation, even a concurrent one, changes the row again but makes no event: the row is locked and
  * read as it was before this UPDATE changed it).
  */
@@ -281,7 +281,7 @@ export async function revokeCertificate(
   reason: string,
   compromised: Date | null,
   when: Date,
-  batch: EventBatch,
+  record: RecordEvents,
 ): Promise<CertificateRecord> {
   const { rows } = (await db.raw(
     `update ?? as c set revoked = true, revoked_date = ?, revoked_reason = ?, compromised = ?, updated = ?
@@ -292,9 +292,9 @@ export async function revokeCertificate(
   )) as { rows: Row[] };
   if (!rows[0]) throw new StoreNotFoundError('certificate', id);
   const { was_revoked: wasRevoked, ...row } = rows[0];
-  const [record] = await withWatchers(db, [row]);
-  if (wasRevoked !== true) batch.events.push(certificateRevoked(record, batch.actor));
-  return record;
+  const [revoked] = await withWatchers(db, [row]);
+  if (wasRevoked !== true) record(certificateRevoked(revoked));
+  return revoked;
 }
 
 /** Map rows to records with their watchers, in one query per chunk rather than one per certificate. */

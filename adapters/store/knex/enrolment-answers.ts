@@ -16,7 +16,7 @@ import { insertedCertificateRecord } from './certificates';
 import { certificateStored } from './event-data';
 import { newCertificateToRow, type Row } from './rows';
 import { TABLES } from './tables';
-import { writingEvents, type EventBatch } from './transaction-events';
+import { writeWithEvents, type RecordEvents } from './transaction-events';
 import { toNumber } from './values';
 
 export interface AnsweringCertificate {
@@ -31,10 +31,10 @@ export interface AnsweringCertificate {
  */
 export async function insertAnsweringCertificates(db: Knex, items: AnsweringCertificate[]): Promise<(CertificateRecord | null)[]> {
   if (items.length === 0) return [];
-  return writingEvents(db, null, null, (db, batch) => insertAnswering(db, items, batch));
+  return writeWithEvents(db, null, null, (db, record) => insertAnswering(db, items, record));
 }
 
-async function insertAnswering(db: Knex, items: AnsweringCertificate[], batch: EventBatch): Promise<(CertificateRecord | null)[]> {
+async function insertAnswering(db: Knex, items: AnsweringCertificate[], record: RecordEvents): Promise<(CertificateRecord | null)[]> {
   const now = new Date();
   const rowSql = `(?::text, ?::text, ?::text, ?::text, ${CERTIFICATE_PLACEHOLDERS})`;
   // Each certificate's row made once, for the statement and for the record returned.
@@ -67,7 +67,7 @@ async function insertAnswering(db: Knex, items: AnsweringCertificate[], batch: E
   return items.map(({ certificate }, i) => {
     const id = ids.get(`${certificate.caId}:${certificate.serial}`);
     if (id === undefined) return null;
-    batch.events.push(certificateStored(certificate, null, batch.actor));
+    record(certificateStored(certificate, null));
     return insertedCertificateRecord(certificate, id, now, rows[i]);
   });
 }

@@ -24,7 +24,7 @@ import { INTENT_RETURNING, intentKey, intentValues, writtenIntent } from './inte
 import { actorToJson, type Row } from './rows';
 import { randomSlug, SLUG_ATTEMPTS } from './slug';
 import { TABLES } from './tables';
-import type { EventBatch } from './transaction-events';
+import type { RecordEvents } from './transaction-events';
 import { toJson, toNumber } from './values';
 
 /** The record of an order the statement wrote (it returns only the generated ids). */
@@ -50,13 +50,13 @@ function issuedRecord(order: NewIssuedOrder, slug: string, id: number, certifica
 /**
  * Several issued orders in one statement (the store's group commit); results in input order, null
  * where the CA was missing or revoked. A unique violation (a slug or serial taken) fails the whole
- * statement, and nothing of it is written. The certificates' events (each naming its order) go into
- * `batch`, the open store transaction's; without one, they are appended by the statement itself
+ * statement, and nothing of it is written. The certificates' events (each naming its order) are
+ * recorded into the open store transaction's (`record`); without one, they are appended by the statement itself
  * (event-writer.ts `eventsInStatement`): the REST sign's hot path costs one round trip and one commit.
  */
-export function createIssuedOrders(db: Knex, orders: NewIssuedOrder[], batch: EventBatch | null): Promise<(OrderRecord | null)[]> {
+export function createIssuedOrders(db: Knex, orders: NewIssuedOrder[], record: RecordEvents | null): Promise<(OrderRecord | null)[]> {
   if (orders.length === 0) return Promise.resolve([]);
-  return mappingErrors(async () => (await insertIssuedOrders(db, orders, batch, [])).orders);
+  return mappingErrors(async () => (await insertIssuedOrders(db, orders, record, [])).orders);
 }
 
 /**
@@ -78,7 +78,7 @@ export function createIssuedOrdersWithIntents(
 async function insertIssuedOrders(
   db: Knex,
   orders: NewIssuedOrder[],
-  batch: EventBatch | null,
+  record: RecordEvents | null,
   riders: NewIssuanceIntent[],
 ): Promise<{ orders: (OrderRecord | null)[]; intents: IssuanceIntentRecord[] }> {
   const when = new Date();
@@ -94,8 +94,8 @@ async function insertIssuedOrders(
     actorToJson(order.requester),
     ...certificateBindings(order.certificate),
   ]);
-  // Without a batch, each certificate's event is keyed by its order's slug and appended if that order was placed.
-  const events = batch
+  // Without a transaction's record, each certificate's event is keyed by its order's slug and appended if that order was placed.
+  const events = record
     ? null
     : eventsInStatement(
         orders.map((order, i) => ({ key: fresh[i], event: certificateStored(order.certificate, fresh[i], null) })),
@@ -139,7 +139,7 @@ async function insertIssuedOrders(
     orders: orders.map((order, i) => {
       const row = bySlug.get(fresh[i]);
       if (!row) return null;
-      batch?.events.push(certificateStored(order.certificate, fresh[i], batch.actor));
+      record?.(certificateStored(order.certificate, fresh[i]));
       return issuedRecord(order, fresh[i], toNumber(row.id), toNumber(row.certificate_id), when);
     }),
     intents: riders.map((intent) => {
@@ -151,11 +151,11 @@ async function insertIssuedOrders(
 }
 
 /** One issued order; a slug another order holds already is drawn again. */
-export async function createIssuedOrder(db: Knex, order: NewIssuedOrder, batch: EventBatch | null): Promise<OrderRecord | null> {
+export async function createIssuedOrder(db: Knex, order: NewIssuedOrder, record: RecordEvents | null): Promise<OrderRecord | null> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const [record] = await createIssuedOrders(db, [order], batch);
-      return record;
+      const [issued] = await createIssuedOrders(db, [order], record);
+      return issued;
     } catch (e) {
       if (!(e instanceof StoreConflictError && e.field === 'slug') || attempt >= SLUG_ATTEMPTS) throw e;
     }

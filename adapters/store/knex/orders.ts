@@ -8,7 +8,7 @@ import { actorToJson, orderFromRow, type Row } from './rows';
 import { randomSlug, SLUG_ATTEMPTS } from './slug';
 import { toJson, toNumber } from './values';
 import { TABLES } from './tables';
-import type { EventBatch } from './transaction-events';
+import type { RecordEvents } from './transaction-events';
 import { leasedTo, leaseFree, NO_LEASE, NO_LEASE_SQL, skippingLocked } from './work';
 
 const TABLE = TABLES.orders;
@@ -149,10 +149,10 @@ export async function markOrderIssued(db: Knex, orderId: number, certificateId: 
 }
 
 /**
- * Fail an order; `order.failed` into `batch` unless it had failed already (the row is locked and read
+ * Fail an order; `order.failed` recorded unless it had failed already (the row is locked and read
  * as it was before this UPDATE, so of two concurrent failures only the first makes an event).
  */
-export async function markOrderFailed(db: Knex, orderId: number, error: string, batch: EventBatch): Promise<OrderRecord> {
+export async function markOrderFailed(db: Knex, orderId: number, error: string, record: RecordEvents): Promise<OrderRecord> {
   const { rows } = (await db.raw(
     `update ?? as o set status = 'failed', error = ?, error_code = ?, ${NO_LEASE_SQL}, updated = ?
      from (select id, status from ?? where id = ? for update) as before
@@ -162,7 +162,7 @@ export async function markOrderFailed(db: Knex, orderId: number, error: string, 
   )) as { rows: Row[] };
   if (!rows[0]) throw new StoreNotFoundError('order', orderId);
   const order = await getOrderById(db, orderId);
-  if (rows[0].was !== 'failed') batch.events.push(orderFailed(order, batch.actor));
+  if (rows[0].was !== 'failed') record(orderFailed(order));
   return order;
 }
 
@@ -179,7 +179,7 @@ function claimedAmong(db: Knex, ids: number[], leaseOwner?: string): Knex.QueryB
 export function failOrders(
   db: Knex,
   failed: { orderId: number; reason: string }[],
-  batch: EventBatch,
+  record: RecordEvents,
   leaseOwner?: string,
 ): Promise<OrderRecord[]> {
   return mappingErrors(async () => {
@@ -198,13 +198,13 @@ export function failOrders(
       [claimed, TABLE, SIGNING_FAILED, new Date(), ...failed.flatMap((f) => [f.orderId, f.reason.slice(0, MAX_ERROR_LENGTH)])],
     )) as { rows: Row[] };
     const orders = rows.map((row) => orderFromRow({ ...row, certificate_serial: null })).sort((a, b) => a.id - b.id);
-    for (const order of orders) batch.events.push(orderFailed(order, batch.actor)); // all were pending: each failed now
+    for (const order of orders) record(orderFailed(order)); // all were pending: each failed now
     return orders;
   });
 }
 
 /**
- * Issue a batch of signed orders with ONE statement and their events (`certificate.issued`, naming the order) in `batch`:
+ * Issue a batch of signed orders with ONE statement and their events (`certificate.issued`, naming the order) recorded:
  * lock the orders still claimable (passing over locked ones), insert the certificates of those, mark
  * them issued. Returns what was stored; an order another worker holds or finished is left alone and
  * its certificate is not stored. Data-modifying CTEs: every part sees one snapshot and commits or
@@ -214,7 +214,7 @@ export function issueOrders(
   db: Knex,
   items: { orderId: number; certificate: NewCertificate }[],
   when: Date,
-  batch: EventBatch,
+  record: RecordEvents,
   leaseOwner?: string,
 ): Promise<{ orderId: number; certificateId: number }[]> {
   return mappingErrors(async () => {
@@ -248,7 +248,7 @@ export function issueOrders(
     // In the order the certificates were inserted, as the trigger wrote them.
     for (const { orderId, certificate } of items) {
       const row = stored.get(orderId);
-      if (row) batch.events.push(certificateStored(certificate, String(row.slug), batch.actor));
+      if (row) record(certificateStored(certificate, String(row.slug)));
     }
     return result.rows.map((r) => ({ orderId: toNumber(r.order_id), certificateId: toNumber(r.certificate_id) }));
   });
@@ -256,10 +256,10 @@ export function issueOrders(
 
 /**
  * `OrderRetry.retryFailedOrders`: the orders back to `pending` in one statement, and an
- * `order.retried` event for each into `batch` (with the actor of the store's write: the operator of
+ * `order.retried` event for each recorded (with the actor of the store's write: the operator of
  * `ca-admin`), in id order.
  */
-export async function retryFailedOrders(db: Knex, caId: number, batch: EventBatch, slugs?: readonly string[]): Promise<OrderRecord[]> {
+export async function retryFailedOrders(db: Knex, caId: number, record: RecordEvents, slugs?: readonly string[]): Promise<OrderRecord[]> {
   if (slugs?.length === 0) return [];
   const named = slugs ? `AND slug IN (${slugs.map(() => '?').join(', ')})` : '';
   const { rows } = (await db.raw(
@@ -270,9 +270,8 @@ export async function retryFailedOrders(db: Knex, caId: number, batch: EventBatc
   const retried = rows.map((row) => orderFromRow({ ...row, certificate_serial: null })).sort((a, b) => a.id - b.id);
   for (const order of retried) {
     const profile = (order.request as { profile?: unknown } | null)?.profile;
-    batch.events.push({
+    record({
       type: 'order.retried',
-      actor: batch.actor,
       caId: order.caId,
       data: { order: order.slug, profile: typeof profile === 'string' ? profile : null },
     });

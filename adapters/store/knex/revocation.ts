@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { CrlScope, OcspResponderRecord, RevokedCertificate } from '../../../lib/ports';
 import { crlPublished } from './event-data';
 import { TABLES } from './tables';
-import type { EventBatch } from './transaction-events';
+import type { RecordEvents } from './transaction-events';
 import { toDate, toNullableDate } from './values';
 
 export const CRL_NUMBERS_TABLE = 'ca_api_crl_numbers';
@@ -40,12 +40,12 @@ export async function listRevoked(
   }));
 }
 
-/** The next CRL Number of the CA and scope; `crl.published` into `batch`. */
+/** The next CRL Number of the CA and scope; `crl.published` recorded. */
 export async function nextCrlNumber(
   db: Knex,
   caId: number,
   scope: CrlScope | 'all',
-  batch: EventBatch,
+  record: RecordEvents,
   atLeast: bigint = 1n,
 ): Promise<bigint> {
   // The floor is bound as text: a bigint parameter would not survive every driver as a number.
@@ -58,7 +58,7 @@ export async function nextCrlNumber(
   );
   const rows = (result as { rows: { last_number: string | number | bigint }[] }).rows;
   const drawn = BigInt(rows[0].last_number);
-  batch.events.push(crlPublished(caId, scope, drawn));
+  record(crlPublished(caId, scope, drawn));
   return drawn;
 }
 

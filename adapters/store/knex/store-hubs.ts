@@ -6,7 +6,6 @@
  */
 import type { Knex } from 'knex';
 import type {
-  Actor,
   CertificateRecord,
   IntentTaken,
   IssuanceIntentRecord,
@@ -25,7 +24,7 @@ import { insertAnsweringCertificates, type AnsweringCertificate } from './enrolm
 import { GroupCommit } from './group-commit';
 import { issuingWrites, type GroupedWrite } from './issuing-writes';
 import * as orders from './orders';
-import { writingEvents, type PendingEvent } from './transaction-events';
+import { writeWithEvents, type EventBatch } from './transaction-events';
 
 /** What a root store shares with the stores bound to its transactions. */
 export interface ChangeHubs {
@@ -49,8 +48,7 @@ export interface PendingChanges {
   users: number[];
   cas: number[];
   certificates: number[];
-  events: PendingEvent[];
-  actor: Actor | null; // of the store that opened the transaction
+  events: EventBatch;
 }
 
 /** The hubs of a new root store on `db`. */
@@ -66,8 +64,8 @@ export function rootHubs(db: Knex): ChangeHubs {
     ),
     issuedOrders: issuing.issuedOrders,
     newCertificates: new GroupCommit(
-      (many) => writingEvents(db, null, null, (trx, batch) => certificates.insertCertificates(trx, many, batch)),
-      (one) => writingEvents(db, null, null, (trx, batch) => certificates.insertCertificate(trx, one, batch)),
+      (many) => writeWithEvents(db, null, null, (trx, record) => certificates.insertCertificates(trx, many, record)),
+      (one) => writeWithEvents(db, null, null, (trx, record) => certificates.insertCertificate(trx, one, record)),
     ),
     answeringCertificates: new GroupCommit(
       (many) => insertAnsweringCertificates(db, many),

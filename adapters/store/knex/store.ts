@@ -59,7 +59,7 @@ import * as keyRotation from './key-rotation';
 import * as orders from './orders';
 import * as revocation from './revocation';
 import * as users from './users';
-import { nameOrder, writeWithEvents, writingEvents, type EventBatch, type RecordEvents } from './transaction-events';
+import { nameOrder, writeWithEvents, type EventBatch, type RecordEvents } from './transaction-events';
 
 export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   /**
@@ -180,7 +180,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
 
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (this.bound) return fn(this);
-    const pending: PendingChanges = { users: [], cas: [], certificates: [], events: [], actor: this.actor };
+    const pending: PendingChanges = { users: [], cas: [], certificates: [], events: [] };
     const result = await mappingErrors(() =>
       this.db.transaction(async (trx) => {
         const value = await fn(new KnexStore(trx, true, this.hubs, pending, this.actor));
@@ -218,7 +218,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
 
   insertCertificate(cert: NewCertificate): Promise<CertificateRecord> {
     if (!this.bound && !this.actor) return mappingErrors(() => this.hubs.newCertificates.write(cert)); // no actor to name: grouped
-    return mappingErrors(() => this.withEvents((db, batch) => certificates.insertCertificate(db, cert, batch)));
+    return this.writeWithEvents((db, record) => certificates.insertCertificate(db, cert, record));
   }
   recordIntent(intent: ports.NewIssuanceIntent): Promise<ports.IssuanceIntentRecord | ports.IntentTaken> {
     // Outside a transaction, intents of concurrent requests share one INSERT (group-commit.ts).
@@ -252,7 +252,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     return mappingErrors(() =>
       this.changing(
         'certificates',
-        this.withEvents((db, batch) => certificates.revokeCertificate(db, id, reason, compromised, when, batch)),
+        this.writeWithEvents((db, record) => certificates.revokeCertificate(db, id, reason, compromised, when, record)),
       ),
     );
   }
@@ -263,9 +263,8 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   }
   createIssuedOrder(order: NewIssuedOrder): Promise<OrderRecord | null> {
     // Like `createOrder`: concurrent sign requests share one statement (group-commit.ts).
-    return mappingErrors(() =>
-      this.bound ? issuedOrders.createIssuedOrder(this.db, order, this.boundEvents()) : this.hubs.issuedOrders.write(order),
-    );
+    if (this.bound) return this.writeWithEvents((db, record) => issuedOrders.createIssuedOrder(db, order, record));
+    return mappingErrors(() => this.hubs.issuedOrders.write(order));
   }
   getOrder(slug: string): Promise<OrderRecord | null> {
     return mappingErrors(() => orders.getOrder(this.db, slug));
@@ -274,7 +273,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     return mappingErrors(() => orders.listOrders(this.db, filter));
   }
   insertCertificateIds(certs: NewCertificate[]): Promise<number[]> {
-    return mappingErrors(() => this.withEvents((db, batch) => certificates.insertCertificateIds(db, certs, batch)));
+    return this.writeWithEvents((db, record) => certificates.insertCertificateIds(db, certs, record));
   }
   claimPendingOrders(limit: number, leaseOwner?: string): Promise<OrderRecord[]> {
     return mappingErrors(() => orders.claimPendingOrders(this.db, limit, leaseOwner));
@@ -283,14 +282,14 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     return mappingErrors(() => orders.listPendingOrders(this.db, limit, leaseOwner));
   }
   failOrders(failed: { orderId: number; reason: string }[], leaseOwner?: string): Promise<OrderRecord[]> {
-    return mappingErrors(() => this.withEvents((db, batch) => orders.failOrders(db, failed, batch, leaseOwner)));
+    return this.writeWithEvents((db, record) => orders.failOrders(db, failed, record, leaseOwner));
   }
   issueOrders(
     issued: { orderId: number; certificate: NewCertificate }[],
     when: Date,
     leaseOwner?: string,
   ): Promise<{ orderId: number; certificateId: number }[]> {
-    return mappingErrors(() => this.withEvents((db, batch) => orders.issueOrders(db, issued, when, batch, leaseOwner)));
+    return this.writeWithEvents((db, record) => orders.issueOrders(db, issued, when, record, leaseOwner));
   }
   markOrderIssued(orderId: number, certificateId: number): Promise<OrderRecord> {
     return mappingErrors(async () => {
@@ -301,17 +300,17 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
     });
   }
   markOrderFailed(orderId: number, error: string): Promise<OrderRecord> {
-    return mappingErrors(() => this.withEvents((db, batch) => orders.markOrderFailed(db, orderId, error, batch)));
+    return this.writeWithEvents((db, record) => orders.markOrderFailed(db, orderId, error, record));
   }
   retryFailedOrders(caId: number, slugs?: readonly string[]): Promise<OrderRecord[]> {
-    return mappingErrors(() => this.withEvents((db, batch) => orders.retryFailedOrders(db, caId, batch, slugs)));
+    return this.writeWithEvents((db, record) => orders.retryFailedOrders(db, caId, record, slugs));
   }
 
   listRevoked(caId: number, scope: CrlScope, window: { from: Date; to: Date }): Promise<RevokedCertificate[]> {
     return mappingErrors(() => revocation.listRevoked(this.db, caId, scope, window));
   }
   nextCrlNumber(caId: number, scope: CrlScope | 'all', atLeast?: bigint): Promise<bigint> {
-    return mappingErrors(() => this.withEvents((db, batch) => revocation.nextCrlNumber(db, caId, scope, batch, atLeast)));
+    return this.writeWithEvents((db, record) => revocation.nextCrlNumber(db, caId, scope, record, atLeast));
   }
   revocationVersion(caId: number): Promise<number> {
     return mappingErrors(() => revocation.revocationVersion(this.db, caId));
@@ -372,12 +371,7 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
 
   /** The events of the transaction this store is bound to (transaction-events.ts); null: none. */
   private boundEvents(): EventBatch | null {
-    return this.bound && this.pending ? { actor: this.actor ?? this.pending.actor, events: this.pending.events } : null;
-  }
-
-  /** A write whose events this store writes: into the bound transaction's batch, else last in a transaction of its own. */
-  private withEvents<T>(work: (db: Knex, batch: EventBatch) => Promise<T>): Promise<T> {
-    return writingEvents(this.db, this.boundEvents(), this.actor, work);
+    return this.bound && this.pending ? this.pending.events : null;
   }
 
   /** A write of a CA row: its events name this store's actor, its change is announced (for the caches). */

@@ -1,7 +1,9 @@
 /**
  * The events of a transaction's writes, appended as its last statement (event-writer.ts,
- * docs/DESIGN.md "Domain events"). A write adds its events to an `EventBatch`; who opened the
- * transaction appends them, all in one INSERT, after everything else:
+ * docs/DESIGN.md "Domain events"). The one way store code says "this change, and these events, in
+ * one transaction": `writeWithEvents(db, bound, actor, (db, record) => …)`, the write recording its
+ * events (`record(...)`) as it makes its changes. Who opened the transaction appends them, all in one
+ * INSERT, after everything else:
  *
  * - a store bound to a transaction (store.ts `transaction`) shares one batch among all its writes and
  *   appends it when `fn` is done, so a certificate stored and then linked to its order in the same
@@ -20,50 +22,20 @@ export interface PendingEvent extends EventToAppend {
   certificateId?: number;
 }
 
-export interface EventBatch {
-  /** Who makes the writes: named by the events whose change carries no requester (null: the database role). */
-  actor: Actor | null;
-  events: PendingEvent[];
-}
-
-/**
- * `work` with the events it adds to its batch appended last: into `bound`, the batch of the store's
- * open transaction, when there is one; else in a transaction of their own (or the one `db` is).
- */
-export async function writingEvents<T>(
-  db: Knex,
-  bound: EventBatch | null,
-  actor: Actor | null,
-  work: (db: Knex, batch: EventBatch) => Promise<T>,
-): Promise<T> {
-  if (bound) return work(db, bound);
-  const run = async (trx: Knex) => {
-    const batch: EventBatch = { actor, events: [] };
-    const result = await work(trx, batch);
-    await appendEvents(trx, batch.events);
-    return result;
-  };
-  return db.isTransaction ? run(db) : db.transaction(run);
-}
-
-/** The stored certificate's pending event names the REST order it was issued for (the trigger found it at commit). */
-export function nameOrder(batch: EventBatch, certificateId: number, slug: string): void {
-  for (const event of batch.events) {
-    if (event.certificateId === certificateId && event.type.startsWith('certificate.') && event.data.order === null) {
-      event.data.order = slug;
-    }
-  }
-}
+/** The events of an open transaction's writes, in the order of its changes, appended by who opened it. */
+export type EventBatch = PendingEvent[];
 
 /** An event of a write; without an `actor` of its own, it names the writer's. */
-export type NewEvent = Omit<EventToAppend, 'actor'> & { actor?: Actor | null };
+export type NewEvent = Omit<PendingEvent, 'actor'> & { actor?: Actor | null };
 
 /** How a write records the events of its changes. */
 export type RecordEvents = (...events: NewEvent[]) => void;
 
 /**
- * `writingEvents` for a write that records its events as it makes its changes (`record(...)`), each
- * naming `actor` unless it names its own; database errors mapped as every store maps them (errors.ts).
+ * `work` with the events it records appended last: into `bound`, the batch of the store's open
+ * transaction, when there is one; else in a transaction of their own (or the one `db` is). Each event
+ * names `actor` (null: the database role) unless it names its own; database errors mapped as every
+ * store maps them (errors.ts).
  */
 export function writeWithEvents<T>(
   db: Knex,
@@ -71,11 +43,24 @@ export function writeWithEvents<T>(
   actor: Actor | null,
   work: (db: Knex, record: RecordEvents) => Promise<T>,
 ): Promise<T> {
-  return mappingErrors(() =>
-    writingEvents(db, bound, actor, (tx, batch) =>
-      work(tx, (...made) => {
-        for (const e of made) batch.events.push({ ...e, actor: e.actor === undefined ? (actor ?? batch.actor) : e.actor });
-      }),
-    ),
-  );
+  const into = (batch: EventBatch, tx: Knex) =>
+    work(tx, (...made) => {
+      for (const e of made) batch.push({ ...e, actor: e.actor === undefined ? actor : e.actor });
+    });
+  const own = async (trx: Knex) => {
+    const batch: EventBatch = [];
+    const result = await into(batch, trx);
+    await appendEvents(trx, batch);
+    return result;
+  };
+  return mappingErrors(() => (bound ? into(bound, db) : db.isTransaction ? own(db) : db.transaction(own)));
+}
+
+/** The stored certificate's pending event names the REST order it was issued for (the trigger found it at commit). */
+export function nameOrder(batch: EventBatch, certificateId: number, slug: string): void {
+  for (const event of batch) {
+    if (event.certificateId === certificateId && event.type.startsWith('certificate.') && event.data.order === null) {
+      event.data.order = slug;
+    }
+  }
 }

@@ -8,7 +8,7 @@
  */
 import { isUsable } from '../../ca/lookup';
 import { DAY_MS } from '../../x509/datetime';
-import { EXPIRED_RECENTLY_DAYS, hasAuditLog, hasCertificateStatistics, type CaRecord } from '../../ports';
+import { EXPIRED_RECENTLY_DAYS, type CaRecord } from '../../ports';
 import { casWith, holdsGlobal } from '../access';
 import { caNames } from '../ca-names';
 import { colonSerial, EXPIRING_WITHIN_DAYS, isoDay, timeText } from '../certificate-view';
@@ -50,11 +50,6 @@ function expiryChartOrWhyNot(ctx: SignedInContext, periods: ExpiryPeriod[], vali
 async function figures(ctx: SignedInContext, cas: CaRecord[], now: Date): Promise<Html | null> {
   const { store } = ctx.services;
   if (cas.length === 0) return null;
-  if (!hasCertificateStatistics(store)) {
-    return html`<p class="message">
-      This store does not count certificates, so the dashboard shows no figures; the certificate list has them all.
-    </p>`;
-  }
   const caIds = cas.map((ca) => ca.id);
   const [counts, weekly, perCa, orders] = await Promise.all([
     store.certificateStatistics.certificateCounts(caIds, now, [EXPIRING_SOON_DAYS, EXPIRING_WITHIN_DAYS]),
@@ -98,7 +93,7 @@ async function figures(ctx: SignedInContext, cas: CaRecord[], now: Date): Promis
 /** The newest audit records, each a link to the audit log (newest first) at that record, CAs by name: only for a user with `view_auditlog`. */
 async function recentEvents(ctx: SignedInContext): Promise<Html | null> {
   const { store } = ctx.services;
-  if (!hasAuditLog(store) || !(await holdsGlobal(ctx, 'view_auditlog'))) return null;
+  if (!(await holdsGlobal(ctx, 'view_auditlog'))) return null;
   const [rows, names] = await Promise.all([store.auditLog.auditRows({ newestFirst: true, limit: RECENT_EVENTS }), caNames(ctx)]);
   return html`<h2>Recent events</h2>
     ${

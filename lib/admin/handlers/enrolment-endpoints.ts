@@ -17,7 +17,7 @@ import {
   parseProtocol,
   type EnrolmentEndpointSettings,
 } from '../../enrolment/stored-endpoints';
-import { actingAs, hasEnrolmentEndpointStore, type CaRecord, type Store, type StoredEnrolmentEndpoint } from '../../ports';
+import { actingAs, type CaRecord, type Store, type StoredEnrolmentEndpoint } from '../../ports';
 import { adminActor, caFor, notFoundPage } from '../access';
 import type { SignedInContext } from '../context';
 import { endpointFields, formValues, NEW_ENDPOINT, settingsOf, valuesOf, type EndpointFormValues } from '../enrolment-endpoint-form';
@@ -35,7 +35,6 @@ const endpointUrl = (ctx: SignedInContext, ca: CaRecord, e: StoredEnrolmentEndpo
 /** The CA of the path, for a user who may change it; the store's writes named as that user. */
 async function managing(ctx: SignedInContext): Promise<{ ca: CaRecord; store: Store }> {
   const ca = await caFor(ctx, PERMISSION, ctx.params.ca);
-  if (!hasEnrolmentEndpointStore(ctx.services.store)) throw notFoundPage('Enrolment endpoints (this store keeps none)');
   return { ca, store: actingAs(ctx.services.store, adminActor(ctx)) };
 }
 

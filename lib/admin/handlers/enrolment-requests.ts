@@ -8,7 +8,7 @@
  */
 import { CaError } from '../../ca/errors';
 import { approveEnrolmentRequest, listEnrolmentRequests, refuseEnrolmentRequest, requestedName } from '../../enrolment/approval';
-import { hasEnrolmentRequestStore, type CaRecord, type EnrolmentRequestRecord } from '../../ports';
+import type { CaRecord, EnrolmentRequestRecord } from '../../ports';
 import { adminActor, caFor, notFoundPage } from '../access';
 import { colonSerial, isoTime } from '../certificate-view';
 import type { SignedInContext } from '../context';
@@ -21,7 +21,6 @@ const who = (r: EnrolmentRequestRecord) => [r.requester.type, r.requester.name].
 
 async function requestsPage(ctx: SignedInContext, ca: CaRecord, status = 200, message: string | null = null): Promise<void> {
   const { store } = ctx.services;
-  if (!hasEnrolmentRequestStore(store)) throw notFoundPage('Enrolment requests (this store keeps none)');
   const waiting = await listEnrolmentRequests(store, { status: 'pending', caId: ca.id, limit: 500 });
   const decided = (await listEnrolmentRequests(store, { caId: ca.id, limit: 50 })).filter((r) => r.status !== 'pending');
   const base = `${ctx.base}cas/${ca.serial}/enrolment-requests/`;
@@ -101,7 +100,6 @@ export async function showEnrolmentRequests(ctx: SignedInContext): Promise<void>
 async function decide(ctx: SignedInContext, act: (ca: CaRecord, id: number) => Promise<unknown>): Promise<void> {
   const ca = await caFor(ctx, 'sign_certificate', ctx.params.ca);
   const { store } = ctx.services;
-  if (!hasEnrolmentRequestStore(store)) throw notFoundPage('Enrolment requests (this store keeps none)');
   const id = Number(ctx.params.id);
   const request = await store.enrolmentRequests.getEnrolmentRequest(id);
   if (!request || request.caId !== ca.id) throw notFoundPage('The enrolment request');

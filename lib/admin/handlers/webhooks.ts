@@ -14,7 +14,6 @@ import {
   removeWebhook,
   replayWebhook,
   rotateWebhookSecret,
-  webhookStoreOf,
 } from '../../webhooks/management';
 import { adminActor, notFoundPage, requireGlobal } from '../access';
 import { isoTime } from '../certificate-view';
@@ -26,7 +25,7 @@ import { dataTable } from '../table';
 async function managing(ctx: SignedInContext): Promise<WebhookStore> {
   await requireGlobal(ctx, 'manage_webhooks');
   const actor = adminActor(ctx);
-  return webhookStoreOf(actingAs(ctx.services.store, actor));
+  return actingAs(ctx.services.store, actor).webhooks;
 }
 
 const csrf = (ctx: SignedInContext): Html => html`<input type="hidden" name="_csrf" value="${ctx.session.record.csrfToken}" />`;

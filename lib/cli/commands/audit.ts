@@ -7,7 +7,7 @@ import { verifyAuditChain } from '../../audit/audit-chain';
 import { csvField } from '../certificates-csv';
 import { CaError } from '../../ca/errors';
 import { findCa } from '../../ca/lookup';
-import { hasAuditLog, type AuditFilter, type AuditLog, type AuditRow, type Store } from '../../ports';
+import type { AuditFilter, AuditRow } from '../../ports';
 import type { CommandContext } from '../context';
 import type { Action } from './shared';
 
@@ -28,11 +28,6 @@ const CSV_COLUMNS = [
   'data',
   'hash',
 ];
-
-function auditLogOf(store: Store): AuditLog {
-  if (!hasAuditLog(store)) throw new CaError('invalid', 'This store keeps no audit log (no AuditLog capability).');
-  return store.auditLog;
-}
 
 /** RFC 4180 and neutralised against spreadsheet formulas, as the certificate CSV (lib/cli/certificates-csv.ts). */
 const auditCsvField = (value: unknown): string => csvField(value === null || value === undefined ? '' : String(value));
@@ -71,7 +66,7 @@ export function registerAuditCommands(program: Command, run: Action): void {
     .description("Recompute the audit log's hash chain: exit 0 if intact, else name the first record that breaks it.")
     .action(
       run(async (ctx: CommandContext) => {
-        const verdict = await verifyAuditChain(auditLogOf(await ctx.store()));
+        const verdict = await verifyAuditChain((await ctx.store()).auditLog);
         if (!verdict.intact) {
           const after = verdict.previousId === null ? 'the start of the log' : `record ${verdict.previousId}`;
           throw new CaError(
@@ -93,7 +88,7 @@ export function registerAuditCommands(program: Command, run: Action): void {
     .action(
       run(async (ctx: CommandContext, o: { since?: string; ca?: string; format: 'jsonl' | 'csv' }) => {
         const store = await ctx.store();
-        const log = auditLogOf(store);
+        const log = store.auditLog;
         const filter: AuditFilter = { ...sinceFilter(o.since), limit: PAGE };
         if (o.ca !== undefined) filter.caSerial = (await findCa(store, o.ca, { allowDisabled: true })).serial;
         if (o.format === 'csv') ctx.write(CSV_COLUMNS.join(',') + '\n');

@@ -10,7 +10,7 @@
 import type { Command } from 'commander';
 import { CaError } from '../../ca/errors';
 import { keyBackendFor } from '../../ca/key-backends';
-import { hasKekRotation, hasStoredKeyRewriting, type KekRotation, type SealedSecretReference, type StoredKeyReference } from '../../ports';
+import { hasKekRotation, type KekRotation, type SealedSecretReference, type StoredKeyReference } from '../../ports';
 import type { CommandContext } from '../context';
 import { readAll } from '../io';
 import type { Action } from './shared';
@@ -113,7 +113,6 @@ export function registerKeyCommands(program: Command, run: Action): void {
         }
         const rotation = backend.kekRotation(newKek);
         const store = await ctx.store();
-        if (!hasStoredKeyRewriting(store)) throw new CaError('invalid', 'This store cannot rewrite stored keys in one transaction.');
 
         const counts = { ca: 0, ocsp: 0, scep_ra: 0, current: 0 };
         const secrets = secretResealing(rotation, o.dryRun ?? false);

@@ -12,17 +12,11 @@ import { CrlPublisher } from '../../ca/crls';
 import { CaError } from '../../ca/errors';
 import { findCa, isUsable } from '../../ca/lookup';
 import { OcspDelegates } from '../../ca/ocsp-delegate';
-import { hasRevocationStore, type CaRecord, type CrlScope, type RevocationStore, type Store } from '../../ports';
+import type { CaRecord, CrlScope, Store } from '../../ports';
 import { serialToColons } from '../../x509/serial-format';
 import type { CommandContext } from '../context';
 import { ensureDirectory, outputFile, type OutputFile } from '../files';
 import { intOption, type Action } from './shared';
-
-async function revocationStore(ctx: CommandContext): Promise<Store & RevocationStore> {
-  const store = await ctx.store();
-  if (!hasRevocationStore(store)) throw new CaError('invalid', 'This store cannot serve revocation (no RevocationStore capability).');
-  return store;
-}
 
 /** The named CAs, or every usable one; `--exclude` only without names. */
 async function chosenCas(store: Store, serials: string[], exclude: string[] | undefined, now: Date): Promise<CaRecord[]> {
@@ -51,7 +45,7 @@ export function registerRevocationCommands(program: Command, run: Action): void 
         ) => {
           // Before the CRL is built (which publishes it: crl.published): docs/reference/cli.md.
           const out = path === '-' ? null : await outputFile(path);
-          const store = await revocationStore(ctx);
+          const store = await ctx.store();
           const format = o.format.toUpperCase();
           if (format !== 'PEM' && format !== 'DER') throw new CaError('invalid', `${o.format}: Unknown format (use PEM or DER).`);
           if (o.onlyContainsCaCerts && o.onlyContainsUserCerts) {
@@ -84,7 +78,7 @@ export function registerRevocationCommands(program: Command, run: Action): void 
     .option('--out <dir>', 'also write <SERIAL>.crl and <SERIAL>-ca.crl (DER) into this directory (made if missing)')
     .action(
       run(async (ctx: CommandContext, serials: string[], o: { exclude?: string[]; out?: string }) => {
-        const store = await revocationStore(ctx);
+        const store = await ctx.store();
         const publisher = new CrlPublisher(store, ctx.keyBackends());
         const cas = await chosenCas(store, serials, o.exclude, new Date());
         // Every file checked before the first CRL is built (and published).
@@ -117,7 +111,7 @@ export function registerRevocationCommands(program: Command, run: Action): void 
     .option('--force', 'make a new responder even if the current one is not due for renewal')
     .action(
       run(async (ctx: CommandContext, serials: string[], o: { exclude?: string[]; force?: boolean }) => {
-        const store = await revocationStore(ctx);
+        const store = await ctx.store();
         const delegates = new OcspDelegates(store, ctx.keyBackends(), ctx.profiles());
         const now = new Date();
         for (const ca of await chosenCas(store, serials, o.exclude, now)) {

@@ -11,7 +11,6 @@ import {
   removeWebhook,
   replayWebhook,
   rotateWebhookSecret,
-  webhookStoreOf,
   type WebhookEndpointView,
 } from '../../webhooks/management';
 import { WEBHOOK_EVENT_TYPES } from '../../ports';
@@ -51,7 +50,7 @@ export function registerWebhookCommands(program: Command, run: Action): void {
     .action(
       run(async (ctx: CommandContext, url: string, o: { event: string[] }) => {
         const box = ctx.secretBox(); // before anything is written: an endpoint whose secret no server can open is worse than none
-        const { endpoint, secret } = await addWebhook(webhookStoreOf(await ctx.store()), box, { url, eventTypes: o.event });
+        const { endpoint, secret } = await addWebhook((await ctx.store()).webhooks, box, { url, eventTypes: o.event });
         ctx.write(`id: ${endpoint.id}\nsecret: ${secret}\n`);
       }),
     );
@@ -61,7 +60,7 @@ export function registerWebhookCommands(program: Command, run: Action): void {
     .description('List the webhook endpoints: id, URL, event types, position in the events, deliveries, and failures.')
     .action(
       run(async (ctx: CommandContext) => {
-        const endpoints = await listWebhooks(webhookStoreOf(await ctx.store()));
+        const endpoints = await listWebhooks((await ctx.store()).webhooks);
         ctx.write(endpoints.length ? endpoints.map((w) => webhookLine(w) + '\n').join('') : 'No webhooks.\n');
       }),
     );
@@ -73,7 +72,7 @@ export function registerWebhookCommands(program: Command, run: Action): void {
     .action(
       run(async (ctx: CommandContext, id: string) => {
         const endpoint = idArgument(id);
-        await removeWebhook(webhookStoreOf(await ctx.store()), endpoint);
+        await removeWebhook((await ctx.store()).webhooks, endpoint);
         ctx.write(`Removed webhook endpoint ${endpoint}.\n`);
       }),
     );
@@ -85,7 +84,7 @@ export function registerWebhookCommands(program: Command, run: Action): void {
     .action(
       run(async (ctx: CommandContext, id: string) => {
         const box = ctx.secretBox();
-        const secret = await rotateWebhookSecret(webhookStoreOf(await ctx.store()), box, idArgument(id));
+        const secret = await rotateWebhookSecret((await ctx.store()).webhooks, box, idArgument(id));
         ctx.write(`secret: ${secret}\n`);
       }),
     );
@@ -99,7 +98,7 @@ export function registerWebhookCommands(program: Command, run: Action): void {
       run(async (ctx: CommandContext, id: string, o: { from: string }) => {
         const endpoint = idArgument(id);
         const from = intOption(o.from, '--from');
-        await replayWebhook(webhookStoreOf(await ctx.store()), endpoint, from);
+        await replayWebhook((await ctx.store()).webhooks, endpoint, from);
         ctx.write(`Webhook endpoint ${endpoint} delivers again from event ${from} on.\n`);
       }),
     );
@@ -110,7 +109,7 @@ export function registerWebhookCommands(program: Command, run: Action): void {
     .argument('<id>', 'the endpoint id (list_webhooks)')
     .action(
       run(async (ctx: CommandContext, id: string) => {
-        const dead = await listWebhookDeadLetters(webhookStoreOf(await ctx.store()), idArgument(id), 1000);
+        const dead = await listWebhookDeadLetters((await ctx.store()).webhooks, idArgument(id), 1000);
         const line = (d: (typeof dead)[number]) =>
           `event ${d.eventId} - ${d.eventType} - ${d.attempts} attempts - ${d.lastError ?? ''} - ${formatUtc(d.created)}\n`;
         ctx.write(dead.length ? dead.map(line).join('') : 'No dead letters.\n');
