@@ -276,21 +276,21 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   insertCertificateIds(certs: NewCertificate[]): Promise<number[]> {
     return mappingErrors(() => this.withEvents((db, batch) => certificates.insertCertificateIds(db, certs, batch)));
   }
-  claimPendingOrders(limit: number, leaseOwner?: string): Promise<OrderRecord[]> {
-    return mappingErrors(() => orders.claimPendingOrders(this.db, limit, leaseOwner));
+  pendingOrders(ids: readonly number[]): Promise<OrderRecord[]> {
+    return mappingErrors(() => orders.pendingOrders(this.db, ids));
   }
-  listPendingOrders(limit: number, leaseOwner?: string): Promise<OrderRecord[]> {
-    return mappingErrors(() => orders.listPendingOrders(this.db, limit, leaseOwner));
-  }
-  failOrders(failed: { orderId: number; reason: string }[], leaseOwner?: string): Promise<OrderRecord[]> {
-    return mappingErrors(() => this.withEvents((db, batch) => orders.failOrders(db, failed, batch, leaseOwner)));
+  failOrders(failed: { order: OrderRecord; reason: string }[], leaseOwner: string): Promise<OrderRecord[]> {
+    return mappingErrors(() => orders.failOrders(this.db, failed, leaseOwner, this.boundEvents(), this.actor));
   }
   issueOrders(
-    issued: { orderId: number; certificate: NewCertificate }[],
+    issued: { order: OrderRecord; certificate: NewCertificate }[],
     when: Date,
-    leaseOwner?: string,
+    leaseOwner: string,
   ): Promise<{ orderId: number; certificateId: number }[]> {
-    return mappingErrors(() => this.withEvents((db, batch) => orders.issueOrders(db, issued, when, batch, leaseOwner)));
+    return mappingErrors(() => orders.issueOrders(this.db, issued, when, leaseOwner, this.boundEvents(), this.actor));
+  }
+  releaseOrderJobs(orderIds: readonly number[], leaseOwner: string): Promise<void> {
+    return mappingErrors(() => orders.releaseOrderJobs(this.db, orderIds, leaseOwner));
   }
   markOrderIssued(orderId: number, certificateId: number): Promise<OrderRecord> {
     return mappingErrors(async () => {

@@ -1,21 +1,22 @@
 /**
  * The batch path: up to `batchSize` orders in three steps, so that no lock is held and the database
  * is free while certificates are signed:
- *  1. read the pending orders and their CAs (no transaction, no lock);
- *  2. sign them all at once (a signing failure is that order's `failed` reason);
+ *  1. take the orders (order-intake.ts): handed over by the sign endpoint, their jobs leased to this
+ *     runner when they were written, or claimed through their jobs (`JobStore.claim`) and read by id;
+ *  2. sign them all at once, with no transaction open (a signing failure is that order's `failed` reason);
  *  3. store them with one statement for the signed orders (`issueOrders`: certificates inserted, orders
- *     issued) and one for the failed ones (`failOrders`), each of which takes only the orders still
- *     claimable — another instance may have finished some meanwhile: their certificates are not
- *     issued, and their intents say so (each signature stays on record: docs/DESIGN.md "Issuing authority").
- * If the database refuses a statement, its orders are still pending and the runner redoes them one
- * per transaction (single-order.ts), which isolates the order at fault.
- * A file of its own because the two paths hold opposite rules — here signing happens outside any
- * transaction, there inside it — and each is easier to check without the other beside it.
+ *     issued, jobs done, events) and one for the failed ones (`failOrders`: orders failed, jobs done,
+ *     events), each of which writes only the orders whose job this runner still holds — another
+ *     instance may have taken some after their lease lapsed: their certificates are not issued, and
+ *     their intents say so (each signature stays on record: docs/DESIGN.md "Issuing authority").
+ * If the database refuses a statement, its orders are still pending: their jobs are let go and the
+ * runner redoes orders one at a time as jobs (single-order.ts), which isolates the order at fault and
+ * counts its attempts in its job.
  */
 import { recordNotIssued } from '../issuance/issue';
 import { signOrder, storeSignedOrders, takeIssuedCertificate } from '../issuance/order-store';
 import { IssuanceTaken, type SignedCertificate } from '../issuance/sign';
-import { hasBatchOrders, isConnectionLost, type CaRecord, type OrderRecord } from '../../ports';
+import { isConnectionLost, type CaRecord, type OrderRecord } from '../../ports';
 import { isStoreError, reasonOf, type RunnerContext } from './runner-context';
 
 /** What signing one order of a batch came to: a certificate, a reason it failed, or one issued for it already. */
@@ -57,7 +58,6 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
   let claimed = 0;
   let taken: OrderRecord[] = [];
   try {
-    if (!hasBatchOrders(store)) throw new Error('the store cannot finish batches');
     const candidates = await intake.take(store, c.leaseOwner);
     taken = candidates;
     if (candidates.length === 0) return { ok: true, claimed: 0 };
@@ -110,7 +110,7 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
     );
     if (failed.length) {
       const marked = await store.failOrders(
-        failed.map((o) => ({ orderId: o.order.id, reason: o.reason })),
+        failed.map((o) => ({ order: o.order, reason: o.reason })),
         c.leaseOwner,
       );
       claimed += marked.length;
@@ -119,9 +119,13 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
     return { ok: true, claimed };
   } catch (e) {
     if (isConnectionLost(e)) throw e; // an outage: the work loop backs off (lib/work/loop.ts); nothing is counted
-    c.logError('express-ca-api: a batch of orders failed; retrying them one per transaction', e);
-    // Its orders are still pending and no longer handed over: the batches after the single orders
-    // must find the rest of them in the database (order-intake.ts).
+    c.logError('express-ca-api: a batch of orders failed; retrying them one at a time', e);
+    // Its orders are still pending and no longer handed over: their jobs let go, the single orders
+    // and the batches after them claim them from the database (order-intake.ts).
+    await store.releaseOrderJobs(
+      taken.map((o) => o.id),
+      c.leaseOwner,
+    ).catch(() => undefined); // refused too: the leases lapse
     intake.listSoon();
     return { ok: false, claimed: Math.max(claimed, 1) };
   } finally {
