@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => f.close());
 
 /** The runner's own poll for orders from elsewhere (every 50 ms in the fixture), not the request's. */
-const RUNNER_POLL = /^select \* from "ca_api_orders" where "status" = \$1/;
+const RUNNER_POLL = /^UPDATE ca_api_jobs SET lease_owner = |^select \* from "ca_api_orders" where "status" = \$1/;
 
 /** The SQL statements `work` sends to the database, but for the runner's poll. */
 async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
@@ -177,8 +177,8 @@ describe('signInRequest: false', () => {
     }
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'pending', serial: null });
-    // The pending INSERT of the order, then the runner's statement that stores the certificate.
-    const orderInsert = statements.findIndex((sql) => /^insert into "ca_api_orders"/.test(sql));
+    // The pending INSERT of the order with its rest_order job (one statement), then the runner's statement that stores the certificate.
+    const orderInsert = statements.findIndex((sql) => /insert into "ca_api_orders"[^]*insert into "ca_api_jobs"/.test(sql));
     const certificateInsert = statements.findIndex((sql) => /insert into "ca_api_certificates"/.test(sql));
     expect(orderInsert).toBeGreaterThanOrEqual(0);
     expect(certificateInsert).toBeGreaterThan(orderInsert);

@@ -54,9 +54,16 @@ test('the in-process order runner backs off while the database is unreachable, a
   const failures: unknown[] = [];
   let claims = 0;
   const store = knexStore(dead.db);
+  // Orders are claimed through their jobs (JobStore.claim): count the claims.
+  const jobs = new Proxy(store.jobs, {
+    get(target, prop, receiver) {
+      if (prop === 'claim') claims++;
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
   const counting = new Proxy(store, {
     get(target, prop, receiver) {
-      if (prop === 'transaction') claims++;
+      if (prop === 'jobs') return jobs;
       return Reflect.get(target, prop, receiver) as unknown;
     },
   });

@@ -127,7 +127,7 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
       c.leaseOwner,
     ).catch(() => undefined); // refused too: the leases lapse
     intake.listSoon();
-    return { ok: false, claimed: Math.max(claimed, 1) };
+    return { ok: false, claimed: Math.max(taken.length, 1) }; // every order of it once alone, the one at fault among them
   } finally {
     intake.release(taken);
   }
