@@ -71,7 +71,9 @@ test('the order is written issued, with its certificate, in one statement (its e
   expect(pollStatements).toHaveLength(0);
   // The database agrees: issued, pointing at a certificate of this CA with that serial.
   const row = await f.db.knex(TABLES.orders).where({ slug: res.body.slug }).first();
-  expect(row).toMatchObject({ status: 'issued', lease_owner: null, error: null });
+  expect(row).toMatchObject({ status: 'issued', error: null });
+  // Finished in the request: no background job was ever written for it.
+  expect(await f.db.knex(TABLES.jobs).where({ kind: 'rest_order', reference: String(row.id) })).toEqual([]);
   const cert = await f.store.findCertificate(f.ca.id, poll.body.serial);
   expect(cert?.id).toBe(Number(row.certificate_id));
   expect(cert?.cn).toBe('in-request.example.com');

@@ -74,7 +74,7 @@ test('a batch of orders is finished with four statements and the events of its c
   expect(statements.filter((sql) => /INSERT INTO "ca_api_issuance_intents"/.test(sql))).toHaveLength(1);
   const stored = statements.filter((sql) => /insert into "ca_api_certificates"/.test(sql));
   expect(stored).toHaveLength(1);
-  expect(stored[0]).toMatch(/update ca_api_jobs j set state = 'done'[^]*insert into "ca_api_events"/);
+  expect(stored[0]).toMatch(/update ca_api_jobs j set state = 'done'[^]*insert into "ca_api_events"/i);
   expect(statements.filter((sql) => /^(BEGIN|COMMIT);$/.test(sql))).toEqual([]);
   expect(statements.filter((sql) => /for update/i.test(sql) && /ca_api_orders/.test(sql))).toEqual([]); // no row lock on an order
   for (const [i, slug] of slugs.entries()) {
@@ -226,7 +226,7 @@ test('orders of a batch that cannot be signed fail with their reason in one stat
   // each completing its orders' jobs and appending their events, with no transaction around it.
   const failing = statements.filter((sql) => /update "ca_api_orders" as o set status = 'failed'/.test(sql));
   expect(failing).toHaveLength(1);
-  expect(failing[0]).toMatch(/update ca_api_jobs j set state = 'done'[^]*insert into "ca_api_events"/);
+  expect(failing[0]).toMatch(/update ca_api_jobs j set state = 'done'[^]*insert into "ca_api_events"/i);
   expect(statements.filter((sql) => /insert into "ca_api_events"/.test(sql))).toHaveLength(2);
   expect(statements).toHaveLength(6);
   expect(settled.sort()).toEqual([`${ok} issued`, `${bad1.slug} failed`, `${bad2.slug} failed`].sort());

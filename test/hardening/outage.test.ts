@@ -6,6 +6,7 @@
  */
 import request from 'supertest';
 import { knexStore, StoreUnavailableError } from '../../lib';
+import { hasJobStore } from '../../lib/ports';
 import { inProcessOrderRunner } from '../../lib/ca/order-runner/in-process';
 import { WorkLoop, type WorkLoopOptions } from '../../lib/work/loop';
 import { BACKOFF_POLICIES, WORK_OUTAGE_MAX_MS } from '../../lib/work/policies';
@@ -55,6 +56,7 @@ test('the in-process order runner backs off while the database is unreachable, a
   let claims = 0;
   const store = knexStore(dead.db);
   // Orders are claimed through their jobs (JobStore.claim): count the claims.
+  if (!hasJobStore(store)) throw new Error('the knex store has jobs');
   const jobs = new Proxy(store.jobs, {
     get(target, prop, receiver) {
       if (prop === 'claim') claims++;

@@ -14,7 +14,15 @@ import {
   type OrderRecord,
 } from '../../../lib/ports';
 import { eventsInStatement } from './event-writer';
-import { enqueueSelectedSql } from './jobs';
+import {
+  completeHeldJobsSql,
+  completeJobSql,
+  enqueueSelectedSql,
+  insertLeasedJobsSql,
+  jobLeaseAsRecord,
+  releaseHeldJobs,
+  withJobLease,
+} from './jobs';
 import { mappingErrors } from './errors';
 import { certificateStored, orderFailed } from './event-data';
 import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from './certificate-values';
@@ -31,9 +39,6 @@ const MAX_ERROR_LENGTH = 256;
 
 /** django-ca's error_code for "Could not sign certificate." */
 const SIGNING_FAILED = 1;
-
-/** SQL: the `rest_order` kind as a literal (lib/ports/jobs.ts `JOB_KINDS`). */
-const REST_ORDER = `'${JOB_KINDS.restOrder}'`;
 
 /**
  * New pending orders and their `rest_order` jobs in ONE statement: the jobs are due now and leased to
@@ -62,14 +67,10 @@ async function insertPendingOrders(db: Knex, orders: readonly NewOrder[], slugs:
        on conflict (slug) do nothing
        returning id, slug, created, updated
      ),
-     queued as (
-       insert into ?? (kind, reference, run_at, lease_owner, lease_until)
-       select ${REST_ORDER}, p.id::text, clock_timestamp(), i.owner, i.until from placed p join incoming i on i.slug = p.slug
-       returning reference, lease_owner, lease_until
-     )
-     select p.id, p.slug, p.created, p.updated, q.lease_owner, q.lease_until as lease_expires
+     queued as (${insertLeasedJobsSql(JOB_KINDS.restOrder, 'select p.id::text as reference, i.owner, i.until from placed p join incoming i on i.slug = p.slug')})
+     select p.id, p.slug, p.created, p.updated, ${jobLeaseAsRecord('q')}
      from placed p join queued q on q.reference = p.id::text`,
-    [...bindings, TABLE, now, now, TABLES.jobs],
+    [...bindings, TABLE, now, now],
   )) as { rows: Row[] };
   return rows;
 }
@@ -123,15 +124,10 @@ export function createOrders(db: Knex, orders: NewOrder[]): Promise<OrderRecord[
 
 /** Orders joined with the issued certificate's serial, and a pending order with its job's lease (`leaseOwner`, `leaseExpires`). */
 function withSerial(db: Knex): Knex.QueryBuilder {
-  return db(`${TABLE} as o`)
+  const orders = db(`${TABLE} as o`)
     .leftJoin(`${TABLES.certificates} as c`, 'c.id', 'o.certificate_id')
-    .leftJoin(`${TABLES.jobs} as j`, (on) =>
-      on
-        .on('j.kind', db.raw('?', [JOB_KINDS.restOrder]))
-        .andOn('j.reference', db.raw('o.id::text'))
-        .andOn('j.state', db.raw('?', ['pending'])),
-    )
-    .select('o.*', 'c.serial as certificate_serial', 'j.lease_owner', 'j.lease_until as lease_expires');
+    .select('o.*', 'c.serial as certificate_serial');
+  return withJobLease(db, orders, JOB_KINDS.restOrder, 'o.id::text');
 }
 
 export async function getOrder(db: Knex, slug: string): Promise<OrderRecord | null> {
@@ -157,47 +153,39 @@ async function getOrderById(db: Knex, id: number): Promise<OrderRecord> {
 /** Those of the orders `ids` that are still pending, without locking anything (`BatchOrderStore.pendingOrders`). */
 export async function pendingOrders(db: Knex, ids: readonly number[]): Promise<OrderRecord[]> {
   if (ids.length === 0) return [];
-  const rows = (await db(TABLE).where('status', 'pending').whereIn('id', [...ids]).orderBy('id', 'asc')) as Row[];
+  const rows = (await db(TABLE)
+    .where('status', 'pending')
+    .whereIn('id', [...ids])
+    .orderBy('id', 'asc')) as Row[];
   return rows.map((row) => orderFromRow({ ...row, certificate_serial: null }));
 }
 
 /**
  * SQL: the `rest_order` jobs of the pending orders among `incoming` (a CTE with `order_id`) that the
- * owner bound at the `?` holds, completed; returns their `order_id`s. The job row is what the
- * statement takes first: of two runners, only the one whose lease is still on the job (checked again
- * under its row lock) finishes the order.
+ * owner bound at the `?` holds, completed (jobs.ts): CTEs `held_jobs` and `held` (their `order_id`s).
  */
-const COMPLETE_HELD_JOBS = `update ${TABLES.jobs} j set state = 'done', attempts = 0, last_error = null, lease_owner = null,
-         lease_until = null, updated = clock_timestamp()
-       where j.kind = ${REST_ORDER} and j.state = 'pending' and j.lease_owner = ?
-         and j.reference in (select o.id::text from ${TABLE} o join incoming i on i.order_id = o.id where o.status = 'pending')
-       returning j.reference::integer as order_id`;
+const HELD_JOBS = `held_jobs as (${completeHeldJobsSql(
+  JOB_KINDS.restOrder,
+  `select o.id::text from ${TABLE} o join incoming i on i.order_id = o.id where o.status = 'pending'`,
+)}),
+       held as (select reference::integer as order_id from held_jobs)`;
 
 /** SQL: the pending `rest_order` job of the order bound at the `?` completed, whoever holds it. */
-const COMPLETE_ORDER_JOB = `update ${TABLES.jobs} set state = 'done', attempts = 0, last_error = null, lease_owner = null,
-         lease_until = null, updated = clock_timestamp()
-       where kind = ${REST_ORDER} and reference = ?::text and state = 'pending'`;
+const COMPLETE_ORDER_JOB = completeJobSql(JOB_KINDS.restOrder);
 
 /** The jobs of `orderIds` that `owner` holds let go (`BatchOrderStore.releaseOrderJobs`). */
-export async function releaseOrderJobs(db: Knex, orderIds: readonly number[], owner: string): Promise<void> {
-  if (orderIds.length === 0) return;
-  await db.raw(
-    `update ${TABLES.jobs} set lease_owner = null, lease_until = null, updated = clock_timestamp()
-     where kind = ${REST_ORDER} and state = 'pending' and lease_owner = ? and reference = any(?::text[])`,
-    [owner, `{${orderIds.map((id) => Math.floor(id)).join(',')}}`],
-  );
+export function releaseOrderJobs(db: Knex, orderIds: readonly number[], owner: string): Promise<void> {
+  return releaseHeldJobs(db, JOB_KINDS.restOrder, orderIds.map(String), owner);
 }
 
 export async function markOrderIssued(db: Knex, orderId: number, certificateId: number): Promise<OrderRecord> {
-  const updated = await db(TABLE)
-    .where({ id: orderId })
-    .update({
-      status: 'issued',
-      certificate_id: certificateId,
-      error: null,
-      error_code: null,
-      updated: new Date(),
-    });
+  const updated = await db(TABLE).where({ id: orderId }).update({
+    status: 'issued',
+    certificate_id: certificateId,
+    error: null,
+    error_code: null,
+    updated: new Date(),
+  });
   if (!updated) throw new StoreNotFoundError('order', orderId);
   await db.raw(COMPLETE_ORDER_JOB, [String(orderId)]); // its job ends with it (the caller's transaction)
   return getOrderById(db, orderId);
@@ -249,7 +237,7 @@ export function failOrders(
         );
     const { rows } = (await db.raw(
       `with incoming (order_id, reason) as (values ${reasons.map(() => '(?::integer, ?::text)').join(', ')}),
-       held as (${COMPLETE_HELD_JOBS}),
+       ${HELD_JOBS},
        marked as (
          update ?? as o set status = 'failed', error = i.reason, error_code = ?, updated = ?
          from incoming i join held h on h.order_id = i.order_id
@@ -257,14 +245,7 @@ export function failOrders(
          returning o.*
        )${events ? `, ${events.sql}` : ''}
        select * from marked`,
-      [
-        ...reasons.flatMap((f) => [f.order.id, f.reason]),
-        leaseOwner,
-        TABLE,
-        SIGNING_FAILED,
-        new Date(),
-        ...(events?.bindings ?? []),
-      ],
+      [...reasons.flatMap((f) => [f.order.id, f.reason]), leaseOwner, TABLE, SIGNING_FAILED, new Date(), ...(events?.bindings ?? [])],
     )) as { rows: Row[] };
     const orders = rows.map((row) => orderFromRow({ ...row, certificate_serial: null })).sort((a, b) => a.id - b.id);
     const marked = new Set(orders.map((o) => o.id));
@@ -302,7 +283,7 @@ export function issueOrders(
         );
     const result = (await db.raw(
       `with incoming (order_id, ${CERTIFICATE_COLUMN_LIST}) as (values ${items.map(() => rowSql).join(', ')}),
-       held as (${COMPLETE_HELD_JOBS}),
+       ${HELD_JOBS},
        inserted as (
          insert into ?? (${CERTIFICATE_COLUMN_LIST}, created, updated)
          select ${certificateColumnsOf('i')}, ?, ? from incoming i join held h on h.order_id = i.order_id
@@ -336,7 +317,10 @@ export async function retryFailedOrders(db: Knex, caId: number, batch: EventBatc
   if (slugs?.length === 0) return [];
   const named = slugs ? `AND slug IN (${slugs.map(() => '?').join(', ')})` : '';
   // Their jobs are due again, in the same statement (a failed order's job is done: made pending again).
-  const queued = enqueueSelectedSql(JOB_KINDS.restOrder, 'SELECT id::text AS reference, clock_timestamp() AS run_at, NULL::integer AS max_attempts FROM retried');
+  const queued = enqueueSelectedSql(
+    JOB_KINDS.restOrder,
+    'SELECT id::text AS reference, clock_timestamp() AS run_at, NULL::integer AS max_attempts FROM retried',
+  );
   const { rows } = (await db.raw(
     `WITH retried AS (
        UPDATE ?? SET status = 'pending', error = NULL, error_code = NULL, updated = ?

@@ -122,10 +122,12 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
     c.logError('express-ca-api: a batch of orders failed; retrying them one at a time', e);
     // Its orders are still pending and no longer handed over: their jobs let go, the single orders
     // and the batches after them claim them from the database (order-intake.ts).
-    await store.releaseOrderJobs(
-      taken.map((o) => o.id),
-      c.leaseOwner,
-    ).catch(() => undefined); // refused too: the leases lapse
+    await store
+      .releaseOrderJobs(
+        taken.map((o) => o.id),
+        c.leaseOwner,
+      )
+      .catch(() => undefined); // refused too: the leases lapse
     intake.listSoon();
     return { ok: false, claimed: Math.max(taken.length, 1) }; // every order of it once alone, the one at fault among them
   } finally {

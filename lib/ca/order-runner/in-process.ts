@@ -96,7 +96,9 @@ function isResolved(p: ProfilesConfig | Profiles | undefined): p is Profiles {
 export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InProcessOrderRunner {
   const { keyBackends } = options;
   if (!hasBatchOrders(options.store) || !hasJobStore(options.store)) {
-    throw new TypeError('inProcessOrderRunner: the store must take orders through jobs (BatchOrderStore and JobStore, as the knex store does)');
+    throw new TypeError(
+      'inProcessOrderRunner: the store must take orders through jobs (BatchOrderStore and JobStore, as the knex store does)',
+    );
   }
   const store: OrderRunnerStore = options.store;
   const profiles: Profiles = isResolved(options.profiles)

@@ -17,7 +17,7 @@
  */
 import { recordNotIssued } from '../issuance/issue';
 import { ORDER_LEASE_MS } from '../issuance/place-order';
-import { signOrder, takeIssuedCertificate } from '../issuance/order-store';
+import { signOrder, storeSignedOrders, takeIssuedCertificate } from '../issuance/order-store';
 import { IssuanceTaken, type SignedCertificate } from '../issuance/sign';
 import { isConnectionLost, JOB_KINDS, type JobRecord, type OrderRecord } from '../../ports';
 import type { JobContext, JobHandler, JobOutcome } from '../../work/jobs-runner';
@@ -67,13 +67,22 @@ async function processOrderJob(c: RunnerContext, job: JobRecord, { lease }: JobC
       if (issued) c.announce([issued]);
       return { kind: 'settled' };
     }
-    const stored = await store.issueOrders([{ order, certificate }], new Date(), lease.owner);
+    const stored = await storeSignedOrders(store, [{ order, certificate }], new Date(), lease.owner);
     if (stored.length === 0) {
       await recordNotIssued(c.signing.intents, certificate, 'the order was finished by another runner');
       return { kind: 'lost' };
     }
     const when = new Date();
-    return ended(c, [{ ...order, status: 'issued', certificateId: stored[0].certificateId, certificateSerial: certificate.serial, error: null, updated: when }]);
+    return ended(c, [
+      {
+        ...order,
+        status: 'issued',
+        certificateId: stored[0].certificateId,
+        certificateSerial: certificate.serial,
+        error: null,
+        updated: when,
+      },
+    ]);
   } catch (e) {
     // An outage is not the order's fault: not counted; the lease lapses and the job runner's loop backs off.
     if (isConnectionLost(e)) throw e;
