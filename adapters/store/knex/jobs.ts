@@ -78,8 +78,9 @@ export const insertLeasedJobsSql = (kind: string, select: string): string => `
   SELECT '${kindsLiteral([kind]).slice(1, -1)}', s.reference, clock_timestamp(), s.owner, s.until FROM (${select}) s
   RETURNING reference, lease_owner, lease_until`;
 
-/** SQL select list: the lease of the job named `alias` as a record's lease columns (`lease_owner`, `lease_expires`: rows.ts). */
-export const jobLeaseAsRecord = (alias: string): string => `${alias}.lease_owner, ${alias}.lease_until AS lease_expires`;
+/** SQL select list: the lease of the job named `alias` as `job_lease_owner` and `job_lease_until` (rows.ts `orderFromRow`). */
+export const jobLeaseAsRecord = (alias: string): string =>
+  `${alias}.lease_owner AS job_lease_owner, ${alias}.lease_until AS job_lease_until`;
 
 /**
  * SQL: the pending jobs of `kind` whose reference `references` selects (one text column) and that the

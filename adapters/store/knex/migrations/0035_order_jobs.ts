@@ -3,14 +3,17 @@
  * order gets its `rest_order` job (reference: the order's id, due at the order's creation so the
  * oldest are taken first); an order leased right now keeps its lease on its job (the instance that
  * placed it finishes it, the others wait for the lease to lapse, as before). From here on an order
- * is claimed only through its job, so the order's own lease columns (migration 0001) are dropped.
+ * is claimed only through its job and its lease is its job's.
  *
- * `ca_api_orders_certificate_idx` (migration 0004) stays: no query of the library looks orders up by
- * certificate any more, but the foreign key `certificate_id … ON DELETE SET NULL` does, for every
- * certificate deleted (a CA deleted with its certificates).
+ * The order's own lease columns (migration 0001) stay, unused and as they were: no migration drops a
+ * column (a database restored or migrated down keeps its values; test/store/upgrade.test.ts), as
+ * migration 0033 left the webhook endpoints' lease columns. `ca_api_orders_certificate_idx`
+ * (migration 0004) stays too: no query of the library looks orders up by certificate any more, but
+ * the foreign key `certificate_id … ON DELETE SET NULL` does, for every certificate deleted (a CA
+ * deleted with its certificates).
  *
- * `down` adds the lease columns back, hands them the live leases of the pending orders' jobs, and
- * removes the `rest_order` jobs. Literal SQL only: a migration never changes after it is released.
+ * `down` hands the pending orders the live leases of their jobs and removes the `rest_order` jobs.
+ * Literal SQL only: a migration never changes after it is released.
  */
 import type { Knex } from 'knex';
 
@@ -24,11 +27,9 @@ export async function up(knex: Knex): Promise<void> {
     WHERE o.status = 'pending'
     ORDER BY o.id
     ON CONFLICT (kind, reference) DO NOTHING`);
-  await knex.raw('ALTER TABLE ca_api_orders DROP COLUMN lease_owner, DROP COLUMN lease_expires');
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw('ALTER TABLE ca_api_orders ADD COLUMN lease_owner varchar(255) NULL, ADD COLUMN lease_expires timestamptz NULL');
   await knex.raw(`
     UPDATE ca_api_orders o SET lease_owner = j.lease_owner, lease_expires = j.lease_until
     FROM ca_api_jobs j
