@@ -183,7 +183,10 @@ describeOnPostgres('an instance killed mid-work: another finishes it, exactly on
       // The order's rest_order job, written with it, is leased to A's runner (no row lock on the order).
       const placed = (await db.knex(TABLES.orders).where({ slug }).first()) as { id: number; status: string };
       expect(placed.status).toBe('pending');
-      const leased = (await db.knex(TABLES.jobs).where({ kind: 'rest_order', reference: String(placed.id) }).first()) as {
+      const leased = (await db
+        .knex(TABLES.jobs)
+        .where({ kind: 'rest_order', reference: String(placed.id) })
+        .first()) as {
         state: string;
         lease_owner: string | null;
         lease_until: Date;

@@ -52,10 +52,9 @@ async function takeIssued(c: RunnerContext, outcomes: readonly Outcome[]): Promi
   return marked;
 }
 
-/** One batch; `ok: false` asks the runner to take `claimed` orders one per transaction next. */
+/** One batch; `ok: false` asks the runner to take `claimed` orders one at a time next. */
 export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean; claimed: number }> {
   const { store, intake } = c;
-  let claimed = 0;
   let taken: OrderRecord[] = [];
   try {
     const candidates = await intake.take(store, c.leaseOwner);
@@ -79,7 +78,7 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
     );
     const signed = outcomes.filter((o): o is Extract<Outcome, { certificate: SignedCertificate }> => 'certificate' in o);
     const failed = outcomes.filter((o): o is Extract<Outcome, { reason: string }> => 'reason' in o);
-    // The database failed, not the order: retried one per transaction, as a refused statement is.
+    // The database failed, not the order: retried one at a time, as a refused statement is.
     const storeFailure = failed.find((o) => isStoreError(o.error));
     if (storeFailure) {
       await notIssued(c, signed, storeFailure.error);
@@ -91,12 +90,12 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
     try {
       stored = signed.length ? await storeSignedOrders(store, signed, when, c.leaseOwner) : [];
     } catch (e) {
-      // Refused as a whole: its certificates are not issued, and the orders, one per transaction
+      // Refused as a whole: its certificates are not issued, and the orders, one at a time
       // next, get intents of their own (these would hold them for the order lease otherwise).
       if (!isConnectionLost(e)) await notIssued(c, signed, e);
       throw e;
     }
-    claimed = stored.length;
+    let claimed = stored.length;
     const storedOrders = new Set(stored.map((s) => s.orderId));
     for (const { certificate } of signed.filter((o) => !storedOrders.has(o.order.id))) {
       await recordNotIssued(c.signing.intents, certificate, 'the order was finished by another runner');

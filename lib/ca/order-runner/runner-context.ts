@@ -1,5 +1,5 @@
 /**
- * What the two ways of finishing orders (one per transaction, or a batch) share with the runner that
+ * What the two ways of finishing orders (one at a time, or a batch) share with the runner that
  * drives them (in-process.ts).
  */
 import type { Signing } from '../issuance/sign';
