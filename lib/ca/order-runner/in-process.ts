@@ -54,6 +54,7 @@ import { WorkLoop } from '../../work/loop';
 import { BACKOFF_POLICIES } from '../../work/policies';
 
 export interface InProcessOrderRunnerOptions {
+  /** The store; it must take orders through jobs (`BatchOrderStore` and `JobStoreProvider`, as the knex store does). */
   store: Store;
   keyBackends: KeyBackends;
   /** The router's `profiles` option (merged into the defaults), or already resolved profiles. */
