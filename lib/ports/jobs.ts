@@ -93,6 +93,11 @@ export function hasJobStore<S extends object>(store: S): store is S & JobStorePr
 
 /** The kinds of job there are today (docs/DESIGN.md "Background jobs"), each with its reference. */
 export const JOB_KINDS = {
+  /**
+   * A REST order placed `pending` (lib/ca/order-runner): written with the order, in its INSERT, and
+   * done in the statement that issues or fails the order; reference: the order's id.
+   */
+  restOrder: 'rest_order',
   /** Webhook delivery (lib/webhooks/delivery.ts): one job per endpoint with events to deliver; reference: the endpoint's id. */
   webhookDelivery: 'webhook_delivery',
   /** The scan for expiring certificates (lib/webhooks/delivery.ts): one recurring job, reference `certificates`. */

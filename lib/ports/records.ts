@@ -151,7 +151,10 @@ export interface OrderRecord {
    * the store kept it and not in flight then (migration 0017).
    */
   requester?: Actor | null;
-  /** Reserved for multi-instance workers: who holds the order and until when. */
+  /**
+   * Who holds a pending order and until when: the lease of its `rest_order` job (lib/ports/jobs.ts),
+   * null when none holds it (and once it is finished).
+   */
   leaseOwner: string | null;
   leaseExpires: Date | null;
 }
@@ -159,8 +162,9 @@ export interface OrderRecord {
 /** What a new order is made of; the store adds the slug, the status and the timestamps. */
 export type NewOrder = Pick<OrderRecord, 'caId' | 'userId' | 'request' | 'requester'> & {
   /**
-   * Written leased to the runner that was told about it (`OrderRunner.leaseOwner`): until `expires`
-   * other instances' runners leave it to that one (docs/DESIGN.md "Orders").
+   * Written with its `rest_order` job leased to the runner that was told about it
+   * (`OrderRunner.leaseOwner`): until `expires` other instances' runners leave it to that one
+   * (docs/DESIGN.md "Orders").
    */
   lease?: { owner: string; expires: Date };
 };

@@ -52,13 +52,12 @@ export interface CertificateStore extends CertificateReader {
 
 /** Sign orders: placed by the sign endpoints, finished by an order runner. */
 export interface OrderStore {
+  /**
+   * A new `pending` order, with its `rest_order` job (lib/ports/jobs.ts) written in the same statement:
+   * leased to `order.lease` when given, so that only that runner takes it until the lease lapses.
+   */
   createOrder(order: NewOrder): Promise<OrderRecord>;
   getOrder(slug: string): Promise<OrderRecord | null>;
-  /**
-   * Claim up to `limit` pending orders for processing (`FOR UPDATE SKIP LOCKED`); call inside
-   * `transaction` so that the claim lasts until the order is finished.
-   */
-  claimPendingOrders(limit: number, leaseOwner?: string): Promise<OrderRecord[]>;
   markOrderIssued(orderId: number, certificateId: number): Promise<OrderRecord>;
   markOrderFailed(orderId: number, error: string): Promise<OrderRecord>;
 }

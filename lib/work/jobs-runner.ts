@@ -36,7 +36,12 @@ export type JobOutcome =
   /** Not for this runner now (say, a secret its key cannot open): let go, and left to other runners for `forMs`. */
   | { kind: 'pass'; forMs: number }
   /** The lease was lost (the handler learnt so from a settling write): nothing more to write. */
-  | { kind: 'lost' };
+  | { kind: 'lost' }
+  /**
+   * The handler's own write ended the job, in the statement that recorded its work (a REST order
+   * issued or failed with its job done): nothing more to write.
+   */
+  | { kind: 'settled' };
 
 export interface JobContext {
   /** The lease the job was claimed with, for writes that hold only while it does. */
@@ -122,7 +127,18 @@ export class JobsRunner {
 
   /** One claim now; resolves when the jobs it started have ended. */
   async runNow(): Promise<void> {
-    await Promise.all(await this.round().catch(() => []));
+    await this.runOnce().catch(() => 0);
+  }
+
+  /**
+   * One claim now, outside the loop (a caller that drives its own loop: the REST order runner's
+   * lanes); resolves with how many jobs it ran once they have ended. A claim that fails with a lost
+   * connection rejects (the caller's outage back-off).
+   */
+  async runOnce(): Promise<number> {
+    const runs = await this.round();
+    await Promise.all(runs);
+    return runs.length;
   }
 
   /** Stop claiming, cut the handlers' requests short, and wait for the jobs under way to end. */
@@ -211,6 +227,7 @@ export class JobsRunner {
         await jobs.release(lease);
         return;
       case 'lost':
+      case 'settled':
         return;
       case 'retry': {
         const attempts = outcome.attempts ?? job.attempts + 1;

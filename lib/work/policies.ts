@@ -20,6 +20,9 @@ export const WORK_OUTAGE_MIN_BASE_MS = 100;
  */
 export const ACME_RETRY_MAX_MS = 3_600_000;
 
+/** The longest wait before another attempt at a REST order the store refused. */
+export const REST_ORDER_RETRY_MAX_MS = 30_000;
+
 export const BACKOFF_POLICIES = {
   /**
    * A database outage, for every work loop (lib/work/loop.ts: the REST order runner, the ACME
@@ -41,6 +44,16 @@ export const BACKOFF_POLICIES = {
   acmeIssuanceRetry: (validationRetryMs: number): BackoffPolicy => ({
     baseMs: validationRetryMs,
     maxMs: ACME_RETRY_MAX_MS,
+    jitter: 'equal',
+  }),
+  /**
+   * A REST order the store refused (lib/ca/order-runner/single-order.ts, a `rest_order` job): tried
+   * again from the runner's poll interval (`pollIntervalMs`, 1 s; at least 100 ms), doubling, up to
+   * 30 s; after `maxAttempts` (3) failed attempts the order fails with the reason.
+   */
+  restOrderRetry: (pollIntervalMs: number): BackoffPolicy => ({
+    baseMs: Math.max(WORK_OUTAGE_MIN_BASE_MS, pollIntervalMs),
+    maxMs: REST_ORDER_RETRY_MAX_MS,
     jitter: 'equal',
   }),
   /** Webhook delivery (lib/webhooks/delivery.ts): from `backoffBaseMs` (5 s), doubling, up to `backoffMaxMs` (1 hour). */

@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => f.close());
 
 /** The runner's own poll for orders from elsewhere (every 50 ms in the fixture), not the request's. */
-const RUNNER_POLL = /^select \* from "ca_api_orders" where "status" = \$1/;
+const RUNNER_POLL = /^UPDATE ca_api_jobs SET lease_owner = |^select \* from "ca_api_orders" where "status" = \$1/;
 
 /** The SQL statements `work` sends to the database, but for the runner's poll. */
 async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
@@ -71,7 +71,9 @@ test('the order is written issued, with its certificate, in one statement (its e
   expect(pollStatements).toHaveLength(0);
   // The database agrees: issued, pointing at a certificate of this CA with that serial.
   const row = await f.db.knex(TABLES.orders).where({ slug: res.body.slug }).first();
-  expect(row).toMatchObject({ status: 'issued', lease_owner: null, error: null });
+  expect(row).toMatchObject({ status: 'issued', error: null });
+  // Finished in the request: no background job was ever written for it.
+  expect(await f.db.knex(TABLES.jobs).where({ kind: 'rest_order', reference: String(row.id) })).toEqual([]);
   const cert = await f.store.findCertificate(f.ca.id, poll.body.serial);
   expect(cert?.id).toBe(Number(row.certificate_id));
   expect(cert?.cn).toBe('in-request.example.com');
@@ -177,8 +179,8 @@ describe('signInRequest: false', () => {
     }
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'pending', serial: null });
-    // The pending INSERT of the order, then the runner's statement that stores the certificate.
-    const orderInsert = statements.findIndex((sql) => /^insert into "ca_api_orders"/.test(sql));
+    // The pending INSERT of the order with its rest_order job (one statement), then the runner's statement that stores the certificate.
+    const orderInsert = statements.findIndex((sql) => /insert into "ca_api_orders"[^]*insert into "?ca_api_jobs"?/i.test(sql));
     const certificateInsert = statements.findIndex((sql) => /insert into "ca_api_certificates"/.test(sql));
     expect(orderInsert).toBeGreaterThanOrEqual(0);
     expect(certificateInsert).toBeGreaterThan(orderInsert);

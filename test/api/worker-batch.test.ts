@@ -7,13 +7,14 @@
 import request from 'supertest';
 import { TABLES } from '../../adapters/store/knex/tables';
 import { inProcessOrderRunner } from '../../lib/ca/order-runner/in-process';
-import type { KeyBackend, OrderRunner, Store } from '../../lib/ports';
+import { JOB_KINDS, type BatchOrderStore, type JobStoreProvider, type KeyBackend, type OrderRunner, type Store } from '../../lib/ports';
 import { API, opensslCsr, setupApi, type ApiFixture } from './fixture';
 
 const holding: OrderRunner = { start: async () => undefined, stop: async () => undefined, notify: () => undefined };
 
 let f: ApiFixture;
 let csr: string;
+const jobs = { listJobs: (filter: { kind: string }) => (f.store as unknown as JobStoreProvider).jobs.listJobs(filter) };
 beforeAll(async () => {
   f = await setupApi(undefined, { orderRunner: holding });
   csr = opensslCsr('EC').csr;
@@ -62,16 +63,20 @@ test('a batch of orders is finished with four statements and the events of its c
     f.db.knex.off('query', onQuery);
   }
   expect(drained).toBe(5);
-  // Read the orders, read their CA, record the five intents in one statement (before any signature:
-  // docs/DESIGN.md "Issuing authority"), store everything in one statement and the five events in
-  // another, in one transaction. The listing came back short of a page, so nothing is left to look
-  // for: no further read (lib/ca/order-runner/order-intake.ts).
+  // Claim their jobs (the one claim statement), read the orders, read their CA, record the five
+  // intents in one statement (before any signature: docs/DESIGN.md "Issuing authority"), then ONE
+  // statement that stores the certificates, marks the orders issued, completes their jobs and appends
+  // the five events — no transaction around it. The claim came back short of a page, so nothing is
+  // left to look for: no further claim (lib/ca/order-runner/order-intake.ts).
   expect(count()).toBe(0);
-  expect(statements).toHaveLength(7);
+  expect(statements).toHaveLength(5);
+  expect(statements[0]).toMatch(/^UPDATE ca_api_jobs SET lease_owner = /);
   expect(statements.filter((sql) => /INSERT INTO "ca_api_issuance_intents"/.test(sql))).toHaveLength(1);
-  expect(statements.filter((sql) => /insert into "ca_api_certificates"/.test(sql))).toHaveLength(1);
-  expect(statements.filter((sql) => /insert into "ca_api_events"/.test(sql))).toHaveLength(1);
-  expect(statements.filter((sql) => /^(BEGIN|COMMIT);$/.test(sql))).toEqual(['BEGIN;', 'COMMIT;']);
+  const stored = statements.filter((sql) => /insert into "ca_api_certificates"/.test(sql));
+  expect(stored).toHaveLength(1);
+  expect(stored[0]).toMatch(/update ca_api_jobs j set state = 'done'[^]*insert into "ca_api_events"/i);
+  expect(statements.filter((sql) => /^(BEGIN|COMMIT);$/.test(sql))).toEqual([]);
+  expect(statements.filter((sql) => /for update/i.test(sql) && /ca_api_orders/.test(sql))).toEqual([]); // no row lock on an order
   for (const [i, slug] of slugs.entries()) {
     const order = await f.store.getOrder(slug);
     expect(order?.status).toBe('issued');
@@ -81,13 +86,13 @@ test('a batch of orders is finished with four statements and the events of its c
   }
 });
 
-test('batchSize 1 takes one order at a time: claimed in one transaction, stored in another, signed between', async () => {
+test('batchSize 1 takes one order at a time: claimed through its job, signed and stored with no transaction open', async () => {
   await placeOrders(['s1.example.com', 's2.example.com']);
   const { store, count } = countingTransactions(f.store);
   const drained = await inProcessOrderRunner({ store, keyBackends: { default: f.keyBackend }, batchSize: 1 }).drain();
   expect(drained).toBe(2);
-  // Per order a claim and a store (no row lock held while the key signs), then the claim that finds none.
-  expect(count()).toBe(5);
+  // Per order a claim of one job and one statement that stores it (no row lock held while the key signs).
+  expect(count()).toBe(0);
 });
 
 test('an order the database refuses fails alone; the rest of its batch is issued', async () => {
@@ -104,9 +109,28 @@ test('an order the database refuses fails alone; the rest of its batch is issued
   try {
     const slugs = await placeOrders(['ok1.example.com', 'refused.example.com', 'ok2.example.com', 'ok3.example.com']);
     const errors: unknown[] = [];
-    await inProcessOrderRunner({ store: f.store, keyBackends: { default: f.keyBackend }, logError: (_m, e) => errors.push(e) }).drain();
-    const statuses = await Promise.all(slugs.map(async (slug) => (await f.store.getOrder(slug))?.status));
-    expect(statuses).toEqual(['issued', 'failed', 'issued', 'issued']);
+    const runner = inProcessOrderRunner({
+      store: f.store,
+      keyBackends: { default: f.keyBackend },
+      logError: (_m, e) => errors.push(e), // pollIntervalMs 1000: a first back-off of 500..1000 ms
+    });
+    await runner.drain();
+    const statusesNow = async () => Promise.all(slugs.map(async (slug) => (await f.store.getOrder(slug))?.status));
+    // The others issued; the refused one taken alone, its failed attempt counted in its job, with back-off.
+    expect(await statusesNow()).toEqual(['issued', 'pending', 'issued', 'issued']);
+    const refused = (await f.store.getOrder(slugs[1]))!;
+    const jobOf = async () => (await jobs.listJobs({ kind: JOB_KINDS.restOrder })).find((j) => j.reference === String(refused.id))!;
+    const first = await jobOf();
+    expect(first).toMatchObject({ state: 'pending', attempts: 1, leaseOwner: null });
+    expect(first.lastError).toBeTruthy(); // the refusal, as the database gave it
+    expect(first.runAt.getTime()).toBeGreaterThan(Date.now()); // due only after its back-off
+    // Driven until its attempts are spent (maxAttempts 3): the ORDER fails with the reason, its job is done.
+    for (let i = 0; i < 50 && (await f.store.getOrder(slugs[1]))?.status === 'pending'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      await runner.drain();
+    }
+    expect(await statusesNow()).toEqual(['issued', 'failed', 'issued', 'issued']);
+    expect(await jobOf()).toMatchObject({ state: 'done', leaseOwner: null });
     const failed = await f.store.getOrder(slugs[1]);
     expect(failed?.error).toMatch(/database/);
     expect(errors.length).toBeGreaterThan(0);
@@ -121,10 +145,10 @@ test('orders another worker finishes while a batch is being signed are left as t
   const slugs = await placeOrders(['mine1.example.com', 'theirs.example.com', 'mine2.example.com']);
   const theirs = (await f.store.getOrder(slugs[1]))!;
   // Another instance finishes one of the listed orders between our read and our transaction.
-  const racing = Object.create(f.store) as Store & { listPendingOrders(limit: number): Promise<unknown[]> };
-  const list = (f.store as unknown as typeof racing).listPendingOrders.bind(f.store);
-  racing.listPendingOrders = async (limit: number) => {
-    const listed = await list(limit);
+  const racing = Object.create(f.store) as Store & BatchOrderStore;
+  const read = (f.store as Store & BatchOrderStore).pendingOrders.bind(f.store);
+  racing.pendingOrders = async (ids) => {
+    const listed = await read(ids);
     await f.db.knex(TABLES.orders).where({ id: theirs.id }).update({ status: 'failed', error: 'finished elsewhere' });
     return listed;
   };
@@ -197,11 +221,13 @@ test('orders of a batch that cannot be signed fail with their reason in one stat
     expect(order).toMatchObject({ status: 'failed', certificateId: null });
     expect(order?.error).toMatch(/CSR|PEM|certificate signing request/i);
   }
-  // Read the orders, their CA; record the intent of the one that can be signed (the others fail before
-  // any intent); store the issued one; mark both failures: one statement each, the last two each in a
-  // transaction with its events.
-  expect(statements.filter((sql) => /^with claimed as .*update "ca_api_orders" as o set status = 'failed'/s.test(sql))).toHaveLength(1);
+  // Claim the jobs, read the orders, their CA; record the intent of the one that can be signed (the
+  // others fail before any intent); store the issued one; mark both failures: one statement each,
+  // each completing its orders' jobs and appending their events, with no transaction around it.
+  const failing = statements.filter((sql) => /update "ca_api_orders" as o set status = 'failed'/.test(sql));
+  expect(failing).toHaveLength(1);
+  expect(failing[0]).toMatch(/update ca_api_jobs j set state = 'done'[^]*insert into "ca_api_events"/i);
   expect(statements.filter((sql) => /insert into "ca_api_events"/.test(sql))).toHaveLength(2);
-  expect(statements).toHaveLength(11);
+  expect(statements).toHaveLength(6);
   expect(settled.sort()).toEqual([`${ok} issued`, `${bad1.slug} failed`, `${bad2.slug} failed`].sort());
 });

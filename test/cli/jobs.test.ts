@@ -6,6 +6,7 @@
  */
 import { hasJobStore, type JobStore } from '../../lib/ports';
 import { testDatabaseTargets } from '../helpers/database';
+import { newCa, signRequest } from '../store/records';
 import { cliFixture } from './helpers';
 
 const utc = (d: Date) => d.toISOString().replace('.000Z', 'Z');
@@ -48,6 +49,24 @@ describe.each(testDatabaseTargets())('list_jobs and retry_job on $name', (target
     expect(await jobs.getJob(delivery.id)).toMatchObject({ state: 'pending', attempts: 0 });
     const claimed = await jobs.claim(['webhook_delivery'], 'runner', 1, 60_000);
     expect(claimed.map((j) => j.id)).toEqual([delivery.id]);
+  });
+
+  it("lists REST orders' rest_order jobs: pending with the order, done with it, pending again when ca-admin retries the order", async () => {
+    await f.db.truncate();
+    const ca = await f.db.store.insertCa(newCa());
+    const user = await f.db.store.createUser('alice', 'h', []);
+    const order = await f.db.store.createOrder({ caId: ca.id, userId: user.id, request: signRequest() });
+    const listed = await f.cli(['list_jobs', '--kind', 'rest_order']);
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    expect(listed.stdout).toMatch(new RegExp(`^\\d+ - rest_order ${order.id} - pending - run at \\S+ - 0 attempts\n$`));
+    await f.db.store.markOrderFailed(order.id, 'no');
+    expect((await f.cli(['list_jobs', '--kind', 'rest_order', '--state', 'done'])).stdout).toMatch(
+      new RegExp(`^\\d+ - rest_order ${order.id} - done `),
+    );
+    expect(await f.cli(['retry_orders', ca.name, order.slug])).toMatchObject({ code: 0 });
+    expect((await f.cli(['list_jobs', '--kind', 'rest_order', '--state', 'pending'])).stdout).toMatch(
+      new RegExp(`^\\d+ - rest_order ${order.id} - pending `),
+    );
   });
 
   it('refuses what it cannot do, in one line', async () => {

@@ -15,6 +15,8 @@ import {
   type StoredKeyRewriting,
   type Store,
   type UserAdministration,
+  JOB_KINDS,
+  type JobStoreProvider,
 } from '../../lib/ports';
 import { cliRunner } from '../cli/helpers';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
@@ -26,7 +28,7 @@ const API_USER: Actor = { type: 'api_user', id: 1, name: 'alice', protocol: 'res
 
 describe.each(testDatabaseTargets())('audit log on $name', (target) => {
   let db: TestDatabase;
-  let store: Store & AuditLogProvider & StoredKeyRewriting & UserAdministration & BatchOrderStore;
+  let store: Store & AuditLogProvider & StoredKeyRewriting & UserAdministration & BatchOrderStore & JobStoreProvider;
   beforeAll(async () => {
     db = await openTestDatabase(target);
     store = db.store as typeof store;
@@ -240,8 +242,13 @@ describe.each(testDatabaseTargets())('audit log on $name', (target) => {
     const failing = await store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest(), requester: actor });
     expect(queued.requester).toEqual(actor);
     // The runner signs with the order's requester (lib/ca/issuance/order-store.ts), read back from its row.
-    const [pending] = (await store.listPendingOrders!(10)).filter((o) => o.id === queued.id);
-    await store.issueOrders!([{ orderId: queued.id, certificate: { ...newCertificate(ca.id), requester: pending.requester } }], new Date());
+    await store.jobs.claim([JOB_KINDS.restOrder], 'runner', 10, 60_000);
+    const [pending] = await store.pendingOrders!([queued.id]);
+    await store.issueOrders!(
+      [{ order: pending, certificate: { ...newCertificate(ca.id), requester: pending.requester } }],
+      new Date(),
+      'runner',
+    );
     await store.markOrderFailed(failing.id, 'no');
     const actors = (await rows())
       .filter((r) => r.type !== 'ca.created' && r.type !== 'user.created')

@@ -14,6 +14,8 @@ import {
   type EventLog,
   type IssuedOrderStore,
   type Store,
+  JOB_KINDS,
+  type JobStoreProvider,
 } from '../../lib/ports';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { newCa, newCertificate, signRequest } from '../store/records';
@@ -22,7 +24,7 @@ const OPERATOR: Actor = { type: 'operator', name: 'root', protocol: 'cli' };
 
 describe.each(testDatabaseTargets())('EventLog on $name', (target) => {
   let db: TestDatabase;
-  let store: Store & EventLog & IssuedOrderStore & BatchOrderStore;
+  let store: Store & EventLog & IssuedOrderStore & BatchOrderStore & JobStoreProvider;
 
   beforeAll(async () => {
     db = await openTestDatabase(target);
@@ -87,7 +89,8 @@ describe.each(testDatabaseTargets())('EventLog on $name', (target) => {
     const after = await store.latestEventId();
     // The runner's certificates name their order's requester (lib/ca/issuance/order-store.ts).
     const batch = [{ ...newCertificate(ca.id), requester: a.requester }];
-    await store.issueOrders!([{ orderId: a.id, certificate: batch[0] }], new Date());
+    await store.jobs.claim([JOB_KINDS.restOrder], 'runner', 10, 60_000);
+    await store.issueOrders!([{ order: a, certificate: batch[0] }], new Date(), 'runner');
     const single = { ...newCertificate(ca.id), requester: b.requester };
     await store.transaction(async (tx) => {
       const stored = await tx.insertCertificate(single);

@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import { KnexAuditLog } from '../../adapters/store/knex/audit';
 import type { KnexStore } from '../../adapters/store/knex/store';
 import { verifyAuditChain } from '../../lib/audit/audit-chain';
-import { actingAs, type Actor, type DomainEvent } from '../../lib/ports';
+import { actingAs, JOB_KINDS, type Actor, type DomainEvent } from '../../lib/ports';
 import { openTestDatabase, statementsOf, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { newCa, newCertificate, randomSerial, signRequest } from '../store/records';
 
@@ -160,7 +160,8 @@ describe.each(testDatabaseTargets())('events written by the store on $name', (ta
     expect(statements.filter((sql) => EVENTS_INSERT.test(sql))).toHaveLength(1);
     await store.markOrderFailed(placed.id, 'Again.');
     await actingAs(store, OPERATOR).markOrderFailed(unnamed.id, 'x'.repeat(300));
-    await store.failOrders([{ orderId: batch.id, reason: 'Could not sign certificate.' }]);
+    await store.jobs.claim([JOB_KINDS.restOrder], 'runner', 10, 60_000);
+    await store.failOrders([{ order: batch, reason: 'Could not sign certificate.' }], 'runner');
     const events = await since(after);
     expect(events.map((e) => [e.type, e.caSerial, e.serial, e.actor.type])).toEqual([
       ['order.failed', ca.serial, null, 'api_user'],

@@ -180,12 +180,18 @@ describeOnPostgres('an instance killed mid-work: another finishes it, exactly on
       expect(res.status).toBe(200);
       const { slug } = (await res.json()) as { slug: string };
       await until("A's runner signing", async () => gate.held());
-      const leased = (await db.knex(TABLES.orders).where({ slug }).first()) as {
-        status: string;
+      // The order's rest_order job, written with it, is leased to A's runner (no row lock on the order).
+      const placed = (await db.knex(TABLES.orders).where({ slug }).first()) as { id: number; status: string };
+      expect(placed.status).toBe('pending');
+      const leased = (await db
+        .knex(TABLES.jobs)
+        .where({ kind: 'rest_order', reference: String(placed.id) })
+        .first()) as {
+        state: string;
         lease_owner: string | null;
-        lease_expires: Date;
+        lease_until: Date;
       };
-      expect(leased).toMatchObject({ status: 'pending', lease_owner: expect.stringMatching(/^in-process:/) });
+      expect(leased).toMatchObject({ state: 'pending', lease_owner: expect.stringMatching(/^in-process:/) });
       await endA(a, ending);
 
       const order = await until('the order issued by B', async () => {
@@ -196,7 +202,11 @@ describeOnPostgres('an instance killed mid-work: another finishes it, exactly on
       expect(order.status).toBe('issued');
       const row = (await db.knex(TABLES.orders).where({ slug }).first()) as { status: string; updated: Date; certificate_id: number };
       expect(row.status).toBe('issued');
-      expect(row.updated.getTime()).toBeGreaterThanOrEqual(new Date(leased.lease_expires).getTime()); // B waited for A's lease
+      expect(row.updated.getTime()).toBeGreaterThanOrEqual(new Date(leased.lease_until).getTime()); // B waited for A's lease
+      // Its job ended once, with the order.
+      expect(await db.knex(TABLES.jobs).where({ kind: 'rest_order', reference: String(placed.id) })).toMatchObject([
+        { state: 'done', lease_owner: null },
+      ]);
       const cert = await fetch(`${b.url}/django_ca/api/ca/${ca.serial}/certs/${order.serial}/`, { headers: auth });
       expect(cert.status).toBe(200);
 

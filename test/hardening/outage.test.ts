@@ -6,6 +6,7 @@
  */
 import request from 'supertest';
 import { knexStore, StoreUnavailableError } from '../../lib';
+import { hasJobStore } from '../../lib/ports';
 import { inProcessOrderRunner } from '../../lib/ca/order-runner/in-process';
 import { WorkLoop, type WorkLoopOptions } from '../../lib/work/loop';
 import { BACKOFF_POLICIES, WORK_OUTAGE_MAX_MS } from '../../lib/work/policies';
@@ -54,9 +55,17 @@ test('the in-process order runner backs off while the database is unreachable, a
   const failures: unknown[] = [];
   let claims = 0;
   const store = knexStore(dead.db);
+  // Orders are claimed through their jobs (JobStore.claim): count the claims.
+  if (!hasJobStore(store)) throw new Error('the knex store has jobs');
+  const jobs = new Proxy(store.jobs, {
+    get(target, prop, receiver) {
+      if (prop === 'claim') claims++;
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
   const counting = new Proxy(store, {
     get(target, prop, receiver) {
-      if (prop === 'transaction') claims++;
+      if (prop === 'jobs') return jobs;
       return Reflect.get(target, prop, receiver) as unknown;
     },
   });

@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { knexStore } from '../../adapters/store/knex';
-import { StoreConflictError, type Store } from '../../lib/ports';
+import { hasBatchOrders, hasJobStore, JOB_KINDS, StoreConflictError, type Store } from '../../lib/ports';
 import { describeOnPostgres, openSecondPool, openTestDatabase, type TestDatabase } from '../helpers/database';
 import { newCa, newCertificate, randomSerial, signRequest } from './records';
 
@@ -64,25 +64,24 @@ describeOnPostgres('concurrent writers on PostgreSQL', (target) => {
     }
   });
 
-  it('hands each pending order to exactly one of two workers', async () => {
+  it('hands each pending order to exactly one of two workers (claimed through its job)', async () => {
     const ca = await a.insertCa(newCa());
     const user = await a.createUser('worker-test', 'h', []);
     const created = [];
     for (let i = 0; i < 10; i++) created.push(await a.createOrder({ caId: ca.id, userId: user.id, request: signRequest() }));
 
-    // Both workers hold their claims open until both have claimed, like two busy worker processes.
-    let release!: () => void;
-    const bothClaimed = new Promise<void>((resolve) => (release = resolve));
-    let claims = 0;
-    const work = (store: Store) =>
-      store.transaction(async (tx) => {
-        const mine = await tx.claimPendingOrders(6);
-        if (++claims === 2) release();
-        await bothClaimed;
-        for (const order of mine) await tx.markOrderFailed(order.id, `claimed by ${store === a ? 'a' : 'b'}`);
-        return mine.map((o) => o.id);
-      });
-    const [fromA, fromB] = await Promise.all([work(a), work(b)]);
+    // Both workers claim at once, like two busy worker processes, then finish what they got.
+    const work = async (store: Store, owner: string) => {
+      if (!hasJobStore(store) || !hasBatchOrders(store)) throw new Error('the knex store takes orders through jobs');
+      const mine = await store.jobs.claim([JOB_KINDS.restOrder], owner, 6, 60_000);
+      const orders = await store.pendingOrders(mine.map((j) => Number(j.reference)));
+      const failed = await store.failOrders(
+        orders.map((order) => ({ order, reason: `claimed by ${owner}` })),
+        owner,
+      );
+      return failed.map((o) => o.id);
+    };
+    const [fromA, fromB] = await Promise.all([work(a, 'a'), work(b, 'b')]);
 
     expect(fromA.filter((id) => fromB.includes(id))).toEqual([]);
     expect([...fromA, ...fromB].sort((x, y) => x - y)).toEqual(created.map((o) => o.id));

@@ -3,12 +3,28 @@
  * TEST_DATABASE_URL is set). One database per target for the whole file; tables are emptied between
  * tests.
  */
-import { ALL_PERMISSIONS, hasBatchOrders, hasEventLog, StoreConflictError, StoreNotFoundError, type Store } from '../../lib/ports';
+import {
+  ALL_PERMISSIONS,
+  hasBatchOrders,
+  hasEventLog,
+  hasJobStore,
+  JOB_KINDS,
+  StoreConflictError,
+  StoreNotFoundError,
+  type OrderRecord,
+  type Store,
+} from '../../lib/ports';
 import type { Extension } from '../../lib/x509/types';
 import { openTestDatabase, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { newCa, newCertificate, randomSerial, signRequest } from './records';
 
 const DAY = 24 * 3600 * 1000;
+
+/** The store's background jobs (the knex store has them). */
+function jobsOf(store: Store) {
+  if (!hasJobStore(store)) throw new Error('the knex store has jobs');
+  return store.jobs;
+}
 
 describe.each(testDatabaseTargets())('knex store on $name', (target) => {
   let db: TestDatabase;
@@ -67,6 +83,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0031_certificate_events_by_code',
         '0032_management_events_by_code',
         '0033_jobs',
+        '0035_order_jobs',
         '0036_issued_intents_without_tbs',
       ]);
     });
@@ -360,7 +377,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
       expect(await store.getOrder('doesnotexist')).toBeNull();
     });
 
-    it('leaves an order leased to another runner alone until the lease lapses; its own runner takes it at once', async () => {
+    it("writes each pending order's rest_order job in its INSERT, leased as the order is; only the job's holder finishes it", async () => {
       const ca = await store.insertCa(newCa());
       const alice = await user();
       const soon = new Date(Date.now() + 60_000);
@@ -378,33 +395,40 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
       });
       const free = await store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest() });
       expect(leased).toMatchObject({ leaseOwner: 'a', leaseExpires: soon });
+      expect(await store.getOrder(leased.slug)).toEqual(leased);
+      const jobs = await jobsOf(store).listJobs({ kind: JOB_KINDS.restOrder });
+      expect(jobs.map((j) => j.reference).sort()).toEqual([leased.id, lapsed.id, free.id].map(String).sort());
       const batch = <S extends Store>(s: S) => {
         if (!hasBatchOrders(s)) throw new Error('the knex store has batch orders');
         return s;
       };
       const ids = (orders: { id: number }[]) => orders.map((o) => o.id);
-      expect(ids(await batch(store).listPendingOrders(10, 'b'))).toEqual([lapsed.id, free.id]);
-      expect(ids(await batch(store).listPendingOrders(10))).toEqual([lapsed.id, free.id]);
-      expect(ids(await batch(store).listPendingOrders(10, 'a'))).toEqual([leased.id, lapsed.id, free.id]);
-      expect(ids(await store.transaction((tx) => tx.claimPendingOrders(10, 'b')))).toEqual([lapsed.id, free.id]);
-      expect(ids(await store.transaction((tx) => tx.claimPendingOrders(1, 'a')))).toEqual([leased.id]);
-      // A batch's failures are written for the orders still claimable only.
-      const failures = (...orders: { id: number }[]) => orders.map((o) => ({ orderId: o.id, reason: `no ${o.id}` }));
+      // The one claim: a live lease is left alone, a lapsed one and a free job are taken.
+      const claimed = await jobsOf(store).claim([JOB_KINDS.restOrder], 'b', 10, 60_000);
+      expect(claimed.map((j) => Number(j.reference))).toEqual([lapsed.id, free.id]);
+      expect(ids(await batch(store).pendingOrders([leased.id, lapsed.id, free.id, 9999]))).toEqual([leased.id, lapsed.id, free.id]);
+      // A batch's failures are written for the orders whose job the writer holds only, their jobs done with them.
+      const failures = (...orders: OrderRecord[]) => orders.map((order) => ({ order, reason: `no ${order.id}` }));
       const failed = await batch(store).failOrders(failures(leased, free), 'b');
       expect(failed).toMatchObject([{ id: free.id, status: 'failed', error: `no ${free.id}`, leaseOwner: null }]);
       expect(await store.getOrder(free.slug)).toEqual(failed[0]);
       expect((await store.getOrder(leased.slug))?.status).toBe('pending');
       expect(ids(await batch(store).failOrders(failures(leased, free), 'a'))).toEqual([leased.id]);
+      const state = async (o: OrderRecord) =>
+        (await jobsOf(store).listJobs({ kind: JOB_KINDS.restOrder })).find((j) => j.reference === String(o.id))?.state;
+      expect(await state(free)).toBe('done');
+      expect(await state(leased)).toBe('done');
+      expect(await state(lapsed)).toBe('running');
+      // Let go: claimable by anyone at once.
+      await batch(store).releaseOrderJobs([lapsed.id], 'b');
+      expect((await jobsOf(store).claim([JOB_KINDS.restOrder], 'c', 10, 60_000)).map((j) => Number(j.reference))).toEqual([lapsed.id]);
     });
 
-    it('claims pending orders oldest first inside a transaction and marks them issued or failed', async () => {
+    it('marks orders issued or failed, their jobs done with them', async () => {
       const ca = await store.insertCa(newCa());
       const alice = await user();
       const orders = [];
       for (let i = 0; i < 3; i++) orders.push(await store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest() }));
-
-      const claimed = await store.transaction((tx) => tx.claimPendingOrders(2));
-      expect(claimed.map((o) => o.id)).toEqual([orders[0].id, orders[1].id]);
 
       const cert = await store.insertCertificate(newCertificate(ca.id));
       const issued = await store.markOrderIssued(orders[0].id, cert.id);
@@ -414,8 +438,8 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
       const failed = await store.markOrderFailed(orders[1].id, 'Could not sign certificate.');
       expect(failed).toMatchObject({ status: 'failed', error: 'Could not sign certificate.', certificateSerial: null });
 
-      const rest = await store.transaction((tx) => tx.claimPendingOrders(10));
-      expect(rest.map((o) => o.id)).toEqual([orders[2].id]);
+      const rest = await jobsOf(store).claim([JOB_KINDS.restOrder], 'w', 10, 60_000);
+      expect(rest.map((j) => Number(j.reference))).toEqual([orders[2].id]);
 
       await expect(store.markOrderIssued(9999, cert.id)).rejects.toBeInstanceOf(StoreNotFoundError);
       await expect(store.markOrderFailed(9999, 'x')).rejects.toBeInstanceOf(StoreNotFoundError);
@@ -427,7 +451,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
       const bob = await user('bob');
       const inserts: string[] = [];
       const onQuery = (q: { sql: string }) => {
-        if (/^insert into "ca_api_orders"/i.test(q.sql)) inserts.push(q.sql);
+        if (/insert into "ca_api_orders"/i.test(q.sql)) inserts.push(q.sql);
       };
       db.knex.on('query', onQuery);
       try {
@@ -458,24 +482,6 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
       const stored = await db.knex('ca_api_orders').count<{ count: string | number }[]>('* as count');
       expect(Number(stored[0].count)).toBe(2);
-    });
-
-    it('leaves orders leased to another instance alone until the lease expires', async () => {
-      const ca = await store.insertCa(newCa());
-      const alice = await user();
-      const held = await store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest() });
-      const lapsed = await store.createOrder({ caId: ca.id, userId: alice.id, request: signRequest() });
-      await db
-        .knex('ca_api_orders')
-        .where({ id: held.id })
-        .update({ lease_owner: 'other', lease_expires: new Date(Date.now() + DAY) });
-      await db
-        .knex('ca_api_orders')
-        .where({ id: lapsed.id })
-        .update({ lease_owner: 'gone', lease_expires: new Date(Date.now() - DAY) });
-      const claimed = await store.transaction((tx) => tx.claimPendingOrders(10));
-      expect(claimed.map((o) => o.id)).toEqual([lapsed.id]);
-      expect((await store.getOrder(held.slug))?.leaseOwner).toBe('other');
     });
   });
 

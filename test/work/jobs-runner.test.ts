@@ -66,6 +66,23 @@ describe.each(testDatabaseTargets())('the job runner on $name', (target) => {
     expect(seen).toHaveLength(2); // nothing due
   });
 
+  it('runOnce reports how many jobs it ran; a job its handler settled itself is not written again', async () => {
+    const r = runner([
+      handler('test_self', async (job) => {
+        // The handler's own statement ends the job (as a REST order's issue does), holding its lease.
+        await db
+          .knex('ca_api_jobs')
+          .where({ id: job.id, lease_owner: r.owner })
+          .update({ state: 'done', lease_owner: null, lease_until: null });
+        return { kind: 'settled' };
+      }),
+    ]);
+    const self = await jobs.enqueue('test_self', 'one');
+    expect(await r.runOnce()).toBe(1);
+    expect(await jobs.getJob(self.id)).toMatchObject({ state: 'done', attempts: 0, lastError: null });
+    expect(await r.runOnce()).toBe(0);
+  });
+
   it("claims each kind's jobs for that kind's lease", async () => {
     const leases = new Map<string, number>();
     const lease = async (job: JobRecord): Promise<JobOutcome> => {

@@ -67,6 +67,58 @@ export const enqueueSelectedSql = (kind: string, select: string): string => `
     max_attempts = EXCLUDED.max_attempts, last_error = NULL, lease_owner = NULL, lease_until = NULL, updated = clock_timestamp()
   WHERE ${TABLES.jobs}.state = 'done'`;
 
+/**
+ * SQL: a job of `kind` for each row of `select` (columns `reference` text, `owner` and `until`): due
+ * now, leased to `owner` until `until` (both null: free to claim). For work written together with the
+ * row it works on (a REST order's job in the order's INSERT, adapters/store/knex/orders.ts). Returns
+ * `reference` and the lease.
+ */
+export const insertLeasedJobsSql = (kind: string, select: string): string => `
+  INSERT INTO ${TABLES.jobs} (kind, reference, run_at, lease_owner, lease_until)
+  SELECT '${kindsLiteral([kind]).slice(1, -1)}', s.reference, clock_timestamp(), s.owner, s.until FROM (${select}) s
+  RETURNING reference, lease_owner, lease_until`;
+
+/** SQL select list: the lease of the job named `alias` as `job_lease_owner` and `job_lease_until` (rows.ts `orderFromRow`). */
+export const jobLeaseAsRecord = (alias: string): string =>
+  `${alias}.lease_owner AS job_lease_owner, ${alias}.lease_until AS job_lease_until`;
+
+/**
+ * SQL: the pending jobs of `kind` whose reference `references` selects (one text column) and that the
+ * owner bound at the `?` holds, done (in the statement that records their work); returns their
+ * `reference`. The job row is what the statement locks: of two runners, only the one whose lease is
+ * still on the job (checked again under its row lock) gets it back.
+ */
+export const completeHeldJobsSql = (kind: string, references: string): string => `
+  UPDATE ${TABLES.jobs} j SET state = 'done', attempts = 0, last_error = NULL, lease_owner = NULL, lease_until = NULL, updated = clock_timestamp()
+  WHERE j.kind = '${kindsLiteral([kind]).slice(1, -1)}' AND j.state = 'pending' AND j.lease_owner = ? AND j.reference IN (${references})
+  RETURNING j.reference`;
+
+/** SQL: the pending job of `kind` whose reference is bound at the `?` done, whoever holds it. */
+export const completeJobSql = (kind: string): string => `
+  UPDATE ${TABLES.jobs} SET state = 'done', attempts = 0, last_error = NULL, lease_owner = NULL, lease_until = NULL, updated = clock_timestamp()
+  WHERE kind = '${kindsLiteral([kind]).slice(1, -1)}' AND reference = ?::text AND state = 'pending'`;
+
+/** The pending jobs of `kind` for `references` that `owner` holds let go: any runner may claim them at once. */
+export async function releaseHeldJobs(db: Knex, kind: string, references: readonly string[], owner: string): Promise<void> {
+  if (references.length === 0) return;
+  await db(TABLES.jobs)
+    .where({ kind, state: 'pending', lease_owner: owner })
+    .whereIn('reference', [...references])
+    .update({ lease_owner: null, lease_until: null, updated: db.raw('clock_timestamp()') });
+}
+
+/** The pending job of `kind` for the reference `on` names, left-joined to `query` as `j` with its lease as a record's lease columns. */
+export function withJobLease(db: Knex, query: Knex.QueryBuilder, kind: string, reference: string): Knex.QueryBuilder {
+  return query
+    .leftJoin(`${TABLES.jobs} as j`, (on) =>
+      on
+        .on('j.kind', db.raw('?', [kind]))
+        .andOn('j.reference', db.raw(reference))
+        .andOn('j.state', db.raw('?', ['pending'])),
+    )
+    .select(db.raw(jobLeaseAsRecord('j')));
+}
+
 /** SQL: the lease of the job bound at the two `?`s (id, owner) renewed for `leaseMs`; returns its id while held. */
 export const renewHeldJobSql = (leaseMs: number): string =>
   `UPDATE ${TABLES.jobs} SET lease_until = ${fromNow(Math.max(1, leaseMs))}, updated = clock_timestamp() WHERE ${HELD} RETURNING id`;

@@ -22,7 +22,6 @@ import type {
   X509Record,
 } from '../../../lib/ports';
 import { sanSearchText } from './san-search';
-import { leaseOfRow } from './work';
 import { fromJson, fromNullableJson, toBuffer, toDate, toJson, toNullableDate, toNullableJson, toNullableNumber, toNumber } from './values';
 
 /** A row as a driver returns it; every column is checked and converted by the mappers below. */
@@ -172,7 +171,10 @@ export function orderFromRow(row: Row): OrderRecord {
     error: row.error === null || row.error === undefined ? null : String(row.error),
     request: fromJson<SignRequest>(row.request),
     requester: row.requester === null || row.requester === undefined ? null : fromJson<Actor>(row.requester),
-    ...leaseOfRow(row),
+    // The lease of its pending `rest_order` job (jobs.ts `jobLeaseAsRecord`), not the order's own
+    // columns of migration 0001, which nothing writes since migration 0035.
+    leaseOwner: row.job_lease_owner == null ? null : String(row.job_lease_owner),
+    leaseExpires: toNullableDate(row.job_lease_until),
   };
 }
 

@@ -275,21 +275,23 @@ export class KnexStore implements KnexStoreCapabilities<KnexStore> {
   insertCertificateIds(certs: NewCertificate[]): Promise<number[]> {
     return this.writeWithEvents((db, record) => certificates.insertCertificateIds(db, certs, record));
   }
-  claimPendingOrders(limit: number, leaseOwner?: string): Promise<OrderRecord[]> {
-    return mappingErrors(() => orders.claimPendingOrders(this.db, limit, leaseOwner));
+  pendingOrders(ids: readonly number[]): Promise<OrderRecord[]> {
+    return mappingErrors(() => orders.pendingOrders(this.db, ids));
   }
-  listPendingOrders(limit: number, leaseOwner?: string): Promise<OrderRecord[]> {
-    return mappingErrors(() => orders.listPendingOrders(this.db, limit, leaseOwner));
-  }
-  failOrders(failed: { orderId: number; reason: string }[], leaseOwner?: string): Promise<OrderRecord[]> {
-    return this.writeWithEvents((db, record) => orders.failOrders(db, failed, record, leaseOwner));
+  failOrders(failed: { order: OrderRecord; reason: string }[], leaseOwner: string): Promise<OrderRecord[]> {
+    if (this.bound) return this.writeWithEvents((db, record) => orders.failOrders(db, failed, leaseOwner, record, this.actor));
+    return mappingErrors(() => orders.failOrders(this.db, failed, leaseOwner, null, this.actor));
   }
   issueOrders(
-    issued: { orderId: number; certificate: NewCertificate }[],
+    issued: { order: OrderRecord; certificate: NewCertificate }[],
     when: Date,
-    leaseOwner?: string,
+    leaseOwner: string,
   ): Promise<{ orderId: number; certificateId: number }[]> {
-    return this.writeWithEvents((db, record) => orders.issueOrders(db, issued, when, record, leaseOwner));
+    if (this.bound) return this.writeWithEvents((db, record) => orders.issueOrders(db, issued, when, leaseOwner, record, this.actor));
+    return mappingErrors(() => orders.issueOrders(this.db, issued, when, leaseOwner, null, this.actor));
+  }
+  releaseOrderJobs(orderIds: readonly number[], leaseOwner: string): Promise<void> {
+    return mappingErrors(() => orders.releaseOrderJobs(this.db, orderIds, leaseOwner));
   }
   markOrderIssued(orderId: number, certificateId: number): Promise<OrderRecord> {
     return mappingErrors(async () => {

@@ -1,12 +1,12 @@
 /**
  * Leases: how every kind of durable work is claimed, held and let go (docs/DESIGN.md "Work engine").
- * The only file of the store that locks with `SKIP LOCKED` or reads and writes lease columns; the
- * queries of each kind (orders.ts, acme/work.ts, webhooks.ts) build their statements from these parts.
+ * With jobs.ts, the only file of the store that locks with `SKIP LOCKED` or reads and writes lease
+ * columns; the queries of the ACME kinds (acme/work.ts, acme/changes.ts) build their statements from these parts.
  *
- * A row of work — a REST order, an ACME challenge being validated or order being issued — carries its
- * lease: who holds it (`lease_owner`, one name per runner and process) and until when
- * (`lease_expires`). Webhook delivery and the expiry scan are background jobs instead (jobs.ts,
- * migration 0033), where these kinds move next (docs/DESIGN.md "Background jobs"). A row is free when it has no lease or the lease has lapsed. A runner claims free rows with
+ * A row of work — an ACME challenge being validated or order being issued — carries its lease: who
+ * holds it (`lease_owner`, one name per runner and process) and until when (`lease_expires`). REST
+ * orders, webhook delivery and the expiry scan are background jobs instead (jobs.ts, migrations 0033
+ * and 0035), where these kinds move next (docs/DESIGN.md "Background jobs"). A row is free when it has no lease or the lease has lapsed. A runner claims free rows with
  * `FOR UPDATE SKIP LOCKED`: runners of several instances on one PostgreSQL take disjoint rows without
  * waiting for each other. The outcome is written with the lease cleared, only while the row is still
  * in the state the runner claimed it in: a runner that stalled
@@ -14,19 +14,14 @@
  * lapse, and the work to whichever runner looks next.
  */
 import type { Knex } from 'knex';
-import { toNullableDate } from './values';
 
 /** Column values of a row (as rows.ts `Row`; not imported from there, which imports this file). */
 type Row = Record<string, unknown>;
 
-/**
- * Where-clause: no live lease (REST orders, ACME challenges and orders). With `mine`, the runner's
- * own leases count as free (a REST order placed with its runner's lease).
- */
-export function leaseFree(now: Date = new Date(), mine?: string): (w: Knex.QueryBuilder) => void {
+/** Where-clause: no live lease (ACME challenges and orders). */
+export function leaseFree(now: Date = new Date()): (w: Knex.QueryBuilder) => void {
   return (w) => {
     w.whereNull('lease_expires').orWhere('lease_expires', '<', now);
-    if (mine) w.orWhere('lease_owner', mine);
   };
 }
 
@@ -40,20 +35,11 @@ export function leasedTo(owner: string | null, expires: Date | null): Row {
   return { lease_owner: owner, lease_expires: expires };
 }
 
-/** The lease columns of a finished row. */
-export const NO_LEASE: Row = leasedTo(null, null);
-
 /** SQL for `SET`: a finished row's lease cleared. */
 export const NO_LEASE_SQL = 'lease_owner = NULL, lease_expires = NULL';
 
 /** SQL for `SET`: the lease taken from the columns `owner` and `leased_until` of a VALUES list named `values`. */
 export const leaseFromValues = (values: string): string => `lease_owner = ${values}.owner, lease_expires = ${values}.leased_until`;
-
-/**
- * A failed attempt to retry at `at`: the row stays claimed, by no runner, until then. Claiming looks
- * only for lapsed leases, so the lease doubles as the retry timer (ACME issuance).
- */
-export const retryLeaseAt = (at: Date): Row => leasedTo('retry', at);
 
 /**
  * Lease the rows `due` selects (ids, in the order to take them) to `owner` for `leaseMs`: one
@@ -69,12 +55,4 @@ export async function claimLeases(
 ): Promise<Row[]> {
   const expires = new Date(Date.now() + leaseMs);
   return (await db(table).whereIn('id', skippingLocked(due)).update(leasedTo(owner, expires)).returning(returning)) as Row[];
-}
-
-/** Who holds a row's lease and until when, as records carry it (`OrderRecord.leaseOwner`, `leaseExpires`). */
-export function leaseOfRow(row: Row): { leaseOwner: string | null; leaseExpires: Date | null } {
-  return {
-    leaseOwner: row.lease_owner === null || row.lease_owner === undefined ? null : String(row.lease_owner),
-    leaseExpires: toNullableDate(row.lease_expires),
-  };
 }

@@ -6,7 +6,6 @@
  * certificate's (migration 0017).
  */
 import type { BatchOrderStore, CaRecord, NewCertificate, OrderRecord, Store } from '../../ports';
-import { keepSigned } from './issue';
 import { ORDER_LEASE_MS } from './place-order';
 import { signCertificate, type SignedCertificate, type Signing } from './sign';
 
@@ -28,21 +27,6 @@ export function orderIntent(orderId: number): string {
 }
 
 /**
- * A signed order's certificate stored and the order marked issued, in one transaction; refused, the
- * certificate is not issued and its intent says why (issue.ts `keepSigned`).
- */
-export function issueClaimedOrder(
-  signing: Signing,
-  store: Store,
-  order: OrderRecord,
-  certificate: SignedCertificate,
-): Promise<OrderRecord> {
-  return keepSigned(signing.intents, certificate, (signed) =>
-    store.transaction(async (tx) => tx.markOrderIssued(order.id, (await tx.insertCertificate(signed)).id)),
-  );
-}
-
-/**
  * An order whose intent has its certificate already — another runner stored it and could not mark the
  * order —: issued with that certificate. Null when the order is not pending any more (usually the
  * runner that stored it marked it in the same statement): nothing to do.
@@ -61,16 +45,16 @@ export type SignedOrder = { order: OrderRecord; certificate: NewCertificate };
 
 /**
  * Store a batch's certificates with their orders in ONE statement (`BatchOrderStore.issueOrders`),
- * for those orders still claimable; the others' certificates are dropped. What was stored, by order.
+ * for those orders whose job `leaseOwner` still holds; the others' certificates are dropped. What was stored, by order.
  */
 export function storeSignedOrders(
   store: BatchOrderStore,
   signed: readonly SignedOrder[],
   when: Date,
-  leaseOwner?: string,
+  leaseOwner: string,
 ): Promise<{ orderId: number; certificateId: number }[]> {
   return store.issueOrders(
-    signed.map((s) => ({ orderId: s.order.id, certificate: s.certificate })),
+    signed.map((s) => ({ order: s.order, certificate: s.certificate })),
     when,
     leaseOwner,
   );

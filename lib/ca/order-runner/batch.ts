@@ -1,21 +1,22 @@
 /**
  * The batch path: up to `batchSize` orders in three steps, so that no lock is held and the database
  * is free while certificates are signed:
- *  1. read the pending orders and their CAs (no transaction, no lock);
- *  2. sign them all at once (a signing failure is that order's `failed` reason);
+ *  1. take the orders (order-intake.ts): handed over by the sign endpoint, their jobs leased to this
+ *     runner when they were written, or claimed through their jobs (`JobStore.claim`) and read by id;
+ *  2. sign them all at once, with no transaction open (a signing failure is that order's `failed` reason);
  *  3. store them with one statement for the signed orders (`issueOrders`: certificates inserted, orders
- *     issued) and one for the failed ones (`failOrders`), each of which takes only the orders still
- *     claimable — another instance may have finished some meanwhile: their certificates are not
- *     issued, and their intents say so (each signature stays on record: docs/DESIGN.md "Issuing authority").
- * If the database refuses a statement, its orders are still pending and the runner redoes them one
- * per transaction (single-order.ts), which isolates the order at fault.
- * A file of its own because the two paths hold opposite rules — here signing happens outside any
- * transaction, there inside it — and each is easier to check without the other beside it.
+ *     issued, jobs done, events) and one for the failed ones (`failOrders`: orders failed, jobs done,
+ *     events), each of which writes only the orders whose job this runner still holds — another
+ *     instance may have taken some after their lease lapsed: their certificates are not issued, and
+ *     their intents say so (each signature stays on record: docs/DESIGN.md "Issuing authority").
+ * If the database refuses a statement, its orders are still pending: their jobs are let go and the
+ * runner redoes orders one at a time as jobs (single-order.ts), which isolates the order at fault and
+ * counts its attempts in its job.
  */
 import { recordNotIssued } from '../issuance/issue';
 import { signOrder, storeSignedOrders, takeIssuedCertificate } from '../issuance/order-store';
 import { IssuanceTaken, type SignedCertificate } from '../issuance/sign';
-import { hasBatchOrders, isConnectionLost, type CaRecord, type OrderRecord } from '../../ports';
+import { isConnectionLost, type CaRecord, type OrderRecord } from '../../ports';
 import { isStoreError, reasonOf, type RunnerContext } from './runner-context';
 
 /** What signing one order of a batch came to: a certificate, a reason it failed, or one issued for it already. */
@@ -51,13 +52,11 @@ async function takeIssued(c: RunnerContext, outcomes: readonly Outcome[]): Promi
   return marked;
 }
 
-/** One batch; `ok: false` asks the runner to take `claimed` orders one per transaction next. */
+/** One batch; `ok: false` asks the runner to take `claimed` orders one at a time next. */
 export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean; claimed: number }> {
   const { store, intake } = c;
-  let claimed = 0;
   let taken: OrderRecord[] = [];
   try {
-    if (!hasBatchOrders(store)) throw new Error('the store cannot finish batches');
     const candidates = await intake.take(store, c.leaseOwner);
     taken = candidates;
     if (candidates.length === 0) return { ok: true, claimed: 0 };
@@ -79,7 +78,7 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
     );
     const signed = outcomes.filter((o): o is Extract<Outcome, { certificate: SignedCertificate }> => 'certificate' in o);
     const failed = outcomes.filter((o): o is Extract<Outcome, { reason: string }> => 'reason' in o);
-    // The database failed, not the order: retried one per transaction, as a refused statement is.
+    // The database failed, not the order: retried one at a time, as a refused statement is.
     const storeFailure = failed.find((o) => isStoreError(o.error));
     if (storeFailure) {
       await notIssued(c, signed, storeFailure.error);
@@ -91,12 +90,12 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
     try {
       stored = signed.length ? await storeSignedOrders(store, signed, when, c.leaseOwner) : [];
     } catch (e) {
-      // Refused as a whole: its certificates are not issued, and the orders, one per transaction
+      // Refused as a whole: its certificates are not issued, and the orders, one at a time
       // next, get intents of their own (these would hold them for the order lease otherwise).
       if (!isConnectionLost(e)) await notIssued(c, signed, e);
       throw e;
     }
-    claimed = stored.length;
+    let claimed = stored.length;
     const storedOrders = new Set(stored.map((s) => s.orderId));
     for (const { certificate } of signed.filter((o) => !storedOrders.has(o.order.id))) {
       await recordNotIssued(c.signing.intents, certificate, 'the order was finished by another runner');
@@ -110,7 +109,7 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
     );
     if (failed.length) {
       const marked = await store.failOrders(
-        failed.map((o) => ({ orderId: o.order.id, reason: o.reason })),
+        failed.map((o) => ({ order: o.order, reason: o.reason })),
         c.leaseOwner,
       );
       claimed += marked.length;
@@ -119,11 +118,17 @@ export async function processOrderBatch(c: RunnerContext): Promise<{ ok: boolean
     return { ok: true, claimed };
   } catch (e) {
     if (isConnectionLost(e)) throw e; // an outage: the work loop backs off (lib/work/loop.ts); nothing is counted
-    c.logError('express-ca-api: a batch of orders failed; retrying them one per transaction', e);
-    // Its orders are still pending and no longer handed over: the batches after the single orders
-    // must find the rest of them in the database (order-intake.ts).
+    c.logError('express-ca-api: a batch of orders failed; retrying them one at a time', e);
+    // Its orders are still pending and no longer handed over: their jobs let go, the single orders
+    // and the batches after them claim them from the database (order-intake.ts).
+    await store
+      .releaseOrderJobs(
+        taken.map((o) => o.id),
+        c.leaseOwner,
+      )
+      .catch(() => undefined); // refused too: the leases lapse
     intake.listSoon();
-    return { ok: false, claimed: Math.max(claimed, 1) };
+    return { ok: false, claimed: Math.max(taken.length, 1) }; // every order of it once alone, the one at fault among them
   } finally {
     intake.release(taken);
   }

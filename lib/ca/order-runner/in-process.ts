@@ -1,23 +1,26 @@
 /**
  * The default `OrderRunner`: turns pending orders into certificates inside the application process.
  *
- * Durable by construction: an order is a row, written `pending` by the sign endpoint. The runner reads
- * a batch of pending rows (up to `batchSize`), signs them all without holding a transaction, then in
- * one short transaction locks those still pending (SELECT ... FOR UPDATE SKIP LOCKED), inserts the
- * certificates and marks the orders `issued` — or `failed` with a readable reason (a few statements
- * per batch, not per order). A database failure of the batch sends its orders through the
- * one-order-per-transaction path (`claimPendingOrders`, signing inside the transaction), so one bad
- * order cannot take the others down with it. A crash before the commit leaves the order `pending`,
- * and the next start picks it up again; several processes sharing one PostgreSQL store disjoint
- * orders. Finished orders are announced after the commit (`onOrderSettled`).
+ * Durable by construction: an order is a row, written `pending` by the sign endpoint together with
+ * its `rest_order` job (lib/ports/jobs.ts), in one statement, the job leased to this runner for the
+ * order lease (so other instances leave it to this one until that lapses). The runner takes a batch
+ * (up to `batchSize`: the orders handed over, and others claimed through their jobs with
+ * `JobStore.claim`, the one claim of every kind of background work), signs them all without holding
+ * a transaction, then stores them with one statement for the issued ones and one for the failed ones,
+ * each completing the orders' jobs and writing only while this runner holds them. A database failure
+ * of a batch lets its jobs go, and the runner takes orders one job at a time (single-order.ts, run by
+ * a `JobsRunner`), so one bad order cannot take the others down with it: its failed attempts are
+ * counted in its job, with back-off (lib/work/policies.ts `restOrderRetry`), and at `maxAttempts` the
+ * order fails with the reason. A crash leaves the order `pending` and its job leased until the lease
+ * lapses; then any instance's runner claims it. Finished orders are announced after their statement
+ * (`onOrderSettled`).
  *
  * It wakes on `notify(order)` (the sign endpoint calls it and hands over the order it wrote, which
  * saves reading it back) and also polls, so orders written by another process (or left by a crash)
  * are found without a notification.
  *
  * It can also finish an order in the sign request's turn (`finishNow`, finish-now.ts): signed at once
- * and written already issued, which the sign endpoint asks for first (docs/DESIGN.md "Orders signed
- * in the request").
+ * and written already issued, with no job (docs/DESIGN.md "Orders signed in the request").
  *
  * This file only wires the parts (docs/DESIGN.md "Orders"): batch.ts and single-order.ts finish
  * orders, lanes.ts runs batches side by side, the work loop (lib/work/loop.ts) decides when to drain, order-intake.ts what
@@ -29,6 +32,7 @@ import type { KeyBackends } from '../key-backends';
 import { resolveProfiles, type Profiles, type ProfilesConfig } from '../profiles';
 import {
   hasBatchOrders,
+  hasJobStore,
   NO_METRICS,
   type ImmediateOrders,
   type MetricsSink,
@@ -41,13 +45,16 @@ import { processOrderBatch } from './batch';
 import { finishNow } from './finish-now';
 import { drainLanes } from './lanes';
 import { OrderIntake } from './order-intake';
-import type { RunnerContext } from './runner-context';
+import type { OrderRunnerStore, RunnerContext } from './runner-context';
 import { SettledEvents } from './settled-events';
-import { processOneOrder } from './single-order';
+import { restOrderJobHandler } from './single-order';
+import { ORDER_LEASE_MS } from '../issuance/place-order';
+import { JobsRunner } from '../../work/jobs-runner';
 import { WorkLoop } from '../../work/loop';
 import { BACKOFF_POLICIES } from '../../work/policies';
 
 export interface InProcessOrderRunnerOptions {
+  /** The store; it must take orders through jobs (`BatchOrderStore` and `JobStoreProvider`, as the knex store does). */
   store: Store;
   keyBackends: KeyBackends;
   /** The router's `profiles` option (merged into the defaults), or already resolved profiles. */
@@ -56,15 +63,18 @@ export interface InProcessOrderRunnerOptions {
   defaultExpiresMs?: number;
   /** How often to look for orders without a notification. Default 1000 ms. */
   pollIntervalMs?: number;
-  /** Orders claimed and finished per transaction (stores with `BatchOrderStore`). Default 50. */
+  /** Orders taken, signed and stored per batch (one statement for the issued ones). Default 50. */
   batchSize?: number;
   /**
-   * Batches under way at once (stores with `BatchOrderStore`). Default 2: while one batch is being
-   * stored, the next one is read and signed, so neither the CPU nor the database waits for the other.
+   * Batches under way at once. Default 2: while one batch is being stored, the next one is read and
+   * signed, so neither the CPU nor the database waits for the other.
    */
   concurrency?: number;
 
-  /** A transaction that fails this often for one order (database trouble) marks it failed. Default 3. */
+  /**
+   * An order the database refuses this often (its job's failed attempts, retried with back-off) is
+   * marked failed. Default 3.
+   */
   maxAttempts?: number;
   /** Where unexpected errors go (never with key material). Default `console.error`. */
   logError?: (message: string, error: unknown) => void;
@@ -85,15 +95,20 @@ function isResolved(p: ProfilesConfig | Profiles | undefined): p is Profiles {
 }
 
 export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InProcessOrderRunner {
-  const { store, keyBackends } = options;
+  const { keyBackends } = options;
+  if (!hasBatchOrders(options.store) || !hasJobStore(options.store)) {
+    throw new TypeError(
+      'inProcessOrderRunner: the store must take orders through jobs (BatchOrderStore and JobStore, as the knex store does)',
+    );
+  }
+  const store: OrderRunnerStore = options.store;
   const profiles: Profiles = isResolved(options.profiles)
     ? options.profiles
     : resolveProfiles(options.profiles ?? {}, { defaultExpiresMs: options.defaultExpiresMs });
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 50));
-  const batching = batchSize > 1 && hasBatchOrders(store);
-  const concurrency = batching ? Math.max(1, Math.floor(options.concurrency ?? 2)) : 1;
-  const intake = new OrderIntake(batchSize, pollIntervalMs);
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));
+  const intake = new OrderIntake(batchSize, pollIntervalMs, ORDER_LEASE_MS);
   const logError = options.logError ?? ((message: string, error: unknown) => console.error(message, error));
   const settled = new SettledEvents(logError);
   const metrics = options.metrics ?? NO_METRICS;
@@ -104,7 +119,7 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
     leaseOwner,
     signing: { keyBackends, profiles, defaultExpiresMs: options.defaultExpiresMs, intents: store },
     maxAttempts: options.maxAttempts ?? 3,
-    attempts: new Map(),
+    pollIntervalMs,
     intake,
     logError,
     announce: (orders) => {
@@ -113,14 +128,24 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
       settled.announce(orders);
     },
   };
+  // One order per job, with attempts and back-off in the job: after a batch the database refused.
+  // Not started: the lanes run it (`runOnce`), inside the order runner's own loop.
+  const singles = new JobsRunner({
+    name: 'order runner',
+    jobs: store.jobs,
+    handlers: [restOrderJobHandler(context)],
+    intervalMs: pollIntervalMs,
+    concurrency,
+    logError,
+  });
   // Orders finished in the request are announced without timing: the request that placed them times them.
   const immediate: RunnerContext = { ...context, announce: (orders) => settled.announce(orders) };
   const drainOnce = () =>
     drainLanes({
       concurrency,
-      batching,
+      batching: true,
       intake,
-      processOne: () => processOneOrder(context),
+      processOne: async () => (await singles.runOnce()) > 0,
       processBatch: () => processOrderBatch(context),
     });
 
@@ -154,6 +179,7 @@ export function inProcessOrderRunner(options: InProcessOrderRunnerOptions): InPr
     async stop() {
       await loop.stop();
       await chain;
+      await singles.close();
       intake.clear();
     },
     notify(order?: OrderRecord) {

@@ -2,8 +2,9 @@
  * One drain of the pending orders: `concurrency` lanes, each taking batches (batch.ts) until nothing
  * is left that another lane does not hold — while one batch is being stored the next one is read and
  * signed (docs/DESIGN.md "Orders"). After a batch the database refused, its lane takes that many
- * orders one per transaction (single-order.ts), which isolates the order at fault, then batches again.
- * Stores without `BatchOrderStore` (or `batchSize` 1) get one lane of single orders.
+ * orders one job at a time (single-order.ts, run by a `JobsRunner`), which isolates the order at fault
+ * and counts its attempts in its job, then batches again. `batching: false` gives lanes of single
+ * orders only.
  */
 import type { OrderIntake } from './order-intake';
 
@@ -12,9 +13,9 @@ export interface LaneWork {
   concurrency: number;
   batching: boolean;
   intake: OrderIntake;
-  /** One order alone in its transaction; false when none was pending. */
+  /** One order alone (one `rest_order` job claimed and run); false when none was due. */
   processOne(): Promise<boolean>;
-  /** One batch; `ok: false` asks for `claimed` orders one per transaction next. */
+  /** One batch; `ok: false` asks for `claimed` orders one at a time next. */
   processBatch(): Promise<{ ok: boolean; claimed: number }>;
 }
 
@@ -30,7 +31,7 @@ export async function drainLanes(work: LaneWork): Promise<number> {
 
 async function drainLane({ batching, intake, processOne, processBatch }: LaneWork): Promise<number> {
   let n = 0;
-  let singles = 0; // orders to take one per transaction (after a failed batch) before batching again
+  let singles = 0; // orders to take one at a time (after a failed batch) before batching again
   for (;;) {
     if (singles > 0 || !batching) {
       if (!(await processOne())) return n;

@@ -2,21 +2,23 @@
  * Which pending orders the in-process runner's next batch takes.
  *
  * - Orders the sign endpoint has just written are handed over (`hand`, from `notify(order)`) and
- *   taken without reading them back.
- * - The database is listed only when a listing is due: at the first take, after `listSoon` (the poll
- *   loop's timer and an explicit drain ask for one), at least every `listIntervalMs` under a steady
- *   local stream, and again after a listing that came back full (more may be waiting: a backlog after
- *   a restart). So orders written elsewhere (another process, a crash before this start, an expired
- *   lease) are found within the interval, and a drain set off by a handed-over order costs no read.
- *   Listing whenever nothing was handed over made every drain end with a read that found nothing;
- *   with three instances on one database that was 0.45 reads per issued certificate (docs/DESIGN.md
- *   "Orders").
+ *   taken without reading them back: their `rest_order` jobs were written leased to this runner, in
+ *   the order's INSERT, so no other instance takes them until that lease lapses.
+ * - Other orders are claimed through their jobs (`JobStore.claim`, the one claim statement of every
+ *   kind of background work), then read by id: only when a claim is due — at the first take, after
+ *   `listSoon` (the poll loop's timer and an explicit drain ask for one), at least every
+ *   `listIntervalMs` under a steady local stream, and again after a claim that came back full (more
+ *   may be waiting: a backlog after a restart). So orders written elsewhere (another process, a crash
+ *   before this start, an expired lease) are found within the interval, and a drain set off by a
+ *   handed-over order costs no read. Claiming whenever nothing was handed over made every drain end
+ *   with a read that found nothing; with three instances on one database that was 0.45 reads per
+ *   issued certificate (docs/DESIGN.md "Orders").
  * - Several batches may be under way at once: an order one batch holds (`inFlight`) is not given to
  *   another, and a batch that found only held orders can wait (`released`) for one to end.
- * Nothing here is authoritative: the batch still locks its orders in the database before it stores
- * them, so an order taken twice (by another process, say) is stored once.
+ * The job's lease is what counts: the batch's statements write an order only while this runner still
+ * holds its job, so an order taken twice (its lease lapsed and another instance claimed it) is stored once.
  */
-import type { BatchOrderStore, OrderRecord } from '../../ports';
+import { JOB_KINDS, type BatchOrderStore, type JobStoreProvider, type OrderRecord } from '../../ports';
 
 export class OrderIntake {
   private readonly handed = new Map<number, OrderRecord>();
@@ -28,14 +30,16 @@ export class OrderIntake {
   constructor(
     private readonly batchSize: number,
     private readonly listIntervalMs: number,
+    /** How long a claim holds an order's job (the order lease, lib/ca/issuance/place-order.ts). */
+    private readonly leaseMs: number,
   ) {}
 
-  /** An order this process has just written, complete and pending. */
+  /** An order this process has just written, complete and pending, its job leased to this runner. */
   hand(order: OrderRecord): void {
     this.handed.set(order.id, order);
   }
 
-  /** The next take lists the database (orders written elsewhere, or released unfinished). */
+  /** The next take claims from the database (orders written elsewhere, or released unfinished). */
   listSoon(): void {
     this.listDue = true;
   }
@@ -45,26 +49,29 @@ export class OrderIntake {
     return this.inFlight.size > 0;
   }
 
-  /** The next batch, oldest first, now held until `release`. */
-  async take(source: BatchOrderStore, leaseOwner?: string): Promise<OrderRecord[]> {
-    const now = Date.now();
-    let listed: OrderRecord[] = [];
-    if (this.listDue || now - this.lastListed >= this.listIntervalMs) {
-      this.lastListed = now;
-      this.listDue = false;
-      const limit = this.batchSize + this.inFlight.size;
-      listed = await source.listPendingOrders(limit, leaseOwner);
-      if (listed.length >= limit) this.listDue = true; // a full page: list again next time
-    }
+  /** The next batch, oldest first, now held until `release`; `owner` holds the jobs of all of them. */
+  async take(source: BatchOrderStore & JobStoreProvider, owner: string): Promise<OrderRecord[]> {
     const batch = new Map<number, OrderRecord>();
-    for (const order of [...listed, ...this.handed.values()]) {
+    for (const order of this.handed.values()) {
       if (batch.size >= this.batchSize) break;
       if (!this.inFlight.has(order.id)) batch.set(order.id, order);
     }
-    for (const id of batch.keys()) {
-      this.handed.delete(id);
-      this.inFlight.add(id);
+    for (const id of batch.keys()) this.handed.delete(id);
+    const room = this.batchSize - batch.size;
+    const now = Date.now();
+    if (room > 0 && (this.listDue || now - this.lastListed >= this.listIntervalMs)) {
+      this.lastListed = now;
+      this.listDue = false;
+      // Jobs this runner holds already (handed over, or in another batch) are not claimed again.
+      const jobs = await source.jobs.claim([JOB_KINDS.restOrder], owner, room, this.leaseMs);
+      if (jobs.length >= room) this.listDue = true; // a full claim: claim again next time
+      const orders = await source.pendingOrders(jobs.map((job) => Number(job.reference)));
+      const found = new Set(orders.map((o) => o.id));
+      for (const order of orders) if (!this.inFlight.has(order.id)) batch.set(order.id, order);
+      // The job of an order finished meanwhile (or removed) has nothing left to do.
+      for (const job of jobs) if (!found.has(Number(job.reference))) await source.jobs.complete({ id: job.id, owner });
     }
+    for (const id of batch.keys()) this.inFlight.add(id);
     return [...batch.values()].sort((a, b) => a.id - b.id);
   }
 

@@ -1,21 +1,35 @@
 /**
- * What the two ways of finishing orders (one per transaction, or a batch) share with the runner that
+ * What the two ways of finishing orders (one at a time, or a batch) share with the runner that
  * drives them (in-process.ts).
  */
 import type { Signing } from '../issuance/sign';
-import { StoreConflictError, StoreNotFoundError, StoreUnavailableError, type OrderRecord, type Store } from '../../ports';
+import {
+  StoreConflictError,
+  StoreNotFoundError,
+  StoreUnavailableError,
+  type BatchOrderStore,
+  type JobStoreProvider,
+  type OrderRecord,
+  type Store,
+} from '../../ports';
 import type { OrderIntake } from './order-intake';
 
+/** What the order runner needs of the store: orders, their batch writes, and the jobs they are claimed through. */
+export type OrderRunnerStore = Store & BatchOrderStore & JobStoreProvider;
+
 export interface RunnerContext {
-  store: Store;
-  /** This runner's name (`OrderRunner.leaseOwner`): orders leased to it are its own to take. */
+  store: OrderRunnerStore;
+  /**
+   * This runner's name (`OrderRunner.leaseOwner`): the jobs of the orders placed with it are leased to
+   * it, and its batches claim jobs under it.
+   */
   leaseOwner: string;
   /** How the issuing service signs (lib/ca/issuance/sign.ts). */
   signing: Signing;
-  /** A transaction that fails this often for one order marks it failed. */
+  /** An order the store refused this often (its job's `attempts`) is marked failed. */
   maxAttempts: number;
-  /** Failed transactions per order id (a database error aborts the transaction that would record it). */
-  attempts: Map<number, number>;
+  /** The poll interval: the first wait of the back-off after a refused order (lib/work/policies.ts `restOrderRetry`). */
+  pollIntervalMs: number;
   intake: OrderIntake;
   logError: (message: string, error: unknown) => void;
   /** Tell the listeners about orders whose transaction has committed. */

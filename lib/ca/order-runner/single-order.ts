@@ -1,79 +1,96 @@
 /**
- * The one-order path: claim one pending order (`FOR UPDATE SKIP LOCKED`), then sign it with no lock
- * held, then store the certificate and mark the order issued in one transaction. Slower than a
- * batch, but it isolates an order the database refuses: after `maxAttempts` failed attempts that
- * order is marked failed and the others go on. The runner takes this path for stores without
- * `BatchOrderStore` and after a batch the database refused (lanes.ts).
+ * The one-order path, as a job handler: one `rest_order` job (lib/ports/jobs.ts), claimed by the job
+ * runner (lib/work/jobs-runner.ts, through `JobStore.claim`), is read, signed with no transaction
+ * open, and stored with the same one statement as a batch (`issueOrders`: certificate, order issued,
+ * job done, event), which writes only while the job's lease is held. Slower than a batch, but it
+ * isolates an order the database refuses: the refusal is a failed attempt counted in the job, retried
+ * after the `restOrderRetry` back-off (lib/work/policies.ts); at `maxAttempts` the order fails with
+ * the reason and its job is done in one statement (a REST order's failure is the order's state, not
+ * its job's). The runner takes this path after a batch the database refused (lanes.ts); the handler
+ * is exported (`restOrderJobHandler`) so that one job runner may run it beside the other kinds.
  *
- * Signing happens between the two transactions, as the issuing authority requires (docs/DESIGN.md
- * "Issuing authority"): its intent is committed first, and a key that takes long (an HSM) holds no
- * row lock. Another runner that takes the order meanwhile meets the order's intent and signs the same
- * TBSCertificate; the first certificate stored is the order's, the other transaction is refused.
+ * Signing happens outside any transaction and under no row lock, as the issuing authority requires
+ * (docs/DESIGN.md "Issuing authority"): its intent is committed first, and a key that takes long (an
+ * HSM) holds nothing but the job's lease. Another runner that takes the order meanwhile (the lease
+ * lapsed) meets the order's intent and signs the same TBSCertificate; the first certificate stored is
+ * the order's, the other's statement writes nothing.
  */
-import { issueClaimedOrder, signOrder, takeIssuedCertificate } from '../issuance/order-store';
-import { IssuanceTaken } from '../issuance/sign';
-import { isConnectionLost, type CaRecord, type OrderRecord } from '../../ports';
+import { recordNotIssued } from '../issuance/issue';
+import { ORDER_LEASE_MS } from '../issuance/place-order';
+import { signOrder, storeSignedOrders, takeIssuedCertificate } from '../issuance/order-store';
+import { IssuanceTaken, type SignedCertificate } from '../issuance/sign';
+import { isConnectionLost, JOB_KINDS, type JobRecord, type OrderRecord } from '../../ports';
+import type { JobContext, JobHandler, JobOutcome } from '../../work/jobs-runner';
+import { BACKOFF_POLICIES } from '../../work/policies';
 import { isStoreError, reasonOf, type RunnerContext } from './runner-context';
 
-/** What the claim came to: nothing to do, an order settled already, or one to sign. */
-type Claim = null | { settled: OrderRecord } | { order: OrderRecord; ca: CaRecord };
+/** The reason of an order the database refused `maxAttempts` times. */
+export const REFUSED_REASON = 'Could not sign certificate: the database refused to store it.';
 
-/** Claim and finish one order. False when there was none. */
-export async function processOneOrder(c: RunnerContext): Promise<boolean> {
-  const { store, attempts, maxAttempts } = c;
-  let claimed: OrderRecord | null = null;
-  try {
-    const claim: Claim = await store.transaction(async (tx) => {
-      const [order] = await tx.claimPendingOrders(1, c.leaseOwner);
-      if (!order) return null;
-      claimed = order;
-      if ((attempts.get(order.id) ?? 0) >= maxAttempts) {
-        attempts.delete(order.id);
-        return { settled: await tx.markOrderFailed(order.id, 'Could not sign certificate: the database refused to store it.') };
-      }
-      const ca = await tx.getCa(order.caId);
-      if (!ca) {
-        attempts.delete(order.id);
-        return { settled: await tx.markOrderFailed(order.id, 'The certificate authority no longer exists.') };
-      }
-      return { order, ca };
-    });
-    if (claim === null) return false;
-    if ('settled' in claim) {
-      c.announce([claim.settled]);
-      return true;
-    }
-    const settled = await signAndStore(c, claim.order, claim.ca);
-    attempts.delete(claim.order.id);
-    if (settled === ANOTHER_RUNNER) return false; // its instance signs it: nothing of ours is left to do now
-    c.announce([settled]);
-    return true;
-  } catch (e) {
-    // An outage is not the order's fault: not counted against it; the work loop backs off (lib/work/loop.ts).
-    if (isConnectionLost(e)) throw e;
-    const order = claimed as OrderRecord | null;
-    if (order) attempts.set(order.id, (attempts.get(order.id) ?? 0) + 1);
-    c.logError(`express-ca-api: processing order ${order ? order.slug : '(claim)'} failed`, e);
-    return order !== null; // try again (the attempt counter ends it); a failed claim waits for the poll
-  }
+/** The `rest_order` kind's handler: one queued REST order signed and stored (or failed) per job. */
+export function restOrderJobHandler(c: RunnerContext): JobHandler {
+  return {
+    kind: JOB_KINDS.restOrder,
+    leaseMs: ORDER_LEASE_MS,
+    policy: BACKOFF_POLICIES.restOrderRetry(c.pollIntervalMs),
+    // No `maxAttempts` here: past its attempts the handler fails the ORDER (and the job is done with it).
+    handle: (job, context) => processOrderJob(c, job, context),
+  };
 }
 
-/** `signAndStore`'s answer when another runner is signing the order (its intent is young and pending). */
-const ANOTHER_RUNNER = Symbol('another runner');
+/** What a statement that ends the job made of the order: told to the listeners, or the lease was lost. */
+function ended(c: RunnerContext, orders: readonly OrderRecord[]): JobOutcome {
+  if (orders.length === 0) return { kind: 'lost' };
+  c.announce(orders);
+  return { kind: 'settled' };
+}
 
-/** Sign `order` (no lock held) and store it; a signing refusal fails the order with its reason. Store errors are thrown. */
-async function signAndStore(c: RunnerContext, order: OrderRecord, ca: CaRecord): Promise<OrderRecord | typeof ANOTHER_RUNNER> {
+async function processOrderJob(c: RunnerContext, job: JobRecord, { lease }: JobContext): Promise<JobOutcome> {
   const { store } = c;
+  const [order] = await store.pendingOrders([Number(job.reference)]);
+  if (!order) return { kind: 'done' }; // finished meanwhile (in a batch's statement, or retried and issued): nothing left
+  const fail = async (reason: string) => ended(c, await store.failOrders([{ order, reason }], lease.owner));
+  let certificate: SignedCertificate | null = null;
   try {
-    const certificate = await signOrder(c.signing, ca, order);
-    return await issueClaimedOrder(c.signing, store, order, certificate);
-  } catch (e) {
-    if (isStoreError(e)) throw e; // counted and retried
-    // Another runner signs the order, or has stored its certificate (the order takes it if still pending).
-    if (e instanceof IssuanceTaken) {
-      const issued = e.intent.certificateId === null ? null : await takeIssuedCertificate(store, order, e.intent.certificateId);
-      return issued ?? ANOTHER_RUNNER;
+    const ca = await store.getCa(order.caId);
+    if (!ca) return await fail('The certificate authority no longer exists.');
+    try {
+      certificate = await signOrder(c.signing, ca, order);
+    } catch (e) {
+      if (!(e instanceof IssuanceTaken) || isStoreError(e)) throw e;
+      if (e.intent.certificateId === null) {
+        // Another runner is signing it now (its intent is young): looked at again after the order lease, no attempt counted.
+        return { kind: 'retry', error: 'another runner is signing this order', attempts: job.attempts, delayMs: ORDER_LEASE_MS };
+      }
+      // Another runner stored its certificate and could not mark the order: issued with it (its job done in that transaction).
+      const issued = await takeIssuedCertificate(store, order, e.intent.certificateId);
+      if (issued) c.announce([issued]);
+      return { kind: 'settled' };
     }
-    return store.markOrderFailed(order.id, reasonOf(e));
+    const stored = await storeSignedOrders(store, [{ order, certificate }], new Date(), lease.owner);
+    if (stored.length === 0) {
+      await recordNotIssued(c.signing.intents, certificate, 'the order was finished by another runner');
+      return { kind: 'lost' };
+    }
+    const when = new Date();
+    return ended(c, [
+      {
+        ...order,
+        status: 'issued',
+        certificateId: stored[0].certificateId,
+        certificateSerial: certificate.serial,
+        error: null,
+        updated: when,
+      },
+    ]);
+  } catch (e) {
+    // An outage is not the order's fault: not counted; the lease lapses and the job runner's loop backs off.
+    if (isConnectionLost(e)) throw e;
+    if (certificate) await recordNotIssued(c.signing.intents, certificate, e);
+    if (!isStoreError(e)) return fail(reasonOf(e)); // the rules refused it: the order fails with why
+    const attempts = job.attempts + 1;
+    c.logError(`express-ca-api: processing order ${order.slug} failed (attempt ${attempts} of ${c.maxAttempts})`, e);
+    if (attempts >= c.maxAttempts) return fail(REFUSED_REASON);
+    return { kind: 'retry', error: reasonOf(e), attempts };
   }
 }
