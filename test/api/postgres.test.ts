@@ -54,7 +54,7 @@ describeOnPostgres('on PostgreSQL', (pg) => {
         inProcessOrderRunner({ store: knexStore(second), keyBackends }).drain(),
       ]);
       expect(counts[0] + counts[1]).toBe(8);
-      for (const slug of slugs) expect((await f.store.getOrder(slug))?.status).toBe('issued');
+      for (const slug of slugs) expect(await f.store.getOrder(slug)).toMatchObject({ status: 'issued' });
     } finally {
       await second.destroy();
     }
@@ -101,7 +101,7 @@ describeOnPostgres('on PostgreSQL', (pg) => {
     try {
       const errors: unknown[] = [];
       await inProcessOrderRunner({ store: refusing, keyBackends: { default: probing }, logError: (_m, e) => errors.push(e) }).drain();
-      for (const slug of slugs) expect((await f.store.getOrder(slug))?.status).toBe('issued');
+      for (const slug of slugs) expect(await f.store.getOrder(slug)).toMatchObject({ status: 'issued' });
       expect(refused).toBe(3); // the batch, then each order alone
       expect(probes).toHaveLength(4); // two signatures in the refused batch, one per order alone: none under a lock
       expect(errors.map(String)).toEqual(['Error: refused once by the test']);
