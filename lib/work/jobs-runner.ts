@@ -36,7 +36,9 @@ export type JobOutcome =
   /** Not for this runner now (say, a secret its key cannot open): let go, and left to other runners for `forMs`. */
   | { kind: 'pass'; forMs: number }
   /** The lease was lost (the handler learnt so from a settling write): nothing more to write. */
-  | { kind: 'lost' };
+  | { kind: 'lost' }
+  /** The handler's own write settled the job with the change of state it made, in one statement (ACME): nothing more to write. */
+  | { kind: 'settled' };
 
 export interface JobContext {
   /** The lease the job was claimed with, for writes that hold only while it does. */
@@ -211,6 +213,7 @@ export class JobsRunner {
         await jobs.release(lease);
         return;
       case 'lost':
+      case 'settled':
         return;
       case 'retry': {
         const attempts = outcome.attempts ?? job.attempts + 1;

@@ -75,6 +75,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0031_certificate_events_by_code',
         '0032_management_events_by_code',
         '0033_jobs',
+        '0034_acme_jobs',
       ]);
     });
   });

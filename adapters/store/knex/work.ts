@@ -1,12 +1,12 @@
 /**
- * Leases: how every kind of durable work is claimed, held and let go (docs/DESIGN.md "Work engine").
- * The only file of the store that locks with `SKIP LOCKED` or reads and writes lease columns; the
- * queries of each kind (orders.ts, acme/work.ts, webhooks.ts) build their statements from these parts.
+ * Leases of the work still on its own table — REST orders (orders.ts) — claimed, held and let go
+ * (docs/DESIGN.md "Work engine"). With jobs.ts, the only file of the store that locks with `SKIP
+ * LOCKED` or reads and writes lease columns.
  *
- * A row of work — a REST order, an ACME challenge being validated or order being issued — carries its
- * lease: who holds it (`lease_owner`, one name per runner and process) and until when
- * (`lease_expires`). Webhook delivery and the expiry scan are background jobs instead (jobs.ts,
- * migration 0033), where these kinds move next (docs/DESIGN.md "Background jobs"). A row is free when it has no lease or the lease has lapsed. A runner claims free rows with
+ * A REST order carries its lease: who holds it (`lease_owner`, one name per runner and process) and
+ * until when (`lease_expires`). Webhook delivery, the expiry scan and ACME's validations, issuances
+ * and expiry are background jobs instead (jobs.ts, migrations 0033 and 0034), where REST orders move
+ * next (docs/DESIGN.md "Background jobs"). A row is free when it has no lease or the lease has lapsed. A runner claims free rows with
  * `FOR UPDATE SKIP LOCKED`: runners of several instances on one PostgreSQL take disjoint rows without
  * waiting for each other. The outcome is written with the lease cleared, only while the row is still
  * in the state the runner claimed it in: a runner that stalled
@@ -20,7 +20,7 @@ import { toNullableDate } from './values';
 type Row = Record<string, unknown>;
 
 /**
- * Where-clause: no live lease (REST orders, ACME challenges and orders). With `mine`, the runner's
+ * Where-clause: no live lease (REST orders). With `mine`, the runner's
  * own leases count as free (a REST order placed with its runner's lease).
  */
 export function leaseFree(now: Date = new Date(), mine?: string): (w: Knex.QueryBuilder) => void {
@@ -45,31 +45,6 @@ export const NO_LEASE: Row = leasedTo(null, null);
 
 /** SQL for `SET`: a finished row's lease cleared. */
 export const NO_LEASE_SQL = 'lease_owner = NULL, lease_expires = NULL';
-
-/** SQL for `SET`: the lease taken from the columns `owner` and `leased_until` of a VALUES list named `values`. */
-export const leaseFromValues = (values: string): string => `lease_owner = ${values}.owner, lease_expires = ${values}.leased_until`;
-
-/**
- * A failed attempt to retry at `at`: the row stays claimed, by no runner, until then. Claiming looks
- * only for lapsed leases, so the lease doubles as the retry timer (ACME issuance).
- */
-export const retryLeaseAt = (at: Date): Row => leasedTo('retry', at);
-
-/**
- * Lease the rows `due` selects (ids, in the order to take them) to `owner` for `leaseMs`: one
- * `UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED)`. Returns the rows as updated.
- */
-export async function claimLeases(
-  db: Knex,
-  table: string,
-  due: Knex.QueryBuilder,
-  owner: string,
-  leaseMs: number,
-  returning: string | string[] = '*',
-): Promise<Row[]> {
-  const expires = new Date(Date.now() + leaseMs);
-  return (await db(table).whereIn('id', skippingLocked(due)).update(leasedTo(owner, expires)).returning(returning)) as Row[];
-}
 
 /** Who holds a row's lease and until when, as records carry it (`OrderRecord.leaseOwner`, `leaseExpires`). */
 export function leaseOfRow(row: Row): { leaseOwner: string | null; leaseExpires: Date | null } {
