@@ -42,7 +42,12 @@ export async function finalizeOrder(
   );
   const { address } = from;
   // The order's `acme_issuance` job, in the same statement, leased to this instance, which issues now.
-  const job = { kind: JOB_KINDS.acmeIssuance, reference: String(current.id), owner: services.runner.owner, leaseMs: services.options.leaseMs };
+  const job = {
+    kind: JOB_KINDS.acmeIssuance,
+    reference: String(current.id),
+    owner: services.runner.owner,
+    leaseMs: services.options.leaseMs,
+  };
   const started = services.acme.applyChange(onFinalize(current.id, request, job, address));
   const processing = { ...current, status: 'processing' as const, sourceAddress: address };
   const issuing = services.runner.issueNow(ca, processing, request, services.options.finalizeWaitMs, started);

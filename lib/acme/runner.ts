@@ -212,7 +212,9 @@ function handlersOf(attempts: AcmeAttempts, deps: AcmeRunnerDeps, settings: Acme
         const ca = await deps.store.getCa(order.caId);
         if (!ca) {
           const gone = problem('serverInternal', 'The CA of the order no longer exists.');
-          const ended = await deps.acme.applyChange(onIssuanceFailed(order.id, gone, null, { kind: job.kind, reference: job.reference, owner }));
+          const ended = await deps.acme.applyChange(
+            onIssuanceFailed(order.id, gone, null, { kind: job.kind, reference: job.reference, owner }),
+          );
           return ended ? { kind: 'settled' } : { kind: 'lost' };
         }
         await attempts.issue(ca, order, request, job.attempts, owner);

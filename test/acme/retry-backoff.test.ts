@@ -50,7 +50,10 @@ test('a retryable failure is retried after half to all of min(validationRetryMs,
   let row: { attempts: number; run_at: Date | string | null; state: string } | undefined;
   for (let i = 0; i < 50 && !(row && row.attempts >= 1); i++) {
     if (i > 0) await new Promise((r) => setTimeout(r, 100));
-    row = await server.db.knex(TABLES.jobs).where({ kind: 'acme_validation', reference: String(id) }).first('attempts', 'run_at', 'state');
+    row = await server.db
+      .knex(TABLES.jobs)
+      .where({ kind: 'acme_validation', reference: String(id) })
+      .first('attempts', 'run_at', 'state');
   }
   expect(row).toMatchObject({ attempts: 1, state: 'pending' });
   const wait = new Date(row?.run_at ?? NaN).getTime() - before;

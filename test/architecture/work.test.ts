@@ -64,3 +64,15 @@ test('SKIP LOCKED and lease columns are in adapters/store/knex/jobs.ts and work.
   expect(codeOf('// FOR UPDATE SKIP LOCKED\nconst a = 1;')).not.toMatch(LEASE);
   expect(codeOf('const sql = `x FOR UPDATE SKIP LOCKED`;')).toMatch(LEASE);
 });
+
+test("ACME's work is claimed through the jobs only: its store code takes no lease part of work.ts", () => {
+  // ACME's validations, issuances and expiry are background jobs (migration 0034): their one claim is
+  // the jobs' (adapters/store/knex/jobs.ts), so nothing of ACME builds a lease or a claim of its own.
+  const acme = ['adapters/store/knex/acme', 'lib/acme'].flatMap(sourceFiles);
+  expect(acme.length).toBeGreaterThan(10);
+  const offenders = acme.filter((f) =>
+    /from '\.\.\/work'|claimLeases|retryLeaseAt|leaseFree/.test(codeOf(fs.readFileSync(path.join(ROOT, f), 'utf8'))),
+  );
+  expect(offenders).toEqual([]);
+  expect(codeOf(fs.readFileSync(path.join(ROOT, LEASE_HOME), 'utf8'))).not.toMatch(/retryLeaseAt|claimLeases/);
+});

@@ -244,7 +244,11 @@ describeOnPostgres('an instance killed mid-work: another finishes it, exactly on
     const startedRow = (await db.knex(TABLES.acmeChallenges).where({ token: challenge.token, type: 'http-01' }).first()) as { id: number };
     const validationJob = { kind: 'acme_validation', reference: String(startedRow.id) };
     const leased = (await db.knex(TABLES.jobs).where(validationJob).first()) as Record<string, unknown>;
-    expect(leased).toMatchObject({ state: 'pending', attempts: 0, lease_owner: expect.stringMatching(new RegExp(`^acme-${a.child.pid}-`)) });
+    expect(leased).toMatchObject({
+      state: 'pending',
+      attempts: 0,
+      lease_owner: expect.stringMatching(new RegExp(`^acme-${a.child.pid}-`)),
+    });
     await stop(a.child, 'SIGKILL');
     holdHttp01 = false;
 

@@ -17,7 +17,9 @@ export function record(
   owner = 'test-runner',
 ): Promise<boolean> {
   if (!claimed) throw new Error('no claimed validation');
-  return acme.applyChange(onValidation(claimed, result, { kind: JOB_KINDS.acmeValidation, reference: String(claimed.challenge.id), owner }));
+  return acme.applyChange(
+    onValidation(claimed, result, { kind: JOB_KINDS.acmeValidation, reference: String(claimed.challenge.id), owner }),
+  );
 }
 
 /** Finalize: a `ready` order to `processing` with `request`, its job leased to `owner` for a minute; false when it was not `ready`. */

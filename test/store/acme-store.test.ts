@@ -207,10 +207,13 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
 
   /** The job of `kind` for `reference`, as the table has it. */
   async function jobOf(kind: string, reference: number | undefined): Promise<Record<string, unknown>> {
-    return (await db.knex(TABLES.jobs).where({ kind, reference: String(reference) }).first()) as Record<string, unknown>;
+    return (await db
+      .knex(TABLES.jobs)
+      .where({ kind, reference: String(reference) })
+      .first()) as Record<string, unknown>;
   }
 
-  test('startValidation writes the challenge\'s job in the same statement, leased to the starter', async () => {
+  test("startValidation writes the challenge's job in the same statement, leased to the starter", async () => {
     const order = await acme.createOrder(anOrder(['job.example']));
     const authz = await acme.findAuthorization(ca.id, order?.authorizations[0] as string);
     const { value: claimed, statements } = await statementsOf(db, () => start(authz?.challenges[0].slug as string, 'starter'));
@@ -299,7 +302,10 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
       .update({ lease_until: new Date(Date.now() - 1000) });
     const issuances = await jobs().claim(['acme_issuance'], 'runner-b', 10, 60_000);
     expect(issuances).toMatchObject([{ reference: String(order.id), attempts: 0 }]);
-    expect(await acme.findIssuance(order.id)).toMatchObject({ order: { id: order.id, status: 'processing' }, request: { profile: signRequest().profile } });
+    expect(await acme.findIssuance(order.id)).toMatchObject({
+      order: { id: order.id, status: 'processing' },
+      request: { profile: signRequest().profile },
+    });
     expect(await jobs().claim(['acme_issuance'], 'runner-c', 10, 60_000)).toEqual([]);
 
     // A failed attempt to retry later is nobody's until then, and then anybody's, one attempt more.

@@ -86,7 +86,8 @@ async function applyRound(db: Knex, round: readonly { change: AcmeStateChange; i
     return null;
   };
   /** SQL: the step of the row of `v` applies: it has no earlier step, or that step applied. */
-  const afterEarlier = (): string => `(v.after IS NULL${levels.map((level) => ` OR (v.after = '${level}' AND v.k IN (SELECT k FROM ${level}))`).join('')})`;
+  const afterEarlier = (): string =>
+    `(v.after IS NULL${levels.map((level) => ` OR (v.after = '${level}' AND v.k IN (SELECT k FROM ${level}))`).join('')})`;
 
   // An attempt's outcome settles its job first, while its runner holds the lease (../jobs.ts).
   const settled = round.filter(({ change }) => settling(change));

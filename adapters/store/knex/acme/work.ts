@@ -8,7 +8,15 @@
  * applied by changes.ts (or, with the certificate, here) with the job's outcome.
  */
 import type { Knex } from 'knex';
-import { JOB_KINDS, type AcmeOrderStep, type AcmeValidationStart, type CertificateRecord, type ClaimedValidation, type NewCertificate, type PendingIssuance } from '../../../../lib/ports';
+import {
+  JOB_KINDS,
+  type AcmeOrderStep,
+  type AcmeValidationStart,
+  type CertificateRecord,
+  type ClaimedValidation,
+  type NewCertificate,
+  type PendingIssuance,
+} from '../../../../lib/ports';
 import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from '../certificate-values';
 import { insertedCertificateRecord } from '../certificates';
 import { certificateStored } from '../event-data';
@@ -103,7 +111,8 @@ export async function findValidation(db: Knex, challengeId: number): Promise<Cla
     .join(`${acmeOrders} as o`, 'o.id', 'a.order_id')
     .join(`${acmeAccounts} as acc`, 'acc.id', 'o.account_id')
     .where('c.id', challengeId)
-    .first('c.*', 'a.identifier_type', 'a.identifier_value', 'a.order_id', 'a.slug as authorization_slug', 'acc.thumbprint')) as Row | undefined;
+    .first('c.*', 'a.identifier_type', 'a.identifier_value', 'a.order_id', 'a.slug as authorization_slug', 'acc.thumbprint')) as
+    Row | undefined;
   return row ? claimedFromRow(row, row) : null;
 }
 
