@@ -3,8 +3,8 @@
  * `processing` challenge gets one `acme_validation` job (its `next_attempt` as `run_at`, its attempts,
  * its live lease kept, a lapsed one not), every `processing` order one `acme_issuance` job (an order
  * waiting for a retry — 0006's `retry` lease — due then, a live lease kept), finished work none, and
- * the expiry its one recurring job; the lease columns are dropped. Its `down` restores the columns
- * with the jobs' live leases and due times, and deletes ACME's jobs. Then the ACME job handlers,
+ * the expiry its one recurring job; the old columns stay as they were (no migration drops a column).
+ * Its `down` moves the jobs' live leases and due times back onto the columns, and deletes ACME's jobs. Then the ACME job handlers,
  * after the upgrade, finish the validations that were pending.
  */
 import type { Knex } from 'knex';
@@ -117,13 +117,12 @@ describe.each(testDatabaseTargets())('migration 0034 moves pending ACME work to 
     expect(new Date(jobs[3].run_at as string).getTime()).toBe(later.getTime());
     expect(new Date(jobs[4].lease_until as string).getTime()).toBe(live.getTime());
     expect(jobs.some((j) => [String(idle.challenge), String(finished.order)].includes(String(j.reference)))).toBe(false);
-    // The leases and due times are the jobs' only.
-    for (const column of ['next_attempt', 'lease_owner', 'lease_expires']) {
-      expect(await columnsOf(knex, TABLES.acmeChallenges)).not.toContain(column);
-      expect(await columnsOf(knex, TABLES.acmeOrders)).not.toContain(column);
-    }
+    // The old columns stay, as they were (nothing reads them any more).
+    expect(await columnsOf(knex, TABLES.acmeChallenges)).toEqual(expect.arrayContaining(['next_attempt', 'lease_owner', 'lease_expires']));
+    expect(await knex(TABLES.acmeChallenges).where({ id: held.challenge }).first()).toMatchObject({ lease_owner: 'acme-1-old' });
 
-    // Down: the columns again, with the jobs' live leases and due times; ACME's jobs gone.
+    // Down: the jobs' live leases and due times back on the columns; ACME's jobs gone.
+    await knex(TABLES.acmeChallenges).where({ id: orphan.challenge }).update({ lease_owner: null, lease_expires: null });
     await knex(TABLES.jobs)
       .where({ kind: 'acme_validation', reference: String(orphan.challenge) })
       .update({ lease_owner: 'jobs-3-new', lease_until: live });

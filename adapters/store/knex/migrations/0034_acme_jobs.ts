@@ -10,10 +10,13 @@
  * attempts — an order waiting for a retry (the lease owner `retry` that releases 0006's order at
  * `lease_expires`) due then, one leased by a live runner kept leased to it, any other due now.
  *
- * The challenges' and orders' lease columns and the challenges' `next_attempt` (and its index) are
- * dropped: the jobs hold the leases, due times and attempts now, and a column left unused would
- * suggest otherwise. `down` restores them and moves the live jobs back onto them (a job's `run_at`
- * as the challenge's `next_attempt` or the waiting order's `retry` lease), then deletes ACME's jobs.
+ * The jobs hold the leases, due times and attempts now: nothing reads or writes the challenges' and
+ * orders' lease columns or the challenges' `next_attempt` any more. The columns stay, unused and as
+ * they were (as 0033 left the endpoints' lease columns: no migration drops a column, so a database
+ * upgraded keeps every value — test/store/upgrade.test.ts); the index on `next_attempt`, which served
+ * only ACME's own claim, is dropped. `down` moves the pending jobs back onto the columns (a job's
+ * `run_at` as the challenge's `next_attempt` or the waiting order's `retry` lease, a live lease as
+ * the row's), makes the index again and deletes ACME's jobs.
  */
 import type { Knex } from 'knex';
 
@@ -41,17 +44,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`INSERT INTO ca_api_jobs (kind, reference) VALUES ('acme_expiry', 'orders') ON CONFLICT (kind, reference) DO NOTHING`);
 
   await knex.raw('DROP INDEX IF EXISTS ca_api_acme_challenges_processing_idx');
-  await knex.raw('ALTER TABLE ca_api_acme_challenges DROP COLUMN next_attempt, DROP COLUMN lease_owner, DROP COLUMN lease_expires');
-  await knex.raw('ALTER TABLE ca_api_acme_orders DROP COLUMN lease_owner, DROP COLUMN lease_expires');
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw(`
-    ALTER TABLE ca_api_acme_challenges
-      ADD COLUMN next_attempt timestamptz NULL,
-      ADD COLUMN lease_owner varchar(255) NULL,
-      ADD COLUMN lease_expires timestamptz NULL`);
-  await knex.raw('ALTER TABLE ca_api_acme_orders ADD COLUMN lease_owner varchar(255) NULL, ADD COLUMN lease_expires timestamptz NULL');
   await knex.raw("CREATE INDEX ca_api_acme_challenges_processing_idx ON ca_api_acme_challenges (next_attempt) WHERE status = 'processing'");
 
   await knex.raw(`
