@@ -28,6 +28,7 @@ import { OptionsError, type ResolvedOptions } from './options';
 import {
   hasAcmeNonces,
   hasAcmeStore,
+  hasJobStore,
   NO_METRICS,
   type ChallengeValidator,
   type MetricsExposition,
@@ -122,13 +123,16 @@ function mountModules(
     add('revocation', mountRevocationEndpoints(settings, { store, keyBackends, cas }, shared));
   }
   if (resolved.acme.enabled) {
-    if (!hasAcmeStore(store) || !hasAcmeNonces(store) || !ports.acmeValidator) {
-      throw new OptionsError('`acme.enabled` needs a store with the ACME capabilities (the knex store has them) and a challenge validator');
+    if (!hasAcmeStore(store) || !hasAcmeNonces(store) || !hasJobStore(store) || !ports.acmeValidator) {
+      throw new OptionsError(
+        '`acme.enabled` needs a store with the ACME and background-job capabilities (the knex store has them) and a challenge validator',
+      );
     }
     const settings = { prefix: `/${resolved.urlPath}acme/`, options: resolved.acme, profiles: resolved.effectiveProfiles };
     const acmePorts = {
       store,
       acme: store.acme,
+      jobs: store.jobs,
       nonces: store,
       cas,
       keyBackends,

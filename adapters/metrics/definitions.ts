@@ -47,7 +47,7 @@ export function defineMetrics(registry: Registry) {
     }),
     jobs: new Gauge({
       name: 'ca_api_jobs',
-      help: 'Background jobs now, by kind (webhook_delivery, expiry_scan) and state (pending, running, done, failed).',
+      help: 'Background jobs now, by kind (webhook_delivery, expiry_scan, acme_validation, acme_issuance, acme_expiry) and state (pending, running, done, failed).',
       labelNames: ['kind', 'state'] as const,
       registers,
     }),

@@ -1,8 +1,8 @@
 /**
  * Starting a challenge's validation (RFC 8555 §7.5.1): in one statement, which finds the challenge and
- * checks it is this account's and pending, leased to this instance's runner, which validates at once
- * and is waited for a little. A crash leaves the lease (`acme.leaseMs`) to lapse, and another runner
- * takes the work over (runner.ts; docs/DESIGN.md "ACME", "Durable work, not tasks").
+ * checks it is this account's and pending and writes its `acme_validation` job leased to this instance,
+ * which validates at once and is waited for a little. A crash leaves the lease (`acme.leaseMs`) to
+ * lapse, and another runner takes the job over (runner.ts; docs/DESIGN.md "ACME", "Background jobs").
  */
 import type { AcmeChallengeRecord } from '../ports';
 import type { AcmeServices } from './services';

@@ -1,12 +1,12 @@
 /**
  * Finalizing an order (RFC 8555 §7.4): the CSR checked against the order and the key policy
  * (policy/csr.ts), the sign request made (issue.ts), the order moved to `processing` and the
- * certificate issued in the request when it can be within `finalizeWaitMs`; else the runner
- * (runner.ts) finishes it and the client polls. The order moves to `processing` while its certificate
+ * certificate issued in the request when it can be within `finalizeWaitMs`; else the order's
+ * `acme_issuance` job (runner.ts) finishes it and the client polls. The order moves to `processing` while its certificate
  * is being signed, and the certificate is stored only if that move succeeded (issue.ts), so a finalize
  * that lost a race stores nothing (docs/DESIGN.md "ACME").
  */
-import type { AcmeOrderRecord, CaRecord } from '../ports';
+import { JOB_KINDS, type AcmeOrderRecord, type CaRecord } from '../ports';
 import { loadPolicyContext } from '../ca/policy/context';
 import { orderSignRequest } from './issue';
 import { checkedCsr } from './policy/csr';
@@ -41,8 +41,14 @@ export async function finalizeOrder(
     from.now,
   );
   const { address } = from;
-  const lease = { owner: services.runner.owner, until: new Date(Date.now() + services.options.leaseMs) };
-  const started = services.acme.applyChange(onFinalize(current.id, request, lease, address));
+  // The order's `acme_issuance` job, in the same statement, leased to this instance, which issues now.
+  const job = {
+    kind: JOB_KINDS.acmeIssuance,
+    reference: String(current.id),
+    owner: services.runner.owner,
+    leaseMs: services.options.leaseMs,
+  };
+  const started = services.acme.applyChange(onFinalize(current.id, request, job, address));
   const processing = { ...current, status: 'processing' as const, sourceAddress: address };
   const issuing = services.runner.issueNow(ca, processing, request, services.options.finalizeWaitMs, started);
   if (!(await started)) {

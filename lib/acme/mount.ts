@@ -26,6 +26,7 @@ import {
   type AcmeNonceStore,
   type AcmeStore,
   type ChallengeValidator,
+  type JobStore,
   type SecretBox,
   type SignatureVerifier,
   type Store,
@@ -53,6 +54,8 @@ export interface AcmeSettings {
 export interface AcmePorts {
   store: Store;
   acme: AcmeStore;
+  /** Where ACME's background jobs are (lib/acme/runner.ts). */
+  jobs: JobStore;
   nonces: AcmeNonceStore;
   cas: CaCache;
   keyBackends: KeyBackends;
@@ -70,6 +73,7 @@ export function mountAcme(settings: AcmeSettings, ports: AcmePorts, shared: Shar
     {
       acme: ports.acme,
       store: ports.store,
+      jobs: ports.jobs,
       validator: ports.validator,
       signing: { acme: ports.acme, keyBackends: ports.keyBackends, profiles, intents: ports.store },
       logError: shared.logError,

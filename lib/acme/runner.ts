@@ -1,26 +1,34 @@
 /**
- * The ACME runner: the durable work of the ACME server, on any instance (docs/guides/acme.md).
+ * The ACME server's durable work, on any instance (docs/guides/acme.md, docs/DESIGN.md "Background
+ * jobs"): background jobs (lib/ports/jobs.ts) of three kinds, run by the one job runner
+ * (lib/work/jobs-runner.ts) with the handlers of `acmeJobHandlers`.
  *
- * - Validations: a challenge the client asked to validate is `processing` in the store, leased to
- *   the instance that answered the request, which makes the first attempt at once (`validateNow`).
- *   Later attempts have the time they are due; the runner claims due ones (`FOR UPDATE SKIP
- *   LOCKED` and a lease), asks the validator, and records the outcome: valid; invalid with the validator's `error` when the answer
- *   is wrong; or, when the failure may pass (a timeout, a refused connection, a record not there
- *   yet), another attempt after a doubling delay with jitter, at most an hour (lib/work/policies.ts),
- *   up to `validationAttempts` (RFC 8555 §8.2), after
- *   which it is invalid with the last error. A runner that dies leaves its lease to lapse, and
- *   another instance (or this one, restarted) takes the work over.
- * - Issuance: finalize issues in the request (`issueNow`); an order whose issuance did not finish —
- *   its instance died, the database was away — is claimed once its lease lapses and issued here.
- * - Expiry: orders and authorizations past `expires` become invalid/expired (RFC 8555 §7.1.6).
+ * - `acme_validation` (reference: the challenge's id): a challenge the client asked to validate is
+ *   `processing`, and its job is written in the same statement, leased to the instance that answered
+ *   the request, which makes the first attempt at once (`validateNow`). Each attempt asks the
+ *   validator and records the outcome with the job's, in one statement, while the lease is held:
+ *   valid; invalid with the validator's `error` when the answer is wrong; or, when the failure may pass
+ *   (a timeout, a refused connection, a record not there yet), the job pending again after a doubling
+ *   delay with jitter, at most an hour (lib/work/policies.ts), counted in the job's `attempts`, up to
+ *   `validationAttempts` (RFC 8555 §8.2), after which the challenge is invalid with the last error and
+ *   the job done. The handler decides that: no validation job is ever left `failed`.
+ * - `acme_issuance` (reference: the order's id): finalize moves the order to `processing` and writes
+ *   its job, leased to the instance that issues in the request (`issueNow`); an issuance that did not
+ *   finish — its instance died, the database was away — is claimed once the lease lapses and issued
+ *   here. The statement that stores the certificate ends the job; one that keeps failing ends the
+ *   order invalid after `ISSUANCE_ATTEMPTS`.
+ * - `acme_expiry` (one recurring job): orders and authorizations past `expires` become invalid/expired
+ *   (RFC 8555 §7.1.6), every minute on one instance.
  *
- * Nothing is ever left `processing` for ever: each step ends valid or invalid within a bounded
- * number of attempts.
+ * A runner that dies leaves its lease to lapse, and another instance (or this one, restarted) claims
+ * the job: nothing is ever left `processing` for ever, and each step ends valid or invalid within a
+ * bounded number of attempts.
  */
 import { randomBytes } from 'crypto';
 import { CaError } from '../ca/errors';
 import type { LogError } from '../http/error-catch';
 import {
+  JOB_KINDS,
   StoreUnavailableError,
   type AcmeChallengeRecord,
   type AcmeErrorDocument,
@@ -30,37 +38,42 @@ import {
   type CertificateRecord,
   type ChallengeValidator,
   type ClaimedValidation,
+  type JobStore,
   type MetricsSink,
   type SignRequest,
   type Store,
   type ValidationOutcome,
 } from '../ports';
 import { X509Error } from '../x509/errors';
-import { delayMs } from '../work/backoff';
+import { delayMs, type BackoffPolicy } from '../work/backoff';
+import { JobsRunner, type JobHandler, type JobOutcome } from '../work/jobs-runner';
 import { BACKOFF_POLICIES } from '../work/policies';
-import { WorkLoop } from '../work/loop';
 import { IssuanceNotStarted, issueOrder, type AcmeSigning } from './issue';
 import { IssuanceTaken } from '../ca/issuance/sign';
 import { ACME_ERROR_NAMESPACE } from './problems';
-import { onExpiry, onIssuanceFailed, onValidation, type ValidationResult } from './state-machine';
+import { onExpiry, onIssuanceFailed, onValidation, type AttemptJob, type ValidationResult } from './state-machine';
 
 export interface AcmeRunnerSettings {
   validationAttempts: number;
   validationRetryMs: number;
-  /** How often the store is asked for due work when nothing woke the runner. Default 1000 ms. */
+  /** How often the store is asked for due jobs when nothing woke the runner. Default 1000 ms. */
   pollMs?: number;
-  /** Validations at once. Default 8. */
+  /** Jobs at once. Default 8. */
   concurrency?: number;
   /** How long a claimed validation or issuance belongs to its runner (option `acme.leaseMs`): more than one attempt may take. */
   leaseMs: number;
 }
 
 const EXPIRY_EVERY_MS = 60_000;
+/** The `acme_expiry` job's one reference. */
+export const ACME_EXPIRY_REFERENCE = 'orders';
 const ISSUANCE_ATTEMPTS = 5;
 
 export interface AcmeRunnerDeps {
   acme: AcmeStore;
   store: Pick<Store, 'getCa'>;
+  /** Where the jobs are (the store's `JobStoreProvider`). */
+  jobs: JobStore;
   validator: ChallengeValidator;
   signing: AcmeSigning;
   logError: LogError;
@@ -68,95 +81,27 @@ export interface AcmeRunnerDeps {
   metrics?: MetricsSink;
 }
 
-export class AcmeRunner {
-  /** Who holds the leases this runner takes (one per runner, unique across instances). */
-  readonly owner = `acme-${process.pid}-${randomBytes(6).toString('hex')}`;
-  private closed = false;
-  private readonly inFlight = new Set<Promise<unknown>>();
-  /** Validations and issuance every `pollMs`; expiry every minute (lib/work/loop.ts). */
-  private readonly loops: WorkLoop[];
+/**
+ * The attempts themselves, shared by the request's first attempt and the jobs' later ones: each
+ * recorded with its job's outcome in one statement, while `job.owner` holds the lease.
+ */
+class AcmeAttempts {
+  readonly validationPolicy: BackoffPolicy;
+  readonly issuancePolicy: BackoffPolicy;
 
   constructor(
     private readonly deps: AcmeRunnerDeps,
     private readonly settings: AcmeRunnerSettings,
   ) {
-    const loop = (name: string, intervalMs: number, round: () => Promise<unknown>) =>
-      new WorkLoop({ name, round, intervalMs, outage: BACKOFF_POLICIES.workOutage(intervalMs), logError: deps.logError });
-    this.loops = [
-      loop('ACME runner', settings.pollMs ?? 1000, () => this.pass()),
-      loop('ACME expiry', EXPIRY_EVERY_MS, () => this.expire()),
-    ];
-  }
-
-  /** Begin polling for due work (validations left by a restart, issuances whose lease lapsed). */
-  start(): void {
-    for (const loop of this.loops) loop.start();
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    await Promise.all(this.loops.map((loop) => loop.stop()));
-    await Promise.allSettled([...this.inFlight]);
+    this.validationPolicy = BACKOFF_POLICIES.acmeValidationRetry(settings.validationRetryMs);
+    this.issuancePolicy = BACKOFF_POLICIES.acmeIssuanceRetry(settings.validationRetryMs);
   }
 
   /**
-   * Validate a challenge the client has just asked for (`startValidation` leased it to this runner),
-   * here and now rather than on the runner's next round: most validations take milliseconds, and the
-   * client's answer then already says `valid` or `invalid`. Resolves with the challenge as recorded,
-   * or null when the attempt takes longer than `waitMs` (it goes on; the client polls) or was
-   * overtaken (nothing recorded: the caller reads the challenge again).
+   * One attempt after `failed` failed ones, recorded; the challenge as recorded (null: nothing was —
+   * the lease was lost, or the challenge was no longer `processing`).
    */
-  async validateNow(claimed: ClaimedValidation, waitMs: number): Promise<AcmeChallengeRecord | null> {
-    return raceTimeout(this.track(this.validate(claimed)), waitMs, null);
-  }
-
-  /**
-   * Issue an order that finalize has just moved to `processing` (leased to this runner), or is moving
-   * there (`started`: the certificate is signed meanwhile and stored only if the move succeeded). Resolves
-   * the certificate when the order is `valid` within `waitMs`; null when it is still being issued
-   * (the client polls) or failed (the order then says why).
-   */
-  async issueNow(
-    ca: CaRecord,
-    order: AcmeOrderRecord,
-    request: SignRequest,
-    waitMs: number,
-    started?: Promise<boolean>,
-  ): Promise<CertificateRecord | null> {
-    return raceTimeout(this.track(this.issue(ca, order, request, 0, started)), waitMs, null);
-  }
-
-  private track<T>(work: Promise<T>): Promise<T> {
-    this.inFlight.add(work);
-    void work.finally(() => this.inFlight.delete(work)).catch(() => {});
-    return work;
-  }
-
-  /** One round: due validations (all of them, in batches), then lapsed issuances. */
-  private async pass(): Promise<void> {
-    const { acme } = this.deps;
-    const concurrency = this.settings.concurrency ?? 8;
-    for (;;) {
-      if (this.closed) return;
-      const claimed = await acme.claimValidations(this.owner, this.settings.leaseMs, concurrency);
-      if (claimed.length === 0) break;
-      await Promise.all(claimed.map((c) => this.track(this.validate(c))));
-    }
-    for (const { order, request, attempts } of await acme.claimIssuances(this.owner, this.settings.leaseMs, concurrency)) {
-      const ca = await this.deps.store.getCa(order.caId);
-      if (ca) await this.track(this.issue(ca, order, request, attempts));
-      else await acme.applyChange(onIssuanceFailed(order.id, problem('serverInternal', 'The CA of the order no longer exists.'), null));
-    }
-  }
-
-  /** Orders and authorizations past `expires` made invalid/expired (RFC 8555 §7.1.6). */
-  private async expire(): Promise<void> {
-    const expired = await this.deps.acme.expire(new Date(), onExpiry());
-    if (expired > 0) this.deps.metrics?.acmeOrders('invalid', expired);
-  }
-
-  /** One attempt, recorded; the challenge as recorded (null: it was no longer `processing`). */
-  private async validate(claimed: ClaimedValidation): Promise<AcmeChallengeRecord | null> {
+  async validate(claimed: ClaimedValidation, failed: number, owner: string): Promise<AcmeChallengeRecord | null> {
     const { challenge, identifier, thumbprint } = claimed;
     let outcome: ValidationOutcome;
     try {
@@ -171,8 +116,10 @@ export class AcmeRunner {
       this.deps.logError('express-ca-api: ACME runner', e);
       outcome = { valid: false, retryable: true, problem: { type: 'serverInternal', detail: 'The validator failed.' } };
     }
-    const result = this.result(challenge.attempts + 1, outcome);
-    if (!(await this.deps.acme.applyChange(onValidation(claimed, result)))) return null;
+    const attempt = failed + 1;
+    const result = this.result(attempt, outcome);
+    const job: AttemptJob = { kind: JOB_KINDS.acmeValidation, reference: String(challenge.id), owner };
+    if (!(await this.deps.acme.applyChange(onValidation(claimed, result, job)))) return null;
     if (result.kind === 'invalid') this.deps.metrics?.acmeOrders('invalid'); // its authorization, so its order (RFC 8555 §7.1.6)
     const attempts = challenge.attempts + 1;
     if (result.kind === 'valid') return { ...challenge, status: 'valid', validated: result.at, error: null, attempts };
@@ -180,24 +127,31 @@ export class AcmeRunner {
   }
 
   private result(attempt: number, outcome: ValidationOutcome): ValidationResult {
-    const now = new Date();
-    if (outcome.valid) return { kind: 'valid', at: now };
+    if (outcome.valid) return { kind: 'valid', at: new Date() };
     const error = problem(outcome.problem.type, outcome.problem.detail);
     if (outcome.retryable && attempt < this.settings.validationAttempts) {
-      const delay = delayMs(BACKOFF_POLICIES.acmeValidationRetry(this.settings.validationRetryMs), attempt);
-      return { kind: 'retry', problem: error, at: new Date(now.getTime() + delay) };
+      return { kind: 'retry', problem: error, retry: { delayMs: delayMs(this.validationPolicy, attempt), attempts: attempt } };
     }
     return { kind: 'invalid', problem: error };
   }
 
-  /** Issue, and on failure record it: for good when retrying cannot help, else for another attempt later. */
-  private async issue(
+  /**
+   * Issue after `failed` failed attempts, and on failure record it with the job's outcome: for good when
+   * retrying cannot help or this was the last attempt, else for another attempt later.
+   */
+  async issue(
     ca: CaRecord,
     order: AcmeOrderRecord,
     request: SignRequest,
-    attempts: number,
+    failed: number,
+    owner: string,
     started?: Promise<boolean>,
   ): Promise<CertificateRecord | null> {
+    const job: AttemptJob = { kind: JOB_KINDS.acmeIssuance, reference: String(order.id), owner };
+    const record = (error: AcmeErrorDocument, retry: { delayMs: number; attempts: number } | null): Promise<unknown> =>
+      this.deps.acme
+        .applyChange(onIssuanceFailed(order.id, error, retry, job))
+        .catch((f: unknown) => this.deps.logError('express-ca-api: ACME runner', f));
     try {
       const certificate = await issueOrder(this.deps.signing, ca, order, request, started);
       this.deps.metrics?.acmeOrders('valid');
@@ -209,29 +163,152 @@ export class AcmeRunner {
       // Another instance's intent answers the order and is issued (its certificate stored, the order
       // refused it): this order cannot get another certificate.
       if (e instanceof IssuanceTaken && e.intent.certificateId !== null) {
-        await this.deps.acme
-          .applyChange(
-            onIssuanceFailed(
-              order.id,
-              problem('serverInternal', 'The certificate of this order was issued but could not be attached to it.'),
-              null,
-            ),
-          )
-          .catch((f: unknown) => this.deps.logError('express-ca-api: ACME runner', f));
+        await record(problem('serverInternal', 'The certificate of this order was issued but could not be attached to it.'), null);
         return null;
       }
-      const final = e instanceof CaError || e instanceof X509Error || attempts + 1 >= ISSUANCE_ATTEMPTS;
+      const attempt = failed + 1;
+      const final = e instanceof CaError || e instanceof X509Error || attempt >= ISSUANCE_ATTEMPTS;
       if (!(e instanceof StoreUnavailableError)) this.deps.logError('express-ca-api: ACME runner', e);
       const detail = e instanceof CaError || e instanceof X509Error ? e.message : 'The certificate could not be issued.';
-      // `attempts` failed before this one: this is failure number attempts + 1.
-      const delay = delayMs(BACKOFF_POLICIES.acmeIssuanceRetry(this.settings.validationRetryMs), attempts + 1);
-      const retryAt = final ? null : new Date(Date.now() + delay);
       if (final) this.deps.metrics?.acmeOrders('invalid');
-      await this.deps.acme
-        .applyChange(onIssuanceFailed(order.id, problem('serverInternal', detail), retryAt))
-        .catch((f: unknown) => this.deps.logError('express-ca-api: ACME runner', f));
+      await record(problem('serverInternal', detail), final ? null : { delayMs: delayMs(this.issuancePolicy, attempt), attempts: attempt });
       return null;
     }
+  }
+}
+
+/**
+ * The handlers of ACME's job kinds (`acme_validation`, `acme_issuance`, `acme_expiry`), for a job
+ * runner (lib/work/jobs-runner.ts) that registers every kind. Each attempt settles its own job in the
+ * statement that records it (`settled`); a job whose work is gone or finished is done.
+ */
+export function acmeJobHandlers(deps: AcmeRunnerDeps, settings: AcmeRunnerSettings): JobHandler[] {
+  return handlersOf(new AcmeAttempts(deps, settings), deps, settings);
+}
+
+function handlersOf(attempts: AcmeAttempts, deps: AcmeRunnerDeps, settings: AcmeRunnerSettings): JobHandler[] {
+  let expiryEnqueued = false;
+  return [
+    {
+      kind: JOB_KINDS.acmeValidation,
+      leaseMs: settings.leaseMs,
+      policy: attempts.validationPolicy,
+      handle: async (job, context): Promise<JobOutcome> => {
+        const claimed = await deps.acme.findValidation(Number(job.reference));
+        if (!claimed || claimed.challenge.status !== 'processing') return { kind: 'done' };
+        const recorded = await attempts.validate(claimed, job.attempts, context.lease.owner);
+        return recorded ? { kind: 'settled' } : { kind: 'lost' };
+      },
+    },
+    {
+      kind: JOB_KINDS.acmeIssuance,
+      leaseMs: settings.leaseMs,
+      policy: attempts.issuancePolicy,
+      handle: async (job, context): Promise<JobOutcome> => {
+        const found = await deps.acme.findIssuance(Number(job.reference));
+        if (!found || found.order.status !== 'processing' || found.order.certificateId !== null) return { kind: 'done' };
+        const { order, request } = found;
+        const owner = context.lease.owner;
+        const ca = await deps.store.getCa(order.caId);
+        if (!ca) {
+          const gone = problem('serverInternal', 'The CA of the order no longer exists.');
+          const ended = await deps.acme.applyChange(
+            onIssuanceFailed(order.id, gone, null, { kind: job.kind, reference: job.reference, owner }),
+          );
+          return ended ? { kind: 'settled' } : { kind: 'lost' };
+        }
+        await attempts.issue(ca, order, request, job.attempts, owner);
+        return { kind: 'settled' };
+      },
+    },
+    {
+      kind: JOB_KINDS.acmeExpiry,
+      leaseMs: EXPIRY_EVERY_MS,
+      policy: BACKOFF_POLICIES.acmeExpiryRetry(EXPIRY_EVERY_MS),
+      feed: async () => {
+        if (expiryEnqueued) return;
+        await deps.jobs.enqueue(JOB_KINDS.acmeExpiry, ACME_EXPIRY_REFERENCE);
+        expiryEnqueued = true;
+      },
+      handle: async (): Promise<JobOutcome> => {
+        const expired = await deps.acme.expire(new Date(), onExpiry());
+        if (expired > 0) deps.metrics?.acmeOrders('invalid', expired);
+        return { kind: 'again', afterMs: EXPIRY_EVERY_MS };
+      },
+    },
+  ];
+}
+
+/**
+ * What a request of the ACME server uses: the first attempt of work it made pending, made at once
+ * under the lease its statement took (for `owner`); and, until every kind runs in one router-owned
+ * runner, the job runner of ACME's kinds.
+ */
+export class AcmeRunner {
+  /** Who holds the leases the requests take (one per instance, unique across instances). */
+  readonly owner = `acme-${process.pid}-${randomBytes(6).toString('hex')}`;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly attempts: AcmeAttempts;
+  private readonly jobs: JobsRunner;
+
+  constructor(deps: AcmeRunnerDeps, settings: AcmeRunnerSettings) {
+    this.attempts = new AcmeAttempts(deps, settings);
+    this.jobs = new JobsRunner({
+      name: 'ACME jobs',
+      jobs: deps.jobs,
+      handlers: handlersOf(this.attempts, deps, settings),
+      intervalMs: settings.pollMs ?? 1000,
+      concurrency: settings.concurrency ?? 8,
+      logError: deps.logError,
+    });
+  }
+
+  /** Begin claiming due jobs (validations left by a restart, issuances whose lease lapsed, the expiry). */
+  start(): void {
+    this.jobs.start();
+  }
+
+  /** A claim soon (new work is due). */
+  poke(): void {
+    this.jobs.poke();
+  }
+
+  async close(): Promise<void> {
+    await this.jobs.close();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /**
+   * Validate a challenge the client has just asked for (`startValidation` leased its job to `owner`),
+   * here and now rather than on the runner's next round: most validations take milliseconds, and the
+   * client's answer then already says `valid` or `invalid`. Resolves with the challenge as recorded,
+   * or null when the attempt takes longer than `waitMs` (it goes on; the client polls) or was
+   * overtaken (nothing recorded: the caller reads the challenge again).
+   */
+  async validateNow(claimed: ClaimedValidation, waitMs: number): Promise<AcmeChallengeRecord | null> {
+    return raceTimeout(this.track(this.attempts.validate(claimed, 0, this.owner)), waitMs, null);
+  }
+
+  /**
+   * Issue an order that finalize has just moved to `processing` (its job leased to `owner`), or is
+   * moving there (`started`: the certificate is signed meanwhile and stored only if the move
+   * succeeded). Resolves the certificate when the order is `valid` within `waitMs`; null when it is
+   * still being issued (the client polls) or failed (the order then says why).
+   */
+  async issueNow(
+    ca: CaRecord,
+    order: AcmeOrderRecord,
+    request: SignRequest,
+    waitMs: number,
+    started?: Promise<boolean>,
+  ): Promise<CertificateRecord | null> {
+    return raceTimeout(this.track(this.attempts.issue(ca, order, request, 0, this.owner, started)), waitMs, null);
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work)).catch(() => {});
+    return work;
   }
 }
 

@@ -16,6 +16,7 @@ import type {
   AcmeBulkChange,
   AcmeChallengeStatus,
   AcmeErrorDocument,
+  AcmeJobStep,
   AcmeOrderRecord,
   AcmeOrderStatus,
   AcmeOrderStep,
@@ -31,8 +32,8 @@ export type ValidationResult =
   | { kind: 'valid'; at: Date }
   /** Final: challenge, authorization and order become `invalid`, each with `problem`. */
   | { kind: 'invalid'; problem: AcmeErrorDocument }
-  /** Try again at `at`; `problem` is kept on the challenge meanwhile (RFC 8555 §8.2). */
-  | { kind: 'retry'; problem: AcmeErrorDocument; at: Date };
+  /** Try again after `retry.delayMs` (`retry.attempts` failed so far); `problem` is kept on the challenge meanwhile (RFC 8555 §8.2). */
+  | { kind: 'retry'; problem: AcmeErrorDocument; retry: JobRetry };
 
 type Moves<S extends string> = Readonly<Record<string, Readonly<Partial<Record<S, S>>>>>;
 
@@ -145,51 +146,91 @@ export function onChallengeStart(): AcmeValidationStart {
 }
 
 /**
- * A validation attempt recorded (RFC 8555 §7.5.1, §8.2): valid — the challenge valid, its
- * authorization valid, its order one authorization nearer `ready`; invalid — all three invalid, the
- * order with the challenge's error; retry — the challenge stays processing with its error, due again at `at`.
+ * The background job (lib/ports/jobs.ts) of an attempt, as the runner holding it (`owner`) settles
+ * it: `retry` — pending again after `delayMs`, with `attempts` failed attempts — or done.
  */
-export function onValidation(claimed: Pick<ClaimedValidation, 'challenge' | 'orderId'>, result: ValidationResult): AcmeStateChange {
+export interface AttemptJob {
+  kind: string;
+  reference: string;
+  owner: string;
+}
+
+export type JobRetry = { delayMs: number; attempts: number };
+
+function settled(job: AttemptJob, retry: (JobRetry & { error: AcmeErrorDocument }) | null): AcmeJobStep {
+  if (!retry) return { ...job, to: { state: 'done' } };
+  return { ...job, to: { state: 'retry', delayMs: retry.delayMs, attempts: retry.attempts, error: retry.error.detail } };
+}
+
+/**
+ * A validation attempt recorded (RFC 8555 §7.5.1, §8.2), with its job's outcome, while the job's
+ * lease is held: valid — the challenge valid, its authorization valid, its order one authorization
+ * nearer `ready`, the job done; invalid — all three invalid, the order with the challenge's error,
+ * the job done; retry — the challenge stays processing with its error, the job pending again later.
+ */
+export function onValidation(
+  claimed: Pick<ClaimedValidation, 'challenge' | 'orderId'>,
+  result: ValidationResult,
+  job: AttemptJob,
+): AcmeStateChange {
   const { challenge, orderId } = claimed;
-  const attempt = { countAttempt: true, lease: null } as const;
+  const attempt = { countAttempt: true } as const;
   if (result.kind === 'retry') {
     return {
-      challenge: { ...step('challenge', 'retry', challenge.id), set: { ...attempt, error: result.problem, nextAttempt: result.at } },
+      job: settled(job, { ...result.retry, error: result.problem }),
+      challenge: { ...step('challenge', 'retry', challenge.id), set: { ...attempt, error: result.problem } },
     };
   }
   if (result.kind === 'valid') {
     return {
+      job: settled(job, null),
       challenge: { ...step('challenge', 'validated', challenge.id), set: { ...attempt, validated: result.at, error: null } },
       authorization: step('authorization', 'validated', challenge.authorizationId),
       order: { ...step('order', 'authorizationValid', orderId), countDown: true },
     };
   }
   return {
+    job: settled(job, null),
     challenge: { ...step('challenge', 'failed', challenge.id), set: { ...attempt, error: result.problem } },
     authorization: step('authorization', 'failed', challenge.authorizationId),
     order: { ...step('order', 'authorizationFailed', orderId), set: { error: result.problem } },
   };
 }
 
-/** Finalize (RFC 8555 §7.4): a `ready` order is being issued, with its sign request, leased to the runner issuing it. */
+/**
+ * Finalize (RFC 8555 §7.4): a `ready` order is being issued, with its sign request, and its
+ * `acme_issuance` job made in the same statement, leased to `job.owner` (who issues it now) for `leaseMs`.
+ */
 export function onFinalize(
   orderId: number,
   request: SignRequest,
-  lease: { owner: string; until: Date },
+  job: AttemptJob & { leaseMs: number },
   address: string | null,
 ): AcmeStateChange {
-  return { order: { ...step('order', 'finalize', orderId), set: { request, sourceAddress: address, lease } } };
+  const { leaseMs, ...named } = job;
+  return {
+    order: { ...step('order', 'finalize', orderId), set: { request, sourceAddress: address } },
+    job: { ...named, to: { state: 'lease', leaseMs } },
+  };
 }
 
-/** The certificate stored: the order becomes `valid` (its request dropped, its lease let go). */
+/** The certificate stored: the order becomes `valid` (its request dropped; the store ends its job in the same statement). */
 export function onIssued(orderId: number): AcmeOrderStep {
-  return { ...step('order', 'issued', orderId), set: { request: null, lease: null } };
+  return { ...step('order', 'issued', orderId), set: { request: null } };
 }
 
-/** Issuance failed: for good (`retryAt` null) the order becomes `invalid` with `error`; else it stays processing, due again at `retryAt`. */
-export function onIssuanceFailed(orderId: number, error: AcmeErrorDocument, retryAt: Date | null): AcmeStateChange {
-  if (retryAt) return { order: { ...step('order', 'issuanceRetry', orderId), set: { error, countAttempt: true, nextAttempt: retryAt } } };
-  return { order: { ...step('order', 'issuanceFailed', orderId), set: { error, request: null, lease: null } } };
+/**
+ * Issuance failed, while `job`'s lease is held: for good (`retry` null) the order becomes `invalid`
+ * with `error` and the job done; else the order stays processing with `error`, the job pending again later.
+ */
+export function onIssuanceFailed(orderId: number, error: AcmeErrorDocument, retry: JobRetry | null, job: AttemptJob): AcmeStateChange {
+  if (retry) {
+    return {
+      job: settled(job, { ...retry, error }),
+      order: { ...step('order', 'issuanceRetry', orderId), set: { error, countAttempt: true } },
+    };
+  }
+  return { job: settled(job, null), order: { ...step('order', 'issuanceFailed', orderId), set: { error, request: null } } };
 }
 
 /** The account deactivates an authorization (RFC 8555 §7.5.2): its order, unless finalized, becomes `invalid`. */

@@ -34,12 +34,8 @@ export interface AcmeStep<S extends string, F = never> {
 export interface AcmeChallengeFields {
   validated?: Date;
   error?: AcmeErrorDocument | null;
-  /** When the next attempt is due. */
-  nextAttempt?: Date;
   /** One attempt more. */
   countAttempt?: true;
-  /** null: the runner's lease let go. */
-  lease?: null;
 }
 
 /** What an order step writes besides its status. */
@@ -48,12 +44,8 @@ export interface AcmeOrderFields {
   request?: SignRequest | null;
   /** Where the finalize request came from (Express's `req.ip`): named in the certificate's `certificate.issued` event. */
   sourceAddress?: string | null;
-  /** Leased to a runner issuing it until `until`; null: let go. */
-  lease?: { owner: string; until: Date } | null;
   /** One attempt more. */
   countAttempt?: true;
-  /** Nobody's until then, then claimable again (`claimIssuances`). */
-  nextAttempt?: Date;
 }
 
 export type AcmeOrderStep = AcmeStep<AcmeOrderStatus, AcmeOrderFields> & {
@@ -72,6 +64,25 @@ export interface AcmeStateChange {
   challenge?: AcmeStep<AcmeChallengeStatus, AcmeChallengeFields>;
   authorization?: AcmeStep<AcmeAuthorizationStatus>;
   order?: AcmeOrderStep;
+  /** The background job of the work (lib/ports/jobs.ts), written in the same statement. */
+  job?: AcmeJobStep;
+}
+
+/**
+ * What a change does to the background job (lib/ports/jobs.ts) of its work — job `kind` for
+ * `reference`, held by `owner` — in the change's own statement (docs/DESIGN.md "Background jobs"):
+ *
+ * - `lease`: the work became pending (finalize): the job is made pending, leased to `owner` for
+ *   `leaseMs` (who makes the first attempt now); written only if the change's first step applied.
+ * - `done`, `retry`: an attempt's outcome: the job done, or pending again in `delayMs` with
+ *   `attempts` failed attempts and `error`. Written only while `owner` holds the job's lease, and the
+ *   change's steps apply only if it was: a runner that lost the job to another changes nothing.
+ */
+export interface AcmeJobStep {
+  kind: string;
+  reference: string;
+  owner: string;
+  to: { state: 'lease'; leaseMs: number } | { state: 'done' } | { state: 'retry'; delayMs: number; attempts: number; error: string };
 }
 
 /** A challenge's move when its validation starts, and the statuses its authorization and its order must be in. */

@@ -127,11 +127,10 @@ export interface ClaimedValidation {
   authorizationSlug: string;
 }
 
-/** An order being issued, claimed by a runner. */
-export interface ClaimedIssuance {
+/** An order being issued, and its sign request (`findIssuance`). */
+export interface PendingIssuance {
   order: AcmeOrderRecord;
   request: SignRequest;
-  attempts: number;
 }
 
 export interface AcmeStore {
@@ -176,10 +175,11 @@ export interface AcmeStore {
 
   /**
    * Start validating the challenge `slug` of CA `caId`, of an order of account `accountId` not past
-   * its `expires`, as `start` says (lib/acme/state-machine.ts `onChallengeStart`), leased to `owner`
-   * for `leaseMs` so that the caller validates it at once (and, should the caller die, another runner
-   * takes it over when the lease lapses). Null otherwise — unknown, another account's, not in those
-   * statuses — with everything left as it is.
+   * its `expires`, as `start` says (lib/acme/state-machine.ts `onChallengeStart`), and in the same
+   * statement its `acme_validation` job (lib/ports/jobs.ts), leased to `owner` for `leaseMs` so that
+   * the caller validates it at once (and, should the caller die, another runner takes the job over
+   * when the lease lapses). Null otherwise — unknown, another account's, not in those statuses — with
+   * everything left as it is.
    */
   startValidation(
     challenge: { caId: number; slug: string; accountId: number },
@@ -188,16 +188,18 @@ export interface AcmeStore {
     now: Date,
     start: AcmeValidationStart,
   ): Promise<ClaimedValidation | null>;
-  /** Up to `limit` challenges due for an attempt, leased to `owner` for `leaseMs`. */
-  claimValidations(owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]>;
+  /** The challenge of id `challengeId` with what validating it needs (an `acme_validation` job's reference); null: none. */
+  findValidation(challengeId: number): Promise<ClaimedValidation | null>;
   /** Apply a change of lib/acme/state-machine.ts in one statement. False: its first step did not apply (nothing changed). */
   applyChange(change: AcmeStateChange): Promise<boolean>;
 
-  claimIssuances(owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]>;
+  /** The order of id `orderId` (an `acme_issuance` job's reference) with its sign request; null: none, or no request. */
+  findIssuance(orderId: number): Promise<PendingIssuance | null>;
   /**
    * Store the certificate as the order's with `order` applied, atomically (a StoreConflictError when the
    * step does not apply or the order has a certificate); its `certificate.issued` event names the
-   * order's account (`{ type: 'acme_account', id, protocol: 'acme', address }`).
+   * order's account (`{ type: 'acme_account', id, protocol: 'acme', address }`). The order's
+   * `acme_issuance` job is done in the same statement.
    */
   completeIssuance(order: AcmeOrderStep, certificate: NewCertificate): Promise<CertificateRecord>;
 

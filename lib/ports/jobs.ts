@@ -102,4 +102,18 @@ export const JOB_KINDS = {
   webhookDelivery: 'webhook_delivery',
   /** The scan for expiring certificates (lib/webhooks/delivery.ts): one recurring job, reference `certificates`. */
   expiryScan: 'expiry_scan',
+  /**
+   * An ACME challenge's validation (lib/acme/runner.ts): one job per challenge being validated
+   * (`processing`); reference: the challenge's id. Made leased to the answering instance in the
+   * statement that starts the validation, settled in the statement that records each attempt.
+   */
+  acmeValidation: 'acme_validation',
+  /**
+   * An ACME order's issuance (lib/acme/runner.ts): one job per order being issued (`processing`);
+   * reference: the order's id. Made leased to the answering instance by finalize's statement, done in
+   * the statement that stores the certificate.
+   */
+  acmeIssuance: 'acme_issuance',
+  /** ACME orders and authorizations past `expires` (lib/acme/runner.ts): one recurring job, reference `orders`. */
+  acmeExpiry: 'acme_expiry',
 } as const;

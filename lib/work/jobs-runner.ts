@@ -39,7 +39,8 @@ export type JobOutcome =
   | { kind: 'lost' }
   /**
    * The handler's own write ended the job, in the statement that recorded its work (a REST order
-   * issued or failed with its job done): nothing more to write.
+   * issued or failed with its job done, an ACME attempt with the change of state it made): nothing
+   * more to write.
    */
   | { kind: 'settled' };
 

@@ -13,7 +13,7 @@
  *   every round; a poke still runs a round at once (the database is back if a request wrote to it);
  *   a round that succeeds ends the back-off. Any other failure is logged and the interval kept.
  *
- * Durability is not here but in the rows the rounds claim (leases, adapters/store/knex/work.ts): a
+ * Durability is not here but in the rows the rounds claim (the jobs' leases, adapters/store/knex/jobs.ts): a
  * process that dies mid-round leaves its leases to lapse, and another instance's loop finds the work.
  */
 import { isConnectionLost } from '../ports';

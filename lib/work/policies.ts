@@ -25,8 +25,8 @@ export const REST_ORDER_RETRY_MAX_MS = 30_000;
 
 export const BACKOFF_POLICIES = {
   /**
-   * A database outage, for every work loop (lib/work/loop.ts: the REST order runner, the ACME
-   * runner, the job runner of lib/work/jobs-runner.ts: webhook delivery and the expiry scan): rounds failing with a lost connection wait from the loop's interval (at
+   * A database outage, for every work loop (lib/work/loop.ts: the REST order runner, the job runner of
+   * lib/work/jobs-runner.ts: webhook delivery, the expiry scan, ACME validation, issuance and expiry): rounds failing with a lost connection wait from the loop's interval (at
    * least 100 ms), doubling, up to 30 s.
    */
   workOutage: (intervalMs: number): BackoffPolicy => ({
@@ -34,13 +34,13 @@ export const BACKOFF_POLICIES = {
     maxMs: WORK_OUTAGE_MAX_MS,
     jitter: 'equal',
   }),
-  /** ACME validation retry (lib/acme/runner.ts): from `acme.validationRetryMs` (2000 ms), doubling, up to an hour. */
+  /** ACME validation retry (lib/acme/runner.ts, the `acme_validation` jobs): from `acme.validationRetryMs` (2000 ms), doubling, up to an hour. */
   acmeValidationRetry: (validationRetryMs: number): BackoffPolicy => ({
     baseMs: validationRetryMs,
     maxMs: ACME_RETRY_MAX_MS,
     jitter: 'equal',
   }),
-  /** ACME issuance retry (lib/acme/runner.ts): an issuance the store or a key backend failed, as validations. */
+  /** ACME issuance retry (lib/acme/runner.ts, the `acme_issuance` jobs): an issuance the store or a key backend failed, as validations. */
   acmeIssuanceRetry: (validationRetryMs: number): BackoffPolicy => ({
     baseMs: validationRetryMs,
     maxMs: ACME_RETRY_MAX_MS,
@@ -54,6 +54,12 @@ export const BACKOFF_POLICIES = {
   restOrderRetry: (pollIntervalMs: number): BackoffPolicy => ({
     baseMs: Math.max(WORK_OUTAGE_MIN_BASE_MS, pollIntervalMs),
     maxMs: REST_ORDER_RETRY_MAX_MS,
+    jitter: 'equal',
+  }),
+  /** The ACME expiry (lib/acme/runner.ts, a recurring job every `everyMs`): one the store failed is tried again after that long, not sooner. */
+  acmeExpiryRetry: (everyMs: number): BackoffPolicy => ({
+    baseMs: everyMs,
+    maxMs: everyMs,
     jitter: 'equal',
   }),
   /** Webhook delivery (lib/webhooks/delivery.ts): from `backoffBaseMs` (5 s), doubling, up to `backoffMaxMs` (1 hour). */

@@ -1,5 +1,5 @@
 /**
- * The ACME runner's retries follow the ACME validation policy (lib/work/policies.ts): doubling from
+ * The ACME runner's retries (the `acme_validation` job's next run) follow the ACME validation policy (lib/work/policies.ts): doubling from
  * `validationRetryMs`, with equal jitter, and at most an hour — a `validationRetryMs` of two hours
  * still retries within the hour (before the cap, its first retry was two hours away).
  */
@@ -45,13 +45,18 @@ test('a retryable failure is retried after half to all of min(validationRetryMs,
   const before = Date.now();
   const started = await api.apiRequest(challenge.url, {}, [200]);
   expect(started.data.status).toBe('processing');
-  let row: { attempts: number; next_attempt: Date | string | null } | undefined;
+  // The next attempt is the challenge's `acme_validation` job, due at its run_at.
+  const { id } = (await server.db.knex(TABLES.acmeChallenges).where({ token: challenge.token }).first('id')) as { id: number };
+  let row: { attempts: number; run_at: Date | string | null; state: string } | undefined;
   for (let i = 0; i < 50 && !(row && row.attempts >= 1); i++) {
     if (i > 0) await new Promise((r) => setTimeout(r, 100));
-    row = await server.db.knex(TABLES.acmeChallenges).where({ token: challenge.token }).first('attempts', 'next_attempt');
+    row = await server.db
+      .knex(TABLES.jobs)
+      .where({ kind: 'acme_validation', reference: String(id) })
+      .first('attempts', 'run_at', 'state');
   }
-  expect(row?.attempts).toBe(1);
-  const wait = new Date(row?.next_attempt ?? NaN).getTime() - before;
+  expect(row).toMatchObject({ attempts: 1, state: 'pending' });
+  const wait = new Date(row?.run_at ?? NaN).getTime() - before;
   expect(wait).toBeGreaterThanOrEqual(HOUR / 2 - 1000);
   expect(wait).toBeLessThanOrEqual(HOUR + 5000);
 });

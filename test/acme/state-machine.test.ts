@@ -129,44 +129,50 @@ describe('the changes of each event', () => {
     expect(onChallengeStart()).toEqual({ from: ['pending'], to: 'processing', authorizationIn: ['pending'], orderIn: ['pending'] });
   });
 
-  test('a valid validation: challenge, authorization valid; the order counts down to ready', () => {
+  const job = { kind: 'acme_validation', reference: '7', owner: 'runner' };
+
+  test('a valid validation: challenge, authorization valid; the order counts down to ready; the job done', () => {
     const at = new Date();
-    const change = onValidation(claimed, { kind: 'valid', at });
+    const change = onValidation(claimed, { kind: 'valid', at }, job);
     expectLegal(change, { challenge: 'validated', authorization: 'validated', order: 'authorizationValid' });
-    expect(change.challenge).toMatchObject({ id: 7, set: { validated: at, error: null, countAttempt: true, lease: null } });
+    expect(change.challenge).toMatchObject({ id: 7, set: { validated: at, error: null, countAttempt: true } });
     expect(change.authorization?.id).toBe(5);
     expect(change.order).toMatchObject({ id: 3, countDown: true });
+    expect(change.job).toEqual({ ...job, to: { state: 'done' } });
   });
 
-  test('an invalid validation: challenge, authorization and order invalid, the order with the error', () => {
-    const change = onValidation(claimed, { kind: 'invalid', problem });
+  test('an invalid validation: challenge, authorization and order invalid, the order with the error; the job done', () => {
+    const change = onValidation(claimed, { kind: 'invalid', problem }, job);
     expectLegal(change, { challenge: 'failed', authorization: 'failed', order: 'authorizationFailed' });
     expect(change.challenge?.set).toMatchObject({ error: problem, countAttempt: true });
     expect(change.order).toMatchObject({ id: 3, set: { error: problem } });
     expect(change.order?.countDown).toBeUndefined();
+    expect(change.job?.to).toEqual({ state: 'done' });
   });
 
-  test('a retry: the challenge alone, still processing, due again', () => {
-    const at = new Date(Date.now() + 1000);
-    const change = onValidation(claimed, { kind: 'retry', problem, at });
+  test('a retry: the challenge alone, still processing; its job pending again after the delay, with its attempts and the error', () => {
+    const change = onValidation(claimed, { kind: 'retry', problem, retry: { delayMs: 1000, attempts: 2 } }, job);
     expectLegal(change, { challenge: 'retry' });
-    expect(change.challenge?.set).toMatchObject({ error: problem, nextAttempt: at, countAttempt: true });
+    expect(change.challenge?.set).toMatchObject({ error: problem, countAttempt: true });
+    expect(change.job).toEqual({ ...job, to: { state: 'retry', delayMs: 1000, attempts: 2, error: 'refused' } });
   });
 
-  test('finalize, issued, issuance failed for good or for a retry', () => {
-    const lease = { owner: 'runner', until: new Date() };
-    const finalize = onFinalize(3, { profile: 'p' } as unknown as SignRequest, lease, '10.0.0.1');
+  test('finalize (its job leased), issued, issuance failed for good or for a retry', () => {
+    const issuance = { kind: 'acme_issuance', reference: '3', owner: 'runner' };
+    const finalize = onFinalize(3, { profile: 'p' } as unknown as SignRequest, { ...issuance, leaseMs: 5000 }, '10.0.0.1');
     expectLegal(finalize, { order: 'finalize' });
-    expect(finalize.order?.set).toMatchObject({ lease, sourceAddress: '10.0.0.1', request: { profile: 'p' } });
+    expect(finalize.order?.set).toMatchObject({ sourceAddress: '10.0.0.1', request: { profile: 'p' } });
+    expect(finalize.job).toEqual({ ...issuance, to: { state: 'lease', leaseMs: 5000 } });
     expectLegal({ order: onIssued(3) }, { order: 'issued' });
-    expect(onIssued(3).set).toEqual({ request: null, lease: null });
-    const failed = onIssuanceFailed(3, problem, null);
+    expect(onIssued(3).set).toEqual({ request: null });
+    const failed = onIssuanceFailed(3, problem, null, issuance);
     expectLegal(failed, { order: 'issuanceFailed' });
-    expect(failed.order?.set).toEqual({ error: problem, request: null, lease: null });
-    const at = new Date();
-    const retry = onIssuanceFailed(3, problem, at);
+    expect(failed.order?.set).toEqual({ error: problem, request: null });
+    expect(failed.job?.to).toEqual({ state: 'done' });
+    const retry = onIssuanceFailed(3, problem, { delayMs: 2000, attempts: 1 }, issuance);
     expectLegal(retry, { order: 'issuanceRetry' });
-    expect(retry.order?.set).toEqual({ error: problem, countAttempt: true, nextAttempt: at });
+    expect(retry.order?.set).toEqual({ error: problem, countAttempt: true });
+    expect(retry.job?.to).toEqual({ state: 'retry', delayMs: 2000, attempts: 1, error: 'refused' });
   });
 
   test('an authorization deactivated takes its unfinished order with it', () => {

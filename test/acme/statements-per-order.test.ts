@@ -17,14 +17,14 @@ const csrB64 = (csr: Buffer): string => Buffer.from(csr.toString().replace(/----
 
 /**
  * The statements of `work` that the requests make, less what varies with timing: the runner's own
- * rounds (claiming due work every second, in a transaction of their own, whose BEGIN and COMMIT may
- * fall on either side of the window: transaction statements are not counted) and the reads of the CA
+ * rounds (claiming due jobs every second) and the reads of the CA
  * and ACME-policy caches, which a miss makes now and then.
  */
 async function requestStatements<T>(server: AcmeFixture, work: () => Promise<T>): Promise<{ value: T; statements: string[] }> {
   const { value, statements } = await statementsOf(server.db, work);
   const timed = [
-    /^update "ca_api_acme_(challenges|orders)" set "lease_owner" = \$1, "lease_expires" = \$2 where "id" in \(select/,
+    // The job runner's claim (adapters/store/knex/jobs.ts), every second.
+    /^UPDATE ca_api_jobs SET lease_owner = \$1, lease_until = /,
     /^select \* from "ca_api_certificate_authorities"/,
     /^select \* from "ca_api_acme_policies"/,
   ];

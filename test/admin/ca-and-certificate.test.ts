@@ -420,7 +420,7 @@ describe("a certificate's page", () => {
       new Date(),
       onChallengeStart(),
     );
-    await record(acme, claimed, { kind: 'valid', at: new Date() });
+    await record(acme, claimed, { kind: 'valid', at: new Date() }, 'test');
     expect(await startIssuance(acme, order.id, 'test', signRequest())).toBe(true);
     const cert = await acme.completeIssuance(onIssued(order.id), certificateCopy(model, 'ACE0001', { cn: value }));
 

@@ -454,7 +454,7 @@ describe('an ACME account', () => {
       new Date(),
       onChallengeStart(),
     );
-    expect(await record(acme, started, { kind: 'valid', at: new Date() })).toBe(true);
+    expect(await record(acme, started, { kind: 'valid', at: new Date() }, 'test')).toBe(true);
     expect(await startIssuance(acme, issued.id, 'test', signRequest())).toBe(true);
     const certificate = await acme.completeIssuance(onIssued(issued.id), copyOf(model, api.ca.id, 'ACE00001', -1, 30));
     const pending = await newOrder(['a.acme.example', 'b.acme.example']);

@@ -4,10 +4,10 @@
  *   lib/work/backoff.ts only, so that a runner cannot grow its own copy without a cap or jitter again
  *   (constants such as `2 ** 48` are not back-off and pass);
  * - one lease: the store's code locks with `SKIP LOCKED` and reads or writes lease columns in
- *   adapters/store/knex/jobs.ts (the background jobs, docs/DESIGN.md "Background jobs") and
- *   adapters/store/knex/work.ts (the kinds still on their own tables, until they move to jobs) only
- *   (the migrations, which make those columns, aside), so that a new kind of work takes its claim,
- *   lease and release from there instead of writing them again; and the jobs have one claim statement.
+ *   adapters/store/knex/jobs.ts (the background jobs, docs/DESIGN.md "Background jobs") only — every
+ *   kind of background work is a job since migrations 0034 and 0035 — (the migrations, which make
+ *   those columns, aside), so that a new kind of work takes its claim, lease and release from there
+ *   instead of writing them again; and the jobs have one claim statement.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -40,7 +40,6 @@ test('exponential back-off is computed in lib/work/backoff.ts only', () => {
   expect(fs.readFileSync(path.join(ROOT, HOME), 'utf8')).toMatch(EXPONENTIAL);
 });
 
-const LEASE_HOME = 'adapters/store/knex/work.ts';
 const JOBS_HOME = 'adapters/store/knex/jobs.ts';
 /** A lock that passes over locked rows, or a lease column (`lease_owner`, `lease_expires`, `lease_until`). */
 const LEASE = /skip\s*locked|skipLocked|\blease_(owner|expires|until)\b/i;
@@ -53,14 +52,24 @@ function codeOf(text: string): string {
   return parts.join(' ');
 }
 
-test('SKIP LOCKED and lease columns are in adapters/store/knex/jobs.ts and work.ts only; the jobs have one claim', () => {
+test('SKIP LOCKED and lease columns are in adapters/store/knex/jobs.ts only; the jobs have one claim', () => {
   const files = ['lib', 'adapters', 'examples'].flatMap(sourceFiles).filter((f) => !f.includes('/migrations/'));
-  const homes = [LEASE_HOME, JOBS_HOME];
-  const offenders = files.filter((f) => !homes.includes(f) && LEASE.test(codeOf(fs.readFileSync(path.join(ROOT, f), 'utf8'))));
+  const offenders = files.filter((f) => f !== JOBS_HOME && LEASE.test(codeOf(fs.readFileSync(path.join(ROOT, f), 'utf8'))));
   expect(offenders).toEqual([]);
   // The pattern sees the lease code there is, and comments do not count.
-  expect(codeOf(fs.readFileSync(path.join(ROOT, LEASE_HOME), 'utf8'))).toMatch(LEASE);
   expect(codeOf(fs.readFileSync(path.join(ROOT, JOBS_HOME), 'utf8')).match(/skip\s*locked/gi)).toHaveLength(1);
   expect(codeOf('// FOR UPDATE SKIP LOCKED\nconst a = 1;')).not.toMatch(LEASE);
   expect(codeOf('const sql = `x FOR UPDATE SKIP LOCKED`;')).toMatch(LEASE);
+});
+
+test('every kind of background work is claimed through the jobs: no store code of its own leases rows', () => {
+  // REST orders (migration 0035) and ACME's validations, issuances and expiry (0034) are jobs: their
+  // one claim is the jobs' (adapters/store/knex/jobs.ts); the lease helpers they had are gone.
+  expect(fs.existsSync(path.join(ROOT, 'adapters/store/knex/work.ts'))).toBe(false);
+  const code = ['lib', 'adapters', 'examples'].flatMap(sourceFiles);
+  expect(code.length).toBeGreaterThan(100);
+  const offenders = code.filter((f) =>
+    /claimLeases|retryLeaseAt|leaseFree|claimPendingOrders/.test(codeOf(fs.readFileSync(path.join(ROOT, f), 'utf8'))),
+  );
+  expect(offenders).toEqual([]);
 });

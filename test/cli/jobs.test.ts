@@ -69,6 +69,24 @@ describe.each(testDatabaseTargets())('list_jobs and retry_job on $name', (target
     );
   });
 
+  it('lists ACME validations and issuances by kind: a running one with its lease, a retried one with its attempts and error', async () => {
+    const validation = await jobs.enqueue('acme_validation', '41');
+    await jobs.claim(['acme_validation'], 'acme-1-abc', 1, 60_000);
+    const issuance = await jobs.enqueue('acme_issuance', '17');
+    await jobs.claim(['acme_issuance'], 'acme-1-abc', 1, 60_000);
+    await jobs.retryLater({ id: issuance.id, owner: 'acme-1-abc' }, 60_000, 'The certificate could not be issued.', 1);
+    const retried = (await jobs.getJob(issuance.id))!;
+    const listed = await f.cli(['list_jobs', '--kind', 'acme_validation']);
+    expect(listed).toMatchObject({
+      code: 0,
+      stdout: `${validation.id} - acme_validation 41 - running - run at ${utc(validation.runAt)} - 0 attempts\n`,
+    });
+    expect((await f.cli(['list_jobs', '--kind', 'acme_issuance'])).stdout).toBe(
+      `${issuance.id} - acme_issuance 17 - pending - run at ${utc(retried.runAt)} - 1 attempt - last error: The certificate could not be issued.\n`,
+    );
+    expect((await f.cli(['list_jobs', '--kind', "a'b"])).stderr).toMatch(/acme_validation, acme_issuance, acme_expiry/);
+  });
+
   it('refuses what it cannot do, in one line', async () => {
     const scan = await jobs.enqueue('expiry_scan', 'certificates');
     const notFailed = await f.cli(['retry_job', String(scan.id)]);

@@ -250,11 +250,15 @@ describeOnPostgres('an instance killed mid-work: another finishes it, exactly on
     const started = await client.post(challenge.url, {});
     expect((started.body as { status: string }).status).toBe('processing');
     await until("A's validator at the responder", async () => http01Seen.some((s) => s.token === challenge.token && s.held));
-    const leased = (await db.knex(TABLES.acmeChallenges).where({ token: challenge.token, type: 'http-01' }).first()) as Record<
-      string,
-      unknown
-    >;
-    expect(leased).toMatchObject({ status: 'processing', lease_owner: expect.stringMatching(new RegExp(`^acme-${a.child.pid}-`)) });
+    // The challenge's job (migration 0034), written by the statement that started it, leased to A.
+    const startedRow = (await db.knex(TABLES.acmeChallenges).where({ token: challenge.token, type: 'http-01' }).first()) as { id: number };
+    const validationJob = { kind: 'acme_validation', reference: String(startedRow.id) };
+    const leased = (await db.knex(TABLES.jobs).where(validationJob).first()) as Record<string, unknown>;
+    expect(leased).toMatchObject({
+      state: 'pending',
+      attempts: 0,
+      lease_owner: expect.stringMatching(new RegExp(`^acme-${a.child.pid}-`)),
+    });
     await stop(a.child, 'SIGKILL');
     holdHttp01 = false;
 
@@ -271,8 +275,9 @@ describeOnPostgres('an instance killed mid-work: another finishes it, exactly on
       string,
       unknown
     >;
-    expect(row).toMatchObject({ status: 'valid', attempts: 1, lease_owner: null }); // one attempt recorded: B's
-    expect(new Date(row.validated as string).getTime()).toBeGreaterThanOrEqual(new Date(leased.lease_expires as string).getTime());
+    expect(row).toMatchObject({ status: 'valid', attempts: 1 }); // one attempt recorded: B's
+    expect(await db.knex(TABLES.jobs).where(validationJob).first()).toMatchObject({ state: 'done', lease_owner: null }); // ended once
+    expect(new Date(row.validated as string).getTime()).toBeGreaterThanOrEqual(new Date(leased.lease_until as string).getTime());
     expect(http01Seen.filter((s) => s.token === challenge.token).map((s) => s.held)).toEqual([true, false]);
   }, 60_000);
 
@@ -301,11 +306,11 @@ describeOnPostgres('an instance killed mid-work: another finishes it, exactly on
         .knex(TABLES.acmeOrders)
         .whereIn('id', db.knex(TABLES.acmeAuthorizations).select('order_id').where({ identifier_value: name }))
         .first()) as Record<string, unknown>;
-      expect(leased).toMatchObject({
-        status: 'processing',
-        certificate_id: null,
-        lease_owner: expect.stringMatching(new RegExp(`^acme-${a.child.pid}-`)),
-      });
+      expect(leased).toMatchObject({ status: 'processing', certificate_id: null });
+      // The order's job (migration 0034), written by finalize's statement, leased to A.
+      const issuanceJob = { kind: 'acme_issuance', reference: String(leased.id) };
+      const job = (await db.knex(TABLES.jobs).where(issuanceJob).first()) as Record<string, unknown>;
+      expect(job).toMatchObject({ state: 'pending', lease_owner: expect.stringMatching(new RegExp(`^acme-${a.child.pid}-`)) });
       await endA(a, ending);
 
       const viaB = await sameAccountAt(b, client, a);
@@ -318,8 +323,8 @@ describeOnPostgres('an instance killed mid-work: another finishes it, exactly on
       expect(chain.status).toBe(200);
       expect(chain.text).toContain('BEGIN CERTIFICATE');
       const row = (await db.knex(TABLES.acmeOrders).where({ id: leased.id }).first()) as Record<string, unknown>;
-      expect(row).toMatchObject({ status: 'valid', lease_owner: null });
-      expect(new Date(row.updated as string).getTime()).toBeGreaterThanOrEqual(new Date(leased.lease_expires as string).getTime());
+      expect(row).toMatchObject({ status: 'valid' });
+      expect(new Date(row.updated as string).getTime()).toBeGreaterThanOrEqual(new Date(job.lease_until as string).getTime());
 
       await wakeA(gate, ending);
       await sleep(1500); // a double would be written within a poll or two of B's runner
@@ -331,6 +336,7 @@ describeOnPostgres('an instance killed mid-work: another finishes it, exactly on
         status: 'valid',
         certificate_id: row.certificate_id,
       });
+      expect(await db.knex(TABLES.jobs).where(issuanceJob).first()).toMatchObject({ state: 'done', lease_owner: null }); // ended once
     },
     60_000,
   );

@@ -3,16 +3,27 @@
  * applies), for tests that drive `store.acme` directly: a validation recorded, an order finalized.
  */
 import { onFinalize, onValidation, type ValidationResult } from '../../lib/acme/state-machine';
-import type { AcmeStore, ClaimedValidation, SignRequest } from '../../lib/ports';
+import { JOB_KINDS, type AcmeStore, type ClaimedValidation, type SignRequest } from '../../lib/ports';
 import { signRequest } from '../store/records';
 
-/** Record a validation attempt of a claimed challenge; false when the challenge was no longer `processing`. */
-export function record(acme: AcmeStore, claimed: ClaimedValidation | null | undefined, result: ValidationResult): Promise<boolean> {
+/**
+ * Record a validation attempt of a started challenge with its job's outcome, as `owner` (who holds the
+ * job's lease: the owner `startValidation` was given); false when nothing applied.
+ */
+export function record(
+  acme: AcmeStore,
+  claimed: ClaimedValidation | null | undefined,
+  result: ValidationResult,
+  owner = 'test-runner',
+): Promise<boolean> {
   if (!claimed) throw new Error('no claimed validation');
-  return acme.applyChange(onValidation(claimed, result));
+  return acme.applyChange(
+    onValidation(claimed, result, { kind: JOB_KINDS.acmeValidation, reference: String(claimed.challenge.id), owner }),
+  );
 }
 
-/** Finalize: a `ready` order to `processing` with `request`, leased to `owner` for a minute; false when it was not `ready`. */
+/** Finalize: a `ready` order to `processing` with `request`, its job leased to `owner` for a minute; false when it was not `ready`. */
 export function startIssuance(acme: AcmeStore, orderId: number, owner: string, request: SignRequest = signRequest()): Promise<boolean> {
-  return acme.applyChange(onFinalize(orderId, request, { owner, until: new Date(Date.now() + 60_000) }, null));
+  const job = { kind: JOB_KINDS.acmeIssuance, reference: String(orderId), owner, leaseMs: 60_000 };
+  return acme.applyChange(onFinalize(orderId, request, job, null));
 }

@@ -8,7 +8,7 @@
  */
 import { knexStore } from '../../adapters/store/knex';
 import { TABLES } from '../../adapters/store/knex/tables';
-import { StoreConflictError, type AcmeStore, type CaRecord, type NewAcmeOrder } from '../../lib/ports';
+import { StoreConflictError, type AcmeStore, type CaRecord, type JobStore, type NewAcmeOrder } from '../../lib/ports';
 import { isPostgresUrl, openSecondPool, openTestDatabase, statementsOf, testDatabaseTargets, type TestDatabase } from '../helpers/database';
 import { onChallengeStart, onIssuanceFailed, onIssued } from '../../lib/acme/state-machine';
 import { record, startIssuance } from '../helpers/acme-state';
@@ -205,14 +205,48 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     expect(finalized.statements).toHaveLength(1);
   });
 
-  test('a retry keeps the challenge processing with its error and the next attempt, lease cleared', async () => {
+  /** The job of `kind` for `reference`, as the table has it. */
+  async function jobOf(kind: string, reference: number | undefined): Promise<Record<string, unknown>> {
+    return (await db
+      .knex(TABLES.jobs)
+      .where({ kind, reference: String(reference) })
+      .first()) as Record<string, unknown>;
+  }
+
+  test("startValidation writes the challenge's job in the same statement, leased to the starter", async () => {
+    const order = await acme.createOrder(anOrder(['job.example']));
+    const authz = await acme.findAuthorization(ca.id, order?.authorizations[0] as string);
+    const { value: claimed, statements } = await statementsOf(db, () => start(authz?.challenges[0].slug as string, 'starter'));
+    expect(statements).toHaveLength(1);
+    const job = await jobOf('acme_validation', claimed?.challenge.id);
+    expect(job).toMatchObject({ state: 'pending', attempts: 0, lease_owner: 'starter', last_error: null });
+    expect(new Date(job.lease_until as string).getTime()).toBeGreaterThan(Date.now() + 50_000);
+  });
+
+  test('a retry keeps the challenge processing with its error; its job is pending again at run_at with its attempts, lease let go', async () => {
     const { claimed } = await startBoth(['later.example']);
     const problem = { type: 'urn:ietf:params:acme:error:dns', detail: 'no record yet' };
-    const at = new Date(Date.now() + 5000);
-    expect(await record(acme, claimed[0], { kind: 'retry', problem, at })).toBe(true);
+    const before = Date.now();
+    expect(await record(acme, claimed[0], { kind: 'retry', problem, retry: { delayMs: 5000, attempts: 1 } })).toBe(true);
     const row = (await db.knex(TABLES.acmeChallenges).where({ id: claimed[0]?.challenge.id }).first()) as Record<string, unknown>;
-    expect(row).toMatchObject({ status: 'processing', lease_owner: null, attempts: 1 });
-    expect(new Date(row.next_attempt as string).getTime()).toBe(at.getTime());
+    expect(row).toMatchObject({ status: 'processing', attempts: 1 });
+    const job = await jobOf('acme_validation', claimed[0]?.challenge.id);
+    expect(job).toMatchObject({ state: 'pending', attempts: 1, lease_owner: null, lease_until: null, last_error: 'no record yet' });
+    const runAt = new Date(job.run_at as string).getTime();
+    expect(runAt).toBeGreaterThanOrEqual(before + 4000);
+    expect(runAt).toBeLessThanOrEqual(Date.now() + 6000);
+    // Claimed only through the jobs: not before its run_at.
+    expect(await jobs().claim(['acme_validation'], 'runner-b', 10, 60_000)).toEqual([]);
+  });
+
+  test('an outcome written by a runner that does not hold the job changes nothing', async () => {
+    const { order, claimed } = await startBoth(['stolen.example']);
+    expect(await record(acme, claimed[0], { kind: 'valid', at: new Date() }, 'not-the-holder')).toBe(false);
+    expect((await acme.findOrder(ca.id, order.slug))?.status).toBe('pending');
+    expect((await jobOf('acme_validation', claimed[0]?.challenge.id)).lease_owner).toBe('test-runner');
+    expect(await record(acme, claimed[0], { kind: 'valid', at: new Date() })).toBe(true);
+    expect((await acme.findOrder(ca.id, order.slug))?.status).toBe('ready');
+    expect(await jobOf('acme_validation', claimed[0]?.challenge.id)).toMatchObject({ state: 'done', lease_owner: null });
   });
 
   test('startIssuance moves a ready order once; a second start, or one of an order not ready, is refused', async () => {
@@ -238,38 +272,55 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     return order;
   }
 
-  test('claims take due work nobody holds, leased to the claimer; a failed issuance waits for its retry time', async () => {
-    // A validation due now whose lease lapsed (its runner died), and one still leased to another runner.
+  const jobs = () => (db.store as unknown as { jobs: JobStore }).jobs;
+
+  test('jobs of a runner that died are claimed once their lease lapses; a failed issuance waits for its run_at', async () => {
+    // A validation whose lease lapsed (its runner died), and one still leased to its runner.
     const { claimed } = await startBoth(['due.example', 'held.example']);
     await db
-      .knex(TABLES.acmeChallenges)
-      .where({ id: claimed[0]?.challenge.id })
-      .update({ lease_expires: new Date(Date.now() - 1000) });
-    const validations = await acme.claimValidations('runner-b', 60_000, 10);
-    expect(validations.map((v) => v.identifier.value)).toEqual(['due.example']);
-    expect(validations[0]).toMatchObject({ thumbprint: 'thumb', challenge: { status: 'processing' } });
-    expect(await acme.claimValidations('runner-c', 60_000, 10)).toEqual([]); // now runner-b's
+      .knex(TABLES.jobs)
+      .where({ kind: 'acme_validation', reference: String(claimed[0]?.challenge.id) })
+      .update({ lease_until: new Date(Date.now() - 1000) });
+    const validations = await jobs().claim(['acme_validation'], 'runner-b', 10, 60_000);
+    expect(validations.map((j) => j.reference)).toEqual([String(claimed[0]?.challenge.id)]);
+    expect(await acme.findValidation(Number(validations[0].reference))).toMatchObject({
+      thumbprint: 'thumb',
+      identifier: { value: 'due.example' },
+      challenge: { status: 'processing' },
+    });
+    expect(await jobs().claim(['acme_validation'], 'runner-c', 10, 60_000)).toEqual([]); // now runner-b's
+    // The runner that died comes back: its outcome is not written; the new holder's is.
+    expect(await record(acme, claimed[0], { kind: 'valid', at: new Date() })).toBe(false);
+    expect(await record(acme, claimed[0], { kind: 'valid', at: new Date() }, 'runner-b')).toBe(true);
 
     // An issuance started by a runner that died: claimable once its lease lapses, with its attempts.
     const order = await readyOrder();
-    expect(await acme.claimIssuances('runner-b', 60_000, 10)).toEqual([]);
+    expect(await jobs().claim(['acme_issuance'], 'runner-b', 10, 60_000)).toEqual([]);
     await db
-      .knex(TABLES.acmeOrders)
-      .where({ id: order.id })
-      .update({ lease_expires: new Date(Date.now() - 1000) });
-    const issuances = await acme.claimIssuances('runner-b', 60_000, 10);
-    expect(issuances).toMatchObject([{ order: { id: order.id, status: 'processing' }, attempts: 0 }]);
-    expect(issuances[0]?.request).toMatchObject({ profile: signRequest().profile });
-    expect(await acme.claimIssuances('runner-c', 60_000, 10)).toEqual([]);
+      .knex(TABLES.jobs)
+      .where({ kind: 'acme_issuance', reference: String(order.id) })
+      .update({ lease_until: new Date(Date.now() - 1000) });
+    const issuances = await jobs().claim(['acme_issuance'], 'runner-b', 10, 60_000);
+    expect(issuances).toMatchObject([{ reference: String(order.id), attempts: 0 }]);
+    expect(await acme.findIssuance(order.id)).toMatchObject({
+      order: { id: order.id, status: 'processing' },
+      request: { profile: signRequest().profile },
+    });
+    expect(await jobs().claim(['acme_issuance'], 'runner-c', 10, 60_000)).toEqual([]);
 
     // A failed attempt to retry later is nobody's until then, and then anybody's, one attempt more.
     const problem = { type: 'urn:ietf:params:acme:error:serverInternal', detail: 'key store away' };
-    await acme.applyChange(onIssuanceFailed(order.id, problem, new Date(Date.now() + HOUR)));
-    expect(await acme.claimIssuances('runner-c', 60_000, 10)).toEqual([]);
-    await acme.applyChange(onIssuanceFailed(order.id, problem, new Date(Date.now() - 1)));
-    expect(await acme.claimIssuances('runner-c', 60_000, 10)).toMatchObject([{ order: { id: order.id }, attempts: 2 }]);
-    await acme.applyChange(onIssuanceFailed(order.id, problem, null));
+    const issuance = (owner: string) => ({ kind: 'acme_issuance', reference: String(order.id), owner });
+    expect(await acme.applyChange(onIssuanceFailed(order.id, problem, { delayMs: HOUR, attempts: 1 }, issuance('runner-b')))).toBe(true);
+    expect(await jobs().claim(['acme_issuance'], 'runner-c', 10, 60_000)).toEqual([]);
+    await db
+      .knex(TABLES.jobs)
+      .where({ kind: 'acme_issuance', reference: String(order.id) })
+      .update({ run_at: new Date(Date.now() - 1000) });
+    expect(await jobs().claim(['acme_issuance'], 'runner-c', 10, 60_000)).toMatchObject([{ reference: String(order.id), attempts: 1 }]);
+    expect(await acme.applyChange(onIssuanceFailed(order.id, problem, null, issuance('runner-c')))).toBe(true);
     expect(await acme.findOrder(ca.id, order.slug)).toMatchObject({ status: 'invalid', error: problem });
+    expect(await jobOf('acme_issuance', order.id)).toMatchObject({ state: 'done', lease_owner: null });
   });
 
   test('completeIssuance stores the certificate with the order valid and its event naming its requester, the account', async () => {
@@ -278,6 +329,8 @@ describe.each(testDatabaseTargets())('store.acme on $name', (target) => {
     const certificate = { ...newCertificate(ca.id, { serial: randomSerial() }), requester };
     const stored = await acme.completeIssuance(onIssued(order.id), certificate);
     expect(stored.serial).toBe(certificate.serial);
+    // Its job ends in the same statement.
+    expect(await jobOf('acme_issuance', order.id)).toMatchObject({ state: 'done', lease_owner: null });
     expect(await acme.findOrder(ca.id, order.slug)).toMatchObject({
       status: 'valid',
       certificateSerial: certificate.serial,

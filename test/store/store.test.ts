@@ -83,6 +83,7 @@ describe.each(testDatabaseTargets())('knex store on $name', (target) => {
         '0031_certificate_events_by_code',
         '0032_management_events_by_code',
         '0033_jobs',
+        '0034_acme_jobs',
         '0035_order_jobs',
         '0036_issued_intents_without_tbs',
       ]);

@@ -8,8 +8,10 @@
  *   clock (runners may run on hosts whose clocks differ by more than a job takes).
  * - Every settling statement holds only while the caller's lease does (`lease_owner`): one that lost
  *   the job to another runner writes nothing and learns so (false).
- * - With adapters/store/knex/work.ts (the kinds still on their own tables), the only store code with
- *   `SKIP LOCKED` and lease columns (test/architecture/work.test.ts).
+ * - Kinds whose work changes state in statements of their own (ACME) write their job in those
+ *   statements, built from the SQL below (`leaseNewJobsSql`, `settleHeldJobsSql`, `completeJobsOfSql`).
+ * - The only store code with `SKIP LOCKED` and lease columns (test/architecture/work.test.ts): REST
+ *   orders and ACME's work are jobs too (migrations 0034, 0035).
  */
 import type { Knex } from 'knex';
 import type { JobCount, JobFilter, JobLease, JobRecord, JobState, JobStore } from '../../../lib/ports';
@@ -122,6 +124,41 @@ export function withJobLease(db: Knex, query: Knex.QueryBuilder, kind: string, r
 /** SQL: the lease of the job bound at the two `?`s (id, owner) renewed for `leaseMs`; returns its id while held. */
 export const renewHeldJobSql = (leaseMs: number): string =>
   `UPDATE ${TABLES.jobs} SET lease_until = ${fromNow(Math.max(1, leaseMs))}, updated = clock_timestamp() WHERE ${HELD} RETURNING id`;
+
+/**
+ * SQL (a data-modifying statement, for a CTE): for each row of `select` (columns `kind`, `reference`
+ * text, `owner` text, `lease_ms` integer), its job made pending now and leased to `owner` for
+ * `lease_ms` — work that became pending in the same statement, whose first attempt its owner makes at
+ * once (an ACME validation or issuance). A job of that kind and reference left from before is taken over.
+ */
+export const leaseNewJobsSql = (select: string): string => `
+  INSERT INTO ${TABLES.jobs} (kind, reference, run_at, lease_owner, lease_until)
+  SELECT s.kind, s.reference, clock_timestamp(), s.owner, clock_timestamp() + (greatest(1, s.lease_ms) * interval '1 millisecond') FROM (${select}) s
+  ON CONFLICT (kind, reference) DO UPDATE SET state = 'pending', run_at = EXCLUDED.run_at, attempts = 0, max_attempts = NULL,
+    last_error = NULL, lease_owner = EXCLUDED.lease_owner, lease_until = EXCLUDED.lease_until, updated = clock_timestamp()`;
+
+/**
+ * SQL (for a CTE; the caller appends its `RETURNING`): the jobs named by `values` — a FROM item `v`
+ * with columns `kind`, `reference`, `owner` text, `done` boolean, `delay_ms`, `attempts` integer,
+ * `error` text — settled while `owner` holds each one's lease, as `complete` (`done`) or `retryLater`
+ * do: an attempt's outcome written with the change of state it made, in one statement.
+ */
+export const settleHeldJobsSql = (values: string): string => `
+  UPDATE ${TABLES.jobs} j SET state = CASE WHEN v.done THEN 'done' ELSE 'pending' END,
+    run_at = CASE WHEN v.done THEN j.run_at ELSE clock_timestamp() + (greatest(0, v.delay_ms) * interval '1 millisecond') END,
+    attempts = CASE WHEN v.done THEN 0 ELSE v.attempts END, last_error = CASE WHEN v.done THEN NULL ELSE left(v.error, ${MAX_ERROR_LENGTH}) END,
+    lease_owner = NULL, lease_until = NULL, updated = clock_timestamp()
+  FROM ${values}
+  WHERE j.kind = v.kind AND j.reference = v.reference AND j.lease_owner = v.owner AND j.state = 'pending'`;
+
+/**
+ * SQL (for a CTE): the pending jobs of `kind` whose reference `references` selects (one text column)
+ * done, whoever holds them: the work they stood for was finished in the same statement (an ACME order
+ * whose certificate was stored; a runner still at it finds the job gone at its next settling write).
+ */
+export const completeJobsOfSql = (kind: string, references: string): string => `
+  UPDATE ${TABLES.jobs} SET state = 'done', attempts = 0, last_error = NULL, lease_owner = NULL, lease_until = NULL, updated = clock_timestamp()
+  WHERE kind = '${kindsLiteral([kind]).slice(1, -1)}' AND state = 'pending' AND reference IN (${references})`;
 
 /**
  * Start the pending job of `kind` for `reference` over: due now, no attempts, its lease ended (so

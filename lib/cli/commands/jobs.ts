@@ -1,11 +1,11 @@
 /**
  * list_jobs and retry_job (docs/reference/cli.md; docs/DESIGN.md "Background jobs"): the background
- * jobs — webhook deliveries, the expiry scan — newest first, one line each; and a failed job made
+ * jobs — webhook deliveries, the expiry scan, ACME validations, issuances and expiry — newest first, one line each; and a failed job made
  * pending again, for a running server's job runner to take at once.
  */
 import { Option, type Command } from 'commander';
 import { CaError } from '../../ca/errors';
-import { hasJobStore, JOB_STATES, type JobRecord, type JobState, type JobStore } from '../../ports';
+import { hasJobStore, JOB_KINDS, JOB_STATES, type JobRecord, type JobState, type JobStore } from '../../ports';
 import { formatUtc } from '../../x509/datetime';
 import type { CommandContext } from '../context';
 import type { Action } from './shared';
@@ -24,9 +24,12 @@ function wholeNumber(text: string, what: string): number {
   return n;
 }
 
-/** `--kind`: letters, digits, `_`, `.` and `-`, at most 40 (webhook_delivery, expiry_scan). */
+/** The kinds there are, for help and refusals (lib/ports/jobs.ts `JOB_KINDS`). */
+const KINDS = Object.values(JOB_KINDS).join(', ');
+
+/** `--kind`: letters, digits, `_`, `.` and `-`, at most 40 (one of `KINDS`). */
 function kindOption(text: string): string {
-  if (!/^[A-Za-z0-9_.-]{1,40}$/.test(text)) throw new CaError('invalid', `--kind ${text}: not a job kind (webhook_delivery, expiry_scan).`);
+  if (!/^[A-Za-z0-9_.-]{1,40}$/.test(text)) throw new CaError('invalid', `--kind ${text}: not a job kind (${KINDS}).`);
   return text;
 }
 
@@ -40,9 +43,9 @@ export function registerJobCommands(program: Command, run: Action): void {
   program
     .command('list_jobs')
     .description(
-      'List the background jobs (webhook deliveries, the expiry scan), newest first: id, kind and reference, state, when it runs next, failed attempts and the last error.',
+      'List the background jobs (webhook deliveries, the expiry scan, ACME validations, issuances and expiry), newest first: id, kind and reference, state, when it runs next, failed attempts and the last error.',
     )
-    .option('--kind <kind>', 'only jobs of this kind (webhook_delivery, expiry_scan)')
+    .option('--kind <kind>', `only jobs of this kind (${KINDS})`)
     .addOption(new Option('--state <state>', 'only jobs in this state').choices(JOB_STATES))
     .option('--limit <n>', 'at most this many (the newest)')
     .action(

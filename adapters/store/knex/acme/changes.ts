@@ -7,6 +7,11 @@
  * `to` only at zero, and two count-downs of one order at once serialise on the order's row, so exactly
  * one of them reaches zero.
  *
+ * A change with a job (lib/ports/jobs.ts) writes it in the same statement: an attempt's outcome
+ * settles the job first — only while the runner holds its lease — and the steps apply only if it did;
+ * work made pending (finalize) gets its job, leased to the runner that makes the first attempt, after
+ * the steps, only if they applied (../jobs.ts builds that SQL).
+ *
  * The changes of concurrent callers are grouped (grouped.ts). A statement updates a row once, so a
  * change naming a row an earlier change of the group names goes to the next statement: changes of
  * one group apply in their order.
@@ -16,7 +21,7 @@ import type { AcmeStateChange } from '../../../../lib/ports';
 import type { Row } from '../rows';
 import { TABLES } from '../tables';
 import { toJson, toNumber } from '../values';
-import { leaseFromValues } from '../work';
+import { leaseNewJobsSql, settleHeldJobsSql } from '../jobs';
 
 const { acmeOrders, acmeAuthorizations, acmeChallenges } = TABLES;
 
@@ -26,19 +31,13 @@ export async function applyChanges(db: Knex, changes: readonly AcmeStateChange[]
   let rest = changes.map((change, index) => ({ change, index }));
   while (rest.length > 0) {
     const touched = new Set<string>();
-    const leases: { challenge?: boolean; order?: boolean } = {};
     const round: typeof rest = [];
     const later: typeof rest = [];
     for (const item of rest) {
       const keys = rowsOf(item.change);
-      const lease = leasesOf(item.change);
-      const sameLeases = (['challenge', 'order'] as const).every(
-        (l) => lease[l] === undefined || leases[l] === undefined || leases[l] === lease[l],
-      );
-      if (keys.some((k) => touched.has(k)) || !sameLeases) later.push(item);
+      if (keys.some((k) => touched.has(k))) later.push(item);
       else {
         keys.forEach((k) => touched.add(k));
-        Object.assign(leases, lease);
         round.push(item);
       }
     }
@@ -54,55 +53,64 @@ function rowsOf(change: AcmeStateChange): string[] {
   if (change.challenge) keys.push(`c${change.challenge.id}`);
   if (change.authorization) keys.push(`a${change.authorization.id}`);
   if (change.order) keys.push(`o${change.order.id}`);
+  if (change.job) keys.push(`j${change.job.kind}:${change.job.reference}`);
   return keys;
 }
 
-/**
- * Whether the change's challenge and order steps write the lease (undefined: no such step). The
- * steps of one statement agree, so that it writes the lease columns of all its rows of a table or of
- * none (../work.ts builds that SQL).
- */
-function leasesOf(change: AcmeStateChange): { challenge?: boolean; order?: boolean } {
-  return {
-    challenge: change.challenge ? change.challenge.set?.lease !== undefined : undefined,
-    order: change.order ? orderLease(change.order) !== undefined : undefined,
-  };
-}
-
-/** An order step's lease: a runner's, none, or — for an attempt due later — one nobody holds that lapses then (claimIssuances takes lapsed leases). */
-function orderLease(step: NonNullable<AcmeStateChange['order']>): { owner: string | null; until: Date } | null | undefined {
-  const set = step.set ?? {};
-  return set.nextAttempt ? { owner: null, until: set.nextAttempt } : set.lease;
-}
+/** An attempt's outcome for the change's job, written first (the steps apply only if it was); undefined: none. */
+const settling = (change: AcmeStateChange): boolean => change.job !== undefined && change.job.to.state !== 'lease';
 
 /** `SET col = CASE WHEN v.has_col THEN v.col ELSE t.col END`: a column a step writes only when it names it. */
 const maybe = (column: string, table: string): string =>
   `${column} = CASE WHEN v.has_${column} THEN v.${column} ELSE ${table}.${column} END`;
+
+type Level = 'jb' | 'ch' | 'az' | 'o';
 
 /** One statement; the indexes of the changes whose first step applied. */
 async function applyRound(db: Knex, round: readonly { change: AcmeStateChange; index: number }[]): Promise<Set<number>> {
   const now = new Date();
   const ctes: string[] = [];
   const bindings: Knex.RawBinding[] = [];
-  const levels: string[] = [];
+  const levels: Level[] = [];
   /** The CTE of each change's nearest earlier step: its step applies only if the index is there. */
-  const chained = (change: AcmeStateChange, before: ('ch' | 'az')[]): string | null => {
+  const chained = (change: AcmeStateChange, before: Level[]): Level | null => {
     for (const level of before.slice().reverse()) {
-      if ((level === 'ch' && change.challenge) || (level === 'az' && change.authorization)) return level;
+      if (
+        (level === 'jb' && settling(change)) ||
+        (level === 'ch' && change.challenge) ||
+        (level === 'az' && change.authorization) ||
+        (level === 'o' && change.order)
+      )
+        return level;
     }
     return null;
   };
+  /** SQL: the step of the row of `v` applies: it has no earlier step, or that step applied. */
+  const afterEarlier = (): string =>
+    `(v.after IS NULL${levels.map((level) => ` OR (v.after = '${level}' AND v.k IN (SELECT k FROM ${level}))`).join('')})`;
+
+  // An attempt's outcome settles its job first, while its runner holds the lease (../jobs.ts).
+  const settled = round.filter(({ change }) => settling(change));
+  if (settled.length > 0) {
+    const values = `(VALUES ${settled.map(() => '(?::integer, ?::text, ?::text, ?::text, ?::boolean, ?::integer, ?::integer, ?::text)').join(', ')})
+             AS v (k, kind, reference, owner, done, delay_ms, attempts, error)`;
+    ctes.push(`jb AS (${settleHeldJobsSql(values)} RETURNING v.k)`);
+    for (const { change, index } of settled) {
+      const { kind, reference, owner, to } = change.job!;
+      const retry = to.state === 'retry' ? to : null;
+      bindings.push(index, kind, reference, owner, retry === null, retry?.delayMs ?? 0, retry?.attempts ?? 0, retry?.error ?? null);
+    }
+    levels.push('jb');
+  }
 
   const challenges = round.filter(({ change }) => change.challenge);
-  const challengeLease = challenges.some(({ change }) => change.challenge?.set?.lease !== undefined);
-  const orderLeases = round.some(({ change }) => change.order && orderLease(change.order) !== undefined);
   if (challenges.length > 0) {
     ctes.push(`ch AS (
-      UPDATE ?? c SET status = v.to, ${['validated', 'error', 'next_attempt'].map((col) => maybe(col, 'c')).join(', ')},
-             attempts = c.attempts + v.attempts${challengeLease ? `, ${leaseFromValues('v')}` : ''}
-        FROM (VALUES ${challenges.map(() => '(?::integer, ?::integer, ?::text, ?::text, ?::boolean, ?::timestamptz, ?::boolean, ?::json, ?::boolean, ?::timestamptz, ?::integer, ?::text, ?::timestamptz)').join(', ')})
-             AS v (k, id, "from", "to", has_validated, validated, has_error, error, has_next_attempt, next_attempt, attempts, owner, leased_until)
-       WHERE c.id = v.id AND c.status = ANY (string_to_array(v."from", ','))
+      UPDATE ?? c SET status = v.to, ${['validated', 'error'].map((col) => maybe(col, 'c')).join(', ')},
+             attempts = c.attempts + v.attempts
+        FROM (VALUES ${challenges.map(() => '(?::integer, ?::integer, ?::text, ?::text, ?::text, ?::boolean, ?::timestamptz, ?::boolean, ?::json, ?::integer)').join(', ')})
+             AS v (k, id, "from", "to", after, has_validated, validated, has_error, error, attempts)
+       WHERE c.id = v.id AND c.status = ANY (string_to_array(v."from", ',')) AND ${afterEarlier()}
       RETURNING v.k)`);
     bindings.push(acmeChallenges);
     for (const { change, index } of challenges) {
@@ -113,15 +121,12 @@ async function applyRound(db: Knex, round: readonly { change: AcmeStateChange; i
         step.id,
         step.from.join(','),
         step.to,
+        chained(change, ['jb']),
         set.validated !== undefined,
         set.validated ?? null,
         set.error !== undefined,
         set.error === undefined || set.error === null ? null : toJson(set.error),
-        set.nextAttempt !== undefined,
-        set.nextAttempt ?? null,
         set.countAttempt ? 1 : 0,
-        null, // a challenge's lease is only ever let go here
-        null,
       );
     }
     levels.push('ch');
@@ -132,42 +137,39 @@ async function applyRound(db: Knex, round: readonly { change: AcmeStateChange; i
     ctes.push(`az AS (
       UPDATE ?? a SET status = v.to
         FROM (VALUES ${authorizations.map(() => '(?::integer, ?::integer, ?::text, ?::text, ?::text)').join(', ')}) AS v (k, id, "from", "to", after)
-       WHERE a.id = v.id AND a.status = ANY (string_to_array(v."from", ',')) AND (v.after IS NULL${levels.includes('ch') ? ' OR v.k IN (SELECT k FROM ch)' : ''})
+       WHERE a.id = v.id AND a.status = ANY (string_to_array(v."from", ',')) AND ${afterEarlier()}
       RETURNING v.k)`);
     bindings.push(acmeAuthorizations);
     for (const { change, index } of authorizations) {
       const step = change.authorization!;
-      bindings.push(index, step.id, step.from.join(','), step.to, chained(change, ['ch']));
+      bindings.push(index, step.id, step.from.join(','), step.to, chained(change, ['jb', 'ch']));
     }
     levels.push('az');
   }
 
   const orders = round.filter(({ change }) => change.order);
   if (orders.length > 0) {
-    const after = (level: string) => (levels.includes(level) ? `v.after = '${level}' AND v.k IN (SELECT k FROM ${level})` : 'false');
     ctes.push(`o AS (
       UPDATE ?? o SET
              authorizations_pending = o.authorizations_pending - v.count_down,
              status = CASE WHEN v.count_down = 1 AND o.authorizations_pending > 1 THEN o.status ELSE v.to END,
              ${['error', 'request', 'source_address'].map((col) => maybe(col, 'o')).join(', ')},
-             attempts = o.attempts + v.attempts${orderLeases ? `, ${leaseFromValues('v')}` : ''},
+             attempts = o.attempts + v.attempts,
              updated = ?
-        FROM (VALUES ${orders.map(() => '(?::integer, ?::integer, ?::text, ?::text, ?::text, ?::integer, ?::boolean, ?::json, ?::boolean, ?::jsonb, ?::boolean, ?::text, ?::integer, ?::text, ?::timestamptz)').join(', ')})
-             AS v (k, id, "from", "to", after, count_down, has_error, error, has_request, request, has_source_address, source_address,
-                   attempts, owner, leased_until)
-       WHERE o.id = v.id AND o.status = ANY (string_to_array(v."from", ',')) AND (v.after IS NULL OR ${after('ch')} OR ${after('az')})
+        FROM (VALUES ${orders.map(() => '(?::integer, ?::integer, ?::text, ?::text, ?::text, ?::integer, ?::boolean, ?::json, ?::boolean, ?::jsonb, ?::boolean, ?::text, ?::integer)').join(', ')})
+             AS v (k, id, "from", "to", after, count_down, has_error, error, has_request, request, has_source_address, source_address, attempts)
+       WHERE o.id = v.id AND o.status = ANY (string_to_array(v."from", ',')) AND ${afterEarlier()}
       RETURNING v.k)`);
     bindings.push(acmeOrders, now);
     for (const { change, index } of orders) {
       const step = change.order!;
       const set = step.set ?? {};
-      const lease = orderLease(step);
       bindings.push(
         index,
         step.id,
         step.from.join(','),
         step.to,
-        chained(change, ['ch', 'az']),
+        chained(change, ['jb', 'ch', 'az']),
         step.countDown ? 1 : 0,
         set.error !== undefined,
         set.error === undefined || set.error === null ? null : toJson(set.error),
@@ -176,11 +178,24 @@ async function applyRound(db: Knex, round: readonly { change: AcmeStateChange; i
         set.sourceAddress !== undefined,
         set.sourceAddress ?? null,
         set.countAttempt ? 1 : 0,
-        lease?.owner ?? null,
-        lease?.until ?? null,
       );
     }
     levels.push('o');
+  }
+
+  // Work made pending (finalize): its job, leased to the runner that makes the first attempt now, if
+  // the change's first step applied.
+  const leased = round.filter(({ change }) => change.job?.to.state === 'lease');
+  if (leased.length > 0) {
+    const select = `SELECT v.kind, v.reference, v.owner, v.lease_ms
+        FROM (VALUES ${leased.map(() => '(?::integer, ?::text, ?::text, ?::text, ?::integer, ?::text)').join(', ')})
+             AS v (k, kind, reference, owner, lease_ms, after)
+       WHERE ${afterEarlier()}`;
+    ctes.push(`jq AS (${leaseNewJobsSql(select)})`);
+    for (const { change, index } of leased) {
+      const { kind, reference, owner, to } = change.job!;
+      bindings.push(index, kind, reference, owner, to.state === 'lease' ? to.leaseMs : 0, firstLevel(change));
+    }
   }
 
   const { rows } = (await db.raw(
@@ -192,8 +207,12 @@ async function applyRound(db: Knex, round: readonly { change: AcmeStateChange; i
   for (const row of rows) applied.get(String(row.level))?.add(toNumber(row.k));
   const first = new Set<number>();
   for (const { change, index } of round) {
-    const level = change.challenge ? 'ch' : change.authorization ? 'az' : 'o';
-    if (applied.get(level)?.has(index)) first.add(index);
+    if (applied.get(firstLevel(change))?.has(index)) first.add(index);
   }
   return first;
+}
+
+/** The CTE of the change's first step of an ACME object (its job's is before it, when it settles one). */
+function firstLevel(change: AcmeStateChange): Level {
+  return change.challenge ? 'ch' : change.authorization ? 'az' : 'o';
 }

@@ -30,8 +30,8 @@ import {
   type AcmePolicyChangeEvents,
   type AcmeStore,
   type CertificateRecord,
-  type ClaimedIssuance,
   type ClaimedValidation,
+  type PendingIssuance,
   type NewAcmeAccount,
   type NewAcmeOrder,
   type NewCertificate,
@@ -183,14 +183,14 @@ export class KnexAcmeStore implements AcmeStore, AcmePolicyChangeEvents, AcmeAcc
     return this.run('startValidation', { ...challenge, owner, leaseMs, now, start });
   }
 
-  claimValidations(owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]> {
-    return mappingErrors(() => work.claimValidations(this.db, owner, leaseMs, limit));
+  findValidation(challengeId: number): Promise<ClaimedValidation | null> {
+    return mappingErrors(() => work.findValidation(this.db, challengeId));
   }
   applyChange(change: AcmeStateChange): Promise<boolean> {
     return this.run(change.challenge || change.authorization ? 'change' : 'orderChange', change);
   }
-  claimIssuances(owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]> {
-    return mappingErrors(() => work.claimIssuances(this.db, owner, leaseMs, limit));
+  findIssuance(orderId: number): Promise<PendingIssuance | null> {
+    return mappingErrors(() => work.findIssuance(this.db, orderId));
   }
   /** The event names the order's account (migration 0009) — the `actor` the caller names — whoever stores it. */
   async completeIssuance(order: AcmeOrderStep, certificate: NewCertificate): Promise<CertificateRecord> {

@@ -1,18 +1,21 @@
 /**
- * The ACME server's durable work (migration 0006): challenges being validated (`processing`, due at
- * `next_attempt`) and orders being issued (`processing` with their sign request). Runners on any
- * instance claim them with a lease (../work.ts): a crashed runner's lease lapses and
- * another takes the work over, so nothing stays `processing` for ever. What an attempt changes is
- * lib/acme/state-machine.ts's decision, applied by changes.ts (or, with the certificate, here).
+ * The ACME server's durable work: challenges being validated (`processing`) and orders being issued
+ * (`processing` with their sign request), each with its background job (../jobs.ts, migration 0034:
+ * `acme_validation`, `acme_issuance`), written in the statement that makes the work pending and
+ * leased to the instance that makes the first attempt. Runners on any instance claim the jobs (the one
+ * claim of ../jobs.ts): a crashed runner's lease lapses and another takes the work over, so nothing
+ * stays `processing` for ever. What an attempt changes is lib/acme/state-machine.ts's decision,
+ * applied by changes.ts (or, with the certificate, here) with the job's outcome.
  */
 import type { Knex } from 'knex';
-import type {
-  AcmeOrderStep,
-  AcmeValidationStart,
-  CertificateRecord,
-  ClaimedIssuance,
-  ClaimedValidation,
-  NewCertificate,
+import {
+  JOB_KINDS,
+  type AcmeOrderStep,
+  type AcmeValidationStart,
+  type CertificateRecord,
+  type ClaimedValidation,
+  type NewCertificate,
+  type PendingIssuance,
 } from '../../../../lib/ports';
 import { CERTIFICATE_COLUMN_LIST, CERTIFICATE_PLACEHOLDERS, certificateBindings, certificateColumnsOf } from '../certificate-values';
 import { insertedCertificateRecord } from '../certificates';
@@ -23,11 +26,11 @@ import { eventsInStatement } from '../event-writer';
 import { toNumber } from '../values';
 import { challengeFromRow } from './rows';
 import { findOrderById } from './orders';
-import { claimLeases, leaseFree, leaseFromValues, NO_LEASE_SQL } from '../work';
+import { completeJobsOfSql, leaseNewJobsSql } from '../jobs';
 
 const { acmeOrders, acmeAuthorizations, acmeChallenges, acmeAccounts, certificates } = TABLES;
 
-/** A challenge to start validating — the one with `slug` at CA `caId`, if `accountId` owns it — leased to `owner` (`startValidations`). */
+/** A challenge to start validating — the one with `slug` at CA `caId`, if `accountId` owns it — its job leased to `owner` (`startValidations`). */
 export interface ValidationStart {
   caId: number;
   slug: string;
@@ -40,8 +43,8 @@ export interface ValidationStart {
 }
 
 /**
- * Challenges start as their `start` says (RFC 8555 §7.5.1), of orders not past `expires`, each leased
- * to its `owner`, who validates it now; null where one was not in those statuses or is not the account's
+ * Challenges start as their `start` says (RFC 8555 §7.5.1), of orders not past `expires`, each with its
+ * `acme_validation` job leased to its `owner`, who validates it now; null where one was not in those statuses or is not the account's
  * (anything else is left as it is), and for the second of two starts of one challenge in the group.
  * One statement — the challenge found by its slug, so the request needs no read before it — which
  * also returns what validating and answering need: the identifier, the account key's thumbprint, the
@@ -49,30 +52,35 @@ export interface ValidationStart {
  */
 export async function startValidations(db: Knex, starts: readonly ValidationStart[]): Promise<(ClaimedValidation | null)[]> {
   const result = (await db.raw(
-    `UPDATE ?? c SET status = v.to, next_attempt = v.now, error = NULL, ${leaseFromValues('v')}
-       FROM (VALUES ${starts.map(() => '(?::text, ?::integer, ?::integer, ?::timestamptz, ?::text, ?::timestamptz, ?::text, ?::text, ?::text, ?::text)').join(', ')})
-            AS v (slug, ca_id, account_id, now, owner, leased_until, "from", "to", authorization_in, order_in),
-            ?? a, ?? o, ?? acc
-      WHERE c.slug = v.slug AND c.status = ANY (string_to_array(v."from", ','))
-        AND a.id = c.authorization_id AND a.status = ANY (string_to_array(v.authorization_in, ','))
-        AND o.id = a.order_id AND o.status = ANY (string_to_array(v.order_in, ',')) AND o.expires > v.now
-        AND o.ca_id = v.ca_id AND o.account_id = v.account_id
-        AND acc.id = o.account_id
-      RETURNING c.*, a.identifier_type, a.identifier_value, a.order_id, a.slug AS authorization_slug, acc.thumbprint`,
+    `WITH v (slug, ca_id, account_id, now, owner, lease_ms, "from", "to", authorization_in, order_in) AS (
+       VALUES ${starts.map(() => '(?::text, ?::integer, ?::integer, ?::timestamptz, ?::text, ?::integer, ?::text, ?::text, ?::text, ?::text)').join(', ')}
+     ),
+     started AS (
+       UPDATE ?? c SET status = v.to, error = NULL
+         FROM v, ?? a, ?? o, ?? acc
+        WHERE c.slug = v.slug AND c.status = ANY (string_to_array(v."from", ','))
+          AND a.id = c.authorization_id AND a.status = ANY (string_to_array(v.authorization_in, ','))
+          AND o.id = a.order_id AND o.status = ANY (string_to_array(v.order_in, ',')) AND o.expires > v.now
+          AND o.ca_id = v.ca_id AND o.account_id = v.account_id
+          AND acc.id = o.account_id
+       RETURNING c.*, v.owner, v.lease_ms, a.identifier_type, a.identifier_value, a.order_id, a.slug AS authorization_slug, acc.thumbprint
+     ),
+     job AS (${leaseNewJobsSql(`SELECT DISTINCT ON (id) '${JOB_KINDS.acmeValidation}'::text AS kind, id::text AS reference, owner, lease_ms FROM started ORDER BY id`)})
+     SELECT * FROM started`,
     [
-      acmeChallenges,
       ...starts.flatMap((s) => [
         s.slug,
         s.caId,
         s.accountId,
         s.now,
         s.owner,
-        new Date(s.now.getTime() + s.leaseMs),
+        s.leaseMs,
         s.start.from.join(','),
         s.start.to,
         s.start.authorizationIn.join(','),
         s.start.orderIn.join(','),
       ]),
+      acmeChallenges,
       acmeAuthorizations,
       acmeOrders,
       acmeAccounts,
@@ -96,51 +104,22 @@ function claimedFromRow(challenge: Row, context: Row): ClaimedValidation {
   };
 }
 
-export async function claimValidations(db: Knex, owner: string, leaseMs: number, limit: number): Promise<ClaimedValidation[]> {
-  const now = new Date();
-  return db.transaction(async (trx) => {
-    const due = trx(acmeChallenges)
-      .select('id')
-      .where({ status: 'processing' })
-      .andWhere('next_attempt', '<=', now)
-      .andWhere(leaseFree(now))
-      .orderBy('next_attempt', 'asc')
-      .limit(limit);
-    const rows = await claimLeases(trx, acmeChallenges, due, owner, leaseMs);
-    if (rows.length === 0) return [];
-    const context = (await trx(`${acmeAuthorizations} as a`)
-      .join(`${acmeOrders} as o`, 'o.id', 'a.order_id')
-      .join(`${acmeAccounts} as acc`, 'acc.id', 'o.account_id')
-      .whereIn(
-        'a.id',
-        rows.map((r) => toNumber(r.authorization_id)),
-      )
-      .select('a.id', 'a.identifier_type', 'a.identifier_value', 'a.order_id', 'a.slug as authorization_slug', 'acc.thumbprint')) as Row[];
-    const byAuthz = new Map(context.map((r) => [toNumber(r.id), r]));
-    return rows.flatMap((row) => {
-      const a = byAuthz.get(toNumber(row.authorization_id));
-      return a ? [claimedFromRow(row, a)] : [];
-    });
-  });
+/** The challenge `challengeId` with what validating it needs, in one read (an `acme_validation` job's work). */
+export async function findValidation(db: Knex, challengeId: number): Promise<ClaimedValidation | null> {
+  const row = (await db(`${acmeChallenges} as c`)
+    .join(`${acmeAuthorizations} as a`, 'a.id', 'c.authorization_id')
+    .join(`${acmeOrders} as o`, 'o.id', 'a.order_id')
+    .join(`${acmeAccounts} as acc`, 'acc.id', 'o.account_id')
+    .where('c.id', challengeId)
+    .first('c.*', 'a.identifier_type', 'a.identifier_value', 'a.order_id', 'a.slug as authorization_slug', 'acc.thumbprint')) as
+    Row | undefined;
+  return row ? claimedFromRow(row, row) : null;
 }
 
-export async function claimIssuances(db: Knex, owner: string, leaseMs: number, limit: number): Promise<ClaimedIssuance[]> {
-  const now = new Date();
-  const due = db(acmeOrders)
-    .select('id')
-    .where({ status: 'processing' })
-    .whereNull('certificate_id')
-    .andWhere(leaseFree(now))
-    .orderBy('id', 'asc')
-    .limit(limit);
-  const rows = await claimLeases(db, acmeOrders, due, owner, leaseMs, ['id', 'attempts']);
-  const leased = rows.map((r) => ({ id: toNumber(r.id), attempts: toNumber(r.attempts) }));
-  const claimed: ClaimedIssuance[] = [];
-  for (const { id, attempts } of leased) {
-    const order = await findOrderById(db, id);
-    if (order?.request) claimed.push({ order, request: order.request, attempts });
-  }
-  return claimed;
+/** The order `orderId` and its sign request (an `acme_issuance` job's work); null without one. */
+export async function findIssuance(db: Knex, orderId: number): Promise<PendingIssuance | null> {
+  const order = await findOrderById(db, orderId);
+  return order?.request ? { order, request: order.request } : null;
 }
 
 /** A certificate to store for the order it was issued for, and the order's step (`completeIssuances`). */
@@ -155,7 +134,7 @@ export interface IssuanceCompletion {
  * and without a certificate, so of two runners finishing one order only the first finds it so; the
  * other stores nothing (null), as does the second of two completions of one order in the group. Each
  * `certificate.issued` event names the account of its order (the certificate's requester). The order's
- * lease is let go: its work is done.
+ * `acme_issuance` job is done in the same statement: its work is.
  */
 export async function completeIssuances(db: Knex, completions: readonly IssuanceCompletion[]): Promise<(CertificateRecord | null)[]> {
   const now = new Date();
@@ -183,11 +162,12 @@ export async function completeIssuances(db: Knex, completions: readonly Issuance
      ),
      done AS (
        UPDATE ?? ao SET status = i."to", certificate_id = c.id, updated = ?,
-              request = CASE WHEN i.clear_request THEN NULL ELSE ao.request END, ${NO_LEASE_SQL}
+              request = CASE WHEN i.clear_request THEN NULL ELSE ao.request END
          FROM incoming i JOIN cert c ON c.ca_id = i.ca_id AND c.serial = i.serial
         WHERE ao.id = i.order_id
      ),
      stored AS (SELECT i.order_id, c.id FROM incoming i JOIN cert c ON c.ca_id = i.ca_id AND c.serial = i.serial),
+     job AS (${completeJobsOfSql(JOB_KINDS.acmeIssuance, 'SELECT s.order_id::text FROM stored s')}),
      ${events.sql}
      SELECT order_id, id FROM stored`,
     [

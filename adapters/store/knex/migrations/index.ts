@@ -39,6 +39,7 @@ import * as m0030 from './0030_issuance_intent_guard';
 import * as m0031 from './0031_certificate_events_by_code';
 import * as m0032 from './0032_management_events_by_code';
 import * as m0033 from './0033_jobs';
+import * as m0034 from './0034_acme_jobs';
 import * as m0035 from './0035_order_jobs';
 import * as m0036 from './0036_issued_intents_without_tbs';
 
@@ -77,6 +78,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0031_certificate_events_by_code', m0031],
   ['0032_management_events_by_code', m0032],
   ['0033_jobs', m0033],
+  ['0034_acme_jobs', m0034],
   ['0035_order_jobs', m0035],
   ['0036_issued_intents_without_tbs', m0036],
 ];
