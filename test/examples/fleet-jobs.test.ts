@@ -11,14 +11,13 @@ import * as acme from 'acme-client';
 import { X509Certificate } from 'crypto';
 import { envKekSecretBox } from '../../adapters/keys/secret-box';
 import { TABLES } from '../../adapters/store/knex/tables';
-import { jwkThumbprint, type PublicJwk } from '../../lib/acme/jwk';
 import { hasEventLog, type DomainEvent } from '../../lib/ports';
 import { addWebhook } from '../../lib/webhooks/management';
 import { opensslCsr } from '../api/fixture';
 import { TEST_KEK } from '../cli/helpers';
-import { WireClient } from '../helpers/acme-wire';
 import { describeOnPostgres } from '../helpers/database';
 import { sleep, until } from '../helpers/until';
+import { acmeOrderAt } from './fixtures/acme-order';
 import type { Host } from './fixtures/work-host-process';
 import { FLEET_USER, openWorkFleet, type WorkFleet } from './fixtures/work-fleet';
 
@@ -57,17 +56,7 @@ describeOnPostgres('three instances on one PostgreSQL run every kind of job, eac
 
   /** An ACME order for `name` through `host`, validated over http-01 and finalized; the serial of its certificate. */
   async function acmeCertificate(host: Host, name: string): Promise<string> {
-    fleet.dns.setA(name, ['127.0.0.1']);
-    const client = await new WireClient(`${host.url}/django_ca/acme/directory/${fleet.ca.serial}/`).init();
-    await client.register();
-    const created = await client.post(client.directory.newOrder, { identifiers: [{ type: 'dns', value: name }] });
-    expect(created.status).toBe(201);
-    const orderUrl = created.headers.get('location') as string;
-    const { authorizations, finalize } = created.body as { authorizations: string[]; finalize: string };
-    const authz = (await client.post(authorizations[0], undefined)).body as { challenges: { type: string; url: string; token: string }[] };
-    const challenge = authz.challenges.find((c) => c.type === 'http-01');
-    if (!challenge) throw new Error('no http-01 challenge');
-    fleet.http01.set(challenge.token, `${challenge.token}.${jwkThumbprint(client.key.jwk as unknown as PublicJwk)}`);
+    const { client, orderUrl, finalize, challenge } = await acmeOrderAt(host.url, fleet.ca.serial, name, fleet);
     await client.post(challenge.url, {});
     const status = async () => (await client.post(orderUrl, undefined)).body as { status: string; certificate?: string };
     await until(`${name} ready`, async () => (await status()).status === 'ready', 60_000);

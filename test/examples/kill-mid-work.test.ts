@@ -26,32 +26,21 @@ import { defaultKeyBackend, initCa, type CaRecord } from '../../lib';
 import { createApiUser } from '../../lib/accounts/users';
 import { hasEventLog, type DomainEvent } from '../../lib/ports';
 import { addWebhook } from '../../lib/webhooks/management';
-import { jwkThumbprint, type PublicJwk } from '../../lib/acme/jwk';
 import { opensslCsr } from '../api/fixture';
 import { childDatabaseUrl } from '../cli/database-url';
 import { TEST_KEK } from '../cli/helpers';
 import { WireClient } from '../helpers/acme-wire';
 import { describeOnPostgres, openTestDatabase, type TestDatabase } from '../helpers/database';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
+import { acmeOrderAt } from './fixtures/acme-order';
 import { startWorkHost, type Host } from './fixtures/work-host-process';
+import { sleep, until } from '../helpers/until';
 
 const PASSWORD = 'kill mid work';
 
 /** How A's part of the work ends (`endA`). */
 const ENDINGS = ['killed', 'stalled past its lease'] as const;
 type Ending = (typeof ENDINGS)[number];
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 describeOnPostgres('an instance killed mid-work: another finishes it, exactly once (PostgreSQL)', (target) => {
   let db: TestDatabase;
@@ -221,20 +210,7 @@ describeOnPostgres('an instance killed mid-work: another finishes it, exactly on
   );
 
   /** An ACME account at `host`, an order for `name` and its http-01 challenge, with the key authorization served. */
-  async function acmeOrder(host: Host, name: string) {
-    dns.setA(name, ['127.0.0.1']);
-    const client = await new WireClient(`${host.url}/django_ca/acme/directory/${ca.serial}/`).init();
-    await client.register();
-    const created = await client.post(client.directory.newOrder, { identifiers: [{ type: 'dns', value: name }] });
-    expect(created.status).toBe(201);
-    const orderUrl = created.headers.get('location') as string;
-    const { authorizations, finalize } = created.body as { authorizations: string[]; finalize: string };
-    const authz = (await client.post(authorizations[0], undefined)).body as { challenges: { type: string; url: string; token: string }[] };
-    const challenge = authz.challenges.find((c) => c.type === 'http-01');
-    if (!challenge) throw new Error('no http-01 challenge');
-    http01.set(challenge.token, `${challenge.token}.${jwkThumbprint(client.key.jwk as unknown as PublicJwk)}`);
-    return { client, orderUrl, authzUrl: authorizations[0], finalize, challenge };
-  }
+  const acmeOrder = (host: Host, name: string) => acmeOrderAt(host.url, ca.serial, name, { dns, http01 });
 
   /** The same account, through another instance. */
   async function sameAccountAt(host: Host, client: WireClient, from: Host): Promise<WireClient> {
