@@ -54,7 +54,7 @@ describeOnPostgres('on PostgreSQL', (pg) => {
         inProcessOrderRunner({ store: knexStore(second), keyBackends }).drain(),
       ]);
       expect(counts[0] + counts[1]).toBe(8);
-      for (const slug of slugs) expect(await f.store.getOrder(slug)).toMatchObject({ status: 'issued' });
+      for (const slug of slugs) expect(await f.store.getOrder(slug)).toMatchObject({ status: 'issued', error: null });
     } finally {
       await second.destroy();
     }
@@ -75,11 +75,14 @@ describeOnPostgres('on PostgreSQL', (pg) => {
         return {
           ...signer,
           sign: async (data, o) => {
-            // From another pool: lock the orders without waiting (an error if anyone holds one) and write to
-            // them; one probe at a time (a batch signs its orders side by side).
+            // From another pool: lock the orders and write to them, one probe at a time (a batch signs its
+            // orders side by side). A lock held by this signature's own runner could never be granted while
+            // it signs: the probe would time out (lock_timeout) and the signature fail. A lock another job
+            // holds for the moment of its storing statement is waited for (NOWAIT made that a failure).
             const probe = probesDone.then(() =>
               second.transaction(async (trx) => {
-                await trx.raw('select id from ca_api_orders where id = any(?::int[]) for update nowait', [`{${ids.join(',')}}`]);
+                await trx.raw("set local lock_timeout = '3s'");
+                await trx.raw('select id from ca_api_orders where id = any(?::int[]) for update', [`{${ids.join(',')}}`]);
                 await trx('ca_api_orders').whereIn('id', ids).update({ updated: new Date() });
               }),
             );
@@ -101,7 +104,7 @@ describeOnPostgres('on PostgreSQL', (pg) => {
     try {
       const errors: unknown[] = [];
       await inProcessOrderRunner({ store: refusing, keyBackends: { default: probing }, logError: (_m, e) => errors.push(e) }).drain();
-      for (const slug of slugs) expect(await f.store.getOrder(slug)).toMatchObject({ status: 'issued' });
+      for (const slug of slugs) expect(await f.store.getOrder(slug)).toMatchObject({ status: 'issued', error: null });
       expect(refused).toBe(3); // the batch, then each order alone
       expect(probes).toHaveLength(4); // two signatures in the refused batch, one per order alone: none under a lock
       expect(errors.map(String)).toEqual(['Error: refused once by the test']);
